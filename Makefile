@@ -1,0 +1,35 @@
+# qrdesk — see README.md. `make run` opens the app, `make test` runs every test.
+GO        ?= go
+BIN       := bin/qrdesk
+GOFLAGS   ?=
+export CGO_ENABLED := 1
+
+.PHONY: deps build run test check bench clean
+
+# System packages (idempotent) and Go modules.
+deps:
+	@bash scripts/install-deps.sh
+	@$(GO) mod download
+
+build: deps
+	$(GO) build -o $(BIN) .
+
+# The window on the embedded SQLite database in the user's data directory.
+run: build
+	./$(BIN)
+
+# Formatting, vet, then every test (unit, integration, processes, GUI under Xvfb).
+check:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+
+test: deps check
+	$(GO) test -count=1 -timeout 15m ./...
+
+# Benchmarks behind docs/performance.md.
+bench: deps
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 1x -timeout 30m ./store/ ./printing/
+
+clean:
+	rm -rf bin

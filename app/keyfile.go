@@ -1,0 +1,162 @@
+package app
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// keyFile is the on-disk form of a key ring (JSON, mode 0600).
+type keyFile struct {
+	Version int          `json:"version"`
+	Active  string       `json:"active"`
+	Keys    []keyFileKey `json:"keys"`
+}
+
+type keyFileKey struct {
+	ID      string `json:"id"`
+	Secret  string `json:"secret"` // base64
+	Created int64  `json:"created"`
+	Retired bool   `json:"retired,omitempty"`
+}
+
+// LoadKeys reads the key ring at path. With create set, a missing file is
+// created with one new key (mode 0600). A file that other users can read is
+// refused: anyone holding the key can forge labels.
+func LoadKeys(path string, create bool) (Keys, error) {
+	info, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if !create {
+			return Keys{}, fmt.Errorf("key file %s does not exist; run 'qrdesk init' first", path)
+		}
+		return createKeys(path)
+	}
+	if err != nil {
+		return Keys{}, fmt.Errorf("cannot read key file %s: %w", path, err)
+	}
+	if info.Mode().Perm()&0o077 != 0 {
+		return Keys{}, fmt.Errorf("key file %s can be read by other users (mode %04o); run 'chmod 600 %s'", path, info.Mode().Perm(), path)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Keys{}, fmt.Errorf("cannot read key file %s: %w", path, err)
+	}
+	return decodeKeys(path, data)
+}
+
+func decodeKeys(path string, data []byte) (Keys, error) {
+	var kf keyFile
+	if err := json.Unmarshal(data, &kf); err != nil || kf.Version != 1 || len(kf.Keys) == 0 || len(kf.Active) != 1 {
+		return Keys{}, fmt.Errorf("key file %s is damaged or not a qrdesk key file; restore it from your backup", path)
+	}
+	ks := Keys{Active: kf.Active[0]}
+	for _, k := range kf.Keys {
+		secret, err := base64.StdEncoding.DecodeString(k.Secret)
+		if err != nil || len(k.ID) != 1 || !inAlphabet(k.ID) || len(secret) != KeySize {
+			return Keys{}, fmt.Errorf("key file %s has a damaged key %q; restore it from your backup", path, k.ID)
+		}
+		ks.List = append(ks.List, Key{ID: k.ID[0], Secret: secret, Created: time.Unix(k.Created, 0), Retired: k.Retired})
+	}
+	if _, err := ks.ActiveKey(); err != nil {
+		return Keys{}, fmt.Errorf("key file %s: %w", path, err)
+	}
+	return ks, nil
+}
+
+func createKeys(path string) (Keys, error) {
+	ks := Keys{}
+	if err := ks.addKey(time.Now()); err != nil {
+		return Keys{}, err
+	}
+	// Written under a temporary name and linked into place: if another
+	// process created the file meanwhile, the link fails and its ring wins,
+	// so two processes starting together never sign with different keys.
+	tmp := fmt.Sprintf("%s.new-%d", path, os.Getpid())
+	if err := SaveKeys(tmp, ks); err != nil {
+		return Keys{}, err
+	}
+	defer os.Remove(tmp)
+	if err := os.Link(tmp, path); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return LoadKeys(path, false)
+		}
+		return Keys{}, fmt.Errorf("cannot create key file %s: %w", path, err)
+	}
+	return ks, nil
+}
+
+func (ks *Keys) addKey(now time.Time) error {
+	id, err := ks.nextKeyID()
+	if err != nil {
+		return err
+	}
+	secret := make([]byte, KeySize)
+	if _, err := rand.Read(secret); err != nil {
+		return fmt.Errorf("read random bytes: %w", err)
+	}
+	ks.List = append(ks.List, Key{ID: id, Secret: secret, Created: now})
+	ks.Active = id
+	return nil
+}
+
+// Rotate adds a new key and makes it active; older keys keep verifying.
+func (ks *Keys) Rotate(now time.Time) error { return ks.addKey(now) }
+
+// Retire marks key id retired: codes it signed are refused from now on.
+func (ks *Keys) Retire(id byte) error {
+	for i := range ks.List {
+		if ks.List[i].ID == id {
+			if id == ks.Active {
+				return fmt.Errorf("key %c is the active key; run 'qrdesk key rotate' first", id)
+			}
+			ks.List[i].Retired = true
+			return nil
+		}
+	}
+	return fmt.Errorf("there is no key %c; 'qrdesk key list' shows the ids", id)
+}
+
+// SaveKeys writes the ring atomically (temporary file, fsync, rename), mode 0600.
+func SaveKeys(path string, ks Keys) error {
+	kf := keyFile{Version: 1, Active: string(ks.Active)}
+	for _, k := range ks.List {
+		kf.Keys = append(kf.Keys, keyFileKey{ID: string(k.ID), Secret: base64.StdEncoding.EncodeToString(k.Secret), Created: k.Created.Unix(), Retired: k.Retired})
+	}
+	data, err := json.MarshalIndent(kf, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("cannot create the folder for key file %s: %w", path, err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".qrdesk-key-*")
+	if err != nil {
+		return fmt.Errorf("cannot write key file %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return fmt.Errorf("cannot write key file %s: %w", path, err)
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("cannot write key file %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("cannot write key file %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("cannot write key file %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("cannot write key file %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,288 @@
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"time"
+)
+
+// MaxBatch is the largest batch one issue may create.
+const MaxBatch = 1_000_000
+
+// Service is qrdesk's use cases on top of a Store and a key ring.
+type Service struct {
+	Store Store
+	Keys  Keys
+	Now   func() time.Time // injected so expiry and "today" are testable
+	Log   *slog.Logger     // one JSON line per redemption attempt
+}
+
+// NewService wires a service with the real clock.
+func NewService(st Store, keys Keys, log *slog.Logger) *Service {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Service{Store: st, Keys: keys, Now: time.Now, Log: log}
+}
+
+// Day returns local midnight of t's day.
+func Day(t time.Time) time.Time {
+	y, m, d := t.Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, t.Location())
+}
+
+// ParseDay reads YYYY-MM-DD as a local day; "" means today.
+func (s *Service) ParseDay(date string) (time.Time, error) {
+	if date == "" {
+		return Day(s.Now()), nil
+	}
+	d, err := time.ParseInLocation("2006-01-02", date, s.Now().Location())
+	if err != nil {
+		return time.Time{}, Errorf(KindInvalid, "date %q is not a date: use YYYY-MM-DD, e.g. %s", date, s.Now().Format("2006-01-02"))
+	}
+	return d, nil
+}
+
+// IssueRequest is what the clerk asks for; zero values take the settings.
+type IssueRequest struct {
+	Count    int
+	Date     string // YYYY-MM-DD, "" for today
+	Type     string
+	Ref      string
+	Expires  string // "", never, eod or a duration
+	Operator string
+}
+
+// Issue creates one batch, whole or not at all.
+func (s *Service) Issue(ctx context.Context, req IssueRequest) (Batch, []Code, error) {
+	set, err := s.Store.LoadSettings(ctx)
+	if err != nil {
+		return Batch{}, nil, err
+	}
+	if req.Count == 0 {
+		req.Count = set.Daily
+	}
+	if req.Count < 1 || req.Count > MaxBatch {
+		return Batch{}, nil, Errorf(KindInvalid, "count %d is not allowed: issue 1 to %d codes at a time", req.Count, MaxBatch)
+	}
+	day, err := s.ParseDay(req.Date)
+	if err != nil {
+		return Batch{}, nil, err
+	}
+	if len(req.Type) > 40 || len(req.Ref) > 200 {
+		return Batch{}, nil, Errorf(KindInvalid, "type may have up to 40 and ref up to 200 characters")
+	}
+	exp := set.Expires
+	if req.Expires != "" {
+		if exp, err = ParseExpiry(req.Expires); err != nil {
+			return Batch{}, nil, &Error{Kind: KindInvalid, Message: err.Error()}
+		}
+	}
+	now := s.Now()
+	spec := BatchSpec{
+		Count: req.Count, LabelDate: day.Format("2006-01-02"), Prefix: set.Prefix,
+		Serial: set.DateSerial, Type: req.Type, Ref: req.Ref,
+		ExpireAt: exp.At(now, day), CreatedAt: now.Unix(),
+		Actor: Actor{Station: set.StationName, Operator: req.Operator},
+	}
+	if spec.ExpireAt != 0 && spec.ExpireAt <= now.Unix() {
+		return Batch{}, nil, Errorf(KindInvalid, "these codes would already be expired (label date %s with expiry %s): pick a later date or expiry", spec.LabelDate, exp)
+	}
+	if set.DateSerial {
+		spec.StationID = set.StationID
+	}
+	maxSerial := 1
+	for i := 0; i < set.SerialDigits; i++ {
+		maxSerial *= 10
+	}
+	makeCode := func(serial int) (Code, error) {
+		c := Code{Prefix: set.Prefix}
+		if set.DateSerial {
+			if serial >= maxSerial {
+				return Code{}, Errorf(KindInvalid, "the daily serial would pass %d: issue fewer codes today or raise the serial digits in settings", maxSerial-1)
+			}
+			c.Date, c.Station, c.Serial, c.SerialLen = day.Format("060102"), set.StationID, serial, set.SerialDigits
+		}
+		var err error
+		if c.Random, err = randomString(RandomLen); err != nil {
+			return Code{}, err
+		}
+		return c, s.Keys.Sign(&c)
+	}
+	return s.Store.IssueBatch(ctx, spec, makeCode)
+}
+
+// newTraceID returns 16 hex characters that tie a scan's log line, scan-log
+// row and redemption together.
+func newTraceID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// decode runs the checks that need no database: normalise, parse, verify.
+// A non-nil verdict is a refusal (malformed or bad_signature).
+func (s *Service) decode(raw string) (Code, string, *Verdict) {
+	norm := Normalize(raw)
+	c, err := Parse(norm)
+	if err != nil {
+		var pe *ParseError
+		reason := err.Error()
+		if errors.As(err, &pe) {
+			reason = pe.Reason
+		}
+		return Code{}, norm, &Verdict{Outcome: OutcomeMalformed, Code: norm, Reason: reason}
+	}
+	if err := s.Keys.Verify(c); err != nil {
+		return c, c.String(), &Verdict{Outcome: OutcomeBadSignature, Code: c.String(), Reason: err.Error()}
+	}
+	return c, c.String(), nil
+}
+
+// Redeem turns one scan into a verdict, logging every attempt.
+func (s *Service) Redeem(ctx context.Context, raw, operator string) (Verdict, error) {
+	start := time.Now()
+	set, err := s.Store.LoadSettings(ctx)
+	if err != nil {
+		return Verdict{}, err
+	}
+	c, norm, refusal := s.decode(raw)
+	a := Attempt{Actor: Actor{Station: set.StationName, Operator: operator}, TraceID: newTraceID(), Raw: raw, Code: norm, At: s.Now().Unix()}
+	var v Verdict
+	if refusal != nil {
+		v = *refusal
+		err = s.Store.LogScan(ctx, a, v)
+	} else {
+		v, err = s.Store.Redeem(ctx, c, a)
+	}
+	v.TraceID = a.TraceID
+	s.logAttempt(ctx, v, a, time.Since(start), err)
+	if err != nil {
+		return Verdict{}, err
+	}
+	return v, nil
+}
+
+func (s *Service) logAttempt(ctx context.Context, v Verdict, a Attempt, d time.Duration, err error) {
+	attrs := []slog.Attr{
+		slog.String("trace_id", a.TraceID), slog.String("code", a.Code),
+		slog.String("outcome", string(v.Outcome)), slog.Int("affected_rows", v.Affected),
+		slog.String("status", string(v.Status)), slog.String("station", a.Station),
+		slog.String("operator", a.Operator), slog.Float64("duration_ms", float64(d.Microseconds())/1000),
+	}
+	level := slog.LevelInfo
+	if err != nil {
+		level = slog.LevelError
+		attrs = append(attrs, slog.String("error", err.Error()))
+	}
+	s.Log.LogAttrs(ctx, level, "redeem", attrs...)
+}
+
+// Check gives the verdict a scan would get, without redeeming or logging.
+func (s *Service) Check(ctx context.Context, raw string) (Verdict, error) {
+	c, _, refusal := s.decode(raw)
+	if refusal != nil {
+		return *refusal, nil
+	}
+	rec, err := s.Store.Lookup(ctx, c)
+	if errors.Is(err, ErrNotFound) {
+		return Verdict{Outcome: OutcomeUnknown, Code: c.String(), Reason: "not in this station's database"}, nil
+	}
+	if err != nil {
+		return Verdict{}, err
+	}
+	return VerdictFor(rec, s.Now().Unix()), nil
+}
+
+// VerdictFor explains a stored record: valid when it would redeem at now.
+func VerdictFor(rec CodeRecord, now int64) Verdict {
+	v := Verdict{Code: rec.Code, Status: rec.Status, Record: &rec, ExpireAt: rec.ExpireAt}
+	switch {
+	case rec.Status == StatusUsed:
+		v.Outcome, v.UsedAt, v.UsedStation, v.UsedOperator = OutcomeAlreadyUsed, rec.UsedAt, rec.UsedStation, rec.UsedOperator
+		v.Reason = "already used"
+	case rec.Status == StatusDisabled:
+		v.Outcome, v.DisabledReason, v.Reason = OutcomeDisabled, rec.DisabledReason, "disabled: "+rec.DisabledReason
+	case rec.Status == StatusExpired || (rec.ExpireAt != 0 && rec.ExpireAt <= now):
+		v.Outcome, v.Reason = OutcomeExpired, "expired at "+FormatTime(rec.ExpireAt)
+	default:
+		v.Outcome = OutcomeValid
+	}
+	return v
+}
+
+// SetDisabled disables (with a reason) or re-enables a code.
+func (s *Service) SetDisabled(ctx context.Context, raw string, disable bool, reason, operator string) (CodeRecord, error) {
+	c, _, refusal := s.decode(raw)
+	if refusal != nil {
+		return CodeRecord{}, Errorf(KindInvalid, "%s", refusal.Message())
+	}
+	if disable && len([]rune(reason)) < 3 {
+		return CodeRecord{}, Errorf(KindInvalid, "give a reason of at least 3 characters for disabling the code")
+	}
+	set, err := s.Store.LoadSettings(ctx)
+	if err != nil {
+		return CodeRecord{}, err
+	}
+	return s.Store.SetDisabled(ctx, c, disable, reason, Actor{Station: set.StationName, Operator: operator})
+}
+
+// Search finds codes; a whole valid code is looked up exactly.
+func (s *Service) Search(ctx context.Context, q SearchQuery) ([]CodeRecord, error) {
+	if q.Limit <= 0 || q.Limit > 10000 {
+		q.Limit = 100
+	}
+	if q.Text != "" {
+		if c, _, refusal := s.decode(q.Text); refusal == nil {
+			q.Exact = &c
+		}
+	}
+	return s.Store.Search(ctx, q)
+}
+
+// Stats returns the figures of a local day ("" for today).
+func (s *Service) Stats(ctx context.Context, date string) (Stats, error) {
+	day, err := s.ParseDay(date)
+	if err != nil {
+		return Stats{}, err
+	}
+	st, err := s.Store.Stats(ctx, day.Unix(), day.AddDate(0, 0, 1).Unix())
+	if err != nil {
+		return Stats{}, err
+	}
+	st.Date = day.Format("2006-01-02")
+	return st, nil
+}
+
+// Expire marks every code whose expiry passed.
+func (s *Service) Expire(ctx context.Context) (int64, error) {
+	return s.Store.ExpireDue(ctx, s.Now().Unix())
+}
+
+// UpdateSettings applies key/value changes after validating all of them.
+func (s *Service) UpdateSettings(ctx context.Context, changes map[string]string, operator string) (Settings, error) {
+	set, err := s.Store.LoadSettings(ctx)
+	if err != nil {
+		return Settings{}, err
+	}
+	for _, k := range slices.Sorted(maps.Keys(changes)) {
+		if err := set.Set(k, changes[k]); err != nil {
+			return Settings{}, &Error{Kind: KindInvalid, Message: err.Error()}
+		}
+	}
+	if err := s.Store.SaveSettings(ctx, set, Actor{Station: set.StationName, Operator: operator}); err != nil {
+		return Settings{}, err
+	}
+	return set, nil
+}
+
+// ErrorfWrap wraps a cause with a user message.
+func ErrorfWrap(kind ErrorKind, err error, format string, args ...any) *Error {
+	return &Error{Kind: kind, Message: fmt.Sprintf(format, args...), Err: err}
+}

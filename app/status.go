@@ -1,0 +1,48 @@
+package app
+
+// Status is where a code is in its life. The state machine:
+//
+//	unused → used      (redeem; final)
+//	unused → expired   (its expiry time passed)
+//	unused ↔ disabled  (by a clerk, with a reason)
+type Status string
+
+const (
+	StatusUnused   Status = "unused"
+	StatusUsed     Status = "used"
+	StatusExpired  Status = "expired"
+	StatusDisabled Status = "disabled"
+)
+
+// Statuses lists every status, for validation and filters.
+var Statuses = []Status{StatusUnused, StatusUsed, StatusExpired, StatusDisabled}
+
+// ParseStatus validates a status name.
+func ParseStatus(s string) (Status, bool) {
+	for _, st := range Statuses {
+		if string(st) == s {
+			return st, true
+		}
+	}
+	return "", false
+}
+
+// Outcome is the verdict on one scan or check.
+type Outcome string
+
+const (
+	OutcomeRedeemed     Outcome = "redeemed"
+	OutcomeValid        Outcome = "valid" // check only: it would redeem
+	OutcomeAlreadyUsed  Outcome = "already_used"
+	OutcomeExpired      Outcome = "expired"
+	OutcomeDisabled     Outcome = "disabled"
+	OutcomeUnknown      Outcome = "unknown"
+	OutcomeBadSignature Outcome = "bad_signature"
+	OutcomeMalformed    Outcome = "malformed"
+)
+
+// RefusalOutcomes are the outcomes counted as refused, in report order.
+var RefusalOutcomes = []Outcome{OutcomeAlreadyUsed, OutcomeExpired, OutcomeDisabled, OutcomeUnknown, OutcomeBadSignature, OutcomeMalformed}
+
+// Accepted reports whether the outcome lets the parcel go.
+func (o Outcome) Accepted() bool { return o == OutcomeRedeemed || o == OutcomeValid }

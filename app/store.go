@@ -1,0 +1,154 @@
+package app
+
+import (
+	"context"
+	"io"
+)
+
+// Store is the persistence qrdesk needs. The SQLite implementation lives in
+// package store. Every method that changes state does it in one transaction.
+type Store interface {
+	// LoadSettings returns the stored settings (defaults for unset keys).
+	LoadSettings(ctx context.Context) (Settings, error)
+	// SaveSettings stores s and writes one audit row per changed key.
+	SaveSettings(ctx context.Context, s Settings, actor Actor) error
+
+	// IssueBatch creates a batch of spec.Count codes in one transaction: all
+	// or nothing. Serials continue after the highest serial already issued
+	// for the same prefix, label date and station; makeCode builds and signs
+	// the code for one serial (serial is 0 when spec.Serial is false).
+	IssueBatch(ctx context.Context, spec BatchSpec, makeCode func(serial int) (Code, error)) (Batch, []Code, error)
+
+	// Redeem marks c used with one conditional UPDATE (status unused and not
+	// expired at a.At); exactly one changed row means redeemed. The redemption
+	// row and the scan-log row are written in the same transaction. When no
+	// row changed, the verdict says why (already used, expired, disabled,
+	// unknown).
+	Redeem(ctx context.Context, c Code, a Attempt) (Verdict, error)
+	// LogScan records a refused attempt that never reached a code
+	// (malformed, bad signature).
+	LogScan(ctx context.Context, a Attempt, v Verdict) error
+
+	// Lookup returns the stored record of c, or ErrNotFound.
+	Lookup(ctx context.Context, c Code) (CodeRecord, error)
+	// SetDisabled disables (unused → disabled) or enables (disabled →
+	// unused, or expired if its time passed) c and audits it.
+	SetDisabled(ctx context.Context, c Code, disable bool, reason string, actor Actor) (CodeRecord, error)
+	// Search returns codes matching q, newest first.
+	Search(ctx context.Context, q SearchQuery) ([]CodeRecord, error)
+	// History returns the scan attempts and audit entries of one code.
+	History(ctx context.Context, codeID int64) ([]Event, error)
+	// Stats counts the figures of [from, to) in Unix seconds.
+	Stats(ctx context.Context, from, to int64) (Stats, error)
+	// ExpireDue marks unused codes whose expiry passed as expired.
+	ExpireDue(ctx context.Context, now int64) (int64, error)
+	// ExportCodes writes the codes of a label day (or issued that day) as CSV.
+	ExportCodes(ctx context.Context, q SearchQuery, w io.Writer) (int, error)
+	// Backup writes a consistent copy of the database to path.
+	Backup(ctx context.Context, path string) error
+	// Batch returns one batch, or ErrNotFound.
+	Batch(ctx context.Context, id int64) (Batch, error)
+	// Batches lists the batches created in [from, to).
+	Batches(ctx context.Context, from, to int64) ([]Batch, error)
+	// BatchCodes returns the codes of a batch in serial order.
+	BatchCodes(ctx context.Context, id int64) ([]CodeRecord, error)
+}
+
+// Actor is who did something, and where.
+type Actor struct {
+	Station  string
+	Operator string
+}
+
+// Attempt is one scan: what was typed and by whom.
+type Attempt struct {
+	Actor
+	TraceID string
+	Raw     string // as typed; the store escapes and truncates it
+	Code    string // normalised input (canonical form when it parsed)
+	At      int64  // Unix seconds
+}
+
+// BatchSpec describes a batch to issue.
+type BatchSpec struct {
+	Count     int
+	LabelDate string // YYYY-MM-DD
+	Prefix    string
+	StationID string // station id letter ("" without serials)
+	Serial    bool
+	Type      string
+	Ref       string
+	ExpireAt  int64
+	CreatedAt int64
+	Actor
+	// Progress, when set, is called every few thousand codes.
+	Progress func(done, total int)
+}
+
+// Batch is an issued batch.
+type Batch struct {
+	ID          int64  `json:"batch"`
+	LabelDate   string `json:"date"`
+	Count       int    `json:"count"`
+	Type        string `json:"type,omitempty"`
+	Ref         string `json:"ref,omitempty"`
+	ExpireAt    int64  `json:"expire_at"`
+	CreatedAt   int64  `json:"created_at"`
+	FirstSerial int    `json:"first_serial,omitempty"`
+	LastSerial  int    `json:"last_serial,omitempty"`
+	Station     string `json:"station"`
+	Operator    string `json:"operator"`
+	Printed     int    `json:"printed"` // codes of the batch printed at least once
+}
+
+// CodeRecord is a stored code with its state.
+type CodeRecord struct {
+	ID             int64  `json:"-"`
+	Code           string `json:"code"`
+	BatchID        int64  `json:"batch"`
+	LabelDate      string `json:"date,omitempty"`
+	Serial         int    `json:"serial,omitempty"`
+	Type           string `json:"type,omitempty"`
+	Ref            string `json:"ref,omitempty"`
+	KeyID          string `json:"key_id"`
+	Status         Status `json:"status"`
+	ExpireAt       int64  `json:"expire_at"`
+	CreatedAt      int64  `json:"created_at"`
+	UsedAt         int64  `json:"used_at,omitempty"`
+	UsedStation    string `json:"used_station,omitempty"`
+	UsedOperator   string `json:"used_operator,omitempty"`
+	DisabledReason string `json:"disabled_reason,omitempty"`
+	PrintCount     int    `json:"print_count"`
+}
+
+// SearchQuery filters codes. Text matches a full code, part of the random
+// part, a serial or a ref.
+type SearchQuery struct {
+	Text      string
+	Exact     *Code // set by the service when Text is a whole valid code
+	Status    Status
+	LabelDate string
+	BatchID   int64
+	Limit     int
+	Offset    int
+}
+
+// Event is one line of a code's history.
+type Event struct {
+	At       int64  `json:"at"`
+	Kind     string `json:"kind"` // scan outcome, or disable/enable
+	Station  string `json:"station"`
+	Operator string `json:"operator"`
+	Detail   string `json:"detail,omitempty"`
+}
+
+// Stats are one day's figures.
+type Stats struct {
+	Date     string          `json:"date"`
+	Issued   int             `json:"issued"`
+	Printed  int             `json:"printed"`
+	Scans    int             `json:"scans"`
+	Redeemed int             `json:"redeemed"`
+	Refused  map[Outcome]int `json:"refused"`
+	Unused   int             `json:"unused"`
+}

@@ -1,0 +1,56 @@
+package app
+
+import (
+	"fmt"
+	"time"
+)
+
+// Verdict is the answer to one scan or check.
+type Verdict struct {
+	Outcome  Outcome `json:"outcome"`
+	Code     string  `json:"code"`
+	TraceID  string  `json:"trace_id"`
+	Reason   string  `json:"reason,omitempty"` // why it was refused, for the clerk
+	Status   Status  `json:"status,omitempty"` // the code's status afterwards
+	Affected int     `json:"affected_rows"`
+
+	UsedAt         int64  `json:"used_at,omitempty"`
+	UsedStation    string `json:"used_station,omitempty"`
+	UsedOperator   string `json:"used_operator,omitempty"`
+	ExpireAt       int64  `json:"expire_at,omitempty"`
+	DisabledReason string `json:"disabled_reason,omitempty"`
+
+	Record *CodeRecord `json:"record,omitempty"`
+}
+
+// Message is the one-line text for the clerk (English; the GUI translates by
+// Outcome and fills in the same details).
+func (v Verdict) Message() string {
+	switch v.Outcome {
+	case OutcomeRedeemed:
+		return "Redeemed: hand over the parcel"
+	case OutcomeValid:
+		return "Valid: not used yet"
+	case OutcomeAlreadyUsed:
+		return fmt.Sprintf("Already used at %s, %s, by %s", FormatTime(v.UsedAt), v.UsedStation, v.UsedOperator)
+	case OutcomeExpired:
+		return "Expired at " + FormatTime(v.ExpireAt)
+	case OutcomeDisabled:
+		return "Disabled: " + v.DisabledReason
+	case OutcomeUnknown:
+		return "Unknown code: correctly signed but not in this station's database"
+	case OutcomeBadSignature:
+		return "Forged or altered code: " + v.Reason
+	case OutcomeMalformed:
+		return "Not a qrdesk code: " + v.Reason
+	}
+	return string(v.Outcome)
+}
+
+// FormatTime shows Unix seconds as local "2006-01-02 15:04".
+func FormatTime(unix int64) string {
+	if unix == 0 {
+		return "-"
+	}
+	return time.Unix(unix, 0).Format("2006-01-02 15:04")
+}

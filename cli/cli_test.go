@@ -1,0 +1,264 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// TestMain lets the test binary act as the qrdesk command, so tests can start
+// real qrdesk processes without building the GUI binary.
+func TestMain(m *testing.M) {
+	if os.Getenv("QRDESK_TEST_AS_CLI") == "1" {
+		os.Exit(Main(context.Background(), os.Args[1:], Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}))
+	}
+	os.Exit(m.Run())
+}
+
+type station struct {
+	dir string
+}
+
+func newStation(t testing.TB) *station {
+	return &station{dir: t.TempDir()}
+}
+
+func (s *station) env(k string) string {
+	switch k {
+	case "QRDESK_HOME":
+		return s.dir
+	case "USER":
+		return "tester"
+	}
+	return ""
+}
+
+// run runs one command in-process and returns exit code, stdout, stderr.
+func (s *station) run(t testing.TB, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), args, Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: s.env})
+	return code, out.String(), errb.String()
+}
+
+// proc starts one command as a separate process.
+func (s *station) proc(args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "QRDESK_TEST_AS_CLI=1", "QRDESK_HOME="+s.dir)
+	return cmd
+}
+
+func (s *station) mustJSON(t testing.TB, v any, args ...string) {
+	t.Helper()
+	code, out, errOut := s.run(t, append(args, "--json")...)
+	if code != ExitOK && code != ExitRefused {
+		t.Fatalf("qrdesk %v: exit %d: %s", args, code, errOut)
+	}
+	if err := json.Unmarshal([]byte(out), v); err != nil {
+		t.Fatalf("qrdesk %v: output is not JSON: %v\n%s", args, err, out)
+	}
+}
+
+type issueOut struct {
+	Batch int64    `json:"batch"`
+	Date  string   `json:"date"`
+	Count int      `json:"count"`
+	Codes []string `json:"codes"`
+}
+
+func TestIssueRedeemCheckJSON(t *testing.T) {
+	s := newStation(t)
+	if code, _, errOut := s.run(t, "settings", "--prefix", "WH", "--station-id", "b"); code != 0 {
+		t.Fatal(errOut)
+	}
+	var issued issueOut
+	s.mustJSON(t, &issued, "issue", "--count", "3", "--date", "2026-11-29")
+	if issued.Count != 3 || len(issued.Codes) != 3 || issued.Date != "2026-11-29" || issued.Batch != 1 {
+		t.Fatalf("issue output %+v", issued)
+	}
+	if !strings.HasPrefix(issued.Codes[0], "WH-261129-B0001-") {
+		t.Fatalf("code %s lacks prefix, date, station and serial", issued.Codes[0])
+	}
+	var v struct {
+		Outcome, Code, TraceID, Status string
+		UsedStation                    string `json:"used_station"`
+		UsedOperator                   string `json:"used_operator"`
+		UsedAt                         int64  `json:"used_at"`
+	}
+	s.mustJSON(t, &v, "check", issued.Codes[0])
+	if v.Outcome != "valid" || v.Status != "unused" {
+		t.Fatalf("check: %+v", v)
+	}
+	s.mustJSON(t, &v, "redeem", "--operator", "li", issued.Codes[0])
+	if v.Outcome != "redeemed" || v.Code != issued.Codes[0] {
+		t.Fatalf("redeem: %+v", v)
+	}
+	code, out, _ := s.run(t, "redeem", "--json", issued.Codes[0], "--operator", "wang")
+	if code != ExitRefused {
+		t.Fatalf("second redeem exit %d, want %d", code, ExitRefused)
+	}
+	json.Unmarshal([]byte(out), &v)
+	if v.Outcome != "already_used" || v.UsedOperator != "li" || v.UsedAt == 0 || v.UsedStation == "" {
+		t.Fatalf("second redeem: %+v", v)
+	}
+	var st struct {
+		Issued, Scans, Redeemed, Unused int
+		Refused                         map[string]int
+	}
+	s.mustJSON(t, &st, "stats", "--date", "2026-11-29")
+	if st.Redeemed != 1 || st.Scans != 2 || st.Refused["already_used"] != 1 || st.Unused != 2 {
+		t.Fatalf("stats %+v", st)
+	}
+}
+
+func TestExitCodesAndErrors(t *testing.T) {
+	s := newStation(t)
+	s.run(t, "init")
+	roDB := readOnlyDB(t, s)
+	badKey := filepath.Join(t.TempDir(), "open.key")
+	os.WriteFile(badKey, []byte("{}"), 0o644)
+
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		code     int
+		errorHas string
+	}{
+		{"UnknownCommand", []string{"frobnicate"}, ExitUsage, "unknown command"},
+		{"UnknownFlag", []string{"issue", "--colour", "red"}, ExitUsage, "-colour"},
+		{"BadDate", []string{"issue", "--date", "29.11.2026"}, ExitUsage, "YYYY-MM-DD"},
+		{"CountZero", []string{"issue", "--count", "0"}, ExitUsage, "--count"},
+		{"CountNegative", []string{"issue", "--count", "-5"}, ExitUsage, "--count"},
+		{"CountTooBig", []string{"issue", "--count", "1000001"}, ExitUsage, "1000000"},
+		{"PrefixIllegal", []string{"settings", "--prefix", "W-1"}, ExitUsage, "letters A–Z"},
+		{"DisableNoReason", []string{"disable", "ABC"}, ExitUsage, "--reason"},
+		{"RedeemNoCode", []string{"redeem"}, ExitUsage, "CODE"},
+		{"Malformed", []string{"redeem", "hello"}, ExitRefused, ""},
+		{"KeyReadableByOthers", []string{"issue", "--key-file", badKey}, ExitFailure, "chmod 600"},
+		{"ReadOnlyDB", []string{"issue", "--count", "1", "--db", roDB}, ExitFailure, "read-only"},
+		{"BadStatus", []string{"search", "--status", "gone"}, ExitUsage, "unused, used"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, errOut := s.run(t, tc.args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d (stderr %q)", code, tc.code, errOut)
+			}
+			if !strings.Contains(errOut, tc.errorHas) {
+				t.Fatalf("stderr %q does not mention %q", errOut, tc.errorHas)
+			}
+			if strings.Count(strings.TrimSpace(errOut), "\n") > 0 && tc.code != ExitUsage {
+				t.Fatalf("error is more than one line: %q", errOut)
+			}
+		})
+	}
+}
+
+// TestRedeemRaceProcesses races 50 separate qrdesk processes on one code.
+func TestRedeemRaceProcesses(t *testing.T) {
+	s := newStation(t)
+	var issued issueOut
+	s.mustJSON(t, &issued, "issue", "--count", "1")
+	const racers = 50
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	exits := map[int]int{}
+	outcomes := map[string]int{}
+	for i := 0; i < racers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cmd := s.proc("redeem", "--json", issued.Codes[0])
+			out, err := cmd.Output()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Error(err)
+				return
+			}
+			var v struct{ Outcome string }
+			json.Unmarshal(out, &v)
+			mu.Lock()
+			exits[code]++
+			outcomes[v.Outcome]++
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if exits[ExitOK] != 1 || exits[ExitRefused] != racers-1 || outcomes["redeemed"] != 1 || outcomes["already_used"] != racers-1 {
+		t.Fatalf("exits %v, outcomes %v; want exactly one redeemed", exits, outcomes)
+	}
+	var st struct{ Scans, Redeemed int }
+	s.mustJSON(t, &st, "stats")
+	if st.Scans != racers || st.Redeemed != 1 {
+		t.Fatalf("stats %+v, want %d scans and 1 redemption", st, racers)
+	}
+	log, err := os.ReadFile(filepath.Join(s.dir, "qrdesk.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(log), `"msg":"redeem"`); n != racers {
+		t.Fatalf("%d redeem log lines, want %d", n, racers)
+	}
+}
+
+func TestKeyNeverPrinted(t *testing.T) {
+	s := newStation(t)
+	var outputs strings.Builder
+	for _, args := range [][]string{{"init"}, {"issue", "--count", "5"}, {"key", "list", "--json"}, {"key", "rotate"}, {"stats", "--json"}, {"export"}} {
+		_, out, errOut := s.run(t, args...)
+		outputs.WriteString(out + errOut)
+	}
+	keyFile, err := os.ReadFile(filepath.Join(s.dir, "qrdesk.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kf struct{ Keys []struct{ Secret string } }
+	json.Unmarshal(keyFile, &kf)
+	if len(kf.Keys) != 2 {
+		t.Fatalf("key file has %d keys after rotate, want 2", len(kf.Keys))
+	}
+	db, _ := os.ReadFile(filepath.Join(s.dir, "qrdesk.db"))
+	log, _ := os.ReadFile(filepath.Join(s.dir, "qrdesk.log"))
+	for _, k := range kf.Keys {
+		for name, hay := range map[string]string{"output": outputs.String(), "database": string(db), "log": string(log)} {
+			if strings.Contains(hay, k.Secret) {
+				t.Fatalf("key bytes found in the %s", name)
+			}
+		}
+	}
+}
+
+// readOnlyDB makes a database and then makes it read-only: a read-only tmpfs
+// mount when running as root (root ignores file modes), file modes otherwise.
+func readOnlyDB(t *testing.T, s *station) string {
+	t.Helper()
+	dir := t.TempDir()
+	asRoot := os.Geteuid() == 0
+	if asRoot {
+		if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", dir).CombinedOutput(); err != nil {
+			t.Fatalf("mount tmpfs: %v %s", err, out)
+		}
+		t.Cleanup(func() { exec.Command("umount", dir).Run() })
+	}
+	path := filepath.Join(dir, "ro.db")
+	if code, _, errOut := s.run(t, "issue", "--count", "2", "--db", path); code != 0 {
+		t.Fatal(errOut)
+	}
+	if asRoot {
+		if out, err := exec.Command("mount", "-o", "remount,ro", dir).CombinedOutput(); err != nil {
+			t.Fatalf("remount read-only: %v %s", err, out)
+		}
+	} else {
+		os.Chmod(path, 0o444)
+		os.Chmod(dir, 0o555)
+		t.Cleanup(func() { os.Chmod(dir, 0o755) })
+	}
+	return path
+}

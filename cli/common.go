@@ -1,0 +1,167 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"qrdesk/app"
+	"qrdesk/store"
+)
+
+// common are the flags every command takes.
+type common struct {
+	db      string
+	keyFile string
+	json    bool
+}
+
+// DataDir is where qrdesk keeps its files by default.
+func DataDir(getenv func(string) string) string {
+	if d := getenv("QRDESK_HOME"); d != "" {
+		return d
+	}
+	if runtime.GOOS == "linux" || runtime.GOOS == "freebsd" {
+		if d := getenv("XDG_DATA_HOME"); d != "" {
+			return filepath.Join(d, "qrdesk")
+		}
+		if h, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(h, ".local", "share", "qrdesk")
+		}
+	}
+	if d, err := os.UserConfigDir(); err == nil {
+		return filepath.Join(d, "qrdesk")
+	}
+	return "qrdesk-data"
+}
+
+// newFlags makes a command's flag set with the common flags.
+func newFlags(env *Env, name, args string) (*flag.FlagSet, *common) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	c := &common{}
+	dir := DataDir(env.Getenv)
+	fs.StringVar(&c.db, "db", firstNonEmpty(env.Getenv("QRDESK_DB"), filepath.Join(dir, "qrdesk.db")), "database file")
+	fs.StringVar(&c.keyFile, "key-file", firstNonEmpty(env.Getenv("QRDESK_KEY_FILE"), filepath.Join(dir, "qrdesk.key")), "signing key file (mode 0600)")
+	fs.BoolVar(&c.json, "json", false, "machine-readable JSON output")
+	fs.Usage = func() {
+		fmt.Fprintf(env.Stderr, "Usage: qrdesk %s [flags] %s\n\nFlags:\n", name, args)
+		fs.PrintDefaults()
+	}
+	return fs, c
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// parse reads flags and positional arguments in any order.
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if err == flag.ErrHelp {
+				return nil, err
+			}
+			return nil, &usageError{strings.TrimPrefix(err.Error(), "flag provided but not defined: ")}
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// session is an open database, key ring and service for one command.
+type session struct {
+	svc *app.Service
+	db  *store.DB
+	c   *common
+	env *Env
+}
+
+func (s *session) Close() { s.db.Close() }
+
+// open loads (creating on first use) the key file and the database.
+func open(ctx context.Context, env *Env, c *common) (*session, error) {
+	keys, err := app.LoadKeys(c.keyFile, true)
+	if err != nil {
+		return nil, &app.Error{Kind: app.KindUnavailable, Message: err.Error()}
+	}
+	db, err := store.Open(ctx, c.db)
+	if err != nil {
+		return nil, err
+	}
+	logFile := store.NewLogFile(filepath.Join(filepath.Dir(c.db), "qrdesk.log"), 10<<20)
+	log := slog.New(slog.NewJSONHandler(logFile, nil))
+	return &session{svc: app.NewService(db, keys, log), db: db, c: c, env: env}, nil
+}
+
+// output prints v as JSON with --json, else runs human.
+func (s *session) output(v any, human func(w io.Writer)) error {
+	return output(s.env.Stdout, s.c.json, v, human)
+}
+
+func output(w io.Writer, asJSON bool, v any, human func(w io.Writer)) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	}
+	human(w)
+	return nil
+}
+
+// operatorName is who is at the station: --operator, then $QRDESK_OPERATOR,
+// then the login name.
+func operatorName(env *Env, flagValue string) string {
+	if flagValue != "" {
+		return flagValue
+	}
+	if o := env.Getenv("QRDESK_OPERATOR"); o != "" {
+		return o
+	}
+	return firstNonEmpty(env.Getenv("USER"), "clerk")
+}
+
+func noArgs(pos []string) error {
+	if len(pos) > 0 {
+		return usagef("unexpected argument %q", pos[0])
+	}
+	return nil
+}
+
+func oneArg(pos []string, what string) (string, error) {
+	if len(pos) != 1 {
+		return "", usagef("give exactly one %s", what)
+	}
+	return pos[0], nil
+}
+
+func isFlagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// OpenService opens the key ring and database for a long-running caller (the
+// GUI); close the returned store when done.
+func OpenService(ctx context.Context, dbPath, keyFile string) (*app.Service, *store.DB, error) {
+	s, err := open(ctx, &Env{Getenv: os.Getenv}, &common{db: dbPath, keyFile: keyFile})
+	if err != nil {
+		return nil, nil, err
+	}
+	return s.svc, s.db, nil
+}

@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+)
+
+func init() {
+	register("export", "write codes with their status as CSV", runExport)
+	register("backup", "write a consistent copy of the database (safe while scanning)", runBackup)
+}
+
+func runExport(ctx context.Context, env *Env, args []string) error {
+	fs, c := newFlags(env, "export", "")
+	date := fs.String("date", "", "label date YYYY-MM-DD (default: all codes)")
+	status := fs.String("status", "", "only codes with this status")
+	batch := fs.Int64("batch", 0, "only codes of this batch")
+	outPath := fs.String("o", "", "write to FILE instead of standard output")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := noArgs(pos); err != nil {
+		return err
+	}
+	q, err := searchQuery(*status, *date, *batch)
+	if err != nil {
+		return err
+	}
+	s, err := open(ctx, env, c)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	w := env.Stdout
+	if *outPath != "" {
+		f, err := os.Create(*outPath)
+		if err != nil {
+			return fmt.Errorf("cannot write %s: %w", *outPath, err)
+		}
+		defer f.Close()
+		w = f
+	}
+	n, err := s.db.ExportCodes(ctx, q, w)
+	if err != nil {
+		return err
+	}
+	if *outPath != "" {
+		return s.output(map[string]any{"file": *outPath, "codes": n}, func(w io.Writer) {
+			fmt.Fprintf(w, "%d codes written to %s\n", n, *outPath)
+		})
+	}
+	return nil
+}
+
+func runBackup(ctx context.Context, env *Env, args []string) error {
+	fs, c := newFlags(env, "backup", "FILE")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	path, err := oneArg(pos, "FILE to write the backup to")
+	if err != nil {
+		return err
+	}
+	s, err := open(ctx, env, c)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if err := s.db.Backup(ctx, path); err != nil {
+		return err
+	}
+	return s.output(map[string]string{"backup": path}, func(w io.Writer) {
+		fmt.Fprintf(w, "backup written to %s (keep the key file %s safe too: labels cannot be checked without it)\n", path, c.keyFile)
+	})
+}

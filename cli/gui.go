@@ -1,0 +1,31 @@
+package cli
+
+import (
+	"context"
+	"errors"
+)
+
+func init() {
+	register("gui", "open the window (the default with no command)", runGUI)
+}
+
+func runGUI(ctx context.Context, env *Env, args []string) error {
+	fs, c := newFlags(env, "gui", "")
+	screen := fs.String("screen", "", "open on this screen: scan, issue, codes, today or settings")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := noArgs(pos); err != nil {
+		return err
+	}
+	switch *screen {
+	case "", "scan", "issue", "codes", "today", "settings":
+	default:
+		return usagef("--screen %q is not a screen: use scan, issue, codes, today or settings", *screen)
+	}
+	if env.GUI == nil {
+		return errors.New("this build of qrdesk has no window; use the commands ('qrdesk help')")
+	}
+	return env.GUI(ctx, GUIOptions{DB: c.db, KeyFile: c.keyFile, Screen: *screen})
+}

@@ -1,0 +1,32 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+)
+
+func init() {
+	register("init", "create the database and the signing key (safe to run again)", runInit)
+}
+
+func runInit(ctx context.Context, env *Env, args []string) error {
+	fs, c := newFlags(env, "init", "")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := noArgs(pos); err != nil {
+		return err
+	}
+	s, err := open(ctx, env, c)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	result := map[string]string{"db": c.db, "key_file": c.keyFile, "key_ring": s.svc.Keys.Fingerprint()}
+	return s.output(result, func(w io.Writer) {
+		fmt.Fprintf(w, "database: %s\nkey file: %s (key ring %s)\nready: run 'qrdesk settings' to set the prefix and station, then 'qrdesk issue'\n",
+			c.db, c.keyFile, s.svc.Keys.Fingerprint())
+	})
+}

@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"qrdesk/app"
+)
+
+func init() {
+	register("key", "manage signing keys: list, rotate, retire ID", runKey)
+}
+
+type keyInfo struct {
+	ID          string `json:"id"`
+	Fingerprint string `json:"fingerprint"`
+	Created     string `json:"created"`
+	Active      bool   `json:"active"`
+	Retired     bool   `json:"retired"`
+}
+
+func runKey(ctx context.Context, env *Env, args []string) error {
+	fs, c := newFlags(env, "key", "list|rotate|retire ID")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return usagef("say list, rotate or retire ID")
+	}
+	keys, err := app.LoadKeys(c.keyFile, pos[0] != "list")
+	if err != nil {
+		return err
+	}
+	switch {
+	case pos[0] == "list" && len(pos) == 1:
+	case pos[0] == "rotate" && len(pos) == 1:
+		if err := keys.Rotate(time.Now()); err != nil {
+			return err
+		}
+		if err := app.SaveKeys(c.keyFile, keys); err != nil {
+			return err
+		}
+	case pos[0] == "retire" && len(pos) == 2 && len(pos[1]) == 1:
+		if err := keys.Retire(pos[1][0]); err != nil {
+			return &app.Error{Kind: app.KindInvalid, Message: err.Error()}
+		}
+		if err := app.SaveKeys(c.keyFile, keys); err != nil {
+			return err
+		}
+	default:
+		return usagef("say list, rotate or retire ID (ID is one character, see 'qrdesk key list')")
+	}
+	infos := make([]keyInfo, 0, len(keys.List))
+	for _, k := range keys.List {
+		infos = append(infos, keyInfo{ID: string(k.ID), Fingerprint: k.Fingerprint(), Created: k.Created.Format(time.RFC3339),
+			Active: k.ID == keys.Active, Retired: k.Retired})
+	}
+	return output(env.Stdout, c.json, infos, func(w io.Writer) {
+		for _, k := range infos {
+			state := ""
+			if k.Active {
+				state = "active"
+			} else if k.Retired {
+				state = "retired"
+			}
+			fmt.Fprintf(w, "%s  %s  %s  %s\n", k.ID, k.Fingerprint, k.Created, state)
+		}
+	})
+}

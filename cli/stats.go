@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"qrdesk/app"
+)
+
+func init() {
+	register("stats", "today's figures: issued, scans, redeemed, refused by reason, unused", runStats)
+	register("expire", "mark codes whose expiry passed as expired", runExpire)
+}
+
+func validDate(s string) bool {
+	_, err := time.Parse("2006-01-02", s)
+	return err == nil
+}
+
+func runStats(ctx context.Context, env *Env, args []string) error {
+	fs, c := newFlags(env, "stats", "")
+	date := fs.String("date", "", "the day YYYY-MM-DD (default: today)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := noArgs(pos); err != nil {
+		return err
+	}
+	if *date != "" && !validDate(*date) {
+		return usagef("--date %q is not a date: use YYYY-MM-DD", *date)
+	}
+	s, err := open(ctx, env, c)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	st, err := s.svc.Stats(ctx, *date)
+	if err != nil {
+		return err
+	}
+	return s.output(st, func(w io.Writer) {
+		fmt.Fprintf(w, "date      %s\nissued    %d\nprinted   %d\nscans     %d\nredeemed  %d\nunused    %d\nrefused:\n",
+			st.Date, st.Issued, st.Printed, st.Scans, st.Redeemed, st.Unused)
+		for _, o := range app.RefusalOutcomes {
+			fmt.Fprintf(w, "  %-14s %d\n", o, st.Refused[o])
+		}
+	})
+}
+
+func runExpire(ctx context.Context, env *Env, args []string) error {
+	fs, c := newFlags(env, "expire", "")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := noArgs(pos); err != nil {
+		return err
+	}
+	s, err := open(ctx, env, c)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	n, err := s.svc.Expire(ctx)
+	if err != nil {
+		return err
+	}
+	return s.output(map[string]int64{"expired": n}, func(w io.Writer) { fmt.Fprintf(w, "%d codes marked expired\n", n) })
+}

@@ -1,0 +1,31 @@
+// Command qrdesk is the warehouse print-station app: the window by default,
+// and a command line for everything it does (see 'qrdesk help').
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	fyneapp "fyne.io/fyne/v2/app"
+
+	"qrdesk/cli"
+	"qrdesk/ui"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	env := cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, GUI: runGUI}
+	os.Exit(cli.Main(ctx, os.Args[1:], env))
+}
+
+func runGUI(ctx context.Context, opts cli.GUIOptions) error {
+	svc, db, err := cli.OpenService(ctx, opts.DB, opts.KeyFile)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return ui.Run(fyneapp.NewWithID("com.qrdesk.app"), svc, ui.Options{Screen: opts.Screen})
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what building and testing qrdesk needs on Debian/Ubuntu. Idempotent:
+# a package already present is not installed again, and apt-get update runs only
+# when something is missing.
+set -euo pipefail
+
+packages=(
+  # cgo toolchain and the X11/OpenGL headers Fyne's GLFW driver builds against
+  gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev
+  libxinerama-dev libxi-dev libxxf86vm-dev libxext-dev libasound2-dev
+  # tests: a real window under Xvfb typed by a "scanner", PDFs rasterised and decoded
+  xvfb xdotool poppler-utils zbar-tools imagemagick
+  # the sqlite3 CLI for the bulk-insert comparison benchmark
+  sqlite3
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

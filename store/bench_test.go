@@ -1,0 +1,187 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"qrdesk/app"
+)
+
+// BenchmarkIssue100k issues one batch of 100,000 codes (target ≤ 1 s) and
+// compares it with a plain bulk insert of the same rows by the sqlite3 CLI.
+func BenchmarkIssue100k(b *testing.B) {
+	const n = 100_000
+	ctx := context.Background()
+	var last []app.Code
+	var ours time.Duration
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		svc, _, _ := mustOpen(b)
+		svc.UpdateSettings(ctx, map[string]string{"serial_digits": "6", "prefix": "WH"}, "bench")
+		b.StartTimer()
+		start := time.Now()
+		_, codes, err := svc.Issue(ctx, app.IssueRequest{Count: n})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ours += time.Since(start)
+		last = codes
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/ours.Seconds(), "codes/s")
+	if _, err := exec.LookPath("sqlite3"); err != nil {
+		b.Log("sqlite3 CLI not installed: no comparison")
+		return
+	}
+	b.StopTimer()
+	cli := sqlite3BulkInsert(b, last)
+	b.ReportMetric((ours.Seconds()/float64(b.N))/cli.Seconds(), "x_sqlite3_cli")
+}
+
+// sqlite3BulkInsert times the sqlite3 CLI inserting the same rows into the
+// same schema in one transaction, WAL and synchronous=FULL as ours.
+func sqlite3BulkInsert(b *testing.B, codes []app.Code) time.Duration {
+	dir := b.TempDir()
+	db, err := Open(context.Background(), filepath.Join(dir, "cli.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	db.SQL().Exec(`INSERT INTO batches (id, label_date, count, created_at, station) VALUES (1, '2026-11-29', 1, 1, 'A')`)
+	db.Close()
+	var sqlText strings.Builder
+	sqlText.WriteString("PRAGMA synchronous=FULL;\nBEGIN;\n")
+	for _, c := range codes {
+		fmt.Fprintf(&sqlText, "INSERT INTO codes (code, random, prefix, label_date, station_id, serial, batch_id, type, ref, key_id, expire_at, created_at) VALUES ('%s','%s','%s','2026-11-29','%s',%d,1,'','','%c',0,1);\n",
+			c.String(), c.Random, c.Prefix, c.Station, c.Serial, c.KeyID)
+	}
+	sqlText.WriteString("COMMIT;\n")
+	sqlFile := filepath.Join(dir, "insert.sql")
+	os.WriteFile(sqlFile, []byte(sqlText.String()), 0o600)
+	in, _ := os.Open(sqlFile)
+	defer in.Close()
+	cmd := exec.Command("sqlite3", filepath.Join(dir, "cli.db"))
+	cmd.Stdin = in
+	start := time.Now()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("sqlite3: %v %s", err, out)
+	}
+	return time.Since(start)
+}
+
+// bigDB is one database with 1,000,000 codes shared by the benchmarks below.
+var bigDB struct {
+	svc   *app.Service
+	db    *DB
+	codes []app.Code
+}
+
+func millionCodes(b *testing.B) (*app.Service, *DB, []app.Code) {
+	if bigDB.svc == nil {
+		b.StopTimer()
+		dir, err := os.MkdirTemp("", "qrdesk-bench-")
+		if err != nil {
+			b.Fatal(err)
+		}
+		db, err := Open(context.Background(), filepath.Join(dir, "big.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		keys, _ := app.LoadKeys(filepath.Join(dir, "k.key"), true)
+		svc := app.NewService(db, keys, nil)
+		svc.UpdateSettings(context.Background(), map[string]string{"serial_digits": "7"}, "bench")
+		var all []app.Code
+		for i := 0; i < 10; i++ {
+			_, codes, err := svc.Issue(context.Background(), app.IssueRequest{Count: 100_000})
+			if err != nil {
+				b.Fatal(err)
+			}
+			all = append(all, codes...)
+		}
+		bigDB.svc, bigDB.db, bigDB.codes = svc, db, all
+		b.StartTimer()
+	}
+	return bigDB.svc, bigDB.db, bigDB.codes
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if bigDB.db != nil {
+		bigDB.db.Close()
+		os.RemoveAll(filepath.Dir(bigDB.db.Path()))
+	}
+	os.Exit(code)
+}
+
+// BenchmarkRedeem1M redeems distinct codes one by one in a database of
+// 1,000,000 codes and reports the rate and p99 latency (target ≤ 2 ms).
+func BenchmarkRedeem1M(b *testing.B) {
+	svc, _, codes := millionCodes(b)
+	const perOp = 2000
+	ctx := context.Background()
+	var lat []time.Duration
+	next := 0
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for j := 0; j < perOp; j++ {
+			c := codes[next%len(codes)]
+			next += 7
+			start := time.Now()
+			v, err := svc.Redeem(ctx, c.String(), "bench")
+			lat = append(lat, time.Since(start))
+			if err != nil || (v.Outcome != app.OutcomeRedeemed && v.Outcome != app.OutcomeAlreadyUsed) {
+				b.Fatalf("%+v %v", v, err)
+			}
+		}
+	}
+	reportLatency(b, lat)
+}
+
+func reportLatency(b *testing.B, lat []time.Duration) {
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	var total time.Duration
+	for _, d := range lat {
+		total += d
+	}
+	b.ReportMetric(float64(len(lat))/total.Seconds(), "ops/s")
+	b.ReportMetric(float64(lat[len(lat)*50/100].Microseconds())/1000, "p50_ms")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99_ms")
+}
+
+// BenchmarkSearch1M searches 1,000,000 codes (target ≤ 50 ms for part of a code).
+func BenchmarkSearch1M(b *testing.B) {
+	svc, _, codes := millionCodes(b)
+	ctx := context.Background()
+	// The first search by part of a code loads the in-memory index of random
+	// parts (once per process); report it apart from the steady state.
+	start := time.Now()
+	if _, err := svc.Search(ctx, app.SearchQuery{Text: codes[0].Random[:5]}); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(time.Since(start).Milliseconds()), "first_search_ms")
+	for name, q := range map[string]func(i int) app.SearchQuery{
+		"PartialCode": func(i int) app.SearchQuery { return app.SearchQuery{Text: codes[(i*7919)%len(codes)].Random[3:9]} },
+		"FullCode":    func(i int) app.SearchQuery { return app.SearchQuery{Text: codes[(i*7919)%len(codes)].String()} },
+		"Serial":      func(i int) app.SearchQuery { return app.SearchQuery{Text: fmt.Sprintf("%07d", 1+(i*7919)%len(codes))} },
+	} {
+		b.Run(name, func(b *testing.B) {
+			var lat []time.Duration
+			for i := 0; i < b.N; i++ {
+				for j := 0; j < 20; j++ {
+					start := time.Now()
+					got, err := svc.Search(ctx, q(i*20+j))
+					lat = append(lat, time.Since(start))
+					if err != nil || len(got) == 0 {
+						b.Fatalf("search found %d, %v", len(got), err)
+					}
+				}
+			}
+			reportLatency(b, lat)
+		})
+	}
+}

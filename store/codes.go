@@ -1,0 +1,201 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"qrdesk/app"
+)
+
+// querier is what *sql.DB and *sql.Tx share, so helpers run in or out of a
+// transaction.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// recordColumns selects a code with its first (and only) redemption.
+const (
+	recordSelect = `SELECT c.id, c.code, c.batch_id, c.label_date, COALESCE(c.serial, 0), c.type, c.ref, c.key_id,
+	c.status, c.expire_at, c.created_at, c.used_at, COALESCE(r.station, ''), COALESCE(r.operator, ''),
+	c.disabled_reason, c.print_count`
+	recordJoin    = ` LEFT JOIN redemptions r ON r.code_id = c.id`
+	recordColumns = recordSelect + ` FROM codes c` + recordJoin
+)
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanRecord(s scanner) (app.CodeRecord, error) {
+	var r app.CodeRecord
+	err := s.Scan(&r.ID, &r.Code, &r.BatchID, &r.LabelDate, &r.Serial, &r.Type, &r.Ref, &r.KeyID,
+		&r.Status, &r.ExpireAt, &r.CreatedAt, &r.UsedAt, &r.UsedStation, &r.UsedOperator,
+		&r.DisabledReason, &r.PrintCount)
+	return r, err
+}
+
+func lookup(ctx context.Context, q querier, c app.Code) (app.CodeRecord, error) {
+	rec, err := scanRecord(q.QueryRowContext(ctx, recordColumns+` WHERE c.random = ? AND c.code = ?`, c.Random, c.String()))
+	if errors.Is(err, sql.ErrNoRows) {
+		return app.CodeRecord{}, app.ErrNotFound
+	}
+	return rec, err
+}
+
+// Lookup returns the stored record of c, or app.ErrNotFound.
+func (d *DB) Lookup(ctx context.Context, c app.Code) (app.CodeRecord, error) {
+	rec, err := lookup(ctx, d.db, c)
+	if errors.Is(err, app.ErrNotFound) {
+		return rec, err
+	}
+	return rec, d.wrap(err, "cannot look up %s", c)
+}
+
+// SetDisabled moves a code between unused and disabled (see app.Store).
+func (d *DB) SetDisabled(ctx context.Context, c app.Code, disable bool, reason string, actor app.Actor) (app.CodeRecord, error) {
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return app.CodeRecord{}, d.wrap(err, "cannot change %s", c)
+	}
+	defer tx.Rollback()
+	now := d.now().Unix()
+	action, query := "enable", `UPDATE codes SET status = CASE WHEN expire_at <> 0 AND expire_at <= ?1 THEN 'expired' ELSE 'unused' END,
+		disabled_reason = '' WHERE random = ?2 AND code = ?3 AND status = 'disabled' RETURNING id`
+	if disable {
+		action, query = "disable", `UPDATE codes SET status = 'disabled', disabled_reason = ?4
+		WHERE random = ?2 AND code = ?3 AND status = 'unused' RETURNING id`
+	}
+	var id int64
+	err = tx.QueryRowContext(ctx, query, now, c.Random, c.String(), reason).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		rec, lerr := lookup(ctx, tx, c)
+		if errors.Is(lerr, app.ErrNotFound) {
+			return app.CodeRecord{}, app.Errorf(app.KindNotFound, "code %s is not in this station's database", c)
+		}
+		if lerr != nil {
+			return app.CodeRecord{}, d.wrap(lerr, "cannot change %s", c)
+		}
+		return app.CodeRecord{}, app.Errorf(app.KindConflict, "code %s cannot be %sd: it is %s", c, action, rec.Status)
+	}
+	if err != nil {
+		return app.CodeRecord{}, d.wrap(err, "cannot change %s", c)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO audit (at, station, operator, action, subject, code_id, detail) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		now, actor.Station, actor.Operator, action, c.String(), id, reason); err != nil {
+		return app.CodeRecord{}, d.wrap(err, "cannot change %s", c)
+	}
+	rec, err := lookup(ctx, tx, c)
+	if err != nil {
+		return app.CodeRecord{}, d.wrap(err, "cannot change %s", c)
+	}
+	return rec, d.wrap(tx.Commit(), "cannot change %s", c)
+}
+
+// searchSQL builds the FROM and WHERE of a search; every value is a bound
+// parameter. A text search starts from the (few) matching ids, so SQLite
+// looks those rows up instead of walking the whole table in id order.
+func (d *DB) searchSQL(ctx context.Context, q app.SearchQuery) (string, []any, error) {
+	from := recordColumns
+	var conds []string
+	var args []any
+	if q.Exact != nil {
+		conds = append(conds, `c.random = ? AND c.code = ?`)
+		args = append(args, q.Exact.Random, q.Exact.String())
+	} else if text := strings.TrimSpace(q.Text); text != "" {
+		part := app.Compact(app.Normalize(text))
+		// "ref <> ''" lets SQLite use the partial index on ref.
+		alts := []string{`SELECT id FROM codes WHERE ref = ? AND ref <> ''`}
+		args = append(args, text)
+		if part != "" {
+			ids, err := d.randoms.find(ctx, d.db, part, searchIDLimit)
+			if err != nil {
+				return "", nil, err
+			}
+			idList, _ := json.Marshal(ids)
+			alts = append(alts, `SELECT value FROM json_each(?)`)
+			args = append(args, string(idList))
+		}
+		if app.IsSerial(part) {
+			alts = append(alts, `SELECT id FROM codes WHERE serial = ?`)
+			args = append(args, part)
+		}
+		from = recordSelect + ` FROM (` + strings.Join(alts, " UNION ") + `) AS m CROSS JOIN codes c ON c.id = m.id` + recordJoin
+	}
+	if q.Status != "" {
+		conds = append(conds, `c.status = ?`)
+		args = append(args, string(q.Status))
+	}
+	if q.LabelDate != "" {
+		conds = append(conds, `c.label_date = ?`)
+		args = append(args, q.LabelDate)
+	}
+	if q.BatchID != 0 {
+		conds = append(conds, `c.batch_id = ?`)
+		args = append(args, q.BatchID)
+	}
+	if len(conds) == 0 {
+		return from, args, nil
+	}
+	return from + " WHERE " + strings.Join(conds, " AND "), args, nil
+}
+
+// searchIDLimit bounds how many partial-code matches feed one search.
+const searchIDLimit = 10000
+
+// Search returns codes matching q, newest first.
+func (d *DB) Search(ctx context.Context, q app.SearchQuery) ([]app.CodeRecord, error) {
+	query, args, err := d.searchSQL(ctx, q)
+	if err != nil {
+		return nil, d.wrap(err, "cannot search codes")
+	}
+	args = append(args, q.Limit, q.Offset)
+	return d.records(ctx, query+` ORDER BY c.id DESC LIMIT ? OFFSET ?`, args...)
+}
+
+func (d *DB) records(ctx context.Context, query string, args ...any) ([]app.CodeRecord, error) {
+	rows, err := d.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, d.wrap(err, "cannot search codes")
+	}
+	defer rows.Close()
+	var out []app.CodeRecord
+	for rows.Next() {
+		r, err := scanRecord(rows)
+		if err != nil {
+			return nil, d.wrap(err, "cannot search codes")
+		}
+		out = append(out, r)
+	}
+	return out, d.wrap(rows.Err(), "cannot search codes")
+}
+
+// History returns scans and audit entries of one code, oldest first.
+func (d *DB) History(ctx context.Context, codeID int64) ([]app.Event, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT at, outcome, station, operator, '' FROM scans WHERE code_id = ?1
+		UNION ALL SELECT at, action, station, operator, detail FROM audit WHERE code_id = ?1 ORDER BY 1`, codeID)
+	if err != nil {
+		return nil, d.wrap(err, "cannot read the history")
+	}
+	defer rows.Close()
+	var out []app.Event
+	for rows.Next() {
+		var e app.Event
+		if err := rows.Scan(&e.At, &e.Kind, &e.Station, &e.Operator, &e.Detail); err != nil {
+			return nil, d.wrap(err, "cannot read the history")
+		}
+		out = append(out, e)
+	}
+	return out, d.wrap(rows.Err(), "cannot read the history")
+}
+
+// ExpireDue marks unused codes past their expiry as expired.
+func (d *DB) ExpireDue(ctx context.Context, now int64) (int64, error) {
+	res, err := d.db.ExecContext(ctx, `UPDATE codes SET status = 'expired' WHERE status = 'unused' AND expire_at <> 0 AND expire_at <= ?`, now)
+	if err != nil {
+		return 0, d.wrap(err, "cannot expire codes")
+	}
+	n, err := res.RowsAffected()
+	return n, d.wrap(err, "cannot expire codes")
+}

@@ -1,0 +1,82 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+
+	"qrdesk/app"
+)
+
+// IssueBatch creates a whole batch in one transaction (see app.Store).
+func (d *DB) IssueBatch(ctx context.Context, spec app.BatchSpec, makeCode func(serial int) (app.Code, error)) (app.Batch, []app.Code, error) {
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return app.Batch{}, nil, d.wrap(err, "cannot issue codes")
+	}
+	defer tx.Rollback()
+
+	b := app.Batch{LabelDate: spec.LabelDate, Count: spec.Count, Type: spec.Type, Ref: spec.Ref,
+		ExpireAt: spec.ExpireAt, CreatedAt: spec.CreatedAt, Station: spec.Actor.Station, Operator: spec.Operator}
+	var stationID sql.NullString
+	if spec.Serial {
+		stationID = sql.NullString{String: spec.StationID, Valid: true}
+		// Serials continue after today's highest; the immediate transaction
+		// holds the write lock, so no other process can take the same ones.
+		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(last_serial), 0) FROM batches WHERE label_date = ? AND prefix = ? AND station_id = ?`,
+			spec.LabelDate, spec.Prefix, spec.StationID).Scan(&b.FirstSerial); err != nil {
+			return app.Batch{}, nil, d.wrap(err, "cannot issue codes")
+		}
+		b.FirstSerial++
+		b.LastSerial = b.FirstSerial + spec.Count - 1
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO batches (label_date, count, type, ref, expire_at, created_at, first_serial, last_serial, prefix, station_id, station, operator)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, b.LabelDate, b.Count, b.Type, b.Ref, b.ExpireAt, b.CreatedAt, b.FirstSerial, b.LastSerial,
+		spec.Prefix, stationID.String, b.Station, b.Operator)
+	if err != nil {
+		return app.Batch{}, nil, d.wrap(err, "cannot issue codes")
+	}
+	if b.ID, err = res.LastInsertId(); err != nil {
+		return app.Batch{}, nil, d.wrap(err, "cannot issue codes")
+	}
+	codes := make([]app.Code, 0, spec.Count)
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO codes (code, random, prefix, label_date, station_id, serial, batch_id, type, ref, key_id, expire_at, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return app.Batch{}, nil, d.wrap(err, "cannot issue codes")
+	}
+	defer stmt.Close()
+	for i := 0; i < spec.Count; i++ {
+		serial := 0
+		var serialArg sql.NullInt64
+		if spec.Serial {
+			serial = b.FirstSerial + i
+			serialArg = sql.NullInt64{Int64: int64(serial), Valid: true}
+		}
+		c, err := makeCode(serial)
+		if err != nil {
+			return app.Batch{}, nil, err
+		}
+		if _, err := stmt.ExecContext(ctx, c.String(), c.Random, c.Prefix, spec.LabelDate, stationID, serialArg,
+			b.ID, spec.Type, spec.Ref, string(c.KeyID), spec.ExpireAt, spec.CreatedAt); err != nil {
+			return app.Batch{}, nil, d.issueError(err, serial)
+		}
+		codes = append(codes, c)
+		if spec.Progress != nil && (i+1)%5000 == 0 {
+			spec.Progress(i+1, spec.Count)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return app.Batch{}, nil, d.wrap(err, "cannot issue codes")
+	}
+	if spec.Progress != nil {
+		spec.Progress(spec.Count, spec.Count)
+	}
+	return b, codes, nil
+}
+
+func (d *DB) issueError(err error, serial int) error {
+	if isUnique(err) {
+		return app.ErrorfWrap(app.KindConflict, err, "a new code collided with an existing one (near serial %d); nothing was issued, issue again", serial)
+	}
+	return d.wrap(err, "cannot issue codes")
+}

@@ -1,0 +1,125 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"qrdesk/app"
+)
+
+// maxRawLen bounds the stored copy of what was typed.
+const maxRawLen = 200
+
+// escapeRaw makes typed input safe to store and show: quoted ASCII with
+// control characters escaped, truncated.
+func escapeRaw(raw string) string {
+	if len(raw) > maxRawLen {
+		raw = raw[:maxRawLen]
+	}
+	return strconv.QuoteToASCII(raw)
+}
+
+// Redeem is the one conditional UPDATE (see app.Store).
+func (d *DB) Redeem(ctx context.Context, c app.Code, a app.Attempt) (app.Verdict, error) {
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return app.Verdict{}, d.wrap(err, "cannot redeem %s", c)
+	}
+	defer tx.Rollback()
+
+	v := app.Verdict{Code: c.String()}
+	// Decide with a single guarded UPDATE: it changes the row only while the
+	// code is unused and not expired, so of any number of concurrent scans
+	// exactly one sees a row come back.
+	rows, err := tx.QueryContext(ctx, `UPDATE codes SET status = 'used', used_at = ?1
+		WHERE random = ?2 AND code = ?3 AND status = 'unused' AND (expire_at = 0 OR expire_at > ?1)
+		RETURNING id`, a.At, c.Random, c.String())
+	if err != nil {
+		return app.Verdict{}, d.wrap(err, "cannot redeem %s", c)
+	}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return app.Verdict{}, d.wrap(err, "cannot redeem %s", c)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return app.Verdict{}, d.wrap(err, "cannot redeem %s", c)
+	}
+	v.Affected = len(ids)
+
+	var codeID sql.NullInt64
+	switch len(ids) {
+	case 1:
+		codeID = sql.NullInt64{Int64: ids[0], Valid: true}
+		v.Outcome, v.Status = app.OutcomeRedeemed, app.StatusUsed
+		v.UsedAt, v.UsedStation, v.UsedOperator = a.At, a.Station, a.Operator
+		if _, err := tx.ExecContext(ctx, `INSERT INTO redemptions (code_id, station, operator, redeemed_at, trace_id) VALUES (?, ?, ?, ?, ?)`,
+			ids[0], a.Station, a.Operator, a.At, a.TraceID); err != nil {
+			return app.Verdict{}, d.wrap(err, "cannot redeem %s", c)
+		}
+	case 0:
+		rec, err := lookup(ctx, tx, c)
+		if errors.Is(err, app.ErrNotFound) {
+			v.Outcome, v.Reason = app.OutcomeUnknown, "correctly signed but not in this station's database"
+			break
+		}
+		if err != nil {
+			return app.Verdict{}, d.wrap(err, "cannot redeem %s", c)
+		}
+		codeID = sql.NullInt64{Int64: rec.ID, Valid: true}
+		why := app.VerdictFor(rec, a.At)
+		why.Affected = 0
+		if why.Outcome == app.OutcomeValid {
+			return app.Verdict{}, app.Errorf(app.KindInternal, "code %s is unused but could not be redeemed", c)
+		}
+		if why.Outcome == app.OutcomeExpired && rec.Status == app.StatusUnused {
+			// Its time passed: record the transition unused → expired.
+			if _, err := tx.ExecContext(ctx, `UPDATE codes SET status = 'expired' WHERE id = ? AND status = 'unused'`, rec.ID); err != nil {
+				return app.Verdict{}, d.wrap(err, "cannot redeem %s", c)
+			}
+			why.Status = app.StatusExpired
+			why.Record.Status = app.StatusExpired
+		}
+		v = why
+	default:
+		return app.Verdict{}, app.Errorf(app.KindInternal, "redeeming %s changed %d rows", c, len(ids))
+	}
+	if err := insertScan(ctx, tx, a, v.Outcome, codeID); err != nil {
+		return app.Verdict{}, d.wrap(err, "cannot redeem %s", c)
+	}
+	if err := tx.Commit(); err != nil {
+		return app.Verdict{}, d.wrap(err, "cannot redeem %s", c)
+	}
+	return v, nil
+}
+
+// LogScan records an attempt that was refused before any lookup.
+func (d *DB) LogScan(ctx context.Context, a app.Attempt, v app.Verdict) error {
+	_, err := d.db.ExecContext(ctx, `INSERT INTO scans (trace_id, raw, code, outcome, station, operator, at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		a.TraceID, escapeRaw(a.Raw), truncate(a.Code, maxRawLen), string(v.Outcome), a.Station, a.Operator, a.At)
+	return d.wrap(err, "cannot log the scan")
+}
+
+func insertScan(ctx context.Context, tx *sql.Tx, a app.Attempt, o app.Outcome, codeID sql.NullInt64) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO scans (trace_id, raw, code, code_id, outcome, station, operator, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.TraceID, escapeRaw(a.Raw), truncate(a.Code, maxRawLen), codeID, string(o), a.Station, a.Operator, a.At)
+	if err != nil {
+		return fmt.Errorf("log scan: %w", err)
+	}
+	return nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}

@@ -1,0 +1,181 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"qrdesk/app"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+//go:embed migrations/sqlite/*.sql
+var sqliteMigrations embed.FS
+
+// DB is the SQLite store. It is safe for concurrent use, also by several
+// processes on one file.
+type DB struct {
+	db      *sql.DB
+	path    string
+	now     func() time.Time
+	randoms randomIndex // for searches by part of a code
+}
+
+var _ app.Store = (*DB)(nil)
+
+// dsn builds the connection string in one place. The pragmas are applied by
+// the driver to every new connection of the pool, in this order:
+//   - busy_timeout first, so the others wait instead of failing on a lock;
+//   - WAL, so readers never block the writer;
+//   - synchronous=FULL: every commit is fsynced, so a redemption the clerk
+//     saw as green survives a power cut (see docs/design.md);
+//   - foreign keys on;
+//   - _txlock=immediate: a writing transaction takes the write lock at BEGIN,
+//     so two writers queue on busy_timeout instead of failing mid-transaction.
+func dsn(path string) string {
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(FULL)")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Set("_txlock", "immediate")
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+}
+
+// Open opens (creating if needed) the database at path and migrates it.
+func Open(ctx context.Context, path string) (*DB, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, app.ErrorfWrap(app.KindUnavailable, err, "cannot create the folder for database %s", path)
+	}
+	if f, err := os.OpenFile(path, os.O_RDWR, 0); err == nil {
+		f.Close()
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, app.ErrorfWrap(app.KindUnavailable, err, "database %s is read-only or not accessible; check the file and folder permissions and that the drive is not write-protected", path)
+	}
+	sqldb, err := sql.Open("sqlite", dsn(path))
+	if err != nil {
+		return nil, app.ErrorfWrap(app.KindInternal, err, "cannot open database %s", path)
+	}
+	d := &DB{db: sqldb, path: path, now: time.Now}
+	if err := d.migrate(ctx); err != nil {
+		sqldb.Close()
+		return nil, d.wrap(err, "cannot open database %s", path)
+	}
+	var mode string
+	if err := sqldb.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
+		sqldb.Close()
+		return nil, app.Errorf(app.KindUnavailable, "database %s cannot use write-ahead logging (journal mode %q): is it on a network drive or read-only?", path, mode)
+	}
+	return d, nil
+}
+
+// Close closes the database.
+func (d *DB) Close() error { return d.db.Close() }
+
+// Path is the database file.
+func (d *DB) Path() string { return d.path }
+
+// SQL exposes the handle for tests and tools in this module.
+func (d *DB) SQL() *sql.DB { return d.db }
+
+// migrate applies the embedded numbered migrations not applied yet, each in
+// its own immediate transaction, so processes starting together apply each
+// one exactly once.
+func (d *DB) migrate(ctx context.Context) error {
+	if _, err := d.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT`); err != nil {
+		return err
+	}
+	names, err := fs.Glob(sqliteMigrations, "migrations/sqlite/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		version, err := strconv.Atoi(strings.SplitN(filepath.Base(name), "_", 2)[0])
+		if err != nil {
+			return fmt.Errorf("migration %s: name must start with its number", name)
+		}
+		if err := d.applyMigration(ctx, name, version); err != nil {
+			return fmt.Errorf("migration %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+func (d *DB) applyMigration(ctx context.Context, name string, version int) error {
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, version).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		return nil
+	}
+	body, err := sqliteMigrations.ReadFile(name)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`, version, time.Now().Unix()); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// wrap translates driver errors at the store boundary into app errors with a
+// message a clerk can act on; the cause stays wrapped for the log.
+func (d *DB) wrap(err error, format string, args ...any) error {
+	if err == nil {
+		return nil
+	}
+	var ae *app.Error
+	if errors.As(err, &ae) {
+		return err
+	}
+	msg := fmt.Sprintf(format, args...)
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+			return app.ErrorfWrap(app.KindUnavailable, err, "%s: the database is busy (locked by another program); try again", msg)
+		case sqlite3.SQLITE_READONLY:
+			return app.ErrorfWrap(app.KindUnavailable, err, "%s: the database %s is read-only; check the file and folder permissions", msg, d.path)
+		case sqlite3.SQLITE_FULL:
+			return app.ErrorfWrap(app.KindUnavailable, err, "%s: the disk is full; free some space and try again (nothing already stored was lost)", msg)
+		case sqlite3.SQLITE_CANTOPEN:
+			return app.ErrorfWrap(app.KindUnavailable, err, "%s: cannot open %s; check that the folder exists and is writable (not read-only)", msg, d.path)
+		case sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT:
+			return app.ErrorfWrap(app.KindUnavailable, err, "%s: %s is not a qrdesk database or is damaged; restore it from a backup", msg, d.path)
+		case sqlite3.SQLITE_IOERR:
+			return app.ErrorfWrap(app.KindUnavailable, err, "%s: the disk reported an error writing %s; check free space and the drive", msg, d.path)
+		}
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return app.ErrorfWrap(app.KindUnavailable, err, "%s: cancelled", msg)
+	}
+	return app.ErrorfWrap(app.KindInternal, err, "%s", msg)
+}
+
+// isUnique reports a UNIQUE constraint violation.
+func isUnique(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && (se.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || se.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY)
+}

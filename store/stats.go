@@ -1,0 +1,42 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"qrdesk/app"
+)
+
+// Stats counts one period's figures. "unused" counts the codes whose label
+// date is the day of from and that are still unused.
+func (d *DB) Stats(ctx context.Context, from, to int64) (app.Stats, error) {
+	st := app.Stats{Refused: map[app.Outcome]int{}}
+	for _, o := range app.RefusalOutcomes {
+		st.Refused[o] = 0
+	}
+	day := time.Unix(from, 0).Format("2006-01-02")
+	err := d.db.QueryRowContext(ctx, `SELECT
+		(SELECT COALESCE(SUM(count), 0) FROM batches WHERE created_at >= ?1 AND created_at < ?2),
+		(SELECT count(*) FROM codes c JOIN batches b ON b.id = c.batch_id WHERE b.created_at >= ?1 AND b.created_at < ?2 AND c.print_count > 0),
+		(SELECT count(*) FROM scans WHERE at >= ?1 AND at < ?2),
+		(SELECT count(*) FROM redemptions WHERE redeemed_at >= ?1 AND redeemed_at < ?2),
+		(SELECT count(*) FROM codes WHERE label_date = ?3 AND status = 'unused')`, from, to, day).
+		Scan(&st.Issued, &st.Printed, &st.Scans, &st.Redeemed, &st.Unused)
+	if err != nil {
+		return app.Stats{}, d.wrap(err, "cannot count the figures")
+	}
+	rows, err := d.db.QueryContext(ctx, `SELECT outcome, count(*) FROM scans WHERE at >= ? AND at < ? AND outcome <> 'redeemed' GROUP BY outcome`, from, to)
+	if err != nil {
+		return app.Stats{}, d.wrap(err, "cannot count the figures")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var o string
+		var n int
+		if err := rows.Scan(&o, &n); err != nil {
+			return app.Stats{}, d.wrap(err, "cannot count the figures")
+		}
+		st.Refused[app.Outcome(o)] = n
+	}
+	return st, d.wrap(rows.Err(), "cannot count the figures")
+}
