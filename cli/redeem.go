@@ -62,7 +62,7 @@ func runCheck(ctx context.Context, env *Env, args []string) error {
 func printVerdict(s *session, v app.Verdict, ok app.Outcome) error {
 	v.Record = nil
 	if err := s.output(v, func(w io.Writer) {
-		fmt.Fprintf(w, "%s: %s\n", v.Outcome, v.Message())
+		fmt.Fprintln(w, v.Message())
 		if v.Code != "" {
 			fmt.Fprintf(w, "code: %s\n", v.Code)
 		}
