@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -82,16 +83,36 @@ type Settings struct {
 	StationID    string // one letter A–Z, keeps serials unique across stations
 	StationName  string // shown in logs and "already used at …"
 	Expires      Expiry // default expiry of new codes
-	Extra        map[string]string
+
+	// Printing.
+	Template   string  // label template name
+	LabelTitle string  // optional title on every label (may be Chinese)
+	QREC       string  // QR error correction: L, M, Q or H
+	OffsetX    float64 // calibration offsets of this station's printer, mm
+	OffsetY    float64
+	Printer    string // CUPS queue or host:port of a raw (ZPL) printer
+
+	// The window.
+	Sound       bool   // beep on each scan
+	StartScreen string // scan, issue, codes, today or settings
+	Operator    string // who works at this station
+	Configured  bool   // the first-run set-up was completed
+
+	Extra map[string]string
 }
 
 // DefaultSettings are used until the station is configured.
 func DefaultSettings() Settings {
-	return Settings{Daily: 100, DateSerial: true, SerialDigits: 4, StationID: "A", StationName: "Station A", Expires: Expiry{Kind: ExpireNever}}
+	return Settings{Daily: 100, DateSerial: true, SerialDigits: 4, StationID: "A", StationName: "Station A", Expires: Expiry{Kind: ExpireNever},
+		Template: "L7160", QREC: "M", Sound: true, StartScreen: "scan"}
 }
 
 // SettingKeys lists the keys 'qrdesk settings' shows, in order.
-var SettingKeys = []string{"prefix", "daily", "date_serial", "serial_digits", "station_id", "station_name", "expires"}
+var SettingKeys = []string{"prefix", "daily", "date_serial", "serial_digits", "station_id", "station_name", "expires",
+	"template", "label_title", "qr_ec", "offset_x", "offset_y", "printer", "sound", "start_screen", "operator"}
+
+// Screens are the window's screens, for start_screen.
+var Screens = []string{"scan", "issue", "codes", "today", "settings"}
 
 // Values returns the settings as stored key/value pairs.
 func (s Settings) Values() map[string]string {
@@ -103,6 +124,16 @@ func (s Settings) Values() map[string]string {
 		"station_id":    s.StationID,
 		"station_name":  s.StationName,
 		"expires":       s.Expires.String(),
+		"template":      s.Template,
+		"label_title":   s.LabelTitle,
+		"qr_ec":         s.QREC,
+		"offset_x":      strconv.FormatFloat(s.OffsetX, 'f', -1, 64),
+		"offset_y":      strconv.FormatFloat(s.OffsetY, 'f', -1, 64),
+		"printer":       s.Printer,
+		"sound":         strconv.FormatBool(s.Sound),
+		"start_screen":  s.StartScreen,
+		"operator":      s.Operator,
+		"configured":    strconv.FormatBool(s.Configured),
 	}
 	for k, x := range s.Extra {
 		v[k] = x
@@ -155,6 +186,54 @@ func (s *Settings) Set(key, value string) error {
 			return err
 		}
 		s.Expires = e
+	case "template":
+		if value == "" || strings.ContainsAny(value, " /\\") {
+			return fmt.Errorf("template %q is not a template name: 'qrdesk templates' lists them", value)
+		}
+		s.Template = value
+	case "label_title":
+		if len([]rune(value)) > 30 {
+			return fmt.Errorf("label title must be at most 30 characters")
+		}
+		s.LabelTitle = value
+	case "qr_ec":
+		v := strings.ToUpper(value)
+		if v != "L" && v != "M" && v != "Q" && v != "H" {
+			return fmt.Errorf("QR error correction %q is not a level: use L, M, Q or H (M is the default)", value)
+		}
+		s.QREC = v
+	case "offset_x", "offset_y":
+		f, err := strconv.ParseFloat(value, 64)
+		if err != nil || f < -20 || f > 20 {
+			return fmt.Errorf("%s %q is not allowed: use millimetres from -20 to 20, e.g. 1.5 or -0.5", key, value)
+		}
+		if key == "offset_x" {
+			s.OffsetX = f
+		} else {
+			s.OffsetY = f
+		}
+	case "printer":
+		s.Printer = value
+	case "sound", "configured":
+		b, err := strconv.ParseBool(value)
+		if err != nil {
+			return fmt.Errorf("%s %q is not allowed: use true or false", key, value)
+		}
+		if key == "sound" {
+			s.Sound = b
+		} else {
+			s.Configured = b
+		}
+	case "start_screen":
+		if !slices.Contains(Screens, value) {
+			return fmt.Errorf("start screen %q is not a screen: use %s", value, strings.Join(Screens, ", "))
+		}
+		s.StartScreen = value
+	case "operator":
+		if len([]rune(value)) > 40 {
+			return fmt.Errorf("operator name must be at most 40 characters")
+		}
+		s.Operator = value
 	default:
 		if s.Extra == nil {
 			s.Extra = map[string]string{}

@@ -131,6 +131,7 @@ type SearchQuery struct {
 	BatchID   int64
 	Limit     int
 	Offset    int
+	Oldest    bool // oldest first (print order) instead of newest first
 }
 
 // Event is one line of a code's history.

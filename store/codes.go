@@ -151,7 +151,11 @@ func (d *DB) Search(ctx context.Context, q app.SearchQuery) ([]app.CodeRecord, e
 		return nil, d.wrap(err, "cannot search codes")
 	}
 	args = append(args, q.Limit, q.Offset)
-	return d.records(ctx, query+` ORDER BY c.id DESC LIMIT ? OFFSET ?`, args...)
+	order := ` ORDER BY c.id DESC`
+	if q.Oldest {
+		order = ` ORDER BY c.id`
+	}
+	return d.records(ctx, query+order+` LIMIT ? OFFSET ?`, args...)
 }
 
 func (d *DB) records(ctx context.Context, query string, args ...any) ([]app.CodeRecord, error) {

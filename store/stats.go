@@ -17,7 +17,8 @@ func (d *DB) Stats(ctx context.Context, from, to int64) (app.Stats, error) {
 	day := time.Unix(from, 0).Format("2006-01-02")
 	err := d.db.QueryRowContext(ctx, `SELECT
 		(SELECT COALESCE(SUM(count), 0) FROM batches WHERE created_at >= ?1 AND created_at < ?2),
-		(SELECT count(*) FROM codes c JOIN batches b ON b.id = c.batch_id WHERE b.created_at >= ?1 AND b.created_at < ?2 AND c.print_count > 0),
+		(SELECT count(DISTINCT p.code_id) FROM print_jobs j JOIN print_job_codes p ON p.job_id = j.id
+			WHERE j.status = 'done' AND j.finished_at >= ?1 AND j.finished_at < ?2),
 		(SELECT count(*) FROM scans WHERE at >= ?1 AND at < ?2),
 		(SELECT count(*) FROM redemptions WHERE redeemed_at >= ?1 AND redeemed_at < ?2),
 		(SELECT count(*) FROM codes WHERE label_date = ?3 AND status = 'unused')`, from, to, day).

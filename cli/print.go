@@ -1,0 +1,232 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"qrdesk/app"
+	"qrdesk/printing"
+)
+
+func init() {
+	register("print", "print labels: PDF sheets or rolls, or ZPL for thermal printers", runPrint)
+}
+
+type printFlags struct {
+	batch                int64
+	date, codesFile      string
+	resume               int64
+	template             string
+	start                int
+	offsetX, offsetY     float64
+	reprint, calibration bool
+	out, format          string
+	dpi                  int
+	printer, printerAddr string
+	operator             string
+}
+
+func runPrint(ctx context.Context, env *Env, args []string) error {
+	fs, c := newFlags(env, "print", "(--batch ID | --date D | --codes FILE | --resume JOB | --calibration) -o FILE")
+	var f printFlags
+	fs.Int64Var(&f.batch, "batch", 0, "print the codes of this batch")
+	fs.StringVar(&f.date, "date", "", "print the codes with this label date (YYYY-MM-DD)")
+	fs.StringVar(&f.codesFile, "codes", "", "print the codes listed in FILE, one per line (- for standard input)")
+	fs.Int64Var(&f.resume, "resume", 0, "print a failed job again")
+	fs.StringVar(&f.template, "template", "", "label template (default: the setting; 'qrdesk templates' lists them)")
+	fs.IntVar(&f.start, "start", 0, "skip the first N label positions of a partly used sheet")
+	fs.Float64Var(&f.offsetX, "offset-x", 0, "move every label right by MM (default: the calibration setting)")
+	fs.Float64Var(&f.offsetY, "offset-y", 0, "move every label down by MM (default: the calibration setting)")
+	fs.BoolVar(&f.reprint, "reprint", false, "allow printing codes that were printed before (logged as a reprint)")
+	fs.BoolVar(&f.calibration, "calibration", false, "print a calibration page with crosses at every label corner and a ruler")
+	fs.StringVar(&f.out, "o", "", "write the output to FILE (.pdf or .zpl)")
+	fs.StringVar(&f.format, "format", "pdf", "pdf, or zpl for Zebra-compatible thermal printers")
+	fs.IntVar(&f.dpi, "dpi", 203, "thermal printer resolution for ZPL: 203 or 300")
+	fs.StringVar(&f.printer, "printer", "", "send to this CUPS printer (ZPL goes to a raw queue)")
+	fs.StringVar(&f.printerAddr, "printer-addr", "", "send ZPL straight to a network printer at HOST:PORT (usually port 9100)")
+	fs.StringVar(&f.operator, "operator", "", "who prints")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := noArgs(pos); err != nil {
+		return err
+	}
+	if f.format != "pdf" && f.format != "zpl" {
+		return usagef("--format %q is not a format: use pdf or zpl", f.format)
+	}
+	if f.out == "" && f.printer == "" && f.printerAddr == "" {
+		return usagef("say where the labels go: -o FILE, --printer NAME or --printer-addr HOST:PORT")
+	}
+	if f.printerAddr != "" && f.format != "zpl" {
+		return usagef("--printer-addr sends raw ZPL: add --format zpl (or use --printer for a CUPS queue)")
+	}
+	s, err := open(ctx, env, c)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	set, err := s.db.LoadSettings(ctx)
+	if err != nil {
+		return err
+	}
+	if f.template == "" {
+		f.template = set.Template
+	}
+	tmpl, err := printing.FindTemplate(templateDir(c), f.template)
+	if err != nil {
+		return &app.Error{Kind: app.KindInvalid, Message: err.Error()}
+	}
+	opts := printing.Options{Template: tmpl, Start: f.start, OffsetX: set.OffsetX, OffsetY: set.OffsetY, EC: set.QREC, Created: time.Now()}
+	if isFlagSet(fs, "offset-x") {
+		opts.OffsetX = f.offsetX
+	}
+	if isFlagSet(fs, "offset-y") {
+		opts.OffsetY = f.offsetY
+	}
+	if f.calibration {
+		return printCalibration(s, f, opts)
+	}
+
+	sel := app.PrintSelection{BatchID: f.batch, Date: f.date, ResumeJob: f.resume}
+	if f.codesFile != "" {
+		if sel.Codes, err = readCodeList(env, f.codesFile); err != nil {
+			return err
+		}
+	}
+	recs, resumed, err := s.svc.SelectForPrint(ctx, sel)
+	if err != nil {
+		return err
+	}
+	job := app.PrintJob{Operator: operatorName(env, f.operator), Template: tmpl.Name, Format: f.format,
+		Printer: firstNonEmpty(f.printer, f.printerAddr), Output: f.out, Reprint: f.reprint}
+	prepare := func(recs []app.CodeRecord) (func() error, error) {
+		labels, err := labelsFor(recs, set.LabelTitle)
+		if err != nil {
+			return nil, err
+		}
+		var buf bytes.Buffer
+		if f.format == "zpl" {
+			err = printing.WriteZPL(&buf, labels, opts, f.dpi)
+		} else {
+			err = printing.WritePDF(&buf, labels, opts)
+		}
+		if err != nil {
+			return nil, &app.Error{Kind: app.KindInvalid, Message: err.Error()}
+		}
+		return func() error { return deliver(f, buf.Bytes()) }, nil
+	}
+	done, err := s.svc.Print(ctx, recs, job, resumed, prepare)
+	if err != nil {
+		return err
+	}
+	return s.output(done, func(w io.Writer) {
+		what := "printed"
+		if done.Reprint {
+			what = "reprinted"
+		}
+		fmt.Fprintf(w, "job %d: %d labels %s on %s", done.ID, done.Codes, what, tmpl.Name)
+		if f.format == "pdf" {
+			if n := printing.Pages(tmpl, f.start, len(recs)); n == 1 {
+				fmt.Fprint(w, " (1 page)")
+			} else {
+				fmt.Fprintf(w, " (%d pages)", n)
+			}
+		}
+		for _, dest := range []string{f.out, f.printer, f.printerAddr} {
+			if dest != "" {
+				fmt.Fprintf(w, " → %s", dest)
+			}
+		}
+		fmt.Fprintln(w)
+	})
+}
+
+// deliver writes the output file and sends it to the printer.
+func deliver(f printFlags, data []byte) error {
+	out := f.out
+	if out == "" {
+		tmp, err := os.CreateTemp("", "qrdesk-print-*."+f.format)
+		if err != nil {
+			return err
+		}
+		tmp.Close()
+		defer os.Remove(tmp.Name())
+		out = tmp.Name()
+	}
+	if err := os.WriteFile(out, data, 0o644); err != nil {
+		return fmt.Errorf("cannot write %s: %w", out, err)
+	}
+	if f.printer != "" {
+		if err := printing.SendToCUPS(f.printer, out, f.format == "zpl"); err != nil {
+			return err
+		}
+	}
+	if f.printerAddr != "" {
+		return printing.SendRaw(f.printerAddr, data)
+	}
+	return nil
+}
+
+func printCalibration(s *session, f printFlags, opts printing.Options) error {
+	if f.format != "pdf" {
+		return usagef("the calibration page is a PDF: leave out --format")
+	}
+	var buf bytes.Buffer
+	if err := printing.WriteCalibrationPDF(&buf, opts); err != nil {
+		return err
+	}
+	if err := deliver(f, buf.Bytes()); err != nil {
+		return err
+	}
+	return s.output(map[string]any{"calibration": opts.Template.Name, "output": f.out}, func(w io.Writer) {
+		fmt.Fprintf(w, "calibration page for %s written; print it at 100 %%, measure, then 'qrdesk settings --offset-x MM --offset-y MM'\n", opts.Template.Name)
+	})
+}
+
+// labelsFor parses stored codes back into labels.
+func labelsFor(recs []app.CodeRecord, title string) ([]printing.Label, error) {
+	labels := make([]printing.Label, len(recs))
+	for i, r := range recs {
+		c, err := app.Parse(r.Code)
+		if err != nil {
+			return nil, fmt.Errorf("stored code %s cannot be read back: %w", r.Code, err)
+		}
+		labels[i] = printing.Label{Code: c, Title: title}
+	}
+	return labels, nil
+}
+
+// readCodeList reads one code per line; blank lines and # comments are skipped.
+func readCodeList(env *Env, path string) ([]string, error) {
+	var r io.Reader = env.Stdin
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, &app.Error{Kind: app.KindInvalid, Message: fmt.Sprintf("cannot read the code list %s: %v", path, err)}
+		}
+		defer f.Close()
+		r = f
+	}
+	var codes []string
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line != "" && !strings.HasPrefix(line, "#") {
+			codes = append(codes, line)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if len(codes) == 0 {
+		return nil, usagef("the code list %s has no codes", path)
+	}
+	return codes, nil
+}

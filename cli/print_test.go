@@ -1,0 +1,103 @@
+package cli
+
+import (
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestPrintReprintAndResume(t *testing.T) {
+	s := newStation(t)
+	var issued issueOut
+	s.mustJSON(t, &issued, "issue", "--count", "5")
+	pdf := filepath.Join(t.TempDir(), "labels.pdf")
+
+	if code, out, errOut := s.run(t, "print", "--batch", "1", "-o", pdf); code != 0 || !strings.Contains(out, "job 1: 5 labels printed") {
+		t.Fatalf("first print: exit %d %s %s", code, out, errOut)
+	}
+	if head, _ := os.ReadFile(pdf); !strings.HasPrefix(string(head), "%PDF") {
+		t.Fatal("no PDF written")
+	}
+	code, _, errOut := s.run(t, "print", "--batch", "1", "-o", pdf)
+	if code == 0 || !strings.Contains(errOut, "--reprint") {
+		t.Fatalf("second print without --reprint: exit %d %q", code, errOut)
+	}
+	if code, out, _ := s.run(t, "print", "--batch", "1", "--reprint", "-o", pdf); code != 0 || !strings.Contains(out, "reprinted") {
+		t.Fatalf("reprint: exit %d %s", code, out)
+	}
+	var rec []struct {
+		PrintCount int `json:"print_count"`
+	}
+	s.mustJSON(t, &rec, "search", issued.Codes[0])
+	if len(rec) != 1 || rec[0].PrintCount != 2 {
+		t.Fatalf("print count %+v, want 2", rec)
+	}
+
+	// A thermal printer that is off: the job fails, is recorded, and resumes.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	codesFile := filepath.Join(t.TempDir(), "codes.txt")
+	os.WriteFile(codesFile, []byte("# reprint two\n"+strings.ToLower(issued.Codes[1])+"\n\n"+issued.Codes[2]+"\n"), 0o600)
+	code, _, errOut = s.run(t, "print", "--codes", codesFile, "--reprint", "--format", "zpl", "--template", "roll-50x30", "--printer-addr", addr)
+	if code != ExitFailure || !strings.Contains(errOut, "--resume 3") {
+		t.Fatalf("print to a dead printer: exit %d %q", code, errOut)
+	}
+	ln, err = net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	got := make(chan string, 1)
+	go func() {
+		conn, err := ln.Accept()
+		if err == nil {
+			data, _ := io.ReadAll(conn)
+			got <- string(data)
+			conn.Close()
+		}
+	}()
+	if code, out, errOut := s.run(t, "print", "--resume", "3", "--format", "zpl", "--template", "roll-50x30", "--printer-addr", addr); code != 0 {
+		t.Fatalf("resume: exit %d %s %s", code, out, errOut)
+	}
+	zpl := <-got
+	if strings.Count(zpl, "^XA") != 2 || !strings.Contains(zpl, issued.Codes[1]) || !strings.Contains(zpl, issued.Codes[2]) {
+		t.Fatalf("printer received %q", zpl)
+	}
+	if code, _, errOut := s.run(t, "print", "--resume", "3", "-o", pdf); code == 0 || !strings.Contains(errOut, "already finished") {
+		t.Fatalf("resuming a finished job: %d %q", code, errOut)
+	}
+	var st struct{ Printed int }
+	s.mustJSON(t, &st, "stats")
+	if st.Printed != 5 {
+		t.Fatalf("stats printed %d, want 5 distinct codes", st.Printed)
+	}
+}
+
+func TestPrintErrors(t *testing.T) {
+	s := newStation(t)
+	s.run(t, "issue", "--count", "2")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"print", "--batch", "1"}, "-o FILE"},
+		{[]string{"print", "--batch", "1", "--template", "A5", "-o", "x.pdf"}, "L7160"},
+		{[]string{"print", "--batch", "1", "--format", "svg", "-o", "x"}, "pdf or zpl"},
+		{[]string{"print", "--batch", "1", "--printer-addr", "127.0.0.1:9"}, "--format zpl"},
+		{[]string{"print", "--codes", "/nonexistent", "-o", "x.pdf"}, "cannot read"},
+		{[]string{"print", "--date", "2020-01-01", "-o", "x.pdf"}, "no codes"},
+		{[]string{"print", "-o", "x.pdf"}, "--batch ID"},
+	} {
+		code, _, errOut := s.run(t, tc.args...)
+		if code == 0 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d %q, want an error mentioning %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}

@@ -1,0 +1,68 @@
+package printing
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// ErrNoCUPS means this system has no CUPS commands (lp, lpstat).
+var ErrNoCUPS = errors.New("this computer has no CUPS printing (lp/lpstat not found): open the saved file and print it at 100 % scale")
+
+// Printers lists the CUPS queues.
+func Printers() ([]string, error) {
+	if _, err := exec.LookPath("lpstat"); err != nil {
+		return nil, ErrNoCUPS
+	}
+	out, err := exec.Command("lpstat", "-e").Output()
+	if err != nil {
+		return nil, fmt.Errorf("lpstat could not list printers (is the CUPS service running?): %w", err)
+	}
+	var names []string
+	for _, line := range strings.Split(string(out), "\n") {
+		if f := strings.TrimSpace(line); f != "" {
+			names = append(names, f)
+		}
+	}
+	return names, nil
+}
+
+// SendToCUPS prints file on the CUPS queue printer at 100 % scale; raw sends
+// it unchanged (ZPL to a raw queue).
+func SendToCUPS(printer, file string, raw bool) error {
+	if _, err := exec.LookPath("lp"); err != nil {
+		return ErrNoCUPS
+	}
+	args := []string{"-d", printer}
+	if raw {
+		args = append(args, "-o", "raw")
+	} else {
+		// Viewers and drivers like to "fit to page", which moves every label.
+		args = append(args, "-o", "scaling=100", "-o", "fit-to-page=false", "-o", "print-scaling=none")
+	}
+	var stderr bytes.Buffer
+	cmd := exec.Command("lp", append(args, file)...)
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("printer %s refused the job: %s", printer, strings.TrimSpace(stderr.String()))
+	}
+	return nil
+}
+
+// SendRaw writes data to a network printer's raw port (usually 9100).
+func SendRaw(addr string, data []byte) error {
+	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		return fmt.Errorf("cannot reach the printer at %s (is it on and is the address right?): %w", addr, err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(30 * time.Second))
+	if _, err := conn.Write(data); err != nil {
+		return fmt.Errorf("the printer at %s stopped accepting data: %w", addr, err)
+	}
+	return nil
+}
