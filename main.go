@@ -4,14 +4,17 @@ package main
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	fyneapp "fyne.io/fyne/v2/app"
 
 	"qrdesk/cli"
 	"qrdesk/ui"
+	"qrdesk/ui/beep"
 )
 
 func main() {
@@ -27,5 +30,7 @@ func runGUI(ctx context.Context, opts cli.GUIOptions) error {
 		return err
 	}
 	defer db.Close()
-	return ui.Run(fyneapp.NewWithID("com.qrdesk.app"), svc, ui.Options{Screen: opts.Screen})
+	player := beep.New(slog.New(slog.NewJSONHandler(os.Stderr, nil)))
+	return ui.Run(fyneapp.NewWithID("com.qrdesk.app"), svc, ui.Options{Screen: opts.Screen, Player: player,
+		TemplateDir: filepath.Join(filepath.Dir(opts.DB), "templates")})
 }

@@ -57,6 +57,7 @@ type IssueRequest struct {
 	Ref      string
 	Expires  string // "", never, eod or a duration
 	Operator string
+	Progress func(done, total int) // optional, for large batches
 }
 
 // Issue creates one batch, whole or not at all.
@@ -89,7 +90,7 @@ func (s *Service) Issue(ctx context.Context, req IssueRequest) (Batch, []Code, e
 		Count: req.Count, LabelDate: day.Format("2006-01-02"), Prefix: set.Prefix,
 		Serial: set.DateSerial, Type: req.Type, Ref: req.Ref,
 		ExpireAt: exp.At(now, day), CreatedAt: now.Unix(),
-		Actor: Actor{Station: set.StationName, Operator: req.Operator},
+		Actor: Actor{Station: set.StationName, Operator: req.Operator}, Progress: req.Progress,
 	}
 	if spec.ExpireAt != 0 && spec.ExpireAt <= now.Unix() {
 		return Batch{}, nil, Errorf(KindInvalid, "these codes would already be expired (label date %s with expiry %s): pick a later date or expiry", spec.LabelDate, exp)
@@ -258,6 +259,22 @@ func (s *Service) Stats(ctx context.Context, date string) (Stats, error) {
 	}
 	st.Date = day.Format("2006-01-02")
 	return st, nil
+}
+
+// History returns the figures of the last n local days, oldest first.
+func (s *Service) History(ctx context.Context, n int) ([]Stats, error) {
+	today := Day(s.Now())
+	out := make([]Stats, 0, n)
+	for i := n - 1; i >= 0; i-- {
+		day := today.AddDate(0, 0, -i)
+		st, err := s.Store.Stats(ctx, day.Unix(), day.AddDate(0, 0, 1).Unix())
+		if err != nil {
+			return nil, err
+		}
+		st.Date = day.Format("2006-01-02")
+		out = append(out, st)
+	}
+	return out, nil
 }
 
 // Expire marks every code whose expiry passed.

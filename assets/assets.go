@@ -8,3 +8,11 @@ import _ "embed"
 //
 //go:embed fonts/DroidSansFallbackFull.ttf
 var CJKFont []byte
+
+// Scan sounds: 16-bit mono PCM WAV at 44.1 kHz.
+var (
+	//go:embed sounds/accepted.wav
+	SoundAccepted []byte
+	//go:embed sounds/refused.wav
+	SoundRefused []byte
+)

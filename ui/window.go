@@ -1,22 +1,171 @@
 package ui
 
 import (
+	"context"
+	"slices"
+
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/widget"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
 
 	"qrdesk/app"
 )
 
 // Options choose how the window opens.
 type Options struct {
-	Screen string // scan, issue, codes, today or settings
+	Screen      string // scan, issue, codes, today or settings; "" for the last one
+	TemplateDir string // the clerk's own label templates
+	Player      Player // scan sounds; nil for silence
 }
 
-// Run builds the main window on a and blocks until it is closed.
+// mainUI is the window: one tab per screen.
+type mainUI struct {
+	env      *env
+	tabs     *container.AppTabs
+	scan     *scanScreen
+	issue    *issueScreen
+	codes    *codesScreen
+	today    *todayScreen
+	settings *settingsScreen
+	screens  []string
+}
+
+const (
+	prefLastScreen = "last_screen"
+	prefWidth      = "window_width"
+	prefHeight     = "window_height"
+)
+
+// Run opens the window on a and blocks until it is closed.
 func Run(a fyne.App, svc *app.Service, opts Options) error {
+	loadTranslations()
+	a.Settings().SetTheme(newTheme())
 	w := a.NewWindow("qrdesk")
-	w.SetContent(widget.NewLabel("qrdesk"))
-	w.Resize(fyne.NewSize(1000, 700))
+	ui, err := newMainUI(a, w, svc, opts)
+	if err != nil {
+		return err
+	}
+	p := a.Preferences()
+	w.Resize(fyne.NewSize(float32(p.FloatWithFallback(prefWidth, 1200)), float32(p.FloatWithFallback(prefHeight, 800))))
+	w.SetOnClosed(func() {
+		size := w.Canvas().Size()
+		p.SetFloat(prefWidth, float64(size.Width))
+		p.SetFloat(prefHeight, float64(size.Height))
+	})
+	w.SetMaster()
+	ui.start()
 	w.ShowAndRun()
 	return nil
+}
+
+func newMainUI(a fyne.App, w fyne.Window, svc *app.Service, opts Options) (*mainUI, error) {
+	e := &env{svc: svc, app: a, win: w, player: opts.Player, templateDir: opts.TemplateDir, now: svc.Now}
+	if e.player == nil {
+		e.player = silent{}
+	}
+	if err := e.reloadSettingsNow(); err != nil {
+		return nil, err
+	}
+	ui := &mainUI{env: e, screens: app.Screens}
+	ui.scan = newScanScreen(e)
+	ui.issue = newIssueScreen(e)
+	ui.codes = newCodesScreen(e)
+	ui.today = newTodayScreen(e)
+	ui.settings = newSettingsScreen(e)
+	ui.tabs = container.NewAppTabs(
+		container.NewTabItem(T("Scan"), ui.scan.content),
+		container.NewTabItem(T("Issue & print"), ui.issue.content),
+		container.NewTabItem(T("Codes"), ui.codes.content),
+		container.NewTabItem(T("Today"), ui.today.content),
+		container.NewTabItem(T("Settings"), ui.settings.content),
+	)
+	ui.tabs.OnSelected = func(*container.TabItem) { ui.selected() }
+	w.SetContent(ui.tabs)
+	ui.grabTyping()
+	ui.addShortcuts()
+	set := e.current()
+	for _, fn := range e.onSaved {
+		fn(set)
+	}
+	screen := opts.Screen
+	if screen == "" {
+		screen = a.Preferences().StringWithFallback(prefLastScreen, set.StartScreen)
+	}
+	ui.show(screen)
+	return ui, nil
+}
+
+// reloadSettingsNow loads the settings before the screens exist.
+func (e *env) reloadSettingsNow() error {
+	set, err := e.svc.Store.LoadSettings(context.Background())
+	if err != nil {
+		return err
+	}
+	e.settings = set
+	return nil
+}
+
+// start runs after the window exists: the first-run set-up if needed.
+func (ui *mainUI) start() {
+	if !ui.env.current().Configured {
+		newSetupForm(ui.env).show(func() { ui.show(ui.current()) })
+	}
+}
+
+// show selects a screen by name.
+func (ui *mainUI) show(name string) {
+	i := slices.Index(ui.screens, name)
+	if i < 0 {
+		i = 0
+	}
+	ui.tabs.SelectIndex(i)
+	ui.selected()
+}
+
+func (ui *mainUI) current() string { return ui.screens[ui.tabs.SelectedIndex()] }
+
+// selected refreshes the screen that just came up and remembers it.
+func (ui *mainUI) selected() {
+	name := ui.current()
+	ui.env.app.Preferences().SetString(prefLastScreen, name)
+	switch name {
+	case "scan":
+		ui.scan.focus()
+	case "issue":
+		ui.issue.refresh()
+	case "codes":
+		ui.codes.search(ui.codes.page)
+	case "today":
+		ui.today.refresh()
+	}
+}
+
+// grabTyping sends keystrokes that reach no text field to the scan field,
+// so a scan is never lost because the focus was elsewhere.
+func (ui *mainUI) grabTyping() {
+	c := ui.env.win.Canvas()
+	c.SetOnTypedRune(func(r rune) {
+		if ui.current() != "scan" {
+			return
+		}
+		c.Focus(ui.scan.entry)
+		ui.scan.entry.TypedRune(r)
+	})
+	c.SetOnTypedKey(func(k *fyne.KeyEvent) {
+		if ui.current() != "scan" {
+			return
+		}
+		c.Focus(ui.scan.entry)
+		ui.scan.entry.TypedKey(k)
+	})
+}
+
+// addShortcuts: Ctrl+1 … Ctrl+5 open the screens.
+func (ui *mainUI) addShortcuts() {
+	keys := []fyne.KeyName{fyne.Key1, fyne.Key2, fyne.Key3, fyne.Key4, fyne.Key5}
+	for i, k := range keys {
+		name := ui.screens[i]
+		ui.env.win.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierShortcutDefault},
+			func(fyne.Shortcut) { ui.show(name) })
+	}
 }

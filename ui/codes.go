@@ -1,0 +1,258 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"qrdesk/app"
+)
+
+const codesPageSize = 100
+
+// codesScreen searches codes page by page and shows one in detail, where it
+// can be disabled (with a reason) or enabled.
+type codesScreen struct {
+	env         *env
+	query, date *widget.Entry
+	status      *widget.Select
+	table       *widget.Table
+	pageLabel   *widget.Label
+	prev, next  *widget.Button
+	detail      *widget.Label
+	history     *widget.Label
+	reason      *widget.Entry
+	disableBtn  *widget.Button
+	enableBtn   *widget.Button
+	message     *widget.Label
+	rows        []app.CodeRecord
+	page        int
+	current     *app.CodeRecord
+	content     fyne.CanvasObject
+}
+
+var codeColumns = []string{"Code", "Status", "Batch", "Ref", "Printed", "Used"}
+
+func newCodesScreen(e *env) *codesScreen {
+	s := &codesScreen{env: e}
+	s.query = widget.NewEntry()
+	s.query.SetPlaceHolder(T("Code, part of a code, serial or ref"))
+	s.query.OnSubmitted = func(string) { s.search(0) }
+	s.date = widget.NewEntry()
+	s.date.SetPlaceHolder("YYYY-MM-DD")
+	s.date.OnSubmitted = func(string) { s.search(0) }
+	statuses := []string{T("any status")}
+	for _, st := range app.Statuses {
+		statuses = append(statuses, string(st))
+	}
+	s.status = widget.NewSelect(statuses, func(string) { s.search(0) })
+	s.status.SetSelectedIndex(0)
+	s.table = widget.NewTableWithHeaders(
+		func() (int, int) { return len(s.rows), len(codeColumns) },
+		func() fyne.CanvasObject { return widget.NewLabel("WH-261129-A0001-XXXXXXXXXXXX-AXXXXXXXX") },
+		func(id widget.TableCellID, o fyne.CanvasObject) {
+			if id.Row < len(s.rows) {
+				o.(*widget.Label).SetText(cellText(s.rows[id.Row], id.Col))
+			}
+		})
+	s.table.UpdateHeader = func(id widget.TableCellID, o fyne.CanvasObject) {
+		l := o.(*widget.Label)
+		if id.Row < 0 && id.Col >= 0 {
+			l.SetText(T(codeColumns[id.Col]))
+		} else if id.Col < 0 && id.Row >= 0 {
+			l.SetText(fmt.Sprint(s.page*codesPageSize + id.Row + 1))
+		}
+	}
+	s.table.SetColumnWidth(0, 340)
+	s.table.SetColumnWidth(3, 140)
+	s.table.SetColumnWidth(5, 220)
+	s.table.OnSelected = func(id widget.TableCellID) {
+		if id.Row >= 0 && id.Row < len(s.rows) {
+			s.showDetail(s.rows[id.Row])
+		}
+	}
+	s.pageLabel = widget.NewLabel("")
+	s.prev = widget.NewButton(T("Previous"), func() { s.search(s.page - 1) })
+	s.next = widget.NewButton(T("Next"), func() { s.search(s.page + 1) })
+	s.detail = widget.NewLabel(T("Pick a code to see its details"))
+	s.detail.Wrapping = fyne.TextWrapWord
+	s.history = widget.NewLabel("")
+	s.history.Wrapping = fyne.TextWrapWord
+	s.reason = widget.NewEntry()
+	s.reason.SetPlaceHolder(T("Reason (required to disable)"))
+	s.disableBtn = widget.NewButton(T("Disable"), func() { s.setDisabled(true) })
+	s.enableBtn = widget.NewButton(T("Enable"), func() { s.setDisabled(false) })
+	s.disableBtn.Disable()
+	s.enableBtn.Disable()
+	s.message = widget.NewLabel("")
+	s.message.Wrapping = fyne.TextWrapWord
+
+	filters := container.NewBorder(nil, nil, nil, container.NewHBox(s.status, s.date, widget.NewButton(T("Search"), func() { s.search(0) })), s.query)
+	pager := container.NewHBox(s.prev, s.pageLabel, s.next)
+	left := container.NewBorder(filters, pager, nil, nil, s.table)
+	right := container.NewVScroll(container.NewVBox(s.detail, s.reason, container.NewGridWithColumns(2, s.disableBtn, s.enableBtn), s.message,
+		widget.NewLabelWithStyle(T("History"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), s.history))
+	split := container.NewHSplit(left, right)
+	split.Offset = 0.65
+	s.content = split
+	return s
+}
+
+func cellText(r app.CodeRecord, col int) string {
+	switch col {
+	case 0:
+		return r.Code
+	case 1:
+		return T(string(r.Status))
+	case 2:
+		return fmt.Sprint(r.BatchID)
+	case 3:
+		return r.Ref
+	case 4:
+		return fmt.Sprint(r.PrintCount)
+	case 5:
+		if r.UsedAt != 0 {
+			return app.FormatTime(r.UsedAt) + " " + r.UsedStation
+		}
+	}
+	return ""
+}
+
+func (s *codesScreen) searchQuery(page int) app.SearchQuery {
+	q := app.SearchQuery{Text: strings.TrimSpace(s.query.Text), LabelDate: strings.TrimSpace(s.date.Text),
+		Limit: codesPageSize, Offset: page * codesPageSize}
+	if s.status.SelectedIndex() > 0 {
+		q.Status = app.Status(s.status.Selected)
+	}
+	return q
+}
+
+// search loads one page of results off the UI goroutine.
+func (s *codesScreen) search(page int) {
+	if page < 0 {
+		return
+	}
+	q := s.searchQuery(page)
+	if q.LabelDate != "" {
+		if _, err := s.env.svc.ParseDay(q.LabelDate); err != nil {
+			s.message.SetText(app.ErrorMessage(err))
+			return
+		}
+	}
+	go func() {
+		rows, err := s.env.svc.Search(context.Background(), q)
+		fyne.Do(func() {
+			if err != nil {
+				s.message.SetText(app.ErrorMessage(err))
+				return
+			}
+			s.rows, s.page = rows, page
+			s.table.UnselectAll()
+			s.table.Refresh()
+			s.pageLabel.SetText(T("Page {{.Page}}", map[string]any{"Page": page + 1}))
+			if page == 0 {
+				s.prev.Disable()
+			} else {
+				s.prev.Enable()
+			}
+			if len(rows) < codesPageSize {
+				s.next.Disable()
+			} else {
+				s.next.Enable()
+			}
+			if len(rows) == 0 {
+				s.message.SetText(T("No codes found"))
+			} else {
+				s.message.SetText("")
+			}
+		})
+	}()
+}
+
+func (s *codesScreen) showDetail(r app.CodeRecord) {
+	s.current = &r
+	lines := []string{
+		r.Code,
+		T("Status") + ": " + T(string(r.Status)),
+		T("Batch") + fmt.Sprintf(": %d   ", r.BatchID) + T("Label date") + ": " + r.LabelDate,
+		T("Created") + ": " + app.FormatTime(r.CreatedAt) + "   " + T("Expires") + ": " + expiryText(r.ExpireAt),
+		T("Printed") + fmt.Sprintf(": %d", r.PrintCount),
+	}
+	if r.Ref != "" || r.Type != "" {
+		lines = append(lines, T("Type")+": "+r.Type+"   "+T("Ref")+": "+r.Ref)
+	}
+	if r.UsedAt != 0 {
+		lines = append(lines, T("Used")+": "+app.FormatTime(r.UsedAt)+", "+r.UsedStation+", "+r.UsedOperator)
+	}
+	if r.DisabledReason != "" {
+		lines = append(lines, T("Disabled")+": "+r.DisabledReason)
+	}
+	s.detail.SetText(strings.Join(lines, "\n"))
+	if r.Status == app.StatusUnused {
+		s.disableBtn.Enable()
+	} else {
+		s.disableBtn.Disable()
+	}
+	if r.Status == app.StatusDisabled {
+		s.enableBtn.Enable()
+	} else {
+		s.enableBtn.Disable()
+	}
+	go func() {
+		events, err := s.env.svc.Store.History(context.Background(), r.ID)
+		fyne.Do(func() {
+			if err != nil {
+				s.history.SetText(app.ErrorMessage(err))
+				return
+			}
+			var b strings.Builder
+			for _, ev := range events {
+				fmt.Fprintf(&b, "%s  %s  %s  %s %s\n", app.FormatTime(ev.At), ev.Kind, ev.Station, ev.Operator, ev.Detail)
+			}
+			if b.Len() == 0 {
+				b.WriteString(T("Never scanned"))
+			}
+			s.history.SetText(b.String())
+		})
+	}()
+}
+
+func expiryText(at int64) string {
+	if at == 0 {
+		return T("never")
+	}
+	return app.FormatTime(at)
+}
+
+func (s *codesScreen) setDisabled(disable bool) {
+	if s.current == nil {
+		return
+	}
+	code, reason := s.current.Code, strings.TrimSpace(s.reason.Text)
+	if disable && len([]rune(reason)) < 3 {
+		s.message.SetText(T("Give a reason of at least 3 characters"))
+		return
+	}
+	go func() {
+		rec, err := s.env.svc.SetDisabled(context.Background(), code, disable, reason, s.env.operator())
+		fyne.Do(func() {
+			if err != nil {
+				s.message.SetText(app.ErrorMessage(err))
+				return
+			}
+			s.reason.SetText("")
+			s.message.SetText(T("Now {{.Status}}", map[string]any{"Status": T(string(rec.Status))}))
+			for i := range s.rows {
+				if s.rows[i].ID == rec.ID {
+					s.rows[i] = rec
+				}
+			}
+			s.table.Refresh()
+			s.showDetail(rec)
+		})
+	}()
+}

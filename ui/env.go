@@ -1,0 +1,85 @@
+package ui
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
+
+	"qrdesk/app"
+)
+
+// env is what every screen shares: the service, the window and the
+// station's settings.
+type env struct {
+	svc         *app.Service
+	app         fyne.App
+	win         fyne.Window
+	player      Player
+	templateDir string
+	now         func() time.Time
+
+	mu       sync.Mutex
+	settings app.Settings
+	onSaved  []func(app.Settings) // screens that show settings
+}
+
+func (e *env) canvas() fyne.Canvas {
+	if e.win == nil {
+		return nil
+	}
+	return e.win.Canvas()
+}
+
+// beep plays the scan sound unless the station turned sound off.
+func (e *env) beep(accepted bool) {
+	if e.current().Sound {
+		e.player.Play(accepted)
+	}
+}
+
+func (e *env) current() app.Settings {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.settings
+}
+
+func (e *env) operator() string {
+	if op := e.current().Operator; op != "" {
+		return op
+	}
+	return "clerk"
+}
+
+// reloadSettings reads the settings (off the UI goroutine) and tells the
+// screens.
+func (e *env) reloadSettings() error {
+	set, err := e.svc.Store.LoadSettings(context.Background())
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	e.settings = set
+	listeners := e.onSaved
+	e.mu.Unlock()
+	for _, fn := range listeners {
+		fyne.Do(func() { fn(set) })
+	}
+	return nil
+}
+
+// showError tells the clerk what went wrong (never on the Scan screen,
+// which shows errors in its result panel).
+func (e *env) showError(err error) {
+	if e.win != nil {
+		dialog.ShowError(errorText(err), e.win)
+	}
+}
+
+type userError string
+
+func (u userError) Error() string { return string(u) }
+
+func errorText(err error) error { return userError(app.ErrorMessage(err)) }

@@ -1,0 +1,281 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"image/color"
+	"strings"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/widget"
+
+	"qrdesk/app"
+)
+
+const (
+	resultShownFor = 5 * time.Second // then the panel returns to "ready"
+	justScanned    = 2 * time.Second // a repeat within this is not an error
+	recentScans    = 30
+)
+
+// scanEntry is the scan field. A keyboard-wedge scanner ends a code with
+// Enter, Tab or LF; all three submit, and Tab never moves the focus away.
+type scanEntry struct {
+	widget.Entry
+	onSubmit func(string)
+}
+
+func newScanEntry(onSubmit func(string)) *scanEntry {
+	e := &scanEntry{onSubmit: onSubmit}
+	e.ExtendBaseWidget(e)
+	e.TextStyle = fyne.TextStyle{Monospace: true}
+	e.SetPlaceHolder(T("Scan a label or type its code, then Enter"))
+	return e
+}
+
+// AcceptsTab keeps Tab in the field so it can submit.
+func (e *scanEntry) AcceptsTab() bool { return true }
+
+func (e *scanEntry) TypedKey(k *fyne.KeyEvent) {
+	switch k.Name {
+	case fyne.KeyReturn, fyne.KeyEnter, fyne.KeyTab:
+		text := e.Text
+		e.SetText("")
+		e.onSubmit(text)
+	default:
+		e.Entry.TypedKey(k)
+	}
+}
+
+// TypedRune treats a typed line feed like Enter.
+func (e *scanEntry) TypedRune(r rune) {
+	if r == '\n' || r == '\r' {
+		e.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+		return
+	}
+	e.Entry.TypedRune(r)
+}
+
+type scanRow struct {
+	at      time.Time
+	outcome app.Outcome
+	code    string
+}
+
+// scanScreen is the pickup desk: one scan field that always has the focus,
+// a result that fills the screen, the last scans and today's counters. It
+// has no buttons and no dialogs, so nothing can block or steal a scan.
+type scanScreen struct {
+	env      *env
+	entry    *scanEntry
+	panel    *canvas.Rectangle
+	title    *canvas.Text
+	detail   *canvas.Text
+	counters *widget.Label
+	list     *widget.List
+	content  fyne.CanvasObject
+
+	mu       sync.Mutex // guards the fields below, touched by scans in flight
+	recent   []scanRow
+	redeemed int
+	refused  int
+	last     scanRow
+	shownGen int
+}
+
+func newScanScreen(e *env) *scanScreen {
+	s := &scanScreen{env: e}
+	s.entry = newScanEntry(s.submit)
+	s.panel = canvas.NewRectangle(colorIdle)
+	s.title = canvas.NewText("", color.White)
+	s.title.TextSize = 64
+	s.title.TextStyle = fyne.TextStyle{Bold: true}
+	s.title.Alignment = fyne.TextAlignCenter
+	s.detail = canvas.NewText("", color.White)
+	s.detail.TextSize = 28
+	s.detail.Alignment = fyne.TextAlignCenter
+	s.counters = widget.NewLabel("")
+	s.counters.TextStyle = fyne.TextStyle{Bold: true}
+	s.list = widget.NewList(
+		func() int { s.mu.Lock(); defer s.mu.Unlock(); return len(s.recent) },
+		func() fyne.CanvasObject {
+			return widget.NewLabel("00:00:00  already_used  WH-261129-A0001-XXXXXXXXXXXX")
+		},
+		func(i widget.ListItemID, o fyne.CanvasObject) {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if i < len(s.recent) {
+				r := s.recent[i]
+				o.(*widget.Label).SetText(fmt.Sprintf("%s  %s  %s", r.at.Format("15:04:05"), outcomeTitle(r.outcome), r.code))
+			}
+		})
+	result := container.NewStack(s.panel, container.NewVBox(layout.NewSpacer(), s.title, s.detail, layout.NewSpacer()))
+	side := container.NewBorder(s.counters, nil, nil, nil, s.list)
+	split := container.NewHSplit(result, side)
+	split.Offset = 0.68
+	s.content = container.NewBorder(container.NewPadded(s.entry), nil, nil, nil, split)
+	s.idle()
+	s.loadCounters()
+	return s
+}
+
+// focus gives the scan field the keyboard.
+func (s *scanScreen) focus() {
+	if c := s.env.canvas(); c != nil {
+		c.Focus(s.entry)
+	}
+}
+
+// submit redeems one scan off the UI goroutine; the field is already clear.
+func (s *scanScreen) submit(raw string) {
+	if strings.TrimSpace(raw) == "" {
+		return
+	}
+	go func() {
+		v, err := s.env.svc.Redeem(context.Background(), raw, s.env.operator())
+		fyne.Do(func() { s.show(v, err) })
+	}()
+}
+
+func (s *scanScreen) show(v app.Verdict, err error) {
+	now := s.env.now()
+	if err != nil {
+		s.paint(colorRefused, T("NOT SAVED"), app.ErrorMessage(err))
+		s.env.beep(false)
+		return
+	}
+	s.mu.Lock()
+	repeat := v.Outcome == app.OutcomeAlreadyUsed && s.last.outcome == app.OutcomeRedeemed &&
+		s.last.code == v.Code && now.Sub(s.last.at) < justScanned
+	if v.Outcome == app.OutcomeRedeemed {
+		s.redeemed++
+	} else {
+		s.refused++
+	}
+	s.recent = append([]scanRow{{at: now, outcome: v.Outcome, code: v.Code}}, s.recent...)
+	if len(s.recent) > recentScans {
+		s.recent = s.recent[:recentScans]
+	}
+	if !repeat {
+		s.last = scanRow{at: now, outcome: v.Outcome, code: v.Code}
+	}
+	s.mu.Unlock()
+	s.list.Refresh()
+	s.showCounters()
+
+	switch {
+	case repeat:
+		s.paint(colorRedeemed, T("JUST SCANNED"), T("This label was redeemed a moment ago"))
+		return // no second beep: nothing went wrong
+	case v.Outcome == app.OutcomeRedeemed:
+		s.paint(colorRedeemed, outcomeTitle(v.Outcome), T("Hand over the parcel"))
+	case v.Outcome == app.OutcomeAlreadyUsed:
+		s.paint(colorUsed, outcomeTitle(v.Outcome), T("First used {{.Time}} at {{.Station}} by {{.Operator}}",
+			map[string]any{"Time": app.FormatTime(v.UsedAt), "Station": v.UsedStation, "Operator": v.UsedOperator}))
+	case v.Outcome == app.OutcomeExpired:
+		s.paint(colorInactive, outcomeTitle(v.Outcome), T("Expired {{.Time}}", map[string]any{"Time": app.FormatTime(v.ExpireAt)}))
+	case v.Outcome == app.OutcomeDisabled:
+		s.paint(colorInactive, outcomeTitle(v.Outcome), T("Reason: {{.Reason}}", map[string]any{"Reason": v.DisabledReason}))
+	default:
+		s.paint(colorRefused, outcomeTitle(v.Outcome), outcomeHint(v.Outcome))
+	}
+	s.env.beep(v.Outcome == app.OutcomeRedeemed)
+}
+
+// paint fills the result panel and returns it to "ready" after a while.
+func (s *scanScreen) paint(c color.Color, title, detail string) {
+	s.panel.FillColor = c
+	s.title.Text = title
+	s.detail.Text = detail
+	s.panel.Refresh()
+	s.title.Refresh()
+	s.detail.Refresh()
+	s.mu.Lock()
+	s.shownGen++
+	gen := s.shownGen
+	s.mu.Unlock()
+	time.AfterFunc(resultShownFor, func() {
+		fyne.Do(func() {
+			s.mu.Lock()
+			stale := gen != s.shownGen
+			s.mu.Unlock()
+			if !stale {
+				s.idle()
+			}
+		})
+	})
+}
+
+func (s *scanScreen) idle() {
+	s.panel.FillColor = colorIdle
+	s.title.Text = T("READY")
+	s.detail.Text = T("Scan a label")
+	s.panel.Refresh()
+	s.title.Refresh()
+	s.detail.Refresh()
+}
+
+func (s *scanScreen) loadCounters() {
+	go func() {
+		st, err := s.env.svc.Stats(context.Background(), "")
+		if err != nil {
+			return
+		}
+		refused := 0
+		for _, n := range st.Refused {
+			refused += n
+		}
+		fyne.Do(func() {
+			s.mu.Lock()
+			s.redeemed, s.refused = st.Redeemed, refused
+			s.mu.Unlock()
+			s.showCounters()
+		})
+	}()
+}
+
+func (s *scanScreen) showCounters() {
+	s.mu.Lock()
+	r, f := s.redeemed, s.refused
+	s.mu.Unlock()
+	s.counters.SetText(T("Today: {{.Redeemed}} redeemed, {{.Refused}} refused", map[string]any{"Redeemed": r, "Refused": f}))
+}
+
+func outcomeTitle(o app.Outcome) string {
+	switch o {
+	case app.OutcomeRedeemed:
+		return T("REDEEMED")
+	case app.OutcomeAlreadyUsed:
+		return T("ALREADY USED")
+	case app.OutcomeExpired:
+		return T("EXPIRED")
+	case app.OutcomeDisabled:
+		return T("DISABLED")
+	case app.OutcomeUnknown:
+		return T("UNKNOWN")
+	case app.OutcomeBadSignature:
+		return T("FORGED")
+	case app.OutcomeMalformed:
+		return T("NOT A CODE")
+	case app.OutcomeValid:
+		return T("VALID")
+	}
+	return string(o)
+}
+
+func outcomeHint(o app.Outcome) string {
+	switch o {
+	case app.OutcomeUnknown:
+		return T("Signed correctly but not in this station's database")
+	case app.OutcomeBadSignature:
+		return T("The label was not issued here or was altered: do not hand over")
+	case app.OutcomeMalformed:
+		return T("This is not a qrdesk label: scan again")
+	}
+	return ""
+}

@@ -1,0 +1,35 @@
+package ui
+
+import (
+	"image/color"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/theme"
+
+	"qrdesk/assets"
+)
+
+var cjkFont = fyne.NewStaticResource("DroidSansFallbackFull.ttf", assets.CJKFont)
+
+// deskTheme is Fyne's theme with a CJK-capable text font, so 中文 renders
+// on machines without Chinese system fonts. Droid Sans Fallback has no
+// Latin glyphs; Fyne falls back to its own font for those.
+type deskTheme struct{ fyne.Theme }
+
+func (t deskTheme) Font(s fyne.TextStyle) fyne.Resource {
+	if s.Monospace || s.Symbol {
+		return t.Theme.Font(s)
+	}
+	return cjkFont
+}
+
+// Result colours of the Scan screen, as pickup desks know them.
+var (
+	colorRedeemed = color.NRGBA{R: 0x1b, G: 0x8a, B: 0x3a, A: 0xff} // green
+	colorUsed     = color.NRGBA{R: 0xf0, G: 0x9a, B: 0x00, A: 0xff} // amber
+	colorRefused  = color.NRGBA{R: 0xc6, G: 0x28, B: 0x28, A: 0xff} // red
+	colorInactive = color.NRGBA{R: 0x75, G: 0x75, B: 0x75, A: 0xff} // grey
+	colorIdle     = color.NRGBA{R: 0x26, G: 0x32, B: 0x38, A: 0xff}
+)
+
+func newTheme() fyne.Theme { return deskTheme{theme.DefaultTheme()} }
