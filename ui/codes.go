@@ -32,6 +32,7 @@ type codesScreen struct {
 	rows        []app.CodeRecord
 	page        int
 	current     *app.CodeRecord
+	loads       latest
 	content     fyne.CanvasObject
 }
 
@@ -49,8 +50,9 @@ func newCodesScreen(e *env) *codesScreen {
 	for _, st := range app.Statuses {
 		statuses = append(statuses, string(st))
 	}
-	s.status = widget.NewSelect(statuses, func(string) { s.search(0) })
+	s.status = widget.NewSelect(statuses, nil)
 	s.status.SetSelectedIndex(0)
+	s.status.OnChanged = func(string) { s.search(0) }
 	s.table = widget.NewTableWithHeaders(
 		func() (int, int) { return len(s.rows), len(codeColumns) },
 		func() fyne.CanvasObject { return widget.NewLabel("WH-261129-A0001-XXXXXXXXXXXX-AXXXXXXXX") },
@@ -143,9 +145,13 @@ func (s *codesScreen) search(page int) {
 			return
 		}
 	}
+	n := s.loads.next()
 	go func() {
 		rows, err := s.env.svc.Search(context.Background(), q)
 		fyne.Do(func() {
+			if !s.loads.is(n) {
+				return
+			}
 			if err != nil {
 				s.message.SetText(app.ErrorMessage(err))
 				return

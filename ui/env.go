@@ -83,3 +83,23 @@ type userError string
 func (u userError) Error() string { return string(u) }
 
 func errorText(err error) error { return userError(app.ErrorMessage(err)) }
+
+// latest numbers background loads so a slow, older result never replaces a
+// newer one (e.g. two searches typed quickly).
+type latest struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (l *latest) next() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.n++
+	return l.n
+}
+
+func (l *latest) is(n int) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return n == l.n
+}

@@ -26,6 +26,7 @@ type todayScreen struct {
 	chart   *fyne.Container
 	message *widget.Label
 	stats   app.Stats
+	loads   latest
 	content fyne.CanvasObject
 }
 
@@ -47,9 +48,13 @@ func newTodayScreen(e *env) *todayScreen {
 
 // refresh reloads the figures off the UI goroutine.
 func (s *todayScreen) refresh() {
+	n := s.loads.next()
 	go func() {
 		days, err := s.env.svc.History(context.Background(), chartDays)
 		fyne.Do(func() {
+			if !s.loads.is(n) {
+				return
+			}
 			if err != nil {
 				s.message.SetText(app.ErrorMessage(err))
 				return

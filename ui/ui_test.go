@@ -1,0 +1,323 @@
+package ui
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"qrdesk/app"
+	"qrdesk/store"
+)
+
+type recorder struct {
+	mu    sync.Mutex
+	plays []bool
+}
+
+func (r *recorder) Play(ok bool) { r.mu.Lock(); r.plays = append(r.plays, ok); r.mu.Unlock() }
+
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time          { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
+
+type harness struct {
+	ui    *mainUI
+	db    *store.DB
+	svc   *app.Service
+	clock *clock
+	sound *recorder
+	win   fyne.Window
+}
+
+// newHarness opens the whole window headless on a fresh database.
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	a := test.NewTempApp(t)
+	dir := t.TempDir()
+	db, err := store.Open(context.Background(), filepath.Join(dir, "qrdesk.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	keys, err := app.LoadKeys(filepath.Join(dir, "qrdesk.key"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &clock{t: time.Now()}
+	svc := app.NewService(db, keys, nil)
+	svc.Now = c.Now
+	if _, err := svc.UpdateSettings(context.Background(), map[string]string{"configured": "true", "operator": "li", "prefix": "WH"}, "test"); err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{db: db, svc: svc, clock: c, sound: &recorder{}}
+	h.win = a.NewWindow("qrdesk")
+	h.win.Resize(fyne.NewSize(1200, 800))
+	if h.ui, err = newMainUI(a, h.win, svc, Options{Screen: "scan", Player: h.sound, TemplateDir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func (h *harness) issue(t *testing.T, n int) []string {
+	t.Helper()
+	_, codes, err := h.svc.Issue(context.Background(), app.IssueRequest{Count: n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]string, n)
+	for i, c := range codes {
+		out[i] = c.String()
+	}
+	return out
+}
+
+// waitFor polls cond on the UI goroutine until it holds.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		ok := false
+		fyne.DoAndWait(func() { ok = cond() })
+		if ok {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
+func (h *harness) scanTitle() string { return h.ui.scan.title.Text }
+
+// scan types a code into the scan field as a scanner would, ending with key.
+func (h *harness) scan(t *testing.T, code string, key fyne.KeyName, wantTitle string) {
+	t.Helper()
+	before := h.ui.scan.shownGen
+	fyne.DoAndWait(func() {
+		test.Type(h.ui.scan.entry, code)
+		h.ui.scan.entry.TypedKey(&fyne.KeyEvent{Name: key})
+	})
+	waitFor(t, "the result of "+code, func() bool { return h.ui.scan.shownGen != before || h.ui.scan.title.Text != T("READY") })
+	waitFor(t, wantTitle, func() bool { return h.scanTitle() == wantTitle })
+}
+
+func TestScanScreenOutcomes(t *testing.T) {
+	h := newHarness(t)
+	codes := h.issue(t, 4)
+	ctx := context.Background()
+	h.svc.SetDisabled(ctx, codes[2], true, "label torn", "li")
+
+	h.scan(t, codes[0], fyne.KeyReturn, "REDEEMED")
+	if h.ui.scan.entry.Text != "" {
+		t.Fatalf("scan field not cleared: %q", h.ui.scan.entry.Text)
+	}
+	h.scan(t, codes[0], fyne.KeyReturn, "JUST SCANNED")
+	h.clock.advance(3 * time.Second)
+	h.scan(t, codes[0], fyne.KeyTab, "ALREADY USED")
+	if d := h.ui.scan.detail.Text; !strings.Contains(d, "li") || !strings.Contains(d, "Station A") {
+		t.Fatalf("already used detail %q does not say where and by whom", d)
+	}
+	h.scan(t, codes[2], fyne.KeyEnter, "DISABLED")
+	if !strings.Contains(h.ui.scan.detail.Text, "label torn") {
+		t.Fatalf("disabled detail %q lacks the reason", h.ui.scan.detail.Text)
+	}
+	forged := codes[1][:len(codes[1])-1] + map[bool]string{true: "2", false: "3"}[codes[1][len(codes[1])-1] != '2']
+	h.scan(t, forged, fyne.KeyReturn, "FORGED")
+	h.scan(t, "hello world", fyne.KeyReturn, "NOT A CODE")
+	// Line feed from the scanner submits too.
+	before := h.ui.scan.shownGen
+	fyne.DoAndWait(func() { test.Type(h.ui.scan.entry, strings.ToLower(codes[3])+"\n") })
+	waitFor(t, "LF submit", func() bool { return h.ui.scan.shownGen != before && h.scanTitle() == "REDEEMED" })
+
+	st, _ := h.svc.Stats(ctx, "")
+	if st.Redeemed != 2 || st.Scans != 7 || st.Refused[app.OutcomeBadSignature] != 1 {
+		t.Fatalf("stats after the scans: %+v", st)
+	}
+	waitFor(t, "counters", func() bool { return strings.Contains(h.ui.scan.counters.Text, "2 redeemed, 5 refused") })
+	h.sound.mu.Lock()
+	defer h.sound.mu.Unlock()
+	if len(h.sound.plays) != 6 || !h.sound.plays[0] || h.sound.plays[1] {
+		t.Fatalf("sounds %v: want one per scan except the just-scanned repeat, accepted first", h.sound.plays)
+	}
+}
+
+func TestFocusGrabberRoutesTyping(t *testing.T) {
+	h := newHarness(t)
+	codes := h.issue(t, 1)
+	c := h.win.Canvas()
+	fyne.DoAndWait(func() {
+		c.Unfocus()
+		test.TypeOnCanvas(c, codes[0])
+		c.OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	})
+	waitFor(t, "redeemed via the window", func() bool { return h.scanTitle() == "REDEEMED" })
+	if c.Focused() != h.ui.scan.entry {
+		t.Fatal("the scan field did not take the focus back")
+	}
+	// On another screen, typing is left alone.
+	fyne.DoAndWait(func() {
+		h.ui.show("today")
+		c.Unfocus()
+		test.TypeOnCanvas(c, "ABC")
+	})
+	if h.ui.scan.entry.Text != "" {
+		t.Fatalf("typing on the Today screen reached the scan field: %q", h.ui.scan.entry.Text)
+	}
+}
+
+func TestIssueAndPrint(t *testing.T) {
+	h := newHarness(t)
+	s := h.ui.issue
+	fyne.DoAndWait(func() {
+		h.ui.show("issue")
+		s.count.SetText("0")
+	})
+	fyne.DoAndWait(func() { test.Tap(s.issueBtn) })
+	if !strings.Contains(s.status.Text, "1 to 1,000,000") {
+		t.Fatalf("count 0: status %q", s.status.Text)
+	}
+	fyne.DoAndWait(func() {
+		s.count.SetText("9000")
+		s.ref.SetText("ORDER-9")
+		test.Tap(s.issueBtn)
+	})
+	waitFor(t, "the batch", func() bool { return strings.Contains(s.status.Text, "Batch 1: 9000 codes") })
+	n, _ := h.svc.Search(context.Background(), app.SearchQuery{Text: "ORDER-9", Limit: 10000})
+	if len(n) != 9000 {
+		t.Fatalf("search by ref found %d", len(n))
+	}
+	waitFor(t, "the preview", func() bool { return s.preview.Image != nil })
+
+	pdf := filepath.Join(t.TempDir(), "batch.pdf")
+	o, err := s.printOptions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.runPrint(context.Background(), o, false, pdf, ""); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(pdf); !strings.HasPrefix(string(data), "%PDF") {
+		t.Fatal("no PDF saved")
+	}
+	err = s.runPrint(context.Background(), o, false, pdf, "")
+	if app.KindOf(err) != app.KindConflict {
+		t.Fatalf("printing again without confirmation: %v", err)
+	}
+	if err := s.runPrint(context.Background(), o, true, pdf, ""); err != nil {
+		t.Fatalf("confirmed reprint: %v", err)
+	}
+}
+
+func TestCodesSearchDisableEnable(t *testing.T) {
+	h := newHarness(t)
+	codes := h.issue(t, 30)
+	s := h.ui.codes
+	c, _ := app.Parse(codes[7])
+	fyne.DoAndWait(func() {
+		h.ui.show("codes")
+		s.query.SetText(c.Random[3:9])
+		s.search(0)
+	})
+	waitFor(t, "the search result", func() bool { return len(s.rows) == 1 })
+	fyne.DoAndWait(func() { s.showDetail(s.rows[0]) })
+	fyne.DoAndWait(func() { test.Tap(s.disableBtn) })
+	if !strings.Contains(s.message.Text, "reason") {
+		t.Fatalf("disable without reason: %q", s.message.Text)
+	}
+	fyne.DoAndWait(func() {
+		s.reason.SetText("customer cancelled")
+		test.Tap(s.disableBtn)
+	})
+	waitFor(t, "disabled", func() bool { return s.current != nil && s.current.Status == app.StatusDisabled })
+	waitFor(t, "history", func() bool { return strings.Contains(s.history.Text, "disable") })
+	if v, _ := h.svc.Check(context.Background(), codes[7]); v.Outcome != app.OutcomeDisabled {
+		t.Fatalf("after disable: %s", v.Outcome)
+	}
+	fyne.DoAndWait(func() { test.Tap(s.enableBtn) })
+	waitFor(t, "enabled", func() bool { return s.current.Status == app.StatusUnused })
+
+	fyne.DoAndWait(func() {
+		s.query.SetText("")
+		s.search(0)
+	})
+	waitFor(t, "all codes", func() bool { return len(s.rows) == 30 })
+}
+
+func TestSettingsValidation(t *testing.T) {
+	h := newHarness(t)
+	s := h.ui.settings
+	fyne.DoAndWait(func() {
+		s.entries["prefix"].SetText("W-1")
+		s.saveAll()
+	})
+	if !strings.Contains(s.message.Text, "Not saved") || !strings.Contains(s.message.Text, "A–Z") {
+		t.Fatalf("bad prefix: %q", s.message.Text)
+	}
+	if err := s.entries["prefix"].Validate(); err == nil {
+		t.Fatal("the prefix field does not show its error")
+	}
+	fyne.DoAndWait(func() {
+		s.entries["prefix"].SetText("DOCK")
+		s.entries["offset_x"].SetText("1.5")
+		s.saveAll()
+	})
+	waitFor(t, "saved", func() bool { return s.message.Text == "Saved" })
+	set, _ := h.db.LoadSettings(context.Background())
+	if set.Prefix != "DOCK" || set.OffsetX != 1.5 {
+		t.Fatalf("stored settings %+v", set)
+	}
+}
+
+func TestTodayFigures(t *testing.T) {
+	h := newHarness(t)
+	codes := h.issue(t, 3)
+	h.svc.Redeem(context.Background(), codes[0], "li")
+	s := h.ui.today
+	fyne.DoAndWait(func() { h.ui.show("today") })
+	waitFor(t, "figures", func() bool { return strings.Contains(s.figures.Text, "Redeemed") && s.stats.Redeemed == 1 })
+	if len(s.chart.Objects) != chartDays {
+		t.Fatalf("chart has %d bars, want %d", len(s.chart.Objects), chartDays)
+	}
+	path := filepath.Join(t.TempDir(), "today.csv")
+	if n, err := s.export(path); err != nil || n != 3 {
+		t.Fatalf("export: %d, %v", n, err)
+	}
+}
+
+func TestFirstRunSetup(t *testing.T) {
+	h := newHarness(t)
+	h.svc.UpdateSettings(context.Background(), map[string]string{"configured": "false"}, "test")
+	h.ui.env.reloadSettings()
+	f := newSetupForm(h.ui.env)
+	if len(f.items) != len(setupKeys) {
+		t.Fatalf("%d set-up questions, want %d", len(f.items), len(setupKeys))
+	}
+	for _, it := range f.items {
+		if it.HintText == "" {
+			t.Fatalf("set-up question %q has no explanation", it.Text)
+		}
+	}
+	f.entries["station_id"].SetText("7")
+	if err := f.entries["station_id"].Validate(); err == nil {
+		t.Fatal("station id 7 accepted")
+	}
+	f.entries["station_id"].SetText("C")
+	f.entries["station_name"].SetText("Dock 3")
+	if err := f.apply(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	set, _ := h.db.LoadSettings(context.Background())
+	if !set.Configured || set.StationID != "C" || set.StationName != "Dock 3" {
+		t.Fatalf("after set-up: %+v", set)
+	}
+}
