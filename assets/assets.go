@@ -16,3 +16,8 @@ var (
 	//go:embed sounds/refused.wav
 	SoundRefused []byte
 )
+
+// Icon is the window and package icon (512 × 512 PNG).
+//
+//go:embed icon.png
+var Icon []byte

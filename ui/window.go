@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/driver/desktop"
 
 	"qrdesk/app"
+	"qrdesk/assets"
 )
 
 // Options choose how the window opens.
@@ -40,6 +41,7 @@ const (
 func Run(a fyne.App, svc *app.Service, opts Options) error {
 	loadTranslations()
 	a.Settings().SetTheme(newTheme())
+	a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
 	w := a.NewWindow("qrdesk")
 	ui, err := newMainUI(a, w, svc, opts)
 	if err != nil {

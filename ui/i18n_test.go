@@ -1,0 +1,72 @@
+package ui
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestEveryTextTranslated finds every T("…") in the screens and every
+// setting label and help, and checks the Chinese file has it.
+func TestEveryTextTranslated(t *testing.T) {
+	data, err := translations.ReadFile("translations/qrdesk.zh_Hans.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	zh := map[string]string{}
+	if err := json.Unmarshal(data, &zh); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob("*.go")
+	call := regexp.MustCompile(`\bT\("((?:[^"\\]|\\.)*)"`)
+	var missing []string
+	check := func(s string) {
+		if _, ok := zh[s]; !ok {
+			missing = append(missing, s)
+		}
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, _ := os.ReadFile(f)
+		for _, m := range call.FindAllStringSubmatch(string(src), -1) {
+			check(strings.ReplaceAll(m[1], `\"`, `"`))
+		}
+	}
+	for _, f := range settingFields {
+		check(f.label)
+		check(f.help)
+	}
+	for _, c := range codeColumns {
+		check(c)
+	}
+	if len(missing) > 0 {
+		t.Fatalf("%d texts have no Chinese translation: %q", len(missing), missing)
+	}
+}
+
+// TestChineseLocale starts a fresh process with LANG=zh_CN.UTF-8 (Fyne
+// reads the locale once) and checks the screens speak Chinese.
+func TestChineseLocale(t *testing.T) {
+	if os.Getenv("QRDESK_PRINT_T") != "" {
+		loadTranslations()
+		os.Stdout.WriteString(T("Scan") + "|" + T("Today: {{.Redeemed}} redeemed, {{.Refused}} refused", map[string]any{"Redeemed": 3, "Refused": 1}))
+		os.Exit(0)
+	}
+	for lang, want := range map[string]string{"zh_CN.UTF-8": "扫码|今日：核销 3，拒绝 1", "en_US.UTF-8": "Scan|Today: 3 redeemed, 1 refused"} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestChineseLocale$")
+		cmd.Env = append(os.Environ(), "QRDESK_PRINT_T=1", "LANG="+lang, "LC_ALL="+lang)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(out) != want {
+			t.Fatalf("LANG=%s: %q, want %q", lang, out, want)
+		}
+	}
+}
