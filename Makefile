@@ -4,7 +4,7 @@ BIN       := bin/qrdesk
 GOFLAGS   ?=
 export CGO_ENABLED := 1
 
-.PHONY: deps build run test check bench clean
+.PHONY: deps build run test check bench clean screenshots
 
 # System packages (idempotent) and Go modules.
 deps:
@@ -33,3 +33,7 @@ bench: deps
 
 clean:
 	rm -rf bin
+
+# Screenshots of every screen (docs/screenshots), taken by the end-to-end test.
+screenshots: deps
+	QRDESK_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run TestScannerAtTheDesk ./e2e/

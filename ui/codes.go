@@ -69,9 +69,9 @@ func newCodesScreen(e *env) *codesScreen {
 			l.SetText(fmt.Sprint(s.page*codesPageSize + id.Row + 1))
 		}
 	}
-	s.table.SetColumnWidth(0, 340)
-	s.table.SetColumnWidth(3, 140)
-	s.table.SetColumnWidth(5, 220)
+	for col, w := range []float32{340, 90, 60, 140, 70, 220} {
+		s.table.SetColumnWidth(col, w)
+	}
 	s.table.OnSelected = func(id widget.TableCellID) {
 		if id.Row >= 0 && id.Row < len(s.rows) {
 			s.showDetail(s.rows[id.Row])
@@ -93,7 +93,7 @@ func newCodesScreen(e *env) *codesScreen {
 	s.message = widget.NewLabel("")
 	s.message.Wrapping = fyne.TextWrapWord
 
-	filters := container.NewBorder(nil, nil, nil, container.NewHBox(s.status, s.date, widget.NewButton(T("Search"), func() { s.search(0) })), s.query)
+	filters := container.NewVBox(s.query, container.NewGridWithColumns(3, s.status, s.date, widget.NewButton(T("Search"), func() { s.search(0) })))
 	pager := container.NewHBox(s.prev, s.pageLabel, s.next)
 	left := container.NewBorder(filters, pager, nil, nil, s.table)
 	right := container.NewVScroll(container.NewVBox(s.detail, s.reason, container.NewGridWithColumns(2, s.disableBtn, s.enableBtn), s.message,

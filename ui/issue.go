@@ -142,6 +142,9 @@ func (s *issueScreen) refresh() {
 			}
 			s.batches = batches
 			s.batchList.Refresh()
+			if s.selected == nil && len(batches) > 0 {
+				s.batchList.Select(0) // the newest batch, ready to print
+			}
 		})
 	}()
 }

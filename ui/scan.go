@@ -27,7 +27,16 @@ const (
 // Enter, Tab or LF; all three submit, and Tab never moves the focus away.
 type scanEntry struct {
 	widget.Entry
-	onSubmit func(string)
+	onSubmit   func(string)
+	onShortcut func(fyne.Shortcut) bool // window shortcuts (screen switching) first
+}
+
+// TypedShortcut lets the window's shortcuts work while the field has focus.
+func (e *scanEntry) TypedShortcut(s fyne.Shortcut) {
+	if e.onShortcut != nil && e.onShortcut(s) {
+		return
+	}
+	e.Entry.TypedShortcut(s)
 }
 
 func newScanEntry(onSubmit func(string)) *scanEntry {
@@ -97,7 +106,7 @@ func newScanScreen(e *env) *scanScreen {
 	s.title.TextStyle = fyne.TextStyle{Bold: true}
 	s.title.Alignment = fyne.TextAlignCenter
 	s.detail = canvas.NewText("", color.White)
-	s.detail.TextSize = 28
+	s.detail.TextSize = 24
 	s.detail.Alignment = fyne.TextAlignCenter
 	s.counters = widget.NewLabel("")
 	s.counters.TextStyle = fyne.TextStyle{Bold: true}

@@ -162,12 +162,24 @@ func (ui *mainUI) grabTyping() {
 	})
 }
 
-// addShortcuts: Ctrl+1 … Ctrl+5 open the screens.
+var screenKeys = []fyne.KeyName{fyne.Key1, fyne.Key2, fyne.Key3, fyne.Key4, fyne.Key5}
+
+// addShortcuts: Ctrl+1 … Ctrl+5 open the screens, also from the scan field.
 func (ui *mainUI) addShortcuts() {
-	keys := []fyne.KeyName{fyne.Key1, fyne.Key2, fyne.Key3, fyne.Key4, fyne.Key5}
-	for i, k := range keys {
+	for i, k := range screenKeys {
 		name := ui.screens[i]
 		ui.env.win.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierShortcutDefault},
 			func(fyne.Shortcut) { ui.show(name) })
+	}
+	ui.scan.entry.onShortcut = func(s fyne.Shortcut) bool {
+		cs, ok := s.(*desktop.CustomShortcut)
+		if !ok || cs.Modifier != fyne.KeyModifierShortcutDefault {
+			return false
+		}
+		if i := slices.Index(screenKeys, cs.KeyName); i >= 0 {
+			ui.show(ui.screens[i])
+			return true
+		}
+		return false
 	}
 }

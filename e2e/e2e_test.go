@@ -1,0 +1,180 @@
+// Package e2e drives the real qrdesk binary in a real window under Xvfb,
+// typed by xdotool the way a keyboard-wedge scanner types.
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+type station struct {
+	t       *testing.T
+	bin     string
+	home    string
+	display string
+}
+
+func (s *station) cmd(args ...string) *exec.Cmd {
+	c := exec.Command(s.bin, args...)
+	c.Env = append(os.Environ(), "QRDESK_HOME="+s.home, "DISPLAY="+s.display, "LANG=en_US.UTF-8", "LC_ALL=en_US.UTF-8")
+	return c
+}
+
+func (s *station) json(v any, args ...string) {
+	s.t.Helper()
+	out, err := s.cmd(append(args, "--json")...).Output()
+	if err != nil && len(out) == 0 {
+		s.t.Fatalf("qrdesk %v: %v", args, err)
+	}
+	if err := json.Unmarshal(out, v); err != nil {
+		s.t.Fatalf("qrdesk %v: %v\n%s", args, err, out)
+	}
+}
+
+func (s *station) xdotool(args ...string) string {
+	s.t.Helper()
+	c := exec.Command("xdotool", args...)
+	c.Env = append(os.Environ(), "DISPLAY="+s.display)
+	out, err := c.CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("xdotool %v: %v %s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func (s *station) screenshot(name string) {
+	s.t.Helper()
+	dir := os.Getenv("QRDESK_SCREENSHOTS")
+	if dir == "" {
+		dir = s.t.TempDir()
+	}
+	path := filepath.Join(dir, name+".png")
+	c := exec.Command("import", "-window", "root", "-crop", "1200x800+0+0", path)
+	c.Env = append(os.Environ(), "DISPLAY="+s.display)
+	if out, err := c.CombinedOutput(); err != nil {
+		s.t.Fatalf("screenshot: %v %s", err, out)
+	}
+	if info, err := os.Stat(path); err != nil || info.Size() < 5000 {
+		s.t.Fatalf("screenshot %s is missing or blank", path)
+	}
+}
+
+// waitFor polls cond every 50 ms for up to 15 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
+func startXvfb(t *testing.T) string {
+	t.Helper()
+	for _, tool := range []string{"Xvfb", "xdotool", "import"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s is not installed: run 'make deps'", tool)
+		}
+	}
+	for n := 90 + os.Getpid()%50; ; n++ {
+		if _, err := os.Stat(fmt.Sprintf("/tmp/.X11-unix/X%d", n)); err == nil {
+			continue
+		}
+		display := fmt.Sprintf(":%d", n)
+		x := exec.Command("Xvfb", display, "-screen", "0", "1280x1024x24", "-nolisten", "tcp")
+		if err := x.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { x.Process.Kill(); x.Wait() })
+		waitFor(t, "Xvfb", func() bool {
+			_, err := os.Stat(fmt.Sprintf("/tmp/.X11-unix/X%d", n))
+			return err == nil
+		})
+		return display
+	}
+}
+
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "qrdesk")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Dir = ".."
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func TestScannerAtTheDesk(t *testing.T) {
+	s := &station{t: t, bin: buildBinary(t), home: t.TempDir(), display: startXvfb(t)}
+	s.json(&map[string]any{}, "settings", "--prefix", "WH", "--station-name", "Desk 1", "--configured=true", "--default-operator", "li", "--sound=false")
+	var issued struct{ Codes []string }
+	s.json(&issued, "issue", "--count", "2")
+
+	start := time.Now()
+	gui := s.cmd("gui", "--screen", "scan")
+	var guiOut bytes.Buffer
+	gui.Stdout, gui.Stderr = &guiOut, &guiOut
+	if err := gui.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { gui.Process.Kill(); gui.Wait() })
+	s.xdotool("search", "--sync", "--name", "^qrdesk$")
+	time.Sleep(300 * time.Millisecond) // the first frame
+	t.Logf("cold start to a visible Scan screen: %v", time.Since(start).Round(time.Millisecond))
+
+	// A valid code at scanner speed (5 ms a key), then Enter.
+	typed := time.Now()
+	s.xdotool("type", "--delay", "5", issued.Codes[0])
+	s.xdotool("key", "Return")
+	waitFor(t, "the code to be used", func() bool {
+		var v struct{ Status string }
+		s.json(&v, "check", issued.Codes[0])
+		return v.Status == "used"
+	})
+	t.Logf("typed and redeemed in %v", time.Since(typed).Round(time.Millisecond))
+	time.Sleep(200 * time.Millisecond)
+	s.screenshot("scan")
+
+	// A forged code: one character of the signature changed.
+	c := issued.Codes[1]
+	last := "2"
+	if strings.HasSuffix(c, "2") {
+		last = "3"
+	}
+	forged := c[:len(c)-1] + last
+	s.xdotool("type", "--delay", "5", forged)
+	s.xdotool("key", "Return")
+	waitFor(t, "the forged scan in the log", func() bool {
+		var st struct{ Refused map[string]int }
+		s.json(&st, "stats")
+		return st.Refused["bad_signature"] == 1
+	})
+	var v struct{ Outcome, Status string }
+	s.json(&v, "check", c)
+	if v.Outcome != "valid" || v.Status != "unused" {
+		t.Fatalf("the genuine code behind the forgery changed: %+v", v)
+	}
+	var st struct{ Scans, Redeemed int }
+	s.json(&st, "stats")
+	if st.Scans != 2 || st.Redeemed != 1 {
+		t.Fatalf("stats %+v, want 2 scans and 1 redemption", st)
+	}
+
+	for i, name := range []string{"issue", "codes", "today", "settings"} {
+		s.xdotool("key", fmt.Sprintf("ctrl+%d", i+2))
+		time.Sleep(700 * time.Millisecond)
+		s.screenshot(name)
+	}
+	if strings.Contains(guiOut.String(), "panic") {
+		t.Fatalf("the window panicked:\n%s", guiOut.String())
+	}
+}
