@@ -29,7 +29,7 @@ test: deps check
 
 # Benchmarks behind docs/performance.md.
 bench: deps
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime 1x -timeout 30m ./store/ ./printing/
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 1x -timeout 30m ./store/ ./printing/ ./ui/
 
 clean:
 	rm -rf bin

@@ -157,22 +157,29 @@ func reportLatency(b *testing.B, lat []time.Duration) {
 func BenchmarkSearch1M(b *testing.B) {
 	svc, _, codes := millionCodes(b)
 	ctx := context.Background()
-	// The first search by part of a code loads the in-memory index of random
-	// parts (once per process); report it apart from the steady state.
-	start := time.Now()
-	if _, err := svc.Search(ctx, app.SearchQuery{Text: codes[0].Random[:5]}); err != nil {
-		b.Fatal(err)
-	}
-	b.ReportMetric(float64(time.Since(start).Milliseconds()), "first_search_ms")
-	for name, q := range map[string]func(i int) app.SearchQuery{
-		"PartialCode": func(i int) app.SearchQuery { return app.SearchQuery{Text: codes[(i*7919)%len(codes)].Random[3:9]} },
-		"FullCode":    func(i int) app.SearchQuery { return app.SearchQuery{Text: codes[(i*7919)%len(codes)].String()} },
-		"Serial":      func(i int) app.SearchQuery { return app.SearchQuery{Text: fmt.Sprintf("%07d", 1+(i*7919)%len(codes))} },
+	partial := func(i int) app.SearchQuery { return app.SearchQuery{Text: codes[(i*7919)%len(codes)].Random[3:9]} }
+	for _, bc := range []struct {
+		name string
+		q    func(i int) app.SearchQuery
+		cold bool // rebuild the in-memory index first, as a new process would
+	}{
+		{"PartialCodeFirstInProcess", partial, true},
+		{"PartialCode", partial, false},
+		{"FullCode", func(i int) app.SearchQuery { return app.SearchQuery{Text: codes[(i*7919)%len(codes)].String()} }, false},
+		{"Serial", func(i int) app.SearchQuery { return app.SearchQuery{Text: fmt.Sprintf("%07d", 1+(i*7919)%len(codes))} }, false},
 	} {
+		name, q := bc.name, bc.q
 		b.Run(name, func(b *testing.B) {
 			var lat []time.Duration
+			rounds := 20
+			if bc.cold {
+				rounds = 3
+			}
 			for i := 0; i < b.N; i++ {
-				for j := 0; j < 20; j++ {
+				for j := 0; j < rounds; j++ {
+					if bc.cold {
+						bigDB.db.randoms = randomIndex{}
+					}
 					start := time.Now()
 					got, err := svc.Search(ctx, q(i*20+j))
 					lat = append(lat, time.Since(start))

@@ -41,7 +41,7 @@ type harness struct {
 }
 
 // newHarness opens the whole window headless on a fresh database.
-func newHarness(t *testing.T) *harness {
+func newHarness(t testing.TB) *harness {
 	t.Helper()
 	a := test.NewTempApp(t)
 	dir := t.TempDir()
@@ -69,7 +69,7 @@ func newHarness(t *testing.T) *harness {
 	return h
 }
 
-func (h *harness) issue(t *testing.T, n int) []string {
+func (h *harness) issue(t testing.TB, n int) []string {
 	t.Helper()
 	_, codes, err := h.svc.Issue(context.Background(), app.IssueRequest{Count: n})
 	if err != nil {
