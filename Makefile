@@ -4,7 +4,7 @@ BIN       := bin/qrdesk
 GOFLAGS   ?=
 export CGO_ENABLED := 1
 
-.PHONY: deps build run test check bench clean screenshots
+.PHONY: deps build run test check bench clean screenshots fuzz soak
 
 # System packages (idempotent) and Go modules.
 deps:
@@ -26,6 +26,17 @@ check:
 
 test: deps check
 	$(GO) test -count=1 -timeout 15m ./...
+	@$(MAKE) --no-print-directory fuzz FUZZTIME=3s
+
+# Each fuzz target for FUZZTIME (make fuzz FUZZTIME=5m for a long run).
+FUZZTIME ?= 1m
+FUZZ_TARGETS := app:FuzzNormalizeParse app:FuzzVerify printing:FuzzParseTemplate
+fuzz:
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "fuzz $$name ($(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) ./$$pkg/ || exit 1; \
+	done
 
 # Benchmarks behind docs/performance.md.
 bench: deps
