@@ -117,3 +117,13 @@ func (ks Keys) nextKeyID() (byte, error) {
 	}
 	return 0, errors.New("the key ring is full (32 keys); start a new deployment key file")
 }
+
+// RingID names the deployment's key ring: the fingerprint of its first key,
+// which rotation never changes. A database remembers the ring it was made
+// with, so a backup cannot be restored under another one.
+func (ks Keys) RingID() string {
+	if len(ks.List) == 0 {
+		return ""
+	}
+	return ks.List[0].Fingerprint()
+}

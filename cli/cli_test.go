@@ -2,6 +2,8 @@ package cli
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/hex"
 	"context"
 	"encoding/json"
 	"os"
@@ -211,7 +213,11 @@ func TestRedeemRaceProcesses(t *testing.T) {
 func TestKeyNeverPrinted(t *testing.T) {
 	s := newStation(t)
 	var outputs strings.Builder
-	for _, args := range [][]string{{"init"}, {"issue", "--count", "5"}, {"key", "list", "--json"}, {"key", "rotate"}, {"stats", "--json"}, {"export"}} {
+	pdf := filepath.Join(s.dir, "labels.pdf")
+	zpl := filepath.Join(s.dir, "labels.zpl")
+	for _, args := range [][]string{{"init"}, {"issue", "--count", "5"}, {"key", "list", "--json"}, {"key", "rotate"}, {"stats", "--json"}, {"export"},
+		{"print", "--batch", "1", "-o", pdf}, {"print", "--batch", "1", "--reprint", "--format", "zpl", "--template", "roll-50x30", "-o", zpl},
+		{"redeem", "nonsense"}, {"backup", filepath.Join(s.dir, "b.db")}, {"issue", "--count", "-1"}} {
 		_, out, errOut := s.run(t, args...)
 		outputs.WriteString(out + errOut)
 	}
@@ -224,12 +230,21 @@ func TestKeyNeverPrinted(t *testing.T) {
 	if len(kf.Keys) != 2 {
 		t.Fatalf("key file has %d keys after rotate, want 2", len(kf.Keys))
 	}
-	db, _ := os.ReadFile(filepath.Join(s.dir, "qrdesk.db"))
-	log, _ := os.ReadFile(filepath.Join(s.dir, "qrdesk.log"))
+	files := map[string]string{"output": outputs.String()}
+	for _, name := range []string{"qrdesk.db", "qrdesk.db-wal", "qrdesk.log", "labels.pdf", "labels.zpl", "b.db"} {
+		data, _ := os.ReadFile(filepath.Join(s.dir, name))
+		files[name] = string(data)
+	}
+	if len(files["labels.pdf"]) == 0 || len(files["b.db"]) == 0 {
+		t.Fatal("the PDF or the backup was not written")
+	}
 	for _, k := range kf.Keys {
-		for name, hay := range map[string]string{"output": outputs.String(), "database": string(db), "log": string(log)} {
-			if strings.Contains(hay, k.Secret) {
-				t.Fatalf("key bytes found in the %s", name)
+		raw, _ := base64.StdEncoding.DecodeString(k.Secret)
+		for name, hay := range files {
+			for _, form := range []string{k.Secret, string(raw), hex.EncodeToString(raw), strings.ToUpper(hex.EncodeToString(raw))} {
+				if strings.Contains(hay, form) {
+					t.Fatalf("key bytes found in %s", name)
+				}
 			}
 		}
 	}

@@ -106,7 +106,12 @@ func open(ctx context.Context, env *Env, c *common) (*session, error) {
 	}
 	logFile := store.NewLogFile(filepath.Join(filepath.Dir(c.db), "qrdesk.log"), 10<<20)
 	log := slog.New(slog.NewJSONHandler(logFile, nil))
-	return &session{svc: app.NewService(db, keys, log), db: db, c: c, env: env}, nil
+	svc := app.NewService(db, keys, log)
+	if err := svc.BindKeyRing(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return &session{svc: svc, db: db, c: c, env: env}, nil
 }
 
 // output prints v as JSON with --json, else runs human.

@@ -1,0 +1,44 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"qrdesk/app"
+	"qrdesk/store"
+)
+
+func init() {
+	register("restore", "replace the database with a backup made under the same key ring", runRestore)
+}
+
+func runRestore(ctx context.Context, env *Env, args []string) error {
+	fs, c := newFlags(env, "restore", "FILE")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	path, err := oneArg(pos, "backup FILE")
+	if err != nil {
+		return err
+	}
+	keys, err := app.LoadKeys(c.keyFile, false)
+	if err != nil {
+		return &app.Error{Kind: app.KindUnavailable, Message: err.Error()}
+	}
+	set, err := store.CheckBackup(ctx, path)
+	if err != nil {
+		return err
+	}
+	if got := app.RingIDOf(set); got != keys.RingID() {
+		return app.Errorf(app.KindInvalid, "the backup %s was made under another key ring (%s, this key file has %s): its labels would not verify; restore it with the key file it was made with", path, got, keys.RingID())
+	}
+	saved, err := store.Restore(ctx, path, c.db)
+	if err != nil {
+		return err
+	}
+	return output(env.Stdout, c.json, map[string]string{"restored": path, "previous": saved}, func(w io.Writer) {
+		fmt.Fprintf(w, "restored %s into %s; the database before the restore is kept as %s\n", path, c.db, saved)
+	})
+}
