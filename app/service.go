@@ -153,7 +153,8 @@ func (s *Service) Redeem(ctx context.Context, raw, operator string) (Verdict, er
 	if err != nil {
 		return Verdict{}, err
 	}
-	c, norm, refusal := s.decode(raw)
+	// A saved scanner map undoes a keyboard layout's garbling of scans.
+	c, norm, refusal := s.decode(ApplyScannerMap(raw, set.ScannerMap))
 	a := Attempt{Actor: Actor{Station: set.StationName, Operator: operator}, TraceID: newTraceID(), Raw: raw, Code: norm, At: s.Now().Unix()}
 	var v Verdict
 	if refusal != nil {

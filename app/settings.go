@@ -97,6 +97,7 @@ type Settings struct {
 	StartScreen string // scan, issue, codes, today or settings
 	Operator    string // who works at this station
 	Configured  bool   // the first-run set-up was completed
+	ScannerMap  string // pairs arrived→meant fixing a scanner's keyboard layout (scanner test)
 
 	Extra map[string]string
 }
@@ -134,6 +135,7 @@ func (s Settings) Values() map[string]string {
 		"start_screen":  s.StartScreen,
 		"operator":      s.Operator,
 		"configured":    strconv.FormatBool(s.Configured),
+		"scanner_map":   s.ScannerMap,
 	}
 	for k, x := range s.Extra {
 		v[k] = x
@@ -229,6 +231,11 @@ func (s *Settings) Set(key, value string) error {
 			return fmt.Errorf("start screen %q is not a screen: use %s", value, strings.Join(Screens, ", "))
 		}
 		s.StartScreen = value
+	case "scanner_map":
+		if n := len([]rune(value)); n%2 != 0 || n > 128 {
+			return fmt.Errorf("scanner map must be pairs of characters (what arrives, what was meant); run 'qrdesk scanner-test --save' to make one")
+		}
+		s.ScannerMap = value
 	case "operator":
 		if len([]rune(value)) > 40 {
 			return fmt.Errorf("operator name must be at most 40 characters")

@@ -26,6 +26,7 @@ type printFlags struct {
 	start                int
 	offsetX, offsetY     float64
 	reprint, calibration bool
+	scannerTest          bool
 	out, format          string
 	dpi                  int
 	printer, printerAddr string
@@ -45,6 +46,7 @@ func runPrint(ctx context.Context, env *Env, args []string) error {
 	fs.Float64Var(&f.offsetY, "offset-y", 0, "move every label down by MM (default: the calibration setting)")
 	fs.BoolVar(&f.reprint, "reprint", false, "allow printing codes that were printed before (logged as a reprint)")
 	fs.BoolVar(&f.calibration, "calibration", false, "print a calibration page with crosses at every label corner and a ruler")
+	fs.BoolVar(&f.scannerTest, "scanner-test", false, "print the scanner test label (then run 'qrdesk scanner-test' and scan it)")
 	fs.StringVar(&f.out, "o", "", "write the output to FILE (.pdf or .zpl)")
 	fs.StringVar(&f.format, "format", "pdf", "pdf, or zpl for Zebra-compatible thermal printers")
 	fs.IntVar(&f.dpi, "dpi", 203, "thermal printer resolution for ZPL: 203 or 300")
@@ -92,6 +94,9 @@ func runPrint(ctx context.Context, env *Env, args []string) error {
 	}
 	if f.calibration {
 		return printCalibration(s, f, opts)
+	}
+	if f.scannerTest {
+		return printScannerTest(s, f, opts)
 	}
 
 	sel := app.PrintSelection{BatchID: f.batch, Date: f.date, ResumeJob: f.resume}
@@ -229,4 +234,25 @@ func readCodeList(env *Env, path string) ([]string, error) {
 		return nil, usagef("the code list %s has no codes", path)
 	}
 	return codes, nil
+}
+
+// printScannerTest prints one label whose QR holds every character a code
+// can contain (app.ScannerTestPayload).
+func printScannerTest(s *session, f printFlags, opts printing.Options) error {
+	var buf bytes.Buffer
+	var err error
+	if f.format == "zpl" {
+		err = printing.WriteTestLabelZPL(&buf, app.ScannerTestPayload, opts, f.dpi)
+	} else {
+		err = printing.WriteTestLabelPDF(&buf, app.ScannerTestPayload, opts)
+	}
+	if err != nil {
+		return &app.Error{Kind: app.KindInvalid, Message: err.Error()}
+	}
+	if err := deliver(f, buf.Bytes()); err != nil {
+		return err
+	}
+	return s.output(map[string]any{"scanner_test": opts.Template.Name, "output": f.out}, func(w io.Writer) {
+		fmt.Fprintln(w, "scanner test label written; scan it at the desk with 'qrdesk scanner-test' (or on the Scan screen)")
+	})
 }

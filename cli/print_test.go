@@ -101,3 +101,36 @@ func TestPrintErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestScannerTestCommand(t *testing.T) {
+	s := newStation(t)
+	pdf := filepath.Join(t.TempDir(), "test.pdf")
+	if code, _, errOut := s.run(t, "print", "--scanner-test", "-o", pdf); code != 0 {
+		t.Fatal(errOut)
+	}
+	// A French AZERTY station: digits arrive as &é"'(-è_çà, A/Q and Z/W swapped, '-' as ')'.
+	azerty := strings.NewReplacer("1", "&", "2", "é", "3", "\"", "4", "'", "5", "(", "6", "-", "7", "è", "8", "_", "9", "ç", "0", "à")
+	swap := strings.NewReplacer("A", "Q", "Q", "A", "Z", "W", "W", "Z", "M", "?")
+	payload := "QRDESK-SCANTEST-0123456789-ABCDEFGHIJKLMNOPQRSTUVWXYZ-END"
+	typed := strings.ToLower(azerty.Replace(swap.Replace(strings.ReplaceAll(payload, "-", ")"))))
+	cmd := s.proc("scanner-test", "--save")
+	cmd.Stdin = strings.NewReader(typed + "\r")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "French AZERTY") || !strings.Contains(string(out), "Saved") {
+		t.Fatalf("scanner-test: %v\n%s", err, out)
+	}
+	// Now a code typed through the same layout redeems.
+	var issued issueOut
+	s.mustJSON(t, &issued, "issue", "--count", "1")
+	scanned := strings.ToLower(azerty.Replace(swap.Replace(strings.ReplaceAll(issued.Codes[0], "-", ")"))))
+	var v struct{ Outcome string }
+	s.mustJSON(t, &v, "redeem", scanned)
+	if v.Outcome != "redeemed" {
+		t.Fatalf("a code scanned through the French layout: %s", v.Outcome)
+	}
+	cmd = s.proc("scanner-test")
+	cmd.Stdin = strings.NewReader("WH-261129-A0001\r")
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "not the scanner test label") {
+		t.Fatalf("another label: %v %s", err, out)
+	}
+}

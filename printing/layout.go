@@ -15,6 +15,29 @@ import (
 type Label struct {
 	Code  app.Code
 	Title string // optional, may be Chinese
+	Raw   string // instead of a code: any QR content (the scanner test label)
+}
+
+// content is what the QR holds.
+func (l Label) content() string {
+	if l.Raw != "" {
+		return l.Raw
+	}
+	return l.Code.String()
+}
+
+// textLines are the monospace lines under or beside the QR.
+func (l Label) textLines() []string {
+	if l.Raw == "" {
+		return codeLines(l.Code)
+	}
+	var lines []string
+	for s := l.Raw; s != ""; {
+		n := min(len(s), 20)
+		lines = append(lines, s[:n])
+		s = s[n:]
+	}
+	return lines
 }
 
 // Text lines: sizes in points; 1 pt = 0.3528 mm.
@@ -104,9 +127,9 @@ func textWidth(s string, sizePt float64, mono bool) float64 {
 // smaller than MinModuleMM. snapMM, when set, rounds the module down to
 // whole printer dots.
 func layout(t Template, l Label, ec qrcode.RecoveryLevel, snapMM float64) (labelLayout, error) {
-	q, err := qrcode.New(l.Code.String(), ec)
+	q, err := qrcode.New(l.content(), ec)
 	if err != nil {
-		return labelLayout{}, fmt.Errorf("cannot encode %s as a QR code: %w", l.Code, err)
+		return labelLayout{}, fmt.Errorf("cannot encode %s as a QR code: %w", l.content(), err)
 	}
 	q.DisableBorder = true
 	matrix := q.Bitmap()
@@ -116,7 +139,7 @@ func layout(t Template, l Label, ec qrcode.RecoveryLevel, snapMM float64) (label
 	if l.Title != "" {
 		lines = append(lines, textLine{Text: l.Title})
 	}
-	for _, s := range codeLines(l.Code) {
+	for _, s := range l.textLines() {
 		lines = append(lines, textLine{Text: s, Mono: true})
 	}
 	w, h := t.LabelWidth, t.LabelHeight
@@ -175,7 +198,7 @@ func layout(t Template, l Label, ec qrcode.RecoveryLevel, snapMM float64) (label
 		}
 	}
 	if best.Matrix == nil {
-		return labelLayout{}, fmt.Errorf("the text of %s does not fit a %g × %g mm label even at %g pt: use a larger label or a shorter title", l.Code, w, h, minFontPt)
+		return labelLayout{}, fmt.Errorf("the text of %s does not fit a %g × %g mm label even at %g pt: use a larger label or a shorter title", l.content(), w, h, minFontPt)
 	}
 	if best.ModuleMM < MinModuleMM {
 		return labelLayout{}, fmt.Errorf("on a %g × %g mm label the QR modules would be %.2f mm, below the %.2f mm scanners need: use a larger label, error correction L or a shorter prefix/title", w, h, best.ModuleMM, MinModuleMM)

@@ -148,3 +148,20 @@ func TestCalibrationPage(t *testing.T) {
 		t.Fatalf("calibration page text %q", text)
 	}
 }
+
+func TestScannerTestLabelScans(t *testing.T) {
+	needTools(t, "pdftoppm", "zbarimg")
+	const payload = "QRDESK-SCANTEST-0123456789-ABCDEFGHIJKLMNOPQRSTUVWXYZ-END"
+	for _, name := range []string{"L7160", "roll-50x30"} {
+		tmpl, _ := FindTemplate("", name)
+		var buf bytes.Buffer
+		if err := WriteTestLabelPDF(&buf, payload, Options{Template: tmpl}); err != nil {
+			t.Fatal(err)
+		}
+		pages := rasterize(t, buf.Bytes(), 300)
+		tiles := cropLabels(t, pages[0], Options{Template: tmpl}, 300, []int{0})
+		if got := decodeTiles(t, tiles)[tiles[0]]; got != payload {
+			t.Fatalf("%s: the test label decodes to %q", name, got)
+		}
+	}
+}

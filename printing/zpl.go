@@ -42,7 +42,7 @@ func WriteZPL(w io.Writer, labels []Label, o Options, dpi int) error {
 			fmt.Fprintf(bw, "^LS%d\n", -dots(o.OffsetX))
 		}
 		q := float64(quietZone) * lay.ModuleMM
-		fmt.Fprintf(bw, "^FO%d,%d^BQN,2,%d^FD%sA,%s^FS\n", dots(lay.QRX+q), dots(lay.QRY+q), mag, ecLetter, l.Code.String())
+		fmt.Fprintf(bw, "^FO%d,%d^BQN,2,%d^FD%sA,%s^FS\n", dots(lay.QRX+q), dots(lay.QRY+q), mag, ecLetter, l.content())
 		for _, ln := range lay.Lines {
 			h := dots(ln.SizePt * ptMM)
 			top := ln.Y - ln.SizePt*ptMM*0.85

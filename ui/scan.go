@@ -27,8 +27,10 @@ const (
 // Enter, Tab or LF; all three submit, and Tab never moves the focus away.
 type scanEntry struct {
 	widget.Entry
-	onSubmit   func(string)
+	onSubmit   func(text, terminator string, took time.Duration)
 	onShortcut func(fyne.Shortcut) bool // window shortcuts (screen switching) first
+
+	firstKey, lastKey time.Time // typing speed, for the scanner test
 }
 
 // TypedShortcut lets the window's shortcuts work while the field has focus.
@@ -39,7 +41,7 @@ func (e *scanEntry) TypedShortcut(s fyne.Shortcut) {
 	e.Entry.TypedShortcut(s)
 }
 
-func newScanEntry(onSubmit func(string)) *scanEntry {
+func newScanEntry(onSubmit func(text, terminator string, took time.Duration)) *scanEntry {
 	e := &scanEntry{onSubmit: onSubmit}
 	e.ExtendBaseWidget(e)
 	e.TextStyle = fyne.TextStyle{Monospace: true}
@@ -51,11 +53,13 @@ func newScanEntry(onSubmit func(string)) *scanEntry {
 func (e *scanEntry) AcceptsTab() bool { return true }
 
 func (e *scanEntry) TypedKey(k *fyne.KeyEvent) {
-	switch k.Name {
-	case fyne.KeyReturn, fyne.KeyEnter, fyne.KeyTab:
-		text := e.Text
+	terminators := map[fyne.KeyName]string{fyne.KeyReturn: "\r", fyne.KeyEnter: "\r", fyne.KeyTab: "\t"}
+	switch term, ok := terminators[k.Name]; {
+	case ok:
+		text, took := e.Text, e.lastKey.Sub(e.firstKey)
 		e.SetText("")
-		e.onSubmit(text)
+		e.firstKey = time.Time{}
+		e.onSubmit(text, term, took)
 	default:
 		e.Entry.TypedKey(k)
 	}
@@ -67,6 +71,11 @@ func (e *scanEntry) TypedRune(r rune) {
 		e.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
 		return
 	}
+	now := time.Now()
+	if e.firstKey.IsZero() {
+		e.firstKey = now
+	}
+	e.lastKey = now
 	e.Entry.TypedRune(r)
 }
 
@@ -85,6 +94,7 @@ type scanScreen struct {
 	panel    *canvas.Rectangle
 	title    *canvas.Text
 	detail   *canvas.Text
+	note     *widget.Label // longer text (the scanner test's advice), wraps
 	counters *widget.Label
 	list     *widget.List
 	content  fyne.CanvasObject
@@ -108,6 +118,9 @@ func newScanScreen(e *env) *scanScreen {
 	s.detail = canvas.NewText("", color.White)
 	s.detail.TextSize = 24
 	s.detail.Alignment = fyne.TextAlignCenter
+	s.note = widget.NewLabel("")
+	s.note.Wrapping = fyne.TextWrapWord
+	s.note.Alignment = fyne.TextAlignCenter
 	s.counters = widget.NewLabel("")
 	s.counters.TextStyle = fyne.TextStyle{Bold: true}
 	s.list = widget.NewList(
@@ -123,7 +136,7 @@ func newScanScreen(e *env) *scanScreen {
 				o.(*widget.Label).SetText(fmt.Sprintf("%s  %s  %s", r.at.Format("15:04:05"), outcomeTitle(r.outcome), r.code))
 			}
 		})
-	result := container.NewStack(s.panel, container.NewVBox(layout.NewSpacer(), s.title, s.detail, layout.NewSpacer()))
+	result := container.NewStack(s.panel, container.NewVBox(layout.NewSpacer(), s.title, s.detail, s.note, layout.NewSpacer()))
 	side := container.NewBorder(s.counters, nil, nil, nil, s.list)
 	split := container.NewHSplit(result, side)
 	split.Offset = 0.68
@@ -141,8 +154,19 @@ func (s *scanScreen) focus() {
 }
 
 // submit redeems one scan off the UI goroutine; the field is already clear.
-func (s *scanScreen) submit(raw string) {
+// The scanner test label is not a code: it gets a report instead.
+func (s *scanScreen) submit(raw, terminator string, took time.Duration) {
 	if strings.TrimSpace(raw) == "" {
+		return
+	}
+	if app.IsScannerTest(raw) {
+		r := app.AnalyzeScannerTest(raw+terminator, took)
+		verdict := T("Scanner set up correctly")
+		if !r.OK {
+			verdict = T("Scanner needs attention")
+		}
+		s.paint(colorInactive, T("SCANNER TEST"), verdict)
+		s.note.SetText(strings.Join(r.Advice, "\n"))
 		return
 	}
 	go func() {
@@ -198,6 +222,7 @@ func (s *scanScreen) show(v app.Verdict, err error) {
 
 // paint fills the result panel and returns it to "ready" after a while.
 func (s *scanScreen) paint(c color.Color, title, detail string) {
+	s.note.SetText("")
 	s.panel.FillColor = c
 	s.title.Text = title
 	s.detail.Text = detail
@@ -221,6 +246,7 @@ func (s *scanScreen) paint(c color.Color, title, detail string) {
 }
 
 func (s *scanScreen) idle() {
+	s.note.SetText("")
 	s.panel.FillColor = colorIdle
 	s.title.Text = T("READY")
 	s.detail.Text = T("Scan a label")

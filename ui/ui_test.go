@@ -321,3 +321,18 @@ func TestFirstRunSetup(t *testing.T) {
 		t.Fatalf("after set-up: %+v", set)
 	}
 }
+
+func TestScanScreenScannerTest(t *testing.T) {
+	h := newHarness(t)
+	fyne.DoAndWait(func() {
+		test.Type(h.ui.scan.entry, strings.ToLower(app.ScannerTestPayload))
+		h.ui.scan.entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyTab})
+	})
+	waitFor(t, "the scanner test report", func() bool { return h.scanTitle() == "SCANNER TEST" })
+	if note := h.ui.scan.note.Text; !strings.Contains(note, "Tab") || !strings.Contains(note, "Caps Lock") {
+		t.Fatalf("report %q does not name the terminator and Caps Lock", note)
+	}
+	if st, _ := h.svc.Stats(context.Background(), ""); st.Scans != 0 {
+		t.Fatalf("the test label was logged as %d scans", st.Scans)
+	}
+}
