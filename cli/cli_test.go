@@ -2,9 +2,9 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/hex"
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"

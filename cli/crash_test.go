@@ -157,4 +157,3 @@ func TestKillDuringRedeemStorm(t *testing.T) {
 	}
 	t.Logf("%d processes answered, %d were killed first; %d codes used", answered, killed, queryInt(t, db, `SELECT count(*) FROM redemptions`))
 }
-
