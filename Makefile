@@ -38,6 +38,12 @@ fuzz:
 		$(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) ./$$pkg/ || exit 1; \
 	done
 
+# The long fault tests behind docs/reliability.md: 20 SIGKILLs of a 200,000-code
+# issue, 40 waves of killed redeem processes, a million forgeries, fuzzing.
+soak: deps
+	QRDESK_SOAK=1 $(GO) test -count=1 -v -timeout 60m -run 'TestKill|TestForgeryMillion' ./cli/ ./app/ | grep -E '^(=== RUN|--- |ok|FAIL)|_test.go'
+	@$(MAKE) --no-print-directory fuzz FUZZTIME=2m
+
 # Benchmarks behind docs/performance.md.
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 1x -timeout 30m ./store/ ./printing/ ./ui/

@@ -141,14 +141,21 @@ func operatorName(env *Env, flagValue string) string {
 	return firstNonEmpty(env.Getenv("USER"), "clerk")
 }
 
-func noArgs(pos []string) error {
-	if len(pos) > 0 {
-		return usagef("unexpected argument %q", pos[0])
+// parseNone parses a command line that takes flags only.
+func parseNone(fs *flag.FlagSet, args []string) error {
+	pos, err := parse(fs, args)
+	if err == nil && len(pos) > 0 {
+		err = usagef("unexpected argument %q", pos[0])
 	}
-	return nil
+	return err
 }
 
-func oneArg(pos []string, what string) (string, error) {
+// parseOne parses a command line that takes flags and one argument.
+func parseOne(fs *flag.FlagSet, args []string, what string) (string, error) {
+	pos, err := parse(fs, args)
+	if err != nil {
+		return "", err
+	}
 	if len(pos) != 1 {
 		return "", usagef("give exactly one %s", what)
 	}

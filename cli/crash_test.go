@@ -54,7 +54,9 @@ func TestKillDuringIssue(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Duration(rng.IntN(1500)) * time.Millisecond)
+		// A 50,000-code batch takes about 0.8 s: kill anywhere from before
+		// it starts to after it is done.
+		time.Sleep(time.Duration(rng.IntN(count/50_000*1500)) * time.Millisecond)
 		if cmd.Process.Signal(syscall.SIGKILL) == nil {
 			killed++
 		}

@@ -23,11 +23,7 @@ func runSetDisabled(ctx context.Context, env *Env, args []string, disable bool) 
 		fs.StringVar(&reason, "reason", "", "why the code is disabled (required), e.g. \"label damaged\"")
 	}
 	operator := fs.String("operator", "", "who makes the change")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	code, err := oneArg(pos, "CODE")
+	code, err := parseOne(fs, args, "CODE")
 	if err != nil {
 		return err
 	}

@@ -18,11 +18,7 @@ func runExport(ctx context.Context, env *Env, args []string) error {
 	status := fs.String("status", "", "only codes with this status")
 	batch := fs.Int64("batch", 0, "only codes of this batch")
 	outPath := fs.String("o", "", "write to FILE instead of standard output")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := noArgs(pos); err != nil {
+	if err := parseNone(fs, args); err != nil {
 		return err
 	}
 	q, err := searchQuery(*status, *date, *batch)
@@ -57,11 +53,7 @@ func runExport(ctx context.Context, env *Env, args []string) error {
 
 func runBackup(ctx context.Context, env *Env, args []string) error {
 	fs, c := newFlags(env, "backup", "FILE")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	path, err := oneArg(pos, "FILE to write the backup to")
+	path, err := parseOne(fs, args, "FILE to write the backup to")
 	if err != nil {
 		return err
 	}

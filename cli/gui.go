@@ -12,11 +12,7 @@ func init() {
 func runGUI(ctx context.Context, env *Env, args []string) error {
 	fs, c := newFlags(env, "gui", "")
 	screen := fs.String("screen", "", "open on this screen: scan, issue, codes, today or settings")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := noArgs(pos); err != nil {
+	if err := parseNone(fs, args); err != nil {
 		return err
 	}
 	switch *screen {

@@ -12,11 +12,7 @@ func init() {
 
 func runInit(ctx context.Context, env *Env, args []string) error {
 	fs, c := newFlags(env, "init", "")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := noArgs(pos); err != nil {
+	if err := parseNone(fs, args); err != nil {
 		return err
 	}
 	s, err := open(ctx, env, c)

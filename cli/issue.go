@@ -22,11 +22,7 @@ func runIssue(ctx context.Context, env *Env, args []string) error {
 	fs.StringVar(&req.Expires, "expires", "", "never, eod or a duration such as 72h (default: the setting)")
 	operator := fs.String("operator", "", "who issues the batch")
 	quiet := fs.Bool("quiet", false, "print only the summary, not every code")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := noArgs(pos); err != nil {
+	if err := parseNone(fs, args); err != nil {
 		return err
 	}
 	if req.Count < 0 || (req.Count == 0 && isFlagSet(fs, "count")) {

@@ -53,11 +53,7 @@ func runPrint(ctx context.Context, env *Env, args []string) error {
 	fs.StringVar(&f.printer, "printer", "", "send to this CUPS printer (ZPL goes to a raw queue)")
 	fs.StringVar(&f.printerAddr, "printer-addr", "", "send ZPL straight to a network printer at HOST:PORT (usually port 9100)")
 	fs.StringVar(&f.operator, "operator", "", "who prints")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := noArgs(pos); err != nil {
+	if err := parseNone(fs, args); err != nil {
 		return err
 	}
 	if f.format != "pdf" && f.format != "zpl" {

@@ -16,11 +16,7 @@ func init() {
 func runRedeem(ctx context.Context, env *Env, args []string) error {
 	fs, c := newFlags(env, "redeem", "CODE")
 	operator := fs.String("operator", "", "who scans (default: $QRDESK_OPERATOR or the login name)")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	code, err := oneArg(pos, "CODE")
+	code, err := parseOne(fs, args, "CODE")
 	if err != nil {
 		return err
 	}
@@ -38,11 +34,7 @@ func runRedeem(ctx context.Context, env *Env, args []string) error {
 
 func runCheck(ctx context.Context, env *Env, args []string) error {
 	fs, c := newFlags(env, "check", "CODE")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	code, err := oneArg(pos, "CODE")
+	code, err := parseOne(fs, args, "CODE")
 	if err != nil {
 		return err
 	}

@@ -15,11 +15,7 @@ func init() {
 
 func runRestore(ctx context.Context, env *Env, args []string) error {
 	fs, c := newFlags(env, "restore", "FILE")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	path, err := oneArg(pos, "backup FILE")
+	path, err := parseOne(fs, args, "backup FILE")
 	if err != nil {
 		return err
 	}

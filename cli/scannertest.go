@@ -23,11 +23,7 @@ const idleEnd = 1500 * time.Millisecond
 func runScannerTest(ctx context.Context, env *Env, args []string) error {
 	fs, c := newFlags(env, "scanner-test", "")
 	save := fs.Bool("save", false, "store the detected keyboard-layout translation, applied to every scan from now on")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := noArgs(pos); err != nil {
+	if err := parseNone(fs, args); err != nil {
 		return err
 	}
 	typed, took, err := readScan(env)

@@ -46,11 +46,7 @@ func runSettings(ctx context.Context, env *Env, args []string) error {
 		fs.String(f, "", help[f])
 	}
 	operator := fs.String("operator", "", "who makes the change (for the audit log)")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := noArgs(pos); err != nil {
+	if err := parseNone(fs, args); err != nil {
 		return err
 	}
 	changes := map[string]string{}

@@ -22,11 +22,7 @@ func validDate(s string) bool {
 func runStats(ctx context.Context, env *Env, args []string) error {
 	fs, c := newFlags(env, "stats", "")
 	date := fs.String("date", "", "the day YYYY-MM-DD (default: today)")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := noArgs(pos); err != nil {
+	if err := parseNone(fs, args); err != nil {
 		return err
 	}
 	if *date != "" && !validDate(*date) {
@@ -52,11 +48,7 @@ func runStats(ctx context.Context, env *Env, args []string) error {
 
 func runExpire(ctx context.Context, env *Env, args []string) error {
 	fs, c := newFlags(env, "expire", "")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := noArgs(pos); err != nil {
+	if err := parseNone(fs, args); err != nil {
 		return err
 	}
 	s, err := open(ctx, env, c)

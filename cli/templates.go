@@ -20,11 +20,7 @@ func templateDir(c *common) string { return filepath.Join(filepath.Dir(c.db), "t
 
 func runTemplates(ctx context.Context, env *Env, args []string) error {
 	fs, c := newFlags(env, "templates", "")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := noArgs(pos); err != nil {
+	if err := parseNone(fs, args); err != nil {
 		return err
 	}
 	all, err := printing.Templates(templateDir(c))
@@ -45,11 +41,7 @@ func runTemplates(ctx context.Context, env *Env, args []string) error {
 
 func runPrinters(ctx context.Context, env *Env, args []string) error {
 	fs, c := newFlags(env, "printers", "")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := noArgs(pos); err != nil {
+	if err := parseNone(fs, args); err != nil {
 		return err
 	}
 	names, err := printing.Printers()

@@ -1,0 +1,65 @@
+package store
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"qrdesk/app"
+)
+
+// hostileTexts are what a careless or hostile user may type into any field.
+var hostileTexts = []string{
+	`'; DROP TABLE codes; --`, `" OR 1=1 --`, `%`, `_`, `%_%`, `\`, `\\%`, "a\x00b", "🙂📦 提货码", "\u202etxet", "Robert'); --",
+}
+
+// TestHostileTextFields stores hostile text in every free-text field and
+// searches with it: no error but the length limits, no injection, and the
+// text comes back exactly.
+func TestHostileTextFields(t *testing.T) {
+	ctx := context.Background()
+	svc, db, _ := mustOpen(t)
+	long := strings.Repeat("x", 10_000)
+	for _, text := range append(hostileTexts, long) {
+		typ, ref := text, text
+		if len(typ) > 40 {
+			if _, _, err := svc.Issue(ctx, app.IssueRequest{Count: 1, Type: typ}); app.KindOf(err) != app.KindInvalid {
+				t.Fatalf("a 10 kB type: %v, want a clear refusal", err)
+			}
+			typ, ref = "", text[:200]
+		}
+		_, codes, err := svc.Issue(ctx, app.IssueRequest{Count: 1, Type: typ, Ref: ref, Operator: text})
+		if err != nil {
+			t.Fatalf("issue with %q: %v", text, err)
+		}
+		got, err := svc.Search(ctx, app.SearchQuery{Text: ref})
+		if err != nil {
+			t.Fatalf("search %q: %v", ref, err)
+		}
+		if len(got) != 1 || got[0].Ref != ref || got[0].Type != typ || got[0].Code != codes[0].String() {
+			t.Fatalf("search %q found %+v", ref, got)
+		}
+		reason := "bad: " + text // reasons need 3 characters
+		if _, err := svc.SetDisabled(ctx, codes[0].String(), true, reason, text); err != nil {
+			t.Fatalf("disable with reason %q: %v", reason, err)
+		}
+		v, err := svc.Redeem(ctx, codes[0].String(), text)
+		if err != nil || v.Outcome != app.OutcomeDisabled || v.DisabledReason != reason {
+			t.Fatalf("redeem with operator %q: %+v %v", text, v, err)
+		}
+		if v, err := svc.Redeem(ctx, text, text); err != nil || v.Outcome != app.OutcomeMalformed {
+			t.Fatalf("scan of %q: %+v %v", text, v, err)
+		}
+		if _, err := svc.UpdateSettings(ctx, map[string]string{"label_title": text}, text); err != nil && app.KindOf(err) != app.KindInvalid {
+			t.Fatalf("title %q: %v", text, err)
+		}
+	}
+	if n := count(t, db, `SELECT count(*) FROM codes`); n != len(hostileTexts)+1 {
+		t.Fatalf("%d codes, want %d: something was dropped or injected", n, len(hostileTexts)+1)
+	}
+	var integrity string
+	db.SQL().QueryRow(`PRAGMA integrity_check`).Scan(&integrity)
+	if integrity != "ok" {
+		t.Fatal(integrity)
+	}
+}
