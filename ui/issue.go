@@ -113,21 +113,27 @@ func (s *issueScreen) applySettings(set app.Settings) {
 	if s.template.Selected == "" {
 		s.template.SetSelected(set.Template)
 	}
-	opts := []string{}
-	if set.Printer != "" {
-		opts = append(opts, set.Printer)
-	}
-	if names, err := printing.Printers(); err == nil {
-		for _, n := range names {
-			if n != set.Printer {
-				opts = append(opts, n)
+	// lpstat may take a moment: list the printers off the UI goroutine.
+	go func() {
+		opts := []string{}
+		if set.Printer != "" {
+			opts = append(opts, set.Printer)
+		}
+		if names, err := printing.Printers(); err == nil {
+			for _, n := range names {
+				if n != set.Printer {
+					opts = append(opts, n)
+				}
 			}
 		}
-	}
-	s.printer.Options = opts
-	if len(opts) > 0 && s.printer.Selected == "" {
-		s.printer.SetSelected(opts[0])
-	}
+		fyne.Do(func() {
+			s.printer.Options = opts
+			if len(opts) > 0 && s.printer.Selected == "" {
+				s.printer.SetSelected(opts[0])
+			}
+			s.printer.Refresh()
+		})
+	}()
 }
 
 // refresh reloads today's batches.
