@@ -21,6 +21,10 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
+// busyTimeout is how long a writer waits for another one's lock before it
+// reports the database busy.
+var busyTimeout = 10 * time.Second
+
 //go:embed migrations/sqlite/*.sql
 var sqliteMigrations embed.FS
 
@@ -46,7 +50,7 @@ var _ app.Store = (*DB)(nil)
 //     so two writers queue on busy_timeout instead of failing mid-transaction.
 func dsn(path string) string {
 	q := url.Values{}
-	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(FULL)")
 	q.Add("_pragma", "foreign_keys(1)")

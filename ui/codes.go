@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -19,6 +20,7 @@ const codesPageSize = 100
 type codesScreen struct {
 	env         *env
 	query, date *widget.Entry
+	batch       *widget.Entry
 	status      *widget.Select
 	table       *widget.Table
 	pageLabel   *widget.Label
@@ -46,6 +48,9 @@ func newCodesScreen(e *env) *codesScreen {
 	s.date = widget.NewEntry()
 	s.date.SetPlaceHolder("YYYY-MM-DD")
 	s.date.OnSubmitted = func(string) { s.search(0) }
+	s.batch = widget.NewEntry()
+	s.batch.SetPlaceHolder(T("Batch"))
+	s.batch.OnSubmitted = func(string) { s.search(0) }
 	statuses := []string{T("any status")}
 	for _, st := range app.Statuses {
 		statuses = append(statuses, string(st))
@@ -93,7 +98,7 @@ func newCodesScreen(e *env) *codesScreen {
 	s.message = widget.NewLabel("")
 	s.message.Wrapping = fyne.TextWrapWord
 
-	filters := container.NewVBox(s.query, container.NewGridWithColumns(3, s.status, s.date, widget.NewButton(T("Search"), func() { s.search(0) })))
+	filters := container.NewVBox(s.query, container.NewGridWithColumns(4, s.status, s.date, s.batch, widget.NewButton(T("Search"), func() { s.search(0) })))
 	pager := container.NewHBox(s.prev, s.pageLabel, s.next)
 	left := container.NewBorder(filters, pager, nil, nil, s.table)
 	right := container.NewVScroll(container.NewVBox(s.detail, s.reason, container.NewGridWithColumns(2, s.disableBtn, s.enableBtn), s.message,
@@ -130,6 +135,7 @@ func (s *codesScreen) searchQuery(page int) app.SearchQuery {
 	if s.status.SelectedIndex() > 0 {
 		q.Status = app.Status(s.status.Selected)
 	}
+	q.BatchID, _ = strconv.ParseInt(strings.TrimSpace(s.batch.Text), 10, 64)
 	return q
 }
 
@@ -144,6 +150,10 @@ func (s *codesScreen) search(page int) {
 			s.message.SetText(app.ErrorMessage(err))
 			return
 		}
+	}
+	if b := strings.TrimSpace(s.batch.Text); b != "" && q.BatchID <= 0 {
+		s.message.SetText(T("Batch must be a batch number"))
+		return
 	}
 	n := s.loads.next()
 	go func() {

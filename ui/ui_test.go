@@ -251,6 +251,19 @@ func TestCodesSearchDisableEnable(t *testing.T) {
 		s.search(0)
 	})
 	waitFor(t, "all codes", func() bool { return len(s.rows) == 30 })
+	h.issue(t, 5)
+	fyne.DoAndWait(func() {
+		s.batch.SetText("2")
+		s.search(0)
+	})
+	waitFor(t, "batch 2 only", func() bool { return len(s.rows) == 5 })
+	fyne.DoAndWait(func() {
+		s.batch.SetText("two")
+		s.search(0)
+	})
+	if !strings.Contains(s.message.Text, "batch number") {
+		t.Fatalf("batch 'two': %q", s.message.Text)
+	}
 }
 
 func TestSettingsValidation(t *testing.T) {
