@@ -134,3 +134,40 @@ func TestScannerTestCommand(t *testing.T) {
 		t.Fatalf("another label: %v %s", err, out)
 	}
 }
+
+// TestPrintToCUPS puts stand-in lp and lpstat commands first on PATH (this
+// machine has no CUPS) and checks what qrdesk asks of them: the queue, no
+// scaling for PDF, raw for ZPL.
+func TestPrintToCUPS(t *testing.T) {
+	bin := t.TempDir()
+	record := filepath.Join(t.TempDir(), "lp.args")
+	os.WriteFile(filepath.Join(bin, "lp"), []byte("#!/bin/sh\necho \"$@\" >> "+record+"\ncat \"$(eval echo \\${$#})\" > "+record+".data\n"), 0o755)
+	os.WriteFile(filepath.Join(bin, "lpstat"), []byte("#!/bin/sh\necho Office_Laser\necho Zebra_Raw\n"), 0o755)
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+
+	s := newStation(t)
+	s.run(t, "issue", "--count", "2")
+	if code, out, _ := s.run(t, "printers"); code != 0 || !strings.Contains(out, "Office_Laser\nZebra_Raw") {
+		t.Fatalf("printers: %d %q", code, out)
+	}
+	if code, _, errOut := s.run(t, "print", "--batch", "1", "--printer", "Office_Laser"); code != 0 {
+		t.Fatal(errOut)
+	}
+	if code, _, errOut := s.run(t, "print", "--batch", "1", "--reprint", "--format", "zpl", "--template", "roll-50x30", "--printer", "Zebra_Raw"); code != 0 {
+		t.Fatal(errOut)
+	}
+	args, _ := os.ReadFile(record)
+	lines := strings.Split(strings.TrimSpace(string(args)), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], "-d Office_Laser") || !strings.Contains(lines[0], "scaling=100") ||
+		!strings.Contains(lines[1], "-d Zebra_Raw") || !strings.Contains(lines[1], "-o raw") {
+		t.Fatalf("lp was called with %q", lines)
+	}
+	if data, _ := os.ReadFile(record + ".data"); !strings.HasPrefix(string(data), "^XA") {
+		t.Fatalf("the raw queue got %q", string(data)[:min(20, len(data))])
+	}
+	os.WriteFile(filepath.Join(bin, "lp"), []byte("#!/bin/sh\necho 'lp: The printer or class does not exist.' >&2\nexit 1\n"), 0o755)
+	code, _, errOut := s.run(t, "print", "--batch", "1", "--reprint", "--printer", "Gone")
+	if code == 0 || !strings.Contains(errOut, "does not exist") || !strings.Contains(errOut, "--resume") {
+		t.Fatalf("a missing printer: %d %q", code, errOut)
+	}
+}
