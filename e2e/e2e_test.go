@@ -128,8 +128,23 @@ func TestScannerAtTheDesk(t *testing.T) {
 	}
 	t.Cleanup(func() { gui.Process.Kill(); gui.Wait() })
 	s.xdotool("search", "--sync", "--name", "^qrdesk$")
-	time.Sleep(300 * time.Millisecond) // the first frame
-	t.Logf("cold start to a visible Scan screen: %v", time.Since(start).Round(time.Millisecond))
+	t.Logf("cold start to a visible window: %v", time.Since(start).Round(time.Millisecond))
+	// Under load the first frame and the focus come a little later: type a
+	// probe (a refused scan) until one arrives, so no real scan is lost.
+	var before struct{ Scans int }
+	time.Sleep(500 * time.Millisecond)
+	for attempt := 0; before.Scans == 0; attempt++ {
+		if attempt == 20 {
+			t.Fatalf("the window never accepted typing:\n%s", guiOut.String())
+		}
+		s.xdotool("type", "--delay", "5", "PROBE")
+		s.xdotool("key", "Return")
+		for i := 0; i < 20 && before.Scans == 0; i++ {
+			time.Sleep(100 * time.Millisecond)
+			s.json(&before, "stats")
+		}
+	}
+	t.Logf("cold start to a Scan screen that takes scans: %v", time.Since(start).Round(time.Millisecond))
 
 	// A valid code at scanner speed (5 ms a key), then Enter.
 	typed := time.Now()
@@ -165,8 +180,8 @@ func TestScannerAtTheDesk(t *testing.T) {
 	}
 	var st struct{ Scans, Redeemed int }
 	s.json(&st, "stats")
-	if st.Scans != 2 || st.Redeemed != 1 {
-		t.Fatalf("stats %+v, want 2 scans and 1 redemption", st)
+	if st.Scans != before.Scans+2 || st.Redeemed != 1 {
+		t.Fatalf("stats %+v, want %d scans and 1 redemption", st, before.Scans+2)
 	}
 
 	for i, name := range []string{"issue", "codes", "today", "settings"} {

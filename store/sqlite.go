@@ -25,8 +25,8 @@ import (
 // reports the database busy.
 var busyTimeout = 10 * time.Second
 
-//go:embed migrations/sqlite/*.sql
-var sqliteMigrations embed.FS
+//go:embed migrations/sqlite/*.sql migrations/central/*.sql
+var migrations embed.FS
 
 // DB is the SQLite store. It is safe for concurrent use, also by several
 // processes on one file.
@@ -73,7 +73,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		return nil, app.ErrorfWrap(app.KindInternal, err, "cannot open database %s", path)
 	}
 	d := &DB{db: sqldb, path: path, now: time.Now}
-	if err := d.migrate(ctx); err != nil {
+	if err := migrate(ctx, sqldb, "migrations/sqlite"); err != nil {
 		sqldb.Close()
 		return nil, d.wrap(err, "cannot open database %s", path)
 	}
@@ -94,14 +94,14 @@ func (d *DB) Path() string { return d.path }
 // SQL exposes the handle for tests and tools in this module.
 func (d *DB) SQL() *sql.DB { return d.db }
 
-// migrate applies the embedded numbered migrations not applied yet, each in
-// its own immediate transaction, so processes starting together apply each
-// one exactly once.
-func (d *DB) migrate(ctx context.Context) error {
-	if _, err := d.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT`); err != nil {
+// migrate applies the embedded numbered migrations in dir not applied yet,
+// each in its own immediate transaction, so processes starting together
+// apply each one exactly once.
+func migrate(ctx context.Context, db *sql.DB, dir string) error {
+	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT`); err != nil {
 		return err
 	}
-	names, err := fs.Glob(sqliteMigrations, "migrations/sqlite/*.sql")
+	names, err := fs.Glob(migrations, dir+"/*.sql")
 	if err != nil {
 		return err
 	}
@@ -111,15 +111,15 @@ func (d *DB) migrate(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("migration %s: name must start with its number", name)
 		}
-		if err := d.applyMigration(ctx, name, version); err != nil {
+		if err := applyMigration(ctx, db, name, version); err != nil {
 			return fmt.Errorf("migration %s: %w", name, err)
 		}
 	}
 	return nil
 }
 
-func (d *DB) applyMigration(ctx context.Context, name string, version int) error {
-	tx, err := d.db.BeginTx(ctx, nil)
+func applyMigration(ctx context.Context, db *sql.DB, name string, version int) error {
+	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -131,7 +131,7 @@ func (d *DB) applyMigration(ctx context.Context, name string, version int) error
 	if n > 0 {
 		return nil
 	}
-	body, err := sqliteMigrations.ReadFile(name)
+	body, err := migrations.ReadFile(name)
 	if err != nil {
 		return err
 	}
