@@ -66,7 +66,6 @@ func (s *todayScreen) refresh() {
 
 func (s *todayScreen) show(days []app.Stats) {
 	st := days[len(days)-1]
-	s.stats = st
 	refused := 0
 	for _, n := range st.Refused {
 		refused += n
@@ -82,7 +81,8 @@ func (s *todayScreen) show(days []app.Stats) {
 	for _, d := range days {
 		most = max(most, d.Redeemed)
 	}
-	s.chart.RemoveAll()
+	// Build the bars, then swap them in whole: a refresh never shows half a chart.
+	bars := make([]fyne.CanvasObject, 0, len(days))
 	for _, d := range days {
 		bar := canvas.NewRectangle(colorRedeemed)
 		frac := float32(d.Redeemed) / float32(most)
@@ -91,9 +91,11 @@ func (s *todayScreen) show(days []app.Stats) {
 		label.TextSize = 11
 		count := canvas.NewText(fmt.Sprint(d.Redeemed), color.Gray{Y: 0x80})
 		count.TextSize = 11
-		s.chart.Add(container.NewVBox(layout.NewSpacer(), count, bar, label))
+		bars = append(bars, container.NewVBox(layout.NewSpacer(), count, bar, label))
 	}
+	s.chart.Objects = bars
 	s.chart.Refresh()
+	s.stats = st
 }
 
 func (s *todayScreen) askExport() {

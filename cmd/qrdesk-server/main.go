@@ -1,0 +1,156 @@
+// Command qrdesk-server is the central server stations sync with. Pure Go
+// (CGO_ENABLED=0), so it runs on a headless server or in a container.
+//
+//	qrdesk-server [serve] --db PATH --listen ADDR [--tls-cert F --tls-key F]
+//	qrdesk-server station add NAME | station revoke NAME | station list
+//	qrdesk-server report [--date YYYY-MM-DD]
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"qrdesk/server"
+	"qrdesk/store"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cmd := "serve"
+	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
+		cmd, args = args[0], args[1:]
+	}
+	fs := flag.NewFlagSet("qrdesk-server "+cmd, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	db := fs.String("db", envOr("QRDESK_SERVER_DB", "qrdesk-server.db"), "database: a SQLite file")
+	listen := fs.String("listen", "127.0.0.1:8427", "address to serve on")
+	cert := fs.String("tls-cert", "", "TLS certificate (PEM); with --tls-key serves HTTPS")
+	key := fs.String("tls-key", "", "TLS private key (PEM)")
+	date := fs.String("date", "", "report: the day YYYY-MM-DD (default today)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	st, err := store.OpenCentral(ctx, *db)
+	if err != nil {
+		fmt.Fprintf(stderr, "qrdesk-server: %v\n", err)
+		return 3
+	}
+	defer st.Close()
+	log := slog.New(slog.NewJSONHandler(stderr, nil))
+	switch cmd {
+	case "serve":
+		err = serve(ctx, st, log, *listen, *cert, *key)
+	case "station":
+		err = station(ctx, st, fs.Args(), stdout)
+	case "report":
+		err = report(ctx, st, *date, stdout)
+	default:
+		fmt.Fprintf(stderr, "qrdesk-server: unknown command %q: use serve, station or report\n", cmd)
+		return 2
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "qrdesk-server %s: %v\n", cmd, err)
+		return 3
+	}
+	return 0
+}
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
+
+// serve runs the API until ctx ends, then drains requests in flight.
+func serve(ctx context.Context, st server.Store, log *slog.Logger, listen, cert, key string) error {
+	api := &server.API{Store: st, Log: log, Now: time.Now}
+	srv := &http.Server{Addr: listen, Handler: api.Handler(),
+		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second, IdleTimeout: 60 * time.Second}
+	errc := make(chan error, 1)
+	go func() {
+		log.Info("listening", "addr", listen, "tls", cert != "")
+		if cert != "" || key != "" {
+			errc <- srv.ListenAndServeTLS(cert, key)
+		} else {
+			errc <- srv.ListenAndServe()
+		}
+	}()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	log.Info("shutting down")
+	return srv.Shutdown(shutdown)
+}
+
+func station(ctx context.Context, st server.Store, args []string, out io.Writer) error {
+	switch {
+	case len(args) == 2 && args[0] == "add":
+		buf := make([]byte, 24)
+		if _, err := rand.Read(buf); err != nil {
+			return err
+		}
+		token := "qrd_" + hex.EncodeToString(buf)
+		if err := st.AddStation(ctx, args[1], server.HashToken(token), time.Now().Unix()); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "station %s added. Its token (shown once, keep it secret):\n%s\n", args[1], token)
+		return nil
+	case len(args) == 2 && args[0] == "revoke":
+		return st.RevokeStation(ctx, args[1], time.Now().Unix())
+	case len(args) == 1 && args[0] == "list":
+		list, err := st.Stations(ctx)
+		for _, s := range list {
+			state := "active"
+			if s.RevokedAt != 0 {
+				state = "revoked"
+			}
+			fmt.Fprintf(out, "%s\t%s\n", s.Name, state)
+		}
+		return err
+	}
+	return errors.New("say: station add NAME, station revoke NAME or station list")
+}
+
+func report(ctx context.Context, st server.Store, date string, out io.Writer) error {
+	day := time.Now()
+	if date != "" {
+		var err error
+		if day, err = time.ParseInLocation("2006-01-02", date, time.Local); err != nil {
+			return errors.New("--date must be YYYY-MM-DD")
+		}
+	}
+	y, m, d := day.Date()
+	from := time.Date(y, m, d, 0, 0, 0, 0, time.Local)
+	list, err := st.Conflicts(ctx, from.Unix(), from.AddDate(0, 0, 1).Unix())
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(map[string]any{"date": from.Format("2006-01-02"), "conflicts": list})
+}

@@ -1,0 +1,318 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+
+	"qrdesk/app"
+	"qrdesk/server"
+)
+
+// CentralDB is qrdesk-server's SQLite database (PostgreSQL is the other
+// implementation of server.Store).
+type CentralDB struct {
+	db   *sql.DB
+	path string
+}
+
+var _ server.Store = (*CentralDB)(nil)
+
+// OpenCentral opens (creating if needed) the server database at path.
+func OpenCentral(ctx context.Context, path string) (*CentralDB, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, err
+	}
+	sqldb, err := sql.Open("sqlite", dsn(path))
+	if err != nil {
+		return nil, err
+	}
+	if err := migrate(ctx, sqldb, "migrations/central"); err != nil {
+		sqldb.Close()
+		return nil, (&DB{path: path}).wrap(err, "cannot open the server database %s", path)
+	}
+	return &CentralDB{db: sqldb, path: path}, nil
+}
+
+func (c *CentralDB) Close() error { return c.db.Close() }
+
+func (c *CentralDB) RingID(ctx context.Context) (string, error) {
+	var id string
+	err := c.db.QueryRowContext(ctx, `SELECT value FROM deployment WHERE key = 'ring_id'`).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return id, err
+}
+
+func (c *CentralDB) BindRing(ctx context.Context, id string) (string, error) {
+	if _, err := c.db.ExecContext(ctx, `INSERT INTO deployment (key, value) VALUES ('ring_id', ?) ON CONFLICT (key) DO NOTHING`, id); err != nil {
+		return "", err
+	}
+	return c.RingID(ctx)
+}
+
+func (c *CentralDB) AddStation(ctx context.Context, name, tokenHash string, at int64) error {
+	_, err := c.db.ExecContext(ctx, `INSERT INTO stations (name, token_hash, created_at) VALUES (?, ?, ?)`, name, tokenHash, at)
+	if isUnique(err) {
+		return server.ErrStationExists
+	}
+	return err
+}
+
+func (c *CentralDB) RevokeStation(ctx context.Context, name string, at int64) error {
+	res, err := c.db.ExecContext(ctx, `UPDATE stations SET revoked_at = ? WHERE name = ? AND revoked_at = 0`, at, name)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return server.ErrNoStation
+	}
+	return nil
+}
+
+func (c *CentralDB) Stations(ctx context.Context) ([]server.Station, error) {
+	rows, err := c.db.QueryContext(ctx, `SELECT id, name, created_at, revoked_at FROM stations ORDER BY name`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []server.Station
+	for rows.Next() {
+		var s server.Station
+		if err := rows.Scan(&s.ID, &s.Name, &s.CreatedAt, &s.RevokedAt); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+func (c *CentralDB) StationByToken(ctx context.Context, tokenHash string) (server.Station, error) {
+	var s server.Station
+	err := c.db.QueryRowContext(ctx, `SELECT id, name, created_at, revoked_at FROM stations WHERE token_hash = ? AND revoked_at = 0`, tokenHash).
+		Scan(&s.ID, &s.Name, &s.CreatedAt, &s.RevokedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return s, server.ErrUnauthorized
+	}
+	return s, err
+}
+
+func (c *CentralDB) UploadBatch(ctx context.Context, st server.Station, codes []server.CodeIn, at int64) (int, error) {
+	tx, err := c.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	added := 0
+	for _, code := range codes {
+		var serial, stationID any
+		if code.StationID != "" {
+			serial, stationID = code.Serial, code.StationID
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO codes (code, random, prefix, label_date, station_id, serial, issued_by, expire_at, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (code) DO NOTHING`,
+			code.Code, code.Random, code.Prefix, code.LabelDate, stationID, serial, st.Name, code.ExpireAt, code.CreatedAt)
+		if isUnique(err) {
+			return 0, &server.BadRequest{Reason: "code " + code.Code + " repeats the serial of another code: two stations share a station letter; give each station its own letter"}
+		}
+		if err != nil {
+			return 0, err
+		}
+		if n, _ := res.RowsAffected(); n == 1 {
+			added++
+			data, _ := json.Marshal(map[string]any{"expire_at": code.ExpireAt, "created_at": code.CreatedAt})
+			if err := addChange(ctx, tx, "code", code.Code, st.Name, string(data)); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return added, tx.Commit()
+}
+
+func addChange(ctx context.Context, tx *sql.Tx, kind, code, station, data string) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO changes (kind, code, station, data) VALUES (?, ?, ?, ?)`, kind, code, station, data)
+	return err
+}
+
+func (c *CentralDB) Apply(ctx context.Context, st server.Station, evs []server.Event, at int64) ([]server.Result, error) {
+	out := make([]server.Result, 0, len(evs))
+	for _, ev := range evs {
+		r, err := c.applyOne(ctx, st, ev, at)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// applyOne applies one event in its own immediate transaction.
+func (c *CentralDB) applyOne(ctx context.Context, st server.Station, ev server.Event, now int64) (server.Result, error) {
+	tx, err := c.db.BeginTx(ctx, nil)
+	if err != nil {
+		return server.Result{}, err
+	}
+	defer tx.Rollback()
+	var stored string
+	err = tx.QueryRowContext(ctx, `SELECT detail FROM events WHERE event_id = ?`, ev.EventID).Scan(&stored)
+	if err == nil {
+		var r server.Result
+		json.Unmarshal([]byte(stored), &r)
+		r.Duplicate = true
+		return r, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return server.Result{}, err
+	}
+	var r server.Result
+	switch ev.Kind {
+	case "redeem":
+		r, err = redeemCentral(ctx, tx, st, ev, now)
+	case "disable", "enable":
+		r, err = setDisabledCentral(ctx, tx, st, ev)
+	default:
+		r = server.Result{Outcome: "rejected", Reason: "unknown event kind " + ev.Kind}
+	}
+	if err != nil {
+		return server.Result{}, err
+	}
+	r.EventID = ev.EventID
+	detail, _ := json.Marshal(r)
+	if _, err := tx.ExecContext(ctx, `INSERT INTO events (event_id, station, kind, code, operator, at, received_at, offline, outcome, detail)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, ev.EventID, st.Name, ev.Kind, ev.Code, ev.Operator, ev.At, now, ev.Offline, r.Outcome, string(detail)); err != nil {
+		return server.Result{}, err
+	}
+	return r, tx.Commit()
+}
+
+type centralCode struct {
+	status, usedStation, usedOperator, usedEvent, reason string
+	usedAt, expireAt                                     int64
+}
+
+func readCentralCode(ctx context.Context, tx *sql.Tx, code string) (centralCode, error) {
+	var cc centralCode
+	err := tx.QueryRowContext(ctx, `SELECT status, used_at, used_station, used_operator, used_event, disabled_reason, expire_at FROM codes WHERE code = ?`, code).
+		Scan(&cc.status, &cc.usedAt, &cc.usedStation, &cc.usedOperator, &cc.usedEvent, &cc.reason, &cc.expireAt)
+	return cc, err
+}
+
+// redeemCentral is the guarded UPDATE. Online, "when" is the server's
+// clock; offline events keep the station's time. A code already used when
+// an offline redemption arrives is a conflict: both facts are kept and the
+// earlier redemption stays the one of record.
+func redeemCentral(ctx context.Context, tx *sql.Tx, st server.Station, ev server.Event, now int64) (server.Result, error) {
+	when := now
+	if ev.Offline {
+		when = ev.At
+	}
+	res, err := tx.ExecContext(ctx, `UPDATE codes SET status = 'used', used_at = ?1, used_station = ?2, used_operator = ?3, used_event = ?4
+		WHERE code = ?5 AND status = 'unused' AND (expire_at = 0 OR expire_at > ?1)`, when, st.Name, ev.Operator, ev.EventID, ev.Code)
+	if err != nil {
+		return server.Result{}, err
+	}
+	if n, _ := res.RowsAffected(); n == 1 {
+		data, _ := json.Marshal(map[string]any{"at": when, "operator": ev.Operator, "event_id": ev.EventID})
+		return server.Result{Outcome: "redeemed", UsedAt: when, UsedStation: st.Name, UsedOperator: ev.Operator}, addChange(ctx, tx, "redeem", ev.Code, st.Name, string(data))
+	}
+	cc, err := readCentralCode(ctx, tx, ev.Code)
+	if errors.Is(err, sql.ErrNoRows) {
+		return server.Result{Outcome: "unknown", Reason: "the server has no such code: upload the batch first"}, nil
+	}
+	if err != nil {
+		return server.Result{}, err
+	}
+	switch {
+	case cc.status == "used" && ev.Offline:
+		first := server.Conflict{Code: ev.Code, FirstEvent: cc.usedEvent, FirstStation: cc.usedStation, FirstOperator: cc.usedOperator, FirstAt: cc.usedAt,
+			SecondEvent: ev.EventID, SecondStation: st.Name, SecondOperator: ev.Operator, SecondAt: when}
+		if when < cc.usedAt { // this one came first: it becomes the redemption of record
+			first = server.Conflict{Code: ev.Code, FirstEvent: ev.EventID, FirstStation: st.Name, FirstOperator: ev.Operator, FirstAt: when,
+				SecondEvent: cc.usedEvent, SecondStation: cc.usedStation, SecondOperator: cc.usedOperator, SecondAt: cc.usedAt}
+			if _, err := tx.ExecContext(ctx, `UPDATE codes SET used_at = ?, used_station = ?, used_operator = ?, used_event = ? WHERE code = ?`,
+				when, st.Name, ev.Operator, ev.EventID, ev.Code); err != nil {
+				return server.Result{}, err
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO conflicts (code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, detected_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, first.Code, first.FirstEvent, first.FirstStation, first.FirstOperator, first.FirstAt,
+			first.SecondEvent, first.SecondStation, first.SecondOperator, first.SecondAt, now); err != nil {
+			return server.Result{}, err
+		}
+		data, _ := json.Marshal(first)
+		if err := addChange(ctx, tx, "conflict", ev.Code, st.Name, string(data)); err != nil {
+			return server.Result{}, err
+		}
+		return server.Result{Outcome: "conflict", UsedAt: first.FirstAt, UsedStation: first.FirstStation, UsedOperator: first.FirstOperator,
+			Reason: "redeemed at two stations while offline"}, nil
+	case cc.status == "used":
+		return server.Result{Outcome: "already_used", UsedAt: cc.usedAt, UsedStation: cc.usedStation, UsedOperator: cc.usedOperator}, nil
+	case cc.status == "disabled":
+		return server.Result{Outcome: "disabled", Reason: cc.reason}, nil
+	default:
+		return server.Result{Outcome: "expired", Reason: "expired at " + app.FormatTime(cc.expireAt)}, nil
+	}
+}
+
+func setDisabledCentral(ctx context.Context, tx *sql.Tx, st server.Station, ev server.Event) (server.Result, error) {
+	q := `UPDATE codes SET status = 'disabled', disabled_reason = ? WHERE code = ? AND status = 'unused'`
+	if ev.Kind == "enable" {
+		q = `UPDATE codes SET status = 'unused', disabled_reason = ? WHERE code = ? AND status = 'disabled'`
+		ev.Reason = ""
+	}
+	res, err := tx.ExecContext(ctx, q, ev.Reason, ev.Code)
+	if err != nil {
+		return server.Result{}, err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		cc, err := readCentralCode(ctx, tx, ev.Code)
+		if errors.Is(err, sql.ErrNoRows) {
+			return server.Result{Outcome: "rejected", Reason: "the server has no such code"}, nil
+		}
+		if err != nil {
+			return server.Result{}, err
+		}
+		return server.Result{Outcome: "rejected", Reason: "the code is " + cc.status}, nil
+	}
+	data, _ := json.Marshal(map[string]any{"reason": ev.Reason, "operator": ev.Operator, "at": ev.At})
+	return server.Result{Outcome: ev.Kind + "d"}, addChange(ctx, tx, ev.Kind, ev.Code, st.Name, string(data))
+}
+
+func (c *CentralDB) Changes(ctx context.Context, after int64, limit int) ([]server.Change, error) {
+	rows, err := c.db.QueryContext(ctx, `SELECT seq, kind, code, station, data FROM changes WHERE seq > ? ORDER BY seq LIMIT ?`, after, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []server.Change{}
+	for rows.Next() {
+		var ch server.Change
+		if err := rows.Scan(&ch.Seq, &ch.Kind, &ch.Code, &ch.Station, &ch.Data); err != nil {
+			return nil, err
+		}
+		out = append(out, ch)
+	}
+	return out, rows.Err()
+}
+
+func (c *CentralDB) Conflicts(ctx context.Context, from, to int64) ([]server.Conflict, error) {
+	rows, err := c.db.QueryContext(ctx, `SELECT code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at
+		FROM conflicts WHERE first_at >= ? AND first_at < ? ORDER BY first_at`, from, to)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []server.Conflict{}
+	for rows.Next() {
+		var k server.Conflict
+		if err := rows.Scan(&k.Code, &k.FirstEvent, &k.FirstStation, &k.FirstOperator, &k.FirstAt, &k.SecondEvent, &k.SecondStation, &k.SecondOperator, &k.SecondAt); err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
