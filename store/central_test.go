@@ -1,0 +1,237 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"qrdesk/app"
+	"qrdesk/server"
+)
+
+// centralHarness is a real server on loopback over a real SQLite file, and
+// the codes of one station's batch.
+type centralHarness struct {
+	url   string
+	db    *CentralDB
+	ring  string
+	codes []string
+}
+
+func newCentral(t *testing.T) *centralHarness {
+	t.Helper()
+	db, err := OpenCentral(context.Background(), filepath.Join(t.TempDir(), "server.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	api := &server.API{Store: db, Log: slog.New(slog.DiscardHandler), Now: time.Now}
+	srv := httptest.NewServer(api.Handler())
+	t.Cleanup(srv.Close)
+	svc, _, _ := mustOpen(t)
+	_, codes := mustIssue(t, svc, app.IssueRequest{Count: 20})
+	h := &centralHarness{url: srv.URL, db: db, ring: svc.Keys.RingID()}
+	for _, c := range codes {
+		h.codes = append(h.codes, c.String())
+	}
+	return h
+}
+
+func (h *centralHarness) station(t *testing.T, name string) string {
+	t.Helper()
+	token := "qrd_test_" + name
+	if err := h.db.AddStation(context.Background(), name, server.HashToken(token), 1); err != nil {
+		t.Fatal(err)
+	}
+	return token
+}
+
+// call sends one request and decodes the JSON answer.
+func (h *centralHarness) call(t *testing.T, method, path, token, ring string, body any, out any) int {
+	t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	default:
+		data, _ := json.Marshal(b)
+		rd = bytes.NewReader(data)
+	}
+	req, _ := http.NewRequest(method, h.url+path, rd)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if ring != "" {
+		req.Header.Set(server.RingHeader, ring)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if out != nil {
+		json.NewDecoder(resp.Body).Decode(out)
+	}
+	return resp.StatusCode
+}
+
+func (h *centralHarness) upload(t *testing.T, token string) {
+	t.Helper()
+	var codes []map[string]any
+	for _, c := range h.codes {
+		codes = append(codes, map[string]any{"code": c, "expire_at": 0, "created_at": 1})
+	}
+	var res struct{ Added int }
+	if st := h.call(t, "POST", "/v1/batches", token, h.ring, map[string]any{"codes": codes}, &res); st != 200 || res.Added != len(codes) {
+		t.Fatalf("upload: %d %+v", st, res)
+	}
+}
+
+func TestCentralRedeemOnceAcrossStations(t *testing.T) {
+	h := newCentral(t)
+	a, b := h.station(t, "Desk 1"), h.station(t, "Desk 2")
+	h.upload(t, a)
+	// Uploading again is a no-op.
+	var again struct{ Added int }
+	h.call(t, "POST", "/v1/batches", b, h.ring, map[string]any{"codes": []map[string]any{{"code": h.codes[0]}}}, &again)
+	if again.Added != 0 {
+		t.Fatalf("re-upload added %d", again.Added)
+	}
+	// 40 concurrent online redemptions of one code from two stations.
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	outcomes := map[string]int{}
+	for i := 0; i < 40; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tok := a
+			if i%2 == 1 {
+				tok = b
+			}
+			var r server.Result
+			h.call(t, "POST", "/v1/redeem", tok, h.ring, server.Event{EventID: fmt.Sprintf("race-event-%03d", i), Code: h.codes[0], Operator: "op", At: time.Now().Unix()}, &r)
+			mu.Lock()
+			outcomes[r.Outcome]++
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if outcomes["redeemed"] != 1 || outcomes["already_used"] != 39 {
+		t.Fatalf("outcomes %v, want one redeemed", outcomes)
+	}
+	// The same event sent twice is answered the same, once.
+	var r1, r2 server.Result
+	ev := server.Event{EventID: "dup-event-0001", Code: h.codes[1], Operator: "li", At: time.Now().Unix()}
+	h.call(t, "POST", "/v1/redeem", a, h.ring, ev, &r1)
+	h.call(t, "POST", "/v1/redeem", a, h.ring, ev, &r2)
+	if r1.Outcome != "redeemed" || r2.Outcome != "redeemed" || !r2.Duplicate {
+		t.Fatalf("sent twice: %+v then %+v", r1, r2)
+	}
+	var feed struct {
+		Changes []server.Change
+		Next    int64
+	}
+	h.call(t, "GET", "/v1/changes?after=0", b, h.ring, nil, &feed)
+	redeems := 0
+	for _, c := range feed.Changes {
+		if c.Kind == "redeem" {
+			redeems++
+		}
+	}
+	if len(feed.Changes) != len(h.codes)+2 || redeems != 2 {
+		t.Fatalf("feed: %d changes, %d redemptions", len(feed.Changes), redeems)
+	}
+	var rest struct{ Changes []server.Change }
+	h.call(t, "GET", fmt.Sprintf("/v1/changes?after=%d", feed.Next), b, h.ring, nil, &rest)
+	if len(rest.Changes) != 0 {
+		t.Fatalf("after the cursor: %d changes", len(rest.Changes))
+	}
+}
+
+func TestCentralOfflineConflict(t *testing.T) {
+	h := newCentral(t)
+	a, b := h.station(t, "Desk 1"), h.station(t, "Desk 2")
+	h.upload(t, a)
+	code := h.codes[2]
+	// Both desks redeemed the code while offline; Desk 2 (10:02) uploads
+	// first, Desk 1 (10:01) later: Desk 1's is the redemption of record.
+	var r2, r1 struct{ Results []server.Result }
+	h.call(t, "POST", "/v1/events", b, h.ring, map[string]any{"events": []server.Event{{EventID: "offline-desk2-1", Kind: "redeem", Code: code, Operator: "wang", At: 1000120, Offline: true}}}, &r2)
+	h.call(t, "POST", "/v1/events", a, h.ring, map[string]any{"events": []server.Event{{EventID: "offline-desk1-1", Kind: "redeem", Code: code, Operator: "li", At: 1000060, Offline: true}}}, &r1)
+	if r2.Results[0].Outcome != "redeemed" || r1.Results[0].Outcome != "conflict" || r1.Results[0].UsedStation != "Desk 1" {
+		t.Fatalf("results %+v / %+v", r2.Results, r1.Results)
+	}
+	conflicts, err := h.db.Conflicts(context.Background(), 0, 2_000_000)
+	if err != nil || len(conflicts) != 1 {
+		t.Fatalf("conflicts %+v %v", conflicts, err)
+	}
+	k := conflicts[0]
+	if k.FirstStation != "Desk 1" || k.FirstAt != 1000060 || k.SecondStation != "Desk 2" || k.SecondOperator != "wang" {
+		t.Fatalf("conflict %+v", k)
+	}
+	// Uploading the same events again changes nothing.
+	h.call(t, "POST", "/v1/events", a, h.ring, map[string]any{"events": []server.Event{{EventID: "offline-desk1-1", Kind: "redeem", Code: code, Operator: "li", At: 1000060, Offline: true}}}, &r1)
+	if !r1.Results[0].Duplicate {
+		t.Fatalf("re-sent event: %+v", r1.Results[0])
+	}
+	if again, _ := h.db.Conflicts(context.Background(), 0, 2_000_000); len(again) != 1 {
+		t.Fatalf("%d conflicts after a re-send", len(again))
+	}
+}
+
+// TestCentralRefusals: no token, wrong token, revoked token, another key
+// ring, oversized body, malformed JSON, SQL metacharacters: each refused
+// with the right status and nothing changed.
+func TestCentralRefusals(t *testing.T) {
+	h := newCentral(t)
+	a := h.station(t, "Desk 1")
+	h.upload(t, a)
+	gone := h.station(t, "Old desk")
+	h.db.RevokeStation(context.Background(), "Old desk", 2)
+	ev := server.Event{EventID: "refusal-event-1", Code: h.codes[3], Operator: "li", At: 5}
+	for _, tc := range []struct {
+		name, token, ring string
+		body              any
+		status            int
+		say               string
+	}{
+		{"NoToken", "", h.ring, ev, 401, "bearer"},
+		{"WrongToken", "qrd_nope", h.ring, ev, 401, "unknown"},
+		{"RevokedToken", gone, h.ring, ev, 401, "revoked"},
+		{"OtherKeyRing", a, "0123456789abcdef", ev, 409, "key ring"},
+		{"MalformedJSON", a, h.ring, `{"event_id": `, 400, "malformed JSON"},
+		{"UnknownField", a, h.ring, `{"event_id": "abcdefgh1", "drop": 1}`, 400, "malformed JSON"},
+		{"BadCode", a, h.ring, server.Event{EventID: "refusal-event-2", Code: "'; DROP TABLE codes; --", At: 5}, 400, "not a code"},
+		{"BadEventID", a, h.ring, server.Event{EventID: "x' OR '1'='1", Code: h.codes[3], At: 5}, 400, "event_id"},
+		{"Oversized", a, h.ring, `{"event_id": "` + strings.Repeat("a", server.MaxBody) + `"}`, 413, "over"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out struct{ Error string }
+			st := h.call(t, "POST", "/v1/redeem", tc.token, tc.ring, tc.body, &out)
+			if st != tc.status || !strings.Contains(out.Error, tc.say) {
+				t.Fatalf("status %d %q, want %d mentioning %q", st, out.Error, tc.status, tc.say)
+			}
+		})
+	}
+	var r server.Result
+	h.call(t, "POST", "/v1/redeem", a, h.ring, ev, &r)
+	if r.Outcome != "redeemed" {
+		t.Fatalf("after the refusals the code is not intact: %+v", r)
+	}
+	var health struct{ Status string }
+	if st := h.call(t, "GET", "/v1/health", "", "", nil, &health); st != 200 || health.Status != "ok" {
+		t.Fatalf("health %d %+v", st, health)
+	}
+}
