@@ -13,6 +13,8 @@ import (
 	fyneapp "fyne.io/fyne/v2/app"
 
 	"qrdesk/cli"
+	_ "qrdesk/internal/locale" // before Fyne reads the locale
+
 	"qrdesk/ui"
 	"qrdesk/ui/beep"
 )

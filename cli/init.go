@@ -20,9 +20,9 @@ func runInit(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer s.Close()
-	result := map[string]string{"db": c.db, "key_file": c.keyFile, "key_ring": s.svc.Keys.Fingerprint()}
+	result := map[string]string{"db": c.db, "key_file": c.keyFile, "key_ring": s.svc.Keys.RingID()}
 	return s.output(result, func(w io.Writer) {
 		fmt.Fprintf(w, "database: %s\nkey file: %s (key ring %s)\nready: run 'qrdesk settings' to set the prefix and station, then 'qrdesk issue'\n",
-			c.db, c.keyFile, s.svc.Keys.Fingerprint())
+			c.db, c.keyFile, s.svc.Keys.RingID())
 	})
 }

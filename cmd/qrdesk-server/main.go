@@ -44,11 +44,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cert := fs.String("tls-cert", "", "TLS certificate (PEM); with --tls-key serves HTTPS")
 	key := fs.String("tls-key", "", "TLS private key (PEM)")
 	date := fs.String("date", "", "report: the day YYYY-MM-DD (default today)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
+	// Flags may come before or after the names: 'station add NAME --db F'.
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return 0
+			}
+			return 2
 		}
-		return 2
+		if fs.NArg() == 0 {
+			break
+		}
+		pos, args = append(pos, fs.Arg(0)), fs.Args()[1:]
 	}
 	st, err := store.OpenCentral(ctx, *db)
 	if err != nil {
@@ -61,7 +69,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "serve":
 		err = serve(ctx, st, log, *listen, *cert, *key)
 	case "station":
-		err = station(ctx, st, fs.Args(), stdout)
+		err = station(ctx, st, pos, stdout)
 	case "report":
 		err = report(ctx, st, *date, stdout)
 	default:
