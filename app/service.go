@@ -21,7 +21,14 @@ type Service struct {
 	Keys  Keys
 	Now   func() time.Time // injected so expiry and "today" are testable
 	Log   *slog.Logger     // one JSON line per redemption attempt
+	// Remote, when set, is the central server: scans are decided there
+	// first and locally only when it does not answer in OnlineTimeout.
+	Remote Remote
 }
+
+// OnlineTimeout is how long a scan waits for the central server before the
+// station decides alone.
+const OnlineTimeout = time.Second
 
 // NewService wires a service with the real clock.
 func NewService(st Store, keys Keys, log *slog.Logger) *Service {
@@ -157,11 +164,15 @@ func (s *Service) Redeem(ctx context.Context, raw, operator string) (Verdict, er
 	c, norm, refusal := s.decode(ApplyScannerMap(raw, set.ScannerMap))
 	a := Attempt{Actor: Actor{Station: set.StationName, Operator: operator}, TraceID: newTraceID(), Raw: raw, Code: norm, At: s.Now().Unix()}
 	var v Verdict
-	if refusal != nil {
+	switch {
+	case refusal != nil:
 		v = *refusal
 		err = s.Store.LogScan(ctx, a, v)
-	} else {
-		v, err = s.Store.Redeem(ctx, c, a)
+	default:
+		var decided bool
+		if v, decided, err = s.redeemOnline(ctx, c, a); !decided {
+			v, err = s.Store.Redeem(ctx, c, a)
+		}
 	}
 	v.TraceID = a.TraceID
 	s.logAttempt(ctx, v, a, time.Since(start), err)
@@ -169,6 +180,25 @@ func (s *Service) Redeem(ctx context.Context, raw, operator string) (Verdict, er
 		return Verdict{}, err
 	}
 	return v, nil
+}
+
+// redeemOnline asks the central server first. It reports decided=false when
+// there is no server, it does not answer in time, or it does not know the
+// code yet (its batch is not uploaded): then the station decides and the
+// outbox carries the event to the server later.
+func (s *Service) redeemOnline(ctx context.Context, c Code, a Attempt) (Verdict, bool, error) {
+	ss, ok := s.Store.(SyncStore)
+	if s.Remote == nil || !ok {
+		return Verdict{}, false, nil
+	}
+	rctx, cancel := context.WithTimeout(ctx, OnlineTimeout)
+	r, err := s.Remote.Redeem(rctx, s.Keys.RingID(), RemoteEvent{EventID: a.TraceID, Kind: "redeem", Code: c.String(), Operator: a.Operator, At: a.At})
+	cancel()
+	if err != nil || r.Outcome == string(OutcomeUnknown) {
+		return Verdict{}, false, nil
+	}
+	v, err := ss.MirrorRemote(ctx, c, a, r)
+	return v, true, err
 }
 
 func (s *Service) logAttempt(ctx context.Context, v Verdict, a Attempt, d time.Duration, err error) {

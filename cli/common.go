@@ -111,6 +111,10 @@ func open(ctx context.Context, env *Env, c *common) (*session, error) {
 		db.Close()
 		return nil, err
 	}
+	if svc.Remote, err = remoteFor(c); err != nil {
+		db.Close()
+		return nil, err
+	}
 	return &session{svc: svc, db: db, c: c, env: env}, nil
 }
 

@@ -316,3 +316,6 @@ func (c *CentralDB) Conflicts(ctx context.Context, from, to int64) ([]server.Con
 	}
 	return out, rows.Err()
 }
+
+// SQLForTests exposes the handle to this module's tests.
+func (c *CentralDB) SQLForTests() *sql.DB { return c.db }

@@ -65,6 +65,10 @@ func (d *DB) Redeem(ctx context.Context, c app.Code, a app.Attempt) (app.Verdict
 			ids[0], a.Station, a.Operator, a.At, a.TraceID); err != nil {
 			return app.Verdict{}, d.wrap(err, "cannot redeem %s", c)
 		}
+		// Decided here: the central server hears of it through the outbox.
+		if err := addOutbox(ctx, tx, a.TraceID, "redeem", c.String(), a.Operator, a.At, ""); err != nil {
+			return app.Verdict{}, d.wrap(err, "cannot redeem %s", c)
+		}
 	case 0:
 		rec, err := lookup(ctx, tx, c)
 		if errors.Is(err, app.ErrNotFound) {
@@ -122,4 +126,10 @@ func truncate(s string, n int) string {
 		return s[:n]
 	}
 	return s
+}
+
+func addOutbox(ctx context.Context, tx *sql.Tx, eventID, kind, code, operator string, at int64, reason string) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO outbox (event_id, kind, code, operator, at, reason) VALUES (?, ?, ?, ?, ?, ?)`,
+		eventID, kind, code, operator, at, reason)
+	return err
 }

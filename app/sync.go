@@ -1,0 +1,177 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// RemoteEvent is a change of a code's state sent to the central server.
+type RemoteEvent struct {
+	EventID  string `json:"event_id"`
+	Kind     string `json:"kind"` // redeem, disable, enable
+	Code     string `json:"code"`
+	Operator string `json:"operator"`
+	At       int64  `json:"at"`
+	Offline  bool   `json:"offline"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+// RemoteResult is the server's answer to one event.
+type RemoteResult struct {
+	EventID      string `json:"event_id"`
+	Outcome      string `json:"outcome"`
+	Duplicate    bool   `json:"duplicate,omitempty"`
+	UsedAt       int64  `json:"used_at,omitempty"`
+	UsedStation  string `json:"used_station,omitempty"`
+	UsedOperator string `json:"used_operator,omitempty"`
+	Reason       string `json:"reason,omitempty"`
+}
+
+// RemoteChange is one entry of the server's change feed.
+type RemoteChange struct {
+	Seq     int64  `json:"seq"`
+	Kind    string `json:"kind"` // code, redeem, disable, enable, conflict
+	Code    string `json:"code"`
+	Station string `json:"station"`
+	Data    string `json:"data"`
+}
+
+// Conflict is a code redeemed at two stations while offline.
+type Conflict struct {
+	Code           string `json:"code"`
+	FirstEvent     string `json:"first_event"`
+	FirstStation   string `json:"first_station"`
+	FirstOperator  string `json:"first_operator"`
+	FirstAt        int64  `json:"first_at"`
+	SecondEvent    string `json:"second_event"`
+	SecondStation  string `json:"second_station"`
+	SecondOperator string `json:"second_operator"`
+	SecondAt       int64  `json:"second_at"`
+}
+
+// UploadCode is one code of a batch sent to the server.
+type UploadCode struct {
+	Code      string `json:"code"`
+	ExpireAt  int64  `json:"expire_at"`
+	CreatedAt int64  `json:"created_at"`
+}
+
+// ErrTransient marks a failure worth retrying (network down, server busy).
+var ErrTransient = errors.New("the server could not be reached")
+
+// Remote is the central server as a station sees it.
+type Remote interface {
+	Enrol(ctx context.Context, ringID string) error
+	UploadBatch(ctx context.Context, ringID string, codes []UploadCode) error
+	Redeem(ctx context.Context, ringID string, ev RemoteEvent) (RemoteResult, error)
+	Events(ctx context.Context, ringID string, evs []RemoteEvent) ([]RemoteResult, error)
+	Changes(ctx context.Context, ringID string, after int64) ([]RemoteChange, int64, error)
+}
+
+// SyncStore is what syncing needs of the station database.
+type SyncStore interface {
+	// PendingBatches returns ids of batches issued here and not uploaded.
+	PendingBatches(ctx context.Context) ([]int64, error)
+	BatchUploadCodes(ctx context.Context, id int64) ([]UploadCode, error)
+	MarkBatchUploaded(ctx context.Context, id int64) error
+	// PendingEvents returns up to limit outbox events not sent, oldest first.
+	PendingEvents(ctx context.Context, limit int) ([]RemoteEvent, error)
+	// MarkEvents records the server's results: sent, or rejected with the reason.
+	MarkEvents(ctx context.Context, results []RemoteResult, at int64) error
+	// ApplyChanges applies other stations' changes and stores the cursor.
+	ApplyChanges(ctx context.Context, changes []RemoteChange, next int64, self string) error
+	// MirrorRemote records a redemption the server decided (online).
+	MirrorRemote(ctx context.Context, c Code, a Attempt, r RemoteResult) (Verdict, error)
+	SyncState(ctx context.Context) (SyncStatus, error)
+	SetSyncOK(ctx context.Context, at int64) error
+	Conflicts(ctx context.Context) ([]Conflict, error)
+}
+
+// SyncStatus is what the station shows about syncing.
+type SyncStatus struct {
+	Cursor   int64 `json:"cursor"`
+	LastOK   int64 `json:"last_ok"`
+	Waiting  int   `json:"waiting"` // outbox events not uploaded yet
+	Rejected int   `json:"rejected"`
+}
+
+// StaleAfter is when a station's copy of the other stations' data is too
+// old to trust without a warning.
+const StaleAfter = 5 * time.Minute
+
+// Sync uploads this station's batches and events, then downloads the
+// other stations' changes. A transient failure stops it (retry later);
+// what was done before stays done.
+func (s *Service) Sync(ctx context.Context) (SyncStatus, error) {
+	ss, ok := s.Store.(SyncStore)
+	if !ok || s.Remote == nil {
+		return SyncStatus{}, Errorf(KindInvalid, "no sync server is set up: run 'qrdesk sync --server URL --token TOKEN'")
+	}
+	ring := s.Keys.RingID()
+	if err := s.Remote.Enrol(ctx, ring); err != nil {
+		return SyncStatus{}, err
+	}
+	batches, err := ss.PendingBatches(ctx)
+	if err != nil {
+		return SyncStatus{}, err
+	}
+	for _, id := range batches {
+		codes, err := ss.BatchUploadCodes(ctx, id)
+		if err != nil {
+			return SyncStatus{}, err
+		}
+		for len(codes) > 0 {
+			n := min(len(codes), 20_000)
+			if err := s.Remote.UploadBatch(ctx, ring, codes[:n]); err != nil {
+				return SyncStatus{}, fmt.Errorf("uploading batch %d: %w", id, err)
+			}
+			codes = codes[n:]
+		}
+		if err := ss.MarkBatchUploaded(ctx, id); err != nil {
+			return SyncStatus{}, err
+		}
+	}
+	for {
+		evs, err := ss.PendingEvents(ctx, 500)
+		if err != nil || len(evs) == 0 {
+			if err != nil {
+				return SyncStatus{}, err
+			}
+			break
+		}
+		results, err := s.Remote.Events(ctx, ring, evs)
+		if err != nil {
+			return SyncStatus{}, err
+		}
+		if err := ss.MarkEvents(ctx, results, s.Now().Unix()); err != nil {
+			return SyncStatus{}, err
+		}
+	}
+	set, err := s.Store.LoadSettings(ctx)
+	if err != nil {
+		return SyncStatus{}, err
+	}
+	st, err := ss.SyncState(ctx)
+	if err != nil {
+		return SyncStatus{}, err
+	}
+	for {
+		changes, next, err := s.Remote.Changes(ctx, ring, st.Cursor)
+		if err != nil {
+			return SyncStatus{}, err
+		}
+		if len(changes) == 0 {
+			break
+		}
+		if err := ss.ApplyChanges(ctx, changes, next, set.StationName); err != nil {
+			return SyncStatus{}, err
+		}
+		st.Cursor = next
+	}
+	if err := ss.SetSyncOK(ctx, s.Now().Unix()); err != nil {
+		return SyncStatus{}, err
+	}
+	return ss.SyncState(ctx)
+}

@@ -1,0 +1,234 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"qrdesk/store"
+)
+
+// centralServer is a real qrdesk-server process on loopback.
+type centralServer struct {
+	bin, db, addr string
+	cmd           *exec.Cmd
+}
+
+func buildServer(t *testing.T) *centralServer {
+	t.Helper()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "qrdesk-server")
+	build := exec.Command("go", "build", "-o", bin, "../cmd/qrdesk-server")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build qrdesk-server: %v\n%s", err, out)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cs := &centralServer{bin: bin, db: filepath.Join(dir, "server.db"), addr: addr}
+	t.Cleanup(cs.stop)
+	return cs
+}
+
+func (cs *centralServer) addStation(t *testing.T, name string) string {
+	t.Helper()
+	out, err := exec.Command(cs.bin, "station", "add", name, "--db", cs.db).Output()
+	if err != nil {
+		t.Fatalf("station add: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	return lines[len(lines)-1]
+}
+
+func (cs *centralServer) start(t *testing.T) {
+	t.Helper()
+	cs.cmd = exec.Command(cs.bin, "--db", cs.db, "--listen", cs.addr)
+	if err := cs.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 200; i++ {
+		if conn, err := net.Dial("tcp", cs.addr); err == nil {
+			conn.Close()
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("qrdesk-server did not start")
+}
+
+func (cs *centralServer) stop() {
+	if cs.cmd != nil && cs.cmd.Process != nil {
+		cs.cmd.Process.Kill()
+		cs.cmd.Wait()
+		cs.cmd = nil
+	}
+}
+
+// TestMultiStationSync: a server and 8 stations (real processes, their own
+// SQLite files, one key ring). Codes are scanned at random desks, first
+// online, then with the server stopped, some at two desks. Afterwards every
+// code is redeemed at most once on the server, every offline double use is
+// exactly one conflict, seen by every station, and every outbox event
+// reached the server exactly once.
+func TestMultiStationSync(t *testing.T) {
+	perStation := 12
+	if soak() {
+		perStation = 500
+	}
+	cs := buildServer(t)
+	const desks = 8
+	keyFile := filepath.Join(t.TempDir(), "deployment.key")
+	var st [desks]*station
+	var codes []string
+	for i := range st {
+		st[i] = newStation(t)
+		token := cs.addStation(t, fmt.Sprintf("Desk %d", i+1))
+		s := st[i]
+		if code, _, errOut := s.run(t, "settings", "--key-file", keyFile, "--station-id", string(rune('A'+i)), "--station-name", fmt.Sprintf("Desk %d", i+1), "--serial-digits", "5"); code != 0 {
+			t.Fatal(errOut)
+		}
+		os.WriteFile(filepath.Join(s.dir, "sync.json"), []byte(fmt.Sprintf(`{"server":"http://%s","token":%q}`, cs.addr, token)), 0o600)
+		var issued issueOut
+		s.mustJSON(t, &issued, "issue", "--count", fmt.Sprint(perStation), "--key-file", keyFile)
+		codes = append(codes, issued.Codes...)
+	}
+	cs.start(t)
+	syncAll := func() {
+		for _, s := range st {
+			if code, out, errOut := s.run(t, "sync", "--key-file", keyFile); code != 0 {
+				t.Fatalf("sync: %d %s %s", code, out, errOut)
+			}
+		}
+	}
+	syncAll()
+
+	rng := rand.New(rand.NewPCG(11, 5))
+	scan := func(s *station, code string) string {
+		cmd := s.proc("redeem", "--json", "--key-file", keyFile, code)
+		out, _ := cmd.Output()
+		var v struct{ Outcome string }
+		json.Unmarshal(out, &v)
+		return v.Outcome
+	}
+	rng.Shuffle(len(codes), func(i, j int) { codes[i], codes[j] = codes[j], codes[i] })
+	online, offline := codes[:len(codes)/2], codes[len(codes)/2:]
+
+	// Online: each code at a random desk, a quarter of them again at another.
+	redeemedOnline := 0
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for i, code := range online {
+		desk := rng.IntN(desks)
+		again := i%4 == 0
+		other := (desk + 1 + rng.IntN(desks-1)) % desks
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			first := scan(st[desk], code)
+			second := ""
+			if again {
+				second = scan(st[other], code)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if first == "redeemed" {
+				redeemedOnline++
+			}
+			if again && second != "already_used" {
+				t.Errorf("online second scan of %s at another desk: %s", code, second)
+			}
+		}()
+		if i%8 == 7 {
+			wg.Wait()
+		}
+	}
+	wg.Wait()
+	if redeemedOnline != len(online) {
+		t.Fatalf("%d of %d online scans redeemed", redeemedOnline, len(online))
+	}
+	syncAll()
+
+	// The server goes down; desks decide alone. Every third code is scanned
+	// at two desks: an offline double use.
+	cs.stop()
+	doubles := map[string]bool{}
+	for i, code := range offline {
+		desk := rng.IntN(desks)
+		if out := scan(st[desk], code); out != "redeemed" {
+			t.Fatalf("offline scan of %s: %s", code, out)
+		}
+		if i%3 == 0 {
+			other := (desk + 1 + rng.IntN(desks-1)) % desks
+			if out := scan(st[other], code); out != "redeemed" {
+				t.Fatalf("offline scan of %s at a second desk: %s (it cannot know yet)", code, out)
+			}
+			doubles[code] = true
+		}
+	}
+	cs.start(t)
+	syncAll()
+	syncAll() // the second round brings every desk the conflicts the others caused
+
+	central, err := store.OpenCentral(context.Background(), cs.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer central.Close()
+	q := func(query string, args ...any) int {
+		var n int
+		if err := central.SQLForTests().QueryRow(query, args...).Scan(&n); err != nil {
+			t.Fatalf("%s: %v", query, err)
+		}
+		return n
+	}
+	if n := q(`SELECT count(*) FROM codes WHERE status = 'used'`); n != len(codes) {
+		t.Fatalf("%d codes used on the server, want all %d", n, len(codes))
+	}
+	if n := q(`SELECT count(*) FROM (SELECT code FROM events WHERE outcome = 'redeemed' GROUP BY code HAVING count(*) > 1)`); n != 0 {
+		t.Fatalf("%d codes redeemed twice on the server", n)
+	}
+	if n := q(`SELECT count(*) FROM conflicts`); n != len(doubles) {
+		t.Fatalf("%d conflicts, want %d offline double uses", n, len(doubles))
+	}
+	for code := range doubles {
+		if q(`SELECT count(*) FROM conflicts WHERE code = ?`, code) != 1 {
+			t.Fatalf("double use of %s is not exactly one conflict", code)
+		}
+	}
+	for i, s := range st {
+		db := s.openDB(t)
+		if n := queryInt(t, db, `SELECT count(*) FROM outbox WHERE state <> 'sent'`); n != 0 {
+			t.Fatalf("desk %d: %d events not uploaded", i+1, n)
+		}
+		rows, _ := db.SQL().Query(`SELECT event_id FROM outbox`)
+		for rows.Next() {
+			var id string
+			rows.Scan(&id)
+			if q(`SELECT count(*) FROM events WHERE event_id = ?`, id) != 1 {
+				t.Fatalf("desk %d: event %s is not on the server exactly once", i+1, id)
+			}
+		}
+		rows.Close()
+		if n := queryInt(t, db, `SELECT count(*) FROM conflicts`); n != len(doubles) {
+			t.Fatalf("desk %d lists %d conflicts, want %d", i+1, n, len(doubles))
+		}
+		if n := queryInt(t, db, `SELECT count(*) FROM codes WHERE status = 'used'`); n != len(codes) {
+			t.Fatalf("desk %d knows %d used codes, want %d", i+1, n, len(codes))
+		}
+	}
+	t.Logf("%d codes at %d desks: %d decided online, %d offline, %d offline double uses → %d conflicts",
+		len(codes), desks, len(online), len(offline), len(doubles), q(`SELECT count(*) FROM conflicts`))
+}

@@ -1,0 +1,102 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"qrdesk/app"
+)
+
+// Client is a station's connection to qrdesk-server; it implements
+// app.Remote. Network failures and 5xx answers wrap app.ErrTransient.
+type Client struct {
+	URL   string
+	Token string
+	HTTP  *http.Client
+}
+
+var _ app.Remote = (*Client)(nil)
+
+// NewClient returns a client for the server at url.
+func NewClient(url, token string) *Client {
+	return &Client{URL: strings.TrimRight(url, "/"), Token: token, HTTP: &http.Client{Timeout: 30 * time.Second}}
+}
+
+func (c *Client) do(ctx context.Context, method, path, ring string, body, out any) error {
+	var rd io.Reader
+	if body != nil {
+		data, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		rd = bytes.NewReader(data)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.URL+path, rd)
+	if err != nil {
+		return fmt.Errorf("server address %q: %w", c.URL, err)
+	}
+	req.Header.Set("Authorization", "Bearer "+c.Token)
+	req.Header.Set(RingHeader, ring)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.HTTP.Do(req)
+	if err != nil {
+		return fmt.Errorf("%w: %v", app.ErrTransient, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		var e struct{ Error string }
+		json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&e)
+		if resp.StatusCode >= 500 {
+			return fmt.Errorf("%w: server error %d %s", app.ErrTransient, resp.StatusCode, e.Error)
+		}
+		return &app.Error{Kind: app.KindInvalid, Message: fmt.Sprintf("the server refused (%d): %s", resp.StatusCode, e.Error)}
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		return fmt.Errorf("%w: unreadable answer: %v", app.ErrTransient, err)
+	}
+	return nil
+}
+
+func (c *Client) Enrol(ctx context.Context, ring string) error {
+	var out map[string]any
+	return c.do(ctx, "POST", "/v1/enrol", ring, struct{}{}, &out)
+}
+
+func (c *Client) UploadBatch(ctx context.Context, ring string, codes []app.UploadCode) error {
+	var out map[string]int
+	return c.do(ctx, "POST", "/v1/batches", ring, map[string]any{"codes": codes}, &out)
+}
+
+func (c *Client) Redeem(ctx context.Context, ring string, ev app.RemoteEvent) (app.RemoteResult, error) {
+	var r app.RemoteResult
+	err := c.do(ctx, "POST", "/v1/redeem", ring, map[string]any{"event_id": ev.EventID, "code": ev.Code, "operator": ev.Operator, "at": ev.At}, &r)
+	return r, err
+}
+
+func (c *Client) Events(ctx context.Context, ring string, evs []app.RemoteEvent) ([]app.RemoteResult, error) {
+	var out struct{ Results []app.RemoteResult }
+	err := c.do(ctx, "POST", "/v1/events", ring, map[string]any{"events": evs}, &out)
+	if err == nil && len(out.Results) != len(evs) {
+		err = fmt.Errorf("%w: %d answers for %d events", app.ErrTransient, len(out.Results), len(evs))
+	}
+	return out.Results, err
+}
+
+func (c *Client) Changes(ctx context.Context, ring string, after int64) ([]app.RemoteChange, int64, error) {
+	var out struct {
+		Changes []app.RemoteChange
+		Next    int64
+	}
+	err := c.do(ctx, "GET", fmt.Sprintf("/v1/changes?after=%d", after), ring, nil, &out)
+	return out.Changes, out.Next, err
+}
+
+// IsTransient reports whether err is worth retrying later.
+func IsTransient(err error) bool { return errors.Is(err, app.ErrTransient) }

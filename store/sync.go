@@ -1,0 +1,276 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"strconv"
+
+	"qrdesk/app"
+)
+
+var _ app.SyncStore = (*DB)(nil)
+
+func newEventID() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func (d *DB) PendingBatches(ctx context.Context) ([]int64, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT id FROM batches WHERE uploaded = 0 AND created_at > 0 ORDER BY id`)
+	if err != nil {
+		return nil, d.wrap(err, "cannot read the batches to upload")
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+func (d *DB) BatchUploadCodes(ctx context.Context, id int64) ([]app.UploadCode, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT code, expire_at, created_at FROM codes WHERE batch_id = ? ORDER BY id`, id)
+	if err != nil {
+		return nil, d.wrap(err, "cannot read batch %d", id)
+	}
+	defer rows.Close()
+	var out []app.UploadCode
+	for rows.Next() {
+		var c app.UploadCode
+		if err := rows.Scan(&c.Code, &c.ExpireAt, &c.CreatedAt); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+func (d *DB) MarkBatchUploaded(ctx context.Context, id int64) error {
+	_, err := d.db.ExecContext(ctx, `UPDATE batches SET uploaded = 1 WHERE id = ?`, id)
+	return d.wrap(err, "cannot mark batch %d uploaded", id)
+}
+
+func (d *DB) PendingEvents(ctx context.Context, limit int) ([]app.RemoteEvent, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT event_id, kind, code, operator, at, offline, reason FROM outbox WHERE state = 'pending' ORDER BY id LIMIT ?`, limit)
+	if err != nil {
+		return nil, d.wrap(err, "cannot read the outbox")
+	}
+	defer rows.Close()
+	var out []app.RemoteEvent
+	for rows.Next() {
+		var e app.RemoteEvent
+		if err := rows.Scan(&e.EventID, &e.Kind, &e.Code, &e.Operator, &e.At, &e.Offline, &e.Reason); err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// MarkEvents records the server's answers: a refusal ("rejected") is kept
+// with its reason and not sent again; every other answer means sent.
+func (d *DB) MarkEvents(ctx context.Context, results []app.RemoteResult, at int64) error {
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return d.wrap(err, "cannot update the outbox")
+	}
+	defer tx.Rollback()
+	for _, r := range results {
+		state := "sent"
+		if r.Outcome == "rejected" {
+			state = "rejected"
+		}
+		data, _ := json.Marshal(r)
+		if _, err := tx.ExecContext(ctx, `UPDATE outbox SET state = ?, result = ?, sent_at = ? WHERE event_id = ?`, state, string(data), at, r.EventID); err != nil {
+			return d.wrap(err, "cannot update the outbox")
+		}
+	}
+	return d.wrap(tx.Commit(), "cannot update the outbox")
+}
+
+// remoteBatch returns the placeholder batch that holds codes issued at
+// another station (created_at 0, so it never counts in a day's figures).
+func remoteBatch(ctx context.Context, tx *sql.Tx, station string) (int64, error) {
+	var id int64
+	err := tx.QueryRowContext(ctx, `SELECT id FROM batches WHERE created_at = 0 AND label_date = 'remote' AND station = ?`, station).Scan(&id)
+	if err == nil {
+		return id, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return 0, err
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO batches (label_date, count, created_at, station, operator, uploaded) VALUES ('remote', 1, 0, ?, 'sync', 1)`, station)
+	if err != nil {
+		return 0, err
+	}
+	return res.LastInsertId()
+}
+
+// ApplyChanges brings in the other stations' codes, redemptions, disables
+// and enables, and every conflict, then stores the cursor; all or nothing.
+func (d *DB) ApplyChanges(ctx context.Context, changes []app.RemoteChange, next int64, self string) error {
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return d.wrap(err, "cannot apply the server's changes")
+	}
+	defer tx.Rollback()
+	for _, ch := range changes {
+		// Our own disables and enables are already applied here (and may
+		// have been undone since); codes and redemptions are idempotent and
+		// may be new to us: a code of another desk redeemed here online
+		// before its batch reached this desk.
+		if ch.Station == self && (ch.Kind == "disable" || ch.Kind == "enable") {
+			continue
+		}
+		if err := applyChange(ctx, tx, ch); err != nil {
+			return d.wrap(err, "cannot apply change %d", ch.Seq)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO sync_state (key, value) VALUES ('cursor', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, strconv.FormatInt(next, 10)); err != nil {
+		return d.wrap(err, "cannot apply the server's changes")
+	}
+	return d.wrap(tx.Commit(), "cannot apply the server's changes")
+}
+
+func applyChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
+	var data struct {
+		At       int64  `json:"at"`
+		Operator string `json:"operator"`
+		EventID  string `json:"event_id"`
+		Reason   string `json:"reason"`
+		ExpireAt int64  `json:"expire_at"`
+		Created  int64  `json:"created_at"`
+		app.Conflict
+	}
+	json.Unmarshal([]byte(ch.Data), &data)
+	switch ch.Kind {
+	case "code":
+		c, err := app.Parse(ch.Code)
+		if err != nil {
+			return nil // not ours to judge; the server accepted it
+		}
+		batch, err := remoteBatch(ctx, tx, ch.Station)
+		if err != nil {
+			return err
+		}
+		var stationID, serial any
+		if c.HasSerial() {
+			stationID, serial = c.Station, c.Serial
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO codes (code, random, prefix, label_date, station_id, serial, batch_id, key_id, expire_at, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+			c.String(), c.Random, c.Prefix, c.LabelDate(), stationID, serial, batch, string(c.KeyID), data.ExpireAt, data.Created)
+		return err
+	case "redeem":
+		var id int64
+		err := tx.QueryRowContext(ctx, `UPDATE codes SET status = 'used', used_at = ? WHERE code = ? AND status = 'unused' RETURNING id`, data.At, ch.Code).Scan(&id)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil // used here too: the server reports the conflict
+		}
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO redemptions (code_id, station, operator, redeemed_at, trace_id) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+			id, ch.Station, data.Operator, data.At, data.EventID)
+		return err
+	case "disable":
+		_, err := tx.ExecContext(ctx, `UPDATE codes SET status = 'disabled', disabled_reason = ? WHERE code = ? AND status = 'unused'`, data.Reason, ch.Code)
+		return err
+	case "enable":
+		_, err := tx.ExecContext(ctx, `UPDATE codes SET status = 'unused', disabled_reason = '' WHERE code = ? AND status = 'disabled'`, ch.Code)
+		return err
+	case "conflict":
+		k := data.Conflict
+		_, err := tx.ExecContext(ctx, `INSERT INTO conflicts (code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, k.Code, k.FirstEvent, k.FirstStation, k.FirstOperator, k.FirstAt,
+			k.SecondEvent, k.SecondStation, k.SecondOperator, k.SecondAt)
+		return err
+	}
+	return nil
+}
+
+// MirrorRemote records locally what the server decided for a scan, in one
+// transaction with the scan-log row.
+func (d *DB) MirrorRemote(ctx context.Context, c app.Code, a app.Attempt, r app.RemoteResult) (app.Verdict, error) {
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return app.Verdict{}, d.wrap(err, "cannot record the scan")
+	}
+	defer tx.Rollback()
+	v := app.Verdict{Code: c.String(), Outcome: app.Outcome(r.Outcome), UsedAt: r.UsedAt, UsedStation: r.UsedStation, UsedOperator: r.UsedOperator, Reason: r.Reason}
+	var codeID sql.NullInt64
+	if rec, err := lookup(ctx, tx, c); err == nil {
+		codeID = sql.NullInt64{Int64: rec.ID, Valid: true}
+		v.Status, v.ExpireAt = rec.Status, rec.ExpireAt
+	} else if !errors.Is(err, app.ErrNotFound) {
+		return app.Verdict{}, d.wrap(err, "cannot record the scan")
+	}
+	switch v.Outcome {
+	case app.OutcomeRedeemed, app.OutcomeAlreadyUsed:
+		if codeID.Valid {
+			res, err := tx.ExecContext(ctx, `UPDATE codes SET status = 'used', used_at = ? WHERE id = ? AND status = 'unused'`, r.UsedAt, codeID.Int64)
+			if err != nil {
+				return app.Verdict{}, d.wrap(err, "cannot record the scan")
+			}
+			if n, _ := res.RowsAffected(); n == 1 {
+				v.Affected = 1
+				if _, err := tx.ExecContext(ctx, `INSERT INTO redemptions (code_id, station, operator, redeemed_at, trace_id) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+					codeID.Int64, r.UsedStation, r.UsedOperator, r.UsedAt, r.EventID); err != nil {
+					return app.Verdict{}, d.wrap(err, "cannot record the scan")
+				}
+			}
+			v.Status = app.StatusUsed
+		}
+		if v.Outcome == app.OutcomeRedeemed {
+			v.Affected = 1
+		}
+	case app.OutcomeDisabled:
+		v.DisabledReason = r.Reason
+	}
+	if err := insertScan(ctx, tx, a, v.Outcome, codeID); err != nil {
+		return app.Verdict{}, d.wrap(err, "cannot record the scan")
+	}
+	return v, d.wrap(tx.Commit(), "cannot record the scan")
+}
+
+func (d *DB) SyncState(ctx context.Context) (app.SyncStatus, error) {
+	var st app.SyncStatus
+	err := d.db.QueryRowContext(ctx, `SELECT
+		COALESCE((SELECT CAST(value AS INTEGER) FROM sync_state WHERE key = 'cursor'), 0),
+		COALESCE((SELECT CAST(value AS INTEGER) FROM sync_state WHERE key = 'last_ok'), 0),
+		(SELECT count(*) FROM outbox WHERE state = 'pending'),
+		(SELECT count(*) FROM outbox WHERE state = 'rejected')`).Scan(&st.Cursor, &st.LastOK, &st.Waiting, &st.Rejected)
+	return st, d.wrap(err, "cannot read the sync state")
+}
+
+func (d *DB) SetSyncOK(ctx context.Context, at int64) error {
+	_, err := d.db.ExecContext(ctx, `INSERT INTO sync_state (key, value) VALUES ('last_ok', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, strconv.FormatInt(at, 10))
+	return d.wrap(err, "cannot save the sync state")
+}
+
+func (d *DB) Conflicts(ctx context.Context) ([]app.Conflict, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at
+		FROM conflicts ORDER BY first_at`)
+	if err != nil {
+		return nil, d.wrap(err, "cannot read the conflicts")
+	}
+	defer rows.Close()
+	out := []app.Conflict{}
+	for rows.Next() {
+		var k app.Conflict
+		if err := rows.Scan(&k.Code, &k.FirstEvent, &k.FirstStation, &k.FirstOperator, &k.FirstAt, &k.SecondEvent, &k.SecondStation, &k.SecondOperator, &k.SecondAt); err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
