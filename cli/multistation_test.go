@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -231,4 +232,16 @@ func TestMultiStationSync(t *testing.T) {
 	}
 	t.Logf("%d codes at %d desks: %d decided online, %d offline, %d offline double uses → %d conflicts",
 		len(codes), desks, len(online), len(offline), len(doubles), q(`SELECT count(*) FROM conflicts`))
+}
+
+func (cs *centralServer) openCentral(t *testing.T) interface {
+	QueryRow(string, ...any) *sql.Row
+} {
+	t.Helper()
+	db, err := store.OpenCentral(context.Background(), cs.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db.SQLForTests()
 }
