@@ -97,6 +97,7 @@ type scanScreen struct {
 	note     *widget.Label // longer text (the scanner test's advice), wraps
 	counters *widget.Label
 	list     *widget.List
+	banner   *syncBanner
 	content  fyne.CanvasObject
 
 	mu       sync.Mutex // guards the fields below, touched by scans in flight
@@ -140,7 +141,8 @@ func newScanScreen(e *env) *scanScreen {
 	side := container.NewBorder(s.counters, nil, nil, nil, s.list)
 	split := container.NewHSplit(result, side)
 	split.Offset = 0.68
-	s.content = container.NewBorder(container.NewPadded(s.entry), nil, nil, nil, split)
+	s.banner = newSyncBanner(e)
+	s.content = container.NewBorder(container.NewVBox(s.banner.label, container.NewPadded(s.entry)), nil, nil, nil, split)
 	s.idle()
 	s.loadCounters()
 	return s

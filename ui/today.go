@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"os"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -21,13 +22,14 @@ const chartDays = 14
 
 // todayScreen shows the day's figures, the last 14 days and a CSV export.
 type todayScreen struct {
-	env     *env
-	figures *widget.Label
-	chart   *fyne.Container
-	message *widget.Label
-	stats   app.Stats
-	loads   latest
-	content fyne.CanvasObject
+	env       *env
+	figures   *widget.Label
+	conflicts *widget.Label
+	chart     *fyne.Container
+	message   *widget.Label
+	stats     app.Stats
+	loads     latest
+	content   fyne.CanvasObject
 }
 
 func newTodayScreen(e *env) *todayScreen {
@@ -35,6 +37,8 @@ func newTodayScreen(e *env) *todayScreen {
 	s.figures = widget.NewLabel("")
 	s.figures.TextStyle = fyne.TextStyle{Monospace: true}
 	s.chart = container.NewGridWithColumns(chartDays)
+	s.conflicts = widget.NewLabel("")
+	s.conflicts.Wrapping = fyne.TextWrapWord
 	s.message = widget.NewLabel("")
 	export := widget.NewButton(T("Export CSV…"), s.askExport)
 	refresh := widget.NewButton(T("Refresh"), s.refresh)
@@ -42,7 +46,8 @@ func newTodayScreen(e *env) *todayScreen {
 		container.NewVBox(widget.NewLabelWithStyle(T("Today"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), s.figures,
 			container.NewHBox(refresh, export), s.message,
 			widget.NewLabelWithStyle(T("Redeemed, last 14 days"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})),
-		nil, nil, nil, s.chart)
+		container.NewVBox(widget.NewLabelWithStyle(T("Conflicts: codes redeemed at two desks while offline"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), s.conflicts),
+		nil, nil, s.chart)
 	return s
 }
 
@@ -51,7 +56,9 @@ func (s *todayScreen) refresh() {
 	n := s.loads.next()
 	go func() {
 		days, err := s.env.svc.History(context.Background(), chartDays)
+		conflicts := conflictText(s.env.svc)
 		fyne.Do(func() {
+			s.conflicts.SetText(conflicts)
 			if !s.loads.is(n) {
 				return
 			}
@@ -132,4 +139,25 @@ func (s *todayScreen) export(path string) (int, error) {
 		err = cerr
 	}
 	return n, err
+}
+
+// conflictText lists the conflicts the central server reported.
+func conflictText(svc *app.Service) string {
+	ss, ok := svc.Store.(app.SyncStore)
+	if !ok {
+		return ""
+	}
+	list, err := ss.Conflicts(context.Background())
+	if err != nil {
+		return app.ErrorMessage(err)
+	}
+	if len(list) == 0 {
+		return T("No conflicts")
+	}
+	var b strings.Builder
+	for _, k := range list {
+		fmt.Fprintf(&b, "%s: %s %s (%s) / %s %s (%s)\n", k.Code, app.FormatTime(k.FirstAt), k.FirstStation, k.FirstOperator,
+			app.FormatTime(k.SecondAt), k.SecondStation, k.SecondOperator)
+	}
+	return b.String()
 }

@@ -56,6 +56,9 @@ func Run(a fyne.App, svc *app.Service, opts Options) error {
 	})
 	w.SetMaster()
 	ui.start()
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	go ui.scan.banner.run(ctx)
 	w.ShowAndRun()
 	return nil
 }

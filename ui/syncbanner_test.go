@@ -1,0 +1,70 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+
+	"qrdesk/app"
+	"qrdesk/server"
+	"qrdesk/store"
+)
+
+func TestSyncBanner(t *testing.T) {
+	h := newHarness(t)
+	b := h.ui.scan.banner
+	if b.label.Visible() {
+		t.Fatal("the banner shows on a station without a server")
+	}
+	now := h.clock.Now().Unix()
+	for _, tc := range []struct {
+		st   app.SyncStatus
+		err  error
+		want []string
+		not  string
+	}{
+		{app.SyncStatus{LastOK: now - 10, Waiting: 0}, nil, []string{"Online", "0 waiting"}, "WARNING"},
+		{app.SyncStatus{LastOK: now - 600, Waiting: 3}, errors.New("down"), []string{"OFFLINE", "3 waiting", "WARNING"}, ""},
+		{app.SyncStatus{}, nil, []string{"never", "WARNING"}, ""},
+	} {
+		got := b.text(tc.st, tc.err)
+		for _, w := range tc.want {
+			if !strings.Contains(got, w) {
+				t.Fatalf("banner %q lacks %q", got, w)
+			}
+		}
+		if tc.not != "" && strings.Contains(got, tc.not) {
+			t.Fatalf("banner %q should not say %q", got, tc.not)
+		}
+	}
+
+	// With a real server on loopback the window syncs in the background.
+	central, err := store.OpenCentral(context.Background(), filepath.Join(t.TempDir(), "server.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer central.Close()
+	central.AddStation(context.Background(), "Station A", server.HashToken("qrd_ui_test"), 1)
+	srv := httptest.NewServer((&server.API{Store: central, Log: slog.New(slog.DiscardHandler), Now: time.Now}).Handler())
+	defer srv.Close()
+	h.svc.Remote = server.NewClient(srv.URL, "qrd_ui_test")
+	h.issue(t, 3)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go b.run(ctx)
+	waitFor(t, "an online banner", func() bool { return strings.Contains(b.label.Text, "Online") })
+	var n int
+	central.SQLForTests().QueryRow(`SELECT count(*) FROM codes`).Scan(&n)
+	if n != 3 {
+		t.Fatalf("the server has %d codes after the background sync, want 3", n)
+	}
+	srv.Close()
+	fyne.DoAndWait(func() {})
+}
