@@ -12,6 +12,8 @@ packages=(
   xvfb xdotool poppler-utils zbar-tools imagemagick
   # the sqlite3 CLI for the bulk-insert comparison benchmark
   sqlite3
+  # a throwaway PostgreSQL cluster for the server's tests (started by the tests)
+  postgresql
 )
 
 missing=()

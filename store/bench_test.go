@@ -111,6 +111,7 @@ func millionCodes(b *testing.B) (*app.Service, *DB, []app.Code) {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	stopPostgres()
 	if bigDB.db != nil {
 		bigDB.db.Close()
 		os.RemoveAll(filepath.Dir(bigDB.db.Path()))

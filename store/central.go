@@ -7,6 +7,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"qrdesk/app"
 	"qrdesk/server"
@@ -15,14 +17,37 @@ import (
 // CentralDB is qrdesk-server's SQLite database (PostgreSQL is the other
 // implementation of server.Store).
 type CentralDB struct {
-	db   *sql.DB
-	path string
+	db       *sql.DB
+	path     string
+	postgres bool
+}
+
+// q writes a query for the engine: PostgreSQL numbers its parameters.
+func (c *CentralDB) q(query string) string {
+	if !c.postgres {
+		return query
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range query {
+		if r == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 var _ server.Store = (*CentralDB)(nil)
 
-// OpenCentral opens (creating if needed) the server database at path.
+// OpenCentral opens (creating if needed) the server database: a SQLite
+// file, or PostgreSQL when path is a postgres:// URL.
 func OpenCentral(ctx context.Context, path string) (*CentralDB, error) {
+	if strings.HasPrefix(path, "postgres://") || strings.HasPrefix(path, "postgresql://") {
+		return openCentralPostgres(ctx, path)
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, err
 	}
@@ -41,7 +66,7 @@ func (c *CentralDB) Close() error { return c.db.Close() }
 
 func (c *CentralDB) RingID(ctx context.Context) (string, error) {
 	var id string
-	err := c.db.QueryRowContext(ctx, `SELECT value FROM deployment WHERE key = 'ring_id'`).Scan(&id)
+	err := c.db.QueryRowContext(ctx, c.q(`SELECT value FROM deployment WHERE key = 'ring_id'`)).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}
@@ -49,22 +74,22 @@ func (c *CentralDB) RingID(ctx context.Context) (string, error) {
 }
 
 func (c *CentralDB) BindRing(ctx context.Context, id string) (string, error) {
-	if _, err := c.db.ExecContext(ctx, `INSERT INTO deployment (key, value) VALUES ('ring_id', ?) ON CONFLICT (key) DO NOTHING`, id); err != nil {
+	if _, err := c.db.ExecContext(ctx, c.q(`INSERT INTO deployment (key, value) VALUES ('ring_id', ?) ON CONFLICT (key) DO NOTHING`), id); err != nil {
 		return "", err
 	}
 	return c.RingID(ctx)
 }
 
 func (c *CentralDB) AddStation(ctx context.Context, name, tokenHash string, at int64) error {
-	_, err := c.db.ExecContext(ctx, `INSERT INTO stations (name, token_hash, created_at) VALUES (?, ?, ?)`, name, tokenHash, at)
-	if isUnique(err) {
+	_, err := c.db.ExecContext(ctx, c.q(`INSERT INTO stations (name, token_hash, created_at) VALUES (?, ?, ?)`), name, tokenHash, at)
+	if isUniqueAny(err) {
 		return server.ErrStationExists
 	}
 	return err
 }
 
 func (c *CentralDB) RevokeStation(ctx context.Context, name string, at int64) error {
-	res, err := c.db.ExecContext(ctx, `UPDATE stations SET revoked_at = ? WHERE name = ? AND revoked_at = 0`, at, name)
+	res, err := c.db.ExecContext(ctx, c.q(`UPDATE stations SET revoked_at = ? WHERE name = ? AND revoked_at = 0`), at, name)
 	if err != nil {
 		return err
 	}
@@ -75,7 +100,7 @@ func (c *CentralDB) RevokeStation(ctx context.Context, name string, at int64) er
 }
 
 func (c *CentralDB) Stations(ctx context.Context) ([]server.Station, error) {
-	rows, err := c.db.QueryContext(ctx, `SELECT id, name, created_at, revoked_at FROM stations ORDER BY name`)
+	rows, err := c.db.QueryContext(ctx, c.q(`SELECT id, name, created_at, revoked_at FROM stations ORDER BY name`))
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +118,7 @@ func (c *CentralDB) Stations(ctx context.Context) ([]server.Station, error) {
 
 func (c *CentralDB) StationByToken(ctx context.Context, tokenHash string) (server.Station, error) {
 	var s server.Station
-	err := c.db.QueryRowContext(ctx, `SELECT id, name, created_at, revoked_at FROM stations WHERE token_hash = ? AND revoked_at = 0`, tokenHash).
+	err := c.db.QueryRowContext(ctx, c.q(`SELECT id, name, created_at, revoked_at FROM stations WHERE token_hash = ? AND revoked_at = 0`), tokenHash).
 		Scan(&s.ID, &s.Name, &s.CreatedAt, &s.RevokedAt)
 	if errors.Is(err, sql.ErrNoRows) {
 		return s, server.ErrUnauthorized
@@ -113,10 +138,10 @@ func (c *CentralDB) UploadBatch(ctx context.Context, st server.Station, codes []
 		if code.StationID != "" {
 			serial, stationID = code.Serial, code.StationID
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO codes (code, random, prefix, label_date, station_id, serial, issued_by, expire_at, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (code) DO NOTHING`,
+		res, err := tx.ExecContext(ctx, c.q(`INSERT INTO codes (code, random, prefix, label_date, station_id, serial, issued_by, expire_at, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (code) DO NOTHING`),
 			code.Code, code.Random, code.Prefix, code.LabelDate, stationID, serial, st.Name, code.ExpireAt, code.CreatedAt)
-		if isUnique(err) {
+		if isUniqueAny(err) {
 			return 0, &server.BadRequest{Reason: "code " + code.Code + " repeats the serial of another code: two stations share a station letter; give each station its own letter"}
 		}
 		if err != nil {
@@ -125,7 +150,7 @@ func (c *CentralDB) UploadBatch(ctx context.Context, st server.Station, codes []
 		if n, _ := res.RowsAffected(); n == 1 {
 			added++
 			data, _ := json.Marshal(map[string]any{"expire_at": code.ExpireAt, "created_at": code.CreatedAt})
-			if err := addChange(ctx, tx, "code", code.Code, st.Name, string(data)); err != nil {
+			if err := c.addChange(ctx, tx, "code", code.Code, st.Name, string(data)); err != nil {
 				return 0, err
 			}
 		}
@@ -133,8 +158,15 @@ func (c *CentralDB) UploadBatch(ctx context.Context, st server.Station, codes []
 	return added, tx.Commit()
 }
 
-func addChange(ctx context.Context, tx *sql.Tx, kind, code, station, data string) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO changes (kind, code, station, data) VALUES (?, ?, ?, ?)`, kind, code, station, data)
+func (c *CentralDB) addChange(ctx context.Context, tx *sql.Tx, kind, code, station, data string) error {
+	if c.postgres {
+		// Feed readers follow seq: writers that add changes take turns, so
+		// no change commits behind a cursor a station already passed.
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(8427)`); err != nil {
+			return err
+		}
+	}
+	_, err := tx.ExecContext(ctx, c.q(`INSERT INTO changes (kind, code, station, data) VALUES (?, ?, ?, ?)`), kind, code, station, data)
 	return err
 }
 
@@ -142,6 +174,11 @@ func (c *CentralDB) Apply(ctx context.Context, st server.Station, evs []server.E
 	out := make([]server.Result, 0, len(evs))
 	for _, ev := range evs {
 		r, err := c.applyOne(ctx, st, ev, at)
+		if isUniqueAny(err) {
+			// The same event arrived twice at once (a retry racing the
+			// original): the other one committed; answer as it did.
+			r, err = c.applyOne(ctx, st, ev, at)
+		}
 		if err != nil {
 			return out, err
 		}
@@ -158,7 +195,7 @@ func (c *CentralDB) applyOne(ctx context.Context, st server.Station, ev server.E
 	}
 	defer tx.Rollback()
 	var stored string
-	err = tx.QueryRowContext(ctx, `SELECT detail FROM events WHERE event_id = ?`, ev.EventID).Scan(&stored)
+	err = tx.QueryRowContext(ctx, c.q(`SELECT detail FROM events WHERE event_id = ?`), ev.EventID).Scan(&stored)
 	if err == nil {
 		var r server.Result
 		json.Unmarshal([]byte(stored), &r)
@@ -171,9 +208,9 @@ func (c *CentralDB) applyOne(ctx context.Context, st server.Station, ev server.E
 	var r server.Result
 	switch ev.Kind {
 	case "redeem":
-		r, err = redeemCentral(ctx, tx, st, ev, now)
+		r, err = c.redeem(ctx, tx, st, ev, now)
 	case "disable", "enable":
-		r, err = setDisabledCentral(ctx, tx, st, ev)
+		r, err = c.setDisabled(ctx, tx, st, ev)
 	default:
 		r = server.Result{Outcome: "rejected", Reason: "unknown event kind " + ev.Kind}
 	}
@@ -182,8 +219,8 @@ func (c *CentralDB) applyOne(ctx context.Context, st server.Station, ev server.E
 	}
 	r.EventID = ev.EventID
 	detail, _ := json.Marshal(r)
-	if _, err := tx.ExecContext(ctx, `INSERT INTO events (event_id, station, kind, code, operator, at, received_at, offline, outcome, detail)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, ev.EventID, st.Name, ev.Kind, ev.Code, ev.Operator, ev.At, now, ev.Offline, r.Outcome, string(detail)); err != nil {
+	if _, err := tx.ExecContext(ctx, c.q(`INSERT INTO events (event_id, station, kind, code, operator, at, received_at, offline, outcome, detail)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`), ev.EventID, st.Name, ev.Kind, ev.Code, ev.Operator, ev.At, now, ev.Offline, r.Outcome, string(detail)); err != nil {
 		return server.Result{}, err
 	}
 	return r, tx.Commit()
@@ -194,9 +231,9 @@ type centralCode struct {
 	usedAt, expireAt                                     int64
 }
 
-func readCentralCode(ctx context.Context, tx *sql.Tx, code string) (centralCode, error) {
+func (c *CentralDB) readCode(ctx context.Context, tx *sql.Tx, code string) (centralCode, error) {
 	var cc centralCode
-	err := tx.QueryRowContext(ctx, `SELECT status, used_at, used_station, used_operator, used_event, disabled_reason, expire_at FROM codes WHERE code = ?`, code).
+	err := tx.QueryRowContext(ctx, c.q(`SELECT status, used_at, used_station, used_operator, used_event, disabled_reason, expire_at FROM codes WHERE code = ?`), code).
 		Scan(&cc.status, &cc.usedAt, &cc.usedStation, &cc.usedOperator, &cc.usedEvent, &cc.reason, &cc.expireAt)
 	return cc, err
 }
@@ -205,21 +242,21 @@ func readCentralCode(ctx context.Context, tx *sql.Tx, code string) (centralCode,
 // clock; offline events keep the station's time. A code already used when
 // an offline redemption arrives is a conflict: both facts are kept and the
 // earlier redemption stays the one of record.
-func redeemCentral(ctx context.Context, tx *sql.Tx, st server.Station, ev server.Event, now int64) (server.Result, error) {
+func (c *CentralDB) redeem(ctx context.Context, tx *sql.Tx, st server.Station, ev server.Event, now int64) (server.Result, error) {
 	when := now
 	if ev.Offline {
 		when = ev.At
 	}
-	res, err := tx.ExecContext(ctx, `UPDATE codes SET status = 'used', used_at = ?1, used_station = ?2, used_operator = ?3, used_event = ?4
-		WHERE code = ?5 AND status = 'unused' AND (expire_at = 0 OR expire_at > ?1)`, when, st.Name, ev.Operator, ev.EventID, ev.Code)
+	res, err := tx.ExecContext(ctx, c.q(`UPDATE codes SET status = 'used', used_at = ?, used_station = ?, used_operator = ?, used_event = ?
+		WHERE code = ? AND status = 'unused' AND (expire_at = 0 OR expire_at > ?)`), when, st.Name, ev.Operator, ev.EventID, ev.Code, when)
 	if err != nil {
 		return server.Result{}, err
 	}
 	if n, _ := res.RowsAffected(); n == 1 {
 		data, _ := json.Marshal(map[string]any{"at": when, "operator": ev.Operator, "event_id": ev.EventID})
-		return server.Result{Outcome: "redeemed", UsedAt: when, UsedStation: st.Name, UsedOperator: ev.Operator}, addChange(ctx, tx, "redeem", ev.Code, st.Name, string(data))
+		return server.Result{Outcome: "redeemed", UsedAt: when, UsedStation: st.Name, UsedOperator: ev.Operator}, c.addChange(ctx, tx, "redeem", ev.Code, st.Name, string(data))
 	}
-	cc, err := readCentralCode(ctx, tx, ev.Code)
+	cc, err := c.readCode(ctx, tx, ev.Code)
 	if errors.Is(err, sql.ErrNoRows) {
 		return server.Result{Outcome: "unknown", Reason: "the server has no such code: upload the batch first"}, nil
 	}
@@ -233,18 +270,18 @@ func redeemCentral(ctx context.Context, tx *sql.Tx, st server.Station, ev server
 		if when < cc.usedAt { // this one came first: it becomes the redemption of record
 			first = server.Conflict{Code: ev.Code, FirstEvent: ev.EventID, FirstStation: st.Name, FirstOperator: ev.Operator, FirstAt: when,
 				SecondEvent: cc.usedEvent, SecondStation: cc.usedStation, SecondOperator: cc.usedOperator, SecondAt: cc.usedAt}
-			if _, err := tx.ExecContext(ctx, `UPDATE codes SET used_at = ?, used_station = ?, used_operator = ?, used_event = ? WHERE code = ?`,
+			if _, err := tx.ExecContext(ctx, c.q(`UPDATE codes SET used_at = ?, used_station = ?, used_operator = ?, used_event = ? WHERE code = ?`),
 				when, st.Name, ev.Operator, ev.EventID, ev.Code); err != nil {
 				return server.Result{}, err
 			}
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO conflicts (code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, detected_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, first.Code, first.FirstEvent, first.FirstStation, first.FirstOperator, first.FirstAt,
+		if _, err := tx.ExecContext(ctx, c.q(`INSERT INTO conflicts (code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, detected_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`), first.Code, first.FirstEvent, first.FirstStation, first.FirstOperator, first.FirstAt,
 			first.SecondEvent, first.SecondStation, first.SecondOperator, first.SecondAt, now); err != nil {
 			return server.Result{}, err
 		}
 		data, _ := json.Marshal(first)
-		if err := addChange(ctx, tx, "conflict", ev.Code, st.Name, string(data)); err != nil {
+		if err := c.addChange(ctx, tx, "conflict", ev.Code, st.Name, string(data)); err != nil {
 			return server.Result{}, err
 		}
 		return server.Result{Outcome: "conflict", UsedAt: first.FirstAt, UsedStation: first.FirstStation, UsedOperator: first.FirstOperator,
@@ -258,7 +295,7 @@ func redeemCentral(ctx context.Context, tx *sql.Tx, st server.Station, ev server
 	}
 }
 
-func setDisabledCentral(ctx context.Context, tx *sql.Tx, st server.Station, ev server.Event) (server.Result, error) {
+func (c *CentralDB) setDisabled(ctx context.Context, tx *sql.Tx, st server.Station, ev server.Event) (server.Result, error) {
 	q := `UPDATE codes SET status = 'disabled', disabled_reason = ? WHERE code = ? AND status = 'unused'`
 	if ev.Kind == "enable" {
 		q = `UPDATE codes SET status = 'unused', disabled_reason = ? WHERE code = ? AND status = 'disabled'`
@@ -269,7 +306,7 @@ func setDisabledCentral(ctx context.Context, tx *sql.Tx, st server.Station, ev s
 		return server.Result{}, err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		cc, err := readCentralCode(ctx, tx, ev.Code)
+		cc, err := c.readCode(ctx, tx, ev.Code)
 		if errors.Is(err, sql.ErrNoRows) {
 			return server.Result{Outcome: "rejected", Reason: "the server has no such code"}, nil
 		}
@@ -279,11 +316,11 @@ func setDisabledCentral(ctx context.Context, tx *sql.Tx, st server.Station, ev s
 		return server.Result{Outcome: "rejected", Reason: "the code is " + cc.status}, nil
 	}
 	data, _ := json.Marshal(map[string]any{"reason": ev.Reason, "operator": ev.Operator, "at": ev.At})
-	return server.Result{Outcome: ev.Kind + "d"}, addChange(ctx, tx, ev.Kind, ev.Code, st.Name, string(data))
+	return server.Result{Outcome: ev.Kind + "d"}, c.addChange(ctx, tx, ev.Kind, ev.Code, st.Name, string(data))
 }
 
 func (c *CentralDB) Changes(ctx context.Context, after int64, limit int) ([]server.Change, error) {
-	rows, err := c.db.QueryContext(ctx, `SELECT seq, kind, code, station, data FROM changes WHERE seq > ? ORDER BY seq LIMIT ?`, after, limit)
+	rows, err := c.db.QueryContext(ctx, c.q(`SELECT seq, kind, code, station, data FROM changes WHERE seq > ? ORDER BY seq LIMIT ?`), after, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -300,8 +337,8 @@ func (c *CentralDB) Changes(ctx context.Context, after int64, limit int) ([]serv
 }
 
 func (c *CentralDB) Conflicts(ctx context.Context, from, to int64) ([]server.Conflict, error) {
-	rows, err := c.db.QueryContext(ctx, `SELECT code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at
-		FROM conflicts WHERE first_at >= ? AND first_at < ? ORDER BY first_at`, from, to)
+	rows, err := c.db.QueryContext(ctx, c.q(`SELECT code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at
+		FROM conflicts WHERE first_at >= ? AND first_at < ? ORDER BY first_at`), from, to)
 	if err != nil {
 		return nil, err
 	}

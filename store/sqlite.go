@@ -25,7 +25,7 @@ import (
 // reports the database busy.
 var busyTimeout = 10 * time.Second
 
-//go:embed migrations/sqlite/*.sql migrations/central/*.sql
+//go:embed migrations/sqlite/*.sql migrations/central/*.sql migrations/central_postgres/*.sql
 var migrations embed.FS
 
 // DB is the SQLite store. It is safe for concurrent use, also by several
