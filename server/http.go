@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"qrdesk/app"
@@ -31,6 +32,8 @@ type API struct {
 	Store Store
 	Log   *slog.Logger
 	Now   func() time.Time
+
+	ring atomic.Value // the deployment's key-ring id once known: it never changes
 }
 
 // HashToken is what the server stores of a station's bearer token.
@@ -140,9 +143,13 @@ func (a *API) checkRing(ctx context.Context, ring string) error {
 	if ring == "" {
 		return fail(http.StatusBadRequest, "missing %s header", RingHeader)
 	}
-	bound, err := a.Store.BindRing(ctx, ring)
-	if err != nil {
-		return err
+	bound, _ := a.ring.Load().(string)
+	if bound == "" {
+		var err error
+		if bound, err = a.Store.BindRing(ctx, ring); err != nil {
+			return err
+		}
+		a.ring.Store(bound)
 	}
 	if bound != ring {
 		return fail(http.StatusConflict, "this station's key ring (%s) differs from the deployment's (%s): copy the deployment's key file to the station", ring, bound)

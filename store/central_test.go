@@ -38,7 +38,13 @@ func engines(t *testing.T, test func(t *testing.T, dbPath func(t *testing.T) str
 
 func newCentral(t *testing.T, dbPath func(t *testing.T) string) *centralHarness {
 	t.Helper()
-	db, err := OpenCentral(context.Background(), dbPath(t))
+	return newCentralAt(t, dbPath(t), 20)
+}
+
+// newCentralAt serves the database at path and issues n codes at a station.
+func newCentralAt(t testing.TB, path string, n int) *centralHarness {
+	t.Helper()
+	db, err := OpenCentral(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +53,8 @@ func newCentral(t *testing.T, dbPath func(t *testing.T) string) *centralHarness 
 	srv := httptest.NewServer(api.Handler())
 	t.Cleanup(srv.Close)
 	svc, _, _ := mustOpen(t)
-	_, codes := mustIssue(t, svc, app.IssueRequest{Count: 20})
+	svc.UpdateSettings(context.Background(), map[string]string{"serial_digits": "6"}, "test")
+	_, codes := mustIssue(t, svc, app.IssueRequest{Count: n})
 	h := &centralHarness{url: srv.URL, db: db, ring: svc.Keys.RingID()}
 	for _, c := range codes {
 		h.codes = append(h.codes, c.String())
@@ -65,7 +72,7 @@ func (h *centralHarness) station(t *testing.T, name string) string {
 }
 
 // call sends one request and decodes the JSON answer.
-func (h *centralHarness) call(t *testing.T, method, path, token, ring string, body any, out any) int {
+func (h *centralHarness) call(t testing.TB, method, path, token, ring string, body any, out any) int {
 	t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
@@ -94,7 +101,7 @@ func (h *centralHarness) call(t *testing.T, method, path, token, ring string, bo
 	return resp.StatusCode
 }
 
-func (h *centralHarness) upload(t *testing.T, token string) {
+func (h *centralHarness) upload(t testing.TB, token string) {
 	t.Helper()
 	var codes []map[string]any
 	for _, c := range h.codes {
