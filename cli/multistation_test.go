@@ -245,3 +245,52 @@ func (cs *centralServer) openCentral(t *testing.T) interface {
 	t.Cleanup(func() { db.Close() })
 	return db.SQLForTests()
 }
+
+// TestSyncKilledServerAndResend kills the server while a station uploads a
+// large batch and its events, restarts it, syncs again, then makes the
+// station send everything a second time: every code and event is on the
+// server exactly once.
+func TestSyncKilledServerAndResend(t *testing.T) {
+	cs := buildServer(t)
+	token := cs.addStation(t, "Desk 1")
+	s := newStation(t)
+	s.run(t, "settings", "--station-name", "Desk 1", "--serial-digits", "6")
+	os.WriteFile(filepath.Join(s.dir, "sync.json"), []byte(fmt.Sprintf(`{"server":"http://%s","token":%q}`, cs.addr, token)), 0o600)
+	var issued issueOut
+	s.mustJSON(t, &issued, "issue", "--count", "20000", "--quiet")
+	for _, c := range issued.Codes[:30] { // decided offline: the server is not running yet
+		s.proc("redeem", c).Run()
+	}
+	cs.start(t)
+	sync := s.proc("sync")
+	if err := sync.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(400 * time.Millisecond)
+	cs.stop() // in the middle of the upload
+	sync.Wait()
+	cs.start(t)
+	t0 := time.Now()
+	if out, err := s.proc("sync").CombinedOutput(); err != nil {
+		t.Fatalf("sync after the restart: %v %s", err, out)
+	}
+	t.Logf("sync after the restart took %v", time.Since(t0))
+	db := s.openDB(t)
+	db.SQL().Exec(`UPDATE outbox SET state = 'pending'`)
+	db.SQL().Exec(`UPDATE batches SET uploaded = 0`)
+	if out, err := s.proc("sync").CombinedOutput(); err != nil {
+		t.Fatalf("sending everything again: %v %s", err, out)
+	}
+	central := cs.openCentral(t)
+	var codes, events, used, conflicts int
+	central.QueryRow(`SELECT count(*) FROM codes`).Scan(&codes)
+	central.QueryRow(`SELECT count(*) FROM events`).Scan(&events)
+	central.QueryRow(`SELECT count(*) FROM codes WHERE status = 'used'`).Scan(&used)
+	central.QueryRow(`SELECT count(*) FROM conflicts`).Scan(&conflicts)
+	if codes != 20000 || events != 30 || used != 30 || conflicts != 0 {
+		t.Fatalf("server: %d codes, %d events, %d used, %d conflicts; want 20000, 30, 30, 0", codes, events, used, conflicts)
+	}
+	if n := queryInt(t, db, `SELECT count(*) FROM outbox WHERE state <> 'sent'`); n != 0 {
+		t.Fatalf("%d events not sent", n)
+	}
+}

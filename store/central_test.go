@@ -295,3 +295,23 @@ func TestTwoServersOneDatabase(t *testing.T) {
 		}
 	})
 }
+
+// TestCentralSharedStationLetter: two stations issuing with the same
+// station letter on the same day would print the same serials; the second
+// upload is refused with the fix in the message.
+func TestCentralSharedStationLetter(t *testing.T) {
+	engines(t, func(t *testing.T, dbPath func(t *testing.T) string) {
+		h := newCentral(t, dbPath)
+		a, b := h.station(t, "Desk 1"), h.station(t, "Desk 2")
+		h.upload(t, a)
+		other := newCentralAt(t, filepath.Join(t.TempDir(), "unused.db"), 3) // another station's codes, same letter A, same day
+		var out struct{ Error string }
+		var codes []map[string]any
+		for _, c := range other.codes {
+			codes = append(codes, map[string]any{"code": c})
+		}
+		if st := h.call(t, "POST", "/v1/batches", b, h.ring, map[string]any{"codes": codes}, &out); st != 400 || !strings.Contains(out.Error, "station letter") {
+			t.Fatalf("shared station letter: %d %q", st, out.Error)
+		}
+	})
+}
