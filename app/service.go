@@ -171,6 +171,7 @@ func (s *Service) Redeem(ctx context.Context, raw, operator string) (Verdict, er
 	default:
 		var decided bool
 		if v, decided, err = s.redeemOnline(ctx, c, a); !decided {
+			a.AcceptUnknown = s.Remote != nil && err != nil
 			v, err = s.Store.Redeem(ctx, c, a)
 		}
 	}
@@ -194,8 +195,11 @@ func (s *Service) redeemOnline(ctx context.Context, c Code, a Attempt) (Verdict,
 	rctx, cancel := context.WithTimeout(ctx, OnlineTimeout)
 	r, err := s.Remote.Redeem(rctx, s.Keys.RingID(), RemoteEvent{EventID: a.TraceID, Kind: "redeem", Code: c.String(), Operator: a.Operator, At: a.At})
 	cancel()
-	if err != nil || r.Outcome == string(OutcomeUnknown) {
-		return Verdict{}, false, nil
+	if err != nil {
+		return Verdict{}, false, err // offline: the caller decides here
+	}
+	if r.Outcome == string(OutcomeUnknown) {
+		return Verdict{}, false, nil // the server has not got this batch yet
 	}
 	v, err := ss.MirrorRemote(ctx, c, a, r)
 	return v, true, err

@@ -67,6 +67,10 @@ type Attempt struct {
 	Raw     string // as typed; the store escapes and truncates it
 	Code    string // normalised input (canonical form when it parsed)
 	At      int64  // Unix seconds
+	// AcceptUnknown: the central server is unreachable, so a correctly
+	// signed code this station has never seen (issued at another desk) is
+	// accepted and flagged; the server arbitrates when it is back.
+	AcceptUnknown bool
 }
 
 // BatchSpec describes a batch to issue.

@@ -133,21 +133,8 @@ func (s *Service) Sync(ctx context.Context) (SyncStatus, error) {
 			return SyncStatus{}, err
 		}
 	}
-	for {
-		evs, err := ss.PendingEvents(ctx, 500)
-		if err != nil || len(evs) == 0 {
-			if err != nil {
-				return SyncStatus{}, err
-			}
-			break
-		}
-		results, err := s.Remote.Events(ctx, ring, evs)
-		if err != nil {
-			return SyncStatus{}, err
-		}
-		if err := ss.MarkEvents(ctx, results, s.Now().Unix()); err != nil {
-			return SyncStatus{}, err
-		}
+	if err := s.uploadEvents(ctx, ss, ring); err != nil {
+		return SyncStatus{}, err
 	}
 	set, err := s.Store.LoadSettings(ctx)
 	if err != nil {
@@ -174,4 +161,53 @@ func (s *Service) Sync(ctx context.Context) (SyncStatus, error) {
 		return SyncStatus{}, err
 	}
 	return ss.SyncState(ctx)
+}
+
+// uploadEvents sends the outbox in order, 500 events a request. Events the
+// server cannot place yet stay queued, so each sync passes over the queue
+// once. A request the server refuses as a whole is split, so one bad event
+// is marked rejected (with the reason) and the others still go.
+func (s *Service) uploadEvents(ctx context.Context, ss SyncStore, ring string) error {
+	st, err := ss.SyncState(ctx)
+	if err != nil {
+		return err
+	}
+	const page = 500
+	for sent := 0; sent < st.Waiting; {
+		evs, err := ss.PendingEvents(ctx, page)
+		if err != nil || len(evs) == 0 {
+			return err
+		}
+		results, err := s.Remote.Events(ctx, ring, evs)
+		if err != nil && !errors.Is(err, ErrTransient) {
+			results, err = s.uploadOneByOne(ctx, ring, evs)
+		}
+		if err != nil {
+			return err
+		}
+		if err := ss.MarkEvents(ctx, results, s.Now().Unix()); err != nil {
+			return err
+		}
+		sent += len(evs)
+		if len(evs) < page {
+			return nil
+		}
+	}
+	return nil
+}
+
+func (s *Service) uploadOneByOne(ctx context.Context, ring string, evs []RemoteEvent) ([]RemoteResult, error) {
+	results := make([]RemoteResult, 0, len(evs))
+	for _, ev := range evs {
+		r, err := s.Remote.Events(ctx, ring, []RemoteEvent{ev})
+		switch {
+		case err == nil:
+			results = append(results, r...)
+		case errors.Is(err, ErrTransient):
+			return nil, err
+		default:
+			results = append(results, RemoteResult{EventID: ev.EventID, Outcome: "rejected", Reason: ErrorMessage(err)})
+		}
+	}
+	return results, nil
 }

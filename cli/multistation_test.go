@@ -294,3 +294,42 @@ func TestSyncKilledServerAndResend(t *testing.T) {
 		t.Fatalf("%d events not sent", n)
 	}
 }
+
+// TestUnknownCodeAcceptedOffline: with the server down, a desk accepts a
+// correctly signed label issued at another desk that it has never seen,
+// flagged; once both desks sync, the server has that one redemption.
+func TestUnknownCodeAcceptedOffline(t *testing.T) {
+	cs := buildServer(t)
+	keyFile := filepath.Join(t.TempDir(), "deployment.key")
+	var desks [2]*station
+	for i := range desks {
+		desks[i] = newStation(t)
+		token := cs.addStation(t, fmt.Sprintf("Desk %d", i+1))
+		desks[i].run(t, "settings", "--key-file", keyFile, "--station-id", string(rune('A'+i)), "--station-name", fmt.Sprintf("Desk %d", i+1))
+		os.WriteFile(filepath.Join(desks[i].dir, "sync.json"), []byte(fmt.Sprintf(`{"server":"http://%s","token":%q}`, cs.addr, token)), 0o600)
+	}
+	var issued issueOut
+	desks[0].mustJSON(t, &issued, "issue", "--count", "2", "--key-file", keyFile)
+	var v struct{ Outcome, Reason string }
+	desks[1].mustJSON(t, &v, "redeem", "--key-file", keyFile, issued.Codes[0]) // server down, desk 2 never saw it
+	if v.Outcome != "redeemed" || !strings.Contains(v.Reason, "accepted offline") {
+		t.Fatalf("unknown label offline: %+v", v)
+	}
+	cs.start(t)
+	for _, d := range []*station{desks[1], desks[0], desks[1], desks[0]} { // desk 2's event waits for desk 1's batch
+		if code, _, errOut := d.run(t, "sync", "--key-file", keyFile); code != 0 {
+			t.Fatal(errOut)
+		}
+	}
+	central := cs.openCentral(t)
+	var station string
+	central.QueryRow(`SELECT used_station FROM codes WHERE code = ?`, issued.Codes[0]).Scan(&station)
+	if station != "Desk 2" {
+		t.Fatalf("the server has the label used at %q, want Desk 2", station)
+	}
+	var w struct{ Outcome string }
+	desks[0].mustJSON(t, &w, "check", "--key-file", keyFile, issued.Codes[0])
+	if w.Outcome != "already_used" {
+		t.Fatalf("desk 1 after syncing: %s", w.Outcome)
+	}
+}

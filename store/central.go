@@ -240,6 +240,11 @@ func (c *CentralDB) applyOne(ctx context.Context, st server.Station, ev server.E
 		return server.Result{}, err
 	}
 	r.EventID = ev.EventID
+	if r.Outcome == "unknown" {
+		// Not recorded: the station sends it again once the desk that issued
+		// the code has uploaded it.
+		return r, nil
+	}
 	detail, _ := json.Marshal(r)
 	if _, err := tx.ExecContext(ctx, c.q(`INSERT INTO events (event_id, station, kind, code, operator, at, received_at, offline, outcome, detail)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`), ev.EventID, st.Name, ev.Kind, ev.Code, ev.Operator, ev.At, now, ev.Offline, r.Outcome, string(detail)); err != nil {

@@ -71,6 +71,17 @@ func (d *DB) Redeem(ctx context.Context, c app.Code, a app.Attempt) (app.Verdict
 		}
 	case 0:
 		rec, err := lookup(ctx, tx, c)
+		if errors.Is(err, app.ErrNotFound) && a.AcceptUnknown {
+			id, err := insertUnknown(ctx, tx, c, a)
+			if err != nil {
+				return app.Verdict{}, d.wrap(err, "cannot redeem %s", c)
+			}
+			codeID = sql.NullInt64{Int64: id, Valid: true}
+			v.Outcome, v.Status, v.Affected = app.OutcomeRedeemed, app.StatusUsed, 1
+			v.UsedAt, v.UsedStation, v.UsedOperator = a.At, a.Station, a.Operator
+			v.Reason = "accepted offline: issued at another desk and not known here yet; the server will confirm"
+			break
+		}
 		if errors.Is(err, app.ErrNotFound) {
 			v.Outcome, v.Reason = app.OutcomeUnknown, "correctly signed but not in this station's database"
 			break
@@ -132,4 +143,29 @@ func addOutbox(ctx context.Context, tx *sql.Tx, eventID, kind, code, operator st
 	_, err := tx.ExecContext(ctx, `INSERT INTO outbox (event_id, kind, code, operator, at, reason) VALUES (?, ?, ?, ?, ?, ?)`,
 		eventID, kind, code, operator, at, reason)
 	return err
+}
+
+// insertUnknown records a correctly signed code this station had never seen
+// as used here, flagged, with its redemption and outbox event.
+func insertUnknown(ctx context.Context, tx *sql.Tx, c app.Code, a app.Attempt) (int64, error) {
+	batch, err := remoteBatch(ctx, tx, "unknown, accepted offline")
+	if err != nil {
+		return 0, err
+	}
+	var stationID, serial any
+	if c.HasSerial() {
+		stationID, serial = c.Station, c.Serial
+	}
+	var id int64
+	err = tx.QueryRowContext(ctx, `INSERT INTO codes (code, random, prefix, label_date, station_id, serial, batch_id, key_id, status, used_at, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'used', ?, 0) RETURNING id`,
+		c.String(), c.Random, c.Prefix, c.LabelDate(), stationID, serial, batch, string(c.KeyID), a.At).Scan(&id)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO redemptions (code_id, station, operator, redeemed_at, trace_id) VALUES (?, ?, ?, ?, ?)`,
+		id, a.Station, a.Operator, a.At, a.TraceID); err != nil {
+		return 0, err
+	}
+	return id, addOutbox(ctx, tx, a.TraceID, "redeem", c.String(), a.Operator, a.At, "unknown here, accepted offline")
 }

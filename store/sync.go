@@ -86,8 +86,13 @@ func (d *DB) MarkEvents(ctx context.Context, results []app.RemoteResult, at int6
 	defer tx.Rollback()
 	for _, r := range results {
 		state := "sent"
-		if r.Outcome == "rejected" {
+		switch r.Outcome {
+		case "rejected":
 			state = "rejected"
+		case "unknown":
+			// The desk that issued the code has not uploaded it yet: keep the
+			// event and try again at the next sync.
+			state = "pending"
 		}
 		data, _ := json.Marshal(r)
 		if _, err := tx.ExecContext(ctx, `UPDATE outbox SET state = ?, result = ?, sent_at = ? WHERE event_id = ?`, state, string(data), at, r.EventID); err != nil {
