@@ -315,3 +315,36 @@ func TestCentralSharedStationLetter(t *testing.T) {
 		}
 	})
 }
+
+// TestCentralClockSkew: two desks redeem the same label offline, one with a
+// clock an hour fast, the other a day slow, uploading in either order:
+// one redemption of record, one conflict, both facts kept, nothing lost.
+func TestCentralClockSkew(t *testing.T) {
+	engines(t, func(t *testing.T, dbPath func(t *testing.T) string) {
+		h := newCentral(t, dbPath)
+		a, b := h.station(t, "Fast desk"), h.station(t, "Slow desk")
+		h.upload(t, a)
+		now := time.Now().Unix()
+		for i, order := range [][]string{{a, b}, {b, a}} {
+			code := h.codes[10+i]
+			evs := map[string]server.Event{
+				a: {EventID: fmt.Sprintf("skew-fast-%d", i), Kind: "redeem", Code: code, Operator: "f", At: now + 3600, Offline: true},
+				b: {EventID: fmt.Sprintf("skew-slow-%d", i), Kind: "redeem", Code: code, Operator: "s", At: now - 86400, Offline: true},
+			}
+			for _, tok := range order {
+				var out struct{ Results []server.Result }
+				h.call(t, "POST", "/v1/events", tok, h.ring, map[string]any{"events": []server.Event{evs[tok]}}, &out)
+				if len(out.Results) != 1 || (out.Results[0].Outcome != "redeemed" && out.Results[0].Outcome != "conflict") {
+					t.Fatalf("order %d: %+v", i, out.Results)
+				}
+			}
+			var n int
+			h.db.SQLForTests().QueryRow(h.db.q(`SELECT count(*) FROM conflicts WHERE code = ?`), code).Scan(&n)
+			var station string
+			h.db.SQLForTests().QueryRow(h.db.q(`SELECT used_station FROM codes WHERE code = ?`), code).Scan(&station)
+			if n != 1 || station != "Slow desk" {
+				t.Fatalf("order %d: %d conflicts, used at %q; want 1 and the earlier clock (Slow desk)", i, n, station)
+			}
+		}
+	})
+}

@@ -10,8 +10,12 @@ import (
 	"qrdesk/app"
 )
 
-// syncEvery is how often the window syncs with the central server.
-const syncEvery = 5 * time.Second
+// The window syncs every syncEvery; after failures it waits longer, up to
+// maxSyncBackoff.
+const (
+	syncEvery      = 5 * time.Second
+	maxSyncBackoff = time.Minute
+)
 
 // syncBanner shows the link to the central server on the Scan screen:
 // online or offline, the last successful sync, events waiting, and a
@@ -36,19 +40,21 @@ func (b *syncBanner) run(ctx context.Context) {
 	if b.env.svc.Remote == nil {
 		return
 	}
-	tick := time.NewTicker(syncEvery)
-	defer tick.Stop()
+	wait := syncEvery
 	for {
 		st, err := b.env.svc.Sync(ctx)
 		if err != nil {
 			st, _ = b.env.svc.Store.(app.SyncStore).SyncState(ctx)
+			wait = min(wait*2, maxSyncBackoff) // a server in trouble is not hammered
+		} else {
+			wait = syncEvery
 		}
 		text := b.text(st, err)
 		fyne.Do(func() { b.label.SetText(text) })
 		select {
 		case <-ctx.Done():
 			return
-		case <-tick.C:
+		case <-time.After(wait):
 		}
 	}
 }
