@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"qrdesk/internal/testpg"
 )
 
 // TestMain lets the test binary act as the qrdesk command, so tests can start
@@ -20,7 +22,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("QRDESK_TEST_AS_CLI") == "1" {
 		os.Exit(Main(context.Background(), os.Args[1:], Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	testpg.Stop()
+	os.Exit(code)
 }
 
 type station struct {

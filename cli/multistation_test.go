@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"qrdesk/internal/testpg"
 	"qrdesk/store"
 )
 
@@ -26,6 +27,13 @@ type centralServer struct {
 
 func buildServer(t *testing.T) *centralServer {
 	t.Helper()
+	return buildServerOn(t, filepath.Join(t.TempDir(), "server.db"))
+}
+
+// buildServerOn builds qrdesk-server and prepares one on the database db
+// (a SQLite file or a postgres:// URL).
+func buildServerOn(t *testing.T, db string) *centralServer {
+	t.Helper()
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "qrdesk-server")
 	build := exec.Command("go", "build", "-o", bin, "../cmd/qrdesk-server")
@@ -33,15 +41,21 @@ func buildServer(t *testing.T) *centralServer {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build qrdesk-server: %v\n%s", err, out)
 	}
+	return (&centralServer{bin: bin, db: db}).sibling(t)
+}
+
+// sibling is another server process on the same database, on its own port:
+// stateless servers behind a load balancer.
+func (cs *centralServer) sibling(t *testing.T) *centralServer {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
+	s := &centralServer{bin: cs.bin, db: cs.db, addr: ln.Addr().String()}
 	ln.Close()
-	cs := &centralServer{bin: bin, db: filepath.Join(dir, "server.db"), addr: addr}
-	t.Cleanup(cs.stop)
-	return cs
+	t.Cleanup(s.stop)
+	return s
 }
 
 func (cs *centralServer) addStation(t *testing.T, name string) string {
@@ -85,11 +99,19 @@ func (cs *centralServer) stop() {
 // exactly one conflict, seen by every station, and every outbox event
 // reached the server exactly once.
 func TestMultiStationSync(t *testing.T) {
+	t.Run("SQLite", func(t *testing.T) { multiStation(t, buildServer(t), 1) })
+	t.Run("PostgreSQL", func(t *testing.T) { multiStation(t, buildServerOn(t, testpg.URL(t)), 2) })
+}
+
+func multiStation(t *testing.T, cs *centralServer, servers int) {
 	perStation := 12
 	if soak() {
 		perStation = 500
 	}
-	cs := buildServer(t)
+	fleet := []*centralServer{cs}
+	for len(fleet) < servers {
+		fleet = append(fleet, cs.sibling(t))
+	}
 	const desks = 8
 	keyFile := filepath.Join(t.TempDir(), "deployment.key")
 	var st [desks]*station
@@ -101,12 +123,17 @@ func TestMultiStationSync(t *testing.T) {
 		if code, _, errOut := s.run(t, "settings", "--key-file", keyFile, "--station-id", string(rune('A'+i)), "--station-name", fmt.Sprintf("Desk %d", i+1), "--serial-digits", "5"); code != 0 {
 			t.Fatal(errOut)
 		}
-		os.WriteFile(filepath.Join(s.dir, "sync.json"), []byte(fmt.Sprintf(`{"server":"http://%s","token":%q}`, cs.addr, token)), 0o600)
+		os.WriteFile(filepath.Join(s.dir, "sync.json"), []byte(fmt.Sprintf(`{"server":"http://%s","token":%q}`, fleet[i%len(fleet)].addr, token)), 0o600)
 		var issued issueOut
 		s.mustJSON(t, &issued, "issue", "--count", fmt.Sprint(perStation), "--key-file", keyFile)
 		codes = append(codes, issued.Codes...)
 	}
-	cs.start(t)
+	startAll := func() {
+		for _, f := range fleet {
+			f.start(t)
+		}
+	}
+	startAll()
 	syncAll := func() {
 		for _, s := range st {
 			if code, out, errOut := s.run(t, "sync", "--key-file", keyFile); code != 0 {
@@ -162,9 +189,11 @@ func TestMultiStationSync(t *testing.T) {
 	}
 	syncAll()
 
-	// The server goes down; desks decide alone. Every third code is scanned
+	// The servers go down; desks decide alone. Every third code is scanned
 	// at two desks: an offline double use.
-	cs.stop()
+	for _, f := range fleet {
+		f.stop()
+	}
 	doubles := map[string]bool{}
 	for i, code := range offline {
 		desk := rng.IntN(desks)
@@ -179,7 +208,7 @@ func TestMultiStationSync(t *testing.T) {
 			doubles[code] = true
 		}
 	}
-	cs.start(t)
+	startAll()
 	syncAll()
 	syncAll() // the second round brings every desk the conflicts the others caused
 
@@ -190,7 +219,7 @@ func TestMultiStationSync(t *testing.T) {
 	defer central.Close()
 	q := func(query string, args ...any) int {
 		var n int
-		if err := central.SQLForTests().QueryRow(query, args...).Scan(&n); err != nil {
+		if err := central.QueryRowForTests(query, args...).Scan(&n); err != nil {
 			t.Fatalf("%s: %v", query, err)
 		}
 		return n
@@ -198,7 +227,7 @@ func TestMultiStationSync(t *testing.T) {
 	if n := q(`SELECT count(*) FROM codes WHERE status = 'used'`); n != len(codes) {
 		t.Fatalf("%d codes used on the server, want all %d", n, len(codes))
 	}
-	if n := q(`SELECT count(*) FROM (SELECT code FROM events WHERE outcome = 'redeemed' GROUP BY code HAVING count(*) > 1)`); n != 0 {
+	if n := q(`SELECT count(*) FROM (SELECT code FROM events WHERE outcome = 'redeemed' GROUP BY code HAVING count(*) > 1) AS twice`); n != 0 {
 		t.Fatalf("%d codes redeemed twice on the server", n)
 	}
 	if n := q(`SELECT count(*) FROM conflicts`); n != len(doubles) {
@@ -234,16 +263,21 @@ func TestMultiStationSync(t *testing.T) {
 		len(codes), desks, len(online), len(offline), len(doubles), q(`SELECT count(*) FROM conflicts`))
 }
 
-func (cs *centralServer) openCentral(t *testing.T) interface {
-	QueryRow(string, ...any) *sql.Row
-} {
+func (cs *centralServer) openCentral(t *testing.T) *centralQuery {
 	t.Helper()
 	db, err := store.OpenCentral(context.Background(), cs.db)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return db.SQLForTests()
+	return &centralQuery{db}
+}
+
+// centralQuery reads the server database in tests, on either engine.
+type centralQuery struct{ db *store.CentralDB }
+
+func (c *centralQuery) QueryRow(query string, args ...any) *sql.Row {
+	return c.db.QueryRowForTests(query, args...)
 }
 
 // TestSyncKilledServerAndResend kills the server while a station uploads a

@@ -383,3 +383,9 @@ func (c *CentralDB) Conflicts(ctx context.Context, from, to int64) ([]server.Con
 
 // SQLForTests exposes the handle to this module's tests.
 func (c *CentralDB) SQLForTests() *sql.DB { return c.db }
+
+// QueryRowForTests runs a read-only query written with ? placeholders on
+// either engine (this module's tests).
+func (c *CentralDB) QueryRowForTests(query string, args ...any) *sql.Row {
+	return c.db.QueryRow(c.q(query), args...)
+}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"qrdesk/internal/testpg"
 	"qrdesk/server"
 )
 
@@ -19,7 +20,7 @@ func BenchmarkServerRedeem64(b *testing.B) {
 		b.Run(engine, func(b *testing.B) {
 			path := b.TempDir() + "/server.db"
 			if engine == "PostgreSQL" {
-				path = postgresURL(b)
+				path = testpg.URL(b)
 			}
 			h := newCentralAt(b, path, 20_000)
 			token := "qrd_bench"

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/internal/testpg"
 	"qrdesk/server"
 )
 
@@ -33,7 +34,7 @@ func engines(t *testing.T, test func(t *testing.T, dbPath func(t *testing.T) str
 	t.Run("SQLite", func(t *testing.T) {
 		test(t, func(t *testing.T) string { return filepath.Join(t.TempDir(), "server.db") })
 	})
-	t.Run("PostgreSQL", func(t *testing.T) { test(t, func(t *testing.T) string { return postgresURL(t) }) })
+	t.Run("PostgreSQL", func(t *testing.T) { test(t, func(t *testing.T) string { return testpg.URL(t) }) })
 }
 
 func newCentral(t *testing.T, dbPath func(t *testing.T) string) *centralHarness {

@@ -1,4 +1,7 @@
-package store
+// Package testpg starts a throwaway PostgreSQL cluster on a loopback port for
+// tests (Debian's postgresql package; initdb runs as the postgres user when
+// the tests run as root) and hands each test a fresh database.
+package testpg
 
 import (
 	"context"
@@ -14,11 +17,13 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver
 )
 
 // testPostgres is a throwaway PostgreSQL cluster on a loopback port, started
 // on first use by the tests that need it and stopped when they end.
-var testPostgres struct {
+var cluster struct {
 	once sync.Once
 	dir  string
 	port int
@@ -35,7 +40,7 @@ func pgBin(name string) string {
 	return matches[len(matches)-1]
 }
 
-func startPostgres() error {
+func start() error {
 	initdb, ctl := pgBin("initdb"), pgBin("pg_ctl")
 	if initdb == "" {
 		return fmt.Errorf("PostgreSQL is not installed: run 'make deps' (Debian package postgresql)")
@@ -44,7 +49,7 @@ func startPostgres() error {
 	if err != nil {
 		return err
 	}
-	testPostgres.dir, testPostgres.ctl = dir, ctl
+	cluster.dir, cluster.ctl = dir, ctl
 	run := func(args ...string) error {
 		cmd := exec.Command(args[0], args[1:]...)
 		if os.Geteuid() == 0 { // initdb refuses root: run as the postgres user
@@ -68,46 +73,47 @@ func startPostgres() error {
 	if err != nil {
 		return err
 	}
-	testPostgres.port = ln.Addr().(*net.TCPAddr).Port
+	cluster.port = ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
 	data := filepath.Join(dir, "data")
 	if err := run(initdb, "-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C.UTF-8"); err != nil {
 		return err
 	}
-	opts := fmt.Sprintf("-p %d -c listen_addresses=127.0.0.1 -k %s -c fsync=off", testPostgres.port, dir)
+	opts := fmt.Sprintf("-p %d -c listen_addresses=127.0.0.1 -k %s -c fsync=off", cluster.port, dir)
 	return run(ctl, "-D", data, "-o", opts, "-w", "-l", filepath.Join(dir, "log"), "start")
 }
 
-func stopPostgres() {
-	if testPostgres.dir == "" {
+// Stop stops the cluster, if one was started; call it from TestMain.
+func Stop() {
+	if cluster.dir == "" {
 		return
 	}
-	cmd := exec.Command(testPostgres.ctl, "-D", filepath.Join(testPostgres.dir, "data"), "-m", "immediate", "stop")
+	cmd := exec.Command(cluster.ctl, "-D", filepath.Join(cluster.dir, "data"), "-m", "immediate", "stop")
 	if os.Geteuid() == 0 {
-		cmd = exec.Command("runuser", "-u", "postgres", "--", testPostgres.ctl, "-D", filepath.Join(testPostgres.dir, "data"), "-m", "immediate", "stop")
+		cmd = exec.Command("runuser", "-u", "postgres", "--", cluster.ctl, "-D", filepath.Join(cluster.dir, "data"), "-m", "immediate", "stop")
 	}
 	cmd.Run()
-	os.RemoveAll(testPostgres.dir)
+	os.RemoveAll(cluster.dir)
 }
 
-// postgresURL starts the cluster if needed and returns a fresh, empty
-// database for one test.
-func postgresURL(t testing.TB) string {
+// URL starts the cluster if needed and returns a fresh, empty database for
+// one test.
+func URL(t testing.TB) string {
 	t.Helper()
-	testPostgres.once.Do(func() { testPostgres.err = startPostgres() })
-	if testPostgres.err != nil {
-		t.Fatal(testPostgres.err)
+	cluster.once.Do(func() { cluster.err = start() })
+	if cluster.err != nil {
+		t.Fatal(cluster.err)
 	}
-	admin, err := sql.Open("pgx", fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", testPostgres.port))
+	admin, err := sql.Open("pgx", fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", cluster.port))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer admin.Close()
-	name := fmt.Sprintf("qrdesk_test_%d_%d", os.Getpid(), testPostgres.n.Add(1))
+	name := fmt.Sprintf("qrdesk_test_%d_%d", os.Getpid(), cluster.n.Add(1))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
 		t.Fatal(err)
 	}
-	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", testPostgres.port, name)
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", cluster.port, name)
 }
