@@ -30,7 +30,7 @@ test: deps check
 
 # Each fuzz target for FUZZTIME (make fuzz FUZZTIME=5m for a long run).
 FUZZTIME ?= 1m
-FUZZ_TARGETS := app:FuzzNormalizeParse app:FuzzVerify printing:FuzzParseTemplate
+FUZZ_TARGETS := app:FuzzNormalizeParse app:FuzzVerify printing:FuzzParseTemplate server:FuzzRequests
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; \
