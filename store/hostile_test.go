@@ -36,8 +36,18 @@ func TestHostileTextFields(t *testing.T) {
 		if err != nil {
 			t.Fatalf("search %q: %v", ref, err)
 		}
-		if len(got) != 1 || got[0].Ref != ref || got[0].Type != typ || got[0].Code != codes[0].String() {
-			t.Fatalf("search %q found %+v", ref, got)
+		// The text may also match part of another code's random part; the
+		// code with this ref must be among the results, its text intact.
+		found := false
+		for _, r := range got {
+			if r.Code == codes[0].String() {
+				found = r.Ref == ref && r.Type == typ
+			} else if r.Ref != ref && !strings.Contains(r.Code, app.Compact(app.Normalize(ref))) {
+				t.Fatalf("search %q also found unrelated %+v", ref, r)
+			}
+		}
+		if !found {
+			t.Fatalf("search %q did not find its code with the text intact: %+v", ref, got)
 		}
 		reason := "bad: " + text // reasons need 3 characters
 		if _, err := svc.SetDisabled(ctx, codes[0].String(), true, reason, text); err != nil {
