@@ -41,7 +41,7 @@ fuzz:
 # The long fault tests behind docs/reliability.md: 20 SIGKILLs of a 200,000-code
 # issue, 40 waves of killed redeem processes, a million forgeries, fuzzing.
 soak: deps
-	QRDESK_SOAK=1 $(GO) test -count=1 -v -timeout 60m -run 'TestKill|TestForgeryMillion' ./cli/ ./app/ | grep -E '^(=== RUN|--- |ok|FAIL)|_test.go'
+	QRDESK_SOAK=1 $(GO) test -count=1 -v -timeout 60m -run 'TestKill|TestForgeryMillion|TestMultiStationSync' ./cli/ ./app/ | grep -E '^(=== RUN|--- |ok|FAIL)|_test.go'
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=2m
 
 # Benchmarks behind docs/performance.md.
