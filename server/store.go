@@ -8,6 +8,8 @@ package server
 import (
 	"context"
 	"errors"
+
+	"qrdesk/app"
 )
 
 // Station is an enrolled station.
@@ -32,48 +34,17 @@ type CodeIn struct {
 
 // Event is something that happened at a station: a redemption, a disable or
 // an enable. EventID is unique per event, so sending it twice is a no-op.
-type Event struct {
-	EventID  string `json:"event_id"`
-	Kind     string `json:"kind"` // redeem, disable, enable
-	Code     string `json:"code"`
-	Operator string `json:"operator"`
-	At       int64  `json:"at"`      // station clock, Unix seconds
-	Offline  bool   `json:"offline"` // decided at the station while the server was unreachable
-	Reason   string `json:"reason,omitempty"`
-}
+// The wire format is the stations' own (app.RemoteEvent).
+type Event = app.RemoteEvent
 
 // Result is the server's answer to one event.
-type Result struct {
-	EventID      string `json:"event_id"`
-	Outcome      string `json:"outcome"` // redeemed, already_used, expired, disabled, unknown, conflict, disabled_ok, enabled_ok, rejected
-	Duplicate    bool   `json:"duplicate,omitempty"`
-	UsedAt       int64  `json:"used_at,omitempty"`
-	UsedStation  string `json:"used_station,omitempty"`
-	UsedOperator string `json:"used_operator,omitempty"`
-	Reason       string `json:"reason,omitempty"`
-}
+type Result = app.RemoteResult
 
 // Change is one entry of the change feed.
-type Change struct {
-	Seq     int64  `json:"seq"`
-	Kind    string `json:"kind"` // code, redeem, disable, enable, conflict
-	Code    string `json:"code"`
-	Station string `json:"station"`
-	Data    string `json:"data"` // JSON details
-}
+type Change = app.RemoteChange
 
 // Conflict is a code redeemed at two stations while offline.
-type Conflict struct {
-	Code           string `json:"code"`
-	FirstEvent     string `json:"first_event"`
-	FirstStation   string `json:"first_station"`
-	FirstOperator  string `json:"first_operator"`
-	FirstAt        int64  `json:"first_at"`
-	SecondEvent    string `json:"second_event"`
-	SecondStation  string `json:"second_station"`
-	SecondOperator string `json:"second_operator"`
-	SecondAt       int64  `json:"second_at"`
-}
+type Conflict = app.Conflict
 
 // Store is the central database (SQLite or PostgreSQL).
 type Store interface {

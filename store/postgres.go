@@ -5,11 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"io/fs"
-	"path/filepath"
-	"sort"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -37,18 +32,13 @@ func openCentralPostgres(ctx context.Context, url string) (*CentralDB, error) {
 }
 
 func migratePostgres(ctx context.Context, db *sql.DB) error {
-	names, err := fs.Glob(migrations, "migrations/central_postgres/*.sql")
+	files, err := migrationFiles("migrations/central_postgres")
 	if err != nil {
 		return err
 	}
-	sort.Strings(names)
-	for _, name := range names {
-		version, err := strconv.Atoi(strings.SplitN(filepath.Base(name), "_", 2)[0])
-		if err != nil {
-			return fmt.Errorf("migration %s: name must start with its number", name)
-		}
-		if err := applyPostgresMigration(ctx, db, name, version); err != nil {
-			return fmt.Errorf("migration %s: %w", name, err)
+	for _, m := range files {
+		if err := applyPostgresMigration(ctx, db, m.name, m.version); err != nil {
+			return fmt.Errorf("migration %s: %w", m.name, err)
 		}
 	}
 	return nil

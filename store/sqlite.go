@@ -101,21 +101,40 @@ func migrate(ctx context.Context, db *sql.DB, dir string) error {
 	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT`); err != nil {
 		return err
 	}
-	names, err := fs.Glob(migrations, dir+"/*.sql")
+	files, err := migrationFiles(dir)
 	if err != nil {
 		return err
 	}
-	sort.Strings(names)
-	for _, name := range names {
-		version, err := strconv.Atoi(strings.SplitN(filepath.Base(name), "_", 2)[0])
-		if err != nil {
-			return fmt.Errorf("migration %s: name must start with its number", name)
-		}
-		if err := applyMigration(ctx, db, name, version); err != nil {
-			return fmt.Errorf("migration %s: %w", name, err)
+	for _, m := range files {
+		if err := applyMigration(ctx, db, m.name, m.version); err != nil {
+			return fmt.Errorf("migration %s: %w", m.name, err)
 		}
 	}
 	return nil
+}
+
+type migrationFile struct {
+	name    string
+	version int
+}
+
+// migrationFiles lists the embedded migrations of dir in version order;
+// each file name starts with its number (0001_init.sql).
+func migrationFiles(dir string) ([]migrationFile, error) {
+	names, err := fs.Glob(migrations, dir+"/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	out := make([]migrationFile, 0, len(names))
+	for _, name := range names {
+		version, err := strconv.Atoi(strings.SplitN(filepath.Base(name), "_", 2)[0])
+		if err != nil {
+			return nil, fmt.Errorf("migration %s: name must start with its number", name)
+		}
+		out = append(out, migrationFile{name, version})
+	}
+	return out, nil
 }
 
 func applyMigration(ctx context.Context, db *sql.DB, name string, version int) error {
