@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -257,6 +259,18 @@ func multiStation(t *testing.T, cs *centralServer, servers int) {
 		}
 		if n := queryInt(t, db, `SELECT count(*) FROM codes WHERE status = 'used'`); n != len(codes) {
 			t.Fatalf("desk %d knows %d used codes, want %d", i+1, n, len(codes))
+		}
+	}
+	// The key never reaches the server.
+	if serverFile, err := os.ReadFile(cs.db); err == nil {
+		var kf struct{ Keys []struct{ Secret string } }
+		data, _ := os.ReadFile(keyFile)
+		json.Unmarshal(data, &kf)
+		for _, k := range kf.Keys {
+			raw, _ := base64.StdEncoding.DecodeString(k.Secret)
+			if len(raw) == 0 || bytes.Contains(serverFile, raw) || bytes.Contains(serverFile, []byte(k.Secret)) {
+				t.Fatal("key bytes found in the server database")
+			}
 		}
 	}
 	t.Logf("%d codes at %d desks: %d decided online, %d offline, %d offline double uses → %d conflicts",
