@@ -13,11 +13,12 @@ var cjkFont = fyne.NewStaticResource("DroidSansFallbackFull.ttf", assets.CJKFont
 
 // deskTheme is Fyne's theme with a CJK-capable text font, so 中文 renders
 // on machines without Chinese system fonts. Droid Sans Fallback has no
-// Latin glyphs; Fyne falls back to its own font for those.
+// Latin glyphs: Fyne takes those from its own font for the style, so
+// monospace text stays monospace and Chinese in it still renders.
 type deskTheme struct{ fyne.Theme }
 
 func (t deskTheme) Font(s fyne.TextStyle) fyne.Resource {
-	if s.Monospace || s.Symbol {
+	if s.Symbol {
 		return t.Theme.Font(s)
 	}
 	return cjkFont
