@@ -4,14 +4,19 @@ BIN       := bin/qrdesk
 GOFLAGS   ?=
 export CGO_ENABLED := 1
 
-.PHONY: deps build run test check bench clean screenshots fuzz soak
+.PHONY: deps deps-build build run test check bench clean screenshots fuzz soak
 
-# System packages (idempotent) and Go modules.
-deps:
-	@bash scripts/install-deps.sh
+# System packages (idempotent) and Go modules: deps-build to build and run,
+# deps for the tests too.
+deps-build:
+	@bash scripts/install-deps.sh build
 	@$(GO) mod download
 
-build: deps
+deps:
+	@bash scripts/install-deps.sh test
+	@$(GO) mod download
+
+build: deps-build
 	$(GO) build -o $(BIN) .
 
 # The window on the embedded SQLite database in the user's data directory.

@@ -4,17 +4,22 @@
 # when something is missing.
 set -euo pipefail
 
+# Usage: install-deps.sh [build|test]   (default test: everything)
 packages=(
   # cgo toolchain and the X11/OpenGL headers Fyne's GLFW driver builds against
   gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev
   libxinerama-dev libxi-dev libxxf86vm-dev libxext-dev libasound2-dev
-  # tests: a real window under Xvfb typed by a "scanner", PDFs rasterised and decoded
-  xvfb xdotool poppler-utils zbar-tools imagemagick
-  # the sqlite3 CLI for the bulk-insert comparison benchmark
-  sqlite3
-  # a throwaway PostgreSQL cluster for the server's tests (started by the tests)
-  postgresql
 )
+if [ "${1:-test}" = "test" ]; then
+  packages+=(
+    # a real window under Xvfb typed by a "scanner", PDFs rasterised and decoded
+    xvfb xdotool poppler-utils zbar-tools imagemagick
+    # the sqlite3 CLI for the bulk-insert comparison benchmark
+    sqlite3
+    # a throwaway PostgreSQL cluster for the server's tests (started by the tests)
+    postgresql
+  )
+fi
 
 missing=()
 for p in "${packages[@]}"; do
