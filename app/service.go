@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -24,7 +25,14 @@ type Service struct {
 	// Remote, when set, is the central server: scans are decided there
 	// first and locally only when it does not answer in OnlineTimeout.
 	Remote Remote
+
+	mu         sync.Mutex
+	remoteDown time.Time // after a failed online scan: decide locally until then
 }
+
+// offlineFor is how long scans are decided locally after the server failed
+// to answer one, so a dead network does not cost every scan a timeout.
+const offlineFor = 10 * time.Second
 
 // OnlineTimeout is how long a scan waits for the central server before the
 // station decides alone.
@@ -192,10 +200,19 @@ func (s *Service) redeemOnline(ctx context.Context, c Code, a Attempt) (Verdict,
 	if s.Remote == nil || !ok {
 		return Verdict{}, false, nil
 	}
+	s.mu.Lock()
+	down := time.Now().Before(s.remoteDown)
+	s.mu.Unlock()
+	if down {
+		return Verdict{}, false, ErrTransient
+	}
 	rctx, cancel := context.WithTimeout(ctx, OnlineTimeout)
 	r, err := s.Remote.Redeem(rctx, s.Keys.RingID(), RemoteEvent{EventID: a.TraceID, Kind: "redeem", Code: c.String(), Operator: a.Operator, At: a.At})
 	cancel()
 	if err != nil {
+		s.mu.Lock()
+		s.remoteDown = time.Now().Add(offlineFor)
+		s.mu.Unlock()
 		return Verdict{}, false, err // offline: the caller decides here
 	}
 	if r.Outcome == string(OutcomeUnknown) {

@@ -113,6 +113,9 @@ func (s *Service) Sync(ctx context.Context) (SyncStatus, error) {
 	if err := s.Remote.Enrol(ctx, ring); err != nil {
 		return SyncStatus{}, err
 	}
+	s.mu.Lock()
+	s.remoteDown = time.Time{} // the server answers again: scans go online
+	s.mu.Unlock()
 	batches, err := ss.PendingBatches(ctx)
 	if err != nil {
 		return SyncStatus{}, err
