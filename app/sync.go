@@ -97,6 +97,9 @@ type SyncStatus struct {
 	Rejected int   `json:"rejected"`
 }
 
+// uploadPiece is how many codes one batch upload request carries.
+const uploadPiece = 2_000
+
 // StaleAfter is when a station's copy of the other stations' data is too
 // old to trust without a warning.
 const StaleAfter = 5 * time.Minute
@@ -125,8 +128,10 @@ func (s *Service) Sync(ctx context.Context) (SyncStatus, error) {
 		if err != nil {
 			return SyncStatus{}, err
 		}
+		// Small pieces: the server ingests a piece in one transaction, and
+		// other desks' scans wait for it.
 		for len(codes) > 0 {
-			n := min(len(codes), 20_000)
+			n := min(len(codes), uploadPiece)
 			if err := s.Remote.UploadBatch(ctx, ring, codes[:n]); err != nil {
 				return SyncStatus{}, fmt.Errorf("uploading batch %d: %w", id, err)
 			}
