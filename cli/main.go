@@ -85,7 +85,7 @@ func printUsage(w io.Writer) {
 	sort.Strings(names)
 	var b strings.Builder
 	for _, n := range names {
-		fmt.Fprintf(&b, "  %-10s %s\n", n, commands[n].summary)
+		fmt.Fprintf(&b, "  %-13s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintf(w, usage, b.String())
 }
