@@ -6,8 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"sort"
-	"strings"
 	"time"
 )
 
@@ -93,18 +91,6 @@ func signature(secret []byte, c *Code) string {
 	m := hmac.New(sha256.New, secret)
 	m.Write(c.signedMessage())
 	return encodeBits(m.Sum(nil), SignatureLen)
-}
-
-// Fingerprint identifies the whole ring (all key fingerprints, in id order):
-// stations of one deployment must share it.
-func (ks Keys) Fingerprint() string {
-	fps := make([]string, 0, len(ks.List))
-	for _, k := range ks.List {
-		fps = append(fps, string(k.ID)+":"+k.Fingerprint())
-	}
-	sort.Strings(fps)
-	sum := sha256.Sum256([]byte(strings.Join(fps, ",")))
-	return hex.EncodeToString(sum[:8])
 }
 
 // nextKeyID is the first id of Alphabet's order "ABC…Z23…9" not used yet.

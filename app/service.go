@@ -134,9 +134,10 @@ func (s *Service) Issue(ctx context.Context, req IssueRequest) (Batch, []Code, e
 	return s.Store.IssueBatch(ctx, spec, makeCode)
 }
 
-// newTraceID returns 16 hex characters that tie a scan's log line, scan-log
-// row and redemption together.
-func newTraceID() string {
+// NewTraceID returns 16 random hex characters: the id that ties a scan's
+// log line, scan-log row, redemption and outbox event together, and the
+// event id of other outbox events.
+func NewTraceID() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
@@ -170,7 +171,7 @@ func (s *Service) Redeem(ctx context.Context, raw, operator string) (Verdict, er
 	}
 	// A saved scanner map undoes a keyboard layout's garbling of scans.
 	c, norm, refusal := s.decode(ApplyScannerMap(raw, set.ScannerMap))
-	a := Attempt{Actor: Actor{Station: set.StationName, Operator: operator}, TraceID: newTraceID(), Raw: raw, Code: norm, At: s.Now().Unix()}
+	a := Attempt{Actor: Actor{Station: set.StationName, Operator: operator}, TraceID: NewTraceID(), Raw: raw, Code: norm, At: s.Now().Unix()}
 	var v Verdict
 	switch {
 	case refusal != nil:

@@ -3,6 +3,9 @@ package cli
 import (
 	"context"
 	"errors"
+	"slices"
+
+	"qrdesk/app"
 )
 
 func init() {
@@ -15,9 +18,7 @@ func runGUI(ctx context.Context, env *Env, args []string) error {
 	if err := parseNone(fs, args); err != nil {
 		return err
 	}
-	switch *screen {
-	case "", "scan", "issue", "codes", "today", "settings":
-	default:
+	if *screen != "" && !slices.Contains(app.Screens, *screen) {
 		return usagef("--screen %q is not a screen: use scan, issue, codes, today or settings", *screen)
 	}
 	if env.GUI == nil {

@@ -151,21 +151,13 @@ func runPrint(ctx context.Context, env *Env, args []string) error {
 
 // deliver writes the output file and sends it to the printer.
 func deliver(f printFlags, data []byte) error {
-	out := f.out
-	if out == "" {
-		tmp, err := os.CreateTemp("", "qrdesk-print-*."+f.format)
-		if err != nil {
-			return err
+	if f.out != "" {
+		if err := os.WriteFile(f.out, data, 0o644); err != nil {
+			return fmt.Errorf("cannot write %s: %w", f.out, err)
 		}
-		tmp.Close()
-		defer os.Remove(tmp.Name())
-		out = tmp.Name()
-	}
-	if err := os.WriteFile(out, data, 0o644); err != nil {
-		return fmt.Errorf("cannot write %s: %w", out, err)
 	}
 	if f.printer != "" {
-		if err := printing.SendToCUPS(f.printer, out, f.format == "zpl"); err != nil {
+		if err := printing.SendToCUPS(f.printer, data, f.format == "zpl"); err != nil {
 			return err
 		}
 	}

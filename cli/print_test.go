@@ -141,7 +141,7 @@ func TestScannerTestCommand(t *testing.T) {
 func TestPrintToCUPS(t *testing.T) {
 	bin := t.TempDir()
 	record := filepath.Join(t.TempDir(), "lp.args")
-	os.WriteFile(filepath.Join(bin, "lp"), []byte("#!/bin/sh\necho \"$@\" >> "+record+"\ncat \"$(eval echo \\${$#})\" > "+record+".data\n"), 0o755)
+	os.WriteFile(filepath.Join(bin, "lp"), []byte("#!/bin/sh\necho \"$@\" >> "+record+"\ncat > "+record+".data\n"), 0o755)
 	os.WriteFile(filepath.Join(bin, "lpstat"), []byte("#!/bin/sh\necho Office_Laser\necho Zebra_Raw\n"), 0o755)
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 

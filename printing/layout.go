@@ -63,11 +63,10 @@ type textLine struct {
 
 // labelLayout places the QR and the text on one label.
 type labelLayout struct {
-	Matrix     [][]bool // dark modules, without quiet zone
-	QRX, QRY   float64  // top-left of the quiet zone, mm
-	ModuleMM   float64
-	Lines      []textLine
-	sideBySide bool
+	Matrix   [][]bool // dark modules, without quiet zone
+	QRX, QRY float64  // top-left of the quiet zone, mm
+	ModuleMM float64
+	Lines    []textLine
 }
 
 // QRSide is the QR's width including its quiet zone.
@@ -176,7 +175,7 @@ func layout(t Template, l Label, ec qrcode.RecoveryLevel, snapMM float64) (label
 			if module <= best.ModuleMM {
 				break // smaller text only shrinks the QR from here on
 			}
-			cand := labelLayout{Matrix: matrix, ModuleMM: module, sideBySide: side}
+			cand := labelLayout{Matrix: matrix, ModuleMM: module}
 			qrSide = module * modules
 			if side {
 				cand.QRX, cand.QRY = pad, (h-qrSide)/2

@@ -31,9 +31,9 @@ func Printers() ([]string, error) {
 	return names, nil
 }
 
-// SendToCUPS prints file on the CUPS queue printer at 100 % scale; raw sends
-// it unchanged (ZPL to a raw queue).
-func SendToCUPS(printer, file string, raw bool) error {
+// SendToCUPS prints data (a PDF, or ZPL with raw) on the CUPS queue
+// printer at 100 % scale; lp reads it from standard input.
+func SendToCUPS(printer string, data []byte, raw bool) error {
 	if _, err := exec.LookPath("lp"); err != nil {
 		return ErrNoCUPS
 	}
@@ -45,7 +45,8 @@ func SendToCUPS(printer, file string, raw bool) error {
 		args = append(args, "-o", "scaling=100", "-o", "fit-to-page=false", "-o", "print-scaling=none")
 	}
 	var stderr bytes.Buffer
-	cmd := exec.Command("lp", append(args, file)...)
+	cmd := exec.Command("lp", args...)
+	cmd.Stdin = bytes.NewReader(data)
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("printer %s refused the job: %s", printer, strings.TrimSpace(stderr.String()))

@@ -86,7 +86,7 @@ func (d *DB) SetDisabled(ctx context.Context, c app.Code, disable bool, reason s
 		now, actor.Station, actor.Operator, action, c.String(), id, reason); err != nil {
 		return app.CodeRecord{}, d.wrap(err, "cannot change %s", c)
 	}
-	if err := addOutbox(ctx, tx, newEventID(), action, c.String(), actor.Operator, now, reason); err != nil {
+	if err := addOutbox(ctx, tx, app.NewTraceID(), action, c.String(), actor.Operator, now, reason); err != nil {
 		return app.CodeRecord{}, d.wrap(err, "cannot change %s", c)
 	}
 	rec, err := lookup(ctx, tx, c)

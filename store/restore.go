@@ -55,7 +55,8 @@ func Restore(ctx context.Context, backupPath, dbPath string) (saved string, err 
 	if err := os.Rename(tmp, dbPath); err != nil {
 		return "", app.ErrorfWrap(app.KindUnavailable, err, "cannot put the backup in place of %s", dbPath)
 	}
-	return saved, syncDir(filepath.Dir(dbPath))
+	syncDir(filepath.Dir(dbPath))
+	return saved, nil
 }
 
 func copyFile(from, to string) error {
@@ -79,12 +80,11 @@ func copyFile(from, to string) error {
 	return out.Close()
 }
 
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return nil
+// syncDir asks the file system to persist the rename; not every system
+// supports it, and the rename is done either way.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
 	}
-	defer d.Close()
-	_ = d.Sync() // not supported everywhere; the rename is already done
-	return nil
 }

@@ -2,9 +2,7 @@ package store
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -13,12 +11,6 @@ import (
 )
 
 var _ app.SyncStore = (*DB)(nil)
-
-func newEventID() string {
-	var b [8]byte
-	rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
 
 func (d *DB) PendingBatches(ctx context.Context) ([]int64, error) {
 	rows, err := d.db.QueryContext(ctx, `SELECT id FROM batches WHERE uploaded = 0 AND created_at > 0 ORDER BY id`)

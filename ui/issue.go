@@ -333,14 +333,7 @@ func (s *issueScreen) runPrint(ctx context.Context, o printing.Options, reprint 
 			if path != "" {
 				return os.WriteFile(path, buf.Bytes(), 0o644)
 			}
-			tmp, err := os.CreateTemp("", "qrdesk-*.pdf")
-			if err != nil {
-				return err
-			}
-			defer os.Remove(tmp.Name())
-			tmp.Write(buf.Bytes())
-			tmp.Close()
-			return printing.SendToCUPS(printer, tmp.Name(), false)
+			return printing.SendToCUPS(printer, buf.Bytes(), false)
 		}, nil
 	}
 	_, err = s.env.svc.Print(ctx, recs, job, nil, prepare)

@@ -68,7 +68,7 @@ func newMainUI(a fyne.App, w fyne.Window, svc *app.Service, opts Options) (*main
 	if e.player == nil {
 		e.player = silent{}
 	}
-	if err := e.reloadSettingsNow(); err != nil {
+	if err := e.reloadSettings(); err != nil { // no screen listens yet
 		return nil, err
 	}
 	ui := &mainUI{env: e, screens: app.Screens}
@@ -98,16 +98,6 @@ func newMainUI(a fyne.App, w fyne.Window, svc *app.Service, opts Options) (*main
 	}
 	ui.show(screen)
 	return ui, nil
-}
-
-// reloadSettingsNow loads the settings before the screens exist.
-func (e *env) reloadSettingsNow() error {
-	set, err := e.svc.Store.LoadSettings(context.Background())
-	if err != nil {
-		return err
-	}
-	e.settings = set
-	return nil
 }
 
 // start runs after the window exists: the first-run set-up if needed.
