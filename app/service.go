@@ -25,25 +25,28 @@ type Service struct {
 	// Remote, when set, is the central server: scans are decided there
 	// first and locally only when it does not answer in OnlineTimeout.
 	Remote Remote
+	// OnlineTimeout is how long a scan waits for the server before the desk
+	// decides alone; OfflineFor is how long scans are then decided locally
+	// (until a sync succeeds), so a dead network does not cost every scan a
+	// timeout. NewService sets the defaults below.
+	OnlineTimeout, OfflineFor time.Duration
 
 	mu         sync.Mutex
 	remoteDown time.Time // after a failed online scan: decide locally until then
 }
 
-// offlineFor is how long scans are decided locally after the server failed
-// to answer one, so a dead network does not cost every scan a timeout.
-const offlineFor = 10 * time.Second
-
-// OnlineTimeout is how long a scan waits for the central server before the
-// station decides alone.
-const OnlineTimeout = time.Second
+// Defaults of Service.OnlineTimeout and Service.OfflineFor.
+const (
+	DefaultOnlineTimeout = time.Second
+	DefaultOfflineFor    = 10 * time.Second
+)
 
 // NewService wires a service with the real clock.
 func NewService(st Store, keys Keys, log *slog.Logger) *Service {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{Store: st, Keys: keys, Now: time.Now, Log: log}
+	return &Service{Store: st, Keys: keys, Now: time.Now, Log: log, OnlineTimeout: DefaultOnlineTimeout, OfflineFor: DefaultOfflineFor}
 }
 
 // Day returns local midnight of t's day.
@@ -207,12 +210,12 @@ func (s *Service) redeemOnline(ctx context.Context, c Code, a Attempt) (Verdict,
 	if down {
 		return Verdict{}, false, ErrTransient
 	}
-	rctx, cancel := context.WithTimeout(ctx, OnlineTimeout)
+	rctx, cancel := context.WithTimeout(ctx, s.OnlineTimeout)
 	r, err := s.Remote.Redeem(rctx, s.Keys.RingID(), RemoteEvent{EventID: a.TraceID, Kind: "redeem", Code: c.String(), Operator: a.Operator, At: a.At})
 	cancel()
 	if err != nil {
 		s.mu.Lock()
-		s.remoteDown = time.Now().Add(offlineFor)
+		s.remoteDown = time.Now().Add(s.OfflineFor)
 		s.mu.Unlock()
 		return Verdict{}, false, err // offline: the caller decides here
 	}
