@@ -32,7 +32,8 @@ type Service struct {
 	OnlineTimeout, OfflineFor time.Duration
 
 	mu         sync.Mutex
-	remoteDown time.Time // after a failed online scan: decide locally until then
+	remoteDown time.Time      // after an online scan got no answer: decide locally until then
+	refusal    *ServerRefusal // the server's last refusal of this desk itself
 }
 
 // Defaults of Service.OnlineTimeout and Service.OfflineFor.
@@ -168,6 +169,9 @@ func (s *Service) decode(raw string) (Code, string, *Verdict) {
 // Redeem turns one scan into a verdict, logging every attempt.
 func (s *Service) Redeem(ctx context.Context, raw, operator string) (Verdict, error) {
 	start := time.Now()
+	if err := CheckOperator(operator); err != nil {
+		return Verdict{}, Errorf(KindInvalid, "%v: change the operator in Settings (or --operator)", err)
+	}
 	set, err := s.Store.LoadSettings(ctx)
 	if err != nil {
 		return Verdict{}, err
@@ -196,9 +200,11 @@ func (s *Service) Redeem(ctx context.Context, raw, operator string) (Verdict, er
 }
 
 // redeemOnline asks the central server first. It reports decided=false when
-// there is no server, it does not answer in time, or it does not know the
-// code yet (its batch is not uploaded): then the station decides and the
-// outbox carries the event to the server later.
+// there is no server, it does not answer (no connection, a timeout, a 5xx:
+// err is ErrTransient), or it does not know the code yet (its batch is not
+// uploaded): then the desk decides and the outbox carries the event to the
+// server later. Any other answer decides, a refusal too: a revoked desk or
+// one with the wrong key ring redeems nothing alone.
 func (s *Service) redeemOnline(ctx context.Context, c Code, a Attempt) (Verdict, bool, error) {
 	ss, ok := s.Store.(SyncStore)
 	if s.Remote == nil || !ok {
@@ -213,17 +219,40 @@ func (s *Service) redeemOnline(ctx context.Context, c Code, a Attempt) (Verdict,
 	rctx, cancel := context.WithTimeout(ctx, s.OnlineTimeout)
 	r, err := s.Remote.Redeem(rctx, s.Keys.RingID(), RemoteEvent{EventID: a.TraceID, Kind: "redeem", Code: c.String(), Operator: a.Operator, At: a.At})
 	cancel()
-	if err != nil {
+	var refusal *ServerRefusal
+	switch {
+	case errors.As(err, &refusal):
+		s.setRefusal(DeskRefusal(err))
+		v := Verdict{Outcome: OutcomeServerRefused, Code: c.String(), Reason: refusal.Message}
+		return v, true, s.Store.LogScan(ctx, a, v)
+	case err != nil:
 		s.mu.Lock()
 		s.remoteDown = time.Now().Add(s.OfflineFor)
 		s.mu.Unlock()
-		return Verdict{}, false, err // offline: the caller decides here
+		return Verdict{}, false, err // no answer: the caller decides here
 	}
+	s.setRefusal(nil)
 	if r.Outcome == string(OutcomeUnknown) {
 		return Verdict{}, false, nil // the server has not got this batch yet
 	}
 	v, err := ss.MirrorRemote(ctx, c, a, r)
 	return v, true, err
+}
+
+// setRefusal remembers whether the server refuses this desk itself, for
+// the Scan screen and the sync banner.
+func (s *Service) setRefusal(r *ServerRefusal) {
+	s.mu.Lock()
+	s.refusal = r
+	s.mu.Unlock()
+}
+
+// DeskRefused returns the server's last refusal of this desk itself
+// (revoked, unknown token, wrong key ring), or nil while it accepts it.
+func (s *Service) DeskRefused() *ServerRefusal {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.refusal
 }
 
 func (s *Service) logAttempt(ctx context.Context, v Verdict, a Attempt, d time.Duration, err error) {
@@ -282,6 +311,12 @@ func (s *Service) SetDisabled(ctx context.Context, raw string, disable bool, rea
 	}
 	if disable && len([]rune(reason)) < 3 {
 		return CodeRecord{}, Errorf(KindInvalid, "give a reason of at least 3 characters for disabling the code")
+	}
+	if err := CheckReason(reason); err != nil {
+		return CodeRecord{}, Errorf(KindInvalid, "%v", err)
+	}
+	if err := CheckOperator(operator); err != nil {
+		return CodeRecord{}, Errorf(KindInvalid, "%v", err)
 	}
 	set, err := s.Store.LoadSettings(ctx)
 	if err != nil {

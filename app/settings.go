@@ -173,7 +173,7 @@ func (s *Settings) Set(key, value string) error {
 		s.SerialDigits = n
 	case "station_id":
 		id := strings.ToUpper(value)
-		if len(id) != 1 || id[0] < 'A' || id[0] > 'Z' {
+		if !ValidStationLetter(id) {
 			return fmt.Errorf("station id %q is not allowed: use one letter A–Z, different for every station", value)
 		}
 		s.StationID = id
@@ -237,8 +237,8 @@ func (s *Settings) Set(key, value string) error {
 		}
 		s.ScannerMap = value
 	case "operator":
-		if len([]rune(value)) > 40 {
-			return fmt.Errorf("operator name must be at most 40 characters")
+		if err := CheckOperator(value); err != nil {
+			return err
 		}
 		s.Operator = value
 	default:

@@ -39,10 +39,13 @@ const (
 	OutcomeUnknown      Outcome = "unknown"
 	OutcomeBadSignature Outcome = "bad_signature"
 	OutcomeMalformed    Outcome = "malformed"
+	// OutcomeServerRefused: the central server answered no to the desk
+	// itself (revoked, wrong key ring) or to the scan; nothing was decided.
+	OutcomeServerRefused Outcome = "server_refused"
 )
 
 // RefusalOutcomes are the outcomes counted as refused, in report order.
-var RefusalOutcomes = []Outcome{OutcomeAlreadyUsed, OutcomeExpired, OutcomeDisabled, OutcomeUnknown, OutcomeBadSignature, OutcomeMalformed}
+var RefusalOutcomes = []Outcome{OutcomeAlreadyUsed, OutcomeExpired, OutcomeDisabled, OutcomeUnknown, OutcomeBadSignature, OutcomeMalformed, OutcomeServerRefused}
 
 // Accepted reports whether the outcome lets the parcel go.
 func (o Outcome) Accepted() bool { return o == OutcomeRedeemed || o == OutcomeValid }

@@ -49,6 +49,8 @@ type Conflict struct {
 	SecondStation  string `json:"second_station"`
 	SecondOperator string `json:"second_operator"`
 	SecondAt       int64  `json:"second_at"`
+	// Flag says why the server did not take a desk's word for its time.
+	Flag string `json:"flag,omitempty"`
 }
 
 // UploadCode is one code of a batch sent to the server.
@@ -114,61 +116,123 @@ func (s *Service) Sync(ctx context.Context) (SyncStatus, error) {
 	}
 	ring := s.Keys.RingID()
 	if err := s.Remote.Enrol(ctx, ring); err != nil {
+		if r := DeskRefusal(err); r != nil {
+			s.setRefusal(r)
+		}
 		return SyncStatus{}, err
 	}
 	s.mu.Lock()
 	s.remoteDown = time.Time{} // the server answers again: scans go online
+	s.refusal = nil
 	s.mu.Unlock()
-	batches, err := ss.PendingBatches(ctx)
-	if err != nil {
-		return SyncStatus{}, err
-	}
-	for _, id := range batches {
-		codes, err := ss.BatchUploadCodes(ctx, id)
-		if err != nil {
-			return SyncStatus{}, err
-		}
-		// Small pieces: the server ingests a piece in one transaction, and
-		// other desks' scans wait for it.
-		for len(codes) > 0 {
-			n := min(len(codes), uploadPiece)
-			if err := s.Remote.UploadBatch(ctx, ring, codes[:n]); err != nil {
-				return SyncStatus{}, fmt.Errorf("uploading batch %d: %w", id, err)
-			}
-			codes = codes[n:]
-		}
-		if err := ss.MarkBatchUploaded(ctx, id); err != nil {
-			return SyncStatus{}, err
-		}
+	// A batch the server refuses (its content) stays here unuploaded and the
+	// sync goes on, so events and the other desks' changes still flow; the
+	// refusal is reported at the end.
+	batchErr := s.uploadBatches(ctx, ss, ring)
+	if batchErr != nil && (IsTransient(batchErr) || DeskRefusal(batchErr) != nil) {
+		return SyncStatus{}, batchErr
 	}
 	if err := s.uploadEvents(ctx, ss, ring); err != nil {
 		return SyncStatus{}, err
 	}
-	set, err := s.Store.LoadSettings(ctx)
-	if err != nil {
+	if err := s.downloadChanges(ctx, ss, ring); err != nil {
 		return SyncStatus{}, err
 	}
-	st, err := ss.SyncState(ctx)
-	if err != nil {
-		return SyncStatus{}, err
-	}
-	for {
-		changes, next, err := s.Remote.Changes(ctx, ring, st.Cursor)
-		if err != nil {
-			return SyncStatus{}, err
-		}
-		if len(changes) == 0 {
-			break
-		}
-		if err := ss.ApplyChanges(ctx, changes, next, set.StationName); err != nil {
-			return SyncStatus{}, err
-		}
-		st.Cursor = next
+	if batchErr != nil {
+		return SyncStatus{}, batchErr
 	}
 	if err := ss.SetSyncOK(ctx, s.Now().Unix()); err != nil {
 		return SyncStatus{}, err
 	}
 	return ss.SyncState(ctx)
+}
+
+// IsTransient reports whether err means the server did not answer.
+func IsTransient(err error) bool { return errors.Is(err, ErrTransient) }
+
+func (s *Service) uploadBatches(ctx context.Context, ss SyncStore, ring string) error {
+	batches, err := ss.PendingBatches(ctx)
+	if err != nil {
+		return err
+	}
+	var refused error
+	for _, id := range batches {
+		codes, err := ss.BatchUploadCodes(ctx, id)
+		if err != nil {
+			return err
+		}
+		// Small pieces: each request is answered well within the timeout.
+		for len(codes) > 0 {
+			n := min(len(codes), uploadPiece)
+			err = s.Remote.UploadBatch(ctx, ring, codes[:n])
+			if err != nil {
+				break
+			}
+			codes = codes[n:]
+		}
+		var sr *ServerRefusal
+		switch {
+		case errors.As(err, &sr) && !sr.AboutDesk():
+			refused = fmt.Errorf("uploading batch %d: %w", id, err)
+			continue
+		case err != nil:
+			return fmt.Errorf("uploading batch %d: %w", id, err)
+		}
+		if err := ss.MarkBatchUploaded(ctx, id); err != nil {
+			return err
+		}
+	}
+	return refused
+}
+
+// downloadChanges brings in the other desks' changes. Every code is
+// verified against the key ring first: a code that does not verify was not
+// issued in this deployment, so it is dropped (and logged), never stored.
+func (s *Service) downloadChanges(ctx context.Context, ss SyncStore, ring string) error {
+	set, err := s.Store.LoadSettings(ctx)
+	if err != nil {
+		return err
+	}
+	st, err := ss.SyncState(ctx)
+	if err != nil {
+		return err
+	}
+	for {
+		changes, next, err := s.Remote.Changes(ctx, ring, st.Cursor)
+		if err != nil {
+			return err
+		}
+		if len(changes) == 0 {
+			return nil
+		}
+		kept := changes[:0:0]
+		for _, ch := range changes {
+			if err := s.verifyChange(ch); err != nil {
+				s.Log.Warn("dropped a change that does not verify", "seq", ch.Seq, "kind", ch.Kind, "code", truncateForLog(ch.Code), "station", ch.Station, "error", err.Error())
+				continue
+			}
+			kept = append(kept, ch)
+		}
+		if err := ss.ApplyChanges(ctx, kept, next, set.StationName); err != nil {
+			return err
+		}
+		st.Cursor = next
+	}
+}
+
+func (s *Service) verifyChange(ch RemoteChange) error {
+	c, err := Parse(ch.Code)
+	if err != nil {
+		return err
+	}
+	return s.Keys.Verify(c)
+}
+
+func truncateForLog(s string) string {
+	if len(s) > 80 {
+		return s[:80]
+	}
+	return s
 }
 
 // uploadEvents sends the outbox in order, 500 events a request. Events the
@@ -187,8 +251,11 @@ func (s *Service) uploadEvents(ctx context.Context, ss SyncStore, ring string) e
 			return err
 		}
 		results, err := s.Remote.Events(ctx, ring, evs)
-		if err != nil && !errors.Is(err, ErrTransient) {
+		if err != nil && !IsTransient(err) && DeskRefusal(err) == nil {
 			results, err = s.uploadOneByOne(ctx, ring, evs)
+		}
+		if r := DeskRefusal(err); r != nil {
+			s.setRefusal(r)
 		}
 		if err != nil {
 			return err
@@ -208,13 +275,15 @@ func (s *Service) uploadOneByOne(ctx context.Context, ring string, evs []RemoteE
 	results := make([]RemoteResult, 0, len(evs))
 	for _, ev := range evs {
 		r, err := s.Remote.Events(ctx, ring, []RemoteEvent{ev})
+		var sr *ServerRefusal
 		switch {
 		case err == nil:
 			results = append(results, r...)
-		case errors.Is(err, ErrTransient):
+		case errors.As(err, &sr) && !sr.AboutDesk():
+			// This event's content is refused: keep it with the reason.
+			results = append(results, RemoteResult{EventID: ev.EventID, Outcome: "rejected", Reason: sr.Message})
+		default: // no answer, or the desk itself refused: the events wait
 			return nil, err
-		default:
-			results = append(results, RemoteResult{EventID: ev.EventID, Outcome: "rejected", Reason: ErrorMessage(err)})
 		}
 	}
 	return results, nil

@@ -43,6 +43,8 @@ func (v Verdict) Message() string {
 		return "Forged or altered code: " + v.Reason
 	case OutcomeMalformed:
 		return "Not a qrdesk code: " + v.Reason
+	case OutcomeServerRefused:
+		return "The server refused this desk's scan, do not hand over: " + v.Reason
 	}
 	return string(v.Outcome)
 }

@@ -62,7 +62,7 @@ func (p *cuttingProxy) serve(client net.Conn) {
 // the server committed; the station retries and nothing is doubled.
 func TestSyncSurvivesLostAnswers(t *testing.T) {
 	cs := buildServer(t)
-	token := cs.addStation(t, "Desk 1")
+	token := cs.addStation(t, "Desk 1", "A")
 	cs.start(t)
 	proxy := newCuttingProxy(t, cs.addr)
 	s := newStation(t)

@@ -60,9 +60,9 @@ func (cs *centralServer) sibling(t *testing.T) *centralServer {
 	return s
 }
 
-func (cs *centralServer) addStation(t *testing.T, name string) string {
+func (cs *centralServer) addStation(t *testing.T, name, letter string) string {
 	t.Helper()
-	out, err := exec.Command(cs.bin, "station", "add", name, "--db", cs.db).Output()
+	out, err := exec.Command(cs.bin, "station", "add", name, "--letter", letter, "--db", cs.db).Output()
 	if err != nil {
 		t.Fatalf("station add: %v", err)
 	}
@@ -120,7 +120,7 @@ func multiStation(t *testing.T, cs *centralServer, servers int) {
 	var codes []string
 	for i := range st {
 		st[i] = newStation(t)
-		token := cs.addStation(t, fmt.Sprintf("Desk %d", i+1))
+		token := cs.addStation(t, fmt.Sprintf("Desk %d", i+1), string(rune('A'+i)))
 		s := st[i]
 		if code, _, errOut := s.run(t, "settings", "--key-file", keyFile, "--station-id", string(rune('A'+i)), "--station-name", fmt.Sprintf("Desk %d", i+1), "--serial-digits", "5"); code != 0 {
 			t.Fatal(errOut)
@@ -300,7 +300,7 @@ func (c *centralQuery) QueryRow(query string, args ...any) *sql.Row {
 // server exactly once.
 func TestSyncKilledServerAndResend(t *testing.T) {
 	cs := buildServer(t)
-	token := cs.addStation(t, "Desk 1")
+	token := cs.addStation(t, "Desk 1", "A")
 	s := newStation(t)
 	s.run(t, "settings", "--station-name", "Desk 1", "--serial-digits", "6")
 	os.WriteFile(filepath.Join(s.dir, "sync.json"), []byte(fmt.Sprintf(`{"server":"http://%s","token":%q}`, cs.addr, token)), 0o600)
@@ -352,7 +352,7 @@ func TestUnknownCodeAcceptedOffline(t *testing.T) {
 	var desks [2]*station
 	for i := range desks {
 		desks[i] = newStation(t)
-		token := cs.addStation(t, fmt.Sprintf("Desk %d", i+1))
+		token := cs.addStation(t, fmt.Sprintf("Desk %d", i+1), string(rune('A'+i)))
 		desks[i].run(t, "settings", "--key-file", keyFile, "--station-id", string(rune('A'+i)), "--station-name", fmt.Sprintf("Desk %d", i+1))
 		os.WriteFile(filepath.Join(desks[i].dir, "sync.json"), []byte(fmt.Sprintf(`{"server":"http://%s","token":%q}`, cs.addr, token)), 0o600)
 	}

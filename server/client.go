@@ -15,7 +15,9 @@ import (
 )
 
 // Client is a station's connection to qrdesk-server; it implements
-// app.Remote. Network failures and 5xx answers wrap app.ErrTransient.
+// app.Remote. No answer (network failures, timeouts, 5xx, 408, 429) wraps
+// app.ErrTransient; any other 4xx is the server's answer "no", an
+// *app.ServerRefusal.
 type Client struct {
 	URL   string
 	Token string
@@ -51,12 +53,18 @@ func (c *Client) do(ctx context.Context, method, path, ring string, body, out an
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		var e struct{ Error string }
+		var e struct{ Error, Code string }
 		json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&e)
-		if resp.StatusCode >= 500 {
+		switch {
+		case resp.StatusCode >= 500 || resp.StatusCode == http.StatusRequestTimeout || resp.StatusCode == http.StatusTooManyRequests:
 			return fmt.Errorf("%w: server error %d %s", app.ErrTransient, resp.StatusCode, e.Error)
+		case resp.StatusCode < 400:
+			return fmt.Errorf("%w: unexpected answer %d", app.ErrTransient, resp.StatusCode)
 		}
-		return &app.Error{Kind: app.KindInvalid, Message: fmt.Sprintf("the server refused (%d): %s", resp.StatusCode, e.Error)}
+		if e.Error == "" {
+			e.Error = http.StatusText(resp.StatusCode)
+		}
+		return &app.ServerRefusal{Status: resp.StatusCode, Code: e.Code, Message: e.Error}
 	}
 	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
 		return fmt.Errorf("%w: unreadable answer: %v", app.ErrTransient, err)

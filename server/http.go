@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"regexp"
@@ -16,20 +17,19 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/central"
 )
 
 // Limits of a request.
 const (
-	MaxBody        = 8 << 20 // a batch of 100,000 codes fits
-	MaxEvents      = 1000
-	MaxChangesPage = 5000
+	MaxBody = 8 << 20 // a batch of 100,000 codes fits
 	// RingHeader carries the station's key-ring id on every request.
 	RingHeader = "X-Qrdesk-Key-Ring"
 )
 
-// API serves the /v1 HTTP+JSON API on a Store.
+// API serves the /v1 HTTP+JSON API on a central.Store.
 type API struct {
-	Store Store
+	Store central.Store
 	Log   *slog.Logger
 	Now   func() time.Time
 
@@ -73,54 +73,64 @@ func (a *API) accessLog(next http.Handler) http.Handler {
 	})
 }
 
-// httpError is a refusal with its status.
+// httpError is a refusal with its status and a machine-readable code the
+// desk acts on (app.Refused…).
 type httpError struct {
 	status int
+	code   string
 	msg    string
 }
 
 func (e *httpError) Error() string { return e.msg }
 
-func fail(status int, format string, args ...any) error {
-	return &httpError{status: status, msg: fmt.Sprintf(format, args...)}
+func fail(status int, code, format string, args ...any) error {
+	return &httpError{status: status, code: code, msg: fmt.Sprintf(format, args...)}
 }
 
 func (a *API) write(w http.ResponseWriter, v any, err error) {
 	w.Header().Set("Content-Type", "application/json")
 	if err != nil {
-		status := http.StatusInternalServerError
+		status, code := http.StatusInternalServerError, "internal"
 		msg := "internal error; see the server log"
 		var he *httpError
-		var br *BadRequest
+		var br *central.BadRequest
 		var mbe *http.MaxBytesError
+		var reused *central.EventReused
 		switch {
 		case errors.As(err, &he):
-			status, msg = he.status, he.msg
+			status, code, msg = he.status, he.code, he.msg
+		case errors.As(err, &reused):
+			status, code, msg = http.StatusConflict, app.RefusedEventReused, reused.Error()
+			a.Log.Warn("event id reused with other content", "event_id", reused.EventID, "differs", reused.What)
 		case errors.As(err, &br):
-			status, msg = http.StatusBadRequest, br.Reason
+			status, code, msg = http.StatusBadRequest, app.RefusedInvalid, br.Reason
 		case errors.As(err, &mbe):
-			status, msg = http.StatusRequestEntityTooLarge, fmt.Sprintf("request body over %d bytes: send smaller batches", mbe.Limit)
+			status, code, msg = http.StatusRequestEntityTooLarge, app.RefusedInvalid, fmt.Sprintf("request body over %d bytes: send smaller batches", mbe.Limit)
 		default:
 			a.Log.Error("request failed", "error", err.Error())
 		}
 		w.WriteHeader(status)
-		json.NewEncoder(w).Encode(map[string]string{"error": msg})
+		json.NewEncoder(w).Encode(map[string]string{"error": msg, "code": code})
 		return
 	}
 	json.NewEncoder(w).Encode(v)
 }
 
 // station authenticates the bearer token and the key ring, then runs h.
-func (a *API) station(h func(r *http.Request, st Station) (any, error)) http.HandlerFunc {
+func (a *API) station(h func(r *http.Request, st central.Station) (any, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		if !ok || token == "" {
-			a.write(w, nil, fail(http.StatusUnauthorized, "missing bearer token: create one with 'qrdesk-server station add NAME'"))
+			a.write(w, nil, fail(http.StatusUnauthorized, app.RefusedUnknownToken, "missing bearer token: create one with 'qrdesk-server station add NAME --letter L'"))
 			return
 		}
 		st, err := a.Store.StationByToken(r.Context(), HashToken(token))
-		if errors.Is(err, ErrUnauthorized) {
-			a.write(w, nil, fail(http.StatusUnauthorized, "unknown or revoked station token"))
+		switch {
+		case errors.Is(err, central.ErrUnauthorized):
+			a.write(w, nil, fail(http.StatusUnauthorized, app.RefusedUnknownToken, "unknown station token: check the token, or ask the administrator for one ('qrdesk-server station add NAME --letter L')"))
+			return
+		case errors.Is(err, central.ErrRevoked):
+			a.write(w, nil, fail(http.StatusForbidden, app.RefusedRevoked, "station %q was revoked by the administrator: ask for a new token ('qrdesk-server station renew %s')", st.Name, st.Name))
 			return
 		}
 		if err != nil {
@@ -140,8 +150,8 @@ func (a *API) station(h func(r *http.Request, st Station) (any, error)) http.Han
 // checkRing refuses a station whose key ring is not the deployment's: its
 // labels would not verify at the other desks.
 func (a *API) checkRing(ctx context.Context, ring string) error {
-	if ring == "" {
-		return fail(http.StatusBadRequest, "missing %s header", RingHeader)
+	if !ringIDPattern.MatchString(ring) {
+		return fail(http.StatusBadRequest, app.RefusedInvalid, "missing or malformed %s header: send the key ring id 'qrdesk init' shows", RingHeader)
 	}
 	bound, _ := a.ring.Load().(string)
 	if bound == "" {
@@ -152,20 +162,35 @@ func (a *API) checkRing(ctx context.Context, ring string) error {
 		a.ring.Store(bound)
 	}
 	if bound != ring {
-		return fail(http.StatusConflict, "this station's key ring (%s) differs from the deployment's (%s): copy the deployment's key file to the station", ring, bound)
+		return fail(http.StatusConflict, app.RefusedWrongRing, "this station's key ring (%s) differs from the deployment's (%s): copy the deployment's key file to the station", ring, bound)
 	}
 	return nil
 }
 
+// ringIDPattern is the shape of a key-ring id (see app.Keys.RingID).
+var ringIDPattern = regexp.MustCompile(`^[0-9a-f]{16}$`)
+
+// decode reads exactly one JSON value: unknown fields and anything after
+// the value are refused.
 func decode(r *http.Request, v any) error {
 	dec := json.NewDecoder(r.Body)
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	err := dec.Decode(v)
+	if err == nil {
+		if _, terr := dec.Token(); terr != io.EOF {
+			err = errors.New("unexpected data after the JSON value")
+			var mbe *http.MaxBytesError
+			if errors.As(terr, &mbe) {
+				err = terr
+			}
+		}
+	}
+	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			return err
 		}
-		return &BadRequest{Reason: "malformed JSON: " + err.Error()}
+		return &central.BadRequest{Reason: "malformed JSON: " + err.Error()}
 	}
 	return nil
 }
@@ -175,76 +200,52 @@ func (a *API) health(w http.ResponseWriter, r *http.Request) {
 	a.write(w, map[string]any{"status": "ok", "enrolled": ring != "", "time": a.Now().Unix()}, err)
 }
 
-func (a *API) enrol(r *http.Request, st Station) (any, error) {
-	return map[string]any{"station": st.Name, "key_ring": r.Header.Get(RingHeader)}, nil
+func (a *API) enrol(r *http.Request, st central.Station) (any, error) {
+	return map[string]any{"station": st.Name, "letter": st.Letter, "key_ring": r.Header.Get(RingHeader)}, nil
 }
 
-func (a *API) batches(r *http.Request, st Station) (any, error) {
+func (a *API) batches(r *http.Request, st central.Station) (any, error) {
 	var req struct {
-		Codes []CodeIn `json:"codes"`
+		Codes []central.CodeIn `json:"codes"`
 	}
 	if err := decode(r, &req); err != nil {
 		return nil, err
 	}
-	for i := range req.Codes {
-		c, err := app.Parse(app.Normalize(req.Codes[i].Code))
-		if err != nil || c.String() != req.Codes[i].Code {
-			return nil, &BadRequest{Reason: fmt.Sprintf("codes[%d] %q is not a code in printed form", i, req.Codes[i].Code)}
-		}
-		in := &req.Codes[i]
-		in.Random, in.Prefix, in.LabelDate, in.StationID, in.Serial = c.Random, c.Prefix, c.LabelDate(), c.Station, c.Serial
+	if err := central.ValidateCodes(st, req.Codes); err != nil {
+		return nil, err
 	}
 	n, err := a.Store.UploadBatch(r.Context(), st, req.Codes, a.Now().Unix())
 	return map[string]int{"added": n, "received": len(req.Codes)}, err
 }
 
-var eventIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{8,64}$`)
-
-func validEvent(i int, ev Event) error {
-	switch {
-	case !eventIDPattern.MatchString(ev.EventID):
-		return &BadRequest{Reason: fmt.Sprintf("events[%d]: event_id must be 8–64 letters, digits, - or _", i)}
-	case ev.Kind != "redeem" && ev.Kind != "disable" && ev.Kind != "enable":
-		return &BadRequest{Reason: fmt.Sprintf("events[%d]: kind must be redeem, disable or enable", i)}
-	case len(ev.Operator) > 100 || len(ev.Reason) > 500:
-		return &BadRequest{Reason: fmt.Sprintf("events[%d]: operator or reason too long", i)}
-	case ev.At <= 0:
-		return &BadRequest{Reason: fmt.Sprintf("events[%d]: at must be Unix seconds", i)}
-	}
-	if c, err := app.Parse(app.Normalize(ev.Code)); err != nil || c.String() != ev.Code {
-		return &BadRequest{Reason: fmt.Sprintf("events[%d]: %q is not a code in printed form", i, ev.Code)}
-	}
-	return nil
-}
-
-func (a *API) redeem(r *http.Request, st Station) (any, error) {
-	var ev Event
+func (a *API) redeem(r *http.Request, st central.Station) (any, error) {
+	var ev central.Event
 	if err := decode(r, &ev); err != nil {
 		return nil, err
 	}
 	ev.Kind, ev.Offline = "redeem", false
-	if err := validEvent(0, ev); err != nil {
+	if err := central.ValidateEvent(0, ev); err != nil {
 		return nil, err
 	}
-	res, err := a.Store.Apply(r.Context(), st, []Event{ev}, a.Now().Unix())
+	res, err := a.Store.Apply(r.Context(), st, []central.Event{ev}, a.Now().Unix())
 	if err != nil {
 		return nil, err
 	}
 	return res[0], nil
 }
 
-func (a *API) events(r *http.Request, st Station) (any, error) {
+func (a *API) events(r *http.Request, st central.Station) (any, error) {
 	var req struct {
-		Events []Event `json:"events"`
+		Events []central.Event `json:"events"`
 	}
 	if err := decode(r, &req); err != nil {
 		return nil, err
 	}
-	if len(req.Events) > MaxEvents {
-		return nil, &BadRequest{Reason: fmt.Sprintf("at most %d events per request", MaxEvents)}
+	if len(req.Events) > central.MaxEvents {
+		return nil, central.Badf("at most %d events per request", central.MaxEvents)
 	}
 	for i, ev := range req.Events {
-		if err := validEvent(i, ev); err != nil {
+		if err := central.ValidateEvent(i, ev); err != nil {
 			return nil, err
 		}
 	}
@@ -252,15 +253,15 @@ func (a *API) events(r *http.Request, st Station) (any, error) {
 	return map[string]any{"results": res}, err
 }
 
-func (a *API) changes(r *http.Request, st Station) (any, error) {
+func (a *API) changes(r *http.Request, st central.Station) (any, error) {
 	after, err := strconv.ParseInt(r.URL.Query().Get("after"), 10, 64)
 	if err != nil && r.URL.Query().Get("after") != "" {
-		return nil, &BadRequest{Reason: "after must be a sequence number"}
+		return nil, central.Badf("after must be a sequence number")
 	}
-	limit := MaxChangesPage
+	limit := central.MaxChangesPage
 	if l := r.URL.Query().Get("limit"); l != "" {
-		if limit, err = strconv.Atoi(l); err != nil || limit < 1 || limit > MaxChangesPage {
-			return nil, &BadRequest{Reason: fmt.Sprintf("limit must be 1 to %d", MaxChangesPage)}
+		if limit, err = strconv.Atoi(l); err != nil || limit < 1 || limit > central.MaxChangesPage {
+			return nil, central.Badf("limit must be 1 to %d", central.MaxChangesPage)
 		}
 	}
 	ch, err := a.Store.Changes(r.Context(), after, limit)
@@ -271,7 +272,7 @@ func (a *API) changes(r *http.Request, st Station) (any, error) {
 	return map[string]any{"changes": ch, "next": next}, err
 }
 
-func (a *API) conflicts(r *http.Request, st Station) (any, error) {
+func (a *API) conflicts(r *http.Request, st central.Station) (any, error) {
 	day, err := dayRange(r.URL.Query().Get("date"), a.Now())
 	if err != nil {
 		return nil, err
@@ -287,7 +288,7 @@ func dayRange(date string, now time.Time) (time.Time, error) {
 	}
 	d, err := time.ParseInLocation("2006-01-02", date, now.Location())
 	if err != nil {
-		return time.Time{}, &BadRequest{Reason: "date must be YYYY-MM-DD"}
+		return time.Time{}, central.Badf("date must be YYYY-MM-DD")
 	}
 	return d, nil
 }

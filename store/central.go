@@ -5,65 +5,34 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
+
 	"qrdesk/app"
-	"qrdesk/server"
+	"qrdesk/central"
 )
 
-// CentralDB is qrdesk-server's SQLite database (PostgreSQL is the other
-// implementation of server.Store).
+// CentralDB is qrdesk-server's database: a SQLite file, or PostgreSQL.
+// Every statement goes through the engine seam (engine.go).
 type CentralDB struct {
-	db       *sql.DB
-	path     string
-	postgres bool
-	// writeMu queues this process's SQLite writers in Go: waiting in
-	// SQLite's busy handler sleeps in steps of up to 100 ms, which is what
-	// made the p99 of 64 concurrent clients exceed a second.
-	writeMu sync.Mutex
+	e    *engine
+	path string
 
 	groupOnce sync.Once     // starts the SQLite group committer on first use
 	jobs      chan groupJob // events waiting for the next group commit
 }
 
-// begin starts a writing transaction.
-func (c *CentralDB) begin(ctx context.Context) (*sql.Tx, func(), error) {
-	if c.postgres {
-		tx, err := c.db.BeginTx(ctx, nil)
-		return tx, func() {}, err
-	}
-	c.writeMu.Lock()
-	tx, err := c.db.BeginTx(ctx, nil)
-	if err != nil {
-		c.writeMu.Unlock()
-		return nil, nil, err
-	}
-	return tx, c.writeMu.Unlock, nil
-}
+var _ central.Store = (*CentralDB)(nil)
 
-// q writes a query for the engine: PostgreSQL numbers its parameters.
-func (c *CentralDB) q(query string) string {
-	if !c.postgres {
-		return query
-	}
-	var b strings.Builder
-	n := 0
-	for _, r := range query {
-		if r == '?' {
-			n++
-			b.WriteString("$" + strconv.Itoa(n))
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-var _ server.Store = (*CentralDB)(nil)
+// uploadPiece is how many codes of an uploaded batch one transaction
+// stores: a big batch never holds the write lock for long, so other
+// desks' scans keep their normal latency while it is ingested.
+const uploadPiece = 500
 
 // OpenCentral opens (creating if needed) the server database: a SQLite
 // file, or PostgreSQL when path is a postgres:// URL.
@@ -78,11 +47,33 @@ func OpenCentral(ctx context.Context, path string) (*CentralDB, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := migrate(ctx, sqldb, "migrations/central"); err != nil {
+	c := &CentralDB{e: &engine{db: sqldb}, path: path}
+	if err := migrate(ctx, c.e, centralMigrations); err != nil {
 		sqldb.Close()
 		return nil, (&DB{path: path}).wrap(err, "cannot open the server database %s", path)
 	}
-	return &CentralDB{db: sqldb, path: path}, nil
+	return c, nil
+}
+
+// openCentralPostgres opens qrdesk-server's PostgreSQL database and applies
+// its migrations.
+func openCentralPostgres(ctx context.Context, url string) (*CentralDB, error) {
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		return nil, fmt.Errorf("PostgreSQL address: %w", err)
+	}
+	db.SetMaxOpenConns(32)
+	db.SetMaxIdleConns(32)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("cannot reach PostgreSQL (check the address, that the server runs, and the password): %w", err)
+	}
+	c := &CentralDB{e: &engine{db: db, postgres: true}, path: url}
+	if err := migrate(ctx, c.e, postgresMigrations); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("cannot prepare the PostgreSQL database: %w", err)
+	}
+	return c, nil
 }
 
 func (c *CentralDB) Close() error {
@@ -90,12 +81,12 @@ func (c *CentralDB) Close() error {
 	if c.jobs != nil {
 		close(c.jobs)
 	}
-	return c.db.Close()
+	return c.e.db.Close()
 }
 
 func (c *CentralDB) RingID(ctx context.Context) (string, error) {
 	var id string
-	err := c.db.QueryRowContext(ctx, c.q(`SELECT value FROM deployment WHERE key = 'ring_id'`)).Scan(&id)
+	err := c.e.queryRow(ctx, `SELECT value FROM deployment WHERE key = 'ring_id'`).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}
@@ -103,41 +94,93 @@ func (c *CentralDB) RingID(ctx context.Context) (string, error) {
 }
 
 func (c *CentralDB) BindRing(ctx context.Context, id string) (string, error) {
-	if _, err := c.db.ExecContext(ctx, c.q(`INSERT INTO deployment (key, value) VALUES ('ring_id', ?) ON CONFLICT (key) DO NOTHING`), id); err != nil {
+	if _, err := c.e.exec(ctx, `INSERT INTO deployment (key, value) VALUES ('ring_id', ?) ON CONFLICT (key) DO NOTHING`, id); err != nil {
 		return "", err
 	}
 	return c.RingID(ctx)
 }
 
-func (c *CentralDB) AddStation(ctx context.Context, name, tokenHash string, at int64) error {
-	_, err := c.db.ExecContext(ctx, c.q(`INSERT INTO stations (name, token_hash, created_at) VALUES (?, ?, ?)`), name, tokenHash, at)
+func (c *CentralDB) ResetRing(ctx context.Context) error {
+	_, err := c.e.exec(ctx, `DELETE FROM deployment WHERE key = 'ring_id'`)
+	return err
+}
+
+func (c *CentralDB) AddStation(ctx context.Context, st central.Station, tokenHash string) error {
+	if err := central.ValidateStation(st); err != nil {
+		return err
+	}
+	_, err := c.e.exec(ctx, `INSERT INTO stations (name, token_hash, letter, created_at) VALUES (?, ?, ?, ?)`, st.Name, tokenHash, st.Letter, st.CreatedAt)
 	if isUniqueAny(err) {
-		return server.ErrStationExists
+		return c.whyTaken(ctx, st)
 	}
 	return err
 }
 
-func (c *CentralDB) RevokeStation(ctx context.Context, name string, at int64) error {
-	res, err := c.db.ExecContext(ctx, c.q(`UPDATE stations SET revoked_at = ? WHERE name = ? AND revoked_at = 0`), at, name)
+// whyTaken explains a refused enrolment: the name or the letter is taken.
+func (c *CentralDB) whyTaken(ctx context.Context, st central.Station) error {
+	var holder string
+	if st.Letter != "" {
+		if err := c.e.queryRow(ctx, `SELECT name FROM stations WHERE letter = ?`, st.Letter).Scan(&holder); err == nil && holder != st.Name {
+			return &central.LetterTaken{Letter: st.Letter, Holder: holder}
+		}
+	}
+	return central.ErrStationExists
+}
+
+// SetStationLetter binds a letter to a station enrolled without one.
+func (c *CentralDB) SetStationLetter(ctx context.Context, name, letter string) error {
+	if err := central.ValidateStation(central.Station{Name: name, Letter: letter}); err != nil {
+		return err
+	}
+	res, err := c.e.exec(ctx, `UPDATE stations SET letter = ? WHERE name = ? AND (letter = '' OR letter = ?)`, letter, name, letter)
+	if isUniqueAny(err) {
+		return c.whyTaken(ctx, central.Station{Name: name, Letter: letter})
+	}
 	if err != nil {
 		return err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return server.ErrNoStation
+		var cur string
+		if err := c.e.queryRow(ctx, `SELECT letter FROM stations WHERE name = ?`, name).Scan(&cur); err != nil {
+			return central.ErrNoStation
+		}
+		return central.Badf("station %q already issues with letter %s: a letter cannot change once codes carry it", name, cur)
 	}
 	return nil
 }
 
-func (c *CentralDB) Stations(ctx context.Context) ([]server.Station, error) {
-	rows, err := c.db.QueryContext(ctx, c.q(`SELECT id, name, created_at, revoked_at FROM stations ORDER BY name`))
+func (c *CentralDB) RenewStation(ctx context.Context, name, tokenHash string) error {
+	res, err := c.e.exec(ctx, `UPDATE stations SET token_hash = ?, revoked_at = 0 WHERE name = ?`, tokenHash, name)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return central.ErrNoStation
+	}
+	return nil
+}
+
+func (c *CentralDB) RevokeStation(ctx context.Context, name string, at int64) error {
+	res, err := c.e.exec(ctx, `UPDATE stations SET revoked_at = ? WHERE name = ? AND revoked_at = 0`, at, name)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return central.ErrNoStation
+	}
+	return nil
+}
+
+func (c *CentralDB) Stations(ctx context.Context) ([]central.Station, error) {
+	rows, err := c.e.query(ctx, `SELECT id, name, letter, created_at, revoked_at FROM stations ORDER BY name`)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []server.Station
+	var out []central.Station
 	for rows.Next() {
-		var s server.Station
-		if err := rows.Scan(&s.ID, &s.Name, &s.CreatedAt, &s.RevokedAt); err != nil {
+		var s central.Station
+		if err := rows.Scan(&s.ID, &s.Name, &s.Letter, &s.CreatedAt, &s.RevokedAt); err != nil {
 			return nil, err
 		}
 		out = append(out, s)
@@ -145,63 +188,118 @@ func (c *CentralDB) Stations(ctx context.Context) ([]server.Station, error) {
 	return out, rows.Err()
 }
 
-func (c *CentralDB) StationByToken(ctx context.Context, tokenHash string) (server.Station, error) {
-	var s server.Station
-	err := c.db.QueryRowContext(ctx, c.q(`SELECT id, name, created_at, revoked_at FROM stations WHERE token_hash = ? AND revoked_at = 0`), tokenHash).
-		Scan(&s.ID, &s.Name, &s.CreatedAt, &s.RevokedAt)
-	if errors.Is(err, sql.ErrNoRows) {
-		return s, server.ErrUnauthorized
+func (c *CentralDB) StationByToken(ctx context.Context, tokenHash string) (central.Station, error) {
+	var s central.Station
+	err := c.e.queryRow(ctx, `SELECT id, name, letter, created_at, revoked_at FROM stations WHERE token_hash = ?`, tokenHash).
+		Scan(&s.ID, &s.Name, &s.Letter, &s.CreatedAt, &s.RevokedAt)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return s, central.ErrUnauthorized
+	case err == nil && s.RevokedAt != 0:
+		return s, central.ErrRevoked
 	}
 	return s, err
 }
 
-func (c *CentralDB) UploadBatch(ctx context.Context, st server.Station, codes []server.CodeIn, at int64) (int, error) {
-	tx, done, err := c.begin(ctx)
-	if err != nil {
-		return 0, err
-	}
-	defer done()
-	defer tx.Rollback()
+// UploadBatch stores the codes in pieces of uploadPiece, each in its own
+// transaction with one multi-row INSERT; a code already stored is skipped,
+// so a retried upload adds nothing twice.
+func (c *CentralDB) UploadBatch(ctx context.Context, st central.Station, codes []central.CodeIn, at int64) (int, error) {
 	added := 0
-	for _, code := range codes {
+	for len(codes) > 0 {
+		n := min(len(codes), uploadPiece)
+		k, err := c.uploadPiece(ctx, st, codes[:n])
+		if err != nil {
+			return added, err
+		}
+		added += k
+		codes = codes[n:]
+	}
+	return added, nil
+}
+
+func (c *CentralDB) uploadPiece(ctx context.Context, st central.Station, codes []central.CodeIn) (int, error) {
+	var q strings.Builder
+	q.WriteString(`INSERT INTO codes (code, random, prefix, label_date, station_id, serial, issued_by, expire_at, created_at) VALUES `)
+	args := make([]any, 0, 9*len(codes))
+	for i, code := range codes {
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		q.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?)")
 		var serial, stationID any
 		if code.StationID != "" {
 			serial, stationID = code.Serial, code.StationID
 		}
-		res, err := tx.ExecContext(ctx, c.q(`INSERT INTO codes (code, random, prefix, label_date, station_id, serial, issued_by, expire_at, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (code) DO NOTHING`),
-			code.Code, code.Random, code.Prefix, code.LabelDate, stationID, serial, st.Name, code.ExpireAt, code.CreatedAt)
+		args = append(args, code.Code, code.Random, code.Prefix, code.LabelDate, stationID, serial, st.Name, code.ExpireAt, code.CreatedAt)
+	}
+	q.WriteString(` ON CONFLICT (code) DO NOTHING RETURNING code, expire_at, created_at`)
+	tx, err := c.e.begin(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.done()
+	rows, err := tx.query(ctx, q.String(), args...)
+	if err != nil {
 		if isUniqueAny(err) {
-			return 0, &server.BadRequest{Reason: "code " + code.Code + " repeats the serial of another code: two stations share a station letter; give each station its own letter"}
+			return 0, central.Badf("a code of this batch repeats the serial of another code: two desks share station letter %s; give each desk its own letter", st.Letter)
 		}
-		if err != nil {
+		return 0, err
+	}
+	var changes []change
+	for rows.Next() {
+		var code string
+		var expire, created int64
+		if err := rows.Scan(&code, &expire, &created); err != nil {
+			rows.Close()
 			return 0, err
 		}
-		if n, _ := res.RowsAffected(); n == 1 {
-			added++
-			data, _ := json.Marshal(map[string]any{"expire_at": code.ExpireAt, "created_at": code.CreatedAt})
-			if err := c.addChange(ctx, tx, "code", code.Code, st.Name, string(data)); err != nil {
-				return 0, err
-			}
-		}
+		data, _ := json.Marshal(map[string]any{"expire_at": expire, "created_at": created})
+		changes = append(changes, change{kind: "code", code: code, station: st.Name, data: string(data)})
 	}
-	return added, tx.Commit()
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		if isUniqueAny(err) {
+			return 0, central.Badf("a code of this batch repeats the serial of another code: two desks share station letter %s; give each desk its own letter", st.Letter)
+		}
+		return 0, err
+	}
+	if err := c.addChanges(ctx, tx, changes...); err != nil {
+		return 0, err
+	}
+	return len(changes), tx.commit()
 }
 
-func (c *CentralDB) addChange(ctx context.Context, tx *sql.Tx, kind, code, station, data string) error {
-	if c.postgres {
+// change is one entry for the feed.
+type change struct{ kind, code, station, data string }
+
+func (c *CentralDB) addChanges(ctx context.Context, tx *etx, changes ...change) error {
+	if len(changes) == 0 {
+		return nil
+	}
+	if c.e.postgres {
 		// Feed readers follow seq: writers that add changes take turns, so
 		// no change commits behind a cursor a station already passed.
-		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(8427)`); err != nil {
+		if _, err := tx.exec(ctx, `SELECT pg_advisory_xact_lock(8427)`); err != nil {
 			return err
 		}
 	}
-	_, err := tx.ExecContext(ctx, c.q(`INSERT INTO changes (kind, code, station, data) VALUES (?, ?, ?, ?)`), kind, code, station, data)
+	var q strings.Builder
+	q.WriteString(`INSERT INTO changes (kind, code, station, data) VALUES `)
+	args := make([]any, 0, 4*len(changes))
+	for i, ch := range changes {
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		q.WriteString("(?, ?, ?, ?)")
+		args = append(args, ch.kind, ch.code, ch.station, ch.data)
+	}
+	_, err := tx.exec(ctx, q.String(), args...)
 	return err
 }
 
-func (c *CentralDB) Apply(ctx context.Context, st server.Station, evs []server.Event, at int64) ([]server.Result, error) {
-	out := make([]server.Result, 0, len(evs))
+func (c *CentralDB) Apply(ctx context.Context, st central.Station, evs []central.Event, at int64) ([]central.Result, error) {
+	out := make([]central.Result, 0, len(evs))
 	for _, ev := range evs {
 		r, err := c.applyOne(ctx, st, ev, at)
 		if isUniqueAny(err) {
@@ -219,162 +317,218 @@ func (c *CentralDB) Apply(ctx context.Context, st server.Station, evs []server.E
 
 // applyOne applies one event: on PostgreSQL in its own transaction, on
 // SQLite through the group committer.
-func (c *CentralDB) applyOne(ctx context.Context, st server.Station, ev server.Event, now int64) (server.Result, error) {
-	if !c.postgres {
+func (c *CentralDB) applyOne(ctx context.Context, st central.Station, ev central.Event, now int64) (central.Result, error) {
+	if !c.e.postgres {
 		return c.groupApply(ctx, st, ev, now)
 	}
-	tx, err := c.db.BeginTx(ctx, nil)
+	tx, err := c.e.begin(ctx)
 	if err != nil {
-		return server.Result{}, err
+		return central.Result{}, err
 	}
-	defer tx.Rollback()
+	defer tx.done()
 	r, err := c.applyInTx(ctx, tx, st, ev, now)
 	if err != nil {
-		return server.Result{}, err
+		return central.Result{}, err
 	}
-	return r, tx.Commit()
+	return r, tx.commit()
 }
 
-// applyInTx decides one event inside tx: the duplicate check, the guarded
+// storedEvent is an event row.
+type storedEvent struct {
+	ev      central.Event
+	station string
+	outcome string
+	detail  string
+}
+
+func (c *CentralDB) readEvent(ctx context.Context, tx *etx, id string) (storedEvent, error) {
+	var s storedEvent
+	err := tx.queryRow(ctx, `SELECT event_id, station, kind, code, operator, at, offline, reason, outcome, detail FROM events WHERE event_id = ?`, id).
+		Scan(&s.ev.EventID, &s.station, &s.ev.Kind, &s.ev.Code, &s.ev.Operator, &s.ev.At, &s.ev.Offline, &s.ev.Reason, &s.outcome, &s.detail)
+	return s, err
+}
+
+// applyInTx decides one event inside tx: the event's identity, the guarded
 // change, the event row.
-func (c *CentralDB) applyInTx(ctx context.Context, tx *sql.Tx, st server.Station, ev server.Event, now int64) (server.Result, error) {
-	var stored string
-	err := tx.QueryRowContext(ctx, c.q(`SELECT detail FROM events WHERE event_id = ?`), ev.EventID).Scan(&stored)
-	if err == nil {
-		var r server.Result
-		json.Unmarshal([]byte(stored), &r)
+func (c *CentralDB) applyInTx(ctx context.Context, tx *etx, st central.Station, ev central.Event, now int64) (central.Result, error) {
+	prev, err := c.readEvent(ctx, tx, ev.EventID)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+	case err != nil:
+		return central.Result{}, err
+	default:
+		if same, what := central.SameEvent(prev.ev, prev.station, ev, st.Name); !same {
+			return central.Result{}, &central.EventReused{EventID: ev.EventID, What: what}
+		}
+		if ev.Kind == central.KindRedeem && ev.Offline && !prev.ev.Offline && prev.outcome != central.OutcomeRedeemed {
+			// The desk asked online, gave up waiting, and redeemed alone; the
+			// server had answered no. The desk's redemption is a fact:
+			// decide it as the offline event it is (a conflict when the
+			// label was used elsewhere), never as a duplicate.
+			return c.decide(ctx, tx, st, ev, now, true)
+		}
+		var r central.Result
+		json.Unmarshal([]byte(prev.detail), &r)
 		r.Duplicate = true
 		return r, nil
 	}
-	if !errors.Is(err, sql.ErrNoRows) {
-		return server.Result{}, err
-	}
-	var r server.Result
+	return c.decide(ctx, tx, st, ev, now, false)
+}
+
+// decide applies a new event and records it (replace: over the row of the
+// online attempt under the same id).
+func (c *CentralDB) decide(ctx context.Context, tx *etx, st central.Station, ev central.Event, now int64, replace bool) (central.Result, error) {
+	var r central.Result
+	var flag string
+	var err error
 	switch ev.Kind {
-	case "redeem":
-		r, err = c.redeem(ctx, tx, st, ev, now)
-	case "disable", "enable":
+	case central.KindRedeem:
+		r, flag, err = c.redeem(ctx, tx, st, ev, now)
+	case central.KindDisable, central.KindEnable:
 		r, err = c.setDisabled(ctx, tx, st, ev)
 	default:
-		r = server.Result{Outcome: "rejected", Reason: "unknown event kind " + ev.Kind}
+		r = central.Result{Outcome: central.OutcomeRejected, Reason: "unknown event kind " + ev.Kind}
 	}
 	if err != nil {
-		return server.Result{}, err
+		return central.Result{}, err
 	}
 	r.EventID = ev.EventID
-	if r.Outcome == "unknown" {
-		// Not recorded: the station sends it again once the desk that issued
+	if r.Outcome == central.OutcomeUnknown {
+		// Not recorded: the desk sends it again once the desk that issued
 		// the code has uploaded it.
 		return r, nil
 	}
 	detail, _ := json.Marshal(r)
-	_, err = tx.ExecContext(ctx, c.q(`INSERT INTO events (event_id, station, kind, code, operator, at, received_at, offline, outcome, detail)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`), ev.EventID, st.Name, ev.Kind, ev.Code, ev.Operator, ev.At, now, ev.Offline, r.Outcome, string(detail))
+	if replace {
+		_, err = tx.exec(ctx, `UPDATE events SET offline = ?, outcome = ?, detail = ?, flag = ?, received_at = ? WHERE event_id = ?`,
+			ev.Offline, r.Outcome, string(detail), flag, now, ev.EventID)
+		return r, err
+	}
+	_, err = tx.exec(ctx, `INSERT INTO events (event_id, station, kind, code, operator, at, received_at, offline, outcome, detail, reason, flag)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, ev.EventID, st.Name, ev.Kind, ev.Code, ev.Operator, ev.At, now, ev.Offline, r.Outcome, string(detail), ev.Reason, flag)
 	return r, err
 }
 
 type centralCode struct {
 	status, usedStation, usedOperator, usedEvent, reason string
-	usedAt, expireAt                                     int64
+	usedAt, expireAt, createdAt                          int64
 }
 
-func (c *CentralDB) readCode(ctx context.Context, tx *sql.Tx, code string) (centralCode, error) {
+func (c *CentralDB) readCode(ctx context.Context, tx *etx, code string) (centralCode, error) {
 	var cc centralCode
-	err := tx.QueryRowContext(ctx, c.q(`SELECT status, used_at, used_station, used_operator, used_event, disabled_reason, expire_at FROM codes WHERE code = ?`), code).
-		Scan(&cc.status, &cc.usedAt, &cc.usedStation, &cc.usedOperator, &cc.usedEvent, &cc.reason, &cc.expireAt)
+	err := tx.queryRow(ctx, `SELECT status, used_at, used_station, used_operator, used_event, disabled_reason, expire_at, created_at FROM codes WHERE code = ?`, code).
+		Scan(&cc.status, &cc.usedAt, &cc.usedStation, &cc.usedOperator, &cc.usedEvent, &cc.reason, &cc.expireAt, &cc.createdAt)
 	return cc, err
 }
 
-// redeemCentral is the guarded UPDATE. Online, "when" is the server's
-// clock; offline events keep the station's time. A code already used when
-// an offline redemption arrives is a conflict: both facts are kept and the
-// earlier redemption stays the one of record.
-func (c *CentralDB) redeem(ctx context.Context, tx *sql.Tx, st server.Station, ev server.Event, now int64) (server.Result, error) {
-	when := now
-	if ev.Offline {
-		when = ev.At
-	}
-	res, err := tx.ExecContext(ctx, c.q(`UPDATE codes SET status = 'used', used_at = ?, used_station = ?, used_operator = ?, used_event = ?
-		WHERE code = ? AND status = 'unused' AND (expire_at = 0 OR expire_at > ?)`), when, st.Name, ev.Operator, ev.EventID, ev.Code, when)
-	if err != nil {
-		return server.Result{}, err
-	}
-	if n, _ := res.RowsAffected(); n == 1 {
-		data, _ := json.Marshal(map[string]any{"at": when, "operator": ev.Operator, "event_id": ev.EventID})
-		return server.Result{Outcome: "redeemed", UsedAt: when, UsedStation: st.Name, UsedOperator: ev.Operator}, c.addChange(ctx, tx, "redeem", ev.Code, st.Name, string(data))
-	}
+// redeem is the guarded UPDATE. Online, the server's clock decides and
+// only an unused, unexpired label is redeemed. Offline, the desk already
+// handed the parcel over: the label becomes used whatever the server
+// thought of it (a disabled or expired one is flagged), at the desk's time
+// if that is plausible. A label already used is a conflict: both facts are
+// kept, and the earlier plausible redemption stays the one of record.
+func (c *CentralDB) redeem(ctx context.Context, tx *etx, st central.Station, ev central.Event, now int64) (central.Result, string, error) {
 	cc, err := c.readCode(ctx, tx, ev.Code)
 	if errors.Is(err, sql.ErrNoRows) {
-		return server.Result{Outcome: "unknown", Reason: "the server has no such code: upload the batch first"}, nil
+		return central.Result{Outcome: central.OutcomeUnknown, Reason: "the server has no such code: upload the batch first"}, "", nil
 	}
 	if err != nil {
-		return server.Result{}, err
+		return central.Result{}, "", err
+	}
+	when, flag := central.EffectiveTime(ev, cc.createdAt, now)
+	set := `UPDATE codes SET status = 'used', used_at = ?, used_station = ?, used_operator = ?, used_event = ? `
+	var res sql.Result
+	if ev.Offline {
+		res, err = tx.exec(ctx, set+`WHERE code = ? AND status <> 'used'`, when, st.Name, ev.Operator, ev.EventID, ev.Code)
+	} else {
+		res, err = tx.exec(ctx, set+`WHERE code = ? AND status = 'unused' AND (expire_at = 0 OR expire_at > ?)`, when, st.Name, ev.Operator, ev.EventID, ev.Code, when)
+	}
+	if err != nil {
+		return central.Result{}, "", err
+	}
+	if n, _ := res.RowsAffected(); n == 1 {
+		r := central.Result{Outcome: central.OutcomeRedeemed, UsedAt: when, UsedStation: st.Name, UsedOperator: ev.Operator}
+		switch {
+		case cc.status == "disabled":
+			flag = strings.TrimPrefix(flag+"; ", "; ") + "redeemed offline while disabled: " + cc.reason
+		case cc.expireAt != 0 && cc.expireAt <= when:
+			flag = strings.TrimPrefix(flag+"; ", "; ") + "redeemed offline after its expiry " + app.FormatTime(cc.expireAt)
+		}
+		r.Reason = flag
+		data, _ := json.Marshal(map[string]any{"at": when, "operator": ev.Operator, "event_id": ev.EventID})
+		return r, flag, c.addChanges(ctx, tx, change{"redeem", ev.Code, st.Name, string(data)})
 	}
 	switch {
 	case cc.status == "used" && ev.Offline:
-		first := server.Conflict{Code: ev.Code, FirstEvent: cc.usedEvent, FirstStation: cc.usedStation, FirstOperator: cc.usedOperator, FirstAt: cc.usedAt,
-			SecondEvent: ev.EventID, SecondStation: st.Name, SecondOperator: ev.Operator, SecondAt: when}
-		if when < cc.usedAt { // this one came first: it becomes the redemption of record
-			first = server.Conflict{Code: ev.Code, FirstEvent: ev.EventID, FirstStation: st.Name, FirstOperator: ev.Operator, FirstAt: when,
-				SecondEvent: cc.usedEvent, SecondStation: cc.usedStation, SecondOperator: cc.usedOperator, SecondAt: cc.usedAt}
-			if _, err := tx.ExecContext(ctx, c.q(`UPDATE codes SET used_at = ?, used_station = ?, used_operator = ?, used_event = ? WHERE code = ?`),
-				when, st.Name, ev.Operator, ev.EventID, ev.Code); err != nil {
-				return server.Result{}, err
-			}
-		}
-		if _, err := tx.ExecContext(ctx, c.q(`INSERT INTO conflicts (code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, detected_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`), first.Code, first.FirstEvent, first.FirstStation, first.FirstOperator, first.FirstAt,
-			first.SecondEvent, first.SecondStation, first.SecondOperator, first.SecondAt, now); err != nil {
-			return server.Result{}, err
-		}
-		data, _ := json.Marshal(first)
-		if err := c.addChange(ctx, tx, "conflict", ev.Code, st.Name, string(data)); err != nil {
-			return server.Result{}, err
-		}
-		return server.Result{Outcome: "conflict", UsedAt: first.FirstAt, UsedStation: first.FirstStation, UsedOperator: first.FirstOperator,
-			Reason: "redeemed at two stations while offline"}, nil
+		r, err := c.conflict(ctx, tx, st, ev, cc, when, flag, now)
+		return r, flag, err
 	case cc.status == "used":
-		return server.Result{Outcome: "already_used", UsedAt: cc.usedAt, UsedStation: cc.usedStation, UsedOperator: cc.usedOperator}, nil
+		return central.Result{Outcome: central.OutcomeAlreadyUsed, UsedAt: cc.usedAt, UsedStation: cc.usedStation, UsedOperator: cc.usedOperator}, "", nil
 	case cc.status == "disabled":
-		return server.Result{Outcome: "disabled", Reason: cc.reason}, nil
+		return central.Result{Outcome: central.OutcomeDisabled, Reason: cc.reason}, "", nil
 	default:
-		return server.Result{Outcome: "expired", Reason: "expired at " + app.FormatTime(cc.expireAt)}, nil
+		return central.Result{Outcome: central.OutcomeExpired, Reason: "expired at " + app.FormatTime(cc.expireAt)}, "", nil
 	}
 }
 
-func (c *CentralDB) setDisabled(ctx context.Context, tx *sql.Tx, st server.Station, ev server.Event) (server.Result, error) {
-	q := `UPDATE codes SET status = 'disabled', disabled_reason = ? WHERE code = ? AND status = 'unused'`
-	if ev.Kind == "enable" {
-		q = `UPDATE codes SET status = 'unused', disabled_reason = ? WHERE code = ? AND status = 'disabled'`
-		ev.Reason = ""
+// conflict records a label redeemed offline that was used already.
+func (c *CentralDB) conflict(ctx context.Context, tx *etx, st central.Station, ev central.Event, cc centralCode, when int64, flag string, now int64) (central.Result, error) {
+	k := central.Conflict{Code: ev.Code, FirstEvent: cc.usedEvent, FirstStation: cc.usedStation, FirstOperator: cc.usedOperator, FirstAt: cc.usedAt,
+		SecondEvent: ev.EventID, SecondStation: st.Name, SecondOperator: ev.Operator, SecondAt: when, Flag: flag}
+	if flag == "" && when < cc.usedAt { // this one came first: it becomes the redemption of record
+		k = central.Conflict{Code: ev.Code, FirstEvent: ev.EventID, FirstStation: st.Name, FirstOperator: ev.Operator, FirstAt: when,
+			SecondEvent: cc.usedEvent, SecondStation: cc.usedStation, SecondOperator: cc.usedOperator, SecondAt: cc.usedAt}
+		if _, err := tx.exec(ctx, `UPDATE codes SET used_at = ?, used_station = ?, used_operator = ?, used_event = ? WHERE code = ?`,
+			when, st.Name, ev.Operator, ev.EventID, ev.Code); err != nil {
+			return central.Result{}, err
+		}
 	}
-	res, err := tx.ExecContext(ctx, q, ev.Reason, ev.Code)
+	if _, err := tx.exec(ctx, `INSERT INTO conflicts (code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, detected_at, flag)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, k.Code, k.FirstEvent, k.FirstStation, k.FirstOperator, k.FirstAt,
+		k.SecondEvent, k.SecondStation, k.SecondOperator, k.SecondAt, now, k.Flag); err != nil {
+		return central.Result{}, err
+	}
+	data, _ := json.Marshal(k)
+	if err := c.addChanges(ctx, tx, change{"conflict", ev.Code, st.Name, string(data)}); err != nil {
+		return central.Result{}, err
+	}
+	return central.Result{Outcome: central.OutcomeConflict, UsedAt: k.FirstAt, UsedStation: k.FirstStation, UsedOperator: k.FirstOperator,
+		Reason: "redeemed at two desks while they could not both reach the server"}, nil
+}
+
+func (c *CentralDB) setDisabled(ctx context.Context, tx *etx, st central.Station, ev central.Event) (central.Result, error) {
+	q := `UPDATE codes SET status = 'disabled', disabled_reason = ? WHERE code = ? AND status = 'unused'`
+	reason := ev.Reason
+	if ev.Kind == central.KindEnable {
+		q, reason = `UPDATE codes SET status = 'unused', disabled_reason = ? WHERE code = ? AND status = 'disabled'`, ""
+	}
+	res, err := tx.exec(ctx, q, reason, ev.Code)
 	if err != nil {
-		return server.Result{}, err
+		return central.Result{}, err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		cc, err := c.readCode(ctx, tx, ev.Code)
 		if errors.Is(err, sql.ErrNoRows) {
-			return server.Result{Outcome: "rejected", Reason: "the server has no such code"}, nil
+			return central.Result{Outcome: central.OutcomeUnknown, Reason: "the server has no such code: upload the batch first"}, nil
 		}
 		if err != nil {
-			return server.Result{}, err
+			return central.Result{}, err
 		}
-		return server.Result{Outcome: "rejected", Reason: "the code is " + cc.status}, nil
+		return central.Result{Outcome: central.OutcomeRejected, Reason: "the code is " + cc.status}, nil
 	}
-	data, _ := json.Marshal(map[string]any{"reason": ev.Reason, "operator": ev.Operator, "at": ev.At})
-	return server.Result{Outcome: ev.Kind + "d"}, c.addChange(ctx, tx, ev.Kind, ev.Code, st.Name, string(data))
+	data, _ := json.Marshal(map[string]any{"reason": reason, "operator": ev.Operator, "at": ev.At})
+	return central.Result{Outcome: ev.Kind + "d"}, c.addChanges(ctx, tx, change{ev.Kind, ev.Code, st.Name, string(data)})
 }
 
-func (c *CentralDB) Changes(ctx context.Context, after int64, limit int) ([]server.Change, error) {
-	rows, err := c.db.QueryContext(ctx, c.q(`SELECT seq, kind, code, station, data FROM changes WHERE seq > ? ORDER BY seq LIMIT ?`), after, limit)
+func (c *CentralDB) Changes(ctx context.Context, after int64, limit int) ([]central.Change, error) {
+	rows, err := c.e.query(ctx, `SELECT seq, kind, code, station, data FROM changes WHERE seq > ? ORDER BY seq LIMIT ?`, after, limit)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := []server.Change{}
+	out := []central.Change{}
 	for rows.Next() {
-		var ch server.Change
+		var ch central.Change
 		if err := rows.Scan(&ch.Seq, &ch.Kind, &ch.Code, &ch.Station, &ch.Data); err != nil {
 			return nil, err
 		}
@@ -383,17 +537,17 @@ func (c *CentralDB) Changes(ctx context.Context, after int64, limit int) ([]serv
 	return out, rows.Err()
 }
 
-func (c *CentralDB) Conflicts(ctx context.Context, from, to int64) ([]server.Conflict, error) {
-	rows, err := c.db.QueryContext(ctx, c.q(`SELECT code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at
-		FROM conflicts WHERE first_at >= ? AND first_at < ? ORDER BY first_at`), from, to)
+func (c *CentralDB) Conflicts(ctx context.Context, from, to int64) ([]central.Conflict, error) {
+	rows, err := c.e.query(ctx, `SELECT code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, flag
+		FROM conflicts WHERE first_at >= ? AND first_at < ? ORDER BY first_at, id`, from, to)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := []server.Conflict{}
+	out := []central.Conflict{}
 	for rows.Next() {
-		var k server.Conflict
-		if err := rows.Scan(&k.Code, &k.FirstEvent, &k.FirstStation, &k.FirstOperator, &k.FirstAt, &k.SecondEvent, &k.SecondStation, &k.SecondOperator, &k.SecondAt); err != nil {
+		var k central.Conflict
+		if err := rows.Scan(&k.Code, &k.FirstEvent, &k.FirstStation, &k.FirstOperator, &k.FirstAt, &k.SecondEvent, &k.SecondStation, &k.SecondOperator, &k.SecondAt, &k.Flag); err != nil {
 			return nil, err
 		}
 		out = append(out, k)
@@ -401,11 +555,40 @@ func (c *CentralDB) Conflicts(ctx context.Context, from, to int64) ([]server.Con
 	return out, rows.Err()
 }
 
-// SQLForTests exposes the handle to this module's tests.
-func (c *CentralDB) SQLForTests() *sql.DB { return c.db }
+// FlaggedEvent is an event the server did not take at its word.
+type FlaggedEvent struct {
+	EventID, Station, Kind, Code, Flag string
+	At, ReceivedAt                     int64
+}
+
+// FlaggedEvents lists the events received in [from, to) with a flag, for
+// the report.
+func (c *CentralDB) FlaggedEvents(ctx context.Context, from, to int64) ([]FlaggedEvent, error) {
+	rows, err := c.e.query(ctx, `SELECT event_id, station, kind, code, flag, at, received_at FROM events
+		WHERE flag <> '' AND received_at >= ? AND received_at < ? ORDER BY received_at, id`, from, to)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []FlaggedEvent
+	for rows.Next() {
+		var f FlaggedEvent
+		if err := rows.Scan(&f.EventID, &f.Station, &f.Kind, &f.Code, &f.Flag, &f.At, &f.ReceivedAt); err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, rows.Err()
+}
 
 // QueryRowForTests runs a read-only query written with ? placeholders on
 // either engine (this module's tests).
 func (c *CentralDB) QueryRowForTests(query string, args ...any) *sql.Row {
-	return c.db.QueryRow(c.q(query), args...)
+	return c.e.queryRow(context.Background(), query, args...)
+}
+
+// QueryForTests runs a read-only query written with ? placeholders on
+// either engine (this module's tests and the fault harness).
+func (c *CentralDB) QueryForTests(query string, args ...any) (*sql.Rows, error) {
+	return c.e.query(context.Background(), query, args...)
 }

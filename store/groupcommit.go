@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"qrdesk/server"
+	"qrdesk/central"
 )
 
 // Group commit for the server's SQLite database. Every durable commit costs
@@ -16,21 +16,21 @@ import (
 
 type groupJob struct {
 	ctx   context.Context
-	st    server.Station
-	ev    server.Event
+	st    central.Station
+	ev    central.Event
 	now   int64
 	reply chan groupReply
 }
 
 type groupReply struct {
-	r   server.Result
+	r   central.Result
 	err error
 }
 
 const maxGroup = 128
 
 // groupApply queues one event for the committer and waits for its answer.
-func (c *CentralDB) groupApply(ctx context.Context, st server.Station, ev server.Event, now int64) (server.Result, error) {
+func (c *CentralDB) groupApply(ctx context.Context, st central.Station, ev central.Event, now int64) (central.Result, error) {
 	c.groupOnce.Do(func() {
 		c.jobs = make(chan groupJob, 1024)
 		go c.committer()
@@ -39,13 +39,13 @@ func (c *CentralDB) groupApply(ctx context.Context, st server.Station, ev server
 	select {
 	case c.jobs <- job:
 	case <-ctx.Done():
-		return server.Result{}, ctx.Err()
+		return central.Result{}, ctx.Err()
 	}
 	select {
 	case rep := <-job.reply:
 		return rep.r, rep.err
 	case <-ctx.Done():
-		return server.Result{}, ctx.Err() // the decision may still be committed; a retry gets it as a duplicate
+		return central.Result{}, ctx.Err() // the decision may still be committed; a retry gets it as a duplicate
 	}
 }
 
@@ -77,33 +77,32 @@ func (c *CentralDB) commitGroup(group []groupJob) {
 		}
 	}
 	ctx := context.Background()
-	tx, done, err := c.begin(ctx)
+	tx, err := c.e.begin(ctx)
 	if err != nil {
 		fail(err)
 		return
 	}
-	defer done()
-	defer tx.Rollback()
+	defer tx.done()
 	for i, j := range group {
 		sp := fmt.Sprintf("ev%d", i)
-		if _, err := tx.ExecContext(ctx, "SAVEPOINT "+sp); err != nil {
+		if _, err := tx.exec(ctx, "SAVEPOINT "+sp); err != nil {
 			fail(err)
 			return
 		}
 		r, err := c.applyInTx(j.ctx, tx, j.st, j.ev, j.now)
 		if err != nil {
-			if _, rerr := tx.ExecContext(ctx, "ROLLBACK TO "+sp); rerr != nil {
+			if _, rerr := tx.exec(ctx, "ROLLBACK TO "+sp); rerr != nil {
 				fail(rerr)
 				return
 			}
 		}
-		if _, err := tx.ExecContext(ctx, "RELEASE "+sp); err != nil {
+		if _, err := tx.exec(ctx, "RELEASE "+sp); err != nil {
 			fail(err)
 			return
 		}
 		replies[i] = groupReply{r: r, err: err}
 	}
-	if err := tx.Commit(); err != nil {
+	if err := tx.commit(); err != nil {
 		fail(err)
 		return
 	}

@@ -49,13 +49,29 @@ func TestHostileTextFields(t *testing.T) {
 		if !found {
 			t.Fatalf("search %q did not find its code with the text intact: %+v", ref, got)
 		}
-		reason := "bad: " + text // reasons need 3 characters
-		if _, err := svc.SetDisabled(ctx, codes[0].String(), true, reason, text); err != nil {
+		reason, op := "bad: "+text, text // reasons need 3 characters
+		if app.CheckReason(reason) != nil || app.CheckOperator(op) != nil {
+			// Past the shared field limits (control characters, too long):
+			// refused clearly here, as the server would refuse it.
+			if _, err := svc.SetDisabled(ctx, codes[0].String(), true, reason, op); app.KindOf(err) != app.KindInvalid {
+				t.Fatalf("disable with reason %q by %q: %v, want a clear refusal", reason, op, err)
+			}
+			if app.CheckOperator(op) != nil {
+				if _, err := svc.Redeem(ctx, codes[0].String(), op); app.KindOf(err) != app.KindInvalid {
+					t.Fatalf("redeem by %q: %v, want a clear refusal", op, err)
+				}
+			}
+			reason, op = "bad: plain", "clerk"
+		}
+		if _, err := svc.SetDisabled(ctx, codes[0].String(), true, reason, op); err != nil {
 			t.Fatalf("disable with reason %q: %v", reason, err)
 		}
-		v, err := svc.Redeem(ctx, codes[0].String(), text)
+		v, err := svc.Redeem(ctx, codes[0].String(), op)
 		if err != nil || v.Outcome != app.OutcomeDisabled || v.DisabledReason != reason {
-			t.Fatalf("redeem with operator %q: %+v %v", text, v, err)
+			t.Fatalf("redeem with operator %q: %+v %v", op, v, err)
+		}
+		if app.CheckOperator(text) != nil {
+			continue
 		}
 		if v, err := svc.Redeem(ctx, text, text); err != nil || v.Outcome != app.OutcomeMalformed {
 			t.Fatalf("scan of %q: %+v %v", text, v, err)

@@ -10,9 +10,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"sort"
-	"strconv"
-	"strings"
 	"time"
 
 	"qrdesk/app"
@@ -73,7 +70,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		return nil, app.ErrorfWrap(app.KindInternal, err, "cannot open database %s", path)
 	}
 	d := &DB{db: sqldb, path: path, now: time.Now}
-	if err := migrate(ctx, sqldb, "migrations/sqlite"); err != nil {
+	if err := migrate(ctx, &engine{db: sqldb}, deskMigrations); err != nil {
 		sqldb.Close()
 		return nil, d.wrap(err, "cannot open database %s", path)
 	}
@@ -93,75 +90,6 @@ func (d *DB) Path() string { return d.path }
 
 // SQL exposes the handle for tests and tools in this module.
 func (d *DB) SQL() *sql.DB { return d.db }
-
-// migrate applies the embedded numbered migrations in dir not applied yet,
-// each in its own immediate transaction, so processes starting together
-// apply each one exactly once.
-func migrate(ctx context.Context, db *sql.DB, dir string) error {
-	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT`); err != nil {
-		return err
-	}
-	files, err := migrationFiles(dir)
-	if err != nil {
-		return err
-	}
-	for _, m := range files {
-		if err := applyMigration(ctx, db, m.name, m.version); err != nil {
-			return fmt.Errorf("migration %s: %w", m.name, err)
-		}
-	}
-	return nil
-}
-
-type migrationFile struct {
-	name    string
-	version int
-}
-
-// migrationFiles lists the embedded migrations of dir in version order;
-// each file name starts with its number (0001_init.sql).
-func migrationFiles(dir string) ([]migrationFile, error) {
-	names, err := fs.Glob(migrations, dir+"/*.sql")
-	if err != nil {
-		return nil, err
-	}
-	sort.Strings(names)
-	out := make([]migrationFile, 0, len(names))
-	for _, name := range names {
-		version, err := strconv.Atoi(strings.SplitN(filepath.Base(name), "_", 2)[0])
-		if err != nil {
-			return nil, fmt.Errorf("migration %s: name must start with its number", name)
-		}
-		out = append(out, migrationFile{name, version})
-	}
-	return out, nil
-}
-
-func applyMigration(ctx context.Context, db *sql.DB, name string, version int) error {
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, version).Scan(&n); err != nil {
-		return err
-	}
-	if n > 0 {
-		return nil
-	}
-	body, err := migrations.ReadFile(name)
-	if err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`, version, time.Now().Unix()); err != nil {
-		return err
-	}
-	return tx.Commit()
-}
 
 // wrap translates driver errors at the store boundary into app errors with a
 // message a clerk can act on; the cause stays wrapped for the log.

@@ -169,7 +169,9 @@ func applyChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
 		return err
 	case "redeem":
 		var id int64
-		err := tx.QueryRowContext(ctx, `UPDATE codes SET status = 'used', used_at = ? WHERE code = ? AND status = 'unused' RETURNING id`, data.At, ch.Code).Scan(&id)
+		// The server's redemption of record wins over a disable or an expiry
+		// decided here: the parcel was handed over at that desk.
+		err := tx.QueryRowContext(ctx, `UPDATE codes SET status = 'used', used_at = ? WHERE code = ? AND status <> 'used' RETURNING id`, data.At, ch.Code).Scan(&id)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil // used here too: the server reports the conflict
 		}
@@ -187,9 +189,9 @@ func applyChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
 		return err
 	case "conflict":
 		k := data.Conflict
-		_, err := tx.ExecContext(ctx, `INSERT INTO conflicts (code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, k.Code, k.FirstEvent, k.FirstStation, k.FirstOperator, k.FirstAt,
-			k.SecondEvent, k.SecondStation, k.SecondOperator, k.SecondAt)
+		_, err := tx.ExecContext(ctx, `INSERT INTO conflicts (code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, flag)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, k.Code, k.FirstEvent, k.FirstStation, k.FirstOperator, k.FirstAt,
+			k.SecondEvent, k.SecondStation, k.SecondOperator, k.SecondAt, k.Flag)
 		return err
 	}
 	return nil
@@ -255,7 +257,7 @@ func (d *DB) SetSyncOK(ctx context.Context, at int64) error {
 }
 
 func (d *DB) Conflicts(ctx context.Context) ([]app.Conflict, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at
+	rows, err := d.db.QueryContext(ctx, `SELECT code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, flag
 		FROM conflicts ORDER BY first_at`)
 	if err != nil {
 		return nil, d.wrap(err, "cannot read the conflicts")
@@ -264,7 +266,7 @@ func (d *DB) Conflicts(ctx context.Context) ([]app.Conflict, error) {
 	out := []app.Conflict{}
 	for rows.Next() {
 		var k app.Conflict
-		if err := rows.Scan(&k.Code, &k.FirstEvent, &k.FirstStation, &k.FirstOperator, &k.FirstAt, &k.SecondEvent, &k.SecondStation, &k.SecondOperator, &k.SecondAt); err != nil {
+		if err := rows.Scan(&k.Code, &k.FirstEvent, &k.FirstStation, &k.FirstOperator, &k.FirstAt, &k.SecondEvent, &k.SecondStation, &k.SecondOperator, &k.SecondAt, &k.Flag); err != nil {
 			return nil, err
 		}
 		out = append(out, k)

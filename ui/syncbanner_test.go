@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2"
 
 	"qrdesk/app"
+	centralpkg "qrdesk/central"
 	"qrdesk/server"
 	"qrdesk/store"
 )
@@ -51,7 +52,7 @@ func TestSyncBanner(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer central.Close()
-	central.AddStation(context.Background(), "Station A", server.HashToken("qrd_ui_test"), 1)
+	central.AddStation(context.Background(), centralpkg.Station{Name: "Station A", Letter: "A", CreatedAt: 1}, server.HashToken("qrd_ui_test"))
 	srv := httptest.NewServer((&server.API{Store: central, Log: slog.New(slog.DiscardHandler), Now: time.Now}).Handler())
 	defer srv.Close()
 	h.svc.Remote = server.NewClient(srv.URL, "qrd_ui_test")
@@ -61,7 +62,7 @@ func TestSyncBanner(t *testing.T) {
 	go b.run(ctx)
 	waitFor(t, "an online banner", func() bool { return strings.Contains(b.label.Text, "Online") })
 	var n int
-	central.SQLForTests().QueryRow(`SELECT count(*) FROM codes`).Scan(&n)
+	central.QueryRowForTests(`SELECT count(*) FROM codes`).Scan(&n)
 	if n != 3 {
 		t.Fatalf("the server has %d codes after the background sync, want 3", n)
 	}

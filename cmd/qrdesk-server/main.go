@@ -2,7 +2,9 @@
 // (CGO_ENABLED=0), so it runs on a headless server or in a container.
 //
 //	qrdesk-server [serve] --db PATH --listen ADDR [--tls-cert F --tls-key F]
-//	qrdesk-server station add NAME | station revoke NAME | station list
+//	qrdesk-server station add NAME --letter L | station renew NAME |
+//	              station letter NAME L | station revoke NAME | station list
+//	qrdesk-server ring show | ring reset
 //	qrdesk-server report [--date YYYY-MM-DD]
 package main
 
@@ -19,9 +21,11 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
+	"qrdesk/central"
 	"qrdesk/server"
 	"qrdesk/store"
 )
@@ -44,6 +48,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cert := fs.String("tls-cert", "", "TLS certificate (PEM); with --tls-key serves HTTPS")
 	key := fs.String("tls-key", "", "TLS private key (PEM)")
 	date := fs.String("date", "", "report: the day YYYY-MM-DD (default today)")
+	letter := fs.String("letter", "", "station add: the desk's station letter A–Z (its settings station_id)")
 	// Flags may come before or after the names: 'station add NAME --db F'.
 	var pos []string
 	for {
@@ -69,15 +74,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "serve":
 		err = serve(ctx, st, log, *listen, *cert, *key)
 	case "station":
-		err = station(ctx, st, pos, stdout)
+		err = station(ctx, st, pos, *letter, stdout)
+	case "ring":
+		err = ring(ctx, st, pos, stdout)
 	case "report":
 		err = report(ctx, st, *date, stdout)
 	default:
-		fmt.Fprintf(stderr, "qrdesk-server: unknown command %q: use serve, station or report\n", cmd)
+		fmt.Fprintf(stderr, "qrdesk-server: unknown command %q: use serve, station, ring or report\n", cmd)
 		return 2
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "qrdesk-server %s: %v\n", cmd, err)
+		var ue *usageError
+		var br *central.BadRequest
+		if errors.As(err, &ue) || errors.As(err, &br) {
+			return 2
+		}
 		return 3
 	}
 	return 0
@@ -91,7 +103,7 @@ func envOr(k, def string) string {
 }
 
 // serve runs the API until ctx ends, then drains requests in flight.
-func serve(ctx context.Context, st server.Store, log *slog.Logger, listen, cert, key string) error {
+func serve(ctx context.Context, st central.Store, log *slog.Logger, listen, cert, key string) error {
 	api := &server.API{Store: st, Log: log, Now: time.Now}
 	srv := &http.Server{Addr: listen, Handler: api.Handler(),
 		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second, IdleTimeout: 60 * time.Second}
@@ -115,19 +127,38 @@ func serve(ctx context.Context, st server.Store, log *slog.Logger, listen, cert,
 	return srv.Shutdown(shutdown)
 }
 
-func station(ctx context.Context, st server.Store, args []string, out io.Writer) error {
+const stationUsage = `say one of:
+  station add NAME --letter L   enrol a desk; L is its station letter (settings station_id)
+  station renew NAME            a new token for a desk (lifts a revocation)
+  station letter NAME L         bind a letter to a desk enrolled without one
+  station revoke NAME           refuse the desk's token from now on
+  station list`
+
+func station(ctx context.Context, st *store.CentralDB, args []string, letter string, out io.Writer) error {
 	switch {
 	case len(args) == 2 && args[0] == "add":
-		buf := make([]byte, 24)
-		if _, err := rand.Read(buf); err != nil {
+		token, err := newToken()
+		if err != nil {
 			return err
 		}
-		token := "qrd_" + hex.EncodeToString(buf)
-		if err := st.AddStation(ctx, args[1], server.HashToken(token), time.Now().Unix()); err != nil {
+		s := central.Station{Name: args[1], Letter: strings.ToUpper(letter), CreatedAt: time.Now().Unix()}
+		if err := st.AddStation(ctx, s, server.HashToken(token)); err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "station %s added. Its token (shown once, keep it secret):\n%s\n", args[1], token)
+		fmt.Fprintf(out, "station %s added (letter %s). Its token (shown once, keep it secret):\n%s\n", s.Name, orNone(s.Letter), token)
 		return nil
+	case len(args) == 2 && args[0] == "renew":
+		token, err := newToken()
+		if err != nil {
+			return err
+		}
+		if err := st.RenewStation(ctx, args[1], server.HashToken(token)); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "station %s has a new token; the old one no longer works (shown once, keep it secret):\n%s\n", args[1], token)
+		return nil
+	case len(args) == 3 && args[0] == "letter":
+		return st.SetStationLetter(ctx, args[1], strings.ToUpper(args[2]))
 	case len(args) == 2 && args[0] == "revoke":
 		return st.RevokeStation(ctx, args[1], time.Now().Unix())
 	case len(args) == 1 && args[0] == "list":
@@ -137,19 +168,59 @@ func station(ctx context.Context, st server.Store, args []string, out io.Writer)
 			if s.RevokedAt != 0 {
 				state = "revoked"
 			}
-			fmt.Fprintf(out, "%s\t%s\n", s.Name, state)
+			fmt.Fprintf(out, "%s\t%s\t%s\n", s.Name, orNone(s.Letter), state)
 		}
 		return err
 	}
-	return errors.New("say: station add NAME, station revoke NAME or station list")
+	return usageErr(stationUsage)
 }
 
-func report(ctx context.Context, st server.Store, date string, out io.Writer) error {
+func orNone(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func newToken() (string, error) {
+	buf := make([]byte, 24)
+	if _, err := rand.Read(buf); err != nil {
+		return "", err
+	}
+	return "qrd_" + hex.EncodeToString(buf), nil
+}
+
+// ring repairs the deployment's key-ring binding: the first desk to call
+// binds it, so a desk with the wrong key file can take it first.
+func ring(ctx context.Context, st *store.CentralDB, args []string, out io.Writer) error {
+	switch {
+	case len(args) == 1 && args[0] == "show":
+		id, err := st.RingID(ctx)
+		fmt.Fprintf(out, "%s\n", orNone(id))
+		return err
+	case len(args) == 1 && args[0] == "reset":
+		if err := st.ResetRing(ctx); err != nil {
+			return err
+		}
+		fmt.Fprintln(out, "key ring binding cleared: the next desk to connect binds its key ring; restart every qrdesk-server process on this database")
+		return nil
+	}
+	return usageErr("say: ring show, or ring reset")
+}
+
+// usageError is a mistake in the command line (exit 2).
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usageErr(msg string) error { return &usageError{msg} }
+
+func report(ctx context.Context, st *store.CentralDB, date string, out io.Writer) error {
 	day := time.Now()
 	if date != "" {
 		var err error
 		if day, err = time.ParseInLocation("2006-01-02", date, time.Local); err != nil {
-			return errors.New("--date must be YYYY-MM-DD")
+			return usageErr("--date must be YYYY-MM-DD")
 		}
 	}
 	y, m, d := day.Date()
@@ -158,7 +229,14 @@ func report(ctx context.Context, st server.Store, date string, out io.Writer) er
 	if err != nil {
 		return err
 	}
+	flagged, err := st.FlaggedEvents(ctx, from.Unix(), from.AddDate(0, 0, 1).Unix())
+	if err != nil {
+		return err
+	}
+	if flagged == nil {
+		flagged = []store.FlaggedEvent{}
+	}
 	enc := json.NewEncoder(out)
 	enc.SetIndent("", "  ")
-	return enc.Encode(map[string]any{"date": from.Format("2006-01-02"), "conflicts": list})
+	return enc.Encode(map[string]any{"date": from.Format("2006-01-02"), "conflicts": list, "flagged_events": flagged})
 }

@@ -54,3 +54,43 @@ func TestServeAndShutDown(t *testing.T) {
 		t.Fatalf("access log missing, or a token in it:\n%s", logs.String())
 	}
 }
+
+// TestStationCommands: names and letters are checked, each mistake is a
+// usage error (exit 2) that says what to do, and a letter belongs to one
+// station.
+func TestStationCommands(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "server.db")
+	run1 := func(args ...string) (int, string, string) {
+		var out, errOut bytes.Buffer
+		code := run(context.Background(), append(args, "--db", db), &out, &errOut)
+		return code, out.String(), errOut.String()
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		say  string
+	}{
+		{[]string{"station", "add", "Desk 1", "--letter", "b"}, 0, "letter B"},
+		{[]string{"station", "add", ""}, 2, "needs a name"},
+		{[]string{"station", "add", "Desk\n2"}, 2, "control character"},
+		{[]string{"station", "add", strings.Repeat("张", 41)}, 2, "at most 40"},
+		{[]string{"station", "add", "Desk 2", "--letter", "7"}, 2, "one letter A–Z"},
+		{[]string{"station", "add", "Desk 2", "--letter", "B"}, 3, `belongs to station "Desk 1"`},
+		{[]string{"station", "add", "Desk 1", "--letter", "C"}, 3, "exists"},
+		{[]string{"station", "frobnicate"}, 2, "station add NAME --letter L"},
+		{[]string{"station", "letter", "Desk 1", "C"}, 2, "cannot change"},
+		{[]string{"station", "renew", "Nobody"}, 3, "no such station"},
+		{[]string{"station", "renew", "Desk 1"}, 0, "qrd_"},
+		{[]string{"ring", "show"}, 0, "-"},
+		{[]string{"ring", "reset"}, 0, "cleared"},
+		{[]string{"report", "--date", "tomorrow"}, 2, "YYYY-MM-DD"},
+	} {
+		code, out, errOut := run1(tc.args...)
+		if code != tc.code || !strings.Contains(out+errOut, tc.say) {
+			t.Errorf("%q: exit %d %q%q, want %d mentioning %q", tc.args, code, out, errOut, tc.code, tc.say)
+		}
+	}
+	if _, out, _ := run1("station", "list"); !strings.Contains(out, "Desk 1\tB\tactive") || strings.Contains(out, "Desk 2") {
+		t.Fatalf("station list:\n%s", out)
+	}
+}

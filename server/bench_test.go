@@ -1,15 +1,14 @@
-package store
+package server_test
 
 import (
-	"context"
 	"fmt"
 	"sort"
 	"sync"
 	"testing"
 	"time"
 
+	"qrdesk/central"
 	"qrdesk/internal/testpg"
-	"qrdesk/server"
 )
 
 // BenchmarkServerRedeem64 sends online redemptions through the HTTP API
@@ -22,9 +21,8 @@ func BenchmarkServerRedeem64(b *testing.B) {
 			if engine == "PostgreSQL" {
 				path = testpg.URL(b)
 			}
-			h := newCentralAt(b, path, 20_000)
-			token := "qrd_bench"
-			h.db.AddStation(context.Background(), "Desk 1", server.HashToken(token), 1)
+			h := newCentral(b, func(testing.TB) string { return path }, 20_000)
+			token := h.station(b, "Desk 1", "A")
 			h.upload(b, token)
 			const clients = 64
 			n := len(h.codes)
@@ -38,8 +36,8 @@ func BenchmarkServerRedeem64(b *testing.B) {
 					defer wg.Done()
 					for i := c; i < n; i += clients {
 						t0 := time.Now()
-						var r server.Result
-						h.call(b, "POST", "/v1/redeem", token, h.ring, server.Event{EventID: fmt.Sprintf("bench-%06d", i), Code: h.codes[i], Operator: "op", At: 1}, &r)
+						var r central.Result
+						h.call(b, "POST", "/v1/redeem", token, h.ring, central.Event{EventID: fmt.Sprintf("bench-%06d", i), Code: h.codes[i], Operator: "op", At: 1}, &r)
 						lat[i] = time.Since(t0)
 						if r.Outcome != "redeemed" {
 							b.Errorf("%s: %+v", h.codes[i], r)

@@ -1,0 +1,42 @@
+package central
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Errors of the store.
+var (
+	ErrUnauthorized  = errors.New("unknown station token")
+	ErrRevoked       = errors.New("this station was revoked")
+	ErrStationExists = errors.New("a station with this name exists")
+	ErrNoStation     = errors.New("no such station")
+)
+
+// BadRequest is a refusal of invalid input, with the reason.
+type BadRequest struct{ Reason string }
+
+func (e *BadRequest) Error() string { return e.Reason }
+
+// Badf is a BadRequest with a formatted reason.
+func Badf(format string, args ...any) error {
+	return &BadRequest{Reason: fmt.Sprintf(format, args...)}
+}
+
+// LetterTaken refuses a station letter that another station holds.
+type LetterTaken struct{ Letter, Holder string }
+
+func (e *LetterTaken) Error() string {
+	return fmt.Sprintf("station letter %s belongs to station %q: give each desk its own letter", e.Letter, e.Holder)
+}
+
+// EventReused refuses an event id sent again with other content: an id
+// names one event, forever.
+type EventReused struct {
+	EventID string
+	What    string // what differs
+}
+
+func (e *EventReused) Error() string {
+	return fmt.Sprintf("event %s was sent before with another %s: an event id names one event; send a new id for a new event", e.EventID, e.What)
+}

@@ -1,0 +1,88 @@
+package central
+
+import (
+	"regexp"
+
+	"qrdesk/app"
+)
+
+// Limits of a request.
+const (
+	MaxEvents      = 1000
+	MaxChangesPage = 5000
+	// MaxStationName bounds a station's name (characters).
+	MaxStationName = 40
+)
+
+var eventIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{8,64}$`)
+
+// ValidateEvent checks one event's fields; i is its place in the request.
+// The text limits are the desk's own (app.CheckOperator, app.CheckReason),
+// so what a desk accepted the server accepts too.
+func ValidateEvent(i int, ev Event) error {
+	switch {
+	case !eventIDPattern.MatchString(ev.EventID):
+		return Badf("events[%d]: event_id must be 8–64 letters, digits, - or _", i)
+	case ev.Kind != KindRedeem && ev.Kind != KindDisable && ev.Kind != KindEnable:
+		return Badf("events[%d]: kind must be redeem, disable or enable", i)
+	case ev.At <= 0:
+		return Badf("events[%d]: at must be Unix seconds", i)
+	}
+	if err := app.CheckOperator(ev.Operator); err != nil {
+		return Badf("events[%d]: %v", i, err)
+	}
+	if err := app.CheckReason(ev.Reason); err != nil {
+		return Badf("events[%d]: %v", i, err)
+	}
+	if _, err := ParseCode(ev.Code); err != nil {
+		return Badf("events[%d]: %v", i, err)
+	}
+	return nil
+}
+
+// ParseCode reads a code that must be in its printed form.
+func ParseCode(s string) (app.Code, error) {
+	c, err := app.Parse(app.Normalize(s))
+	if err != nil || c.String() != s {
+		return app.Code{}, Badf("%.80q is not a code in printed form", s)
+	}
+	return c, nil
+}
+
+// ValidateCodes parses an uploaded batch and checks that every code
+// carries the uploading station's letter (or none): a desk cannot upload
+// codes in another desk's name.
+func ValidateCodes(st Station, codes []CodeIn) error {
+	for i := range codes {
+		c, err := ParseCode(codes[i].Code)
+		if err != nil {
+			return Badf("codes[%d]: %v", i, err)
+		}
+		if c.Station != "" && c.Station != st.Letter {
+			if st.Letter == "" {
+				return Badf("codes[%d] %s carries station letter %s, but station %q has no letter: bind one with 'qrdesk-server station letter %s %s'", i, c, c.Station, st.Name, st.Name, c.Station)
+			}
+			return Badf("codes[%d] %s carries station letter %s, but station %q issues with letter %s: each desk uploads only its own codes", i, c, c.Station, st.Name, st.Letter)
+		}
+		if codes[i].ExpireAt < 0 || codes[i].CreatedAt < 0 {
+			return Badf("codes[%d]: expire_at and created_at must be Unix seconds", i)
+		}
+		in := &codes[i]
+		in.Random, in.Prefix, in.LabelDate, in.StationID, in.Serial = c.Random, c.Prefix, c.LabelDate(), c.Station, c.Serial
+	}
+	return nil
+}
+
+// ValidateStation checks a new station's name and letter.
+func ValidateStation(st Station) error {
+	if st.Name == "" {
+		return Badf("a station needs a name, e.g. 'Desk 2'")
+	}
+	if err := app.CheckText("station name", st.Name, MaxStationName); err != nil {
+		return &BadRequest{Reason: err.Error()}
+	}
+	if st.Letter != "" && !app.ValidStationLetter(st.Letter) {
+		return Badf("station letter %q is not allowed: use one letter A–Z, the desk's station id", st.Letter)
+	}
+	return nil
+}

@@ -1,0 +1,175 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"qrdesk/app"
+	"qrdesk/central"
+	"qrdesk/internal/testpg"
+	"qrdesk/server"
+	"qrdesk/store"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testpg.Stop()
+	os.Exit(code)
+}
+
+// engines runs a test against both storage engines of the server.
+func engines(t *testing.T, test func(t *testing.T, dbPath func(t testing.TB) string)) {
+	t.Run("SQLite", func(t *testing.T) {
+		test(t, func(t testing.TB) string { return filepath.Join(t.TempDir(), "server.db") })
+	})
+	t.Run("PostgreSQL", func(t *testing.T) { test(t, func(t testing.TB) string { return testpg.URL(t) }) })
+}
+
+// testNow is the pinned "now" of these tests: every time is derived from it.
+var testNow = time.Date(2026, 11, 29, 10, 0, 0, 0, time.Local)
+
+// centralHarness is a real server on loopback over a real database, the
+// deployment's key ring, and the codes of one desk's batch.
+type centralHarness struct {
+	url   string
+	db    *store.CentralDB
+	keys  app.Keys
+	ring  string
+	codes []string
+	now   time.Time
+}
+
+// newCentral serves a new database of the engine and issues n codes at a
+// desk with letter A (not uploaded).
+func newCentral(t testing.TB, dbPath func(t testing.TB) string, n int) *centralHarness {
+	t.Helper()
+	db, err := store.OpenCentral(context.Background(), dbPath(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	keys, err := app.LoadKeys(filepath.Join(t.TempDir(), "qrdesk.key"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &centralHarness{db: db, keys: keys, ring: keys.RingID(), now: testNow}
+	api := &server.API{Store: db, Log: slog.New(slog.DiscardHandler), Now: func() time.Time { return h.now }}
+	srv := httptest.NewServer(api.Handler())
+	t.Cleanup(srv.Close)
+	h.url = srv.URL
+	if n > 0 {
+		d := h.desk(t, "Issuer", "A", "")
+		_, codes, err := d.svc.Issue(context.Background(), app.IssueRequest{Count: n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range codes {
+			h.codes = append(h.codes, c.String())
+		}
+	}
+	return h
+}
+
+// station enrols a station with a letter and returns its token.
+func (h *centralHarness) station(t testing.TB, name, letter string) string {
+	t.Helper()
+	token := "qrd_test_" + strings.ReplaceAll(name, " ", "_")
+	if err := h.db.AddStation(context.Background(), central.Station{Name: name, Letter: letter, CreatedAt: 1}, server.HashToken(token)); err != nil {
+		t.Fatal(err)
+	}
+	return token
+}
+
+// desk is a real desk: its own SQLite file, the deployment's key ring, a
+// clock pinned to the harness's, and (with a token) the server as Remote.
+type desk struct {
+	svc *app.Service
+	db  *store.DB
+}
+
+func (h *centralHarness) desk(t testing.TB, name, letter, token string) *desk {
+	t.Helper()
+	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "desk.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	svc := app.NewService(db, h.keys, nil)
+	svc.Now = func() time.Time { return h.now }
+	if err := svc.BindKeyRing(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.UpdateSettings(context.Background(), map[string]string{"station_id": letter, "station_name": name, "serial_digits": "6"}, "test"); err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		svc.Remote = server.NewClient(h.url, token)
+	}
+	return &desk{svc: svc, db: db}
+}
+
+// call sends one request and decodes the JSON answer.
+func (h *centralHarness) call(t testing.TB, method, path, token, ring string, body any, out any) int {
+	t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	default:
+		data, _ := json.Marshal(b)
+		rd = bytes.NewReader(data)
+	}
+	req, _ := http.NewRequest(method, h.url+path, rd)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if ring != "" {
+		req.Header.Set(server.RingHeader, ring)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if out != nil {
+		json.NewDecoder(resp.Body).Decode(out)
+	}
+	return resp.StatusCode
+}
+
+// upload sends the harness's codes with token (a station with letter A).
+func (h *centralHarness) upload(t testing.TB, token string) {
+	t.Helper()
+	var codes []map[string]any
+	for _, c := range h.codes {
+		codes = append(codes, map[string]any{"code": c, "expire_at": 0, "created_at": h.now.Unix() - 60})
+	}
+	var res struct {
+		Added int
+		Error string
+	}
+	if st := h.call(t, "POST", "/v1/batches", token, h.ring, map[string]any{"codes": codes}, &res); st != 200 || res.Added != len(codes) {
+		t.Fatalf("upload: %d %+v", st, res)
+	}
+}
+
+// count runs a count query written with ? placeholders on either engine.
+func count(t testing.TB, db *store.CentralDB, query string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := db.QueryRowForTests(query, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return n
+}
