@@ -173,3 +173,5 @@ func count(t testing.TB, db *store.CentralDB, query string, args ...any) int {
 	}
 	return n
 }
+
+var discard = slog.New(slog.DiscardHandler)
