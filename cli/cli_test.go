@@ -31,7 +31,19 @@ type station struct {
 	dir string
 }
 
+// newStation is a station after 'qrdesk init': a database and a key file
+// in a fresh folder.
 func newStation(t testing.TB) *station {
+	t.Helper()
+	s := newBareStation(t)
+	if code, _, errOut := s.run(t, "init"); code != ExitOK {
+		t.Fatalf("qrdesk init: exit %d: %s", code, errOut)
+	}
+	return s
+}
+
+// newBareStation is a station before 'qrdesk init': an empty folder.
+func newBareStation(t testing.TB) *station {
 	return &station{dir: t.TempDir()}
 }
 
