@@ -47,6 +47,43 @@ func loadSyncConfig(c *common) (*syncConfig, error) {
 	return &sc, nil
 }
 
+// saveSyncConfig writes sync.json with mode 0600 whatever the old file's
+// mode was: a new file in the same folder, fsynced, then renamed over it.
+func saveSyncConfig(c *common, sc syncConfig) error {
+	path := syncConfigPath(c)
+	failed := func(err error) error {
+		return app.ErrorfWrap(app.KindUnavailable, err, "cannot save the server address in %s; check that its folder is writable", path)
+	}
+	data, err := json.Marshal(sc)
+	if err != nil {
+		return failed(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return failed(err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".sync-*.json")
+	if err != nil {
+		return failed(err)
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(data)
+	for _, step := range []func() error{func() error { return tmp.Chmod(0o600) }, tmp.Sync} {
+		if err == nil {
+			err = step()
+		}
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		return failed(err)
+	}
+	return nil
+}
+
 // remoteFor returns the central server client of this station, or nil.
 func remoteFor(c *common) (app.Remote, error) {
 	sc, err := loadSyncConfig(c)
@@ -71,12 +108,8 @@ func runSync(ctx context.Context, env *Env, args []string) error {
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return usagef("--server %q is not a server address: use http://HOST:PORT or https://HOST:PORT", *serverURL)
 		}
-		data, _ := json.Marshal(syncConfig{Server: strings.TrimRight(*serverURL, "/"), Token: *token})
-		if err := os.MkdirAll(filepath.Dir(syncConfigPath(c)), 0o700); err != nil {
+		if err := saveSyncConfig(c, syncConfig{Server: strings.TrimRight(*serverURL, "/"), Token: *token}); err != nil {
 			return err
-		}
-		if err := os.WriteFile(syncConfigPath(c), data, 0o600); err != nil {
-			return fmt.Errorf("cannot save the server address: %w", err)
 		}
 	}
 	s, err := open(ctx, env, c)
