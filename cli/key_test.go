@@ -17,6 +17,8 @@ import (
 // mistyped --key-file cannot start a second key ring.
 func TestMissingKeyFileRefused(t *testing.T) {
 	tmp := t.TempDir()
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	writeFile(t, tokenFile, []byte("qrd_x"))
 	for _, k := range []struct{ name, path string }{
 		{"MissingFolder", filepath.Join(tmp, "nonexistent", "dir", "k.key")},
 		{"MissingFile", filepath.Join(tmp, "none.key")},
@@ -27,13 +29,14 @@ func TestMissingKeyFileRefused(t *testing.T) {
 			{"settings", "--prefix", "WH"},
 			{"stats"},
 			{"sync"},
+			{"sync", "--server", "http://127.0.0.1:1", "--token-file", tokenFile}, // and no sync.json saved
 			{"key", "list"},
 			{"key", "rotate"},
 			{"restore", filepath.Join(tmp, "backup.db")},
 		} {
 			name := args[0]
-			if name == "key" {
-				name += "_" + args[1]
+			if len(args) > 1 && (name == "key" || name == "sync") {
+				name += "_" + strings.TrimLeft(args[1], "-")
 			}
 			t.Run(k.name+"/"+name, func(t *testing.T) {
 				s := newBareStation(t)

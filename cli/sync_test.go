@@ -74,3 +74,80 @@ func TestSyncConfigMode(t *testing.T) {
 		t.Errorf("files left beside sync.json: %v", left)
 	}
 }
+
+// TestSyncTokenSources: the token can come from a file, stdin or
+// $QRDESK_TOKEN, none of which shows in the process list; --token T still
+// works but warns.
+func TestSyncTokenSources(t *testing.T) {
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	writeFile(t, tokenFile, []byte("  qrd_from_file \n"))
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		stdin string
+		vars  map[string]string
+		want  string
+		warns bool
+	}{
+		{"TokenFile", []string{"--token-file", tokenFile}, "", nil, "qrd_from_file", false},
+		{"Stdin", []string{"--token", "-"}, "qrd_from_stdin\n", nil, "qrd_from_stdin", false},
+		{"Env", nil, "", map[string]string{"QRDESK_TOKEN": " qrd_from_env\n"}, "qrd_from_env", false},
+		{"FlagOverEnv", []string{"--token-file", tokenFile}, "", map[string]string{"QRDESK_TOKEN": "qrd_from_env"}, "qrd_from_file", false},
+		{"Argument", []string{"--token", "qrd_on_the_command_line"}, "", nil, "qrd_on_the_command_line", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newFakeServer(t)
+			s := newStation(t)
+			s.vars = tc.vars
+			_, _, errOut := s.runStdin(t, tc.stdin, append([]string{"sync", "--server", srv.URL}, tc.args...)...)
+			sc, mode := savedSyncConfig(t, s)
+			if sc.Token != tc.want || mode != 0o600 {
+				t.Errorf("saved token %q mode %04o, want %q 0600", sc.Token, mode, tc.want)
+			}
+			if sent := srv.sent(); len(sent) == 0 || sent[0] != tc.want {
+				t.Errorf("the server was sent tokens %q, want %q", sent, tc.want)
+			}
+			warned := strings.Contains(errOut, "visible to other users") && strings.Contains(errOut, "--token-file")
+			if warned != tc.warns {
+				t.Errorf("warning %v, want %v; stderr %q", warned, tc.warns, errOut)
+			}
+			if tc.warns && strings.Contains(errOut, tc.want) {
+				t.Errorf("the warning repeats the token: %q", errOut)
+			}
+		})
+	}
+}
+
+// TestSyncTokenRefused: a token that cannot be read is refused before
+// anything is saved, with what to do.
+func TestSyncTokenRefused(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty")
+	writeFile(t, empty, []byte(" \n"))
+	tokenFile := filepath.Join(dir, "token")
+	writeFile(t, tokenFile, []byte("qrd_x"))
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		code     int
+		errorHas string
+	}{
+		{"NoToken", []string{"--server", "http://server:8427"}, ExitUsage, "--token-file"},
+		{"TwoSources", []string{"--server", "http://server:8427", "--token", "qrd_x", "--token-file", tokenFile}, ExitUsage, "only one"},
+		{"TokenWithoutServer", []string{"--token-file", tokenFile}, ExitUsage, "--server"},
+		{"MissingFile", []string{"--server", "http://server:8427", "--token-file", filepath.Join(dir, "nope")}, ExitUsage, "cannot read the token file"},
+		{"EmptyFile", []string{"--server", "http://server:8427", "--token-file", empty}, ExitUsage, "is empty"},
+		{"EmptyStdin", []string{"--server", "http://server:8427", "--token", "-"}, ExitUsage, "no token on standard input"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newStation(t)
+			code, _, errOut := s.run(t, append([]string{"sync"}, tc.args...)...)
+			if code != tc.code || !strings.Contains(errOut, tc.errorHas) {
+				t.Fatalf("exit %d %q, want %d and %q", code, errOut, tc.code, tc.errorHas)
+			}
+			if _, err := os.Stat(filepath.Join(s.dir, "sync.json")); err == nil {
+				t.Errorf("sync.json was saved")
+			}
+		})
+	}
+}
