@@ -26,14 +26,26 @@ type keyFileKey struct {
 	Retired bool   `json:"retired,omitempty"`
 }
 
+// NoKeyFileError is LoadKeys' answer when there is no key file and it was
+// not asked to create one. It matches fs.ErrNotExist.
+type NoKeyFileError struct{ Path string }
+
+func (e *NoKeyFileError) Error() string {
+	return fmt.Sprintf("no key file at %s: run 'qrdesk init' first (or give --key-file)", e.Path)
+}
+
+func (e *NoKeyFileError) Is(target error) bool { return target == fs.ErrNotExist }
+
 // LoadKeys reads the key ring at path. With create set, a missing file is
-// created with one new key (mode 0600). A file that other users can read is
-// refused: anyone holding the key can forge labels.
+// created with one new key (mode 0600); without, it is a *NoKeyFileError.
+// Only set-up ('qrdesk init', the window's first run) creates: a command
+// given a mistyped path must not start a second key ring. A file that other
+// users can read is refused: anyone holding the key can forge labels.
 func LoadKeys(path string, create bool) (Keys, error) {
 	info, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		if !create {
-			return Keys{}, fmt.Errorf("key file %s does not exist; run 'qrdesk init' first", path)
+			return Keys{}, &NoKeyFileError{Path: path}
 		}
 		return createKeys(path)
 	}

@@ -112,7 +112,7 @@ const StaleAfter = 5 * time.Minute
 func (s *Service) Sync(ctx context.Context) (SyncStatus, error) {
 	ss, ok := s.Store.(SyncStore)
 	if !ok || s.Remote == nil {
-		return SyncStatus{}, Errorf(KindInvalid, "no sync server is set up: run 'qrdesk sync --server URL --token TOKEN'")
+		return SyncStatus{}, Errorf(KindInvalid, "no sync server is set up: run 'qrdesk sync --server URL --token-file FILE'")
 	}
 	ring := s.Keys.RingID()
 	if err := s.Remote.Enrol(ctx, ring); err != nil {

@@ -28,14 +28,30 @@ func TestMain(m *testing.M) {
 }
 
 type station struct {
-	dir string
+	dir  string
+	vars map[string]string // more environment variables for run
 }
 
+// newStation is a station after 'qrdesk init': a database and a key file
+// in a fresh folder.
 func newStation(t testing.TB) *station {
+	t.Helper()
+	s := newBareStation(t)
+	if code, _, errOut := s.run(t, "init"); code != ExitOK {
+		t.Fatalf("qrdesk init: exit %d: %s", code, errOut)
+	}
+	return s
+}
+
+// newBareStation is a station before 'qrdesk init': an empty folder.
+func newBareStation(t testing.TB) *station {
 	return &station{dir: t.TempDir()}
 }
 
 func (s *station) env(k string) string {
+	if v, ok := s.vars[k]; ok {
+		return v
+	}
 	switch k {
 	case "QRDESK_HOME":
 		return s.dir
@@ -48,8 +64,14 @@ func (s *station) env(k string) string {
 // run runs one command in-process and returns exit code, stdout, stderr.
 func (s *station) run(t testing.TB, args ...string) (int, string, string) {
 	t.Helper()
+	return s.runStdin(t, "", args...)
+}
+
+// runStdin is run with stdin as the command's standard input.
+func (s *station) runStdin(t testing.TB, stdin string, args ...string) (int, string, string) {
+	t.Helper()
 	var out, errb bytes.Buffer
-	code := Main(context.Background(), args, Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: s.env})
+	code := Main(context.Background(), args, Env{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb, Getenv: s.env})
 	return code, out.String(), errb.String()
 }
 

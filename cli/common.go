@@ -3,9 +3,11 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -94,9 +96,20 @@ type session struct {
 
 func (s *session) Close() { s.db.Close() }
 
-// open loads (creating on first use) the key file and the database.
+// open loads the key file and the database. A missing key file is refused
+// before anything is written: only set-up creates one (see openCreating).
 func open(ctx context.Context, env *Env, c *common) (*session, error) {
-	keys, err := app.LoadKeys(c.keyFile, true)
+	return openSession(ctx, env, c, false)
+}
+
+// openCreating is open for set-up ('qrdesk init', the window's first run):
+// a missing key file is created with a new key ring.
+func openCreating(ctx context.Context, env *Env, c *common) (*session, error) {
+	return openSession(ctx, env, c, true)
+}
+
+func openSession(ctx context.Context, env *Env, c *common, createKey bool) (*session, error) {
+	keys, err := app.LoadKeys(c.keyFile, createKey)
 	if err != nil {
 		return nil, &app.Error{Kind: app.KindUnavailable, Message: err.Error()}
 	}
@@ -173,9 +186,14 @@ func isFlagSet(fs *flag.FlagSet, name string) bool {
 }
 
 // OpenService opens the key ring and database for a long-running caller (the
-// GUI); close the returned store when done.
+// GUI); close the returned store when done. The window's first run (no
+// database yet) is the station's set-up and, like 'qrdesk init', creates a
+// missing key file; on later runs a missing key file is refused, so a lost
+// or mistyped one is reported instead of replaced by a new key ring.
 func OpenService(ctx context.Context, dbPath, keyFile string) (*app.Service, *store.DB, error) {
-	s, err := open(ctx, &Env{Getenv: os.Getenv}, &common{db: dbPath, keyFile: keyFile})
+	_, err := os.Stat(dbPath)
+	firstRun := errors.Is(err, fs.ErrNotExist)
+	s, err := openSession(ctx, &Env{Getenv: os.Getenv}, &common{db: dbPath, keyFile: keyFile}, firstRun)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -15,7 +15,7 @@ func runInit(ctx context.Context, env *Env, args []string) error {
 	if err := parseNone(fs, args); err != nil {
 		return err
 	}
-	s, err := open(ctx, env, c)
+	s, err := openCreating(ctx, env, c)
 	if err != nil {
 		return err
 	}

@@ -30,9 +30,9 @@ func runKey(ctx context.Context, env *Env, args []string) error {
 	if len(pos) == 0 {
 		return usagef("say list, rotate or retire ID")
 	}
-	keys, err := app.LoadKeys(c.keyFile, pos[0] != "list")
+	keys, err := app.LoadKeys(c.keyFile, false)
 	if err != nil {
-		return err
+		return &app.Error{Kind: app.KindUnavailable, Message: err.Error()}
 	}
 	switch {
 	case pos[0] == "list" && len(pos) == 1:

@@ -119,9 +119,12 @@ func multiStation(t *testing.T, cs *centralServer, servers int) {
 	var st [desks]*station
 	var codes []string
 	for i := range st {
-		st[i] = newStation(t)
+		st[i] = newBareStation(t)
 		token := cs.addStation(t, fmt.Sprintf("Desk %d", i+1), string(rune('A'+i)))
 		s := st[i]
+		if code, _, errOut := s.run(t, "init", "--key-file", keyFile); code != 0 { // the first desk creates the deployment's key file
+			t.Fatal(errOut)
+		}
 		if code, _, errOut := s.run(t, "settings", "--key-file", keyFile, "--station-id", string(rune('A'+i)), "--station-name", fmt.Sprintf("Desk %d", i+1), "--serial-digits", "5"); code != 0 {
 			t.Fatal(errOut)
 		}
@@ -351,8 +354,11 @@ func TestUnknownCodeAcceptedOffline(t *testing.T) {
 	keyFile := filepath.Join(t.TempDir(), "deployment.key")
 	var desks [2]*station
 	for i := range desks {
-		desks[i] = newStation(t)
+		desks[i] = newBareStation(t)
 		token := cs.addStation(t, fmt.Sprintf("Desk %d", i+1), string(rune('A'+i)))
+		if code, _, errOut := desks[i].run(t, "init", "--key-file", keyFile); code != 0 {
+			t.Fatal(errOut)
+		}
 		desks[i].run(t, "settings", "--key-file", keyFile, "--station-id", string(rune('A'+i)), "--station-name", fmt.Sprintf("Desk %d", i+1))
 		os.WriteFile(filepath.Join(desks[i].dir, "sync.json"), []byte(fmt.Sprintf(`{"server":"http://%s","token":%q}`, cs.addr, token)), 0o600)
 	}

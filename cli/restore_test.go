@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"crypto/rand"
+	"crypto/sha256"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,4 +73,89 @@ func TestRetiredKeyRefused(t *testing.T) {
 	if code, _, errOut := s.run(t, "key", "retire", "B"); code != ExitUsage || !strings.Contains(errOut, "active key") {
 		t.Fatalf("retiring the active key: %d %q", code, errOut)
 	}
+}
+
+// TestRefusedRestoreLeavesBackupUntouched: checking a backup must not write
+// to it. Each refused restore leaves the file (and its folder) as it was and
+// says what was wrong and what to do.
+func TestRefusedRestoreLeavesBackupUntouched(t *testing.T) {
+	other := newStation(t) // another deployment, another key ring
+	other.run(t, "init")
+	other.run(t, "issue", "--count", "2")
+	otherBackup := filepath.Join(t.TempDir(), "other.db")
+	if code, _, errOut := other.run(t, "backup", otherBackup); code != 0 {
+		t.Fatal(errOut)
+	}
+	random := make([]byte, 8192)
+	rand.Read(random)
+
+	for _, tc := range []struct {
+		name     string
+		make     func(path string) // nil: the file does not exist
+		errorHas []string
+	}{
+		{"Empty", func(p string) { writeFile(t, p, nil) }, []string{"is empty", "qrdesk backup"}},
+		{"RandomBytes", func(p string) { writeFile(t, p, random) }, []string{"not a qrdesk database", "qrdesk backup"}},
+		{"OtherKeyRing", func(p string) { writeFile(t, p, readFile(t, otherBackup)) }, []string{"another key ring", "key file it was made with"}},
+		// A copy of a live database (WAL mode) instead of a 'qrdesk backup'.
+		{"OtherLiveDatabase", func(p string) { writeFile(t, p, readFile(t, filepath.Join(other.dir, "qrdesk.db"))) }, []string{"another key ring"}},
+		{"Missing", nil, []string{"no file", "qrdesk backup"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newStation(t)
+			s.run(t, "init")
+			dir := t.TempDir()
+			path := filepath.Join(dir, "backup.db")
+			if tc.make != nil {
+				tc.make(path)
+			}
+			before := snapshot(t, dir)
+			code, _, errOut := s.run(t, "restore", path)
+			if code == ExitOK {
+				t.Fatalf("restore of %s succeeded", tc.name)
+			}
+			for _, want := range tc.errorHas {
+				if !strings.Contains(errOut, want) {
+					t.Errorf("stderr %q does not mention %q", errOut, want)
+				}
+			}
+			if strings.Count(strings.TrimSpace(errOut), "\n") > 0 {
+				t.Errorf("error is more than one line: %q", errOut)
+			}
+			if after := snapshot(t, dir); after != before {
+				t.Errorf("the refused restore changed the backup's folder:\nbefore %s\nafter  %s", before, after)
+			}
+		})
+	}
+}
+
+func writeFile(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// snapshot lists each file of dir with its size and sha256.
+func snapshot(t *testing.T, dir string) string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, e := range entries {
+		data := readFile(t, filepath.Join(dir, e.Name()))
+		fmt.Fprintf(&b, "%s %d %x; ", e.Name(), len(data), sha256.Sum256(data))
+	}
+	return b.String()
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,13 +13,16 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode"
+
+	"golang.org/x/term"
 
 	"qrdesk/app"
 	"qrdesk/server"
 )
 
 func init() {
-	register("sync", "sync with the central server now (--server URL --token T the first time)", runSync)
+	register("sync", "sync with the central server now (--server URL --token-file FILE the first time)", runSync)
 	register("conflicts", "codes redeemed at two stations while offline", runConflicts)
 }
 
@@ -42,9 +46,46 @@ func loadSyncConfig(c *common) (*syncConfig, error) {
 	}
 	var sc syncConfig
 	if err := json.Unmarshal(data, &sc); err != nil || sc.Server == "" {
-		return nil, fmt.Errorf("%s is damaged: run 'qrdesk sync --server URL --token TOKEN' again", syncConfigPath(c))
+		return nil, fmt.Errorf("%s is damaged: run 'qrdesk sync --server URL --token-file FILE' again", syncConfigPath(c))
 	}
 	return &sc, nil
+}
+
+// saveSyncConfig writes sync.json with mode 0600 whatever the old file's
+// mode was: a new file in the same folder, fsynced, then renamed over it.
+func saveSyncConfig(c *common, sc syncConfig) error {
+	path := syncConfigPath(c)
+	failed := func(err error) error {
+		return app.ErrorfWrap(app.KindUnavailable, err, "cannot save the server address in %s; check that its folder is writable", path)
+	}
+	data, err := json.Marshal(sc)
+	if err != nil {
+		return failed(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return failed(err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".sync-*.json")
+	if err != nil {
+		return failed(err)
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(data)
+	for _, step := range []func() error{func() error { return tmp.Chmod(0o600) }, tmp.Sync} {
+		if err == nil {
+			err = step()
+		}
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		return failed(err)
+	}
+	return nil
 }
 
 // remoteFor returns the central server client of this station, or nil.
@@ -56,27 +97,55 @@ func remoteFor(c *common) (app.Remote, error) {
 	return server.NewClient(sc.Server, sc.Token), nil
 }
 
+const syncUsage = `Usage: qrdesk sync [--server URL (--token-file FILE | --token -)] [flags]
+
+Syncs with the central server: uploads new batches and queued scans and
+downloads the other desks' codes and scans. The first time, give the server
+and this station's token (from 'qrdesk-server station add NAME'); both are
+saved in sync.json (mode 0600) beside the database for next time:
+
+  qrdesk sync --server https://server:8427 --token-file desk2.token
+  qrdesk sync --server https://server:8427 --token - < desk2.token
+
+'--token -' on a terminal asks for the token without showing it. With
+--server and no token flag, $QRDESK_TOKEN is used (e.g. from a service's
+environment file). '--token qrd_…' works too, but other users of this
+computer can read it in the process list.
+
+Flags:
+`
+
 func runSync(ctx context.Context, env *Env, args []string) error {
 	fs, c := newFlags(env, "sync", "")
 	serverURL := fs.String("server", "", "the central server, e.g. https://qrdesk.example:8427 (saved for next time)")
-	token := fs.String("token", "", "this station's token from 'qrdesk-server station add NAME' (saved, mode 0600)")
+	tokenFile := fs.String("token-file", "", "read this station's token from `FILE` (saved in sync.json, mode 0600)")
+	token := fs.String("token", "", "this station's token; '-' reads it from standard input (a token typed here is visible to other users: prefer --token-file)")
+	fs.Usage = func() { fmt.Fprint(env.Stderr, syncUsage); fs.PrintDefaults() }
 	if err := parseNone(fs, args); err != nil {
 		return err
 	}
-	if (*serverURL == "") != (*token == "") {
-		return usagef("give both --server and --token (or neither, to use the saved ones)")
+	if *token != "" && *tokenFile != "" {
+		return usagef("give only one of --token and --token-file")
 	}
-	if *serverURL != "" {
+	if *serverURL == "" {
+		if *token != "" || *tokenFile != "" {
+			return usagef("give --server URL with the token (or neither, to use the saved server)")
+		}
+	} else {
 		u, err := url.Parse(*serverURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return usagef("--server %q is not a server address: use http://HOST:PORT or https://HOST:PORT", *serverURL)
 		}
-		data, _ := json.Marshal(syncConfig{Server: strings.TrimRight(*serverURL, "/"), Token: *token})
-		if err := os.MkdirAll(filepath.Dir(syncConfigPath(c)), 0o700); err != nil {
+		tok, err := readToken(env, *token, *tokenFile)
+		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(syncConfigPath(c), data, 0o600); err != nil {
-			return fmt.Errorf("cannot save the server address: %w", err)
+		// Refuse before saving anything on a station that is not set up.
+		if _, err := app.LoadKeys(c.keyFile, false); err != nil {
+			return &app.Error{Kind: app.KindUnavailable, Message: err.Error()}
+		}
+		if err := saveSyncConfig(c, syncConfig{Server: strings.TrimRight(*serverURL, "/"), Token: tok}); err != nil {
+			return err
 		}
 	}
 	s, err := open(ctx, env, c)
@@ -85,7 +154,7 @@ func runSync(ctx context.Context, env *Env, args []string) error {
 	}
 	defer s.Close()
 	if s.svc.Remote == nil {
-		return usagef("this station has no server yet: run 'qrdesk sync --server URL --token TOKEN'")
+		return usagef("this station has no server yet: run 'qrdesk sync --server URL --token-file FILE'")
 	}
 	st, err := s.svc.Sync(ctx)
 	if err != nil {
@@ -98,6 +167,66 @@ func runSync(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintf(w, "synced at %s: %d events waiting, %d refused by the server, feed position %d\n",
 			time.Unix(st.LastOK, 0).Format("15:04:05"), st.Waiting, st.Rejected, st.Cursor)
 	})
+}
+
+// readToken returns the station's token from --token-file, '--token -'
+// (standard input), --token or $QRDESK_TOKEN, in that order, with the
+// surrounding whitespace trimmed. A token given as an argument works but
+// warns: any user can read another's command line in the process list.
+func readToken(env *Env, token, tokenFile string) (string, error) {
+	const hint = "this station's token from 'qrdesk-server station add'"
+	var tok, from string
+	switch {
+	case tokenFile != "":
+		data, err := os.ReadFile(tokenFile)
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", app.Errorf(app.KindInvalid, "cannot read the token file %s: there is no such file; give the file that holds %s", tokenFile, hint)
+		}
+		if err != nil {
+			return "", app.ErrorfWrap(app.KindInvalid, err, "cannot read the token file %s; check that you may read it", tokenFile)
+		}
+		tok, from = strings.TrimSpace(string(data)), "the token file "+tokenFile
+		if tok == "" {
+			return "", app.Errorf(app.KindInvalid, "the token file %s is empty: put %s in it", tokenFile, hint)
+		}
+	case token == "-":
+		line, err := readSecretLine(env, "token: ")
+		if err != nil {
+			return "", app.ErrorfWrap(app.KindInvalid, err, "cannot read the token from standard input")
+		}
+		tok, from = strings.TrimSpace(line), "standard input"
+		if tok == "" {
+			return "", app.Errorf(app.KindInvalid, "no token on standard input: pipe or type %s", hint)
+		}
+	case token != "":
+		fmt.Fprintln(env.Stderr, "qrdesk sync: warning: a token given with --token is visible to other users of this computer; use --token-file FILE or --token - (standard input) instead")
+		tok, from = strings.TrimSpace(token), "--token"
+	default:
+		tok, from = strings.TrimSpace(env.Getenv("QRDESK_TOKEN")), "$QRDESK_TOKEN"
+		if tok == "" {
+			return "", usagef("give %s with --token-file FILE, --token - (standard input) or $QRDESK_TOKEN", hint)
+		}
+	}
+	if strings.ContainsFunc(tok, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) {
+		return "", app.Errorf(app.KindInvalid, "the token from %s is not one word: give only %s, e.g. qrd_01fd…", from, hint)
+	}
+	return tok, nil
+}
+
+// readSecretLine reads one line from standard input; on a terminal it
+// prompts on stderr and does not echo what is typed.
+func readSecretLine(env *Env, prompt string) (string, error) {
+	if f, ok := env.Stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		fmt.Fprint(env.Stderr, prompt)
+		b, err := term.ReadPassword(int(f.Fd()))
+		fmt.Fprintln(env.Stderr)
+		return string(b), err
+	}
+	line, err := bufio.NewReader(env.Stdin).ReadString('\n')
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	return line, err
 }
 
 func runConflicts(ctx context.Context, env *Env, args []string) error {

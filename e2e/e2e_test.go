@@ -115,6 +115,7 @@ func buildBinary(t *testing.T) string {
 
 func TestScannerAtTheDesk(t *testing.T) {
 	s := &station{t: t, bin: buildBinary(t), home: t.TempDir(), display: startXvfb(t)}
+	s.json(&map[string]any{}, "init")
 	s.json(&map[string]any{}, "settings", "--prefix", "WH", "--station-name", "Desk 1", "--configured=true", "--default-operator", "li", "--sound=false")
 	var issued struct{ Codes []string }
 	s.json(&issued, "issue", "--count", "2")

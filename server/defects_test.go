@@ -397,5 +397,3 @@ func TestOfflineTimeSanity(t *testing.T) {
 		}
 	})
 }
-
-

@@ -2,8 +2,11 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -11,19 +14,44 @@ import (
 	"qrdesk/app"
 )
 
-// CheckBackup opens a backup, runs integrity_check and returns its settings.
+// CheckBackup looks into a backup and returns its settings. It never writes
+// to the file (read-only, no migration, no switch to WAL), so a backup that
+// is refused is left exactly as it was.
 func CheckBackup(ctx context.Context, path string) (app.Settings, error) {
-	if _, err := os.Stat(path); err != nil {
-		return app.Settings{}, app.Errorf(app.KindInvalid, "cannot read the backup %s: %v", path, err)
+	const hint = "give a file that 'qrdesk backup' wrote"
+	info, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return app.Settings{}, app.Errorf(app.KindInvalid, "there is no file %s: %s", path, hint)
+	case err != nil:
+		return app.Settings{}, app.ErrorfWrap(app.KindInvalid, err, "cannot read the backup %s; check the file permissions", path)
+	case info.IsDir():
+		return app.Settings{}, app.Errorf(app.KindInvalid, "%s is a folder, not a backup: %s", path, hint)
+	case info.Size() == 0:
+		return app.Settings{}, app.Errorf(app.KindInvalid, "the backup %s is empty: %s", path, hint)
 	}
-	b, err := Open(ctx, path)
+	sqldb, err := sql.Open("sqlite", readOnlyDSN(path))
 	if err != nil {
-		return app.Settings{}, err
+		return app.Settings{}, app.ErrorfWrap(app.KindInternal, err, "cannot open the backup %s", path)
 	}
-	defer b.Close()
+	defer sqldb.Close()
+	b := &DB{db: sqldb, path: path, now: time.Now}
+	damaged := func(err error) error {
+		return app.ErrorfWrap(app.KindInvalid, err, "the backup %s is not a qrdesk database or is damaged: %s", path, hint)
+	}
 	var result string
-	if err := b.db.QueryRowContext(ctx, `PRAGMA integrity_check`).Scan(&result); err != nil || result != "ok" {
-		return app.Settings{}, app.Errorf(app.KindInvalid, "the backup %s is damaged (integrity check: %s)", path, result)
+	if err := sqldb.QueryRowContext(ctx, `PRAGMA integrity_check`).Scan(&result); err != nil {
+		return app.Settings{}, damaged(err)
+	}
+	if result != "ok" {
+		return app.Settings{}, damaged(fmt.Errorf("integrity check: %s", result))
+	}
+	var tables int
+	if err := sqldb.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('settings', 'schema_migrations')`).Scan(&tables); err != nil {
+		return app.Settings{}, damaged(err)
+	}
+	if tables != 2 {
+		return app.Settings{}, damaged(errors.New("no qrdesk tables"))
 	}
 	return b.LoadSettings(ctx)
 }

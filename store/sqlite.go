@@ -55,6 +55,19 @@ func dsn(path string) string {
 	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
 }
 
+// readOnlyDSN is for looking into a file that must not change (a backup
+// before it is restored). mode=ro opens it read-only and query_only refuses
+// any write; immutable=1 takes no locks and creates no -wal or -shm file
+// beside a copy of a live (WAL) database. No journal mode is set: switching
+// to WAL would write the file header.
+func readOnlyDSN(path string) string {
+	q := url.Values{}
+	q.Set("mode", "ro")
+	q.Set("immutable", "1")
+	q.Add("_pragma", "query_only(1)")
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+}
+
 // Open opens (creating if needed) the database at path and migrates it.
 func Open(ctx context.Context, path string) (*DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
