@@ -301,6 +301,8 @@ func outcomeTitle(o app.Outcome) string {
 		return T("NOT A CODE")
 	case app.OutcomeValid:
 		return T("VALID")
+	case app.OutcomeServerRefused:
+		return T("REFUSED BY THE SERVER")
 	}
 	return string(o)
 }
@@ -313,6 +315,8 @@ func outcomeHint(o app.Outcome) string {
 		return T("The label was not issued here or was altered: do not hand over")
 	case app.OutcomeMalformed:
 		return T("This is not a qrdesk label: scan again")
+	case app.OutcomeServerRefused:
+		return T("Do not hand over: the server refuses this desk; ask the administrator")
 	}
 	return ""
 }

@@ -61,8 +61,17 @@ func (b *syncBanner) run(ctx context.Context) {
 
 func (b *syncBanner) text(st app.SyncStatus, err error) string {
 	state := T("Online")
-	if err != nil {
+	var refusal *app.ServerRefusal
+	switch {
+	case app.DeskRefusal(err) != nil:
+		// An answer, not an outage: this desk redeems nothing until the
+		// administrator acts.
+		refusal = app.DeskRefusal(err)
+		state = T("REFUSED BY THE SERVER: no scan is accepted here") + " (" + deskRefusalText(refusal) + ")"
+	case err != nil && app.IsTransient(err):
 		state = T("OFFLINE: scans are decided here and uploaded later")
+	case err != nil:
+		state = T("Sync problem") + ": " + app.ErrorMessage(err)
 	}
 	last := T("never")
 	if st.LastOK != 0 {
@@ -73,4 +82,16 @@ func (b *syncBanner) text(st app.SyncStatus, err error) string {
 		text += " · " + T("WARNING: other desks' data is more than 5 minutes old")
 	}
 	return text
+}
+
+// deskRefusalText says in the clerk's language why the server refuses this
+// desk and who can fix it.
+func deskRefusalText(r *app.ServerRefusal) string {
+	switch r.Code {
+	case app.RefusedRevoked:
+		return T("this desk was revoked: ask the administrator for a new token")
+	case app.RefusedWrongRing:
+		return T("this desk's key file is not the deployment's: ask the administrator")
+	}
+	return T("the server does not know this desk's token: ask the administrator")
 }

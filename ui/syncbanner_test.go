@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http/httptest"
 	"path/filepath"
@@ -32,8 +33,12 @@ func TestSyncBanner(t *testing.T) {
 		not  string
 	}{
 		{app.SyncStatus{LastOK: now - 10, Waiting: 0}, nil, []string{"Online", "0 waiting"}, "WARNING"},
-		{app.SyncStatus{LastOK: now - 600, Waiting: 3}, errors.New("down"), []string{"OFFLINE", "3 waiting", "WARNING"}, ""},
+		{app.SyncStatus{LastOK: now - 600, Waiting: 3}, app.ErrTransient, []string{"OFFLINE", "3 waiting", "WARNING"}, ""},
+		{app.SyncStatus{LastOK: now - 600, Waiting: 3}, errors.New("disk full"), []string{"Sync problem", "disk full"}, "OFFLINE"},
 		{app.SyncStatus{}, nil, []string{"never", "WARNING"}, ""},
+		{app.SyncStatus{LastOK: now - 10}, &app.ServerRefusal{Status: 403, Code: app.RefusedRevoked, Message: "revoked"}, []string{"REFUSED BY THE SERVER", "revoked"}, "OFFLINE"},
+		{app.SyncStatus{LastOK: now - 10}, &app.ServerRefusal{Status: 409, Code: app.RefusedWrongRing}, []string{"REFUSED BY THE SERVER", "key file"}, "OFFLINE"},
+		{app.SyncStatus{LastOK: now - 10}, fmt.Errorf("upload: %w", app.ErrTransient), []string{"OFFLINE"}, "REFUSED"},
 	} {
 		got := b.text(tc.st, tc.err)
 		for _, w := range tc.want {
