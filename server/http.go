@@ -22,7 +22,7 @@ import (
 
 // Limits of a request.
 const (
-	MaxBody = 8 << 20 // a batch of 100,000 codes fits
+	MaxBody = 12 << 20 // a batch of 100,000 codes (8.7 MB of JSON) fits
 	// RingHeader carries the station's key-ring id on every request.
 	RingHeader = "X-Qrdesk-Key-Ring"
 )
