@@ -557,8 +557,13 @@ func (c *CentralDB) Conflicts(ctx context.Context, from, to int64) ([]central.Co
 
 // FlaggedEvent is an event the server did not take at its word.
 type FlaggedEvent struct {
-	EventID, Station, Kind, Code, Flag string
-	At, ReceivedAt                     int64
+	EventID    string `json:"event_id"`
+	Station    string `json:"station"`
+	Kind       string `json:"kind"`
+	Code       string `json:"code"`
+	Flag       string `json:"flag"`
+	At         int64  `json:"at"`          // what the desk said
+	ReceivedAt int64  `json:"received_at"` // the server's clock, the time it was decided at
 }
 
 // FlaggedEvents lists the events received in [from, to) with a flag, for
