@@ -277,13 +277,9 @@ func (c *CentralDB) addChanges(ctx context.Context, tx *etx, changes ...change) 
 	if len(changes) == 0 {
 		return nil
 	}
-	if c.e.postgres {
-		// Feed readers follow seq: writers that add changes take turns, so
-		// no change commits behind a cursor a station already passed.
-		if _, err := tx.exec(ctx, `SELECT pg_advisory_xact_lock(8427)`); err != nil {
-			return err
-		}
-	}
+	// No lock here: on PostgreSQL the feed position is given after commit
+	// (placeChanges); on SQLite writers are one at a time, so seq order is
+	// commit order.
 	var q strings.Builder
 	q.WriteString(`INSERT INTO changes (kind, code, station, data) VALUES `)
 	args := make([]any, 0, 4*len(changes))
@@ -520,8 +516,17 @@ func (c *CentralDB) setDisabled(ctx context.Context, tx *etx, st central.Station
 	return central.Result{Outcome: ev.Kind + "d"}, c.addChanges(ctx, tx, change{ev.Kind, ev.Code, st.Name, string(data)})
 }
 
+// Changes returns the feed after the cursor: on SQLite the position is
+// seq; on PostgreSQL the position placeChanges gave.
 func (c *CentralDB) Changes(ctx context.Context, after int64, limit int) ([]central.Change, error) {
-	rows, err := c.e.query(ctx, `SELECT seq, kind, code, station, data FROM changes WHERE seq > ? ORDER BY seq LIMIT ?`, after, limit)
+	query := `SELECT seq, kind, code, station, data FROM changes WHERE seq > ? ORDER BY seq LIMIT ?`
+	if c.e.postgres {
+		if err := c.placeChanges(ctx); err != nil {
+			return nil, err
+		}
+		query = `SELECT pos, kind, code, station, data FROM changes WHERE pos > ? ORDER BY pos LIMIT ?`
+	}
+	rows, err := c.e.query(ctx, query, after, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -535,6 +540,32 @@ func (c *CentralDB) Changes(ctx context.Context, after int64, limit int) ([]cent
 		out = append(out, ch)
 	}
 	return out, rows.Err()
+}
+
+// placeChanges gives feed positions (PostgreSQL) to the changes whose
+// transactions have finished: a change is placed only when its transaction
+// id is below the oldest one still running, so no change can commit later
+// with a smaller position. Placers take turns (a lock here, in the feed
+// reader, never in a writer); one that finds another at work leaves the
+// placing to it.
+func (c *CentralDB) placeChanges(ctx context.Context) error {
+	tx, err := c.e.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.done()
+	var mine bool
+	if err := tx.queryRow(ctx, `SELECT pg_try_advisory_xact_lock(8427)`).Scan(&mine); err != nil || !mine {
+		return err
+	}
+	if _, err := tx.exec(ctx, `WITH ready AS (
+			SELECT seq, row_number() OVER (ORDER BY xid, seq) AS n FROM changes
+			WHERE pos IS NULL AND xid < pg_snapshot_xmin(pg_current_snapshot())),
+		base AS (SELECT COALESCE(max(pos), 0) AS b FROM changes)
+		UPDATE changes SET pos = base.b + ready.n FROM ready, base WHERE changes.seq = ready.seq`); err != nil {
+		return err
+	}
+	return tx.commit()
 }
 
 func (c *CentralDB) Conflicts(ctx context.Context, from, to int64) ([]central.Conflict, error) {
