@@ -79,7 +79,13 @@ func start() error {
 	if err := run(initdb, "-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C.UTF-8"); err != nil {
 		return err
 	}
-	opts := fmt.Sprintf("-p %d -c listen_addresses=127.0.0.1 -k %s -c fsync=off", cluster.port, dir)
+	// Tests run without fsync (speed); benchmarks set QRDESK_PG_DURABLE=1 to
+	// measure with fsync and synchronous_commit on, as in production.
+	durability := "-c fsync=off"
+	if os.Getenv("QRDESK_PG_DURABLE") == "1" {
+		durability = "-c fsync=on -c synchronous_commit=on"
+	}
+	opts := fmt.Sprintf("-p %d -c listen_addresses=127.0.0.1 -k %s %s", cluster.port, dir, durability)
 	return run(ctl, "-D", data, "-o", opts, "-w", "-l", filepath.Join(dir, "log"), "start")
 }
 
