@@ -51,7 +51,7 @@ soak: deps
 
 # Benchmarks behind docs/performance.md.
 bench: deps
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime 1x -timeout 30m ./store/ ./printing/ ./ui/
+	QRDESK_PG_DURABLE=1 $(GO) test -run '^$$' -bench . -benchmem -benchtime 1x -timeout 30m ./store/ ./server/ ./printing/ ./ui/
 
 clean:
 	rm -rf bin

@@ -69,7 +69,9 @@ type Remote interface {
 	UploadBatch(ctx context.Context, ringID string, codes []UploadCode) error
 	Redeem(ctx context.Context, ringID string, ev RemoteEvent) (RemoteResult, error)
 	Events(ctx context.Context, ringID string, evs []RemoteEvent) ([]RemoteResult, error)
-	Changes(ctx context.Context, ringID string, after int64) ([]RemoteChange, int64, error)
+	// Changes returns the feed after the cursor; with wait > 0 the server
+	// holds an empty answer until a change arrives or wait passes.
+	Changes(ctx context.Context, ringID string, after int64, wait time.Duration) ([]RemoteChange, int64, error)
 }
 
 // SyncStore is what syncing needs of the station database.
@@ -135,7 +137,7 @@ func (s *Service) Sync(ctx context.Context) (SyncStatus, error) {
 	if err := s.uploadEvents(ctx, ss, ring); err != nil {
 		return SyncStatus{}, err
 	}
-	if err := s.downloadChanges(ctx, ss, ring); err != nil {
+	if err := s.downloadChanges(ctx, ss, ring, 0); err != nil {
 		return SyncStatus{}, err
 	}
 	if batchErr != nil {
@@ -188,7 +190,7 @@ func (s *Service) uploadBatches(ctx context.Context, ss SyncStore, ring string) 
 // downloadChanges brings in the other desks' changes. Every code is
 // verified against the key ring first: a code that does not verify was not
 // issued in this deployment, so it is dropped (and logged), never stored.
-func (s *Service) downloadChanges(ctx context.Context, ss SyncStore, ring string) error {
+func (s *Service) downloadChanges(ctx context.Context, ss SyncStore, ring string, wait time.Duration) error {
 	set, err := s.Store.LoadSettings(ctx)
 	if err != nil {
 		return err
@@ -198,13 +200,14 @@ func (s *Service) downloadChanges(ctx context.Context, ss SyncStore, ring string
 		return err
 	}
 	for {
-		changes, next, err := s.Remote.Changes(ctx, ring, st.Cursor)
+		changes, next, err := s.Remote.Changes(ctx, ring, st.Cursor, wait)
 		if err != nil {
 			return err
 		}
 		if len(changes) == 0 {
 			return nil
 		}
+		wait = 0 // only the first request waits
 		kept := changes[:0:0]
 		for _, ch := range changes {
 			if err := s.verifyChange(ch); err != nil {
@@ -287,4 +290,31 @@ func (s *Service) uploadOneByOne(ctx context.Context, ring string, evs []RemoteE
 		}
 	}
 	return results, nil
+}
+
+// FollowWait is how long one request of Follow waits for a change.
+const FollowWait = 20 * time.Second
+
+// Follow keeps this desk's copy of the other desks' changes current while
+// the server answers: it long-polls the feed, so a label redeemed at one
+// desk is known here within a fraction of a second, before the network
+// can fail in between. Uploads stay with Sync. It returns when ctx ends.
+func (s *Service) Follow(ctx context.Context) {
+	ss, ok := s.Store.(SyncStore)
+	if !ok || s.Remote == nil {
+		return
+	}
+	pause := time.Second
+	for ctx.Err() == nil {
+		err := s.downloadChanges(ctx, ss, s.Keys.RingID(), FollowWait)
+		if err == nil {
+			pause = time.Second
+			continue
+		}
+		select { // the server is away or refuses: Sync reports it; look again later
+		case <-ctx.Done():
+		case <-time.After(pause):
+		}
+		pause = min(pause*2, 30*time.Second)
+	}
 }

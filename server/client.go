@@ -97,12 +97,12 @@ func (c *Client) Events(ctx context.Context, ring string, evs []app.RemoteEvent)
 	return out.Results, err
 }
 
-func (c *Client) Changes(ctx context.Context, ring string, after int64) ([]app.RemoteChange, int64, error) {
+func (c *Client) Changes(ctx context.Context, ring string, after int64, wait time.Duration) ([]app.RemoteChange, int64, error) {
 	var out struct {
 		Changes []app.RemoteChange
 		Next    int64
 	}
-	err := c.do(ctx, "GET", fmt.Sprintf("/v1/changes?after=%d", after), ring, nil, &out)
+	err := c.do(ctx, "GET", fmt.Sprintf("/v1/changes?after=%d&wait=%d", after, int(wait/time.Second)), ring, nil, &out)
 	return out.Changes, out.Next, err
 }
 

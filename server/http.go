@@ -264,13 +264,39 @@ func (a *API) changes(r *http.Request, st central.Station) (any, error) {
 			return nil, central.Badf("limit must be 1 to %d", central.MaxChangesPage)
 		}
 	}
-	ch, err := a.Store.Changes(r.Context(), after, limit)
-	next := after
-	if len(ch) > 0 {
-		next = ch[len(ch)-1].Seq
+	wait := 0
+	if w := r.URL.Query().Get("wait"); w != "" {
+		if wait, err = strconv.Atoi(w); err != nil || wait < 0 || wait > MaxWait {
+			return nil, central.Badf("wait must be 0 to %d seconds", MaxWait)
+		}
 	}
-	return map[string]any{"changes": ch, "next": next}, err
+	// Long poll: with wait, an empty answer is held until a change arrives
+	// (or wait seconds pass), so a desk that is online learns of another
+	// desk's redemption within a fraction of a second.
+	deadline := time.Now().Add(time.Duration(wait) * time.Second)
+	for {
+		ch, err := a.Store.Changes(r.Context(), after, limit)
+		if err != nil || len(ch) > 0 || !time.Now().Before(deadline) {
+			next := after
+			if len(ch) > 0 {
+				next = ch[len(ch)-1].Seq
+			}
+			return map[string]any{"changes": ch, "next": next}, err
+		}
+		select {
+		case <-r.Context().Done():
+			return nil, r.Context().Err()
+		case <-time.After(feedPoll):
+		}
+	}
 }
+
+// MaxWait bounds a long poll of the feed, below the server's 30 s write
+// timeout; feedPoll is how often a waiting poll looks again.
+const (
+	MaxWait  = 25
+	feedPoll = 100 * time.Millisecond
+)
 
 func (a *API) conflicts(r *http.Request, st central.Station) (any, error) {
 	day, err := dayRange(r.URL.Query().Get("date"), a.Now())

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 
@@ -25,7 +26,14 @@ type CentralDB struct {
 
 	groupOnce sync.Once     // starts the SQLite group committer on first use
 	jobs      chan groupJob // events waiting for the next group commit
+
+	placeMu  sync.Mutex // PostgreSQL feed placing, at most every placeEvery
+	placedAt time.Time
 }
+
+// placeEvery spaces this process's feed placings: long-polling desks read
+// the feed ten times a second each, and one placing serves them all.
+const placeEvery = 20 * time.Millisecond
 
 var _ central.Store = (*CentralDB)(nil)
 
@@ -549,6 +557,12 @@ func (c *CentralDB) Changes(ctx context.Context, after int64, limit int) ([]cent
 // reader, never in a writer); one that finds another at work leaves the
 // placing to it.
 func (c *CentralDB) placeChanges(ctx context.Context) error {
+	c.placeMu.Lock()
+	defer c.placeMu.Unlock()
+	if time.Since(c.placedAt) < placeEvery {
+		return nil
+	}
+	c.placedAt = time.Now()
 	tx, err := c.e.begin(ctx)
 	if err != nil {
 		return err

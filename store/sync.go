@@ -120,7 +120,18 @@ func (d *DB) ApplyChanges(ctx context.Context, changes []app.RemoteChange, next 
 		return d.wrap(err, "cannot apply the server's changes")
 	}
 	defer tx.Rollback()
+	// Sync and Follow may download at once: a change at or before the
+	// stored cursor was applied already and is never applied again (an old
+	// disable must not undo a later enable), and the cursor never goes back.
+	var cursor int64
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT CAST(value AS INTEGER) FROM sync_state WHERE key = 'cursor'), 0)`).Scan(&cursor); err != nil {
+		return d.wrap(err, "cannot apply the server's changes")
+	}
+	next = max(next, cursor)
 	for _, ch := range changes {
+		if ch.Seq <= cursor {
+			continue
+		}
 		// Our own disables and enables are already applied here (and may
 		// have been undone since); codes and redemptions are idempotent and
 		// may be new to us: a code of another desk redeemed here online

@@ -40,6 +40,7 @@ func (b *syncBanner) run(ctx context.Context) {
 	if b.env.svc.Remote == nil {
 		return
 	}
+	go b.env.svc.Follow(ctx) // other desks' changes within a second while online
 	wait := syncEvery
 	for {
 		st, err := b.env.svc.Sync(ctx)
