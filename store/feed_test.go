@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"qrdesk/central"
 	"qrdesk/internal/testpg"
@@ -141,6 +142,7 @@ func TestFeedUnderConcurrentWriters(t *testing.T) {
 	wg.Wait()
 	close(stop)
 	<-done
+	time.Sleep(2 * placeEvery) // the last placing is due
 	follow()
 	if len(seen) != writers*each {
 		t.Fatalf("the desk saw %d of %d changes", len(seen), writers*each)
