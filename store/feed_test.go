@@ -85,6 +85,7 @@ func TestFeedNeverPassesALaterCommit(t *testing.T) {
 		t.Fatalf("the feed served %v while an older transaction was still open: its cursor would skip FIRST", got)
 	}
 	commitFirst()
+	time.Sleep(2 * placeEvery)
 	got, _ = feedCodes(t, c, cursor)
 	if strings.Join(got, ",") != "FIRST,SECOND" {
 		t.Fatalf("after the commit the feed serves %v, want FIRST,SECOND", got)
