@@ -29,13 +29,16 @@ type keyFileKey struct {
 // LoadKeys reads the key ring at path. With create set, a missing file is
 // created with one new key (mode 0600). A file that other users can read is
 // refused: anyone holding the key can forge labels.
-func LoadKeys(path string, create bool) (Keys, error) {
+func LoadKeys(path string, create bool) (Keys, error) { return LoadKeysAt(path, create, time.Now()) }
+
+// LoadKeysAt is LoadKeys with the time a new key is created at.
+func LoadKeysAt(path string, create bool, now time.Time) (Keys, error) {
 	info, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		if !create {
 			return Keys{}, fmt.Errorf("key file %s does not exist; run 'qrdesk init' first", path)
 		}
-		return createKeys(path)
+		return createKeys(path, now)
 	}
 	if err != nil {
 		return Keys{}, fmt.Errorf("cannot read key file %s: %w", path, err)
@@ -69,9 +72,9 @@ func decodeKeys(path string, data []byte) (Keys, error) {
 	return ks, nil
 }
 
-func createKeys(path string) (Keys, error) {
+func createKeys(path string, now time.Time) (Keys, error) {
 	ks := Keys{}
-	if err := ks.addKey(time.Now()); err != nil {
+	if err := ks.addKey(now); err != nil {
 		return Keys{}, err
 	}
 	// Written under a temporary name and linked into place: if another

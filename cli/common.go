@@ -96,7 +96,7 @@ func (s *session) Close() { s.db.Close() }
 
 // open loads (creating on first use) the key file and the database.
 func open(ctx context.Context, env *Env, c *common) (*session, error) {
-	keys, err := app.LoadKeys(c.keyFile, true)
+	keys, err := app.LoadKeysAt(c.keyFile, true, env.now())
 	if err != nil {
 		return nil, &app.Error{Kind: app.KindUnavailable, Message: err.Error()}
 	}
@@ -104,9 +104,11 @@ func open(ctx context.Context, env *Env, c *common) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
+	db.UseClock(env.now)
 	logFile := store.NewLogFile(filepath.Join(filepath.Dir(c.db), "qrdesk.log"), 10<<20)
 	log := slog.New(slog.NewJSONHandler(logFile, nil))
 	svc := app.NewService(db, keys, log)
+	svc.Now = env.now
 	if err := svc.BindKeyRing(ctx); err != nil {
 		db.Close()
 		return nil, err

@@ -22,17 +22,24 @@ import (
 	"syscall"
 	"time"
 
+	"qrdesk/app"
 	"qrdesk/server"
 	"qrdesk/store"
 )
 
+// clock is the server's time: station enrolment, every event it records,
+// online redemptions and expiry, and the report's "today". Only a build for
+// the CLI tests (tag qrdesk_testclock) replaces it.
+var clock = time.Now
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr, clock))
 }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// run runs one command line with the clock now and returns the exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func() time.Time) int {
 	cmd := "serve"
 	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]
@@ -67,11 +74,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
 	switch cmd {
 	case "serve":
-		err = serve(ctx, st, log, *listen, *cert, *key)
+		err = serve(ctx, st, log, now, *listen, *cert, *key)
 	case "station":
-		err = station(ctx, st, pos, stdout)
+		err = station(ctx, st, now, pos, stdout)
 	case "report":
-		err = report(ctx, st, *date, stdout)
+		err = report(ctx, st, now, *date, stdout)
 	default:
 		fmt.Fprintf(stderr, "qrdesk-server: unknown command %q: use serve, station or report\n", cmd)
 		return 2
@@ -91,8 +98,8 @@ func envOr(k, def string) string {
 }
 
 // serve runs the API until ctx ends, then drains requests in flight.
-func serve(ctx context.Context, st server.Store, log *slog.Logger, listen, cert, key string) error {
-	api := &server.API{Store: st, Log: log, Now: time.Now}
+func serve(ctx context.Context, st server.Store, log *slog.Logger, now func() time.Time, listen, cert, key string) error {
+	api := &server.API{Store: st, Log: log, Now: now}
 	srv := &http.Server{Addr: listen, Handler: api.Handler(),
 		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second, IdleTimeout: 60 * time.Second}
 	errc := make(chan error, 1)
@@ -115,7 +122,7 @@ func serve(ctx context.Context, st server.Store, log *slog.Logger, listen, cert,
 	return srv.Shutdown(shutdown)
 }
 
-func station(ctx context.Context, st server.Store, args []string, out io.Writer) error {
+func station(ctx context.Context, st server.Store, now func() time.Time, args []string, out io.Writer) error {
 	switch {
 	case len(args) == 2 && args[0] == "add":
 		buf := make([]byte, 24)
@@ -123,13 +130,13 @@ func station(ctx context.Context, st server.Store, args []string, out io.Writer)
 			return err
 		}
 		token := "qrd_" + hex.EncodeToString(buf)
-		if err := st.AddStation(ctx, args[1], server.HashToken(token), time.Now().Unix()); err != nil {
+		if err := st.AddStation(ctx, args[1], server.HashToken(token), now().Unix()); err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "station %s added. Its token (shown once, keep it secret):\n%s\n", args[1], token)
 		return nil
 	case len(args) == 2 && args[0] == "revoke":
-		return st.RevokeStation(ctx, args[1], time.Now().Unix())
+		return st.RevokeStation(ctx, args[1], now().Unix())
 	case len(args) == 1 && args[0] == "list":
 		list, err := st.Stations(ctx)
 		for _, s := range list {
@@ -144,16 +151,17 @@ func station(ctx context.Context, st server.Store, args []string, out io.Writer)
 	return errors.New("say: station add NAME, station revoke NAME or station list")
 }
 
-func report(ctx context.Context, st server.Store, date string, out io.Writer) error {
-	day := time.Now()
+// report prints the conflicts whose first redemption was on one local day
+// (a day is 23 or 25 hours long when the clocks change).
+func report(ctx context.Context, st server.Store, now func() time.Time, date string, out io.Writer) error {
+	today := now()
+	from := app.Day(today)
 	if date != "" {
 		var err error
-		if day, err = time.ParseInLocation("2006-01-02", date, time.Local); err != nil {
+		if from, err = time.ParseInLocation("2006-01-02", date, today.Location()); err != nil {
 			return errors.New("--date must be YYYY-MM-DD")
 		}
 	}
-	y, m, d := day.Date()
-	from := time.Date(y, m, d, 0, 0, 0, 0, time.Local)
 	list, err := st.Conflicts(ctx, from.Unix(), from.AddDate(0, 0, 1).Unix())
 	if err != nil {
 		return err
