@@ -41,13 +41,16 @@ func (e *NoKeyFileError) Is(target error) bool { return target == fs.ErrNotExist
 // Only set-up ('qrdesk init', the window's first run) creates: a command
 // given a mistyped path must not start a second key ring. A file that other
 // users can read is refused: anyone holding the key can forge labels.
-func LoadKeys(path string, create bool) (Keys, error) {
+func LoadKeys(path string, create bool) (Keys, error) { return LoadKeysAt(path, create, time.Now()) }
+
+// LoadKeysAt is LoadKeys with the time a new key is created at.
+func LoadKeysAt(path string, create bool, now time.Time) (Keys, error) {
 	info, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		if !create {
 			return Keys{}, &NoKeyFileError{Path: path}
 		}
-		return createKeys(path)
+		return createKeys(path, now)
 	}
 	if err != nil {
 		return Keys{}, fmt.Errorf("cannot read key file %s: %w", path, err)
@@ -81,9 +84,9 @@ func decodeKeys(path string, data []byte) (Keys, error) {
 	return ks, nil
 }
 
-func createKeys(path string) (Keys, error) {
+func createKeys(path string, now time.Time) (Keys, error) {
 	ks := Keys{}
-	if err := ks.addKey(time.Now()); err != nil {
+	if err := ks.addKey(now); err != nil {
 		return Keys{}, err
 	}
 	// Written under a temporary name and linked into place: if another

@@ -344,12 +344,7 @@ func (s *Service) Stats(ctx context.Context, date string) (Stats, error) {
 	if err != nil {
 		return Stats{}, err
 	}
-	st, err := s.Store.Stats(ctx, day.Unix(), day.AddDate(0, 0, 1).Unix())
-	if err != nil {
-		return Stats{}, err
-	}
-	st.Date = day.Format("2006-01-02")
-	return st, nil
+	return s.dayStats(ctx, day)
 }
 
 // History returns the figures of the last n local days, oldest first.
@@ -357,15 +352,25 @@ func (s *Service) History(ctx context.Context, n int) ([]Stats, error) {
 	today := Day(s.Now())
 	out := make([]Stats, 0, n)
 	for i := n - 1; i >= 0; i-- {
-		day := today.AddDate(0, 0, -i)
-		st, err := s.Store.Stats(ctx, day.Unix(), day.AddDate(0, 0, 1).Unix())
+		st, err := s.dayStats(ctx, today.AddDate(0, 0, -i))
 		if err != nil {
 			return nil, err
 		}
-		st.Date = day.Format("2006-01-02")
 		out = append(out, st)
 	}
 	return out, nil
+}
+
+// dayStats counts the figures of the local day that starts at day (local
+// midnight). A day is 23 or 25 hours long when the clocks change.
+func (s *Service) dayStats(ctx context.Context, day time.Time) (Stats, error) {
+	date := day.Format("2006-01-02")
+	st, err := s.Store.Stats(ctx, date, day.Unix(), day.AddDate(0, 0, 1).Unix())
+	if err != nil {
+		return Stats{}, err
+	}
+	st.Date = date
+	return st, nil
 }
 
 // Expire marks every code whose expiry passed.

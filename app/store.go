@@ -38,8 +38,10 @@ type Store interface {
 	Search(ctx context.Context, q SearchQuery) ([]CodeRecord, error)
 	// History returns the scan attempts and audit entries of one code.
 	History(ctx context.Context, codeID int64) ([]Event, error)
-	// Stats counts the figures of [from, to) in Unix seconds.
-	Stats(ctx context.Context, from, to int64) (Stats, error)
+	// Stats counts the figures of [from, to) in Unix seconds; unused counts
+	// the codes with label date day (YYYY-MM-DD). The caller names the day:
+	// the store cannot tell which time zone from is midnight in.
+	Stats(ctx context.Context, day string, from, to int64) (Stats, error)
 	// ExpireDue marks unused codes whose expiry passed as expired.
 	ExpireDue(ctx context.Context, now int64) (int64, error)
 	// ExportCodes writes the codes of a label day (or issued that day) as CSV.

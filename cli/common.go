@@ -109,7 +109,7 @@ func openCreating(ctx context.Context, env *Env, c *common) (*session, error) {
 }
 
 func openSession(ctx context.Context, env *Env, c *common, createKey bool) (*session, error) {
-	keys, err := app.LoadKeys(c.keyFile, createKey)
+	keys, err := app.LoadKeysAt(c.keyFile, createKey, env.now())
 	if err != nil {
 		return nil, &app.Error{Kind: app.KindUnavailable, Message: err.Error()}
 	}
@@ -117,9 +117,11 @@ func openSession(ctx context.Context, env *Env, c *common, createKey bool) (*ses
 	if err != nil {
 		return nil, err
 	}
+	db.UseClock(env.now)
 	logFile := store.NewLogFile(filepath.Join(filepath.Dir(c.db), "qrdesk.log"), 10<<20)
 	log := slog.New(slog.NewJSONHandler(logFile, nil))
 	svc := app.NewService(db, keys, log)
+	svc.Now = env.now
 	if err := svc.BindKeyRing(ctx); err != nil {
 		db.Close()
 		return nil, err

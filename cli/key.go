@@ -30,14 +30,14 @@ func runKey(ctx context.Context, env *Env, args []string) error {
 	if len(pos) == 0 {
 		return usagef("say list, rotate or retire ID")
 	}
-	keys, err := app.LoadKeys(c.keyFile, false)
+	keys, err := app.LoadKeysAt(c.keyFile, false, env.now())
 	if err != nil {
 		return &app.Error{Kind: app.KindUnavailable, Message: err.Error()}
 	}
 	switch {
 	case pos[0] == "list" && len(pos) == 1:
 	case pos[0] == "rotate" && len(pos) == 1:
-		if err := keys.Rotate(time.Now()); err != nil {
+		if err := keys.Rotate(env.now()); err != nil {
 			return err
 		}
 		if err := app.SaveKeys(c.keyFile, keys); err != nil {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
 
 	"qrdesk/app"
 )
@@ -35,8 +36,19 @@ type Env struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
+	// Now is the clock of the label dates, "today", expiry and every time
+	// the command records; nil means time.Now.
+	Now func() time.Time
 	// GUI opens the window; nil in builds without a GUI.
 	GUI func(ctx context.Context, opts GUIOptions) error
+}
+
+// now reads the command's clock.
+func (e *Env) now() time.Time {
+	if e.Now == nil {
+		return time.Now()
+	}
+	return e.Now()
 }
 
 // command is one subcommand.
@@ -95,6 +107,9 @@ func printUsage(w io.Writer) {
 func Main(ctx context.Context, args []string, env Env) int {
 	if env.Getenv == nil {
 		env.Getenv = os.Getenv
+	}
+	if env.Now == nil {
+		env.Now = time.Now
 	}
 	name := "gui"
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"qrdesk/app"
 	"qrdesk/printing"
@@ -81,7 +80,7 @@ func runPrint(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return &app.Error{Kind: app.KindInvalid, Message: err.Error()}
 	}
-	opts := printing.Options{Template: tmpl, Start: f.start, OffsetX: set.OffsetX, OffsetY: set.OffsetY, EC: set.QREC, Created: time.Now()}
+	opts := printing.Options{Template: tmpl, Start: f.start, OffsetX: set.OffsetX, OffsetY: set.OffsetY, EC: set.QREC, Created: env.now()}
 	if isFlagSet(fs, "offset-x") {
 		opts.OffsetX = f.offsetX
 	}

@@ -16,6 +16,7 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/central"
+	"qrdesk/internal/testclock"
 	"qrdesk/internal/testpg"
 	"qrdesk/server"
 	"qrdesk/store"
@@ -35,8 +36,9 @@ func engines(t *testing.T, test func(t *testing.T, dbPath func(t testing.TB) str
 	t.Run("PostgreSQL", func(t *testing.T) { test(t, func(t testing.TB) string { return testpg.URL(t) }) })
 }
 
-// testNow is the pinned "now" of these tests: every time is derived from it.
-var testNow = time.Date(2026, 11, 29, 10, 0, 0, 0, time.Local)
+// testNow is the pinned "now" of these tests (the suite's day, see
+// internal/testclock): every time is derived from it.
+var testNow = testclock.Base()
 
 // centralHarness is a real server on loopback over a real database, the
 // deployment's key ring, and the codes of one desk's batch.

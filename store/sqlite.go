@@ -95,6 +95,11 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	return d, nil
 }
 
+// UseClock makes the database take the time of settings changes and
+// enables from now instead of the system clock; call it before using d, with
+// the clock of the service on top (app.Service.Now).
+func (d *DB) UseClock(now func() time.Time) { d.now = now }
+
 // Close closes the database.
 func (d *DB) Close() error { return d.db.Close() }
 

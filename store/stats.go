@@ -2,19 +2,17 @@ package store
 
 import (
 	"context"
-	"time"
 
 	"qrdesk/app"
 )
 
 // Stats counts one period's figures. "unused" counts the codes whose label
-// date is the day of from and that are still unused.
-func (d *DB) Stats(ctx context.Context, from, to int64) (app.Stats, error) {
+// date is day and that are still unused.
+func (d *DB) Stats(ctx context.Context, day string, from, to int64) (app.Stats, error) {
 	st := app.Stats{Refused: map[app.Outcome]int{}}
 	for _, o := range app.RefusalOutcomes {
 		st.Refused[o] = 0
 	}
-	day := time.Unix(from, 0).Format("2006-01-02")
 	err := d.db.QueryRowContext(ctx, `SELECT
 		(SELECT COALESCE(SUM(count), 0) FROM batches WHERE created_at >= ?1 AND created_at < ?2),
 		(SELECT count(DISTINCT p.code_id) FROM print_jobs j JOIN print_job_codes p ON p.job_id = j.id

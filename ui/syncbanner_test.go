@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"fyne.io/fyne/v2"
 
@@ -58,7 +57,7 @@ func TestSyncBanner(t *testing.T) {
 	}
 	defer central.Close()
 	central.AddStation(context.Background(), centralpkg.Station{Name: "Station A", Letter: "A", CreatedAt: 1}, server.HashToken("qrd_ui_test"))
-	srv := httptest.NewServer((&server.API{Store: central, Log: slog.New(slog.DiscardHandler), Now: time.Now}).Handler())
+	srv := httptest.NewServer((&server.API{Store: central, Log: slog.New(slog.DiscardHandler), Now: h.clock.Now}).Handler())
 	defer srv.Close()
 	h.svc.Remote = server.NewClient(srv.URL, "qrd_ui_test")
 	h.issue(t, 3)

@@ -25,18 +25,25 @@ import (
 	"syscall"
 	"time"
 
+	"qrdesk/app"
 	"qrdesk/central"
 	"qrdesk/server"
 	"qrdesk/store"
 )
 
+// clock is the server's time: station enrolment, every event it records,
+// online redemptions and expiry, and the report's "today". Only a build for
+// the CLI tests (tag qrdesk_testclock) replaces it.
+var clock = time.Now
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr, clock))
 }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// run runs one command line with the clock now and returns the exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func() time.Time) int {
 	cmd := "serve"
 	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]
@@ -72,13 +79,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
 	switch cmd {
 	case "serve":
-		err = serve(ctx, st, log, *listen, *cert, *key)
+		err = serve(ctx, st, log, now, *listen, *cert, *key)
 	case "station":
-		err = station(ctx, st, pos, *letter, stdout)
+		err = station(ctx, st, now, pos, *letter, stdout)
 	case "ring":
 		err = ring(ctx, st, pos, stdout)
 	case "report":
-		err = report(ctx, st, *date, stdout)
+		err = report(ctx, st, now, *date, stdout)
 	default:
 		fmt.Fprintf(stderr, "qrdesk-server: unknown command %q: use serve, station, ring or report\n", cmd)
 		return 2
@@ -103,8 +110,8 @@ func envOr(k, def string) string {
 }
 
 // serve runs the API until ctx ends, then drains requests in flight.
-func serve(ctx context.Context, st central.Store, log *slog.Logger, listen, cert, key string) error {
-	api := &server.API{Store: st, Log: log, Now: time.Now}
+func serve(ctx context.Context, st central.Store, log *slog.Logger, now func() time.Time, listen, cert, key string) error {
+	api := &server.API{Store: st, Log: log, Now: now}
 	srv := &http.Server{Addr: listen, Handler: api.Handler(),
 		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second, IdleTimeout: 60 * time.Second}
 	errc := make(chan error, 1)
@@ -134,14 +141,14 @@ const stationUsage = `say one of:
   station revoke NAME           refuse the desk's token from now on
   station list`
 
-func station(ctx context.Context, st *store.CentralDB, args []string, letter string, out io.Writer) error {
+func station(ctx context.Context, st *store.CentralDB, now func() time.Time, args []string, letter string, out io.Writer) error {
 	switch {
 	case len(args) == 2 && args[0] == "add":
 		token, err := newToken()
 		if err != nil {
 			return err
 		}
-		s := central.Station{Name: args[1], Letter: strings.ToUpper(letter), CreatedAt: time.Now().Unix()}
+		s := central.Station{Name: args[1], Letter: strings.ToUpper(letter), CreatedAt: now().Unix()}
 		if err := st.AddStation(ctx, s, server.HashToken(token)); err != nil {
 			return err
 		}
@@ -160,7 +167,7 @@ func station(ctx context.Context, st *store.CentralDB, args []string, letter str
 	case len(args) == 3 && args[0] == "letter":
 		return st.SetStationLetter(ctx, args[1], strings.ToUpper(args[2]))
 	case len(args) == 2 && args[0] == "revoke":
-		return st.RevokeStation(ctx, args[1], time.Now().Unix())
+		return st.RevokeStation(ctx, args[1], now().Unix())
 	case len(args) == 1 && args[0] == "list":
 		list, err := st.Stations(ctx)
 		for _, s := range list {
@@ -215,16 +222,24 @@ func (e *usageError) Error() string { return e.msg }
 
 func usageErr(msg string) error { return &usageError{msg} }
 
-func report(ctx context.Context, st *store.CentralDB, date string, out io.Writer) error {
-	day := time.Now()
+// reportStore is what the report reads.
+type reportStore interface {
+	Conflicts(ctx context.Context, from, to int64) ([]central.Conflict, error)
+	FlaggedEvents(ctx context.Context, from, to int64) ([]store.FlaggedEvent, error)
+}
+
+// report prints the conflicts whose first redemption was on one local day
+// (a day is 23 or 25 hours long when the clocks change), and the events
+// whose desk time the server did not take at its word.
+func report(ctx context.Context, st reportStore, now func() time.Time, date string, out io.Writer) error {
+	today := now()
+	from := app.Day(today)
 	if date != "" {
 		var err error
-		if day, err = time.ParseInLocation("2006-01-02", date, time.Local); err != nil {
+		if from, err = time.ParseInLocation("2006-01-02", date, today.Location()); err != nil {
 			return usageErr("--date must be YYYY-MM-DD")
 		}
 	}
-	y, m, d := day.Date()
-	from := time.Date(y, m, d, 0, 0, 0, 0, time.Local)
 	list, err := st.Conflicts(ctx, from.Unix(), from.AddDate(0, 0, 1).Unix())
 	if err != nil {
 		return err

@@ -3,13 +3,21 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"qrdesk/central"
+	"qrdesk/internal/testclock"
+	"qrdesk/store"
 )
+
+// now is the tests' clock: the suite's day ($QRDESK_TEST_DATE), running on.
+var now = testclock.Running(testclock.Base())
 
 func TestServeAndShutDown(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -20,16 +28,16 @@ func TestServeAndShutDown(t *testing.T) {
 	ln.Close()
 	db := filepath.Join(t.TempDir(), "server.db")
 	var out, errOut bytes.Buffer
-	if code := run(context.Background(), []string{"station", "add", "Desk 1", "--db", db}, &out, &errOut); code != 0 || !strings.Contains(out.String(), "qrd_") {
+	if code := run(context.Background(), []string{"station", "add", "Desk 1", "--db", db}, &out, &errOut, now); code != 0 || !strings.Contains(out.String(), "qrd_") {
 		t.Fatalf("station add: %d %s %s", code, out.String(), errOut.String())
 	}
-	if code := run(context.Background(), []string{"station", "add", "Desk 1", "--db", db}, &out, &errOut); code == 0 {
+	if code := run(context.Background(), []string{"station", "add", "Desk 1", "--db", db}, &out, &errOut, now); code == 0 {
 		t.Fatal("the same station name was added twice")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int)
 	var logs bytes.Buffer
-	go func() { done <- run(ctx, []string{"--db", db, "--listen", addr}, &out, &logs) }()
+	go func() { done <- run(ctx, []string{"--db", db, "--listen", addr}, &out, &logs, now) }()
 	var resp *http.Response
 	for i := 0; i < 100; i++ {
 		if resp, err = http.Get("http://" + addr + "/v1/health"); err == nil {
@@ -40,7 +48,12 @@ func TestServeAndShutDown(t *testing.T) {
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("health: %v %v", resp, err)
 	}
+	var health struct{ Time int64 }
+	json.NewDecoder(resp.Body).Decode(&health)
 	resp.Body.Close()
+	if got := time.Unix(health.Time, 0).Format("2006-01-02"); got != testclock.Date(0) {
+		t.Fatalf("the server's clock says %s, want the clock it was given (%s)", got, testclock.Date(0))
+	}
 	cancel() // as SIGTERM does
 	select {
 	case code := <-done:
@@ -62,7 +75,7 @@ func TestStationCommands(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "server.db")
 	run1 := func(args ...string) (int, string, string) {
 		var out, errOut bytes.Buffer
-		code := run(context.Background(), append(args, "--db", db), &out, &errOut)
+		code := run(context.Background(), append(args, "--db", db), &out, &errOut, now)
 		return code, out.String(), errOut.String()
 	}
 	for _, tc := range []struct {
@@ -92,5 +105,76 @@ func TestStationCommands(t *testing.T) {
 	}
 	if _, out, _ := run1("station", "list"); !strings.Contains(out, "Desk 1\tB\tactive") || strings.Contains(out, "Desk 2") {
 		t.Fatalf("station list:\n%s", out)
+	}
+}
+
+// conflictsAsked is a report store that records the range of a report.
+type conflictsAsked struct{ from, to int64 }
+
+func (c *conflictsAsked) Conflicts(_ context.Context, from, to int64) ([]central.Conflict, error) {
+	c.from, c.to = from, to
+	return []central.Conflict{}, nil
+}
+
+func (c *conflictsAsked) FlaggedEvents(_ context.Context, from, to int64) ([]store.FlaggedEvent, error) {
+	return nil, nil
+}
+
+// TestReportDay: the report's day is the local day of the server's clock
+// (or --date), from midnight to midnight, 23 or 25 hours when the clocks
+// change.
+func TestReportDay(t *testing.T) {
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(s string) time.Time {
+		t.Helper()
+		v, err := time.ParseInLocation("2006-01-02 15:04:05", s, berlin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	for _, tc := range []struct {
+		name, now, date string
+		want            string // the day reported
+		hours           int
+	}{
+		{"LastSecond", "2026-11-29 23:59:59", "", "2026-11-29", 24},
+		{"Midnight", "2026-11-30 00:00:00", "", "2026-11-30", 24},
+		{"ClocksGoForward", "2027-03-28 12:00:00", "", "2027-03-28", 23},
+		{"ClocksGoBack", "2027-10-31 12:00:00", "", "2027-10-31", 25},
+		{"LeapDay", "2028-03-01 09:00:00", "2028-02-29", "2028-02-29", 24},
+		{"DateOnDSTDay", "2026-11-29 10:00:00", "2027-03-28", "2027-03-28", 23},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := &conflictsAsked{}
+			var out bytes.Buffer
+			clock := testclock.New(at(tc.now))
+			if err := report(context.Background(), st, clock.Now, tc.date, &out); err != nil {
+				t.Fatal(err)
+			}
+			var got struct{ Date string }
+			json.Unmarshal(out.Bytes(), &got)
+			from := time.Unix(st.from, 0).In(berlin)
+			if got.Date != tc.want || from.Format("2006-01-02 15:04") != tc.want+" 00:00" {
+				t.Fatalf("report of %s from %v, want %s from local midnight", got.Date, from, tc.want)
+			}
+			if h := (st.to - st.from) / 3600; h != int64(tc.hours) {
+				t.Fatalf("the day is %d hours long, want %d", h, tc.hours)
+			}
+		})
+	}
+	if err := report(context.Background(), &conflictsAsked{}, now, "2027-02-29", &bytes.Buffer{}); err == nil {
+		t.Fatal("--date 2027-02-29 (not a leap year) was accepted")
+	}
+	// The command line, on a real database, uses the clock it is given.
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), []string{"report", "--db", filepath.Join(t.TempDir(), "s.db")}, &out, &errOut, now); code != 0 {
+		t.Fatalf("report: %d %s", code, errOut.String())
+	}
+	if !strings.Contains(out.String(), `"date": "`+testclock.Date(0)+`"`) {
+		t.Fatalf("report %s, want the date %s", out.String(), testclock.Date(0))
 	}
 }

@@ -52,7 +52,7 @@ func TestServeTLS(t *testing.T) {
 	done := make(chan int)
 	var out, logs bytes.Buffer
 	go func() {
-		done <- run(ctx, []string{"--db", filepath.Join(dir, "s.db"), "--listen", addr, "--tls-cert", certFile, "--tls-key", keyFile}, &out, &logs)
+		done <- run(ctx, []string{"--db", filepath.Join(dir, "s.db"), "--listen", addr, "--tls-cert", certFile, "--tls-key", keyFile}, &out, &logs, now)
 	}()
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
 	var resp *http.Response
