@@ -3,10 +3,12 @@ package server_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -394,6 +396,45 @@ func TestOfflineTimeSanity(t *testing.T) {
 		h.db.QueryRowForTests(`SELECT at FROM events WHERE event_id = 'sane-offline-bxxxxx'`).Scan(&stored)
 		if stored != math.MaxInt64 {
 			t.Fatalf("the desk's own time is not kept in the event: %d", stored)
+		}
+	})
+}
+
+// TestOfflineUploadsRace (found by the hostile pass): three desks upload
+// offline redemptions of the same labels at once. On PostgreSQL the losing
+// UPDATE waits for the winner; deciding on what was read before it called
+// the losers "expired" and recorded no conflict.
+func TestOfflineUploadsRace(t *testing.T) {
+	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		h := newCentral(t, dbPath, 30)
+		tokens := []string{h.station(t, "Desk 1", "A"), h.station(t, "Desk 2", "B"), h.station(t, "Desk 3", "C")}
+		h.upload(t, tokens[0])
+		var mu sync.Mutex
+		outcomes := map[string]int{}
+		for i, code := range h.codes { // the three uploads of one label at once
+			var wg sync.WaitGroup
+			for d, tok := range tokens {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					ev := central.Event{EventID: fmt.Sprintf("race-d%d-%03d", d, i), Kind: "redeem", Code: code, Operator: "op", At: h.now.Unix() + int64(d), Offline: true}
+					var out struct{ Results []central.Result }
+					h.call(t, "POST", "/v1/events", tok, h.ring, map[string]any{"events": []central.Event{ev}}, &out)
+					mu.Lock()
+					for _, r := range out.Results {
+						outcomes[r.Outcome]++
+					}
+					mu.Unlock()
+				}()
+			}
+			wg.Wait()
+		}
+		n := len(h.codes)
+		if outcomes["redeemed"] != n || outcomes["conflict"] != 2*n {
+			t.Fatalf("outcomes %v, want %d redeemed and %d conflicts", outcomes, n, 2*n)
+		}
+		if k := count(t, h.db, `SELECT count(*) FROM conflicts`); k != 2*n {
+			t.Fatalf("%d conflicts recorded, want %d", k, 2*n)
 		}
 	})
 }

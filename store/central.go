@@ -27,13 +27,9 @@ type CentralDB struct {
 	groupOnce sync.Once     // starts the SQLite group committer on first use
 	jobs      chan groupJob // events waiting for the next group commit
 
-	placeMu  sync.Mutex // PostgreSQL feed placing, at most every placeEvery
-	placedAt time.Time
+	placeMu      sync.Mutex // one PostgreSQL feed placing at a time in this process
+	placeStarted time.Time  // when the last one began
 }
-
-// placeEvery spaces this process's feed placings: long-polling desks read
-// the feed ten times a second each, and one placing serves them all.
-const placeEvery = 20 * time.Millisecond
 
 var _ central.Store = (*CentralDB)(nil)
 
@@ -462,6 +458,11 @@ func (c *CentralDB) redeem(ctx context.Context, tx *etx, st central.Station, ev 
 		data, _ := json.Marshal(map[string]any{"at": when, "operator": ev.Operator, "event_id": ev.EventID})
 		return r, flag, c.addChanges(ctx, tx, change{"redeem", ev.Code, st.Name, string(data)})
 	}
+	// Read the label again: on PostgreSQL the UPDATE may have waited for
+	// another desk's redemption of it, which the first read predates.
+	if cc, err = c.readCode(ctx, tx, ev.Code); err != nil {
+		return central.Result{}, "", err
+	}
 	switch {
 	case cc.status == "used" && ev.Offline:
 		r, err := c.conflict(ctx, tx, st, ev, cc, when, flag, now)
@@ -557,12 +558,15 @@ func (c *CentralDB) Changes(ctx context.Context, after int64, limit int) ([]cent
 // reader, never in a writer); one that finds another at work leaves the
 // placing to it.
 func (c *CentralDB) placeChanges(ctx context.Context) error {
+	// Readers arriving together share one placing: one that began after
+	// this reader arrived has placed everything this reader could see.
+	arrived := time.Now()
 	c.placeMu.Lock()
 	defer c.placeMu.Unlock()
-	if time.Since(c.placedAt) < placeEvery {
+	if c.placeStarted.After(arrived) {
 		return nil
 	}
-	c.placedAt = time.Now()
+	c.placeStarted = time.Now()
 	tx, err := c.e.begin(ctx)
 	if err != nil {
 		return err

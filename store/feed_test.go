@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"qrdesk/central"
 	"qrdesk/internal/testpg"
@@ -85,7 +84,6 @@ func TestFeedNeverPassesALaterCommit(t *testing.T) {
 		t.Fatalf("the feed served %v while an older transaction was still open: its cursor would skip FIRST", got)
 	}
 	commitFirst()
-	time.Sleep(2 * placeEvery)
 	got, _ = feedCodes(t, c, cursor)
 	if strings.Join(got, ",") != "FIRST,SECOND" {
 		t.Fatalf("after the commit the feed serves %v, want FIRST,SECOND", got)
@@ -143,7 +141,6 @@ func TestFeedUnderConcurrentWriters(t *testing.T) {
 	wg.Wait()
 	close(stop)
 	<-done
-	time.Sleep(2 * placeEvery) // the last placing is due
 	follow()
 	if len(seen) != writers*each {
 		t.Fatalf("the desk saw %d of %d changes", len(seen), writers*each)
