@@ -16,6 +16,8 @@ type RemoteEvent struct {
 	At       int64  `json:"at"`
 	Offline  bool   `json:"offline"`
 	Reason   string `json:"reason,omitempty"`
+	// OutboxID is the event's place in the desk's outbox (not sent).
+	OutboxID int64 `json:"-"`
 }
 
 // RemoteResult is the server's answer to one event.
@@ -80,8 +82,9 @@ type SyncStore interface {
 	PendingBatches(ctx context.Context) ([]int64, error)
 	BatchUploadCodes(ctx context.Context, id int64) ([]UploadCode, error)
 	MarkBatchUploaded(ctx context.Context, id int64) error
-	// PendingEvents returns up to limit outbox events not sent, oldest first.
-	PendingEvents(ctx context.Context, limit int) ([]RemoteEvent, error)
+	// PendingEvents returns up to limit outbox events not sent, oldest
+	// first, after the outbox position after (RemoteEvent.OutboxID).
+	PendingEvents(ctx context.Context, after int64, limit int) ([]RemoteEvent, error)
 	// MarkEvents records the server's results: sent, or rejected with the reason.
 	MarkEvents(ctx context.Context, results []RemoteResult, at int64) error
 	// ApplyChanges applies other stations' changes and stores the cursor.
@@ -238,18 +241,17 @@ func truncateForLog(s string) string {
 	return s
 }
 
-// uploadEvents sends the outbox in order, 500 events a request. Events the
-// server cannot place yet stay queued, so each sync passes over the queue
-// once. A request the server refuses as a whole is split, so one bad event
-// is marked rejected (with the reason) and the others still go.
+// uploadEvents sends the outbox in order, 500 events a request, passing
+// over the queue once: events the server cannot place yet (their batch is
+// not uploaded) stay queued, and the pass goes on past them, so they never
+// hold back the events behind them. A request the server refuses as a
+// whole is split, so one bad event is marked rejected (with the reason)
+// and the others still go.
 func (s *Service) uploadEvents(ctx context.Context, ss SyncStore, ring string) error {
-	st, err := ss.SyncState(ctx)
-	if err != nil {
-		return err
-	}
 	const page = 500
-	for sent := 0; sent < st.Waiting; {
-		evs, err := ss.PendingEvents(ctx, page)
+	var after int64
+	for {
+		evs, err := ss.PendingEvents(ctx, after, page)
 		if err != nil || len(evs) == 0 {
 			return err
 		}
@@ -266,12 +268,11 @@ func (s *Service) uploadEvents(ctx context.Context, ss SyncStore, ring string) e
 		if err := ss.MarkEvents(ctx, results, s.Now().Unix()); err != nil {
 			return err
 		}
-		sent += len(evs)
 		if len(evs) < page {
 			return nil
 		}
+		after = evs[len(evs)-1].OutboxID
 	}
-	return nil
 }
 
 func (s *Service) uploadOneByOne(ctx context.Context, ring string, evs []RemoteEvent) ([]RemoteResult, error) {

@@ -438,3 +438,31 @@ func TestOfflineUploadsRace(t *testing.T) {
 		}
 	})
 }
+
+// TestUnplacedEventsDoNotBlockTheOutbox (found by the hostile pass): more
+// than a page (500) of offline events the server cannot place yet (their
+// batch is not uploaded) must not hold back the events behind them.
+func TestUnplacedEventsDoNotBlockTheOutbox(t *testing.T) {
+	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		h, a, b, own := twoDesks(t, dbPath, 1)
+		theirs := b.issue(t, 501) // desk B never uploads them
+		token := "qrd_test_Desk_A"
+		a.svc.Remote = server.NewClient("http://127.0.0.1:1", token) // no answer
+		for _, code := range theirs {
+			if v := a.redeem(t, code, "li"); v.Outcome != app.OutcomeRedeemed {
+				t.Fatalf("offline, a label of desk B: %+v", v)
+			}
+		}
+		if v := a.redeem(t, own[0], "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("offline, its own label: %+v", v)
+		}
+		a.svc.Remote = server.NewClient(h.url, token)
+		a.sync(t)
+		if n := count(t, h.db, `SELECT count(*) FROM events WHERE code = ?`, own[0]); n != 1 {
+			t.Fatalf("the event behind 501 waiting ones reached the server %d times, want 1", n)
+		}
+		if n := a.count(t, `SELECT count(*) FROM outbox WHERE state = 'pending'`); n != 501 {
+			t.Fatalf("%d events wait, want the 501 of desk B's labels", n)
+		}
+	})
+}

@@ -51,8 +51,8 @@ func (d *DB) MarkBatchUploaded(ctx context.Context, id int64) error {
 	return d.wrap(err, "cannot mark batch %d uploaded", id)
 }
 
-func (d *DB) PendingEvents(ctx context.Context, limit int) ([]app.RemoteEvent, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT event_id, kind, code, operator, at, offline, reason FROM outbox WHERE state = 'pending' ORDER BY id LIMIT ?`, limit)
+func (d *DB) PendingEvents(ctx context.Context, after int64, limit int) ([]app.RemoteEvent, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT id, event_id, kind, code, operator, at, offline, reason FROM outbox WHERE state = 'pending' AND id > ? ORDER BY id LIMIT ?`, after, limit)
 	if err != nil {
 		return nil, d.wrap(err, "cannot read the outbox")
 	}
@@ -60,7 +60,7 @@ func (d *DB) PendingEvents(ctx context.Context, limit int) ([]app.RemoteEvent, e
 	var out []app.RemoteEvent
 	for rows.Next() {
 		var e app.RemoteEvent
-		if err := rows.Scan(&e.EventID, &e.Kind, &e.Code, &e.Operator, &e.At, &e.Offline, &e.Reason); err != nil {
+		if err := rows.Scan(&e.OutboxID, &e.EventID, &e.Kind, &e.Code, &e.Operator, &e.At, &e.Offline, &e.Reason); err != nil {
 			return nil, err
 		}
 		out = append(out, e)
