@@ -210,6 +210,13 @@ func (s *Service) redeemOnline(ctx context.Context, c Code, a Attempt) (Verdict,
 	if s.Remote == nil || !ok {
 		return Verdict{}, false, nil
 	}
+	// What this desk already refuses (a label it disabled, used or saw
+	// expire, whether or not the server has heard yet) is refused here: the
+	// server must not redeem a label this desk's clerk disabled, nor one
+	// this desk redeemed offline and has not uploaded yet.
+	if rec, err := s.Store.Lookup(ctx, c); err == nil && VerdictFor(rec, a.At).Outcome != OutcomeValid {
+		return Verdict{}, false, nil
+	}
 	s.mu.Lock()
 	down := time.Now().Before(s.remoteDown)
 	s.mu.Unlock()

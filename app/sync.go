@@ -88,7 +88,7 @@ type SyncStore interface {
 	// MarkEvents records the server's results: sent, or rejected with the reason.
 	MarkEvents(ctx context.Context, results []RemoteResult, at int64) error
 	// ApplyChanges applies other stations' changes and stores the cursor.
-	ApplyChanges(ctx context.Context, changes []RemoteChange, next int64, self string) error
+	ApplyChanges(ctx context.Context, changes []RemoteChange, next int64) error
 	// MirrorRemote records a redemption the server decided (online).
 	MirrorRemote(ctx context.Context, c Code, a Attempt, r RemoteResult) (Verdict, error)
 	SyncState(ctx context.Context) (SyncStatus, error)
@@ -194,10 +194,6 @@ func (s *Service) uploadBatches(ctx context.Context, ss SyncStore, ring string) 
 // verified against the key ring first: a code that does not verify was not
 // issued in this deployment, so it is dropped (and logged), never stored.
 func (s *Service) downloadChanges(ctx context.Context, ss SyncStore, ring string, wait time.Duration) error {
-	set, err := s.Store.LoadSettings(ctx)
-	if err != nil {
-		return err
-	}
 	st, err := ss.SyncState(ctx)
 	if err != nil {
 		return err
@@ -219,7 +215,7 @@ func (s *Service) downloadChanges(ctx context.Context, ss SyncStore, ring string
 			}
 			kept = append(kept, ch)
 		}
-		if err := ss.ApplyChanges(ctx, kept, next, set.StationName); err != nil {
+		if err := ss.ApplyChanges(ctx, kept, next); err != nil {
 			return err
 		}
 		st.Cursor = next

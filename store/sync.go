@@ -114,7 +114,7 @@ func remoteBatch(ctx context.Context, tx *sql.Tx, station string) (int64, error)
 
 // ApplyChanges brings in the other stations' codes, redemptions, disables
 // and enables, and every conflict, then stores the cursor; all or nothing.
-func (d *DB) ApplyChanges(ctx context.Context, changes []app.RemoteChange, next int64, self string) error {
+func (d *DB) ApplyChanges(ctx context.Context, changes []app.RemoteChange, next int64) error {
 	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
 		return d.wrap(err, "cannot apply the server's changes")
@@ -132,13 +132,6 @@ func (d *DB) ApplyChanges(ctx context.Context, changes []app.RemoteChange, next 
 		if ch.Seq <= cursor {
 			continue
 		}
-		// Our own disables and enables are already applied here (and may
-		// have been undone since); codes and redemptions are idempotent and
-		// may be new to us: a code of another desk redeemed here online
-		// before its batch reached this desk.
-		if ch.Station == self && (ch.Kind == "disable" || ch.Kind == "enable") {
-			continue
-		}
 		if err := applyChange(ctx, tx, ch); err != nil {
 			return d.wrap(err, "cannot apply change %d", ch.Seq)
 		}
@@ -148,6 +141,10 @@ func (d *DB) ApplyChanges(ctx context.Context, changes []app.RemoteChange, next 
 	}
 	return d.wrap(tx.Commit(), "cannot apply the server's changes")
 }
+
+// noPendingToggle holds a feed disable or enable back while this desk's
+// own disable or enable of the code waits in the outbox.
+const noPendingToggle = ` AND NOT EXISTS (SELECT 1 FROM outbox WHERE outbox.code = ? AND outbox.state = 'pending' AND outbox.kind IN ('disable', 'enable'))`
 
 func applyChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
 	var data struct {
@@ -192,11 +189,16 @@ func applyChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
 		_, err = tx.ExecContext(ctx, `INSERT INTO redemptions (code_id, station, operator, redeemed_at, trace_id) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 			id, ch.Station, data.Operator, data.At, data.EventID)
 		return err
+	// Disables and enables are applied in feed order, this desk's own too,
+	// so every desk ends in the server's state; except while this desk has
+	// its own disable or enable of the code still waiting to be uploaded:
+	// that is newer than anything in the feed, and it comes back through
+	// the feed once the server has it.
 	case "disable":
-		_, err := tx.ExecContext(ctx, `UPDATE codes SET status = 'disabled', disabled_reason = ? WHERE code = ? AND status = 'unused'`, data.Reason, ch.Code)
+		_, err := tx.ExecContext(ctx, `UPDATE codes SET status = 'disabled', disabled_reason = ? WHERE code = ? AND status = 'unused'`+noPendingToggle, data.Reason, ch.Code, ch.Code)
 		return err
 	case "enable":
-		_, err := tx.ExecContext(ctx, `UPDATE codes SET status = 'unused', disabled_reason = '' WHERE code = ? AND status = 'disabled'`, ch.Code)
+		_, err := tx.ExecContext(ctx, `UPDATE codes SET status = 'unused', disabled_reason = '' WHERE code = ? AND status = 'disabled'`+noPendingToggle, ch.Code, ch.Code)
 		return err
 	case "conflict":
 		k := data.Conflict
