@@ -551,12 +551,14 @@ func (c *CentralDB) Changes(ctx context.Context, after int64, limit int) ([]cent
 	return out, rows.Err()
 }
 
-// placeChanges gives feed positions (PostgreSQL) to the changes whose
-// transactions have finished: a change is placed only when its transaction
-// id is below the oldest one still running, so no change can commit later
-// with a smaller position. Placers take turns (a lock here, in the feed
-// reader, never in a writer); one that finds another at work leaves the
-// placing to it.
+// placeChanges gives feed positions (PostgreSQL) to the changes committed
+// since the last placing, above every position given before, in seq order
+// (for one label, seq order is the order its changes committed in: a
+// writer inserts its change after the row lock it waited for was
+// released). A change still uncommitted is invisible here and is placed by
+// a later placing, higher up: no cursor can pass it. Placers take turns (a
+// lock here, in the feed reader, never in a writer); one that finds
+// another at work leaves the placing to it.
 func (c *CentralDB) placeChanges(ctx context.Context) error {
 	// Readers arriving together share one placing: one that began after
 	// this reader arrived has placed everything this reader could see.
@@ -577,8 +579,7 @@ func (c *CentralDB) placeChanges(ctx context.Context) error {
 		return err
 	}
 	if _, err := tx.exec(ctx, `WITH ready AS (
-			SELECT seq, row_number() OVER (ORDER BY xid, seq) AS n FROM changes
-			WHERE pos IS NULL AND xid < pg_snapshot_xmin(pg_current_snapshot())),
+			SELECT seq, row_number() OVER (ORDER BY seq) AS n FROM changes WHERE pos IS NULL),
 		base AS (SELECT COALESCE(max(pos), 0) AS b FROM changes)
 		UPDATE changes SET pos = base.b + ready.n FROM ready, base WHERE changes.seq = ready.seq`); err != nil {
 		return err

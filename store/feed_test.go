@@ -60,7 +60,7 @@ func feedCodes(t *testing.T, c *CentralDB, after int64) ([]string, int64) {
 // TestFeedNeverPassesALaterCommit (PostgreSQL): a change written first but
 // committed last must not be passed by a desk's cursor. A naive feed
 // (seq > cursor, no lock) serves the later change first and its cursor
-// skips the earlier one forever; ours waits for it.
+// skips the earlier one forever; ours places it after, when it commits.
 func TestFeedNeverPassesALaterCommit(t *testing.T) {
 	c := openPostgresCentral(t)
 	commitFirst := insertChange(t, c, "FIRST") // gets the smaller seq, commits last
@@ -80,13 +80,32 @@ func TestFeedNeverPassesALaterCommit(t *testing.T) {
 		t.Fatalf("the naive feed shows %v; the test needs it to show SECOND alone (and skip FIRST)", naive)
 	}
 	got, cursor := feedCodes(t, c, 0)
-	if len(got) != 0 {
-		t.Fatalf("the feed served %v while an older transaction was still open: its cursor would skip FIRST", got)
+	if strings.Join(got, ",") != "SECOND" && len(got) != 0 {
+		t.Fatalf("the feed served %v while FIRST was still open", got)
 	}
 	commitFirst()
-	got, _ = feedCodes(t, c, cursor)
-	if strings.Join(got, ",") != "FIRST,SECOND" {
-		t.Fatalf("after the commit the feed serves %v, want FIRST,SECOND", got)
+	more, _ := feedCodes(t, c, cursor)
+	if got = append(got, more...); strings.Join(got, ",") != "SECOND,FIRST" {
+		t.Fatalf("from the desk's cursor the feed serves %v in all, want SECOND then FIRST (in commit order, none skipped)", got)
+	}
+}
+
+// TestFeedNotHeldByOtherTransactions (found by the hostile pass): a long
+// transaction elsewhere in the cluster, or one that writes nothing to the
+// feed, does not hold the feed back.
+func TestFeedNotHeldByOtherTransactions(t *testing.T) {
+	c := openPostgresCentral(t)
+	long, err := c.e.begin(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer long.done()
+	if _, err := long.exec(context.Background(), `INSERT INTO deployment (key, value) VALUES ('long', 'transaction')`); err != nil {
+		t.Fatal(err)
+	}
+	insertChange(t, c, "AFTER")()
+	if got, _ := feedCodes(t, c, 0); strings.Join(got, ",") != "AFTER" {
+		t.Fatalf("with an unrelated transaction open the feed serves %v, want AFTER", got)
 	}
 }
 
