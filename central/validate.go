@@ -16,26 +16,37 @@ const (
 
 var eventIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{8,64}$`)
 
-// ValidateEvent checks one event's fields; i is its place in the request.
+// ValidateEvent checks one event's fields; i is its place in the request
+// (-1 for a request of one event).
 // The text limits are the desk's own (app.CheckOperator, app.CheckReason),
 // so what a desk accepted the server accepts too.
 func ValidateEvent(i int, ev Event) error {
+	if err := validateEvent(ev); err != nil {
+		if i < 0 {
+			return err
+		}
+		return Badf("events[%d]: %v", i, err)
+	}
+	return nil
+}
+
+func validateEvent(ev Event) error {
 	switch {
 	case !eventIDPattern.MatchString(ev.EventID):
-		return Badf("events[%d]: event_id must be 8–64 letters, digits, - or _", i)
+		return Badf("event_id must be 8–64 letters, digits, - or _")
 	case ev.Kind != KindRedeem && ev.Kind != KindDisable && ev.Kind != KindEnable:
-		return Badf("events[%d]: kind must be redeem, disable or enable", i)
+		return Badf("kind must be redeem, disable or enable")
 	case ev.At <= 0:
-		return Badf("events[%d]: at must be Unix seconds", i)
+		return Badf("at must be Unix seconds")
 	}
 	if err := app.CheckOperator(ev.Operator); err != nil {
-		return Badf("events[%d]: %v", i, err)
+		return &BadRequest{Reason: err.Error()}
 	}
 	if err := app.CheckReason(ev.Reason); err != nil {
-		return Badf("events[%d]: %v", i, err)
+		return &BadRequest{Reason: err.Error()}
 	}
 	if _, err := ParseCode(ev.Code); err != nil {
-		return Badf("events[%d]: %v", i, err)
+		return err
 	}
 	return nil
 }

@@ -106,6 +106,9 @@ func (a *API) write(w http.ResponseWriter, v any, err error) {
 			status, code, msg = http.StatusBadRequest, app.RefusedInvalid, br.Reason
 		case errors.As(err, &mbe):
 			status, code, msg = http.StatusRequestEntityTooLarge, app.RefusedInvalid, fmt.Sprintf("request body over %d bytes: send smaller batches", mbe.Limit)
+		case errors.Is(err, context.Canceled):
+			// The desk hung up (it gave up waiting): nothing to answer.
+			a.Log.Info("request cancelled by the desk", "error", err.Error())
 		default:
 			a.Log.Error("request failed", "error", err.Error())
 		}
@@ -224,7 +227,7 @@ func (a *API) redeem(r *http.Request, st central.Station) (any, error) {
 		return nil, err
 	}
 	ev.Kind, ev.Offline = "redeem", false
-	if err := central.ValidateEvent(0, ev); err != nil {
+	if err := central.ValidateEvent(-1, ev); err != nil {
 		return nil, err
 	}
 	res, err := a.Store.Apply(r.Context(), st, []central.Event{ev}, a.Now().Unix())

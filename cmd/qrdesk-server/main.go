@@ -10,6 +10,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -18,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -114,13 +116,25 @@ func serve(ctx context.Context, st central.Store, log *slog.Logger, now func() t
 	api := &server.API{Store: st, Log: log, Now: now}
 	srv := &http.Server{Addr: listen, Handler: api.Handler(),
 		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second, IdleTimeout: 60 * time.Second}
+	if (cert == "") != (key == "") {
+		return usageErr("give both --tls-cert and --tls-key, or neither")
+	}
+	if cert != "" {
+		if _, err := tls.LoadX509KeyPair(cert, key); err != nil {
+			return fmt.Errorf("cannot use the TLS certificate: %w", err)
+		}
+	}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return fmt.Errorf("cannot listen on %s (is another server running there?): %w", listen, err)
+	}
 	errc := make(chan error, 1)
 	go func() {
-		log.Info("listening", "addr", listen, "tls", cert != "")
-		if cert != "" || key != "" {
-			errc <- srv.ListenAndServeTLS(cert, key)
+		log.Info("listening", "addr", ln.Addr().String(), "tls", cert != "")
+		if cert != "" {
+			errc <- srv.ServeTLS(ln, cert, key)
 		} else {
-			errc <- srv.ListenAndServe()
+			errc <- srv.Serve(ln)
 		}
 	}()
 	select {
