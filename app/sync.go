@@ -74,6 +74,9 @@ type Remote interface {
 	// Changes returns the feed after the cursor; with wait > 0 the server
 	// holds an empty answer until a change arrives or wait passes.
 	Changes(ctx context.Context, ringID string, after int64, wait time.Duration) ([]RemoteChange, int64, error)
+	// Snapshot returns a page of the server's codes after afterID, for a
+	// desk whose cursor is below the compacted feed.
+	Snapshot(ctx context.Context, ringID string, afterID int64) (RemoteSnapshot, error)
 }
 
 // SyncStore is what syncing needs of the station database.
@@ -89,6 +92,9 @@ type SyncStore interface {
 	MarkEvents(ctx context.Context, results []RemoteResult, at int64) error
 	// ApplyChanges applies other stations' changes and stores the cursor.
 	ApplyChanges(ctx context.Context, changes []RemoteChange, next int64) error
+	// ApplySnapshot brings the desk's copy to a snapshot page's state; with
+	// the last page (NextID 0) it sets the feed cursor to position.
+	ApplySnapshot(ctx context.Context, page RemoteSnapshot, position int64) error
 	// MirrorRemote records a redemption the server decided (online).
 	MirrorRemote(ctx context.Context, c Code, a Attempt, r RemoteResult) (Verdict, error)
 	SyncState(ctx context.Context) (SyncStatus, error)
@@ -200,6 +206,13 @@ func (s *Service) downloadChanges(ctx context.Context, ss SyncStore, ring string
 	}
 	for {
 		changes, next, err := s.Remote.Changes(ctx, ring, st.Cursor, wait)
+		var sr *ServerRefusal
+		if errors.As(err, &sr) && sr.Code == RefusedFeedCompacted {
+			if st.Cursor, err = s.startOver(ctx, ss, ring); err != nil {
+				return err
+			}
+			continue
+		}
 		if err != nil {
 			return err
 		}
@@ -219,6 +232,38 @@ func (s *Service) downloadChanges(ctx context.Context, ss SyncStore, ring string
 			return err
 		}
 		st.Cursor = next
+	}
+}
+
+// startOver brings the desk's copy to the server's state from a snapshot,
+// when the feed was compacted past its cursor (a new desk, or one silent
+// for long), and returns the cursor to follow the feed from.
+func (s *Service) startOver(ctx context.Context, ss SyncStore, ring string) (int64, error) {
+	var position, after int64
+	for first := true; ; first = false {
+		page, err := s.Remote.Snapshot(ctx, ring, after)
+		if err != nil {
+			return 0, err
+		}
+		if first {
+			position = page.Position
+		}
+		kept := page.Codes[:0:0]
+		for _, c := range page.Codes {
+			if err := s.verifyChange(RemoteChange{Code: c.Code}); err != nil {
+				s.Log.Warn("dropped a snapshot code that does not verify", "code", truncateForLog(c.Code), "error", err.Error())
+				continue
+			}
+			kept = append(kept, c)
+		}
+		page.Codes = kept
+		if err := ss.ApplySnapshot(ctx, page, position); err != nil {
+			return 0, err
+		}
+		if page.NextID == 0 {
+			return position, nil
+		}
+		after = page.NextID
 	}
 }
 

@@ -11,6 +11,9 @@ var (
 	ErrRevoked       = errors.New("this station was revoked")
 	ErrStationExists = errors.New("a station with this name exists")
 	ErrNoStation     = errors.New("no such station")
+	// ErrFeedCompacted: the changes after the desk's cursor were compacted
+	// away; it starts over from a snapshot.
+	ErrFeedCompacted = errors.New("the change feed was compacted past this desk's position: start over from a snapshot")
 )
 
 // BadRequest is a refusal of invalid input, with the reason.

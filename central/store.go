@@ -27,8 +27,21 @@ type Store interface {
 	// applied with the same content returns its first result with Duplicate
 	// set; with other content, an *EventReused error.
 	Apply(ctx context.Context, st Station, evs []Event, at int64) ([]Result, error)
-	// Changes returns the feed after seq.
+	// Changes returns the feed after the position after; ErrFeedCompacted
+	// when changes after it were compacted away (the desk then starts over
+	// from a Snapshot).
 	Changes(ctx context.Context, after int64, limit int) ([]Change, error)
+	// AckFeed records how far stations (by id) have read the feed, so
+	// Compact may drop what all have applied.
+	AckFeed(ctx context.Context, acks map[int64]FeedAck) error
+	// Compact drops the changes every active station has applied (stations
+	// silent since before staleBefore do not hold it back: they start over
+	// from a snapshot) and returns how many were dropped.
+	Compact(ctx context.Context, staleBefore int64) (int64, error)
+	// Snapshot returns the state of up to limit codes after the code id
+	// afterID, the conflicts with them, and the feed position the state is
+	// at least as new as.
+	Snapshot(ctx context.Context, afterID int64, limit int) (Snapshot, error)
 	// Conflicts lists the conflicts whose first redemption is in [from, to).
 	Conflicts(ctx context.Context, from, to int64) ([]Conflict, error)
 	Close() error

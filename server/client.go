@@ -106,5 +106,11 @@ func (c *Client) Changes(ctx context.Context, ring string, after int64, wait tim
 	return out.Changes, out.Next, err
 }
 
+func (c *Client) Snapshot(ctx context.Context, ring string, afterID int64) (app.RemoteSnapshot, error) {
+	var out app.RemoteSnapshot
+	err := c.do(ctx, "GET", fmt.Sprintf("/v1/snapshot?after_id=%d", afterID), ring, nil, &out)
+	return out, err
+}
+
 // IsTransient reports whether err is worth retrying later.
 func IsTransient(err error) bool { return errors.Is(err, app.ErrTransient) }

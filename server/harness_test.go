@@ -49,6 +49,7 @@ type centralHarness struct {
 	ring  string
 	codes []string
 	now   time.Time
+	api   *server.API
 }
 
 // newCentral serves a new database of the engine and issues n codes at a
@@ -68,7 +69,7 @@ func newCentral(t testing.TB, dbPath func(t testing.TB) string, n int) *centralH
 	api := &server.API{Store: db, Log: slog.New(slog.DiscardHandler), Now: func() time.Time { return h.now }}
 	srv := httptest.NewServer(api.Handler())
 	t.Cleanup(srv.Close)
-	h.url = srv.URL
+	h.url, h.api = srv.URL, api
 	if n > 0 {
 		d := h.desk(t, "Issuer", "A", "")
 		_, codes, err := d.svc.Issue(context.Background(), app.IssueRequest{Count: n})
@@ -177,3 +178,8 @@ func count(t testing.TB, db *store.CentralDB, query string, args ...any) int {
 }
 
 var discard = slog.New(slog.DiscardHandler)
+
+// newClient is a client with the token h.station gave the station name.
+func newClient(h *centralHarness, name string) *server.Client {
+	return server.NewClient(h.url, "qrd_test_"+strings.ReplaceAll(name, " ", "_"))
+}

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -34,6 +35,9 @@ type API struct {
 	Now   func() time.Time
 
 	ring atomic.Value // the deployment's key-ring id once known: it never changes
+
+	ackMu sync.Mutex
+	acks  map[int64]central.FeedAck // station id → how far it read the feed, not yet stored
 }
 
 // HashToken is what the server stores of a station's bearer token.
@@ -52,6 +56,7 @@ func (a *API) Handler() http.Handler {
 	mux.HandleFunc("POST /v1/events", a.station(a.events))
 	mux.HandleFunc("GET /v1/changes", a.station(a.changes))
 	mux.HandleFunc("GET /v1/conflicts", a.station(a.conflicts))
+	mux.HandleFunc("GET /v1/snapshot", a.station(a.snapshot))
 	return a.accessLog(mux)
 }
 
@@ -106,6 +111,8 @@ func (a *API) write(w http.ResponseWriter, v any, err error) {
 			status, code, msg = http.StatusBadRequest, app.RefusedInvalid, br.Reason
 		case errors.As(err, &mbe):
 			status, code, msg = http.StatusRequestEntityTooLarge, app.RefusedInvalid, fmt.Sprintf("request body over %d bytes: send smaller batches", mbe.Limit)
+		case errors.Is(err, central.ErrFeedCompacted):
+			status, code, msg = http.StatusGone, app.RefusedFeedCompacted, err.Error()
 		case errors.Is(err, context.Canceled):
 			// The desk hung up (it gave up waiting): nothing to answer.
 			a.Log.Info("request cancelled by the desk", "error", err.Error())
@@ -273,6 +280,7 @@ func (a *API) changes(r *http.Request, st central.Station) (any, error) {
 			return nil, central.Badf("wait must be 0 to %d seconds", MaxWait)
 		}
 	}
+	a.ack(st.ID, after) // the desk has applied everything up to after
 	// Long poll: with wait, an empty answer is held until a change arrives
 	// (or wait seconds pass), so a desk that is online learns of another
 	// desk's redemption within a fraction of a second.
@@ -320,4 +328,38 @@ func dayRange(date string, now time.Time) (time.Time, error) {
 		return time.Time{}, central.Badf("date must be YYYY-MM-DD")
 	}
 	return d, nil
+}
+
+// ack remembers how far a station has read the feed; FlushAcks stores it
+// (a write per feed read would cost every desk's poll an fsync).
+func (a *API) ack(station, after int64) {
+	if after <= 0 {
+		return
+	}
+	a.ackMu.Lock()
+	defer a.ackMu.Unlock()
+	if a.acks == nil {
+		a.acks = map[int64]central.FeedAck{}
+	}
+	a.acks[station] = central.FeedAck{Position: max(a.acks[station].Position, after), At: a.Now().Unix()}
+}
+
+// FlushAcks stores the feed positions the stations have read.
+func (a *API) FlushAcks(ctx context.Context) error {
+	a.ackMu.Lock()
+	acks := a.acks
+	a.acks = nil
+	a.ackMu.Unlock()
+	return a.Store.AckFeed(ctx, acks)
+}
+
+// SnapshotPage is how many codes one snapshot request returns.
+const SnapshotPage = 5000
+
+func (a *API) snapshot(r *http.Request, st central.Station) (any, error) {
+	afterID, err := strconv.ParseInt(r.URL.Query().Get("after_id"), 10, 64)
+	if (err != nil && r.URL.Query().Get("after_id") != "") || afterID < 0 {
+		return nil, central.Badf("after_id must be a code id from the previous page")
+	}
+	return a.Store.Snapshot(r.Context(), afterID, SnapshotPage)
 }

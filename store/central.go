@@ -548,11 +548,24 @@ func (c *CentralDB) Changes(ctx context.Context, after int64, limit int) ([]cent
 		}
 		out = append(out, ch)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	// The floor after the rows: compaction raises it before it deletes, so
+	// a desk below it is told to start over, never handed a feed with a hole.
+	floor, err := c.feedFloor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if after < floor {
+		return nil, central.ErrFeedCompacted
+	}
+	return out, nil
 }
 
 // placeChanges gives feed positions (PostgreSQL) to the changes committed
-// since the last placing, above every position given before, in seq order
+// since the last placing, above every position given before (also those
+// compaction dropped), in seq order
 // (for one label, seq order is the order its changes committed in: a
 // writer inserts its change after the row lock it waited for was
 // released). A change still uncommitted is invisible here and is placed by
@@ -580,7 +593,8 @@ func (c *CentralDB) placeChanges(ctx context.Context) error {
 	}
 	if _, err := tx.exec(ctx, `WITH ready AS (
 			SELECT seq, row_number() OVER (ORDER BY seq) AS n FROM changes WHERE pos IS NULL),
-		base AS (SELECT COALESCE(max(pos), 0) AS b FROM changes)
+		base AS (SELECT GREATEST(COALESCE(max(pos), 0),
+			COALESCE((SELECT CAST(value AS BIGINT) FROM deployment WHERE key = 'feed_floor'), 0)) AS b FROM changes)
 		UPDATE changes SET pos = base.b + ready.n FROM ready, base WHERE changes.seq = ready.seq`); err != nil {
 		return err
 	}

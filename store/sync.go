@@ -286,3 +286,47 @@ func (d *DB) Conflicts(ctx context.Context) ([]app.Conflict, error) {
 	}
 	return out, rows.Err()
 }
+
+// ApplySnapshot brings this desk's copy to the server's state for one page
+// of codes, as the changes that led there, in one transaction; with the
+// last page it sets the cursor to position (the feed is followed from
+// there). A label used here stays used; a disable or enable of this desk
+// still waiting to be uploaded stays.
+func (d *DB) ApplySnapshot(ctx context.Context, page app.RemoteSnapshot, position int64) error {
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return d.wrap(err, "cannot apply the server's snapshot")
+	}
+	defer tx.Rollback()
+	for _, c := range page.Codes {
+		data, _ := json.Marshal(map[string]any{"expire_at": c.ExpireAt, "created_at": c.CreatedAt})
+		changes := []app.RemoteChange{{Kind: "code", Code: c.Code, Station: c.IssuedBy, Data: string(data)}}
+		switch c.Status {
+		case "used":
+			data, _ := json.Marshal(map[string]any{"at": c.UsedAt, "operator": c.UsedOperator, "event_id": c.UsedEvent})
+			changes = append(changes, app.RemoteChange{Kind: "redeem", Code: c.Code, Station: c.UsedStation, Data: string(data)})
+		case "disabled":
+			data, _ := json.Marshal(map[string]any{"reason": c.DisabledReason})
+			changes = append(changes, app.RemoteChange{Kind: "disable", Code: c.Code, Data: string(data)})
+		case "unused":
+			changes = append(changes, app.RemoteChange{Kind: "enable", Code: c.Code, Data: "{}"})
+		}
+		for _, ch := range changes {
+			if err := applyChange(ctx, tx, ch); err != nil {
+				return d.wrap(err, "cannot apply the server's snapshot")
+			}
+		}
+	}
+	for _, k := range page.Conflicts {
+		data, _ := json.Marshal(k)
+		if err := applyChange(ctx, tx, app.RemoteChange{Kind: "conflict", Code: k.Code, Data: string(data)}); err != nil {
+			return d.wrap(err, "cannot apply the server's snapshot")
+		}
+	}
+	if page.NextID == 0 {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO sync_state (key, value) VALUES ('cursor', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, strconv.FormatInt(position, 10)); err != nil {
+			return d.wrap(err, "cannot apply the server's snapshot")
+		}
+	}
+	return d.wrap(tx.Commit(), "cannot apply the server's snapshot")
+}

@@ -6,12 +6,13 @@
 //	              station letter NAME L | station revoke NAME | station list
 //	qrdesk-server ring show | ring reset
 //	qrdesk-server report [--date YYYY-MM-DD]
+//	qrdesk-server compact
 package main
 
 import (
 	"context"
-	"crypto/tls"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -86,10 +87,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 		err = station(ctx, st, now, pos, *letter, stdout)
 	case "ring":
 		err = ring(ctx, st, pos, stdout)
+	case "compact":
+		var n int64
+		if n, err = st.Compact(ctx, now().Add(-staleDesk).Unix()); err == nil {
+			fmt.Fprintf(stdout, "dropped %d changes every active desk has read\n", n)
+		}
 	case "report":
 		err = report(ctx, st, now, *date, stdout)
 	default:
-		fmt.Fprintf(stderr, "qrdesk-server: unknown command %q: use serve, station, ring or report\n", cmd)
+		fmt.Fprintf(stderr, "qrdesk-server: unknown command %q: use serve, station, ring, report or compact\n", cmd)
 		return 2
 	}
 	if err != nil {
@@ -137,15 +143,50 @@ func serve(ctx context.Context, st central.Store, log *slog.Logger, now func() t
 			errc <- srv.Serve(ln)
 		}
 	}()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
+	compacting := time.NewTicker(compactEvery)
+	defer compacting.Stop()
+	for {
+		select {
+		case err := <-errc:
+			return err
+		case <-compacting.C:
+			compact(ctx, api, st, log, now)
+			continue
+		case <-ctx.Done():
+		}
+		break
 	}
 	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	log.Info("shutting down")
-	return srv.Shutdown(shutdown)
+	err = srv.Shutdown(shutdown)
+	if ferr := api.FlushAcks(shutdown); ferr != nil {
+		log.Warn("could not store how far the desks read the feed", "error", ferr.Error())
+	}
+	return err
+}
+
+// The feed is compacted every compactEvery below what every desk has
+// read; a desk silent for longer than staleDesk does not hold it back (it
+// starts over from a snapshot when it returns).
+const (
+	compactEvery = 10 * time.Minute
+	staleDesk    = 30 * 24 * time.Hour
+)
+
+func compact(ctx context.Context, api *server.API, st central.Store, log *slog.Logger, now func() time.Time) {
+	if err := api.FlushAcks(ctx); err != nil {
+		log.Warn("could not store how far the desks read the feed", "error", err.Error())
+		return
+	}
+	n, err := st.Compact(ctx, now().Add(-staleDesk).Unix())
+	if err != nil {
+		log.Warn("feed compaction failed", "error", err.Error())
+		return
+	}
+	if n > 0 {
+		log.Info("feed compacted", "dropped", n)
+	}
 }
 
 const stationUsage = `say one of:

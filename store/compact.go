@@ -1,0 +1,166 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strconv"
+	"strings"
+
+	"qrdesk/central"
+)
+
+// The change feed is compacted below what every active desk has applied,
+// so a year of operation keeps it small; the events (the audit trail) and
+// the codes stay. A desk whose cursor is below the compacted floor (a new
+// desk, or one silent longer than the compactor waits) starts over from a
+// snapshot of the codes' state.
+
+// compactPiece is how many changes one compaction transaction drops.
+const compactPiece = 5000
+
+// feedColumn is the column of the feed position: seq on SQLite (writers
+// take turns, so seq order is commit order), pos on PostgreSQL.
+func (c *CentralDB) feedColumn() string {
+	if c.e.postgres {
+		return "pos"
+	}
+	return "seq"
+}
+
+// feedFloor is the position up to which the feed was compacted.
+func (c *CentralDB) feedFloor(ctx context.Context) (int64, error) {
+	var v string
+	err := c.e.queryRow(ctx, `SELECT value FROM deployment WHERE key = 'feed_floor'`).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return strconv.ParseInt(v, 10, 64)
+}
+
+func (c *CentralDB) AckFeed(ctx context.Context, acks map[int64]central.FeedAck) error {
+	if len(acks) == 0 {
+		return nil
+	}
+	tx, err := c.e.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.done()
+	for id, a := range acks {
+		if _, err := tx.exec(ctx, `UPDATE stations SET feed_ack = ?, feed_acked_at = ? WHERE id = ? AND feed_ack <= ?`, a.Position, a.At, id, a.Position); err != nil {
+			return err
+		}
+	}
+	return tx.commit()
+}
+
+func (c *CentralDB) Compact(ctx context.Context, staleBefore int64) (int64, error) {
+	var floor int64
+	if err := c.e.queryRow(ctx, `SELECT COALESCE(min(feed_ack), 0) FROM stations
+		WHERE revoked_at = 0 AND feed_ack > 0 AND feed_acked_at >= ?`, staleBefore).Scan(&floor); err != nil {
+		return 0, err
+	}
+	old, err := c.feedFloor(ctx)
+	if err != nil || floor <= old {
+		return 0, err
+	}
+	// The floor first: a feed reader that finds it raised knows the rows
+	// below it may be gone, even before they are.
+	if _, err := c.e.exec(ctx, `INSERT INTO deployment (key, value) VALUES ('feed_floor', ?)
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, strconv.FormatInt(floor, 10)); err != nil {
+		return 0, err
+	}
+	col := c.feedColumn()
+	var dropped int64
+	for {
+		tx, err := c.e.begin(ctx)
+		if err != nil {
+			return dropped, err
+		}
+		res, err := tx.exec(ctx, `DELETE FROM changes WHERE seq IN (SELECT seq FROM changes WHERE `+col+` <= ? ORDER BY `+col+` LIMIT ?)`, floor, compactPiece)
+		if err == nil {
+			err = tx.commit()
+		}
+		tx.done()
+		if err != nil {
+			return dropped, err
+		}
+		n, _ := res.RowsAffected()
+		dropped += n
+		if n < compactPiece {
+			return dropped, nil
+		}
+	}
+}
+
+func (c *CentralDB) Snapshot(ctx context.Context, afterID int64, limit int) (central.Snapshot, error) {
+	// The position first: the state read after it is at least as new.
+	if c.e.postgres {
+		if err := c.placeChanges(ctx); err != nil {
+			return central.Snapshot{}, err
+		}
+	}
+	var snap central.Snapshot
+	if err := c.e.queryRow(ctx, `SELECT COALESCE(max(`+c.feedColumn()+`), 0) FROM changes`).Scan(&snap.Position); err != nil {
+		return snap, err
+	}
+	floor, err := c.feedFloor(ctx)
+	if err != nil {
+		return snap, err
+	}
+	snap.Position = max(snap.Position, floor)
+	rows, err := c.e.query(ctx, `SELECT id, code, issued_by, status, expire_at, created_at, used_at, used_station, used_operator, used_event, disabled_reason
+		FROM codes WHERE id > ? ORDER BY id LIMIT ?`, afterID, limit)
+	if err != nil {
+		return snap, err
+	}
+	defer rows.Close()
+	snap.Codes = []central.CodeState{}
+	var last int64
+	for rows.Next() {
+		var s central.CodeState
+		if err := rows.Scan(&last, &s.Code, &s.IssuedBy, &s.Status, &s.ExpireAt, &s.CreatedAt, &s.UsedAt, &s.UsedStation, &s.UsedOperator, &s.UsedEvent, &s.DisabledReason); err != nil {
+			return snap, err
+		}
+		snap.Codes = append(snap.Codes, s)
+	}
+	if err := rows.Err(); err != nil {
+		return snap, err
+	}
+	rows.Close()
+	if len(snap.Codes) == limit {
+		snap.NextID = last
+	}
+	snap.Conflicts, err = c.conflictsOf(ctx, snap.Codes)
+	return snap, err
+}
+
+// conflictsOf lists the conflicts of the given codes.
+func (c *CentralDB) conflictsOf(ctx context.Context, codes []central.CodeState) ([]central.Conflict, error) {
+	out := []central.Conflict{}
+	if len(codes) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(codes))
+	for i, s := range codes {
+		args[i] = s.Code
+	}
+	rows, err := c.e.query(ctx, `SELECT code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, flag
+		FROM conflicts WHERE code IN (?`+strings.Repeat(", ?", len(codes)-1)+`) ORDER BY id`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k central.Conflict
+		if err := rows.Scan(&k.Code, &k.FirstEvent, &k.FirstStation, &k.FirstOperator, &k.FirstAt, &k.SecondEvent, &k.SecondStation, &k.SecondOperator, &k.SecondAt, &k.Flag); err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
