@@ -301,11 +301,11 @@ func (c *CentralDB) addChanges(ctx context.Context, tx *etx, changes ...change) 
 func (c *CentralDB) Apply(ctx context.Context, st central.Station, evs []central.Event, at int64) ([]central.Result, error) {
 	out := make([]central.Result, 0, len(evs))
 	for _, ev := range evs {
-		r, err := c.applyOne(ctx, st, ev, at)
+		r, err := c.applyOne(ctx, st, ev, at, false)
 		if isUniqueAny(err) {
-			// The same event arrived twice at once (a retry racing the
-			// original): the other one committed; answer as it did.
-			r, err = c.applyOne(ctx, st, ev, at)
+			// The event id is known (sent before, or a retry racing the
+			// original): decide again knowing it.
+			r, err = c.applyOne(ctx, st, ev, at, true)
 		}
 		if err != nil {
 			return out, err
@@ -316,8 +316,11 @@ func (c *CentralDB) Apply(ctx context.Context, st central.Station, evs []central
 }
 
 // applyOne applies one event: on PostgreSQL in its own transaction, on
-// SQLite through the group committer.
-func (c *CentralDB) applyOne(ctx context.Context, st central.Station, ev central.Event, now int64) (central.Result, error) {
+// SQLite through the group committer. On PostgreSQL the event id is first
+// assumed new (known says otherwise): a known id makes the event row's
+// insert fail at the end, the transaction is rolled back whole, and Apply
+// decides again with known set. Two round trips fewer for every event.
+func (c *CentralDB) applyOne(ctx context.Context, st central.Station, ev central.Event, now int64, known bool) (central.Result, error) {
 	if !c.e.postgres {
 		return c.groupApply(ctx, st, ev, now)
 	}
@@ -326,7 +329,16 @@ func (c *CentralDB) applyOne(ctx context.Context, st central.Station, ev central
 		return central.Result{}, err
 	}
 	defer tx.done()
-	r, err := c.applyInTx(ctx, tx, st, ev, now)
+	var r central.Result
+	if known {
+		r, err = c.applyInTx(ctx, tx, st, ev, now)
+	} else {
+		r, err = c.decide(ctx, tx, st, ev, now, false)
+		if err == nil && r.Outcome == central.OutcomeUnknown {
+			// Not recorded, so no insert checked the id: check it here.
+			r, err = c.applyInTx(ctx, tx, st, ev, now)
+		}
+	}
 	if err != nil {
 		return central.Result{}, err
 	}
@@ -428,17 +440,21 @@ func (c *CentralDB) readCode(ctx context.Context, tx *etx, code string) (central
 // if that is plausible. A label already used is a conflict: both facts are
 // kept, and the earlier plausible redemption stays the one of record.
 func (c *CentralDB) redeem(ctx context.Context, tx *etx, st central.Station, ev central.Event, now int64) (central.Result, string, error) {
-	cc, err := c.readCode(ctx, tx, ev.Code)
-	if errors.Is(err, sql.ErrNoRows) {
-		return central.Result{Outcome: central.OutcomeUnknown, Reason: "the server has no such code: upload the batch first"}, "", nil
-	}
-	if err != nil {
-		return central.Result{}, "", err
-	}
-	when, flag := central.EffectiveTime(ev, cc.createdAt, now)
+	var cc centralCode
+	var err error
+	when, flag := now, ""
 	set := `UPDATE codes SET status = 'used', used_at = ?, used_station = ?, used_operator = ?, used_event = ? `
 	var res sql.Result
 	if ev.Offline {
+		// The desk's time needs the label's issue time to be judged.
+		cc, err = c.readCode(ctx, tx, ev.Code)
+		if errors.Is(err, sql.ErrNoRows) {
+			return central.Result{Outcome: central.OutcomeUnknown, Reason: "the server has no such code: upload the batch first"}, "", nil
+		}
+		if err != nil {
+			return central.Result{}, "", err
+		}
+		when, flag = central.EffectiveTime(ev, cc.createdAt, now)
 		res, err = tx.exec(ctx, set+`WHERE code = ? AND status <> 'used'`, when, st.Name, ev.Operator, ev.EventID, ev.Code)
 	} else {
 		res, err = tx.exec(ctx, set+`WHERE code = ? AND status = 'unused' AND (expire_at = 0 OR expire_at > ?)`, when, st.Name, ev.Operator, ev.EventID, ev.Code, when)
@@ -449,6 +465,7 @@ func (c *CentralDB) redeem(ctx context.Context, tx *etx, st central.Station, ev 
 	if n, _ := res.RowsAffected(); n == 1 {
 		r := central.Result{Outcome: central.OutcomeRedeemed, UsedAt: when, UsedStation: st.Name, UsedOperator: ev.Operator}
 		switch {
+		case !ev.Offline:
 		case cc.status == "disabled":
 			flag = strings.TrimPrefix(flag+"; ", "; ") + "redeemed offline while disabled: " + cc.reason
 		case cc.expireAt != 0 && cc.expireAt <= when:
@@ -458,9 +475,13 @@ func (c *CentralDB) redeem(ctx context.Context, tx *etx, st central.Station, ev 
 		data, _ := json.Marshal(map[string]any{"at": when, "operator": ev.Operator, "event_id": ev.EventID})
 		return r, flag, c.addChanges(ctx, tx, change{"redeem", ev.Code, st.Name, string(data)})
 	}
-	// Read the label again: on PostgreSQL the UPDATE may have waited for
-	// another desk's redemption of it, which the first read predates.
-	if cc, err = c.readCode(ctx, tx, ev.Code); err != nil {
+	// Read the label as it is now: on PostgreSQL the UPDATE may have
+	// waited for another desk's redemption of it.
+	cc, err = c.readCode(ctx, tx, ev.Code)
+	if errors.Is(err, sql.ErrNoRows) {
+		return central.Result{Outcome: central.OutcomeUnknown, Reason: "the server has no such code: upload the batch first"}, "", nil
+	}
+	if err != nil {
 		return central.Result{}, "", err
 	}
 	switch {
