@@ -140,7 +140,7 @@ func (h *centralHarness) call(t testing.TB, method, path, token, ring string, bo
 	if ring != "" {
 		req.Header.Set(server.RingHeader, ring)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := keepAlive.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,3 +183,7 @@ var discard = slog.New(slog.DiscardHandler)
 func newClient(h *centralHarness, name string) *server.Client {
 	return server.NewClient(h.url, "qrd_test_"+strings.ReplaceAll(name, " ", "_"))
 }
+
+// keepAlive is the tests' HTTP client: like a desk, each of up to 128
+// concurrent callers keeps its connection (the default client keeps two).
+var keepAlive = &http.Client{Transport: &http.Transport{MaxIdleConns: 128, MaxIdleConnsPerHost: 128}}
