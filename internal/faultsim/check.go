@@ -91,7 +91,14 @@ func (r *run) check(ctx context.Context, res *Result) error {
 	c.delivered()
 	c.converged()
 	c.noPhantom()
-	slices.SortStableFunc(c.violations, func(a, b Violation) int { return cmp.Compare(a.Label, b.Label) })
+	// By label; facts about no one label (a desk that lacks many) last.
+	last := func(l int) int {
+		if l < 0 {
+			return len(c.r.labels)
+		}
+		return l
+	}
+	slices.SortStableFunc(c.violations, func(a, b Violation) int { return cmp.Compare(last(a.Label), last(b.Label)) })
 	res.Violations, res.Notes = c.violations, c.notes
 	res.report = c.facts()
 	return nil
