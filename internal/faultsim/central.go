@@ -29,6 +29,10 @@ import (
 type central struct {
 	dsn  string       // SQLite file or postgres:// URL
 	addr atomic.Value // host:port of the running instance, "" while down
+	// admin is the administrator's own handle on the database, as
+	// 'qrdesk-server station add' opens it: it works while the server is
+	// down, and the checker reads through it.
+	admin *store.CentralDB
 
 	mu       sync.Mutex
 	db       *store.CentralDB
@@ -91,7 +95,21 @@ type gate struct {
 func startCentral(ctx context.Context, dsn string) (*central, error) {
 	c := &central{dsn: dsn}
 	c.addr.Store("")
-	return c, c.start(ctx)
+	if err := c.start(ctx); err != nil {
+		return nil, err
+	}
+	var err error
+	if c.admin, err = store.OpenCentral(ctx, dsn); err != nil {
+		c.kill()
+		return nil, fmt.Errorf("open the server database for the administrator: %w", err)
+	}
+	return c, nil
+}
+
+// close kills the server and closes the administrator's handle.
+func (c *central) close() {
+	c.kill()
+	c.admin.Close()
 }
 
 func (c *central) start(ctx context.Context) error {
@@ -156,20 +174,14 @@ func (c *central) restart(ctx context.Context) error {
 // address is where the proxies forward to ("" while the server is down).
 func (c *central) address() string { return c.addr.Load().(string) }
 
-func (c *central) handle() *store.CentralDB {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.db
-}
-
 // addStation enrols a station and returns its bearer token.
 func (c *central) addStation(ctx context.Context, name string) (string, error) {
 	token := "qrd_faultsim_" + app.NewTraceID()
-	return token, c.handle().AddStation(ctx, name, server.HashToken(token), time.Now().Unix())
+	return token, c.admin.AddStation(ctx, name, server.HashToken(token), time.Now().Unix())
 }
 
 func (c *central) revokeStation(ctx context.Context, name string) error {
-	err := c.handle().RevokeStation(ctx, name, time.Now().Unix())
+	err := c.admin.RevokeStation(ctx, name, time.Now().Unix())
 	if errors.Is(err, server.ErrNoStation) {
 		return nil // revoked already
 	}
@@ -204,7 +216,7 @@ type (
 
 // readServer reads the whole server database (it is small).
 func (c *central) readServer(ctx context.Context) (serverState, error) {
-	db := c.handle().SQLForTests()
+	db := c.admin.SQLForTests()
 	st := serverState{Codes: map[string]serverCode{}, Now: time.Now().Unix()}
 	err := queryEach(ctx, db, `SELECT code, status, used_station, used_event, expire_at, used_at FROM codes`, func(rows *sql.Rows) error {
 		var k serverCode

@@ -108,7 +108,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if r.srv, err = startCentral(ctx, cfg.DSN); err != nil {
 		return nil, err
 	}
-	defer r.srv.kill()
+	defer r.srv.close()
 	keyFile := filepath.Join(cfg.Dir, "deployment.key")
 	if _, err := app.LoadKeys(keyFile, true); err != nil {
 		return nil, err
