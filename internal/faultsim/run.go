@@ -21,8 +21,10 @@ type Config struct {
 
 	Desks, CodesPerDesk, Groups int
 	// OnlineTimeout and OfflineFor are the desks' (short, so a run is fast);
-	// SyncTimeout bounds one sync during the schedule.
-	OnlineTimeout, OfflineFor, SyncTimeout time.Duration
+	// SyncTimeout bounds one sync during the schedule; SyncInterval is the
+	// pause before each of the two final sync rounds (a desk syncs every 5 s;
+	// a server may take a moment to publish a commit in its feed).
+	OnlineTimeout, OfflineFor, SyncTimeout, SyncInterval time.Duration
 	// Off switches fault classes off (see FaultClasses), to look past a
 	// known bug; it changes the schedule a seed draws.
 	Off []string
@@ -45,6 +47,7 @@ func (c Config) withDefaults() Config {
 	defD(&c.OnlineTimeout, 150*time.Millisecond)
 	defD(&c.OfflineFor, 300*time.Millisecond)
 	defD(&c.SyncTimeout, 700*time.Millisecond)
+	defD(&c.SyncInterval, 100*time.Millisecond)
 	return c
 }
 
@@ -280,6 +283,7 @@ func (r *run) heal(ctx context.Context) error {
 		}
 	}
 	for round := 1; round <= 2; round++ {
+		time.Sleep(r.cfg.SyncInterval)
 		for _, d := range r.desks {
 			sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 			st, err := d.svc.Sync(sctx)
