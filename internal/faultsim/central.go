@@ -174,10 +174,16 @@ func (c *central) restart(ctx context.Context) error {
 // address is where the proxies forward to ("" while the server is down).
 func (c *central) address() string { return c.addr.Load().(string) }
 
-// addStation enrols a station and returns its bearer token.
-func (c *central) addStation(ctx context.Context, name string) (string, error) {
-	token := "qrd_faultsim_" + app.NewTraceID()
-	return token, c.admin.AddStation(ctx, name, server.HashToken(token), time.Now().Unix())
+// token enrols a desk (its first token, n = 1) or gives it a working token
+// again after a revocation (n > 1), and returns the station name the server
+// knows it by and the bearer token. There is no way to renew a station's
+// token today: a new station takes the revoked one's place.
+func (c *central) token(ctx context.Context, name, letter string, n int) (station, token string, err error) {
+	station, token = name, "qrd_faultsim_"+app.NewTraceID()
+	if n > 1 {
+		station = fmt.Sprintf("%s (token %d)", name, n)
+	}
+	return station, token, c.admin.AddStation(ctx, station, server.HashToken(token), time.Now().Unix())
 }
 
 func (c *central) revokeStation(ctx context.Context, name string) error {
@@ -249,17 +255,7 @@ func (c *central) readServer(ctx context.Context) (serverState, error) {
 }
 
 // queryEach runs a query without parameters (so it reads the same on both
-// engines) and calls scan for every row.
+// engines) on the server's database and calls scan for every row.
 func queryEach(ctx context.Context, db *sql.DB, query string, scan func(*sql.Rows) error) error {
-	rows, err := db.QueryContext(ctx, query)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := scan(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+	return eachRow(ctx, db, query, scan)
 }

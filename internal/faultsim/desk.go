@@ -61,16 +61,11 @@ func openDesk(ctx context.Context, cfg Config, idx int, keyFile string, srv *cen
 	return d, nil
 }
 
-// newToken enrols the desk as a new station on the server (there is no way
-// to renew a revoked station's token: a new station takes its place) and
-// points the desk's client at it. The desk's own station name stays.
+// newToken gives the desk a working token (see central.token) and points
+// the desk's client at it. The desk's own station name stays.
 func (d *desk) newToken(ctx context.Context, srv *central) error {
 	d.tokens++
-	name := d.name
-	if d.tokens > 1 {
-		name = fmt.Sprintf("%s (token %d)", d.name, d.tokens)
-	}
-	token, err := srv.addStation(ctx, name)
+	name, token, err := srv.token(ctx, d.name, deskName(d.idx), d.tokens)
 	if err != nil {
 		return err
 	}
@@ -118,7 +113,7 @@ type (
 func (d *desk) read(ctx context.Context) (deskState, error) {
 	db := d.db.SQL()
 	st := deskState{Codes: map[string]deskCode{}, Conflicts: map[string]serverConflict{}}
-	err := queryEach(ctx, db, `SELECT code, status, expire_at FROM codes`, func(rows *sql.Rows) error {
+	err := eachRow(ctx, db, `SELECT code, status, expire_at FROM codes`, func(rows *sql.Rows) error {
 		var code string
 		var c deskCode
 		err := rows.Scan(&code, &c.Status, &c.ExpireAt)
@@ -128,7 +123,7 @@ func (d *desk) read(ctx context.Context) (deskState, error) {
 	if err != nil {
 		return st, fmt.Errorf("desk %s codes: %w", deskName(d.idx), err)
 	}
-	err = queryEach(ctx, db, `SELECT event_id, kind, code, state, result, at FROM outbox ORDER BY id`, func(rows *sql.Rows) error {
+	err = eachRow(ctx, db, `SELECT event_id, kind, code, state, result, at FROM outbox ORDER BY id`, func(rows *sql.Rows) error {
 		var e outboxEvent
 		err := rows.Scan(&e.EventID, &e.Kind, &e.Code, &e.State, &e.Result, &e.At)
 		st.Outbox = append(st.Outbox, e)
@@ -137,7 +132,7 @@ func (d *desk) read(ctx context.Context) (deskState, error) {
 	if err != nil {
 		return st, fmt.Errorf("desk %s outbox: %w", deskName(d.idx), err)
 	}
-	err = queryEach(ctx, db, `SELECT code, first_event, first_station, second_event, second_station, first_at, second_at FROM conflicts`, func(rows *sql.Rows) error {
+	err = eachRow(ctx, db, `SELECT code, first_event, first_station, second_event, second_station, first_at, second_at FROM conflicts`, func(rows *sql.Rows) error {
 		var k serverConflict
 		err := rows.Scan(&k.Code, &k.FirstEvent, &k.FirstStation, &k.SecondEvent, &k.SecondStation, &k.FirstAt, &k.SecondAt)
 		st.Conflicts[k.SecondEvent] = k
@@ -147,4 +142,19 @@ func (d *desk) read(ctx context.Context) (deskState, error) {
 		return st, fmt.Errorf("desk %s conflicts: %w", deskName(d.idx), err)
 	}
 	return st, nil
+}
+
+// eachRow runs a query on the desk's database and calls scan for every row.
+func eachRow(ctx context.Context, db *sql.DB, query string, scan func(*sql.Rows) error) error {
+	rows, err := db.QueryContext(ctx, query)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := scan(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }
