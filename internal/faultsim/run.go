@@ -38,7 +38,7 @@ func (c Config) withDefaults() Config {
 	}
 	def(&c.Desks, 4)
 	def(&c.CodesPerDesk, 24)
-	def(&c.Groups, 64)
+	def(&c.Groups, 60)
 	defD := func(v *time.Duration, d time.Duration) {
 		if *v == 0 {
 			*v = d
