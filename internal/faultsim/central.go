@@ -1,0 +1,261 @@
+package faultsim
+
+// Everything the harness knows about the central server lives in this file:
+// starting and killing it, stations and tokens, the desk's client, and
+// reading the server's database for the checker. When the central types
+// move out of package server, this is the file to adapt.
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"qrdesk/app"
+	"qrdesk/server"
+	"qrdesk/store"
+)
+
+// central is qrdesk-server in this process: server.API over store.OpenCentral
+// on a loopback listener, which the harness can kill and restart.
+type central struct {
+	dsn  string       // SQLite file or postgres:// URL
+	addr atomic.Value // host:port of the running instance, "" while down
+	// admin is the administrator's own handle on the database, as
+	// 'qrdesk-server station add' opens it: it works while the server is
+	// down, and the checker reads through it.
+	admin *store.CentralDB
+
+	mu       sync.Mutex
+	db       *store.CentralDB
+	srv      *http.Server
+	gate     *gate
+	restarts int
+	errors   errorLog // what the server logged as errors, for the report
+}
+
+// errorLog keeps the distinct errors the server logs (the access log and
+// other lines below error level are dropped).
+type errorLog struct {
+	mu    sync.Mutex
+	count map[string]int
+	order []string
+}
+
+func (l *errorLog) Enabled(_ context.Context, lv slog.Level) bool { return lv >= slog.LevelError }
+
+func (l *errorLog) Handle(_ context.Context, r slog.Record) error {
+	msg := r.Message
+	r.Attrs(func(a slog.Attr) bool {
+		msg += " " + a.Key + "=" + a.Value.String()
+		return true
+	})
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.count == nil {
+		l.count = map[string]int{}
+	}
+	if l.count[msg] == 0 {
+		l.order = append(l.order, msg)
+	}
+	l.count[msg]++
+	return nil
+}
+
+func (l *errorLog) WithAttrs([]slog.Attr) slog.Handler { return l }
+func (l *errorLog) WithGroup(string) slog.Handler      { return l }
+
+// lines are the distinct errors with how often each was logged.
+func (l *errorLog) lines() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, m := range l.order {
+		out = append(out, fmt.Sprintf("%d× %s", l.count[m], m))
+	}
+	return out
+}
+
+// gate lets the harness wait for the handlers of a killed instance before it
+// closes the database under them (a handler that starts after the kill
+// answers nothing).
+type gate struct {
+	mu     sync.RWMutex
+	closed bool
+}
+
+func startCentral(ctx context.Context, dsn string) (*central, error) {
+	c := &central{dsn: dsn}
+	c.addr.Store("")
+	if err := c.start(ctx); err != nil {
+		return nil, err
+	}
+	var err error
+	if c.admin, err = store.OpenCentral(ctx, dsn); err != nil {
+		c.kill()
+		return nil, fmt.Errorf("open the server database for the administrator: %w", err)
+	}
+	return c, nil
+}
+
+// close kills the server and closes the administrator's handle.
+func (c *central) close() {
+	c.kill()
+	c.admin.Close()
+}
+
+func (c *central) start(ctx context.Context) error {
+	db, err := store.OpenCentral(ctx, c.dsn)
+	if err != nil {
+		return fmt.Errorf("open the server database: %w", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		db.Close()
+		return err
+	}
+	api := (&server.API{Store: db, Log: slog.New(&c.errors), Now: time.Now}).Handler()
+	g := &gate{}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		g.mu.RLock()
+		defer g.mu.RUnlock()
+		if g.closed {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		api.ServeHTTP(w, r)
+	}), ErrorLog: log.New(io.Discard, "", 0)} // a killed server's complaints are expected
+	go srv.Serve(ln)
+	c.mu.Lock()
+	c.db, c.srv, c.gate = db, srv, g
+	c.mu.Unlock()
+	c.addr.Store(ln.Addr().String())
+	return nil
+}
+
+// kill stops the instance abruptly: listener and connections closed at
+// once, answers in flight lost. Handlers already running finish (their
+// transactions commit or not, as at a real crash) before the database
+// closes.
+func (c *central) kill() {
+	c.addr.Store("")
+	c.mu.Lock()
+	srv, db, g := c.srv, c.db, c.gate
+	c.srv, c.db, c.gate = nil, nil, nil
+	c.mu.Unlock()
+	if srv == nil {
+		return
+	}
+	srv.Close()
+	g.mu.Lock()
+	g.closed = true
+	g.mu.Unlock()
+	db.Close()
+}
+
+// restart kills the instance and serves the same database again, on a new
+// port (the proxies follow addr).
+func (c *central) restart(ctx context.Context) error {
+	c.kill()
+	c.mu.Lock()
+	c.restarts++
+	c.mu.Unlock()
+	return c.start(ctx)
+}
+
+// address is where the proxies forward to ("" while the server is down).
+func (c *central) address() string { return c.addr.Load().(string) }
+
+// token enrols a desk (its first token, n = 1) or gives it a working token
+// again after a revocation (n > 1), and returns the station name the server
+// knows it by and the bearer token. There is no way to renew a station's
+// token today: a new station takes the revoked one's place.
+func (c *central) token(ctx context.Context, name, letter string, n int) (station, token string, err error) {
+	station, token = name, "qrd_faultsim_"+app.NewTraceID()
+	if n > 1 {
+		station = fmt.Sprintf("%s (token %d)", name, n)
+	}
+	return station, token, c.admin.AddStation(ctx, station, server.HashToken(token), time.Now().Unix())
+}
+
+func (c *central) revokeStation(ctx context.Context, name string) error {
+	err := c.admin.RevokeStation(ctx, name, time.Now().Unix())
+	if errors.Is(err, server.ErrNoStation) {
+		return nil // revoked already
+	}
+	return err
+}
+
+// newRemote is a desk's connection to the server, through its proxy.
+func newRemote(proxyURL, token string) app.Remote { return server.NewClient(proxyURL, token) }
+
+// Server-side facts the checker reads.
+type (
+	serverCode struct {
+		Code, Status, UsedStation, UsedEvent string
+		ExpireAt, UsedAt                     int64
+	}
+	serverEvent struct {
+		EventID, Station, Kind, Code, Outcome, Detail string
+		At, ReceivedAt                                int64
+		Offline                                       bool
+	}
+	serverConflict struct {
+		Code, FirstEvent, FirstStation, SecondEvent, SecondStation string
+		FirstAt, SecondAt                                          int64
+	}
+	serverState struct {
+		Codes     map[string]serverCode
+		Events    []serverEvent
+		Conflicts []serverConflict
+		Now       int64 // the server's clock when read
+	}
+)
+
+// readServer reads the whole server database (it is small).
+func (c *central) readServer(ctx context.Context) (serverState, error) {
+	db := c.admin.SQLForTests()
+	st := serverState{Codes: map[string]serverCode{}, Now: time.Now().Unix()}
+	err := queryEach(ctx, db, `SELECT code, status, used_station, used_event, expire_at, used_at FROM codes`, func(rows *sql.Rows) error {
+		var k serverCode
+		err := rows.Scan(&k.Code, &k.Status, &k.UsedStation, &k.UsedEvent, &k.ExpireAt, &k.UsedAt)
+		st.Codes[k.Code] = k
+		return err
+	})
+	if err != nil {
+		return st, fmt.Errorf("read the server's codes: %w", err)
+	}
+	err = queryEach(ctx, db, `SELECT event_id, station, kind, code, outcome, detail, at, received_at, offline FROM events ORDER BY id`, func(rows *sql.Rows) error {
+		var e serverEvent
+		err := rows.Scan(&e.EventID, &e.Station, &e.Kind, &e.Code, &e.Outcome, &e.Detail, &e.At, &e.ReceivedAt, &e.Offline)
+		st.Events = append(st.Events, e)
+		return err
+	})
+	if err != nil {
+		return st, fmt.Errorf("read the server's events: %w", err)
+	}
+	err = queryEach(ctx, db, `SELECT code, first_event, first_station, second_event, second_station, first_at, second_at FROM conflicts ORDER BY id`, func(rows *sql.Rows) error {
+		var k serverConflict
+		err := rows.Scan(&k.Code, &k.FirstEvent, &k.FirstStation, &k.SecondEvent, &k.SecondStation, &k.FirstAt, &k.SecondAt)
+		st.Conflicts = append(st.Conflicts, k)
+		return err
+	})
+	if err != nil {
+		return st, fmt.Errorf("read the server's conflicts: %w", err)
+	}
+	return st, nil
+}
+
+// queryEach runs a query without parameters (so it reads the same on both
+// engines) on the server's database and calls scan for every row.
+func queryEach(ctx context.Context, db *sql.DB, query string, scan func(*sql.Rows) error) error {
+	return eachRow(ctx, db, query, scan)
+}

@@ -1,0 +1,448 @@
+package faultsim
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"qrdesk/app"
+)
+
+// The invariants, checked on the server's database and every desk's after
+// the faults end and every desk synced twice.
+const (
+	// InvOneUse: for every label, the clerks told "redeemed" are at most one
+	// more than the conflicts the server recorded for it.
+	InvOneUse = "I1 one use, or a conflict"
+	// InvDelivered: every outbox event of every desk is on the server
+	// (event_id is UNIQUE there, so at most once), none is still pending,
+	// and every "redeemed" the server decided online is on the server.
+	InvDelivered = "I2 every event on the server once"
+	// InvConverged: every desk has every label in the server's state (used,
+	// disabled, or unused/expired alike: expiry is a matter of whose clock)
+	// and knows every conflict the server recorded.
+	InvConverged = "I3 desks converge"
+	// InvNoPhantom: every redemption the server holds was told to a clerk
+	// as "redeemed" (a server redemption nobody saw blocks a label nobody
+	// used, and its conflict blames a desk that refused the label).
+	InvNoPhantom = "I4 no redemption nobody was told"
+)
+
+// Violation is one broken invariant about one label.
+type Violation struct {
+	Invariant string
+	Label     int
+	What      string
+}
+
+// checker holds what the invariants are checked against, indexed.
+type checker struct {
+	r         *run
+	server    serverState
+	desks     []deskState
+	events    map[string]serverEvent      // by event id
+	byCode    map[string][]serverEvent    // server events by code
+	conflicts map[string][]serverConflict // server conflicts by code
+	outbox    []map[string]outboxEvent    // per desk, by event id
+	traces    map[string]verdict          // verdicts by trace id
+	stations  map[string]int              // server station name → desk
+
+	violations []Violation
+	notes      []string
+}
+
+func (r *run) check(ctx context.Context, res *Result) error {
+	c := &checker{r: r, events: map[string]serverEvent{}, byCode: map[string][]serverEvent{},
+		conflicts: map[string][]serverConflict{}, traces: map[string]verdict{}, stations: map[string]int{}}
+	var err error
+	if c.server, err = r.srv.readServer(ctx); err != nil {
+		return err
+	}
+	for _, e := range c.server.Events {
+		c.events[e.EventID] = e
+		c.byCode[e.Code] = append(c.byCode[e.Code], e)
+	}
+	for _, k := range c.server.Conflicts {
+		c.conflicts[k.Code] = append(c.conflicts[k.Code], k)
+	}
+	for _, d := range r.desks {
+		st, err := d.read(ctx)
+		if err != nil {
+			return err
+		}
+		c.desks = append(c.desks, st)
+		ob := map[string]outboxEvent{}
+		for _, e := range st.Outbox {
+			ob[e.EventID] = e
+		}
+		c.outbox = append(c.outbox, ob)
+		for _, name := range d.stations {
+			c.stations[name] = d.idx
+		}
+	}
+	for _, v := range r.verdicts {
+		c.traces[v.TraceID] = v
+	}
+	c.oneUse()
+	c.delivered()
+	c.converged()
+	c.noPhantom()
+	// By label; facts about no one label (a desk that lacks many) last.
+	last := func(l int) int {
+		if l < 0 {
+			return len(c.r.labels)
+		}
+		return l
+	}
+	slices.SortStableFunc(c.violations, func(a, b Violation) int { return cmp.Compare(last(a.Label), last(b.Label)) })
+	res.Violations, res.Notes = c.violations, c.notes
+	res.report = c.facts()
+	return nil
+}
+
+func (c *checker) fail(inv string, label int, format string, args ...any) {
+	c.violations = append(c.violations, Violation{Invariant: inv, Label: label, What: fmt.Sprintf(format, args...)})
+}
+
+func (c *checker) label(code string) int {
+	if l, ok := c.r.byCode[code]; ok {
+		return l
+	}
+	return -1
+}
+
+// atDesk reports whether desk d decided the scan with this trace itself
+// (its outbox carries the event) rather than the server online.
+func (c *checker) atDesk(v verdict) bool {
+	_, ok := c.outbox[v.Desk][v.TraceID]
+	return ok
+}
+
+func (c *checker) oneUse() {
+	redeemed := map[int][]verdict{}
+	for _, v := range c.r.verdicts {
+		if v.Outcome == app.OutcomeRedeemed {
+			redeemed[v.Label] = append(redeemed[v.Label], v)
+		}
+	}
+	for l, lab := range c.r.labels {
+		told, k := redeemed[l], len(c.conflicts[lab.Code])
+		if len(told) > 1+k {
+			var at []string
+			for _, v := range told {
+				at = append(at, "desk "+deskName(v.Desk))
+			}
+			c.fail(InvOneUse, l, "%d clerks were told \"redeemed\" (%s); the server recorded %d conflicts", len(told), strings.Join(at, ", "), k)
+		}
+	}
+}
+
+func (c *checker) delivered() {
+	for d, st := range c.desks {
+		for _, e := range st.Outbox {
+			l := c.label(e.Code)
+			_, onServer := c.events[e.EventID]
+			switch {
+			case e.State == "pending":
+				c.fail(InvDelivered, l, "desk %s's %s event %s is still pending after two syncs (last answer %s)", deskName(d), e.Kind, e.EventID, orNone(e.Result))
+			case !onServer:
+				c.fail(InvDelivered, l, "desk %s's %s event %s is marked %s (%s) but the server never recorded it", deskName(d), e.Kind, e.EventID, e.State, orNone(e.Result))
+			case e.State == "rejected":
+				c.notes = append(c.notes, fmt.Sprintf("desk %s's %s of %s (event %s) was rejected: %s", deskName(d), e.Kind, c.name(l), e.EventID, resultReason(e.Result)))
+			}
+		}
+	}
+	for _, v := range c.r.verdicts {
+		if v.Outcome == app.OutcomeRedeemed && c.atDesk(v) && v.Revoked {
+			c.notes = append(c.notes, fmt.Sprintf("desk %s redeemed %s by itself while its token was revoked (network: %s; trace %s)", deskName(v.Desk), c.name(v.Label), v.Network, v.TraceID))
+		}
+		if v.Outcome != app.OutcomeRedeemed || c.atDesk(v) {
+			continue
+		}
+		e, ok := c.events[v.TraceID]
+		switch {
+		case !ok:
+			c.fail(InvDelivered, v.Label, "desk %s told a clerk \"redeemed\" online (trace %s) but the server has no such event", deskName(v.Desk), v.TraceID)
+		case e.Outcome != "redeemed":
+			c.fail(InvDelivered, v.Label, "desk %s told a clerk \"redeemed\" online (trace %s) but the server recorded %s", deskName(v.Desk), v.TraceID, e.Outcome)
+		}
+	}
+}
+
+// class is a status as the invariants compare it: unused and expired differ
+// only by whose clock says so.
+func class(status string) string {
+	if status == "unused" || status == "expired" {
+		return "unused/expired"
+	}
+	return status
+}
+
+func (c *checker) converged() {
+	unknown := make([][]string, len(c.desks)) // labels each desk does not know
+	for l, lab := range c.r.labels {
+		sc, ok := c.server.Codes[lab.Code]
+		if !ok {
+			c.fail(InvConverged, l, "the server does not know the label")
+			continue
+		}
+		var differ []string
+		for d, st := range c.desks {
+			dc, ok := st.Codes[lab.Code]
+			switch {
+			case !ok:
+				unknown[d] = append(unknown[d], lab.Name)
+			case class(dc.Status) != class(sc.Status):
+				differ = append(differ, fmt.Sprintf("desk %s has it %s", deskName(d), dc.Status))
+			}
+		}
+		if len(differ) > 0 {
+			c.fail(InvConverged, l, "the server has it %s; %s", sc.Status, strings.Join(differ, ", "))
+		}
+		for _, k := range c.conflicts[lab.Code] {
+			var missing []string
+			for d, st := range c.desks {
+				if dk, ok := st.Conflicts[k.SecondEvent]; !ok || dk.FirstEvent != k.FirstEvent || dk.Code != k.Code {
+					missing = append(missing, deskName(d))
+				}
+			}
+			if len(missing) > 0 {
+				c.fail(InvConverged, l, "desks %s do not know the server's conflict %s/%s", strings.Join(missing, ", "), k.FirstEvent, k.SecondEvent)
+			}
+		}
+	}
+	for d, names := range unknown {
+		if len(names) > 0 {
+			c.fail(InvConverged, -1, "desk %s does not know %d labels: %s", deskName(d), len(names), strings.Join(names, " "))
+		}
+	}
+	for d, st := range c.desks {
+		for id, k := range st.Conflicts {
+			if !slices.ContainsFunc(c.conflicts[k.Code], func(s serverConflict) bool { return s.SecondEvent == id }) {
+				c.fail(InvConverged, c.label(k.Code), "desk %s lists a conflict %s/%s the server does not have", deskName(d), k.FirstEvent, id)
+			}
+		}
+	}
+}
+
+func (c *checker) noPhantom() {
+	for _, e := range c.server.Events {
+		if e.Kind != "redeem" || (e.Outcome != "redeemed" && e.Outcome != "conflict") {
+			continue
+		}
+		v, ok := c.traces[e.EventID]
+		switch {
+		case !ok:
+			c.fail(InvNoPhantom, c.label(e.Code), "the server holds redemption %s by %s (%s) but no scan had that trace id", e.EventID, e.Station, e.Outcome)
+		case v.Outcome != app.OutcomeRedeemed:
+			c.fail(InvNoPhantom, v.Label, "the server holds redemption %s by %s (%s), but desk %s told its clerk %q", e.EventID, e.Station, e.Outcome, deskName(v.Desk), orNone(string(v.Outcome)+v.Err))
+		}
+	}
+}
+
+func (c *checker) name(l int) string {
+	if l < 0 {
+		return "(no label)"
+	}
+	return c.r.labels[l].Name
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+func resultReason(result string) string {
+	var r app.RemoteResult
+	if json.Unmarshal([]byte(result), &r) == nil && r.Reason != "" {
+		return r.Reason
+	}
+	return orNone(result)
+}
+
+func clock(unix int64) string {
+	if unix == 0 {
+		return "-"
+	}
+	return time.Unix(unix, 0).Format("01-02 15:04:05")
+}
+
+// facts writes, for every label an invariant broke on, everything known
+// about it: what the clerks did and were told, the server's events,
+// conflicts and state, and every desk's state and outbox events.
+func (c *checker) facts() string {
+	var b strings.Builder
+	seen := map[int]bool{}
+	shown := 0
+	for _, v := range c.violations {
+		if seen[v.Label] {
+			continue
+		}
+		seen[v.Label] = true
+		if shown++; shown > 25 {
+			fmt.Fprintf(&b, "(facts of further labels left out)\n")
+			break
+		}
+		if v.Label < 0 {
+			continue
+		}
+		c.labelFacts(&b, v.Label)
+	}
+	return b.String()
+}
+
+func (c *checker) labelFacts(b *strings.Builder, l int) {
+	lab := c.r.labels[l]
+	exp := "never expires"
+	if lab.ExpireAt != 0 {
+		exp = "expires " + clock(lab.ExpireAt)
+	}
+	fmt.Fprintf(b, "facts of %s (%s, issued at desk %s, %s):\n", lab.Name, lab.Code, deskName(lab.Desk), exp)
+	actions := slices.Clone(c.r.actions)
+	slices.SortFunc(actions, func(a, b action) int { return cmp.Or(cmp.Compare(a.Group, b.Group), cmp.Compare(a.Step, b.Step)) })
+	for _, a := range actions {
+		if a.Label != l {
+			continue
+		}
+		line := fmt.Sprintf("  g%02d.%d desk %s %s → %s", a.Group+1, a.Step+1, deskName(a.Desk), map[StepKind]string{Scan: "scans", Disable: "disables", Enable: "enables"}[a.Kind], a.Result)
+		if a.Kind == Scan {
+			for _, v := range c.r.verdicts {
+				if v.Group == a.Group && v.Step == a.Step {
+					line += c.verdictFacts(v)
+				}
+			}
+		}
+		fmt.Fprintln(b, line)
+	}
+	if sc, ok := c.server.Codes[lab.Code]; ok {
+		fmt.Fprintf(b, "  server: %s", sc.Status)
+		if sc.Status == "used" {
+			fmt.Fprintf(b, " by %s at %s (event %s)", sc.UsedStation, clock(sc.UsedAt), sc.UsedEvent)
+		}
+		fmt.Fprintln(b)
+	}
+	for _, e := range c.byCode[lab.Code] {
+		mode := "online"
+		if e.Offline {
+			mode = "uploaded"
+		}
+		fmt.Fprintf(b, "  server event %s: %s by %s, %s, at %s (received %s) → %s\n", e.EventID, e.Kind, e.Station, mode, clock(e.At), clock(e.ReceivedAt), e.Outcome)
+	}
+	for _, k := range c.conflicts[lab.Code] {
+		fmt.Fprintf(b, "  server conflict: first %s by %s at %s, second %s by %s at %s\n", k.FirstEvent, k.FirstStation, clock(k.FirstAt), k.SecondEvent, k.SecondStation, clock(k.SecondAt))
+	}
+	if len(c.conflicts[lab.Code]) == 0 {
+		fmt.Fprintln(b, "  server conflicts: none")
+	}
+	var states []string
+	for d, st := range c.desks {
+		s := "unknown"
+		if dc, ok := st.Codes[lab.Code]; ok {
+			s = dc.Status
+		}
+		states = append(states, fmt.Sprintf("%s %s", deskName(d), s))
+	}
+	fmt.Fprintf(b, "  desks: %s\n", strings.Join(states, ", "))
+	for d, st := range c.desks {
+		for _, e := range st.Outbox {
+			if e.Code == lab.Code {
+				fmt.Fprintf(b, "  desk %s outbox %s: %s at %s, %s, answer %s\n", deskName(d), e.EventID, e.Kind, clock(e.At), e.State, orNone(e.Result))
+			}
+		}
+	}
+}
+
+// verdictFacts says where a scan was decided and how it reached the server.
+func (c *checker) verdictFacts(v verdict) string {
+	s := fmt.Sprintf("; desk clock %s, network %s", clock(v.At), v.Network)
+	if v.Revoked {
+		s += "; the desk's token was revoked"
+	}
+	if v.Reason != "" {
+		s += fmt.Sprintf("; reason %q", v.Reason)
+	}
+	e, onServer := c.events[v.TraceID]
+	switch {
+	case v.LocalRefusal && onServer:
+		s += "; decided at the desk, and the server had decided the same event online: " + e.Outcome
+	case v.LocalRefusal:
+		s += "; decided at the desk"
+	case c.atDesk(v) && onServer && !e.Offline:
+		s += "; decided at the desk, and the server had already decided the same event online: " + e.Outcome
+	case c.atDesk(v) && onServer:
+		s += "; decided at the desk, uploaded: " + e.Outcome
+	case c.atDesk(v):
+		s += "; decided at the desk, not on the server"
+	case onServer:
+		s += "; decided by the server: " + e.Outcome
+	}
+	return s
+}
+
+// Report is the failure message: the seed, every broken invariant with the
+// facts of its label, notes, and the schedule as it ran. replay is the
+// command that runs this seed again.
+func (r *Result) Report(replay string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "faultsim seed %d on %s: %d invariant violations\n", r.Config.Seed, r.Config.Engine, len(r.Violations))
+	if len(r.Config.Off) > 0 {
+		fmt.Fprintf(&b, "fault classes off: %s\n", strings.Join(r.Config.Off, ","))
+	}
+	fmt.Fprintf(&b, "replay: %s\n", replay)
+	fmt.Fprintf(&b, "run: %s\n", r.Stats)
+	for _, u := range r.Unhealed {
+		fmt.Fprintf(&b, "final sync failed: %s\n", u)
+	}
+	for _, e := range r.Errors {
+		fmt.Fprintf(&b, "server error log: %s\n", e)
+	}
+	fmt.Fprintln(&b)
+	for i, v := range r.Violations {
+		if i == 60 {
+			fmt.Fprintf(&b, "… %d more\n", len(r.Violations)-i)
+			break
+		}
+		name := "-"
+		if v.Label >= 0 {
+			name = labelName(v.Label, r.Config.CodesPerDesk)
+		}
+		fmt.Fprintf(&b, "[%s] %s: %s\n", v.Invariant, name, v.What)
+	}
+	fmt.Fprintf(&b, "\n%s", r.report)
+	if len(r.Notes) > 0 {
+		fmt.Fprintf(&b, "\nnotes:\n")
+		for _, n := range r.Notes {
+			fmt.Fprintf(&b, "  %s\n", n)
+		}
+	}
+	fmt.Fprintf(&b, "\nthe schedule as it ran:\n")
+	for _, l := range r.Log {
+		fmt.Fprintf(&b, "  %s\n", l)
+	}
+	return b.String()
+}
+
+// Summary is one line: which invariants broke, on how many labels.
+func (r *Result) Summary() string {
+	count := map[string]int{}
+	for _, v := range r.Violations {
+		count[v.Invariant]++
+	}
+	if len(count) == 0 {
+		return "ok"
+	}
+	var parts []string
+	for _, inv := range []string{InvOneUse, InvDelivered, InvConverged, InvNoPhantom} {
+		if count[inv] > 0 {
+			parts = append(parts, fmt.Sprintf("%s ×%d", inv[:2], count[inv]))
+		}
+	}
+	first := r.Violations[0]
+	return fmt.Sprintf("%s; first: [%s] %s", strings.Join(parts, ", "), first.Invariant[:2], first.What)
+}

@@ -1,0 +1,160 @@
+package faultsim
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	"qrdesk/app"
+	"qrdesk/store"
+)
+
+// desk is one station: its own database, the deployment's key ring, its own
+// token, a proxy between it and the server, and its own clock.
+type desk struct {
+	idx   int
+	name  string // the desk's station_name setting
+	db    *store.DB
+	svc   *app.Service
+	proxy *proxy
+	skew  atomic.Int64 // added to the real clock
+
+	// Changed only between groups or in this desk's own token step (the
+	// planner never runs two token steps of a desk in one group).
+	serverName string   // the station the server knows the desk's token as
+	tokens     int      // tokens the desk had, for the next station name
+	stations   []string // every station name the desk had on the server
+
+	revoked atomic.Bool // its token is revoked (a scan may read it meanwhile)
+}
+
+func openDesk(ctx context.Context, cfg Config, idx int, keyFile string, srv *central) (*desk, error) {
+	keys, err := app.LoadKeys(keyFile, false)
+	if err != nil {
+		return nil, err
+	}
+	db, err := store.Open(ctx, filepath.Join(cfg.Dir, fmt.Sprintf("desk-%s.db", deskName(idx))))
+	if err != nil {
+		return nil, err
+	}
+	d := &desk{idx: idx, name: "Desk " + deskName(idx), db: db}
+	d.svc = app.NewService(db, keys, nil)
+	d.svc.Now = func() time.Time { return time.Now().Add(time.Duration(d.skew.Load())) }
+	d.svc.OnlineTimeout, d.svc.OfflineFor = cfg.OnlineTimeout, cfg.OfflineFor
+	if _, err := d.svc.UpdateSettings(ctx, map[string]string{
+		"station_id": deskName(idx), "station_name": d.name, "serial_digits": "4", "configured": "true",
+	}, "faultsim"); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if d.proxy, err = newProxy(srv.address); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if err := d.newToken(ctx, srv); err != nil {
+		d.close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// newToken gives the desk a working token (see central.token) and points
+// the desk's client at it. The desk's own station name stays.
+func (d *desk) newToken(ctx context.Context, srv *central) error {
+	d.tokens++
+	name, token, err := srv.token(ctx, d.name, deskName(d.idx), d.tokens)
+	if err != nil {
+		return err
+	}
+	d.serverName = name
+	d.stations = append(d.stations, name)
+	d.revoked.Store(false)
+	d.svc.Remote = newRemote(d.proxy.URL(), token)
+	return nil
+}
+
+func (d *desk) close() {
+	d.proxy.close()
+	d.db.Close()
+}
+
+// verdict is what a desk told a clerk about one scan.
+type verdict struct {
+	Desk, Group, Step, Label int
+	Outcome                  app.Outcome
+	TraceID, Reason, Err     string
+	At                       int64 // the desk's clock
+	Took                     time.Duration
+	Revoked                  bool // the desk's token was revoked when the scan began
+	Network                  Mode // the desk's network when the scan began
+	LocalRefusal             bool // the desk refused it from its own database
+}
+
+// Desk-side facts the checker reads.
+type (
+	deskCode struct {
+		Status   string
+		ExpireAt int64
+	}
+	outboxEvent struct {
+		EventID, Kind, Code, State, Result string
+		At                                 int64
+	}
+	deskState struct {
+		Codes     map[string]deskCode
+		Outbox    []outboxEvent
+		Conflicts map[string]serverConflict // by second event
+	}
+)
+
+func (d *desk) read(ctx context.Context) (deskState, error) {
+	db := d.db.SQL()
+	st := deskState{Codes: map[string]deskCode{}, Conflicts: map[string]serverConflict{}}
+	err := eachRow(ctx, db, `SELECT code, status, expire_at FROM codes`, func(rows *sql.Rows) error {
+		var code string
+		var c deskCode
+		err := rows.Scan(&code, &c.Status, &c.ExpireAt)
+		st.Codes[code] = c
+		return err
+	})
+	if err != nil {
+		return st, fmt.Errorf("desk %s codes: %w", deskName(d.idx), err)
+	}
+	err = eachRow(ctx, db, `SELECT event_id, kind, code, state, result, at FROM outbox ORDER BY id`, func(rows *sql.Rows) error {
+		var e outboxEvent
+		err := rows.Scan(&e.EventID, &e.Kind, &e.Code, &e.State, &e.Result, &e.At)
+		st.Outbox = append(st.Outbox, e)
+		return err
+	})
+	if err != nil {
+		return st, fmt.Errorf("desk %s outbox: %w", deskName(d.idx), err)
+	}
+	err = eachRow(ctx, db, `SELECT code, first_event, first_station, second_event, second_station, first_at, second_at FROM conflicts`, func(rows *sql.Rows) error {
+		var k serverConflict
+		err := rows.Scan(&k.Code, &k.FirstEvent, &k.FirstStation, &k.SecondEvent, &k.SecondStation, &k.FirstAt, &k.SecondAt)
+		st.Conflicts[k.SecondEvent] = k
+		return err
+	})
+	if err != nil {
+		return st, fmt.Errorf("desk %s conflicts: %w", deskName(d.idx), err)
+	}
+	return st, nil
+}
+
+// eachRow runs a query on the desk's database and calls scan for every row.
+func eachRow(ctx context.Context, db *sql.DB, query string, scan func(*sql.Rows) error) error {
+	rows, err := db.QueryContext(ctx, query)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := scan(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}

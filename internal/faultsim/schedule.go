@@ -1,0 +1,348 @@
+package faultsim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+)
+
+// StepKind is one kind of thing that happens in a run.
+type StepKind int
+
+const (
+	Scan    StepKind = iota // a clerk scans a label at a desk
+	Disable                 // a clerk disables a label at a desk
+	Enable                  // a clerk enables it again
+	Sync                    // a desk syncs with the server
+	SetMode                 // a desk's network changes (its proxy's mode)
+	Restart                 // the server is killed and started again
+	Revoke                  // the desk's token is revoked on the server
+	Retoken                 // the desk gets a working token again (a new station on the server)
+	Skew                    // a desk's clock changes
+)
+
+// Step is one action of a schedule. Desk, Label, Mode and Skew are used as
+// the kind needs them; Label indexes the label universe.
+type Step struct {
+	Kind  StepKind
+	Desk  int
+	Label int
+	Mode  Mode
+	Skew  time.Duration
+}
+
+// Plan is a schedule drawn from a seed: groups of steps, the steps of a group
+// running at the same time, the groups one after the other.
+type Plan struct {
+	Seed   uint64
+	Groups [][]Step
+	per    int // labels per desk, for names
+}
+
+// Fault classes that Config.Off can switch off (to look past a known bug).
+var FaultClasses = []string{"disable", "revoke", "restart", "skew", "delay", "late", "drop-request", "drop-answer", "duplicate", "refuse", "race"}
+
+// labelName is a label's short name: its desk letter and its number there.
+func labelName(label, per int) string {
+	return fmt.Sprintf("%c%02d", 'A'+label/per, label%per+1)
+}
+
+func deskName(d int) string { return string(rune('A' + d)) }
+
+func (p Plan) stepString(s Step) string {
+	d := "desk " + deskName(s.Desk)
+	switch s.Kind {
+	case Scan:
+		return d + " scans " + labelName(s.Label, p.per)
+	case Disable:
+		return d + " disables " + labelName(s.Label, p.per)
+	case Enable:
+		return d + " enables " + labelName(s.Label, p.per)
+	case Sync:
+		return d + " syncs"
+	case SetMode:
+		return d + " network: " + s.Mode.String()
+	case Restart:
+		return "server killed and restarted"
+	case Revoke:
+		return d + "'s token revoked"
+	case Retoken:
+		return d + " gets a new token"
+	case Skew:
+		return fmt.Sprintf("%s clock skew %+v", d, s.Skew)
+	}
+	return fmt.Sprintf("step kind %d", int(s.Kind))
+}
+
+// String is the schedule, one group a line.
+func (p Plan) String() string {
+	var b strings.Builder
+	for i, g := range p.Groups {
+		parts := make([]string, len(g))
+		for j, s := range g {
+			parts[j] = p.stepString(s)
+		}
+		fmt.Fprintf(&b, "g%02d: %s\n", i+1, strings.Join(parts, " | "))
+	}
+	return b.String()
+}
+
+// planner draws a schedule; it tracks what the schedule did so far (never
+// what happened when it ran), so the plan depends on the seed alone.
+type planner struct {
+	cfg      Config
+	rng      *rand.Rand
+	off      map[string]bool
+	scanned  []int          // labels scanned so far, in order of first scan
+	by       map[int]uint64 // label → bit set of desks that scanned it
+	disabled []int          // labels a plan step disabled and none enabled since
+	revoked  []bool
+}
+
+// NewPlan draws the schedule of cfg.Seed.
+func NewPlan(cfg Config) Plan {
+	cfg = cfg.withDefaults()
+	g := &planner{
+		cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x9e3779b97f4a7c15)),
+		off: map[string]bool{}, by: map[int]uint64{}, revoked: make([]bool, cfg.Desks),
+	}
+	for _, o := range cfg.Off {
+		g.off[o] = true
+	}
+	p := Plan{Seed: cfg.Seed, per: cfg.CodesPerDesk}
+	for len(p.Groups) < cfg.Groups {
+		var group []Step
+		switch x := g.rng.IntN(100); {
+		case x < 12 && !g.off["race"]:
+			group = g.race()
+		case x < 16 && !g.off["revoke"]:
+			group = g.revokeWhileSyncing()
+		}
+		if group == nil {
+			group = g.mixed()
+		}
+		p.Groups = append(p.Groups, group)
+	}
+	return p
+}
+
+// race: two or three desks scan one label at the same moment.
+func (g *planner) race() []Step {
+	n := 2 + g.rng.IntN(2)
+	desks := g.rng.Perm(g.cfg.Desks)[:min(n, g.cfg.Desks)]
+	label := g.label(desks[0])
+	var out []Step
+	for _, d := range desks {
+		out = append(out, g.scan(d, label))
+	}
+	return out
+}
+
+// revokeWhileSyncing: the token is revoked while the desk syncs.
+func (g *planner) revokeWhileSyncing() []Step {
+	d := g.rng.IntN(g.cfg.Desks)
+	if g.revoked[d] || g.revokedCount()*2 >= g.cfg.Desks {
+		return nil
+	}
+	g.revoked[d] = true
+	return []Step{{Kind: Sync, Desk: d}, {Kind: Revoke, Desk: d}}
+}
+
+func (g *planner) revokedCount() int {
+	n := 0
+	for _, r := range g.revoked {
+		if r {
+			n++
+		}
+	}
+	return n
+}
+
+// mixed is one to three independent steps, at most one per desk (a
+// revocation may share a group with its desk's own step).
+func (g *planner) mixed() []Step {
+	n := 1
+	switch x := g.rng.IntN(10); {
+	case x >= 8:
+		n = 3
+	case x >= 5:
+		n = 2
+	}
+	gs := &groupState{busy: make([]bool, g.cfg.Desks), token: make([]bool, g.cfg.Desks)}
+	var out []Step
+	for tries := 0; len(out) < n && tries < 20; tries++ {
+		if s, ok := g.step(gs); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+type weighted struct {
+	kind StepKind
+	w    int
+}
+
+// groupState is what the steps drawn for one group so far occupy.
+type groupState struct {
+	busy      []bool // the desk has a step in the group
+	token     []bool // the desk's token is revoked or replaced in the group
+	restarted bool
+}
+
+func (g *planner) step(gs *groupState) (Step, bool) {
+	kinds := []weighted{{Scan, 46}, {Sync, 13}, {SetMode, 13}}
+	if !g.off["disable"] {
+		kinds = append(kinds, weighted{Disable, 5}, weighted{Enable, 3})
+	}
+	if !g.off["skew"] {
+		kinds = append(kinds, weighted{Skew, 3})
+	}
+	if !g.off["restart"] && !gs.restarted {
+		kinds = append(kinds, weighted{Restart, 3})
+	}
+	if !g.off["revoke"] {
+		if g.revokedCount()*2 < g.cfg.Desks {
+			kinds = append(kinds, weighted{Revoke, 2})
+		}
+		if g.revokedCount() > 0 {
+			kinds = append(kinds, weighted{Retoken, 8})
+		}
+	}
+	total := 0
+	for _, k := range kinds {
+		total += k.w
+	}
+	x := g.rng.IntN(total)
+	var kind StepKind
+	for _, k := range kinds {
+		if x < k.w {
+			kind = k.kind
+			break
+		}
+		x -= k.w
+	}
+	if kind == Restart {
+		gs.restarted = true
+		return Step{Kind: Restart}, true
+	}
+	// A free desk; for a retoken, a revoked one; for a revoke, one with a
+	// working token (its other step in this group may run alongside).
+	var free []int
+	for d := range gs.busy {
+		switch {
+		case kind == Retoken && (!g.revoked[d] || gs.busy[d] || gs.token[d]):
+		case kind == Revoke && (g.revoked[d] || gs.token[d]):
+		case kind != Revoke && gs.busy[d]:
+		default:
+			free = append(free, d)
+		}
+	}
+	if len(free) == 0 {
+		return Step{}, false
+	}
+	d := free[g.rng.IntN(len(free))]
+	s := Step{Kind: kind, Desk: d}
+	switch kind {
+	case Scan:
+		s = g.scan(d, g.label(d))
+	case Disable:
+		s.Label = g.label(d)
+		if g.rng.IntN(2) == 0 {
+			s.Label = g.rng.IntN(g.universe())
+		}
+		if !slices.Contains(g.disabled, s.Label) {
+			g.disabled = append(g.disabled, s.Label)
+		}
+	case Enable:
+		s.Label = g.rng.IntN(g.universe())
+		if len(g.disabled) > 0 && g.rng.IntN(5) > 0 {
+			i := g.rng.IntN(len(g.disabled))
+			s.Label = g.disabled[i]
+			g.disabled = slices.Delete(g.disabled, i, i+1)
+		}
+	case SetMode:
+		s.Mode = g.mode()
+	case Skew:
+		skews := []time.Duration{0, 0, 15 * time.Second, -40 * time.Second, 7 * time.Minute, -25 * time.Minute, 2 * time.Hour, -24 * time.Hour}
+		s.Skew = skews[g.rng.IntN(len(skews))]
+	case Revoke:
+		g.revoked[d], gs.token[d] = true, true
+		return s, true // the desk's own step in this group, if any, runs alongside
+	case Retoken:
+		g.revoked[d], gs.token[d] = false, true
+	}
+	gs.busy[d] = true
+	return s, true
+}
+
+func (g *planner) universe() int { return g.cfg.Desks * g.cfg.CodesPerDesk }
+
+func (g *planner) scan(d, label int) Step {
+	if g.by[label] == 0 {
+		g.scanned = append(g.scanned, label)
+	}
+	g.by[label] |= 1 << d
+	return Step{Kind: Scan, Desk: d, Label: label}
+}
+
+// label picks a label for desk d, mostly one already scanned at another
+// desk: double uses are what the run is for.
+func (g *planner) label(d int) int {
+	x := g.rng.IntN(100)
+	if x < 60 {
+		var elsewhere []int
+		for _, l := range g.scanned {
+			if g.by[l]&^(1<<d) != 0 {
+				elsewhere = append(elsewhere, l)
+			}
+		}
+		if len(elsewhere) > 0 {
+			return elsewhere[g.rng.IntN(len(elsewhere))]
+		}
+	}
+	if x < 68 && len(g.disabled) > 0 {
+		return g.disabled[g.rng.IntN(len(g.disabled))]
+	}
+	return g.rng.IntN(g.universe())
+}
+
+// mode draws a network behaviour for a desk.
+func (g *planner) mode() Mode {
+	type choice struct {
+		class string
+		w     int
+		m     func() Mode
+	}
+	timeout := g.cfg.OnlineTimeout
+	choices := []choice{
+		{"", 30, func() Mode { return Mode{Kind: Pass} }},
+		{"delay", 8, func() Mode { return Mode{Kind: Delay, Delay: timeout / 3} }},
+		{"late", 22, func() Mode {
+			return Mode{Kind: Delay, Delay: timeout + time.Duration(40+g.rng.IntN(120))*time.Millisecond}
+		}},
+		{"drop-request", 10, func() Mode { return Mode{Kind: DropRequest} }},
+		{"drop-answer", 14, func() Mode { return Mode{Kind: DropAnswer} }},
+		{"duplicate", 10, func() Mode { return Mode{Kind: Duplicate} }},
+		{"refuse", 6, func() Mode { return Mode{Kind: Refuse} }},
+	}
+	total := 0
+	for _, c := range choices {
+		if !g.off[c.class] {
+			total += c.w
+		}
+	}
+	x := g.rng.IntN(total)
+	for _, c := range choices {
+		if g.off[c.class] {
+			continue
+		}
+		if x < c.w {
+			return c.m()
+		}
+		x -= c.w
+	}
+	return Mode{Kind: Pass}
+}
