@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"qrdesk/app"
+	qcentral "qrdesk/central"
 	"qrdesk/server"
 	"qrdesk/store"
 )
@@ -175,20 +176,19 @@ func (c *central) restart(ctx context.Context) error {
 func (c *central) address() string { return c.addr.Load().(string) }
 
 // token enrols a desk (its first token, n = 1) or gives it a working token
-// again after a revocation (n > 1), and returns the station name the server
-// knows it by and the bearer token. There is no way to renew a station's
-// token today: a new station takes the revoked one's place.
+// again after a revocation (n > 1: 'station renew'), and returns the
+// station name the server knows it by and the bearer token.
 func (c *central) token(ctx context.Context, name, letter string, n int) (station, token string, err error) {
-	station, token = name, "qrd_faultsim_"+app.NewTraceID()
+	token = "qrd_faultsim_" + app.NewTraceID()
 	if n > 1 {
-		station = fmt.Sprintf("%s (token %d)", name, n)
+		return name, token, c.admin.RenewStation(ctx, name, server.HashToken(token))
 	}
-	return station, token, c.admin.AddStation(ctx, station, server.HashToken(token), time.Now().Unix())
+	return name, token, c.admin.AddStation(ctx, qcentral.Station{Name: name, Letter: letter, CreatedAt: time.Now().Unix()}, server.HashToken(token))
 }
 
 func (c *central) revokeStation(ctx context.Context, name string) error {
 	err := c.admin.RevokeStation(ctx, name, time.Now().Unix())
-	if errors.Is(err, server.ErrNoStation) {
+	if errors.Is(err, qcentral.ErrNoStation) {
 		return nil // revoked already
 	}
 	return err
@@ -222,7 +222,7 @@ type (
 
 // readServer reads the whole server database (it is small).
 func (c *central) readServer(ctx context.Context) (serverState, error) {
-	db := c.admin.SQLForTests()
+	db := c.admin
 	st := serverState{Codes: map[string]serverCode{}, Now: time.Now().Unix()}
 	err := queryEach(ctx, db, `SELECT code, status, used_station, used_event, expire_at, used_at FROM codes`, func(rows *sql.Rows) error {
 		var k serverCode
@@ -256,6 +256,16 @@ func (c *central) readServer(ctx context.Context) (serverState, error) {
 
 // queryEach runs a query without parameters (so it reads the same on both
 // engines) on the server's database and calls scan for every row.
-func queryEach(ctx context.Context, db *sql.DB, query string, scan func(*sql.Rows) error) error {
-	return eachRow(ctx, db, query, scan)
+func queryEach(ctx context.Context, db *store.CentralDB, query string, scan func(*sql.Rows) error) error {
+	rows, err := db.QueryForTests(query)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := scan(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }
