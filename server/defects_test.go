@@ -543,3 +543,22 @@ func TestTogglesConverge(t *testing.T) {
 		}
 	})
 }
+
+// TestServerAnswerRemembered (found by the property test): a desk that
+// redeems online a label it has not downloaded yet keeps the server's
+// answer, so the same label scanned there again offline is refused, not
+// accepted a second time as an unknown label.
+func TestServerAnswerRemembered(t *testing.T) {
+	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		_, a, b, _ := twoDesks(t, dbPath, 1)
+		fresh := a.issue(t, 1)
+		a.sync(t) // uploaded; desk B has not downloaded it
+		if v := b.redeem(t, fresh[0], "wang"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("online: %+v", v)
+		}
+		b.svc.Remote = server.NewClient("http://127.0.0.1:1", "qrd_test_Desk_B") // no answer
+		if v := b.redeem(t, fresh[0], "wang"); v.Outcome != app.OutcomeAlreadyUsed {
+			t.Fatalf("the same label again, offline: %+v", v)
+		}
+	})
+}

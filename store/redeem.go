@@ -90,6 +90,19 @@ func (d *DB) Redeem(ctx context.Context, c app.Code, a app.Attempt) (app.Verdict
 			return app.Verdict{}, d.wrap(err, "cannot redeem %s", c)
 		}
 		codeID = sql.NullInt64{Int64: rec.ID, Valid: true}
+		if rec.Status == app.StatusUsed {
+			var mine int
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM redemptions WHERE code_id = ? AND trace_id = ?`, rec.ID, a.TraceID).Scan(&mine); err != nil {
+				return app.Verdict{}, d.wrap(err, "cannot redeem %s", c)
+			}
+			if mine > 0 {
+				// The server redeemed this very scan (its answer was late or
+				// lost, and the change feed brought it here first).
+				v.Outcome, v.Status = app.OutcomeRedeemed, app.StatusUsed
+				v.UsedAt, v.UsedStation, v.UsedOperator = rec.UsedAt, rec.UsedStation, rec.UsedOperator
+				break
+			}
+		}
 		why := app.VerdictFor(rec, a.At)
 		why.Affected = 0
 		if why.Outcome == app.OutcomeValid {

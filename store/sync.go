@@ -228,8 +228,18 @@ func (d *DB) MirrorRemote(ctx context.Context, c app.Code, a app.Attempt, r app.
 	}
 	switch v.Outcome {
 	case app.OutcomeRedeemed, app.OutcomeAlreadyUsed:
+		if !codeID.Valid {
+			// A code of another desk this desk has not downloaded yet: keep
+			// what the server said, so a second scan here (offline) is not
+			// taken for a first one.
+			id, err := insertServerCode(ctx, tx, c)
+			if err != nil {
+				return app.Verdict{}, d.wrap(err, "cannot record the scan")
+			}
+			codeID = sql.NullInt64{Int64: id, Valid: true}
+		}
 		if codeID.Valid {
-			res, err := tx.ExecContext(ctx, `UPDATE codes SET status = 'used', used_at = ? WHERE id = ? AND status = 'unused'`, r.UsedAt, codeID.Int64)
+			res, err := tx.ExecContext(ctx, `UPDATE codes SET status = 'used', used_at = ? WHERE id = ? AND status <> 'used'`, r.UsedAt, codeID.Int64)
 			if err != nil {
 				return app.Verdict{}, d.wrap(err, "cannot record the scan")
 			}
@@ -329,4 +339,23 @@ func (d *DB) ApplySnapshot(ctx context.Context, page app.RemoteSnapshot, positio
 		}
 	}
 	return d.wrap(tx.Commit(), "cannot apply the server's snapshot")
+}
+
+// insertServerCode records a code this desk learns of from the server's
+// answer before its batch reached this desk (its feed entry adds nothing
+// later: the row exists).
+func insertServerCode(ctx context.Context, tx *sql.Tx, c app.Code) (int64, error) {
+	batch, err := remoteBatch(ctx, tx, "known from the server")
+	if err != nil {
+		return 0, err
+	}
+	var stationID, serial any
+	if c.HasSerial() {
+		stationID, serial = c.Station, c.Serial
+	}
+	var id int64
+	err = tx.QueryRowContext(ctx, `INSERT INTO codes (code, random, prefix, label_date, station_id, serial, batch_id, key_id, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0) RETURNING id`,
+		c.String(), c.Random, c.Prefix, c.LabelDate(), stationID, serial, batch, string(c.KeyID)).Scan(&id)
+	return id, err
 }
