@@ -1,6 +1,7 @@
 // Package testpg starts a throwaway PostgreSQL cluster on a loopback port for
 // tests (Debian's postgresql package; initdb runs as the postgres user when
-// the tests run as root) and hands each test a fresh database.
+// the tests run as root) and hands each test a fresh database; for failover
+// tests, StartReplicated starts a primary with a synchronous standby.
 package testpg
 
 import (
@@ -50,31 +51,10 @@ func start() error {
 		return err
 	}
 	cluster.dir, cluster.ctl = dir, ctl
-	run := func(args ...string) error {
-		cmd := exec.Command(args[0], args[1:]...)
-		if os.Geteuid() == 0 { // initdb refuses root: run as the postgres user
-			pg, err := user.Lookup("postgres")
-			if err != nil {
-				return err
-			}
-			uid, _ := strconv.Atoi(pg.Uid)
-			gid, _ := strconv.Atoi(pg.Gid)
-			if err := os.Chown(dir, uid, gid); err != nil {
-				return err
-			}
-			cmd = exec.Command("runuser", append([]string{"-u", "postgres", "--"}, args...)...)
-		}
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("%s: %v\n%s", args[0], err, out)
-		}
-		return nil
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
+	run := func(args ...string) error { return runAsPostgres(dir, args...) }
+	if cluster.port, err = freePort(); err != nil {
 		return err
 	}
-	cluster.port = ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
 	data := filepath.Join(dir, "data")
 	if err := run(initdb, "-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C.UTF-8"); err != nil {
 		return err
@@ -87,6 +67,39 @@ func start() error {
 	}
 	opts := fmt.Sprintf("-p %d -c listen_addresses=127.0.0.1 -k %s %s", cluster.port, dir, durability)
 	return run(ctl, "-D", data, "-o", opts, "-w", "-l", filepath.Join(dir, "log"), "start")
+}
+
+// runAsPostgres runs a PostgreSQL program, as the postgres user when the
+// tests run as root (initdb and the server refuse root); dir, the cluster's
+// folder, is handed to that user first.
+func runAsPostgres(dir string, args ...string) error {
+	cmd := exec.Command(args[0], args[1:]...)
+	if os.Geteuid() == 0 {
+		pg, err := user.Lookup("postgres")
+		if err != nil {
+			return err
+		}
+		uid, _ := strconv.Atoi(pg.Uid)
+		gid, _ := strconv.Atoi(pg.Gid)
+		if err := os.Chown(dir, uid, gid); err != nil {
+			return err
+		}
+		cmd = exec.Command("runuser", append([]string{"-u", "postgres", "--"}, args...)...)
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%s: %v\n%s", filepath.Base(args[0]), err, out)
+	}
+	return nil
+}
+
+// freePort returns a loopback TCP port nothing listens on now.
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
 // Stop stops the cluster, if one was started; call it from TestMain.
