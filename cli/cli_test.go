@@ -6,21 +6,36 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"qrdesk/internal/testclock"
 	"qrdesk/internal/testpg"
 )
 
+// testNow is the clock of every station and server in these tests: the
+// suite's day ($QRDESK_TEST_DATE, default testclock.DefaultDate) at 10:00,
+// running on with real time so timeouts and the offline window still work.
+var testNow = testclock.Running(testclock.Base())
+
 // TestMain lets the test binary act as the qrdesk command, so tests can start
-// real qrdesk processes without building the GUI binary.
+// real qrdesk processes without building the GUI binary. Such a process runs
+// on the clock its test hands it ($QRDESK_TEST_NOW): the test binary honours
+// that variable, the qrdesk binary does not.
 func TestMain(m *testing.M) {
 	if os.Getenv("QRDESK_TEST_AS_CLI") == "1" {
-		os.Exit(Main(context.Background(), os.Args[1:], Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}))
+		now, err := testclock.FromEnv()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(ExitUsage)
+		}
+		os.Exit(Main(context.Background(), os.Args[1:], Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Now: now}))
 	}
 	code := m.Run()
 	testpg.Stop()
@@ -29,10 +44,11 @@ func TestMain(m *testing.M) {
 
 type station struct {
 	dir string
+	now func() time.Time // the desk's clock, handed to its processes too
 }
 
 func newStation(t testing.TB) *station {
-	return &station{dir: t.TempDir()}
+	return &station{dir: t.TempDir(), now: testNow}
 }
 
 func (s *station) env(k string) string {
@@ -49,14 +65,14 @@ func (s *station) env(k string) string {
 func (s *station) run(t testing.TB, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := Main(context.Background(), args, Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: s.env})
+	code := Main(context.Background(), args, Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: s.env, Now: s.now})
 	return code, out.String(), errb.String()
 }
 
 // proc starts one command as a separate process.
 func (s *station) proc(args ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), "QRDESK_TEST_AS_CLI=1", "QRDESK_HOME="+s.dir)
+	cmd.Env = append(os.Environ(), "QRDESK_TEST_AS_CLI=1", "QRDESK_HOME="+s.dir, testclock.Env(s.now()))
 	return cmd
 }
 
@@ -83,12 +99,13 @@ func TestIssueRedeemCheckJSON(t *testing.T) {
 	if code, _, errOut := s.run(t, "settings", "--prefix", "WH", "--station-id", "b"); code != 0 {
 		t.Fatal(errOut)
 	}
+	today := testclock.Date(0)
 	var issued issueOut
-	s.mustJSON(t, &issued, "issue", "--count", "3", "--date", "2026-11-29")
-	if issued.Count != 3 || len(issued.Codes) != 3 || issued.Date != "2026-11-29" || issued.Batch != 1 {
+	s.mustJSON(t, &issued, "issue", "--count", "3", "--date", today)
+	if issued.Count != 3 || len(issued.Codes) != 3 || issued.Date != today || issued.Batch != 1 {
 		t.Fatalf("issue output %+v", issued)
 	}
-	if !strings.HasPrefix(issued.Codes[0], "WH-261129-B0001-") {
+	if want := "WH-" + testclock.Day().Format("060102") + "-B0001-"; !strings.HasPrefix(issued.Codes[0], want) {
 		t.Fatalf("code %s lacks prefix, date, station and serial", issued.Codes[0])
 	}
 	var v struct {
@@ -117,7 +134,7 @@ func TestIssueRedeemCheckJSON(t *testing.T) {
 		Issued, Scans, Redeemed, Unused int
 		Refused                         map[string]int
 	}
-	s.mustJSON(t, &st, "stats", "--date", "2026-11-29")
+	s.mustJSON(t, &st, "stats", "--date", today)
 	if st.Redeemed != 1 || st.Scans != 2 || st.Refused["already_used"] != 1 || st.Unused != 2 {
 		t.Fatalf("stats %+v", st)
 	}

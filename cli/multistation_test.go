@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"qrdesk/internal/testclock"
 	"qrdesk/internal/testpg"
 	"qrdesk/store"
 )
@@ -38,7 +39,9 @@ func buildServerOn(t *testing.T, db string) *centralServer {
 	t.Helper()
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "qrdesk-server")
-	build := exec.Command("go", "build", "-o", bin, "../cmd/qrdesk-server")
+	// The qrdesk_testclock tag lets the server take the tests' clock, so it
+	// and the desks agree on the day (a release build has no such switch).
+	build := exec.Command("go", "build", "-tags", "qrdesk_testclock", "-o", bin, "../cmd/qrdesk-server")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build qrdesk-server: %v\n%s", err, out)
@@ -62,7 +65,9 @@ func (cs *centralServer) sibling(t *testing.T) *centralServer {
 
 func (cs *centralServer) addStation(t *testing.T, name string) string {
 	t.Helper()
-	out, err := exec.Command(cs.bin, "station", "add", name, "--db", cs.db).Output()
+	cmd := exec.Command(cs.bin, "station", "add", name, "--db", cs.db)
+	cmd.Env = append(os.Environ(), testclock.Env(testNow()))
+	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("station add: %v", err)
 	}
@@ -73,6 +78,7 @@ func (cs *centralServer) addStation(t *testing.T, name string) string {
 func (cs *centralServer) start(t *testing.T) {
 	t.Helper()
 	cs.cmd = exec.Command(cs.bin, "--db", cs.db, "--listen", cs.addr)
+	cs.cmd.Env = append(os.Environ(), testclock.Env(testNow()))
 	if err := cs.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -234,6 +240,11 @@ func multiStation(t *testing.T, cs *centralServer, servers int) {
 	}
 	if n := q(`SELECT count(*) FROM conflicts`); n != len(doubles) {
 		t.Fatalf("%d conflicts, want %d offline double uses", n, len(doubles))
+	}
+	// The server (online scans) and the desks (offline scans) kept one clock:
+	// every redemption is on the suite's day.
+	if n := q(`SELECT count(*) FROM codes WHERE used_at < ? OR used_at >= ?`, testclock.Day().Unix(), testclock.Day().AddDate(0, 0, 1).Unix()); n != 0 {
+		t.Fatalf("%d codes used at a time outside %s", n, testclock.Date(0))
 	}
 	for code := range doubles {
 		if q(`SELECT count(*) FROM conflicts WHERE code = ?`, code) != 1 {

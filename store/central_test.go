@@ -27,6 +27,7 @@ type centralHarness struct {
 	db    *CentralDB
 	ring  string
 	codes []string
+	now   func() time.Time // the server's and the station's clock
 }
 
 // engines runs a test against both storage engines of the server.
@@ -50,13 +51,13 @@ func newCentralAt(t testing.TB, path string, n int) *centralHarness {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	api := &server.API{Store: db, Log: slog.New(slog.DiscardHandler), Now: time.Now}
+	svc, _, clock := mustOpen(t)
+	api := &server.API{Store: db, Log: slog.New(slog.DiscardHandler), Now: clock.Now}
 	srv := httptest.NewServer(api.Handler())
 	t.Cleanup(srv.Close)
-	svc, _, _ := mustOpen(t)
 	svc.UpdateSettings(context.Background(), map[string]string{"serial_digits": "6"}, "test")
 	_, codes := mustIssue(t, svc, app.IssueRequest{Count: n})
-	h := &centralHarness{url: srv.URL, db: db, ring: svc.Keys.RingID()}
+	h := &centralHarness{url: srv.URL, db: db, ring: svc.Keys.RingID(), now: clock.Now}
 	for _, c := range codes {
 		h.codes = append(h.codes, c.String())
 	}
@@ -138,7 +139,7 @@ func TestCentralRedeemOnceAcrossStations(t *testing.T) {
 					tok = b
 				}
 				var r server.Result
-				h.call(t, "POST", "/v1/redeem", tok, h.ring, server.Event{EventID: fmt.Sprintf("race-event-%03d", i), Code: h.codes[0], Operator: "op", At: time.Now().Unix()}, &r)
+				h.call(t, "POST", "/v1/redeem", tok, h.ring, server.Event{EventID: fmt.Sprintf("race-event-%03d", i), Code: h.codes[0], Operator: "op", At: h.now().Unix()}, &r)
 				mu.Lock()
 				outcomes[r.Outcome]++
 				mu.Unlock()
@@ -150,7 +151,7 @@ func TestCentralRedeemOnceAcrossStations(t *testing.T) {
 		}
 		// The same event sent twice is answered the same, once.
 		var r1, r2 server.Result
-		ev := server.Event{EventID: "dup-event-0001", Code: h.codes[1], Operator: "li", At: time.Now().Unix()}
+		ev := server.Event{EventID: "dup-event-0001", Code: h.codes[1], Operator: "li", At: h.now().Unix()}
 		h.call(t, "POST", "/v1/redeem", a, h.ring, ev, &r1)
 		h.call(t, "POST", "/v1/redeem", a, h.ring, ev, &r2)
 		if r1.Outcome != "redeemed" || r2.Outcome != "redeemed" || !r2.Duplicate {
@@ -271,7 +272,7 @@ func TestTwoServersOneDatabase(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer second.Close()
-		srv2 := httptest.NewServer((&server.API{Store: second, Log: slog.New(slog.DiscardHandler), Now: time.Now}).Handler())
+		srv2 := httptest.NewServer((&server.API{Store: second, Log: slog.New(slog.DiscardHandler), Now: h.now}).Handler())
 		defer srv2.Close()
 		urls := []string{h.url, srv2.URL}
 		var wg sync.WaitGroup
@@ -325,7 +326,7 @@ func TestCentralClockSkew(t *testing.T) {
 		h := newCentral(t, dbPath)
 		a, b := h.station(t, "Fast desk"), h.station(t, "Slow desk")
 		h.upload(t, a)
-		now := time.Now().Unix()
+		now := h.now().Unix()
 		for i, order := range [][]string{{a, b}, {b, a}} {
 			code := h.codes[10+i]
 			evs := map[string]server.Event{

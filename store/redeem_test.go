@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/internal/testclock"
 )
 
 func TestRedeemOutcomes(t *testing.T) {
@@ -199,11 +200,11 @@ func TestIssueSerialsContinue(t *testing.T) {
 		}
 	}
 	// Another day starts again at 1.
-	_, next := mustIssue(t, svc, app.IssueRequest{Count: 1, Date: "2026-11-30"})
+	_, next := mustIssue(t, svc, app.IssueRequest{Count: 1, Date: testclock.Date(1)})
 	if next[0].Serial != 1 {
 		t.Fatalf("first serial of a new day = %d, want 1", next[0].Serial)
 	}
-	if n := count(t, db, `SELECT count(DISTINCT serial) FROM codes WHERE label_date = '2026-11-29'`); n != 10 {
+	if n := count(t, db, `SELECT count(DISTINCT serial) FROM codes WHERE label_date = ?`, testclock.Date(0)); n != 10 {
 		t.Fatalf("%d distinct serials, want 10", n)
 	}
 }
@@ -270,7 +271,7 @@ func TestIssueValidation(t *testing.T) {
 		"TooMany":   {Count: app.MaxBatch + 1},
 		"BadDate":   {Count: 1, Date: "2026-13-01"},
 		"BadExpiry": {Count: 1, Expires: "soon"},
-		"PastEOD":   {Count: 1, Date: "2026-11-01", Expires: "eod"},
+		"PastEOD":   {Count: 1, Date: testclock.Date(-1), Expires: "eod"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, _, err := svc.Issue(ctx, req)
@@ -309,7 +310,7 @@ func TestSettingsAudited(t *testing.T) {
 		}
 	}
 	_, codes := mustIssue(t, svc, app.IssueRequest{Count: 1})
-	if !strings.HasPrefix(codes[0].String(), "WH-261129-C0001-") {
+	if want := "WH-" + testclock.Day().Format("060102") + "-C0001-"; !strings.HasPrefix(codes[0].String(), want) {
 		t.Fatalf("code %s does not carry the prefix, date, station and serial", codes[0])
 	}
 }
@@ -332,7 +333,7 @@ func TestSearchAndStats(t *testing.T) {
 		"Serial":       {app.SearchQuery{Text: "0005"}, 1},
 		"Ref":          {app.SearchQuery{Text: "ORDER-7"}, 20},
 		"Status":       {app.SearchQuery{Status: app.StatusUsed}, 1},
-		"Date":         {app.SearchQuery{LabelDate: "2026-11-29"}, 25},
+		"Date":         {app.SearchQuery{LabelDate: testclock.Date(0)}, 25},
 		"Wildcards":    {app.SearchQuery{Text: "%_%"}, 0},
 		"Quotes":       {app.SearchQuery{Text: `'" OR 1=1 --`}, 0},
 		"Long":         {app.SearchQuery{Text: strings.Repeat("é", 5000)}, 0},

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"fyne.io/fyne/v2"
 
@@ -52,7 +51,7 @@ func TestSyncBanner(t *testing.T) {
 	}
 	defer central.Close()
 	central.AddStation(context.Background(), "Station A", server.HashToken("qrd_ui_test"), 1)
-	srv := httptest.NewServer((&server.API{Store: central, Log: slog.New(slog.DiscardHandler), Now: time.Now}).Handler())
+	srv := httptest.NewServer((&server.API{Store: central, Log: slog.New(slog.DiscardHandler), Now: h.clock.Now}).Handler())
 	defer srv.Close()
 	h.svc.Remote = server.NewClient(srv.URL, "qrd_ui_test")
 	h.issue(t, 3)

@@ -10,9 +10,11 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
 
 	"qrdesk/app"
+	"qrdesk/internal/testclock"
 	"qrdesk/store"
 )
 
@@ -30,6 +32,7 @@ type clock struct {
 
 func (c *clock) Now() time.Time          { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 func (c *clock) advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
+func (c *clock) set(t time.Time)         { c.mu.Lock(); c.t = t; c.mu.Unlock() }
 
 type harness struct {
 	ui    *mainUI
@@ -54,7 +57,8 @@ func newHarness(t testing.TB) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &clock{t: time.Now()}
+	c := &clock{t: testclock.Base()} // 10:00 on the suite's day
+	db.UseClock(c.Now)
 	svc := app.NewService(db, keys, nil)
 	svc.Now = c.Now
 	if _, err := svc.UpdateSettings(context.Background(), map[string]string{"configured": "true", "operator": "li", "prefix": "WH"}, "test"); err != nil {
@@ -293,13 +297,30 @@ func TestSettingsValidation(t *testing.T) {
 
 func TestTodayFigures(t *testing.T) {
 	h := newHarness(t)
+	// Yesterday: one label, redeemed in the last second of the day.
+	y, m, d := testclock.Day().AddDate(0, 0, -1).Date()
+	h.clock.set(time.Date(y, m, d, 10, 0, 0, 0, time.Local))
+	yesterday := h.issue(t, 1)
+	h.clock.set(time.Date(y, m, d, 23, 59, 59, 0, time.Local))
+	h.svc.Redeem(context.Background(), yesterday[0], "li")
+	h.clock.set(testclock.Base())
 	codes := h.issue(t, 3)
 	h.svc.Redeem(context.Background(), codes[0], "li")
 	s := h.ui.today
 	fyne.DoAndWait(func() { h.ui.show("today") })
 	waitFor(t, "figures", func() bool { return strings.Contains(s.figures.Text, "Redeemed") && s.stats.Redeemed == 1 })
+	if s.stats.Date != testclock.Date(0) || s.stats.Issued != 3 || s.stats.Scans != 1 {
+		t.Fatalf("today's figures %+v, want %s: 3 issued, 1 scan", s.stats, testclock.Date(0))
+	}
 	if len(s.chart.Objects) != chartDays {
 		t.Fatalf("chart has %d bars, want %d", len(s.chart.Objects), chartDays)
+	}
+	bar := func(i int) string { // "MM-DD redeemed" of one bar
+		o := s.chart.Objects[i].(*fyne.Container).Objects
+		return o[3].(*canvas.Text).Text + " " + o[1].(*canvas.Text).Text
+	}
+	if got, want := bar(chartDays-1)+", "+bar(chartDays-2), testclock.Date(0)[5:]+" 1, "+testclock.Date(-1)[5:]+" 1"; got != want {
+		t.Fatalf("the chart ends %q, want %q (today, then yesterday)", got, want)
 	}
 	path := filepath.Join(t.TempDir(), "today.csv")
 	if n, err := s.export(path); err != nil || n != 3 {
