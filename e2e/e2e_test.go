@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -64,6 +65,49 @@ func (s *station) screenshot(name string) {
 	if info, err := os.Stat(path); err != nil || info.Size() < 5000 {
 		s.t.Fatalf("screenshot %s is missing or blank", path)
 	}
+}
+
+// figures are the parts of 'qrdesk stats' the test reads.
+type figures struct {
+	Scans, Redeemed int
+	Refused         map[string]int
+}
+
+// stats adds up the figures of every day from since's to today's: the real
+// binary runs on the real clock, and a run may cross midnight.
+func (s *station) stats(since time.Time) figures {
+	s.t.Helper()
+	sum := figures{Refused: map[string]int{}}
+	y, m, d := since.Date()
+	for day := time.Date(y, m, d, 0, 0, 0, 0, time.Local); !day.After(time.Now()); day = day.AddDate(0, 0, 1) {
+		var f figures
+		s.json(&f, "stats", "--date", day.Format("2006-01-02"))
+		sum.Scans += f.Scans
+		sum.Redeemed += f.Redeemed
+		for k, n := range f.Refused {
+			sum.Refused[k] += n
+		}
+	}
+	return sum
+}
+
+// syncBuffer is a bytes.Buffer the window's output goroutine may write while
+// the test reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // waitFor polls cond every 50 ms for up to 15 s.
@@ -121,7 +165,7 @@ func TestScannerAtTheDesk(t *testing.T) {
 
 	start := time.Now()
 	gui := s.cmd("gui", "--screen", "scan")
-	var guiOut bytes.Buffer
+	var guiOut syncBuffer
 	gui.Stdout, gui.Stderr = &guiOut, &guiOut
 	if err := gui.Start(); err != nil {
 		t.Fatal(err)
@@ -131,7 +175,7 @@ func TestScannerAtTheDesk(t *testing.T) {
 	t.Logf("cold start to a visible window: %v", time.Since(start).Round(time.Millisecond))
 	// Under load the first frame and the focus come a little later: type a
 	// probe (a refused scan) until one arrives, so no real scan is lost.
-	var before struct{ Scans int }
+	var before figures
 	time.Sleep(500 * time.Millisecond)
 	for attempt := 0; before.Scans == 0; attempt++ {
 		if attempt == 20 {
@@ -141,7 +185,7 @@ func TestScannerAtTheDesk(t *testing.T) {
 		s.xdotool("key", "Return")
 		for i := 0; i < 20 && before.Scans == 0; i++ {
 			time.Sleep(100 * time.Millisecond)
-			s.json(&before, "stats")
+			before = s.stats(start)
 		}
 	}
 	t.Logf("cold start to a Scan screen that takes scans: %v", time.Since(start).Round(time.Millisecond))
@@ -168,19 +212,13 @@ func TestScannerAtTheDesk(t *testing.T) {
 	forged := c[:len(c)-1] + last
 	s.xdotool("type", "--delay", "5", forged)
 	s.xdotool("key", "Return")
-	waitFor(t, "the forged scan in the log", func() bool {
-		var st struct{ Refused map[string]int }
-		s.json(&st, "stats")
-		return st.Refused["bad_signature"] == 1
-	})
+	waitFor(t, "the forged scan in the log", func() bool { return s.stats(start).Refused["bad_signature"] == 1 })
 	var v struct{ Outcome, Status string }
 	s.json(&v, "check", c)
 	if v.Outcome != "valid" || v.Status != "unused" {
 		t.Fatalf("the genuine code behind the forgery changed: %+v", v)
 	}
-	var st struct{ Scans, Redeemed int }
-	s.json(&st, "stats")
-	if st.Scans != before.Scans+2 || st.Redeemed != 1 {
+	if st := s.stats(start); st.Scans != before.Scans+2 || st.Redeemed != 1 {
 		t.Fatalf("stats %+v, want %d scans and 1 redemption", st, before.Scans+2)
 	}
 
