@@ -8,8 +8,8 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"testing"
-	"time"
 
+	"qrdesk/internal/testclock"
 	"qrdesk/server"
 	"qrdesk/store"
 )
@@ -23,7 +23,8 @@ func FuzzRequests(f *testing.F) {
 	}
 	defer db.Close()
 	db.AddStation(context.Background(), "Desk 1", server.HashToken("qrd_fuzz"), 1)
-	h := (&server.API{Store: db, Log: slog.New(slog.DiscardHandler), Now: time.Now}).Handler()
+	now := testclock.Running(testclock.Base())
+	h := (&server.API{Store: db, Log: slog.New(slog.DiscardHandler), Now: now}).Handler()
 	paths := []string{"/v1/enrol", "/v1/batches", "/v1/redeem", "/v1/events", "/v1/changes?after=", "/v1/conflicts?date="}
 	f.Add(uint8(2), []byte(`{"event_id":"abcdefgh1","code":"23456789ABCD-A2345678X","operator":"li","at":5}`))
 	f.Add(uint8(3), []byte(`{"events":[{"event_id":"abcdefgh2","kind":"redeem","code":"x","at":1}]}`))
