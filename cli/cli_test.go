@@ -37,9 +37,42 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(Main(context.Background(), os.Args[1:], Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Now: now}))
 	}
+	dir, err := os.MkdirTemp("", "qrdesk-race-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	raceLog = filepath.Join(dir, "report")
 	code := m.Run()
 	testpg.Stop()
+	if childRaces() {
+		code = 1
+	}
+	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// raceLog is where the qrdesk processes the tests start write data race
+// reports (GORACE log_path, under go test -race): many tests do not look at
+// a process's exit status, so TestMain reads the reports instead.
+var raceLog string
+
+// childEnv is the environment of a qrdesk process started by a test. The
+// race detector's default one-second sleep before exit is dropped: the tests
+// start hundreds of processes.
+func childEnv(extra ...string) []string {
+	gorace := strings.TrimSpace(os.Getenv("GORACE") + " atexit_sleep_ms=0 log_path=" + raceLog)
+	return append(append(os.Environ(), "GORACE="+gorace), extra...)
+}
+
+// childRaces prints the race reports of the qrdesk processes, if any.
+func childRaces() bool {
+	reports, _ := filepath.Glob(raceLog + ".*")
+	for _, r := range reports {
+		data, _ := os.ReadFile(r)
+		fmt.Fprintf(os.Stderr, "a qrdesk process started by the tests raced (%s):\n%s\n", filepath.Base(r), data)
+	}
+	return len(reports) > 0
 }
 
 type station struct {
@@ -94,7 +127,7 @@ func (s *station) runStdin(t testing.TB, stdin string, args ...string) (int, str
 // proc starts one command as a separate process.
 func (s *station) proc(args ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), "QRDESK_TEST_AS_CLI=1", "QRDESK_HOME="+s.dir, testclock.Env(s.now()))
+	cmd.Env = childEnv("QRDESK_TEST_AS_CLI=1", "QRDESK_HOME="+s.dir, testclock.Env(s.now()))
 	return cmd
 }
 

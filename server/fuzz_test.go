@@ -8,9 +8,9 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"qrdesk/central"
+	"qrdesk/internal/testclock"
 	"qrdesk/internal/testpg"
 	"qrdesk/server"
 	"qrdesk/store"
@@ -32,7 +32,7 @@ func FuzzRequests(f *testing.F) {
 		if err := db.AddStation(context.Background(), central.Station{Name: "Desk 1", Letter: "A", CreatedAt: 1}, server.HashToken("qrd_fuzz")); err != nil {
 			f.Fatal(err)
 		}
-		handlers = append(handlers, (&server.API{Store: db, Log: slog.New(slog.DiscardHandler), Now: time.Now}).Handler())
+		handlers = append(handlers, (&server.API{Store: db, Log: slog.New(slog.DiscardHandler), Now: testclock.Running(testclock.Base())}).Handler())
 	}
 	paths := []string{"/v1/enrol", "/v1/batches", "/v1/redeem", "/v1/events", "/v1/changes?after=", "/v1/conflicts?date="}
 	const code = "WH-261129-A0001-23456789ABCD-A2345678X"
