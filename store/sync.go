@@ -193,9 +193,10 @@ func applyChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
 	// so every desk ends in the server's state; except while this desk has
 	// its own disable or enable of the code still waiting to be uploaded:
 	// that is newer than anything in the feed, and it comes back through
-	// the feed once the server has it.
+	// the feed once the server has it. A disable also covers a label this
+	// desk marked expired by its own clock (the server never expires one).
 	case "disable":
-		_, err := tx.ExecContext(ctx, `UPDATE codes SET status = 'disabled', disabled_reason = ? WHERE code = ? AND status = 'unused'`+noPendingToggle, data.Reason, ch.Code, ch.Code)
+		_, err := tx.ExecContext(ctx, `UPDATE codes SET status = 'disabled', disabled_reason = ? WHERE code = ? AND status IN ('unused', 'expired')`+noPendingToggle, data.Reason, ch.Code, ch.Code)
 		return err
 	case "enable":
 		_, err := tx.ExecContext(ctx, `UPDATE codes SET status = 'unused', disabled_reason = '' WHERE code = ? AND status = 'disabled'`+noPendingToggle, ch.Code, ch.Code)
