@@ -562,3 +562,30 @@ func TestServerAnswerRemembered(t *testing.T) {
 		}
 	})
 }
+
+// TestRefusedBatchDoesNotStopSync: a desk whose batch the server refuses
+// (its settings carry another letter than its enrolment) is told why, and
+// its events and the other desks' changes still flow.
+func TestRefusedBatchDoesNotStopSync(t *testing.T) {
+	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		h, a, _, codes := twoDesks(t, dbPath, 2)
+		wrong := h.desk(t, "Desk W", "Z", h.station(t, "Desk W", "W")) // enrolled as W, issues as Z
+		wrong.sync(t)
+		wrong.issue(t, 3)
+		if v := wrong.redeem(t, codes[0], "zhao"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("desk W online: %+v", v)
+		}
+		a.redeem(t, codes[1], "li")
+		_, err := wrong.svc.Sync(context.Background())
+		var sr *app.ServerRefusal
+		if !errors.As(err, &sr) || !strings.Contains(sr.Message, "letter Z") {
+			t.Fatalf("sync with a refused batch: %v", err)
+		}
+		if v, _ := wrong.svc.Check(context.Background(), codes[1]); v.Outcome != app.OutcomeAlreadyUsed {
+			t.Fatalf("desk W did not get the other desks' changes: %+v", v)
+		}
+		if n := wrong.count(t, `SELECT count(*) FROM batches WHERE uploaded = 0 AND created_at > 0`); n != 1 {
+			t.Fatalf("%d batches waiting, want the refused one", n)
+		}
+	})
+}
