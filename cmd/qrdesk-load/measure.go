@@ -45,6 +45,7 @@ type procWatch struct {
 	stop             chan struct{}
 	done             chan struct{}
 	fdLimit          string
+	loadAvg          string
 	cores            int
 }
 
@@ -76,6 +77,9 @@ func (w *procWatch) begin() {
 	w.pg0, _ = postgresTicks(w.pgPID)
 	w.self0, _ = cpuTicks(os.Getpid())
 	w.busy0, w.total0, _ = machineTicks()
+	if data, err := os.ReadFile("/proc/loadavg"); err == nil {
+		w.loadAvg = strings.Join(strings.Fields(string(data))[:3], " ")
+	}
 	w.stop, w.done = make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(w.done)

@@ -31,8 +31,10 @@ type Report struct {
 
 	ServerProc *procReport `json:"server_process,omitempty"`
 	Postgres   *procReport `json:"postgres_processes,omitempty"`
-	LoadCPU    float64     `json:"load_tool_cpu_percent"` // this process, % of one core
-	MachineCPU float64     `json:"machine_busy_percent"`  // all cores, every process
+	LoadCPU    float64     `json:"load_tool_cpu_percent"`  // this process, % of one core
+	MachineCPU float64     `json:"machine_busy_percent"`   // all cores, every process
+	OthersCPU  float64     `json:"others_cpu_percent"`     // other processes of the machine, % of one core
+	LoadAvg    string      `json:"load_average,omitempty"` // /proc/loadavg when scanning began
 	Cores      int         `json:"cores"`
 	Database   *dbReport   `json:"database,omitempty"`
 
@@ -149,7 +151,16 @@ func (l *load) report(window time.Duration, scanned int, drained time.Duration, 
 	r.LoadCPU = w.cpuPercent(w.self0, w.self1)
 	if dt := w.total1 - w.total0; dt > 0 && secs > 0 {
 		r.MachineCPU = round1(float64(w.busy1-w.busy0) / float64(dt) * 100)
+		others := r.MachineCPU*float64(w.cores) - r.LoadCPU
+		if r.ServerProc != nil {
+			others -= r.ServerProc.CPUPercent
+		}
+		if r.Postgres != nil {
+			others -= r.Postgres.CPUPercent
+		}
+		r.OthersCPU = round1(max(others, 0))
 	}
+	r.LoadAvg = w.loadAvg
 	return r
 }
 
@@ -215,7 +226,7 @@ func (r *Report) writeText(w io.Writer) error {
 	if p := r.Postgres; p != nil {
 		fmt.Fprintf(&b, "postgres         pid %d and its backends: CPU %.0f%% of one core\n", p.PID, p.CPUPercent)
 	}
-	fmt.Fprintf(&b, "machine          %.0f%% busy of %d cores (every process); this tool %.0f%% of one core\n", r.MachineCPU, r.Cores, r.LoadCPU)
+	fmt.Fprintf(&b, "machine          %.0f%% busy of %d cores: this tool %.0f%% of one core, other processes %.0f%% (load average %s)\n", r.MachineCPU, r.Cores, r.LoadCPU, r.OthersCPU, r.LoadAvg)
 	if d := r.Database; d != nil {
 		fmt.Fprintf(&b, "database         %s %s → %s: %s for %d events = %s per million events\n",
 			d.Engine, fmtBytes(float64(d.StartBytes)), fmtBytes(float64(d.EndBytes)), fmtBytes(float64(d.EndBytes-d.StartBytes)), d.Events, fmtBytes(d.PerMillionEvents))
