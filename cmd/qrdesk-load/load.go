@@ -61,7 +61,9 @@ type stats struct {
 	DoubleOffline     int `json:"double_uses_decided_offline"`
 	Queued            int `json:"events_queued"`
 	Accepted          int `json:"events_accepted"`
-	NotAccepted       int `json:"events_not_accepted"`
+	NotAccepted       int `json:"events_not_accepted"` // answered, but neither redeemed nor a conflict
+	Waiting           int `json:"events_waiting"`      // still in an outbox at the end
+	WaitingDouble     int `json:"double_uses_waiting"` // of which double uses
 	OfflineRedeemed   int `json:"offline_redeemed"`
 	Conflicts         int `json:"conflicts"`
 	Unexpected        int `json:"unexpected_answers"`
@@ -291,22 +293,33 @@ func (l *load) run(ctx context.Context) (*Report, error) {
 	// catches up with the feed.
 	drainStart := time.Now()
 	deadline := time.Now().Add(cfg.drain)
-	if !waitTimeout(&l.finalSyncs, cfg.drain) {
-		l.problemf(true, "after %v some desks still had events the server had not accepted", cfg.drain)
-	}
-	head, caughtUp := l.catchUp(ctx, deadline)
+	waitTimeout(&l.finalSyncs, cfg.drain)
+	drainCtx, cancelDrain := context.WithDeadline(ctx, deadline)
+	head, caughtUp := l.catchUp(drainCtx, deadline)
+	cancelDrain()
 	if !caughtUp {
-		l.problemf(true, "after %v some desks had not caught up with the feed (head %d)", cfg.drain, head)
+		l.problemf(true, "after %v of drain some desks had not caught up with the feed (head %d)", cfg.drain, head)
 	}
 	drained := time.Since(drainStart)
 	stopLives()
 	lives.Wait()
 	l.log.Info("drained", "took", drained.Round(time.Millisecond))
 
+	waitingDesks, waiting := 0, 0
 	for _, d := range l.desks {
 		if len(d.outbox) > 0 {
-			l.problemf(true, "desk %d still has %d events in its outbox", d.i, len(d.outbox))
+			waitingDesks++
+			waiting += len(d.outbox)
 		}
+		for _, q := range d.outbox {
+			if q.double {
+				l.stats.WaitingDouble++
+			}
+		}
+	}
+	l.stats.Waiting = waiting
+	if waiting > 0 {
+		l.problemf(true, "%d desks still had %d events decided offline in their outbox at the end (the server did not take them within --drain)", waitingDesks, waiting)
 	}
 	positions, err := l.redeemPositions(ctx)
 	if err != nil {
@@ -369,7 +382,7 @@ func (l *load) feedHead(ctx context.Context, after int64) (int64, error) {
 
 // catchUp waits until every desk's cursor reached the head of the feed.
 func (l *load) catchUp(ctx context.Context, deadline time.Time) (int64, bool) {
-	head := int64(0)
+	head := l.head0
 	for {
 		h, err := l.feedHead(ctx, head)
 		if err == nil {

@@ -130,11 +130,11 @@ func (l *load) report(window time.Duration, scanned int, drained time.Duration, 
 	r.Feed = feedReport{Changes: head - l.head0, Requests: l.feedRequests.Load(), Delivered: l.feedDelivered.Load()}
 
 	// The checks: nothing lost, every answer as expected.
-	if s.Accepted != s.Queued {
-		r.Problems = append(r.Problems, fmt.Sprintf("%d events decided offline, %d accepted by the server", s.Queued, s.Accepted))
+	if s.Accepted+s.Waiting != s.Queued {
+		r.Problems = append(r.Problems, fmt.Sprintf("%d events decided offline: %d accepted by the server, %d still waiting, %d lost or refused", s.Queued, s.Accepted, s.Waiting, s.Queued-s.Accepted-s.Waiting))
 	}
-	if s.Conflicts != s.DoubleOffline {
-		r.Problems = append(r.Problems, fmt.Sprintf("%d conflicts, but %d double uses were decided offline", s.Conflicts, s.DoubleOffline))
+	if s.Conflicts != s.DoubleOffline-s.WaitingDouble {
+		r.Problems = append(r.Problems, fmt.Sprintf("%d conflicts, but %d double uses were decided offline and uploaded", s.Conflicts, s.DoubleOffline-s.WaitingDouble))
 	}
 	if s.Scans == 0 {
 		r.Problems = append(r.Problems, "no scan was made")
@@ -213,8 +213,8 @@ func (r *Report) writeText(w io.Writer) error {
 	fmt.Fprintf(&b, "convergence lag  p50 %s  p99 %s  max %s over %d redemptions (%.0f following desks each)   target p99 ≤ %d s: %s\n",
 		fmtMs(r.Converge.P50Ms), fmtMs(r.Converge.P99Ms), fmtMs(r.Converge.MaxMs), r.Converge.Redemptions, r.Converge.DesksMean, targetConvergenceP99Ms/1000,
 		met(r.Converge.Redemptions > 0 && r.Converge.P99Ms <= targetConvergenceP99Ms && r.Converge.NotArrived == 0))
-	fmt.Fprintf(&b, "offline events   %d queued, %d accepted, %d not accepted; conflicts %d = double uses decided offline %d; online double uses answered already_used %d\n",
-		s.Queued, s.Accepted, s.NotAccepted, s.Conflicts, s.DoubleOffline, s.OnlineAlreadyUsed)
+	fmt.Fprintf(&b, "offline events   %d queued, %d accepted, %d not accepted, %d still waiting; conflicts %d = double uses decided offline %d; online double uses answered already_used %d\n",
+		s.Queued, s.Accepted, s.NotAccepted, s.Waiting, s.Conflicts, s.DoubleOffline, s.OnlineAlreadyUsed)
 	fmt.Fprintf(&b, "feed             %d new changes, %d delivered to desks in %d requests; %d syncs (%d failed), %d batches issued during the run\n",
 		r.Feed.Changes, r.Feed.Delivered, r.Feed.Requests, s.Syncs, s.SyncErrors, s.TopUpBatches)
 	if p := r.ServerProc; p != nil {
