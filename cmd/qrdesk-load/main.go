@@ -22,6 +22,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strconv"
 	"syscall"
 	"time"
@@ -64,6 +65,7 @@ type config struct {
 	pgPID         int
 	onlineTimeout time.Duration
 	json          bool
+	cpuProfile    string
 }
 
 // usageError is a mistake in the command line (exit 2).
@@ -94,6 +96,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.pgPID, "pg-pid", 0, "PostgreSQL's postmaster process id, to count its CPU too (default: the process listening on the --db port)")
 	fs.DurationVar(&c.onlineTimeout, "online-timeout", time.Second, "how long a scan waits for the server before the desk decides alone (a desk's default)")
 	fs.BoolVar(&c.json, "json", false, "print the report as JSON")
+	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write this tool's CPU profile to the file (what the simulated desks cost)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -138,6 +141,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		return 2
+	}
+	if cfg.cpuProfile != "" {
+		f, err := os.Create(cfg.cpuProfile)
+		if err != nil {
+			fmt.Fprintf(stderr, "qrdesk-load: %v\n", err)
+			return 3
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintf(stderr, "qrdesk-load: %v\n", err)
+			return 3
+		}
+		defer pprof.StopCPUProfile()
 	}
 	rep, err := newLoad(cfg, stderr).run(ctx)
 	if err != nil {
