@@ -71,6 +71,7 @@ func TestLoad(t *testing.T) {
 				{"online latency was measured", rep.Online.Answers > 0 && rep.Online.P99Ms > 0},
 				{"redemptions reached the other desks", rep.Converge.Redemptions > 0 && rep.Converge.NotArrived == 0 && rep.Converge.P99Ms > 0},
 				{"the feed was followed", rep.Feed.Delivered > rep.Feed.Changes && rep.Feed.Changes > 0},
+				{"the desks learned of the redemptions and conflicts", rep.Feed.ByKind["redeem"] > 0 && (s.Conflicts == 0 || rep.Feed.ByKind["conflict"] > 0)},
 				{"the server process (found by its port) was measured", rep.ServerProc != nil && rep.ServerProc.PID == os.Getpid() && rep.ServerProc.RSSMaxMB > 0},
 				{"the database grew", rep.Database != nil && rep.Database.EndBytes > rep.Database.StartBytes && rep.Database.Events > 0},
 			}

@@ -63,6 +63,9 @@ type feedReport struct {
 	Changes   int64 `json:"changes"`   // new feed entries during the run
 	Requests  int64 `json:"requests"`  // feed requests of all desks
 	Delivered int64 `json:"delivered"` // changes received, all desks together
+	// What the desks learned from the feed, by kind of change (code,
+	// redeem, conflict, …), all desks together.
+	ByKind map[string]int `json:"by_kind"`
 }
 
 type procReport struct {
@@ -127,7 +130,12 @@ func (l *load) report(window time.Duration, scanned int, drained time.Duration, 
 	for _, d := range l.desks {
 		head = max(head, d.cursor)
 	}
-	r.Feed = feedReport{Changes: head - l.head0, Requests: l.feedRequests.Load(), Delivered: l.feedDelivered.Load()}
+	r.Feed = feedReport{Changes: head - l.head0, Requests: l.feedRequests.Load(), Delivered: l.feedDelivered.Load(), ByKind: map[string]int{}}
+	for _, d := range l.desks {
+		for kind, n := range d.learned {
+			r.Feed.ByKind[kind] += n
+		}
+	}
 
 	// The checks: nothing lost, every answer as expected.
 	if s.Accepted+s.Waiting != s.Queued {

@@ -41,7 +41,9 @@ func enrol(ctx context.Context, db, runID string, n int, keys app.Keys) ([]stati
 	now := time.Now().Unix()
 	for i := range out {
 		buf := make([]byte, 24)
-		rand.Read(buf)
+		if _, err := rand.Read(buf); err != nil {
+			return nil, err
+		}
 		out[i] = station{name: fmt.Sprintf("load %s %05d", runID, i+1), token: "qrd_" + hex.EncodeToString(buf)}
 		st := central.Station{Name: out[i].name, CreatedAt: now}
 		if err := cdb.AddStation(ctx, st, server.HashToken(out[i].token)); err != nil {
