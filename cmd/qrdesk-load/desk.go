@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -237,6 +238,14 @@ func (d *desk) download(ctx context.Context, wait time.Duration) error {
 		d.mu.Unlock()
 		changes, next, err := d.c.Changes(ctx, l.ring, after, wait)
 		l.feedRequests.Add(1)
+		if isCompacted(err) {
+			// The server compacted the feed past this desk's cursor: start
+			// over from a snapshot, as a desk does (app.Service.startOver).
+			if err := d.startOver(ctx); err != nil {
+				return err
+			}
+			continue
+		}
 		if err != nil {
 			return err
 		}
@@ -256,6 +265,43 @@ func (d *desk) download(ctx context.Context, wait time.Duration) error {
 		}
 		d.mu.Unlock()
 	}
+}
+
+// startOver reads the server's snapshot page by page and moves the cursor
+// to the position it is at.
+func (d *desk) startOver(ctx context.Context) error {
+	l := d.l
+	var position, after int64
+	codes := 0
+	for first := true; ; first = false {
+		page, err := d.c.Snapshot(ctx, l.ring, after)
+		if err != nil {
+			return err
+		}
+		if first {
+			position = page.Position
+		}
+		codes += len(page.Codes)
+		if page.NextID == 0 {
+			break
+		}
+		after = page.NextID
+	}
+	at := l.since()
+	d.mu.Lock()
+	d.learned["snapshot code"] += codes
+	if position > d.cursor {
+		d.cursor = position
+		d.receipts = append(d.receipts, receipt{at: at, cur: position})
+	}
+	d.mu.Unlock()
+	l.count(func(s *stats) { s.Snapshots++ })
+	return nil
+}
+
+func isCompacted(err error) bool {
+	var sr *app.ServerRefusal
+	return errors.As(err, &sr) && sr.Code == app.RefusedFeedCompacted
 }
 
 // follow long-polls the feed while ctx lasts, as the window does

@@ -72,6 +72,7 @@ type stats struct {
 	SyncErrors        int `json:"sync_errors"`
 	FollowErrors      int `json:"follow_errors"`
 	TopUpBatches      int `json:"batches_during_run"`
+	Snapshots         int `json:"snapshots"` // desks that started over: the feed was compacted past them
 }
 
 type usedLabel struct {
@@ -323,7 +324,7 @@ func (l *load) run(ctx context.Context) (*Report, error) {
 	}
 	positions, err := l.redeemPositions(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("read the feed: %w", err)
+		l.problemf(true, "read the feed: %v", err)
 	}
 	dbEnd, dbErr2 := dbSize(ctx, cfg.db)
 	rep := l.report(window, scanned, drained, positions, proc)
@@ -373,6 +374,14 @@ func (l *load) feedHead(ctx context.Context, after int64) (int64, error) {
 	c := l.desks[0].c
 	for {
 		ch, next, err := c.Changes(ctx, l.ring, after, 0)
+		if isCompacted(err) { // only a snapshot knows where the feed goes on
+			page, err := c.Snapshot(ctx, l.ring, 0)
+			if err != nil {
+				return after, err
+			}
+			after = max(after, page.Position)
+			continue
+		}
 		if err != nil || len(ch) == 0 {
 			return after, err
 		}
@@ -414,6 +423,9 @@ func (l *load) redeemPositions(ctx context.Context) (map[string]int64, error) {
 	c := l.desks[0].c
 	for {
 		ch, next, err := c.Changes(ctx, l.ring, after, 0)
+		if isCompacted(err) {
+			return nil, errors.New("the server compacted the feed during the run: the convergence lag cannot be measured")
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"net/http/httptest"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"qrdesk/app"
 	"qrdesk/internal/testpg"
 	"qrdesk/server"
 	"qrdesk/store"
@@ -105,5 +107,62 @@ func TestUsage(t *testing.T) {
 				t.Fatalf("exit %d, stderr %q; want exit 2 and %q", code, errOut.String(), tt.want)
 			}
 		})
+	}
+}
+
+// TestStartOverAfterCompaction: a desk whose cursor is below the compacted
+// feed starts over from a snapshot, as a real desk does, and the head of
+// the feed is still found.
+func TestStartOverAfterCompaction(t *testing.T) {
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "server.db")
+	cdb, err := store.OpenCentral(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cdb.Close() })
+	api := &server.API{Store: cdb, Log: slog.New(slog.DiscardHandler), Now: time.Now}
+	srv := httptest.NewServer(api.Handler())
+	t.Cleanup(srv.Close)
+
+	l := newLoad(config{server: srv.URL, db: db}, io.Discard)
+	if l.keys, err = app.LoadKeys(filepath.Join(t.TempDir(), "load.key"), true); err != nil {
+		t.Fatal(err)
+	}
+	l.ring = l.keys.RingID()
+	stations, err := enrol(ctx, db, l.runID, 1, l.keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &desk{l: l, c: server.NewClient(srv.URL, stations[0].token), learned: map[string]int{}}
+	l.desks, l.start = []*desk{d}, time.Now()
+	labels, err := newLabels(l.keys, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := uploadLabels(ctx, d.c, l.ring, labels); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.download(ctx, 0); err != nil { // reads to the head, and says so
+		t.Fatal(err)
+	}
+	head := d.cursor
+	if err := api.FlushAcks(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := cdb.Compact(ctx, 0); err != nil || n == 0 {
+		t.Fatalf("compact: %d %v", n, err)
+	}
+
+	d.cursor = 0 // as a desk silent since before the compaction
+	if err := d.download(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	if d.cursor < head || l.stats.Snapshots != 1 || d.learned["snapshot code"] != len(labels) {
+		t.Fatalf("after starting over: cursor %d (head %d), %d snapshots, learned %v; want the head, 1 snapshot, %d codes",
+			d.cursor, head, l.stats.Snapshots, d.learned, len(labels))
+	}
+	if got, err := l.feedHead(ctx, 0); err != nil || got < head {
+		t.Fatalf("feed head on a compacted feed: %d %v, want %d", got, err, head)
 	}
 }

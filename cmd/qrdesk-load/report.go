@@ -114,7 +114,10 @@ func (l *load) report(window time.Duration, scanned int, drained time.Duration, 
 	if len(lat) > 0 {
 		r.Online.MaxMs = ms(lat[len(lat)-1])
 	}
-	c := l.convergence(positions)
+	var c convergence
+	if positions != nil { // nil: the feed could not be read back (a problem says why)
+		c = l.convergence(positions)
+	}
 	r.Converge = lagReport{Redemptions: len(c.lags), DesksMean: c.desksMean, NotArrived: c.notArrived,
 		P50Ms: percentile(c.lags, 0.50), P99Ms: percentile(c.lags, 0.99)}
 	if len(c.lags) > 0 {
