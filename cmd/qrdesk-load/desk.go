@@ -236,7 +236,19 @@ func (d *desk) download(ctx context.Context, wait time.Duration) error {
 		d.mu.Lock()
 		after := d.cursor
 		d.mu.Unlock()
-		changes, next, err := d.c.Changes(ctx, l.ring, after, wait)
+		var changes []app.RemoteChange
+		var kinds map[string]int
+		var next int64
+		var err error
+		if l.cfg.leanFeed {
+			kinds, next, err = d.countChanges(ctx, after, wait)
+		} else {
+			changes, next, err = d.c.Changes(ctx, l.ring, after, wait)
+			kinds = map[string]int{}
+			for _, ch := range changes {
+				kinds[ch.Kind]++
+			}
+		}
 		l.feedRequests.Add(1)
 		if isCompacted(err) {
 			// The server compacted the feed past this desk's cursor: start
@@ -249,15 +261,19 @@ func (d *desk) download(ctx context.Context, wait time.Duration) error {
 		if err != nil {
 			return err
 		}
-		if len(changes) == 0 {
+		n := 0
+		for _, k := range kinds {
+			n += k
+		}
+		if n == 0 {
 			return nil
 		}
 		wait = 0
 		at := l.since()
-		l.feedDelivered.Add(int64(len(changes)))
+		l.feedDelivered.Add(int64(n))
 		d.mu.Lock()
-		for _, ch := range changes {
-			d.learned[ch.Kind]++
+		for kind, k := range kinds {
+			d.learned[kind] += k
 		}
 		if next > d.cursor { // a sync and the follower may both download
 			d.cursor = next

@@ -66,6 +66,7 @@ type config struct {
 	onlineTimeout time.Duration
 	json          bool
 	cpuProfile    string
+	leanFeed      bool
 }
 
 // usageError is a mistake in the command line (exit 2).
@@ -96,6 +97,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.pgPID, "pg-pid", 0, "PostgreSQL's postmaster process id, to count its CPU too (default: the process listening on the --db port)")
 	fs.DurationVar(&c.onlineTimeout, "online-timeout", time.Second, "how long a scan waits for the server before the desk decides alone (a desk's default)")
 	fs.BoolVar(&c.json, "json", false, "print the report as JSON")
+	fs.BoolVar(&c.leanFeed, "lean-feed", false, "desks count the feed's changes instead of decoding them: the tool takes less of the CPU it shares with the server")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write this tool's CPU profile to the file (what the simulated desks cost)")
 	if err := fs.Parse(args); err != nil {
 		return c, err

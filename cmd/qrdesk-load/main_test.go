@@ -30,12 +30,20 @@ func TestMain(m *testing.M) {
 // the report: scans were decided online and offline, every event decided
 // offline was accepted, each double use decided offline became a conflict,
 // redemptions reached the other desks, and the server and database were
-// measured.
+// measured. The followers of the last run count the feed instead of
+// decoding it (--lean-feed).
 func TestLoad(t *testing.T) {
-	for _, engine := range []string{"SQLite", "PostgreSQL"} {
-		t.Run(engine, func(t *testing.T) {
+	for _, tc := range []struct {
+		name, engine string
+		extra        []string
+	}{
+		{"SQLite", "SQLite", nil},
+		{"PostgreSQL", "PostgreSQL", nil},
+		{"SQLite/LeanFeed", "SQLite", []string{"--lean-feed"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
 			db := filepath.Join(t.TempDir(), "server.db")
-			if engine == "PostgreSQL" {
+			if tc.engine == "PostgreSQL" {
 				db = testpg.URL(t)
 			}
 			cdb, err := store.OpenCentral(context.Background(), db)
@@ -51,6 +59,7 @@ func TestLoad(t *testing.T) {
 			args := []string{"--server", srv.URL, "--db", db, "--key-file", filepath.Join(t.TempDir(), "load.key"),
 				"--desks", "20", "--rate", "30", "--duration", "3s", "--sync", "1s",
 				"--offline-frac", "0.3", "--offline-len", "1s", "--double-frac", "0.1", "--drain", "20s", "--json"}
+			args = append(args, tc.extra...)
 			code := run(context.Background(), args, &out, &errOut)
 			var rep Report
 			if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
