@@ -1,0 +1,177 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"qrdesk/app"
+	"qrdesk/internal/testpg"
+	"qrdesk/server"
+	"qrdesk/store"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testpg.Stop()
+	os.Exit(code)
+}
+
+// TestLoad runs the tool for 3 s with 20 desks against a server in this
+// process, on each engine, with many outages and double uses, and checks
+// the report: scans were decided online and offline, every event decided
+// offline was accepted, each double use decided offline became a conflict,
+// redemptions reached the other desks, and the server and database were
+// measured. The followers of the last run count the feed instead of
+// decoding it (--lean-feed).
+func TestLoad(t *testing.T) {
+	for _, tc := range []struct {
+		name, engine string
+		extra        []string
+	}{
+		{"SQLite", "SQLite", nil},
+		{"PostgreSQL", "PostgreSQL", nil},
+		{"SQLite/LeanFeed", "SQLite", []string{"--lean-feed"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := filepath.Join(t.TempDir(), "server.db")
+			if tc.engine == "PostgreSQL" {
+				db = testpg.URL(t)
+			}
+			cdb, err := store.OpenCentral(context.Background(), db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { cdb.Close() })
+			api := &server.API{Store: cdb, Log: slog.New(slog.DiscardHandler), Now: time.Now}
+			srv := httptest.NewServer(api.Handler())
+			t.Cleanup(srv.Close)
+
+			var out, errOut bytes.Buffer
+			args := []string{"--server", srv.URL, "--db", db, "--key-file", filepath.Join(t.TempDir(), "load.key"),
+				"--desks", "20", "--rate", "30", "--duration", "3s", "--sync", "1s",
+				"--offline-frac", "0.3", "--offline-len", "1s", "--double-frac", "0.1", "--drain", "20s", "--json"}
+			args = append(args, tc.extra...)
+			code := run(context.Background(), args, &out, &errOut)
+			var rep Report
+			if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+				t.Fatalf("exit %d, no JSON report: %v\nstdout: %s\nstderr: %s", code, err, out.String(), errOut.String())
+			}
+			if code != 0 || len(rep.Problems) > 0 {
+				t.Fatalf("exit %d, problems: %q\nstderr: %s", code, rep.Problems, errOut.String())
+			}
+			s := rep.Counts
+			checks := []struct {
+				what string
+				ok   bool
+			}{
+				{"labels were redeemed online", s.OnlineRedeemed > 0 && rep.RedemptionsPerS > 0},
+				{"scans were decided offline", s.DecidedOffline > 0 && s.Queued == s.DecidedOffline},
+				{"every event decided offline was accepted", s.Accepted == s.Queued && s.NotAccepted == 0 && s.Waiting == 0},
+				{"each double use decided offline is a conflict", s.Conflicts == s.DoubleOffline},
+				{"every online double use was answered already_used", s.OnlineAlreadyUsed == s.DoubleUses-s.DoubleOffline},
+				{"no answer was unexpected", s.Unexpected == 0 && s.OnlineRefused == 0},
+				{"online latency was measured", rep.Online.Answers > 0 && rep.Online.P99Ms > 0},
+				{"redemptions reached the other desks", rep.Converge.Redemptions > 0 && rep.Converge.NotArrived == 0 && rep.Converge.P99Ms > 0},
+				{"the feed was followed", rep.Feed.Delivered > rep.Feed.Changes && rep.Feed.Changes > 0},
+				{"the desks learned of the redemptions and conflicts", rep.Feed.ByKind["redeem"] > 0 && (s.Conflicts == 0 || rep.Feed.ByKind["conflict"] > 0)},
+				{"the server process (found by its port) was measured", rep.ServerProc != nil && rep.ServerProc.PID == os.Getpid() && rep.ServerProc.RSSMaxMB > 0},
+				{"the database grew", rep.Database != nil && rep.Database.EndBytes > rep.Database.StartBytes && rep.Database.Events > 0},
+			}
+			for _, c := range checks {
+				if !c.ok {
+					t.Errorf("%s: no\n%s", c.what, out.String())
+				}
+			}
+			t.Logf("%d scans, online p99 %.1f ms, convergence p99 %.1f ms, %d offline events, %d conflicts",
+				s.Scans, rep.Online.P99Ms, rep.Converge.P99Ms, s.Queued, s.Conflicts)
+		})
+	}
+}
+
+// TestUsage: a mistake in the command line is exit 2 with a hint.
+func TestUsage(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"NoDatabase", []string{"--desks", "3"}, "give --db"},
+		{"BadRate", []string{"--db", "x.db", "--rate", "0"}, "--rate 0"},
+		{"BadOfflineFrac", []string{"--db", "x.db", "--offline-frac", "1"}, "--offline-frac 1"},
+		{"Argument", []string{"--db", "x.db", "extra"}, `unexpected argument "extra"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			if code := run(context.Background(), tt.args, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), tt.want) {
+				t.Fatalf("exit %d, stderr %q; want exit 2 and %q", code, errOut.String(), tt.want)
+			}
+		})
+	}
+}
+
+// TestStartOverAfterCompaction: a desk whose cursor is below the compacted
+// feed starts over from a snapshot, as a real desk does, and the head of
+// the feed is still found.
+func TestStartOverAfterCompaction(t *testing.T) {
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "server.db")
+	cdb, err := store.OpenCentral(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cdb.Close() })
+	api := &server.API{Store: cdb, Log: slog.New(slog.DiscardHandler), Now: time.Now}
+	srv := httptest.NewServer(api.Handler())
+	t.Cleanup(srv.Close)
+
+	l := newLoad(config{server: srv.URL, db: db}, io.Discard)
+	if l.keys, err = app.LoadKeys(filepath.Join(t.TempDir(), "load.key"), true); err != nil {
+		t.Fatal(err)
+	}
+	l.ring = l.keys.RingID()
+	stations, err := enrol(ctx, db, l.runID, 1, l.keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &desk{l: l, c: server.NewClient(srv.URL, stations[0].token), learned: map[string]int{}}
+	l.desks, l.start = []*desk{d}, time.Now()
+	labels, err := newLabels(l.keys, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := uploadLabels(ctx, d.c, l.ring, labels); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.download(ctx, 0); err != nil { // reads to the head, and says so
+		t.Fatal(err)
+	}
+	head := d.cursor
+	if err := api.FlushAcks(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := cdb.Compact(ctx, 0); err != nil || n == 0 {
+		t.Fatalf("compact: %d %v", n, err)
+	}
+
+	d.cursor = 0 // as a desk silent since before the compaction
+	if err := d.download(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	if d.cursor < head || l.stats.Snapshots != 1 || d.learned["snapshot code"] != len(labels) {
+		t.Fatalf("after starting over: cursor %d (head %d), %d snapshots, learned %v; want the head, 1 snapshot, %d codes",
+			d.cursor, head, l.stats.Snapshots, d.learned, len(labels))
+	}
+	if got, err := l.feedHead(ctx, 0); err != nil || got < head {
+		t.Fatalf("feed head on a compacted feed: %d %v, want %d", got, err, head)
+	}
+}
