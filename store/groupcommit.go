@@ -49,6 +49,43 @@ func (c *CentralDB) groupApply(ctx context.Context, st central.Station, ev centr
 	}
 }
 
+// groupApplyAll queues a request's events together, in order (the
+// committer takes them in that order), so they share commits instead of
+// waiting for one each; then collects the answers. An event whose id turned
+// out to be known at once (a retry racing the original) is decided again.
+func (c *CentralDB) groupApplyAll(ctx context.Context, st central.Station, evs []central.Event, now int64) ([]central.Result, error) {
+	c.groupOnce.Do(func() {
+		c.jobs = make(chan groupJob, 1024)
+		go c.committer()
+	})
+	jobs := make([]groupJob, len(evs))
+	for i, ev := range evs {
+		jobs[i] = groupJob{ctx: ctx, st: st, ev: ev, now: now, reply: make(chan groupReply, 1)}
+		select {
+		case c.jobs <- jobs[i]:
+		case <-ctx.Done():
+			return nil, ctx.Err() // those queued are decided; a retry gets them as duplicates
+		}
+	}
+	out := make([]central.Result, len(evs))
+	for i, j := range jobs {
+		var rep groupReply
+		select {
+		case rep = <-j.reply:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if isUniqueAny(rep.err) {
+			rep.r, rep.err = c.groupApply(ctx, st, evs[i], now)
+		}
+		if rep.err != nil {
+			return out[:i], rep.err
+		}
+		out[i] = rep.r
+	}
+	return out, nil
+}
+
 // committer runs until the database is closed.
 func (c *CentralDB) committer() {
 	for first := range c.jobs {
@@ -89,7 +126,9 @@ func (c *CentralDB) commitGroup(group []groupJob) {
 			fail(err)
 			return
 		}
-		r, err := c.applyInTx(j.ctx, tx, j.st, j.ev, j.now)
+		// Not the desk's context: a desk that hangs up must not interrupt
+		// the statements of a transaction other desks' events share.
+		r, err := c.applyInTx(context.WithoutCancel(j.ctx), tx, j.st, j.ev, j.now)
 		if err != nil {
 			if _, rerr := tx.exec(ctx, "ROLLBACK TO "+sp); rerr != nil {
 				fail(rerr)
