@@ -635,6 +635,11 @@ func (c *CentralDB) Conflicts(ctx context.Context, from, to int64) ([]central.Co
 	if err != nil {
 		return nil, err
 	}
+	return scanConflicts(rows)
+}
+
+// scanConflicts reads conflict rows selected in the order of their fields.
+func scanConflicts(rows *sql.Rows) ([]central.Conflict, error) {
 	defer rows.Close()
 	out := []central.Conflict{}
 	for rows.Next() {

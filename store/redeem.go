@@ -161,7 +161,22 @@ func addOutbox(ctx context.Context, tx *sql.Tx, eventID, kind, code, operator st
 // insertUnknown records a correctly signed code this station had never seen
 // as used here, flagged, with its redemption and outbox event.
 func insertUnknown(ctx context.Context, tx *sql.Tx, c app.Code, a app.Attempt) (int64, error) {
-	batch, err := remoteBatch(ctx, tx, "unknown, accepted offline")
+	id, err := insertForeignCode(ctx, tx, c, "unknown, accepted offline", app.StatusUsed, a.At)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO redemptions (code_id, station, operator, redeemed_at, trace_id) VALUES (?, ?, ?, ?, ?)`,
+		id, a.Station, a.Operator, a.At, a.TraceID); err != nil {
+		return 0, err
+	}
+	return id, addOutbox(ctx, tx, a.TraceID, "redeem", c.String(), a.Operator, a.At, "unknown here, accepted offline")
+}
+
+// insertForeignCode records a code of another desk that this desk meets
+// before its batch arrived, in the placeholder batch named by source (the
+// batch's own entry in the feed adds nothing later: the row exists).
+func insertForeignCode(ctx context.Context, tx *sql.Tx, c app.Code, source string, status app.Status, usedAt int64) (int64, error) {
+	batch, err := remoteBatch(ctx, tx, source)
 	if err != nil {
 		return 0, err
 	}
@@ -171,14 +186,7 @@ func insertUnknown(ctx context.Context, tx *sql.Tx, c app.Code, a app.Attempt) (
 	}
 	var id int64
 	err = tx.QueryRowContext(ctx, `INSERT INTO codes (code, random, prefix, label_date, station_id, serial, batch_id, key_id, status, used_at, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'used', ?, 0) RETURNING id`,
-		c.String(), c.Random, c.Prefix, c.LabelDate(), stationID, serial, batch, string(c.KeyID), a.At).Scan(&id)
-	if err != nil {
-		return 0, err
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO redemptions (code_id, station, operator, redeemed_at, trace_id) VALUES (?, ?, ?, ?, ?)`,
-		id, a.Station, a.Operator, a.At, a.TraceID); err != nil {
-		return 0, err
-	}
-	return id, addOutbox(ctx, tx, a.TraceID, "redeem", c.String(), a.Operator, a.At, "unknown here, accepted offline")
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0) RETURNING id`,
+		c.String(), c.Random, c.Prefix, c.LabelDate(), stationID, serial, batch, string(c.KeyID), string(status), usedAt).Scan(&id)
+	return id, err
 }

@@ -233,7 +233,7 @@ func (d *DB) MirrorRemote(ctx context.Context, c app.Code, a app.Attempt, r app.
 			// A code of another desk this desk has not downloaded yet: keep
 			// what the server said, so a second scan here (offline) is not
 			// taken for a first one.
-			id, err := insertServerCode(ctx, tx, c)
+			id, err := insertForeignCode(ctx, tx, c, "known from the server", app.StatusUnused, 0)
 			if err != nil {
 				return app.Verdict{}, d.wrap(err, "cannot record the scan")
 			}
@@ -286,16 +286,7 @@ func (d *DB) Conflicts(ctx context.Context) ([]app.Conflict, error) {
 	if err != nil {
 		return nil, d.wrap(err, "cannot read the conflicts")
 	}
-	defer rows.Close()
-	out := []app.Conflict{}
-	for rows.Next() {
-		var k app.Conflict
-		if err := rows.Scan(&k.Code, &k.FirstEvent, &k.FirstStation, &k.FirstOperator, &k.FirstAt, &k.SecondEvent, &k.SecondStation, &k.SecondOperator, &k.SecondAt, &k.Flag); err != nil {
-			return nil, err
-		}
-		out = append(out, k)
-	}
-	return out, rows.Err()
+	return scanConflicts(rows)
 }
 
 // ApplySnapshot brings this desk's copy to the server's state for one page
@@ -340,23 +331,4 @@ func (d *DB) ApplySnapshot(ctx context.Context, page app.RemoteSnapshot, positio
 		}
 	}
 	return d.wrap(tx.Commit(), "cannot apply the server's snapshot")
-}
-
-// insertServerCode records a code this desk learns of from the server's
-// answer before its batch reached this desk (its feed entry adds nothing
-// later: the row exists).
-func insertServerCode(ctx context.Context, tx *sql.Tx, c app.Code) (int64, error) {
-	batch, err := remoteBatch(ctx, tx, "known from the server")
-	if err != nil {
-		return 0, err
-	}
-	var stationID, serial any
-	if c.HasSerial() {
-		stationID, serial = c.Station, c.Serial
-	}
-	var id int64
-	err = tx.QueryRowContext(ctx, `INSERT INTO codes (code, random, prefix, label_date, station_id, serial, batch_id, key_id, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0) RETURNING id`,
-		c.String(), c.Random, c.Prefix, c.LabelDate(), stationID, serial, batch, string(c.KeyID)).Scan(&id)
-	return id, err
 }

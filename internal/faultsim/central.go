@@ -258,14 +258,5 @@ func (c *central) readServer(ctx context.Context) (serverState, error) {
 // engines) on the server's database and calls scan for every row.
 func queryEach(ctx context.Context, db *store.CentralDB, query string, scan func(*sql.Rows) error) error {
 	rows, err := db.QueryForTests(query)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := scan(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+	return scanEach(rows, err, scan)
 }

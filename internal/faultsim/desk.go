@@ -147,6 +147,11 @@ func (d *desk) read(ctx context.Context) (deskState, error) {
 // eachRow runs a query on the desk's database and calls scan for every row.
 func eachRow(ctx context.Context, db *sql.DB, query string, scan func(*sql.Rows) error) error {
 	rows, err := db.QueryContext(ctx, query)
+	return scanEach(rows, err, scan)
+}
+
+// scanEach calls scan for every row of a query's result.
+func scanEach(rows *sql.Rows, err error, scan func(*sql.Rows) error) error {
 	if err != nil {
 		return err
 	}
