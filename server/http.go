@@ -36,6 +36,9 @@ type API struct {
 
 	ring atomic.Value // the deployment's key-ring id once known: it never changes
 
+	feedMu sync.Mutex
+	feedCh chan struct{} // closed when a request may have written a change
+
 	ackMu sync.Mutex
 	acks  map[int64]central.FeedAck // station id → how far it read the feed, not yet stored
 }
@@ -51,9 +54,9 @@ func (a *API) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/health", a.health)
 	mux.HandleFunc("POST /v1/enrol", a.station(a.enrol))
-	mux.HandleFunc("POST /v1/batches", a.station(a.batches))
-	mux.HandleFunc("POST /v1/redeem", a.station(a.redeem))
-	mux.HandleFunc("POST /v1/events", a.station(a.events))
+	mux.HandleFunc("POST /v1/batches", a.station(a.writes(a.batches)))
+	mux.HandleFunc("POST /v1/redeem", a.station(a.writes(a.redeem)))
+	mux.HandleFunc("POST /v1/events", a.station(a.writes(a.events)))
 	mux.HandleFunc("GET /v1/changes", a.station(a.changes))
 	mux.HandleFunc("GET /v1/conflicts", a.station(a.conflicts))
 	mux.HandleFunc("GET /v1/snapshot", a.station(a.snapshot))
@@ -286,6 +289,7 @@ func (a *API) changes(r *http.Request, st central.Station) (any, error) {
 	// desk's redemption within a fraction of a second.
 	deadline := time.Now().Add(time.Duration(wait) * time.Second)
 	for {
+		changed := a.feedChanged() // before the read: a change committed after it wakes this poll
 		ch, err := a.Store.Changes(r.Context(), after, limit)
 		if err != nil || len(ch) > 0 || !time.Now().Before(deadline) {
 			next := after
@@ -297,17 +301,48 @@ func (a *API) changes(r *http.Request, st central.Station) (any, error) {
 		select {
 		case <-r.Context().Done():
 			return nil, r.Context().Err()
+		case <-changed:
 		case <-time.After(feedPoll):
 		}
 	}
 }
 
 // MaxWait bounds a long poll of the feed, below the server's 30 s write
-// timeout; feedPoll is how often a waiting poll looks again.
+// timeout. A waiting poll looks again when a request of this process may
+// have written a change, and every feedPoll for the changes other server
+// processes on the same database write.
 const (
 	MaxWait  = 25
-	feedPoll = 100 * time.Millisecond
+	feedPoll = 500 * time.Millisecond
 )
+
+// writes marks a handler that may add changes to the feed: when it ends,
+// the polls waiting in this process look again.
+func (a *API) writes(h func(r *http.Request, st central.Station) (any, error)) func(r *http.Request, st central.Station) (any, error) {
+	return func(r *http.Request, st central.Station) (any, error) {
+		defer a.notifyFeed()
+		return h(r, st)
+	}
+}
+
+// feedChanged is closed at the next notifyFeed.
+func (a *API) feedChanged() <-chan struct{} {
+	a.feedMu.Lock()
+	defer a.feedMu.Unlock()
+	if a.feedCh == nil {
+		a.feedCh = make(chan struct{})
+	}
+	return a.feedCh
+}
+
+func (a *API) notifyFeed() {
+	a.feedMu.Lock()
+	defer a.feedMu.Unlock()
+	if a.feedCh != nil {
+		close(a.feedCh)
+		a.feedCh = nil
+	}
+}
 
 func (a *API) conflicts(r *http.Request, st central.Station) (any, error) {
 	day, err := dayRange(r.URL.Query().Get("date"), a.Now())
