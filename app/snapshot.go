@@ -30,3 +30,8 @@ type RemoteCodeState struct {
 // RefusedFeedCompacted is the server's answer when the changes after a
 // desk's cursor were compacted away: the desk starts over from a snapshot.
 const RefusedFeedCompacted = "feed_compacted"
+
+// RefusedFeedReset is the server's answer when a desk's cursor is ahead of
+// its feed (the server's database was restored or replaced): the desk
+// starts over from a snapshot and sends its batches and events again.
+const RefusedFeedReset = "feed_reset"

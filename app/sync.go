@@ -92,6 +92,9 @@ type SyncStore interface {
 	MarkEvents(ctx context.Context, results []RemoteResult, at int64) error
 	// ApplyChanges applies other stations' changes and stores the cursor.
 	ApplyChanges(ctx context.Context, changes []RemoteChange, next int64) error
+	// SendAgain queues every batch issued here and every event sent for
+	// upload again (a server restored from a backup lost them).
+	SendAgain(ctx context.Context, station string) error
 	// ApplySnapshot brings the desk's copy to a snapshot page's state; with
 	// the last page (NextID 0) it sets the feed cursor to position.
 	ApplySnapshot(ctx context.Context, page RemoteSnapshot, position int64) error
@@ -207,7 +210,19 @@ func (s *Service) downloadChanges(ctx context.Context, ss SyncStore, ring string
 	for {
 		changes, next, err := s.Remote.Changes(ctx, ring, st.Cursor, wait)
 		var sr *ServerRefusal
-		if errors.As(err, &sr) && sr.Code == RefusedFeedCompacted {
+		if errors.As(err, &sr) && (sr.Code == RefusedFeedCompacted || sr.Code == RefusedFeedReset) {
+			if sr.Code == RefusedFeedReset {
+				// The server lost what this desk sent since its backup:
+				// everything goes again (it is recognised, never doubled).
+				s.Log.Warn("the server's feed is behind this desk: starting over and sending everything again")
+				set, err := s.Store.LoadSettings(ctx)
+				if err != nil {
+					return err
+				}
+				if err := ss.SendAgain(ctx, set.StationName); err != nil {
+					return err
+				}
+			}
 			if st.Cursor, err = s.startOver(ctx, ss, ring); err != nil {
 				return err
 			}

@@ -14,6 +14,10 @@ var (
 	// ErrFeedCompacted: the changes after the desk's cursor were compacted
 	// away; it starts over from a snapshot.
 	ErrFeedCompacted = errors.New("the change feed was compacted past this desk's position: start over from a snapshot")
+	// ErrFeedReset: the desk's cursor is ahead of every position the feed
+	// ever gave (the server's database was restored or replaced): the desk
+	// starts over from a snapshot and sends its batches and events again.
+	ErrFeedReset = errors.New("this desk's feed position is ahead of the server's feed (its database was restored or replaced): start over from a snapshot and send everything again")
 )
 
 // BadRequest is a refusal of invalid input, with the reason.

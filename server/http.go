@@ -116,6 +116,8 @@ func (a *API) write(w http.ResponseWriter, v any, err error) {
 			status, code, msg = http.StatusRequestEntityTooLarge, app.RefusedInvalid, fmt.Sprintf("request body over %d bytes: send smaller batches", mbe.Limit)
 		case errors.Is(err, central.ErrFeedCompacted):
 			status, code, msg = http.StatusGone, app.RefusedFeedCompacted, err.Error()
+		case errors.Is(err, central.ErrFeedReset):
+			status, code, msg = http.StatusGone, app.RefusedFeedReset, err.Error()
 		case errors.Is(err, context.Canceled):
 			// The desk hung up (it gave up waiting): nothing to answer.
 			a.Log.Info("request cancelled by the desk", "error", err.Error())
@@ -268,8 +270,8 @@ func (a *API) events(r *http.Request, st central.Station) (any, error) {
 
 func (a *API) changes(r *http.Request, st central.Station) (any, error) {
 	after, err := strconv.ParseInt(r.URL.Query().Get("after"), 10, 64)
-	if err != nil && r.URL.Query().Get("after") != "" {
-		return nil, central.Badf("after must be a sequence number")
+	if (err != nil && r.URL.Query().Get("after") != "") || after < 0 {
+		return nil, central.Badf("after must be a feed position (0 or more)")
 	}
 	limit := central.MaxChangesPage
 	if l := r.URL.Query().Get("limit"); l != "" {
@@ -283,7 +285,6 @@ func (a *API) changes(r *http.Request, st central.Station) (any, error) {
 			return nil, central.Badf("wait must be 0 to %d seconds", MaxWait)
 		}
 	}
-	a.ack(st.ID, after) // the desk has applied everything up to after
 	// Long poll: with wait, an empty answer is held until a change arrives
 	// (or wait seconds pass), so a desk that is online learns of another
 	// desk's redemption within a fraction of a second.
@@ -291,6 +292,9 @@ func (a *API) changes(r *http.Request, st central.Station) (any, error) {
 	for {
 		changed := a.feedChanged() // before the read: a change committed after it wakes this poll
 		ch, err := a.Store.Changes(r.Context(), after, limit)
+		if err == nil {
+			a.ack(st.ID, after) // the desk has applied everything up to after
+		}
 		if err != nil || len(ch) > 0 || !time.Now().Before(deadline) {
 			next := after
 			if len(ch) > 0 {

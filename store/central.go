@@ -588,6 +588,15 @@ func (c *CentralDB) Changes(ctx context.Context, after int64, limit int) ([]cent
 	if after < floor {
 		return nil, central.ErrFeedCompacted
 	}
+	if len(out) == 0 && after > 0 {
+		head, err := c.feedHead(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if after > head {
+			return nil, central.ErrFeedReset
+		}
+	}
 	return out, nil
 }
 

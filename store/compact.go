@@ -41,6 +41,20 @@ func (c *CentralDB) feedFloor(ctx context.Context) (int64, error) {
 	return strconv.ParseInt(v, 10, 64)
 }
 
+// feedHead is the highest feed position ever given (compacted ones too).
+func (c *CentralDB) feedHead(ctx context.Context) (int64, error) {
+	query := `SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'changes'), 0)`
+	if c.e.postgres {
+		query = `SELECT COALESCE(max(pos), 0) FROM changes`
+	}
+	var head int64
+	if err := c.e.queryRow(ctx, query).Scan(&head); err != nil {
+		return 0, err
+	}
+	floor, err := c.feedFloor(ctx)
+	return max(head, floor), err
+}
+
 func (c *CentralDB) AckFeed(ctx context.Context, acks map[int64]central.FeedAck) error {
 	if len(acks) == 0 {
 		return nil
@@ -64,6 +78,11 @@ func (c *CentralDB) Compact(ctx context.Context, staleBefore int64) (int64, erro
 		WHERE revoked_at = 0 AND feed_ack > 0 AND feed_acked_at >= ?`, staleBefore).Scan(&floor); err != nil {
 		return 0, err
 	}
+	head, err := c.feedHead(ctx)
+	if err != nil {
+		return 0, err
+	}
+	floor = min(floor, head) // an ack is never above what was given; be sure
 	old, err := c.feedFloor(ctx)
 	if err != nil || floor <= old {
 		return 0, err

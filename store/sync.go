@@ -332,3 +332,25 @@ func (d *DB) ApplySnapshot(ctx context.Context, page app.RemoteSnapshot, positio
 	}
 	return d.wrap(tx.Commit(), "cannot apply the server's snapshot")
 }
+
+func (d *DB) SendAgain(ctx context.Context, station string) error {
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return d.wrap(err, "cannot queue everything for the server again")
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `UPDATE batches SET uploaded = 0 WHERE created_at > 0 AND uploaded = 1`); err != nil {
+		return d.wrap(err, "cannot queue everything for the server again")
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE outbox SET state = 'pending' WHERE state = 'sent'`); err != nil {
+		return d.wrap(err, "cannot queue everything for the server again")
+	}
+	// Redemptions the server decided online for this desk are not in the
+	// outbox: they go as this desk's facts (a known one is a duplicate).
+	if _, err := tx.ExecContext(ctx, `INSERT INTO outbox (event_id, kind, code, operator, at, offline)
+		SELECT r.trace_id, 'redeem', c.code, r.operator, r.redeemed_at, 1 FROM redemptions r JOIN codes c ON c.id = r.code_id
+		WHERE r.station = ? AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.event_id = r.trace_id)`, station); err != nil {
+		return d.wrap(err, "cannot queue everything for the server again")
+	}
+	return d.wrap(tx.Commit(), "cannot queue everything for the server again")
+}
