@@ -35,6 +35,14 @@ func (e *ServerRefusal) AboutDesk() bool {
 	return e.Status == 401 || e.Status == 403
 }
 
+// AboutContent reports whether the server refused what was sent (a
+// field, an event id reused): the one thing that may mark an event or a
+// batch refused for good. Any other 4xx (a proxy's 404, a refusal of the
+// desk itself) keeps it waiting.
+func (e *ServerRefusal) AboutContent() bool {
+	return e.Code == RefusedInvalid || e.Code == RefusedEventReused
+}
+
 // DeskRefusal returns the refusal about the desk itself in err, or nil.
 func DeskRefusal(err error) *ServerRefusal {
 	var sr *ServerRefusal

@@ -186,7 +186,7 @@ func (s *Service) uploadBatches(ctx context.Context, ss SyncStore, ring string) 
 		}
 		var sr *ServerRefusal
 		switch {
-		case errors.As(err, &sr) && !sr.AboutDesk():
+		case errors.As(err, &sr) && sr.AboutContent():
 			refused = fmt.Errorf("uploading batch %d: %w", id, err)
 			continue
 		case err != nil:
@@ -312,7 +312,8 @@ func (s *Service) uploadEvents(ctx context.Context, ss SyncStore, ring string) e
 			return err
 		}
 		results, err := s.Remote.Events(ctx, ring, evs)
-		if err != nil && !IsTransient(err) && DeskRefusal(err) == nil {
+		var sr *ServerRefusal
+		if errors.As(err, &sr) && sr.AboutContent() {
 			results, err = s.uploadOneByOne(ctx, ring, evs)
 		}
 		if r := DeskRefusal(err); r != nil {
@@ -339,7 +340,7 @@ func (s *Service) uploadOneByOne(ctx context.Context, ring string, evs []RemoteE
 		switch {
 		case err == nil:
 			results = append(results, r...)
-		case errors.As(err, &sr) && !sr.AboutDesk():
+		case errors.As(err, &sr) && sr.AboutContent():
 			// This event's content is refused: keep it with the reason.
 			results = append(results, RemoteResult{EventID: ev.EventID, Outcome: "rejected", Reason: sr.Message})
 		default: // no answer, or the desk itself refused: the events wait

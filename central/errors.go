@@ -7,10 +7,11 @@ import (
 
 // Errors of the store.
 var (
-	ErrUnauthorized  = errors.New("unknown station token")
-	ErrRevoked       = errors.New("this station was revoked")
-	ErrStationExists = errors.New("a station with this name exists")
-	ErrNoStation     = errors.New("no such station")
+	ErrUnauthorized   = errors.New("unknown station token")
+	ErrRevoked        = errors.New("this station was revoked")
+	ErrStationExists  = errors.New("a station with this name exists")
+	ErrNoStation      = errors.New("no such station")
+	ErrAlreadyRevoked = errors.New("this station is revoked already ('station renew NAME' gives it a new token)")
 	// ErrFeedCompacted: the changes after the desk's cursor were compacted
 	// away; it starts over from a snapshot.
 	ErrFeedCompacted = errors.New("the change feed was compacted past this desk's position: start over from a snapshot")

@@ -2,6 +2,7 @@ package central
 
 import (
 	"fmt"
+	"time"
 
 	"qrdesk/app"
 )
@@ -36,4 +37,20 @@ func formatAt(at int64) string {
 		return fmt.Sprintf("Unix time %d", at)
 	}
 	return app.FormatTime(at)
+}
+
+// IssuedNotBefore is the earliest time a label can have been issued: the
+// issue time its desk reported, but never earlier than the day before the
+// date printed in it (labels are issued for today or tomorrow), so a desk
+// whose clock went back to 1970 cannot make its labels look that old.
+func IssuedNotBefore(code string, createdAt int64, loc *time.Location) int64 {
+	c, err := app.Parse(code)
+	if err != nil || c.LabelDate() == "" {
+		return createdAt
+	}
+	day, err := time.ParseInLocation("2006-01-02", c.LabelDate(), loc)
+	if err != nil {
+		return createdAt
+	}
+	return max(createdAt, day.AddDate(0, 0, -1).Unix())
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -586,6 +587,63 @@ func TestRefusedBatchDoesNotStopSync(t *testing.T) {
 		}
 		if n := wrong.count(t, `SELECT count(*) FROM batches WHERE uploaded = 0 AND created_at > 0`); n != 1 {
 			t.Fatalf("%d batches waiting, want the refused one", n)
+		}
+	})
+}
+
+// TestForeignRefusalKeepsEvents (found by the second hostile pass): a 4xx
+// that is not the server's refusal of an event's content (here a proxy's
+// HTML 404) must not mark the desk's events refused for good.
+func TestForeignRefusalKeepsEvents(t *testing.T) {
+	h, a, _, codes := twoDesks(t, func(t testing.TB) string { return filepath.Join(t.TempDir(), "server.db") }, 2)
+	a.svc.Remote = server.NewClient("http://127.0.0.1:1", "qrd_test_Desk_A")
+	a.redeem(t, codes[0], "li") // decided here, queued
+	real := (&server.API{Store: h.db, Log: discard, Now: func() time.Time { return h.now }}).Handler()
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/events" {
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusNotFound)
+			w.Write([]byte("<html>Not Found</html>"))
+			return
+		}
+		real.ServeHTTP(w, r)
+	}))
+	defer proxy.Close()
+	a.svc.Remote = server.NewClient(proxy.URL, "qrd_test_Desk_A")
+	if _, err := a.svc.Sync(context.Background()); err == nil {
+		t.Fatal("a sync whose events a proxy refused reported success")
+	}
+	if n := a.count(t, `SELECT count(*) FROM outbox WHERE state = 'pending'`); n != 1 {
+		t.Fatalf("%d events still waiting, want 1 (not rejected)", n)
+	}
+	a.svc.Remote = newClient(h, "Desk A")
+	a.sync(t)
+	if n := count(t, h.db, `SELECT count(*) FROM events WHERE code = ?`, codes[0]); n != 1 {
+		t.Fatal("the event did not reach the server once the proxy let it through")
+	}
+}
+
+// TestClockAt1970 (found by the second hostile pass): a desk whose clock
+// went back to 1970 uploads its labels "issued" at 1970 and redeems one
+// offline "at" 1970: the time is still implausible against the date
+// printed in the label, so it is flagged, decided at the server's time,
+// and never the redemption of record.
+func TestClockAt1970(t *testing.T) {
+	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		h := newCentral(t, dbPath, 1)
+		a, b := h.station(t, "Desk 1", "A"), h.station(t, "Desk 2", "B")
+		var res struct{ Added int }
+		h.call(t, "POST", "/v1/batches", a, h.ring, map[string]any{"codes": []map[string]any{{"code": h.codes[0], "expire_at": 0, "created_at": 1000}}}, &res)
+		var r central.Result
+		h.call(t, "POST", "/v1/redeem", b, h.ring, central.Event{EventID: "online-desk2-1", Code: h.codes[0], Operator: "wang", At: h.now.Unix()}, &r)
+		var out struct{ Results []central.Result }
+		h.call(t, "POST", "/v1/events", a, h.ring, map[string]any{"events": []central.Event{{EventID: "offline-1970-1", Kind: "redeem", Code: h.codes[0], Operator: "li", At: 2000, Offline: true}}}, &out)
+		if len(out.Results) != 1 || out.Results[0].Outcome != "conflict" || out.Results[0].UsedStation != "Desk 2" {
+			t.Fatalf("offline at 1970: %+v, want a conflict with Desk 2 of record", out.Results)
+		}
+		day := time.Date(h.now.Year(), h.now.Month(), h.now.Day(), 0, 0, 0, 0, time.Local).Unix()
+		if k, _ := h.db.Conflicts(context.Background(), day, day+86400); len(k) != 1 || k[0].Flag == "" {
+			t.Fatalf("today's conflicts %+v, want one, flagged", k)
 		}
 	})
 }

@@ -174,7 +174,11 @@ func (c *CentralDB) RevokeStation(ctx context.Context, name string, at int64) er
 		return err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return central.ErrNoStation
+		var revokedAt int64
+		if err := c.e.queryRow(ctx, `SELECT revoked_at FROM stations WHERE name = ?`, name).Scan(&revokedAt); err != nil {
+			return central.ErrNoStation
+		}
+		return central.ErrAlreadyRevoked
 	}
 	return nil
 }
@@ -461,7 +465,7 @@ func (c *CentralDB) redeem(ctx context.Context, tx *etx, st central.Station, ev 
 		if err != nil {
 			return central.Result{}, "", err
 		}
-		when, flag = central.EffectiveTime(ev, cc.createdAt, now)
+		when, flag = central.EffectiveTime(ev, central.IssuedNotBefore(ev.Code, cc.createdAt, time.Local), now)
 		res, err = tx.exec(ctx, set+`WHERE code = ? AND status <> 'used'`, when, st.Name, ev.Operator, ev.EventID, ev.Code)
 	} else {
 		res, err = tx.exec(ctx, set+`WHERE code = ? AND status = 'unused' AND (expire_at = 0 OR expire_at > ?)`, when, st.Name, ev.Operator, ev.EventID, ev.Code, when)

@@ -73,6 +73,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 		}
 		pos, args = append(pos, fs.Arg(0)), fs.Args()[1:]
 	}
+	if err := mustExist(cmd, pos, *db); err != nil {
+		fmt.Fprintf(stderr, "qrdesk-server %s: %v\n", cmd, err)
+		return 2
+	}
 	st, err := store.OpenCentral(ctx, *db)
 	if err != nil {
 		fmt.Fprintf(stderr, "qrdesk-server: %v\n", err)
@@ -108,6 +112,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 		return 3
 	}
 	return 0
+}
+
+// mustExist refuses a mistyped --db for the commands that read a server's
+// database: only serve and 'station add' (setting up) may create one, or a
+// report would come out of a new, empty database and say "no conflicts".
+func mustExist(cmd string, pos []string, db string) error {
+	if cmd == "serve" || (cmd == "station" && len(pos) > 0 && pos[0] == "add") || strings.Contains(db, "://") {
+		return nil
+	}
+	if _, err := os.Stat(db); err != nil {
+		return fmt.Errorf("no server database at %s: give the server's --db (or QRDESK_SERVER_DB)", db)
+	}
+	return nil
 }
 
 func envOr(k, def string) string {

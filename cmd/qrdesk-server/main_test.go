@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -171,10 +172,27 @@ func TestReportDay(t *testing.T) {
 	}
 	// The command line, on a real database, uses the clock it is given.
 	var out, errOut bytes.Buffer
-	if code := run(context.Background(), []string{"report", "--db", filepath.Join(t.TempDir(), "s.db")}, &out, &errOut, now); code != 0 {
+	db := filepath.Join(t.TempDir(), "s.db")
+	run(context.Background(), []string{"station", "add", "Desk 1", "--db", db}, &bytes.Buffer{}, &errOut, now)
+	if code := run(context.Background(), []string{"report", "--db", db}, &out, &errOut, now); code != 0 {
 		t.Fatalf("report: %d %s", code, errOut.String())
 	}
 	if !strings.Contains(out.String(), `"date": "`+testclock.Date(0)+`"`) {
 		t.Fatalf("report %s, want the date %s", out.String(), testclock.Date(0))
+	}
+}
+
+// TestMistypedDatabase: reading commands refuse a --db that does not exist
+// (and create nothing) instead of reporting from a new, empty database.
+func TestMistypedDatabase(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nowhere", "server.db")
+	for _, args := range [][]string{{"report"}, {"compact"}, {"ring", "show"}, {"station", "list"}, {"station", "revoke", "Desk 1"}} {
+		var out, errOut bytes.Buffer
+		if code := run(context.Background(), append(args, "--db", missing), &out, &errOut, now); code != 2 || !strings.Contains(errOut.String(), "no server database at") {
+			t.Fatalf("%v on a missing database: exit %d %q", args, code, errOut.String())
+		}
+	}
+	if _, err := os.Stat(filepath.Dir(missing)); err == nil {
+		t.Fatal("a folder was created for the mistyped database")
 	}
 }

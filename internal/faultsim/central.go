@@ -188,7 +188,7 @@ func (c *central) token(ctx context.Context, name, letter string, n int) (statio
 
 func (c *central) revokeStation(ctx context.Context, name string) error {
 	err := c.admin.RevokeStation(ctx, name, time.Now().Unix())
-	if errors.Is(err, qcentral.ErrNoStation) {
+	if errors.Is(err, qcentral.ErrNoStation) || errors.Is(err, qcentral.ErrAlreadyRevoked) {
 		return nil // revoked already
 	}
 	return err
