@@ -237,7 +237,7 @@ func (s *Service) downloadChanges(ctx context.Context, ss SyncStore, ring string
 		wait = 0 // only the first request waits
 		kept := changes[:0:0]
 		for _, ch := range changes {
-			if err := s.verifyChange(ch); err != nil {
+			if err := s.verifyCode(ch.Code); err != nil {
 				s.Log.Warn("dropped a change that does not verify", "seq", ch.Seq, "kind", ch.Kind, "code", truncateForLog(ch.Code), "station", ch.Station, "error", err.Error())
 				continue
 			}
@@ -265,7 +265,7 @@ func (s *Service) startOver(ctx context.Context, ss SyncStore, ring string) (int
 		}
 		kept := page.Codes[:0:0]
 		for _, c := range page.Codes {
-			if err := s.verifyChange(RemoteChange{Code: c.Code}); err != nil {
+			if err := s.verifyCode(c.Code); err != nil {
 				s.Log.Warn("dropped a snapshot code that does not verify", "code", truncateForLog(c.Code), "error", err.Error())
 				continue
 			}
@@ -282,8 +282,10 @@ func (s *Service) startOver(ctx context.Context, ss SyncStore, ring string) (int
 	}
 }
 
-func (s *Service) verifyChange(ch RemoteChange) error {
-	c, err := Parse(ch.Code)
+// verifyCode checks that a code from the server was signed with this
+// deployment's key ring.
+func (s *Service) verifyCode(code string) error {
+	c, err := Parse(code)
 	if err != nil {
 		return err
 	}

@@ -326,15 +326,12 @@ func (c *CentralDB) Apply(ctx context.Context, st central.Station, evs []central
 	return out, nil
 }
 
-// applyOne applies one event: on PostgreSQL in its own transaction, on
-// SQLite through the group committer. On PostgreSQL the event id is first
-// assumed new (known says otherwise): a known id makes the event row's
-// insert fail at the end, the transaction is rolled back whole, and Apply
-// decides again with known set. Two round trips fewer for every event.
+// applyOne applies one event in its own transaction (PostgreSQL; SQLite
+// goes through the group committer). The event id is first assumed new
+// (known says otherwise): a known id makes the event row's insert fail at
+// the end, the transaction is rolled back whole, and Apply decides again
+// with known set. Two round trips fewer for every event.
 func (c *CentralDB) applyOne(ctx context.Context, st central.Station, ev central.Event, now int64, known bool) (central.Result, error) {
-	if !c.e.postgres {
-		return c.groupApply(ctx, st, ev, now)
-	}
 	tx, err := c.e.begin(ctx)
 	if err != nil {
 		return central.Result{}, err
@@ -593,7 +590,7 @@ func (c *CentralDB) Changes(ctx context.Context, after int64, limit int) ([]cent
 		return nil, central.ErrFeedCompacted
 	}
 	if len(out) == 0 && after > 0 {
-		head, err := c.feedHead(ctx)
+		head, err := c.feedHead(ctx, floor)
 		if err != nil {
 			return nil, err
 		}

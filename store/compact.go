@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"strconv"
-	"strings"
 
 	"qrdesk/central"
 )
@@ -41,17 +40,15 @@ func (c *CentralDB) feedFloor(ctx context.Context) (int64, error) {
 	return strconv.ParseInt(v, 10, 64)
 }
 
-// feedHead is the highest feed position ever given (compacted ones too).
-func (c *CentralDB) feedHead(ctx context.Context) (int64, error) {
+// feedHead is the highest feed position ever given, compacted ones too
+// (floor is feedFloor, which the callers have read already).
+func (c *CentralDB) feedHead(ctx context.Context, floor int64) (int64, error) {
 	query := `SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'changes'), 0)`
 	if c.e.postgres {
 		query = `SELECT COALESCE(max(pos), 0) FROM changes`
 	}
 	var head int64
-	if err := c.e.queryRow(ctx, query).Scan(&head); err != nil {
-		return 0, err
-	}
-	floor, err := c.feedFloor(ctx)
+	err := c.e.queryRow(ctx, query).Scan(&head)
 	return max(head, floor), err
 }
 
@@ -78,14 +75,16 @@ func (c *CentralDB) Compact(ctx context.Context, staleBefore int64) (int64, erro
 		WHERE revoked_at = 0 AND feed_ack > 0 AND feed_acked_at >= ?`, staleBefore).Scan(&floor); err != nil {
 		return 0, err
 	}
-	head, err := c.feedHead(ctx)
+	old, err := c.feedFloor(ctx)
 	if err != nil {
 		return 0, err
 	}
-	floor = min(floor, head) // an ack is never above what was given; be sure
-	old, err := c.feedFloor(ctx)
-	if err != nil || floor <= old {
+	head, err := c.feedHead(ctx, old)
+	if err != nil {
 		return 0, err
+	}
+	if floor = min(floor, head); floor <= old { // an ack is never above what was given; be sure
+		return 0, nil
 	}
 	// The floor first: a feed reader that finds it raised knows the rows
 	// below it may be gone, even before they are.
@@ -124,14 +123,13 @@ func (c *CentralDB) Snapshot(ctx context.Context, afterID int64, limit int) (cen
 		}
 	}
 	var snap central.Snapshot
-	if err := c.e.queryRow(ctx, `SELECT COALESCE(max(`+c.feedColumn()+`), 0) FROM changes`).Scan(&snap.Position); err != nil {
-		return snap, err
-	}
 	floor, err := c.feedFloor(ctx)
 	if err != nil {
 		return snap, err
 	}
-	snap.Position = max(snap.Position, floor)
+	if snap.Position, err = c.feedHead(ctx, floor); err != nil {
+		return snap, err
+	}
 	rows, err := c.e.query(ctx, `SELECT id, code, issued_by, status, expire_at, created_at, used_at, used_station, used_operator, used_event, disabled_reason
 		FROM codes WHERE id > ? ORDER BY id LIMIT ?`, afterID, limit)
 	if err != nil {
@@ -154,22 +152,14 @@ func (c *CentralDB) Snapshot(ctx context.Context, afterID int64, limit int) (cen
 	if len(snap.Codes) == limit {
 		snap.NextID = last
 	}
-	snap.Conflicts, err = c.conflictsOf(ctx, snap.Codes)
+	snap.Conflicts, err = c.conflictsOf(ctx, afterID, last)
 	return snap, err
 }
 
-// conflictsOf lists the conflicts of the given codes.
-func (c *CentralDB) conflictsOf(ctx context.Context, codes []central.CodeState) ([]central.Conflict, error) {
-	out := []central.Conflict{}
-	if len(codes) == 0 {
-		return out, nil
-	}
-	args := make([]any, len(codes))
-	for i, s := range codes {
-		args[i] = s.Code
-	}
+// conflictsOf lists the conflicts of the codes with ids in (afterID, last].
+func (c *CentralDB) conflictsOf(ctx context.Context, afterID, last int64) ([]central.Conflict, error) {
 	rows, err := c.e.query(ctx, `SELECT code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, flag
-		FROM conflicts WHERE code IN (?`+strings.Repeat(", ?", len(codes)-1)+`) ORDER BY id`, args...)
+		FROM conflicts WHERE code IN (SELECT code FROM codes WHERE id > ? AND id <= ?) ORDER BY id`, afterID, last)
 	if err != nil {
 		return nil, err
 	}

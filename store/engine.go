@@ -23,17 +23,15 @@ type engine struct {
 	// made the p99 of 64 concurrent clients exceed a second. PostgreSQL
 	// locks rows, so its writers run side by side.
 	writeMu sync.Mutex
-	rebound sync.Map // query → rebound query
 }
 
 // rebind numbers the placeholders for PostgreSQL ($1, $2, …). Statements
-// here never hold a literal '?' inside quotes.
+// here never hold a literal '?' inside quotes. Not cached: a scan of the
+// text costs microseconds beside a round trip, and multi-row statements
+// come in many lengths.
 func (e *engine) rebind(query string) string {
 	if !e.postgres {
 		return query
-	}
-	if q, ok := e.rebound.Load(query); ok {
-		return q.(string)
 	}
 	var b strings.Builder
 	n := 0
@@ -45,7 +43,6 @@ func (e *engine) rebind(query string) string {
 		}
 		b.WriteRune(r)
 	}
-	e.rebound.Store(query, b.String())
 	return b.String()
 }
 

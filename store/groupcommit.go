@@ -29,30 +29,11 @@ type groupReply struct {
 
 const maxGroup = 128
 
-// groupApply queues one event for the committer and waits for its answer.
-func (c *CentralDB) groupApply(ctx context.Context, st central.Station, ev central.Event, now int64) (central.Result, error) {
-	c.groupOnce.Do(func() {
-		c.jobs = make(chan groupJob, 1024)
-		go c.committer()
-	})
-	job := groupJob{ctx: ctx, st: st, ev: ev, now: now, reply: make(chan groupReply, 1)}
-	select {
-	case c.jobs <- job:
-	case <-ctx.Done():
-		return central.Result{}, ctx.Err()
-	}
-	select {
-	case rep := <-job.reply:
-		return rep.r, rep.err
-	case <-ctx.Done():
-		return central.Result{}, ctx.Err() // the decision may still be committed; a retry gets it as a duplicate
-	}
-}
-
 // groupApplyAll queues a request's events together, in order (the
 // committer takes them in that order), so they share commits instead of
 // waiting for one each; then collects the answers. An event whose id turned
-// out to be known at once (a retry racing the original) is decided again.
+// out to be known at once (a retry racing the original) is decided again:
+// the group path reads the event id first, so the second time it is found.
 func (c *CentralDB) groupApplyAll(ctx context.Context, st central.Station, evs []central.Event, now int64) ([]central.Result, error) {
 	c.groupOnce.Do(func() {
 		c.jobs = make(chan groupJob, 1024)
@@ -73,10 +54,13 @@ func (c *CentralDB) groupApplyAll(ctx context.Context, st central.Station, evs [
 		select {
 		case rep = <-j.reply:
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return nil, ctx.Err() // the decision may still be committed; a retry gets it as a duplicate
 		}
 		if isUniqueAny(rep.err) {
-			rep.r, rep.err = c.groupApply(ctx, st, evs[i], now)
+			var again []central.Result
+			if again, rep.err = c.groupApplyAll(ctx, st, evs[i:i+1], now); rep.err == nil {
+				rep.r = again[0]
+			}
 		}
 		if rep.err != nil {
 			return out[:i], rep.err

@@ -239,20 +239,18 @@ func (d *DB) MirrorRemote(ctx context.Context, c app.Code, a app.Attempt, r app.
 			}
 			codeID = sql.NullInt64{Int64: id, Valid: true}
 		}
-		if codeID.Valid {
-			res, err := tx.ExecContext(ctx, `UPDATE codes SET status = 'used', used_at = ? WHERE id = ? AND status <> 'used'`, r.UsedAt, codeID.Int64)
-			if err != nil {
+		res, err := tx.ExecContext(ctx, `UPDATE codes SET status = 'used', used_at = ? WHERE id = ? AND status <> 'used'`, r.UsedAt, codeID.Int64)
+		if err != nil {
+			return app.Verdict{}, d.wrap(err, "cannot record the scan")
+		}
+		if n, _ := res.RowsAffected(); n == 1 {
+			v.Affected = 1
+			if _, err := tx.ExecContext(ctx, `INSERT INTO redemptions (code_id, station, operator, redeemed_at, trace_id) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+				codeID.Int64, r.UsedStation, r.UsedOperator, r.UsedAt, r.EventID); err != nil {
 				return app.Verdict{}, d.wrap(err, "cannot record the scan")
 			}
-			if n, _ := res.RowsAffected(); n == 1 {
-				v.Affected = 1
-				if _, err := tx.ExecContext(ctx, `INSERT INTO redemptions (code_id, station, operator, redeemed_at, trace_id) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-					codeID.Int64, r.UsedStation, r.UsedOperator, r.UsedAt, r.EventID); err != nil {
-					return app.Verdict{}, d.wrap(err, "cannot record the scan")
-				}
-			}
-			v.Status = app.StatusUsed
 		}
+		v.Status = app.StatusUsed
 		if v.Outcome == app.OutcomeRedeemed {
 			v.Affected = 1
 		}
