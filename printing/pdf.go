@@ -1,6 +1,7 @@
 package printing
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"runtime"
@@ -53,7 +54,11 @@ func newPDF(t Template, created time.Time, withCJK bool) *fpdf.Fpdf {
 	pdf.SetCatalogSort(true)
 	pdf.SetProducer("qrdesk", false)
 	if withCJK {
-		pdf.AddUTF8FontFromBytes(titleFont, "", assets.CJKFont)
+		// fpdf appends to slices of the font bytes it was given while it
+		// subsets the font (utf8fontfile.go getMetrics), writing into their
+		// backing array: each document gets its own copy, or two PDFs made
+		// at once (preview and print) would write into the shared font.
+		pdf.AddUTF8FontFromBytes(titleFont, "", bytes.Clone(assets.CJKFont))
 	}
 	return pdf
 }
