@@ -33,6 +33,8 @@ type API struct {
 	Store central.Store
 	Log   *slog.Logger
 	Now   func() time.Time
+	// Web serves every path the API does not (the dashboard), if set.
+	Web http.Handler
 
 	ring atomic.Value // the deployment's key-ring id once known: it never changes
 
@@ -60,6 +62,9 @@ func (a *API) Handler() http.Handler {
 	mux.HandleFunc("GET /v1/changes", a.station(a.changes))
 	mux.HandleFunc("GET /v1/conflicts", a.station(a.conflicts))
 	mux.HandleFunc("GET /v1/snapshot", a.station(a.snapshot))
+	if a.Web != nil {
+		mux.Handle("/", a.Web)
+	}
 	return a.accessLog(mux)
 }
 

@@ -5,6 +5,7 @@
 //	qrdesk-server station add NAME --letter L | station renew NAME |
 //	              station letter NAME L | station revoke NAME | station list
 //	qrdesk-server ring show | ring reset
+//	qrdesk-server admin add NAME | admin remove NAME | admin list
 //	qrdesk-server report [--date YYYY-MM-DD]
 //	qrdesk-server compact
 package main
@@ -32,6 +33,7 @@ import (
 	"qrdesk/central"
 	"qrdesk/server"
 	"qrdesk/store"
+	"qrdesk/web"
 )
 
 // clock is the server's time: station enrolment, every event it records,
@@ -91,6 +93,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 		err = station(ctx, st, now, pos, *letter, stdout)
 	case "ring":
 		err = ring(ctx, st, pos, stdout)
+	case "admin":
+		err = admin(ctx, st, now, pos, stdout)
 	case "compact":
 		var n int64
 		if n, err = st.Compact(ctx, now().Add(-staleDesk).Unix()); err == nil {
@@ -99,7 +103,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 	case "report":
 		err = report(ctx, st, now, *date, stdout)
 	default:
-		fmt.Fprintf(stderr, "qrdesk-server: unknown command %q: use serve, station, ring, report or compact\n", cmd)
+		fmt.Fprintf(stderr, "qrdesk-server: unknown command %q: use serve, station, admin, ring, report or compact\n", cmd)
 		return 2
 	}
 	if err != nil {
@@ -115,10 +119,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 }
 
 // mustExist refuses a mistyped --db for the commands that read a server's
-// database: only serve and 'station add' (setting up) may create one, or a
+// database: only serve, 'station add' and 'admin add' (setting up) may create one, or a
 // report would come out of a new, empty database and say "no conflicts".
 func mustExist(cmd string, pos []string, db string) error {
-	if cmd == "serve" || (cmd == "station" && len(pos) > 0 && pos[0] == "add") || strings.Contains(db, "://") {
+	if cmd == "serve" || ((cmd == "station" || cmd == "admin") && len(pos) > 0 && pos[0] == "add") || strings.Contains(db, "://") {
 		return nil
 	}
 	if _, err := os.Stat(db); err != nil {
@@ -135,8 +139,9 @@ func envOr(k, def string) string {
 }
 
 // serve runs the API until ctx ends, then drains requests in flight.
-func serve(ctx context.Context, st central.Store, log *slog.Logger, now func() time.Time, listen, cert, key string) error {
+func serve(ctx context.Context, st *store.CentralDB, log *slog.Logger, now func() time.Time, listen, cert, key string) error {
 	api := &server.API{Store: st, Log: log, Now: now}
+	api.Web = (&web.Dashboard{Store: st, Log: log, Now: now, PendingAcks: api.PendingAcks}).Handler()
 	srv := &http.Server{Addr: listen, Handler: api.Handler(),
 		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second, IdleTimeout: 60 * time.Second}
 	if (cert == "") != (key == "") {

@@ -1,0 +1,146 @@
+package central
+
+import (
+	"time"
+
+	"qrdesk/app"
+)
+
+// What the manager's dashboard reads: a day across desks, the desks'
+// state, conflicts with their resolutions, a label's history.
+
+// DeskDay is one desk's day: labels it issued, and the outcomes of the
+// redemptions it asked the server for (refusals by outcome).
+type DeskDay struct {
+	Station   string
+	Issued    int
+	Redeemed  int
+	Conflicts int            // labels it redeemed offline that another desk had used
+	Refused   map[string]int // outcome (already_used, disabled, expired, rejected) → count
+}
+
+// RefusedTotal is the number of redemptions the server refused.
+func (d DeskDay) RefusedTotal() int {
+	n := 0
+	for _, v := range d.Refused {
+		n += v
+	}
+	return n
+}
+
+// RefusalOutcomes are the outcomes of a refused redemption, in the order a
+// report lists them.
+var RefusalOutcomes = []string{OutcomeAlreadyUsed, OutcomeDisabled, OutcomeExpired, OutcomeRejected}
+
+// QuarterSeconds is the bucket of DayActivity.Quarters: every time zone's
+// offset is a multiple of a quarter hour, so quarters fold into local hours
+// anywhere.
+const QuarterSeconds = 900
+
+// DayActivity is a day across desks.
+type DayActivity struct {
+	Desks    []DeskDay     // by station name
+	Quarters map[int64]int // redemptions per quarter hour: Unix time / QuarterSeconds → count
+}
+
+// Total adds up the desks.
+func (d DayActivity) Total() DeskDay {
+	t := DeskDay{Refused: map[string]int{}}
+	for _, k := range d.Desks {
+		t.Issued += k.Issued
+		t.Redeemed += k.Redeemed
+		t.Conflicts += k.Conflicts
+		for o, n := range k.Refused {
+			t.Refused[o] += n
+		}
+	}
+	return t
+}
+
+// PerHour folds the quarters into the hours of the local day that starts
+// at day (23 or 25 of them when the clocks change).
+func (d DayActivity) PerHour(day time.Time) []int {
+	end := day.AddDate(0, 0, 1)
+	hours := make([]int, int(end.Sub(day)/time.Hour))
+	for q, n := range d.Quarters {
+		i := int(time.Unix(q*QuarterSeconds, 0).Sub(day) / time.Hour)
+		if i >= 0 && i < len(hours) {
+			hours[i] += n
+		}
+	}
+	return hours
+}
+
+// DeskState is an enrolled desk as the server last saw it.
+type DeskState struct {
+	Station
+	LastSeenAt int64 // its latest feed read or event (0: never)
+	FeedAck    int64 // how far it has read the change feed
+}
+
+// FeedBehind is how many feed positions the desk has yet to read (head is
+// the feed's head).
+func (d DeskState) FeedBehind(head int64) int64 {
+	return max(0, head-d.FeedAck)
+}
+
+// OnlineWithin is how recently a desk must have been seen to count as
+// online: a desk that follows the feed asks at least every 25 seconds.
+const OnlineWithin = 2 * time.Minute
+
+// Online reports whether the desk was seen within OnlineWithin of now.
+func (d DeskState) Online(now time.Time) bool {
+	return d.LastSeenAt > 0 && now.Sub(time.Unix(d.LastSeenAt, 0)) <= OnlineWithin
+}
+
+// Resolution is an administrator's note that a conflict was dealt with.
+// Resolutions are only ever added: the audit trail keeps every one.
+type Resolution struct {
+	Admin string
+	Note  string
+	At    int64
+}
+
+// MaxNote bounds a resolution's note (characters).
+const MaxNote = 500
+
+// ConflictRecord is a conflict with its id and resolutions (oldest first).
+type ConflictRecord struct {
+	ID int64
+	Conflict
+	Resolutions []Resolution
+}
+
+// Resolved reports whether an administrator marked the conflict resolved.
+func (c ConflictRecord) Resolved() bool { return len(c.Resolutions) > 0 }
+
+// EventRecord is an event as the server recorded it.
+type EventRecord struct {
+	EventID    string
+	Station    string
+	Kind       string
+	Operator   string
+	At         int64 // the desk's clock
+	ReceivedAt int64 // the server's clock
+	Offline    bool
+	Outcome    string
+	Reason     string
+	Flag       string
+}
+
+// CodeHistory is everything the server knows of one label.
+type CodeHistory struct {
+	Code      CodeState
+	Events    []EventRecord // in the order the server received them
+	Conflicts []ConflictRecord
+}
+
+// NormalizeCode reads a code as a person typed or a scanner sent it, and
+// returns its printed form.
+func NormalizeCode(s string) (string, error) {
+	c, err := app.Parse(app.Normalize(s))
+	if err != nil {
+		return "", Badf("%.80q is not a label code: type or scan the whole code, e.g. WH-261129-A0001-AX27VGKZJTLY-A9TF3Z2MT", s)
+	}
+	return c.String(), nil
+}

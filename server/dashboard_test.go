@@ -1,0 +1,240 @@
+package server_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"qrdesk/app"
+	"qrdesk/central"
+)
+
+// dashboardDay makes a day at two desks through the API: online and
+// offline redemptions, refusals by each reason, a conflict, and one
+// redemption three hours later. Desk 1 uploaded the labels.
+func dashboardDay(t *testing.T, h *centralHarness) (a, b string, conflictCode string) {
+	t.Helper()
+	a, b = h.station(t, "Desk 1", "A"), h.station(t, "Desk 2", "B")
+	h.upload(t, a)
+	at := h.now.Unix()
+	redeem := func(tok, id, code string) string {
+		var r central.Result
+		if st := h.call(t, "POST", "/v1/redeem", tok, h.ring, central.Event{EventID: id, Code: code, Operator: "op", At: at}, &r); st != 200 {
+			t.Fatalf("redeem %s: status %d", id, st)
+		}
+		return r.Outcome
+	}
+	events := func(tok string, evs ...central.Event) {
+		var res struct{ Results []central.Result }
+		if st := h.call(t, "POST", "/v1/events", tok, h.ring, map[string]any{"events": evs}, &res); st != 200 {
+			t.Fatalf("events: status %d", st)
+		}
+	}
+	got := []string{
+		redeem(a, "dash-online-1", h.codes[0]),
+		redeem(b, "dash-online-2", h.codes[0]), // already used
+	}
+	events(a, central.Event{EventID: "dash-disable-1", Kind: "disable", Code: h.codes[1], Operator: "op", At: at, Reason: "torn"})
+	got = append(got, redeem(b, "dash-online-3", h.codes[1])) // disabled
+	if want := []string{"redeemed", "already_used", "disabled"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("outcomes %v, want %v", got, want)
+	}
+	// Both desks redeemed codes[2] offline: Desk 1's (at +30 s) is of record.
+	events(b, central.Event{EventID: "dash-offline-b", Kind: "redeem", Code: h.codes[2], Operator: "wang", At: at + 90, Offline: true})
+	events(a, central.Event{EventID: "dash-offline-a", Kind: "redeem", Code: h.codes[2], Operator: "li", At: at + 30, Offline: true})
+	h.now = h.now.Add(3 * time.Hour)
+	if o := redeem(a, "dash-online-4", h.codes[3]); o != "redeemed" {
+		t.Fatalf("later redemption: %s", o)
+	}
+	return a, b, h.codes[2]
+}
+
+// TestDashboardStore: what the dashboard reads (a day per desk and per
+// hour, the desks, conflicts and their resolutions, a label's history) and
+// its administrators and sessions, on both engines.
+func TestDashboardStore(t *testing.T) {
+	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		ctx := context.Background()
+		h := newCentral(t, dbPath, 10)
+		start := h.now
+		_, _, conflictCode := dashboardDay(t, h)
+		day := app.Day(start)
+
+		t.Run("DayActivity", func(t *testing.T) {
+			act, err := h.db.DayActivity(ctx, day.Unix(), day.AddDate(0, 0, 1).Unix())
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []central.DeskDay{
+				{Station: "Desk 1", Issued: 10, Redeemed: 2, Conflicts: 1, Refused: map[string]int{}},
+				{Station: "Desk 2", Redeemed: 1, Refused: map[string]int{"already_used": 1, "disabled": 1}},
+			}
+			if !reflect.DeepEqual(act.Desks, want) {
+				t.Fatalf("desks\n got %+v\nwant %+v", act.Desks, want)
+			}
+			tot := act.Total()
+			if tot.Issued != 10 || tot.Redeemed != 3 || tot.RefusedTotal() != 2 || tot.Conflicts != 1 {
+				t.Fatalf("total %+v", tot)
+			}
+			hours := act.PerHour(day)
+			h0 := start.Hour()
+			if hours[h0] != 2 || hours[h0+3] != 1 || sum(hours) != 3 {
+				t.Fatalf("per hour %v: want 2 at %d h (one offline at the desk's time), 1 at %d h", hours, h0, h0+3)
+			}
+			prev, err := h.db.DayActivity(ctx, day.AddDate(0, 0, -1).Unix(), day.Unix())
+			if err != nil || len(prev.Desks) != 0 || len(prev.Quarters) != 0 {
+				t.Fatalf("the day before: %+v %v", prev, err)
+			}
+		})
+
+		t.Run("OfflineUploadedNextDay", func(t *testing.T) {
+			// A desk offline overnight uploads yesterday's redemption today:
+			// it counts on the day it happened (the desk's time, plausible).
+			h := newCentral(t, dbPath, 2)
+			a := h.station(t, "Desk 1", "A")
+			h.upload(t, a)
+			at := h.now.Unix()
+			h.now = h.now.Add(24 * time.Hour)
+			var res struct{ Results []central.Result }
+			h.call(t, "POST", "/v1/events", a, h.ring, map[string]any{"events": []central.Event{{EventID: "overnight-1", Kind: "redeem", Code: h.codes[0], Operator: "li", At: at + 5, Offline: true}}}, &res)
+			if len(res.Results) != 1 || res.Results[0].Outcome != "redeemed" {
+				t.Fatalf("upload: %+v", res)
+			}
+			for i, wantRedeemed := range []int{1, 0} {
+				d := day.AddDate(0, 0, i)
+				act, err := h.db.DayActivity(ctx, d.Unix(), d.AddDate(0, 0, 1).Unix())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := act.Total().Redeemed; got != wantRedeemed {
+					t.Fatalf("day %d: %d redeemed, want %d", i, got, wantRedeemed)
+				}
+			}
+		})
+
+		t.Run("Desks", func(t *testing.T) {
+			desks, head, err := h.db.Desks(ctx)
+			if err != nil || len(desks) != 2 {
+				t.Fatalf("desks %+v %v", desks, err)
+			}
+			if head < 10 {
+				t.Fatalf("feed head %d: want at least the 10 uploaded codes", head)
+			}
+			for _, d := range desks {
+				if d.LastSeenAt != h.now.Unix() && d.Name == "Desk 1" {
+					t.Fatalf("%s last seen %d, want its latest event %d", d.Name, d.LastSeenAt, h.now.Unix())
+				}
+				if d.LastSeenAt == 0 || d.FeedBehind(head) != head {
+					t.Fatalf("desk %+v (head %d)", d, head)
+				}
+			}
+			if !desks[0].Online(h.now) || desks[0].Online(h.now.Add(central.OnlineWithin+time.Second)) {
+				t.Fatal("online: seen now is online, seen over 2 minutes ago is not")
+			}
+		})
+
+		t.Run("Conflicts", func(t *testing.T) {
+			list, err := h.db.ConflictRecords(ctx, day.Unix(), day.AddDate(0, 0, 1).Unix())
+			if err != nil || len(list) != 1 {
+				t.Fatalf("conflicts %+v %v", list, err)
+			}
+			k := list[0]
+			if k.Code != conflictCode || k.FirstStation != "Desk 1" || k.SecondStation != "Desk 2" || k.Resolved() {
+				t.Fatalf("conflict %+v", k)
+			}
+			var br *central.BadRequest
+			if err := h.db.ResolveConflict(ctx, k.ID, central.Resolution{Admin: "manager", Note: "  ", At: 1}); !errors.As(err, &br) {
+				t.Fatalf("empty note: %v", err)
+			}
+			if err := h.db.ResolveConflict(ctx, k.ID+1000, central.Resolution{Admin: "manager", Note: "x", At: 1}); !errors.Is(err, central.ErrNoConflict) {
+				t.Fatalf("unknown conflict: %v", err)
+			}
+			notes := []string{"customer had two parcels", "checked with Desk 2; 'quotes' and ? stay"}
+			for i, n := range notes {
+				if err := h.db.ResolveConflict(ctx, k.ID, central.Resolution{Admin: "manager", Note: n, At: h.now.Unix() + int64(i)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			list, _ = h.db.ConflictRecords(ctx, day.Unix(), day.AddDate(0, 0, 1).Unix())
+			if got := list[0].Resolutions; len(got) != 2 || got[0].Note != notes[0] || got[1].Note != notes[1] || got[1].Admin != "manager" {
+				t.Fatalf("resolutions %+v: both kept, oldest first", got)
+			}
+			if n := count(t, h.db, `SELECT count(*) FROM admin_log WHERE action = 'resolve' AND subject = ?`, conflictCode); n != 2 {
+				t.Fatalf("%d resolutions in the audit trail, want 2", n)
+			}
+		})
+
+		t.Run("CodeHistory", func(t *testing.T) {
+			hist, err := h.db.CodeHistory(ctx, conflictCode)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if hist.Code.Status != "used" || hist.Code.UsedStation != "Desk 1" || hist.Code.IssuedBy != "Desk 1" {
+				t.Fatalf("state %+v", hist.Code)
+			}
+			var seen []string
+			for _, e := range hist.Events {
+				seen = append(seen, fmt.Sprintf("%s %s %s %v", e.Station, e.Kind, e.Outcome, e.Offline))
+			}
+			if want := []string{"Desk 2 redeem redeemed true", "Desk 1 redeem conflict true"}; !reflect.DeepEqual(seen, want) {
+				t.Fatalf("events %q, want %q", seen, want)
+			}
+			if len(hist.Conflicts) != 1 || len(hist.Conflicts[0].Resolutions) != 2 {
+				t.Fatalf("conflicts %+v", hist.Conflicts)
+			}
+			if _, err := h.db.CodeHistory(ctx, "WH-261129-Z0001-NOTANYCODE12-K0000000"); !errors.Is(err, central.ErrNoCode) {
+				t.Fatalf("unknown label: %v", err)
+			}
+		})
+
+		t.Run("Admins", func(t *testing.T) {
+			now := h.now.Unix()
+			if err := h.db.AddAdmin(ctx, central.Admin{Name: "manager", CreatedAt: now}, "hash1"); err != nil {
+				t.Fatal(err)
+			}
+			if err := h.db.AddAdmin(ctx, central.Admin{Name: "manager", CreatedAt: now}, "hash2"); !errors.Is(err, central.ErrAdminExists) {
+				t.Fatalf("same name again: %v", err)
+			}
+			var br *central.BadRequest
+			if err := h.db.AddAdmin(ctx, central.Admin{Name: "li wei", CreatedAt: now}, "h"); !errors.As(err, &br) {
+				t.Fatalf("a name with a space: %v", err)
+			}
+			if hash, err := h.db.AdminPasswordHash(ctx, "manager"); err != nil || hash != "hash1" {
+				t.Fatalf("hash %q %v", hash, err)
+			}
+			s := central.Session{IDHash: "abc", Admin: "manager", CreatedAt: now, ExpiresAt: now + 60}
+			if err := h.db.AddSession(ctx, s); err != nil {
+				t.Fatal(err)
+			}
+			if got, err := h.db.Session(ctx, "abc", now+59); err != nil || got != s {
+				t.Fatalf("session %+v %v", got, err)
+			}
+			if _, err := h.db.Session(ctx, "abc", now+60); !errors.Is(err, central.ErrNoSession) {
+				t.Fatalf("expired session: %v", err)
+			}
+			if err := h.db.RemoveAdmin(ctx, "manager", now); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := h.db.Session(ctx, "abc", now); !errors.Is(err, central.ErrNoSession) {
+				t.Fatalf("session of a removed administrator: %v", err)
+			}
+			if err := h.db.RemoveAdmin(ctx, "manager", now); !errors.Is(err, central.ErrNoAdmin) {
+				t.Fatalf("removed twice: %v", err)
+			}
+			if _, err := h.db.AdminPasswordHash(ctx, "manager"); !errors.Is(err, central.ErrNoAdmin) {
+				t.Fatalf("hash of a removed administrator: %v", err)
+			}
+		})
+	})
+}
+
+func sum(xs []int) int {
+	n := 0
+	for _, x := range xs {
+		n += x
+	}
+	return n
+}

@@ -1,0 +1,153 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"qrdesk/central"
+)
+
+// The dashboard's administrators and their sessions.
+
+// AddAdmin creates an administrator with a password hash;
+// central.ErrAdminExists when the name is taken.
+func (c *CentralDB) AddAdmin(ctx context.Context, a central.Admin, passwordHash string) error {
+	if err := central.ValidateAdminName(a.Name); err != nil {
+		return err
+	}
+	tx, err := c.e.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.done()
+	if _, err := tx.exec(ctx, `INSERT INTO admins (name, password_hash, created_at) VALUES (?, ?, ?)`, a.Name, passwordHash, a.CreatedAt); isUniqueAny(err) {
+		return central.ErrAdminExists
+	} else if err != nil {
+		return err
+	}
+	if err := logAdmin(ctx, tx, central.AdminAction{At: a.CreatedAt, Action: "admin_add", Subject: a.Name}); err != nil {
+		return err
+	}
+	return tx.commit()
+}
+
+// RemoveAdmin deletes an administrator and signs out their sessions.
+func (c *CentralDB) RemoveAdmin(ctx context.Context, name string, at int64) error {
+	tx, err := c.e.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.done()
+	res, err := tx.exec(ctx, `DELETE FROM admins WHERE name = ?`, name)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return central.ErrNoAdmin
+	}
+	if _, err := tx.exec(ctx, `DELETE FROM admin_sessions WHERE admin = ?`, name); err != nil {
+		return err
+	}
+	if err := logAdmin(ctx, tx, central.AdminAction{At: at, Action: "admin_remove", Subject: name}); err != nil {
+		return err
+	}
+	return tx.commit()
+}
+
+// Admins lists the administrators by name.
+func (c *CentralDB) Admins(ctx context.Context) ([]central.Admin, error) {
+	rows, err := c.e.query(ctx, `SELECT name, created_at FROM admins ORDER BY name`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []central.Admin
+	for rows.Next() {
+		var a central.Admin
+		if err := rows.Scan(&a.Name, &a.CreatedAt); err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+// AdminPasswordHash returns an administrator's password hash;
+// central.ErrNoAdmin when there is no such administrator.
+func (c *CentralDB) AdminPasswordHash(ctx context.Context, name string) (string, error) {
+	var h string
+	err := c.e.queryRow(ctx, `SELECT password_hash FROM admins WHERE name = ?`, name).Scan(&h)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", central.ErrNoAdmin
+	}
+	return h, err
+}
+
+// AddSession records a signed-in browser and drops expired sessions.
+func (c *CentralDB) AddSession(ctx context.Context, s central.Session) error {
+	tx, err := c.e.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.done()
+	if _, err := tx.exec(ctx, `DELETE FROM admin_sessions WHERE expires_at <= ?`, s.CreatedAt); err != nil {
+		return err
+	}
+	if _, err := tx.exec(ctx, `INSERT INTO admin_sessions (id_hash, admin, created_at, expires_at) VALUES (?, ?, ?, ?)`, s.IDHash, s.Admin, s.CreatedAt, s.ExpiresAt); err != nil {
+		return err
+	}
+	if err := logAdmin(ctx, tx, central.AdminAction{At: s.CreatedAt, Admin: s.Admin, Action: "sign_in", Subject: s.Admin}); err != nil {
+		return err
+	}
+	return tx.commit()
+}
+
+// Session returns the session with the id hash if it has not expired at
+// now and its administrator still exists; central.ErrNoSession otherwise.
+func (c *CentralDB) Session(ctx context.Context, idHash string, now int64) (central.Session, error) {
+	var s central.Session
+	err := c.e.queryRow(ctx, `SELECT s.id_hash, s.admin, s.created_at, s.expires_at FROM admin_sessions s
+		JOIN admins a ON a.name = s.admin WHERE s.id_hash = ? AND s.expires_at > ?`, idHash, now).Scan(&s.IDHash, &s.Admin, &s.CreatedAt, &s.ExpiresAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return s, central.ErrNoSession
+	}
+	return s, err
+}
+
+// DeleteSession signs a browser out.
+func (c *CentralDB) DeleteSession(ctx context.Context, idHash string) error {
+	_, err := c.e.exec(ctx, `DELETE FROM admin_sessions WHERE id_hash = ?`, idHash)
+	return err
+}
+
+// LogAdmin adds a line to the administrators' audit trail.
+func (c *CentralDB) LogAdmin(ctx context.Context, a central.AdminAction) error {
+	tx, err := c.e.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.done()
+	if err := logAdmin(ctx, tx, a); err != nil {
+		return err
+	}
+	return tx.commit()
+}
+
+// AdminLog returns the audit trail's lines from at on, oldest first.
+func (c *CentralDB) AdminLog(ctx context.Context, since int64) ([]central.AdminAction, error) {
+	rows, err := c.e.query(ctx, `SELECT at, admin, action, subject, detail FROM admin_log WHERE at >= ? ORDER BY id`, since)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []central.AdminAction
+	for rows.Next() {
+		var a central.AdminAction
+		if err := rows.Scan(&a.At, &a.Admin, &a.Action, &a.Subject, &a.Detail); err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}

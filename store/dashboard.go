@@ -1,0 +1,255 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"sort"
+	"strings"
+
+	"qrdesk/central"
+)
+
+// The dashboard's reads: a day across desks, the desks' state, conflicts
+// with their resolutions, one label's history.
+
+// effectiveAt is the time the server decided a redemption at (see
+// central.EffectiveTime): the desk's clock for an offline event unless it
+// was flagged as implausible, the server's otherwise.
+const effectiveAt = `CASE WHEN offline AND flag NOT LIKE 'desk clock%' THEN at ELSE received_at END`
+
+// DayActivity counts the codes issued and the redemptions decided in
+// [from, to), per desk, and the redemptions per quarter hour.
+func (c *CentralDB) DayActivity(ctx context.Context, from, to int64) (central.DayActivity, error) {
+	desks := map[string]*central.DeskDay{}
+	desk := func(name string) *central.DeskDay {
+		if desks[name] == nil {
+			desks[name] = &central.DeskDay{Station: name, Refused: map[string]int{}}
+		}
+		return desks[name]
+	}
+	rows, err := c.e.query(ctx, `SELECT issued_by, count(*) FROM codes WHERE created_at >= ? AND created_at < ? GROUP BY issued_by`, from, to)
+	if err != nil {
+		return central.DayActivity{}, err
+	}
+	for rows.Next() {
+		var name string
+		var n int
+		if err := rows.Scan(&name, &n); err != nil {
+			rows.Close()
+			return central.DayActivity{}, err
+		}
+		desk(name).Issued = n
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return central.DayActivity{}, err
+	}
+	// The OR finds an offline redemption uploaded on a later day by its
+	// desk time; each side uses an index.
+	rows, err = c.e.query(ctx, `SELECT station, outcome, eff / `+quarter+`, count(*) FROM (
+			SELECT station, outcome, `+effectiveAt+` AS eff FROM events
+			WHERE kind = 'redeem' AND ((received_at >= ? AND received_at < ?) OR (at >= ? AND at < ?))) e
+		WHERE eff >= ? AND eff < ? GROUP BY station, outcome, eff / `+quarter, from, to, from, to, from, to)
+	if err != nil {
+		return central.DayActivity{}, err
+	}
+	defer rows.Close()
+	day := central.DayActivity{Quarters: map[int64]int{}}
+	for rows.Next() {
+		var name, outcome string
+		var q int64
+		var n int
+		if err := rows.Scan(&name, &outcome, &q, &n); err != nil {
+			return central.DayActivity{}, err
+		}
+		d := desk(name)
+		switch outcome {
+		case central.OutcomeRedeemed:
+			d.Redeemed += n
+			day.Quarters[q] += n
+		case central.OutcomeConflict:
+			d.Conflicts += n
+		default:
+			d.Refused[outcome] += n
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return central.DayActivity{}, err
+	}
+	for _, d := range desks {
+		day.Desks = append(day.Desks, *d)
+	}
+	sort.Slice(day.Desks, func(i, j int) bool { return day.Desks[i].Station < day.Desks[j].Station })
+	return day, nil
+}
+
+const quarter = "900" // central.QuarterSeconds, in SQL
+
+// Desks returns every enrolled desk with when the server last saw it (its
+// stored feed read or its latest event) and the feed's head.
+func (c *CentralDB) Desks(ctx context.Context) ([]central.DeskState, int64, error) {
+	rows, err := c.e.query(ctx, `SELECT id, name, letter, created_at, revoked_at, feed_ack, feed_acked_at,
+		COALESCE((SELECT max(received_at) FROM events WHERE events.station = stations.name), 0)
+		FROM stations ORDER BY name`)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	var out []central.DeskState
+	for rows.Next() {
+		var d central.DeskState
+		var acked, lastEvent int64
+		if err := rows.Scan(&d.ID, &d.Name, &d.Letter, &d.CreatedAt, &d.RevokedAt, &d.FeedAck, &acked, &lastEvent); err != nil {
+			return nil, 0, err
+		}
+		d.LastSeenAt = max(acked, lastEvent)
+		out = append(out, d)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, err
+	}
+	if c.e.postgres {
+		if err := c.placeChanges(ctx); err != nil {
+			return nil, 0, err
+		}
+	}
+	floor, err := c.feedFloor(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	head, err := c.feedHead(ctx, floor)
+	return out, head, err
+}
+
+const conflictColumns = `id, code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, flag`
+
+// ConflictRecords lists the conflicts whose first redemption is in
+// [from, to) with their resolutions.
+func (c *CentralDB) ConflictRecords(ctx context.Context, from, to int64) ([]central.ConflictRecord, error) {
+	rows, err := c.e.query(ctx, `SELECT `+conflictColumns+` FROM conflicts WHERE first_at >= ? AND first_at < ? ORDER BY first_at, id`, from, to)
+	if err != nil {
+		return nil, err
+	}
+	list, err := scanConflictRecords(rows)
+	if err != nil {
+		return nil, err
+	}
+	return list, c.addResolutions(ctx, list, `SELECT r.conflict_id, r.admin, r.note, r.at FROM conflict_resolutions r
+		JOIN conflicts k ON k.id = r.conflict_id WHERE k.first_at >= ? AND k.first_at < ? ORDER BY r.id`, from, to)
+}
+
+func scanConflictRecords(rows *sql.Rows) ([]central.ConflictRecord, error) {
+	defer rows.Close()
+	out := []central.ConflictRecord{}
+	for rows.Next() {
+		var k central.ConflictRecord
+		if err := rows.Scan(&k.ID, &k.Code, &k.FirstEvent, &k.FirstStation, &k.FirstOperator, &k.FirstAt, &k.SecondEvent, &k.SecondStation, &k.SecondOperator, &k.SecondAt, &k.Flag); err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+// addResolutions attaches the resolutions query selects (conflict id,
+// admin, note, at) to their conflicts in list.
+func (c *CentralDB) addResolutions(ctx context.Context, list []central.ConflictRecord, query string, args ...any) error {
+	if len(list) == 0 {
+		return nil
+	}
+	byID := map[int64]*central.ConflictRecord{}
+	for i := range list {
+		byID[list[i].ID] = &list[i]
+	}
+	rows, err := c.e.query(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var r central.Resolution
+		if err := rows.Scan(&id, &r.Admin, &r.Note, &r.At); err != nil {
+			return err
+		}
+		if k := byID[id]; k != nil {
+			k.Resolutions = append(k.Resolutions, r)
+		}
+	}
+	return rows.Err()
+}
+
+// ResolveConflict adds a resolution to a conflict, and a line to the
+// administrators' audit trail. Nothing is ever deleted: a conflict resolved
+// twice keeps both notes.
+func (c *CentralDB) ResolveConflict(ctx context.Context, id int64, r central.Resolution) error {
+	if err := central.ValidateNote(r.Note); err != nil {
+		return err
+	}
+	tx, err := c.e.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.done()
+	var code string
+	if err := tx.queryRow(ctx, `SELECT code FROM conflicts WHERE id = ?`, id).Scan(&code); errors.Is(err, sql.ErrNoRows) {
+		return central.ErrNoConflict
+	} else if err != nil {
+		return err
+	}
+	if _, err := tx.exec(ctx, `INSERT INTO conflict_resolutions (conflict_id, admin, note, at) VALUES (?, ?, ?, ?)`, id, r.Admin, r.Note, r.At); err != nil {
+		return err
+	}
+	if err := logAdmin(ctx, tx, central.AdminAction{At: r.At, Admin: r.Admin, Action: "resolve", Subject: code, Detail: r.Note}); err != nil {
+		return err
+	}
+	return tx.commit()
+}
+
+// CodeHistory returns a label's state, every event of it from any desk, and
+// its conflicts; central.ErrNoCode when the server has no such label.
+func (c *CentralDB) CodeHistory(ctx context.Context, code string) (central.CodeHistory, error) {
+	var h central.CodeHistory
+	s := &h.Code
+	err := c.e.queryRow(ctx, `SELECT code, issued_by, status, expire_at, created_at, used_at, used_station, used_operator, used_event, disabled_reason
+		FROM codes WHERE code = ?`, code).Scan(&s.Code, &s.IssuedBy, &s.Status, &s.ExpireAt, &s.CreatedAt, &s.UsedAt, &s.UsedStation, &s.UsedOperator, &s.UsedEvent, &s.DisabledReason)
+	if errors.Is(err, sql.ErrNoRows) {
+		return h, central.ErrNoCode
+	}
+	if err != nil {
+		return h, err
+	}
+	rows, err := c.e.query(ctx, `SELECT event_id, station, kind, operator, at, received_at, offline, outcome, reason, flag FROM events WHERE code = ? ORDER BY received_at, id`, code)
+	if err != nil {
+		return h, err
+	}
+	for rows.Next() {
+		var e central.EventRecord
+		if err := rows.Scan(&e.EventID, &e.Station, &e.Kind, &e.Operator, &e.At, &e.ReceivedAt, &e.Offline, &e.Outcome, &e.Reason, &e.Flag); err != nil {
+			rows.Close()
+			return h, err
+		}
+		h.Events = append(h.Events, e)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return h, err
+	}
+	rows, err = c.e.query(ctx, `SELECT `+conflictColumns+` FROM conflicts WHERE code = ? ORDER BY id`, code)
+	if err != nil {
+		return h, err
+	}
+	if h.Conflicts, err = scanConflictRecords(rows); err != nil {
+		return h, err
+	}
+	return h, c.addResolutions(ctx, h.Conflicts, `SELECT r.conflict_id, r.admin, r.note, r.at FROM conflict_resolutions r
+		JOIN conflicts k ON k.id = r.conflict_id WHERE k.code = ? ORDER BY r.id`, code)
+}
+
+// logAdmin adds a line to the administrators' audit trail.
+func logAdmin(ctx context.Context, tx *etx, a central.AdminAction) error {
+	_, err := tx.exec(ctx, `INSERT INTO admin_log (at, admin, action, subject, detail) VALUES (?, ?, ?, ?, ?)`,
+		a.At, a.Admin, a.Action, a.Subject, strings.TrimSpace(a.Detail))
+	return err
+}

@@ -1,0 +1,85 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+
+	"qrdesk/central"
+)
+
+// The Desks page: each enrolled desk, when the server last saw it, online
+// or offline, how much of the change feed it has yet to read; revoking a
+// desk asks for confirmation first.
+
+type desksData struct {
+	Desks []deskView
+	Head  int64
+}
+
+type deskView struct {
+	central.DeskState
+	Online bool
+	Behind int64
+}
+
+func (d *Dashboard) desks(w http.ResponseWriter, r *http.Request, s session) {
+	list, head, err := d.Store.Desks(r.Context())
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	var pending map[int64]central.FeedAck
+	if d.PendingAcks != nil {
+		pending = d.PendingAcks()
+	}
+	now := d.Now()
+	data := desksData{Head: head}
+	for _, k := range list {
+		if a, ok := pending[k.ID]; ok {
+			k.LastSeenAt, k.FeedAck = max(k.LastSeenAt, a.At), max(k.FeedAck, a.Position)
+		}
+		data.Desks = append(data.Desks, deskView{DeskState: k, Online: k.RevokedAt == 0 && k.Online(now), Behind: k.FeedBehind(head)})
+	}
+	l := langOf(r)
+	p := page{Title: "Desks", Nav: "desks", Data: data}
+	if name := r.URL.Query().Get("revoked"); name != "" {
+		p.Notice = l.Tf("Desk %q is revoked: its token no longer works. To let it back in, run 'qrdesk-server station renew %s' and give the desk the new token.", name, name)
+	}
+	d.render(w, r, http.StatusOK, "desks", signedIn(p, s))
+}
+
+type revokeData struct {
+	Name string
+}
+
+func (d *Dashboard) confirmRevoke(w http.ResponseWriter, r *http.Request, s session) {
+	name := r.URL.Query().Get("name")
+	d.render(w, r, http.StatusOK, "revoke", signedIn(page{Title: "Revoke a desk", Nav: "desks", Data: revokeData{Name: name}}, s))
+}
+
+func (d *Dashboard) revoke(w http.ResponseWriter, r *http.Request, s session) {
+	name := r.PostFormValue("name")
+	l := langOf(r)
+	now := d.Now().Unix()
+	err := d.Store.RevokeStation(r.Context(), name, now)
+	var msg string
+	switch {
+	case errors.Is(err, central.ErrNoStation):
+		msg = l.Tf("There is no desk called %q (it may have been renamed): go back to Desks and pick it from the list.", name)
+	case errors.Is(err, central.ErrAlreadyRevoked):
+		msg = l.Tf("Desk %q was revoked already. To let it back in, run 'qrdesk-server station renew %s'.", name, name)
+	case err != nil:
+		d.fail(w, r, err)
+		return
+	}
+	if msg != "" {
+		d.render(w, r, http.StatusConflict, "revoke", signedIn(page{Title: "Revoke a desk", Nav: "desks", Error: msg, Data: revokeData{}}, s))
+		return
+	}
+	if err := d.Store.LogAdmin(r.Context(), central.AdminAction{At: now, Admin: s.Admin, Action: "revoke", Subject: name}); err != nil {
+		d.Log.Warn("dashboard: revocation not written to the audit trail", "station", name, "error", err.Error())
+	}
+	d.Log.Info("dashboard: desk revoked", "admin", s.Admin, "station", name)
+	http.Redirect(w, r, "/desks?revoked="+url.QueryEscape(name), http.StatusSeeOther)
+}

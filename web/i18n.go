@@ -1,0 +1,98 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	"golang.org/x/text/language"
+)
+
+// Lang is the language of a page: "en" or "zh" (Simplified Chinese).
+type Lang string
+
+// langCookie keeps the language a person picked with the switch.
+const langCookie = "qrdesk_lang"
+
+var langMatcher = language.NewMatcher([]language.Tag{language.English, language.SimplifiedChinese})
+
+// langOf is the language a person picked, or else the first of theirs
+// (Accept-Language) the dashboard speaks.
+func langOf(r *http.Request) Lang {
+	if c, err := r.Cookie(langCookie); err == nil && (c.Value == "en" || c.Value == "zh") {
+		return Lang(c.Value)
+	}
+	tags, _, _ := language.ParseAcceptLanguage(r.Header.Get("Accept-Language"))
+	if _, i, conf := langMatcher.Match(tags...); i == 1 && conf != language.No {
+		return "zh"
+	}
+	return "en"
+}
+
+// T translates an English text.
+func (l Lang) T(s string) string {
+	if l == "zh" {
+		if t, ok := zh[s]; ok {
+			return t
+		}
+	}
+	return s
+}
+
+// Tf translates a format and fills it.
+func (l Lang) Tf(format string, args ...any) string { return fmt.Sprintf(l.T(format), args...) }
+
+// HTMLLang is the page's lang attribute.
+func (l Lang) HTMLLang() string {
+	if l == "zh" {
+		return "zh-Hans"
+	}
+	return "en"
+}
+
+// Other is the language the switch offers, and its name in itself.
+func (l Lang) Other() (code, name string) {
+	if l == "zh" {
+		return "en", "English"
+	}
+	return "zh", "中文"
+}
+
+func (l Lang) minutes(d time.Duration) string {
+	m := int((d + time.Minute - 1) / time.Minute)
+	if m == 1 {
+		return l.T("1 minute")
+	}
+	return l.Tf("%d minutes", m)
+}
+
+// switchLang remembers the language picked and goes back to the page.
+func (d *Dashboard) switchLang(w http.ResponseWriter, r *http.Request) {
+	to := r.URL.Query().Get("to")
+	if to != "en" && to != "zh" {
+		to = "en"
+	}
+	http.SetCookie(w, &http.Cookie{Name: langCookie, Value: to, Path: "/", MaxAge: 365 * 24 * 3600, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
+	http.Redirect(w, r, localPath(r.URL.Query().Get("back")), http.StatusSeeOther)
+}
+
+// langLink is the switch's address on the page at path.
+func langLink(to, path string) string {
+	return "/lang?to=" + to + "&back=" + url.QueryEscape(path)
+}
+
+// outcomeNames are the server's outcomes and event kinds in words.
+var outcomeNames = map[string]string{
+	"already_used": "Already used", "disabled": "Disabled", "expired": "Expired", "rejected": "Rejected",
+	"redeemed": "Redeemed", "conflict": "Conflict", "enabled": "Enabled", "unknown": "Unknown",
+	"redeem": "Redeem", "disable": "Disable", "enable": "Enable", "used": "Used", "unused": "Unused",
+}
+
+// Outcome names an outcome, event kind or label status.
+func (l Lang) Outcome(o string) string {
+	if s, ok := outcomeNames[o]; ok {
+		return l.T(s)
+	}
+	return o
+}

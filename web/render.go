@@ -1,0 +1,73 @@
+package web
+
+import (
+	"bytes"
+	"html/template"
+	"net/http"
+	"time"
+)
+
+// page is what every template gets; Data is the page's own.
+type page struct {
+	Title   string // English; the layout translates it
+	Nav     string // the menu entry to highlight
+	Error   string // shown in red, translated already
+	Notice  string // shown in green, translated already
+	Refresh int    // seconds until the page reloads itself (0: never)
+	Data    any
+
+	L        Lang
+	Admin    string // "" on the sign-in page
+	CSRF     string
+	LangLink string
+	LangName string
+}
+
+type pageTemplate = template.Template
+
+var pageNames = []string{"login", "today", "desks", "revoke", "conflicts", "code"}
+
+// parsePages parses each page with the layout (each defines "content").
+func parsePages() map[string]*pageTemplate {
+	funcs := template.FuncMap{
+		"clock": func(unix int64) string {
+			if unix == 0 {
+				return "–"
+			}
+			return time.Unix(unix, 0).Format("15:04:05")
+		},
+		"datetime": func(unix int64) string {
+			if unix == 0 {
+				return "–"
+			}
+			return time.Unix(unix, 0).Format("2006-01-02 15:04:05")
+		},
+	}
+	out := map[string]*pageTemplate{}
+	for _, name := range pageNames {
+		out[name] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html"))
+	}
+	return out
+}
+
+// render writes a page; the session's fields are filled by the caller
+// through withSession.
+func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, name string, p page) {
+	p.L = langOf(r)
+	code, langName := p.L.Other()
+	p.LangLink, p.LangName = langLink(code, r.URL.RequestURI()), langName
+	var buf bytes.Buffer
+	if err := d.pages[name].Execute(&buf, p); err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	buf.WriteTo(w)
+}
+
+// signedIn fills a page's session fields.
+func signedIn(p page, s session) page {
+	p.Admin, p.CSRF = s.Admin, s.csrf
+	return p
+}

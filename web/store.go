@@ -1,0 +1,33 @@
+package web
+
+import (
+	"context"
+
+	"qrdesk/central"
+)
+
+// Store is what the dashboard reads and writes (store.CentralDB on SQLite
+// or PostgreSQL).
+type Store interface {
+	// DayActivity counts issues and redemptions in [from, to) per desk.
+	DayActivity(ctx context.Context, from, to int64) (central.DayActivity, error)
+	// Desks lists the enrolled desks and returns the feed's head.
+	Desks(ctx context.Context) ([]central.DeskState, int64, error)
+	// RevokeStation refuses a desk's token from now on;
+	// central.ErrAlreadyRevoked, central.ErrNoStation.
+	RevokeStation(ctx context.Context, name string, at int64) error
+	// ConflictRecords lists the conflicts first redeemed in [from, to).
+	ConflictRecords(ctx context.Context, from, to int64) ([]central.ConflictRecord, error)
+	// ResolveConflict adds a resolution; central.ErrNoConflict.
+	ResolveConflict(ctx context.Context, id int64, r central.Resolution) error
+	// CodeHistory is a label's history; central.ErrNoCode.
+	CodeHistory(ctx context.Context, code string) (central.CodeHistory, error)
+
+	// AdminPasswordHash returns the hash; central.ErrNoAdmin.
+	AdminPasswordHash(ctx context.Context, name string) (string, error)
+	AddSession(ctx context.Context, s central.Session) error
+	// Session finds a live session; central.ErrNoSession.
+	Session(ctx context.Context, idHash string, now int64) (central.Session, error)
+	DeleteSession(ctx context.Context, idHash string) error
+	LogAdmin(ctx context.Context, a central.AdminAction) error
+}

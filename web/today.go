@@ -1,0 +1,99 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"qrdesk/central"
+)
+
+// The Today page: per desk and in total, labels issued, redemptions and
+// refusals by reason, and redemptions per hour as a bar chart.
+
+type todayData struct {
+	Nav      dayNav
+	Desks    []deskRow
+	Total    deskRow
+	Outcomes []string
+	Chart    chart
+}
+
+type deskRow struct {
+	central.DeskDay
+	Refused []int // in the order of Outcomes
+}
+
+func newDeskRow(d central.DeskDay) deskRow {
+	row := deskRow{DeskDay: d}
+	for _, o := range central.RefusalOutcomes {
+		row.Refused = append(row.Refused, d.Refused[o])
+	}
+	return row
+}
+
+func (d *Dashboard) today(w http.ResponseWriter, r *http.Request, s session) {
+	day, msg := d.dayOf(r)
+	act, err := d.Store.DayActivity(r.Context(), day.Unix(), day.AddDate(0, 0, 1).Unix())
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	data := todayData{Nav: newDayNav(day, d.Now()), Total: newDeskRow(act.Total()), Outcomes: central.RefusalOutcomes,
+		Chart: newChart(day, act.PerHour(day))}
+	for _, k := range act.Desks {
+		data.Desks = append(data.Desks, newDeskRow(k))
+	}
+	p := page{Title: "Today", Nav: "today", Error: msg, Data: data}
+	if data.Nav.IsToday {
+		p.Refresh = int(d.Refresh / time.Second)
+	}
+	d.render(w, r, http.StatusOK, "today", signedIn(p, s))
+}
+
+// chart is the redemptions-per-hour bar chart, drawn as inline SVG.
+type chart struct {
+	Bars          []bar
+	Max           int
+	Width, Height int
+	Baseline      int // y of the axis
+}
+
+type bar struct {
+	X, Y, W, H int
+	N          int
+	Label      string // the hour, under every third bar
+	Title      string // 09:00–10:00: 12
+}
+
+const (
+	chartBarWidth = 24
+	chartGap      = 6
+	chartPlot     = 140 // height of the tallest bar
+	chartTop      = 18  // room for the count above a bar
+)
+
+func newChart(day time.Time, hours []int) chart {
+	c := chart{Width: len(hours) * (chartBarWidth + chartGap), Height: chartTop + chartPlot + 22, Baseline: chartTop + chartPlot}
+	for _, n := range hours {
+		c.Max = max(c.Max, n)
+	}
+	for i, n := range hours {
+		h := 0
+		if c.Max > 0 {
+			h = n * chartPlot / c.Max
+		}
+		if n > 0 && h < 2 {
+			h = 2 // a single redemption stays visible
+		}
+		start := day.Add(time.Duration(i) * time.Hour)
+		b := bar{X: i*(chartBarWidth+chartGap) + chartGap/2, Y: c.Baseline - h, W: chartBarWidth, H: h, N: n,
+			Title: fmt.Sprintf("%s–%s: %d", start.Format("15:04"), start.Add(time.Hour).Format("15:04"), n)}
+		if i%3 == 0 {
+			b.Label = strconv.Itoa(start.Hour())
+		}
+		c.Bars = append(c.Bars, b)
+	}
+	return c
+}
