@@ -1,0 +1,218 @@
+package web_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"qrdesk/app"
+	"qrdesk/central"
+	"qrdesk/internal/testclock"
+	"qrdesk/internal/testpg"
+	"qrdesk/server"
+	"qrdesk/store"
+	"qrdesk/web"
+)
+
+func TestMain(m *testing.M) {
+	web.SetPasswordCost(bcrypt.MinCost)
+	code := m.Run()
+	testpg.Stop()
+	os.Exit(code)
+}
+
+// engines runs a test against both storage engines of the server.
+func engines(t *testing.T, test func(t *testing.T, dbPath func(t testing.TB) string)) {
+	t.Run("SQLite", func(t *testing.T) {
+		test(t, func(t testing.TB) string { return filepath.Join(t.TempDir(), "server.db") })
+	})
+	t.Run("PostgreSQL", func(t *testing.T) { test(t, func(t testing.TB) string { return testpg.URL(t) }) })
+}
+
+func sqlitePath(t testing.TB) string { return filepath.Join(t.TempDir(), "server.db") }
+
+// clock is the site's pinned clock; a test moves it.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) Add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// site is a real qrdesk-server (API and dashboard) on a loopback listener
+// over a real database, with the deployment's key ring.
+type site struct {
+	url   string
+	db    *store.CentralDB
+	api   *server.API
+	dash  *web.Dashboard
+	keys  app.Keys
+	ring  string
+	clock *clock
+	codes []string // issued at a desk with letter A, not uploaded
+}
+
+// newSite serves a new database; tls serves HTTPS.
+func newSite(t testing.TB, path string, tls bool) *site {
+	t.Helper()
+	db, err := store.OpenCentral(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	keys, err := app.LoadKeys(filepath.Join(t.TempDir(), "qrdesk.key"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &site{db: db, keys: keys, ring: keys.RingID(), clock: &clock{now: testclock.Base()}}
+	s.api = &server.API{Store: db, Log: discard, Now: s.clock.Now}
+	s.dash = &web.Dashboard{Store: db, Log: discard, Now: s.clock.Now, PendingAcks: s.api.PendingAcks, Refresh: time.Second}
+	s.api.Web = s.dash.Handler()
+	var srv *httptest.Server
+	if tls {
+		srv = httptest.NewTLSServer(s.api.Handler())
+	} else {
+		srv = httptest.NewServer(s.api.Handler())
+	}
+	t.Cleanup(srv.Close)
+	s.url = srv.URL
+	return s
+}
+
+// admin adds an administrator and returns the password.
+func (s *site) admin(t testing.TB, name string) string {
+	t.Helper()
+	password, err := web.NewPassword()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash, err := web.HashPassword(password)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.db.AddAdmin(context.Background(), central.Admin{Name: name, CreatedAt: s.clock.Now().Unix()}, hash); err != nil {
+		t.Fatal(err)
+	}
+	return password
+}
+
+// station enrols a desk and returns its token.
+func (s *site) station(t testing.TB, name, letter string) string {
+	t.Helper()
+	token := "qrd_test_" + strings.ReplaceAll(name, " ", "_")
+	if err := s.db.AddStation(context.Background(), central.Station{Name: name, Letter: letter, CreatedAt: 1}, server.HashToken(token)); err != nil {
+		t.Fatal(err)
+	}
+	return token
+}
+
+// issue makes n labels at a real desk with letter A.
+func (s *site) issue(t testing.TB, n int) []string {
+	t.Helper()
+	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "desk.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	svc := app.NewService(db, s.keys, nil)
+	svc.Now = s.clock.Now
+	if err := svc.BindKeyRing(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.UpdateSettings(context.Background(), map[string]string{"station_id": "A", "station_name": "Desk 1", "serial_digits": "6"}, "test"); err != nil {
+		t.Fatal(err)
+	}
+	_, codes, err := svc.Issue(context.Background(), app.IssueRequest{Count: n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, c := range codes {
+		out = append(out, c.String())
+	}
+	return out
+}
+
+// upload sends codes as the desk with token.
+func (s *site) upload(t testing.TB, token string, codes []string) {
+	t.Helper()
+	var in []map[string]any
+	for _, c := range codes {
+		in = append(in, map[string]any{"code": c, "expire_at": 0, "created_at": s.clock.Now().Unix() - 60})
+	}
+	var res struct{ Added int }
+	if st := s.call(t, "POST", "/v1/batches", token, map[string]any{"codes": in}, &res); st != 200 || res.Added != len(codes) {
+		t.Fatalf("upload: status %d, %+v", st, res)
+	}
+}
+
+// redeem is a desk's redemption through the API; it returns the outcome.
+func (s *site) redeem(t testing.TB, token, eventID, code string, offlineAt int64) string {
+	t.Helper()
+	ev := central.Event{EventID: eventID, Kind: "redeem", Code: code, Operator: "op", At: s.clock.Now().Unix()}
+	if offlineAt != 0 {
+		ev.At, ev.Offline = offlineAt, true
+		var res struct{ Results []central.Result }
+		if st := s.call(t, "POST", "/v1/events", token, map[string]any{"events": []central.Event{ev}}, &res); st != 200 || len(res.Results) != 1 {
+			t.Fatalf("offline redemption: status %d %+v", st, res)
+		}
+		return res.Results[0].Outcome
+	}
+	var r central.Result
+	if st := s.call(t, "POST", "/v1/redeem", token, ev, &r); st != 200 {
+		t.Fatalf("redeem: status %d %+v", st, r)
+	}
+	return r.Outcome
+}
+
+// call sends one API request as a desk and decodes the JSON answer.
+func (s *site) call(t testing.TB, method, path, token string, body any, out any) int {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		data, _ := json.Marshal(body)
+		rd = bytes.NewReader(data)
+	}
+	req, _ := http.NewRequest(method, s.url+path, rd)
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set(server.RingHeader, s.ring)
+	resp, err := s.client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if out != nil {
+		json.NewDecoder(resp.Body).Decode(out)
+	}
+	return resp.StatusCode
+}
+
+// client is an HTTP client for the site that does not follow redirects
+// (the tests look at them) and trusts its test certificate.
+func (s *site) client() *http.Client {
+	return &http.Client{
+		Transport:     &http.Transport{TLSClientConfig: insecureTLS()},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
