@@ -39,7 +39,7 @@ check:
 # writes its widgets on the loader's goroutine while the test reads them. The
 # real driver queues those callbacks on its one UI goroutine; under the test
 # driver every such screen reports a race, whatever the screen does.
-RACE_PKGS := ./app/... ./store/... ./server/... ./cli/... ./printing/... ./cmd/... ./internal/... ./e2e/...
+RACE_PKGS := ./app/... ./store/... ./server/... ./cli/... ./printing/... ./cmd/... ./internal/... ./e2e/... ./web/...
 GUI_PKGS  := . ./ui/...
 
 test: deps check
@@ -85,6 +85,8 @@ bench: deps
 clean:
 	rm -rf bin
 
-# Screenshots of every screen (docs/screenshots), taken by the end-to-end test.
+# Screenshots of every screen (docs/screenshots), taken by the end-to-end test,
+# and of the web dashboard (web-*.png), taken by its test in headless Chromium.
 screenshots: deps
 	QRDESK_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run TestScannerAtTheDesk ./e2e/
+	QRDESK_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run 'TestDashboardInChromium/SQLite' ./web/
