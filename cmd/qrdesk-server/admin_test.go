@@ -1,0 +1,94 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestAdminCommands: 'admin add' prints a password once that signs in to
+// the dashboard the server serves; 'admin list' shows the account without
+// it; 'admin remove' closes it; mistakes say what to do.
+func TestAdminCommands(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "server.db")
+	run1 := func(args ...string) (int, string, string) {
+		var out, errOut bytes.Buffer
+		code := run(context.Background(), append(args, "--db", db), &out, &errOut, now)
+		return code, out.String(), errOut.String()
+	}
+	code, out, _ := run1("admin", "add", "manager")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 2 || !strings.Contains(lines[0], "shown once") || len(lines[1]) != 23 {
+		t.Fatalf("admin add: %d %q", code, out)
+	}
+	password := lines[1]
+	for _, c := range []struct {
+		args []string
+		exit int
+		want string
+	}{
+		{[]string{"admin", "add", "manager"}, 3, "exists"},
+		{[]string{"admin", "add", "li wei"}, 2, "use one word"},
+		{[]string{"admin", "remove", "nobody"}, 3, "admin list"},
+		{[]string{"admin", "rename", "x"}, 2, "admin add NAME"},
+	} {
+		if code, _, errOut := run1(c.args...); code != c.exit || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d %q, want %d and %q", c.args, code, errOut, c.exit, c.want)
+		}
+	}
+	if code, out, _ := run1("admin", "list"); code != 0 || !strings.HasPrefix(out, "manager\tadded ") || strings.Contains(out, password) {
+		t.Fatalf("admin list: %d %q", code, out)
+	}
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var logs bytes.Buffer
+	done := make(chan int)
+	go func() { done <- run(ctx, []string{"--db", db, "--listen", addr}, &bytes.Buffer{}, &logs, now) }()
+	signIn := func() int {
+		t.Helper()
+		form := url.Values{"name": {"manager"}, "password": {password}}
+		req, _ := http.NewRequest("POST", "http://"+addr+"/login", strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", "http://"+addr)
+		c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		for i := 0; ; i++ {
+			resp, err := c.Do(req)
+			if err != nil && i < 100 {
+				time.Sleep(20 * time.Millisecond)
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			return resp.StatusCode
+		}
+	}
+	if st := signIn(); st != http.StatusSeeOther {
+		t.Fatalf("sign in with the printed password: %d", st)
+	}
+	if code, _, errOut := run1("admin", "remove", "manager"); code != 0 {
+		t.Fatalf("admin remove: %d %s", code, errOut)
+	}
+	if st := signIn(); st != http.StatusUnauthorized {
+		t.Fatalf("sign in after 'admin remove': %d", st)
+	}
+	cancel()
+	<-done
+	if strings.Contains(logs.String(), password) {
+		t.Fatal("the password is in the server's log")
+	}
+}
