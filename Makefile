@@ -89,4 +89,4 @@ clean:
 # and of the web dashboard (web-*.png), taken by its test in headless Chromium.
 screenshots: deps
 	QRDESK_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run TestScannerAtTheDesk ./e2e/
-	QRDESK_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run 'TestDashboardInChromium/SQLite' ./web/
+	QRDESK_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run 'TestDashboardInChromium' ./web/

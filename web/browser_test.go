@@ -143,13 +143,12 @@ func browserRun[T any](t *testing.T, ctx context.Context, what string, action ch
 }
 
 // screenshot saves the whole page as docs/screenshots/web-NAME.png when
-// $QRDESK_SCREENSHOTS names that folder (make screenshots) and the test
-// runs on SQLite, else in a temporary folder; either way it must be a real
-// picture.
+// $QRDESK_SCREENSHOTS names that folder (make screenshots), else in a
+// temporary folder; either way it must be a real picture.
 func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
 	dir := os.Getenv("QRDESK_SCREENSHOTS")
-	if dir == "" || !strings.HasSuffix(t.Name(), "SQLite") {
+	if dir == "" {
 		dir = t.TempDir()
 	}
 	buf := browserRun(t, ctx, "screenshot "+name, chromedp.FullScreenshot(100))
@@ -167,14 +166,13 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 // Today, resolves a conflict with a note, looks a label up, exports the
 // day as CSV, revokes a desk after confirming, reads the pages in Chinese
 // and signs out.
+//
+// On SQLite only: the PostgreSQL run took 25 s more of make test under the
+// race detector, and what differs by engine (the store's reads and writes,
+// every page and action refused without a session) is tested on both by
+// server.TestDashboardStore and TestWithoutSessionNoData.
 func TestDashboardInChromium(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
-		dashboardInChromium(t, dbPath(t))
-	})
-}
-
-func dashboardInChromium(t *testing.T, dbPath string) {
-	s := newSite(t, dbPath, false)
+	s := newSite(t, sqlitePath(t), false)
 	w := newWarehouseDay(t, s)
 	password := s.admin(t, "manager")
 	ctx := chromium(t)

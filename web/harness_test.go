@@ -25,8 +25,12 @@ import (
 	"qrdesk/web"
 )
 
+// realCost is the password cost a release uses (the tests lower it).
+var realCost int
+
 func TestMain(m *testing.M) {
-	web.SetPasswordCost(bcrypt.MinCost)
+	realCost = web.PasswordCost
+	web.PasswordCost = bcrypt.MinCost
 	code := m.Run()
 	testpg.Stop()
 	os.Exit(code)

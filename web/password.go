@@ -7,11 +7,12 @@ import (
 	"golang.org/x/crypto/bcrypt"
 )
 
-// passwordCost is bcrypt's work factor: about a quarter of a second per
-// sign-in on a small server, so a stolen database's hashes are slow to
-// guess, while a person signing in does not notice. (A variable only so
-// the tests, which sign in dozens of times, can lower it.)
-var passwordCost = 12
+// PasswordCost is bcrypt's work factor for new passwords: about a quarter
+// of a second per sign-in on a small server, so a stolen database's hashes
+// are slow to guess, while a person signing in does not notice. Only tests
+// change it: they sign in dozens of times, under the race detector too,
+// where one hash at cost 12 takes seconds.
+var PasswordCost = 12
 
 // passwordAlphabet has no characters people confuse when they copy a
 // password from a terminal (0/O, 1/l/I).
@@ -38,7 +39,7 @@ func NewPassword() (string, error) {
 
 // HashPassword is what the server stores of a password.
 func HashPassword(password string) (string, error) {
-	h, err := bcrypt.GenerateFromPassword([]byte(password), passwordCost)
+	h, err := bcrypt.GenerateFromPassword([]byte(password), PasswordCost)
 	return string(h), err
 }
 
@@ -53,9 +54,9 @@ func checkPassword(hash, password string) bool {
 	return bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) == nil
 }
 
-// dummyHash is a bcrypt hash at passwordCost, made on first use (making it
+// dummyHash is a bcrypt hash at PasswordCost, made on first use (making it
 // takes as long as a sign-in).
 var dummyHash = sync.OnceValue(func() []byte {
-	h, _ := bcrypt.GenerateFromPassword([]byte("no such administrator"), passwordCost)
+	h, _ := bcrypt.GenerateFromPassword([]byte("no such administrator"), PasswordCost)
 	return h
 })

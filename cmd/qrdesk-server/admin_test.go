@@ -10,12 +10,19 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"qrdesk/web"
 )
 
 // TestAdminCommands: 'admin add' prints a password once that signs in to
 // the dashboard the server serves; 'admin list' shows the account without
 // it; 'admin remove' closes it; mistakes say what to do.
 func TestAdminCommands(t *testing.T) {
+	// bcrypt at the release cost takes seconds under the race detector.
+	defer func(c int) { web.PasswordCost = c }(web.PasswordCost)
+	web.PasswordCost = bcrypt.MinCost
 	db := filepath.Join(t.TempDir(), "server.db")
 	run1 := func(args ...string) (int, string, string) {
 		var out, errOut bytes.Buffer
