@@ -96,7 +96,7 @@ func securityHeaders(next http.Handler) http.Handler {
 
 func (d *Dashboard) notFound(w http.ResponseWriter, r *http.Request) {
 	l := langOf(r)
-	http.Error(w, l.T("No such page.")+" /", http.StatusNotFound)
+	http.Error(w, l.T("No such page."), http.StatusNotFound)
 }
 
 // fail shows an unexpected error as a page: the details go to the log.
