@@ -63,10 +63,11 @@ func (d DayActivity) PerHour(day time.Time) []int {
 	end := day.AddDate(0, 0, 1)
 	hours := make([]int, int(end.Sub(day)/time.Hour))
 	for q, n := range d.Quarters {
-		i := int(time.Unix(q*QuarterSeconds, 0).Sub(day) / time.Hour)
-		if i >= 0 && i < len(hours) {
-			hours[i] += n
+		at := time.Unix(q*QuarterSeconds, 0)
+		if at.Before(day) || !at.Before(end) {
+			continue
 		}
+		hours[int(at.Sub(day)/time.Hour)] += n
 	}
 	return hours
 }

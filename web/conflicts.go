@@ -54,8 +54,9 @@ func (d *Dashboard) showConflicts(w http.ResponseWriter, r *http.Request, s sess
 func (d *Dashboard) resolve(w http.ResponseWriter, r *http.Request, s session) {
 	l := langOf(r)
 	date := r.PostFormValue("date")
-	// The page shown again on a refusal is the day the form was on.
-	r.URL.RawQuery = url.Values{"date": {date}}.Encode()
+	// The page shown again on a refusal is the day the form was on (and
+	// its language switch comes back to that page).
+	r.URL.Path, r.URL.RawQuery = "/conflicts", url.Values{"date": {date}}.Encode()
 	id, err := strconv.ParseInt(r.PostFormValue("id"), 10, 64)
 	// A note is one paragraph: line breaks become spaces.
 	note := strings.Join(strings.Fields(r.PostFormValue("note")), " ")

@@ -74,6 +74,7 @@ func (d *Dashboard) revoke(w http.ResponseWriter, r *http.Request, s session) {
 		return
 	}
 	if msg != "" {
+		r.URL.Path, r.URL.RawQuery = "/desks", "" // where the language switch comes back to
 		d.render(w, r, http.StatusConflict, "revoke", signedIn(page{Title: "Revoke a desk", Nav: "desks", Error: msg, Data: revokeData{}}, s))
 		return
 	}

@@ -1,0 +1,42 @@
+package central
+
+import (
+	"reflect"
+	"testing"
+	"time"
+)
+
+// TestPerHour: quarter hours fold into the local hours of the day, in a
+// time zone half an hour off UTC and on the days the clocks change.
+func TestPerHour(t *testing.T) {
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Fatalf("time zone data (Debian package tzdata): %v", err)
+	}
+	india := time.FixedZone("IST", 5*3600+1800)
+	for _, c := range []struct {
+		name  string
+		day   time.Time
+		hours int
+	}{
+		{"half-hour offset", time.Date(2026, 11, 29, 0, 0, 0, 0, india), 24},
+		{"clocks forward", time.Date(2027, 3, 28, 0, 0, 0, 0, berlin), 23},
+		{"clocks back", time.Date(2027, 10, 31, 0, 0, 0, 0, berlin), 25},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			// One redemption at 00:00, 00:59, 09:30 and 23:59 local time, and
+			// one each a second before and after the day.
+			d := DayActivity{Quarters: map[int64]int{}}
+			end := c.day.AddDate(0, 0, 1)
+			for _, at := range []time.Time{c.day, c.day.Add(59 * time.Minute), c.day.Add(9*time.Hour + 30*time.Minute), end.Add(-time.Minute), c.day.Add(-time.Second), end} {
+				d.Quarters[at.Unix()/QuarterSeconds]++
+			}
+			got := d.PerHour(c.day)
+			want := make([]int, c.hours)
+			want[0], want[9], want[c.hours-1] = 2, 1, 1
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("per hour\n got %v\nwant %v", got, want)
+			}
+		})
+	}
+}
