@@ -121,25 +121,39 @@ func chromium(t *testing.T) context.Context {
 	return ctx
 }
 
-// browserStep runs actions with a time limit, failing the test with what.
-func browserStep(t *testing.T, ctx context.Context, what string, actions ...chromedp.Action[chromedp.Void]) {
+// stepTimeout bounds one step: generous, because the machine running the
+// tests may be shared (a step takes well under a second alone).
+const stepTimeout = 45 * time.Second
+
+// browserStep runs actions with a time limit, failing the test with what
+// and where the browser was.
+func browserStep(t *testing.T, tab context.Context, what string, actions ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	ctx, cancel := context.WithTimeout(tab, stepTimeout)
 	defer cancel()
 	if err := chromedp.Do(ctx, actions...); err != nil {
-		t.Fatalf("%s: %v", what, err)
+		t.Fatalf("%s: %v%s", what, err, whereIs(tab))
 	}
 }
 
-func browserRun[T any](t *testing.T, ctx context.Context, what string, action chromedp.Action[T]) T {
+func browserRun[T any](t *testing.T, tab context.Context, what string, action chromedp.Action[T]) T {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	ctx, cancel := context.WithTimeout(tab, stepTimeout)
 	defer cancel()
 	v, err := chromedp.Run(ctx, action)
 	if err != nil {
-		t.Fatalf("%s: %v", what, err)
+		t.Fatalf("%s: %v%s", what, err, whereIs(tab))
 	}
 	return v
+}
+
+// whereIs describes the page the browser shows, for a failure message.
+func whereIs(tab context.Context) string {
+	ctx, cancel := context.WithTimeout(tab, 5*time.Second)
+	defer cancel()
+	loc, _ := chromedp.Run(ctx, chromedp.Location())
+	text, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body ? document.body.innerText.slice(0, 600) : ""`))
+	return fmt.Sprintf("\nthe browser is at %s, showing:\n%s", loc, text)
 }
 
 // screenshot saves the whole page as docs/screenshots/web-NAME.png when
@@ -198,8 +212,9 @@ func TestDashboardInChromium(t *testing.T) {
 		chromedp.SendKeys(chromedp.ID("password"), password), // the page after a failure keeps the name, never the password
 		chromedp.Submit(chromedp.ID("login")), chromedp.WaitVisible(chromedp.CSS(".conflict")))
 
-	// Today: a redemption made by a desk appears by itself.
-	browserStep(t, ctx, "open Today", chromedp.Navigate(s.url+"/"), chromedp.WaitVisible(chromedp.ID("total-redeemed")))
+	// Today: a redemption made by a desk appears by itself. The page is
+	// read paused (it reloads itself every second in this test).
+	browserStep(t, ctx, "open Today paused", chromedp.Navigate(s.url+"/?pause=1"), chromedp.WaitVisible(chromedp.ID("resume")))
 	before := browserRun(t, ctx, "redeemed", chromedp.Text(chromedp.ID("total-redeemed")))
 	if before != "35" {
 		t.Fatalf("Today shows %s redeemed, want 35", before)
@@ -208,7 +223,9 @@ func TestDashboardInChromium(t *testing.T) {
 	if o := s.redeem(t, w.desk2, "watched-live", w.label(), 0); o != "redeemed" {
 		t.Fatalf("redemption: %s", o)
 	}
+	browserStep(t, ctx, "resume updates", chromedp.Click(chromedp.ID("resume")), chromedp.WaitVisible(chromedp.ID("pause")))
 	waitText(t, ctx, "#total-redeemed", "36")
+	browserStep(t, ctx, "pause updates", chromedp.Click(chromedp.ID("pause")), chromedp.WaitVisible(chromedp.ID("resume")))
 	rows := browserRun(t, ctx, "desk rows", chromedp.Evaluate[[]string](`[...document.querySelectorAll('#by-desk tbody tr, #by-desk tfoot tr')].map(r => [...r.cells].map(c => c.textContent.trim()).join('|'))`))
 	if want := []string{"Desk 1|80|18|0|0|0|0|2", "Desk 2|0|18|2|1|0|0|0", "Total|80|36|2|1|0|0|2"}; strings.Join(rows, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("by desk:\n%s\nwant\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
@@ -297,7 +314,7 @@ func TestDashboardInChromium(t *testing.T) {
 		t.Fatalf("lang %q after the switch", lang)
 	}
 	screenshot(t, ctx, "desks-zh")
-	browserStep(t, ctx, "Today in Chinese", chromedp.Navigate(s.url+"/"), chromedp.WaitVisible(chromedp.ID("total-redeemed")))
+	browserStep(t, ctx, "Today in Chinese", chromedp.Navigate(s.url+"/?pause=1"), chromedp.WaitVisible(chromedp.ID("resume")))
 	if h := browserRun(t, ctx, "heading", chromedp.Text(chromedp.CSS("h1"))); h != "今日" {
 		t.Fatalf("Today's heading in Chinese: %q", h)
 	}
@@ -318,7 +335,7 @@ func TestDashboardInChromium(t *testing.T) {
 // itself: nothing here navigates.
 func waitText(t *testing.T, ctx context.Context, sel, want string) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(stepTimeout)
 	expr := fmt.Sprintf(`(document.querySelector(%s) || {}).textContent || ""`, strconv.Quote(sel))
 	var got string
 	for time.Now().Before(deadline) {

@@ -14,6 +14,7 @@ import (
 
 type todayData struct {
 	Nav      dayNav
+	Paused   bool
 	Desks    []deskRow
 	Total    deskRow
 	Outcomes []string
@@ -46,9 +47,13 @@ func (d *Dashboard) today(w http.ResponseWriter, r *http.Request, s session) {
 		data.Desks = append(data.Desks, newDeskRow(k))
 	}
 	p := page{Title: "Today", Nav: "today", Error: msg, Data: data}
-	if data.Nav.IsToday {
+	// Today's page follows the desks by reloading itself, unless paused
+	// (to read it undisturbed); other days do not change much.
+	data.Paused = r.URL.Query().Get("pause") != ""
+	if data.Nav.IsToday && !data.Paused {
 		p.Refresh = int(d.Refresh / time.Second)
 	}
+	p.Data = data
 	d.render(w, r, http.StatusOK, "today", signedIn(p, s))
 }
 
