@@ -30,14 +30,14 @@ type Session struct {
 type AdminAction struct {
 	At      int64
 	Admin   string // who did it ("" for the command line)
-	Action  string // admin_add, admin_remove, sign_in, revoke, resolve
+	Action  string // admin_add, admin_reset, admin_remove, sign_in, revoke, resolve
 	Subject string // the admin, station or conflict acted on
 	Detail  string
 }
 
 // Errors of the administrators' store.
 var (
-	ErrAdminExists = errors.New("an administrator with this name exists: pick another name, or 'admin remove NAME' first")
+	ErrAdminExists = errors.New("an administrator with this name exists: pick another name, or give them a new password with 'admin reset NAME'")
 	ErrNoAdmin     = errors.New("no such administrator ('qrdesk-server admin list' shows them)")
 	ErrNoSession   = errors.New("not signed in, or the session expired: sign in again")
 	ErrNoConflict  = errors.New("no such conflict: it may have been listed under another day")

@@ -215,6 +215,21 @@ func TestDashboardStore(t *testing.T) {
 			if _, err := h.db.Session(ctx, "abc", now+60); !errors.Is(err, central.ErrNoSession) {
 				t.Fatalf("expired session: %v", err)
 			}
+			if err := h.db.ResetAdminPassword(ctx, "manager", "hash3", now); err != nil {
+				t.Fatal(err)
+			}
+			if hash, _ := h.db.AdminPasswordHash(ctx, "manager"); hash != "hash3" {
+				t.Fatalf("hash after reset %q", hash)
+			}
+			if _, err := h.db.Session(ctx, "abc", now); !errors.Is(err, central.ErrNoSession) {
+				t.Fatalf("session after a password reset: %v", err)
+			}
+			if err := h.db.ResetAdminPassword(ctx, "nobody", "h", now); !errors.Is(err, central.ErrNoAdmin) {
+				t.Fatalf("reset of no one: %v", err)
+			}
+			if err := h.db.AddSession(ctx, s); err != nil {
+				t.Fatal(err)
+			}
 			if err := h.db.RemoveAdmin(ctx, "manager", now); err != nil {
 				t.Fatal(err)
 			}

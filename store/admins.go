@@ -55,6 +55,30 @@ func (c *CentralDB) RemoveAdmin(ctx context.Context, name string, at int64) erro
 	return tx.commit()
 }
 
+// ResetAdminPassword gives an administrator a new password hash and signs
+// out their sessions; central.ErrNoAdmin when there is no such one.
+func (c *CentralDB) ResetAdminPassword(ctx context.Context, name, passwordHash string, at int64) error {
+	tx, err := c.e.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.done()
+	res, err := tx.exec(ctx, `UPDATE admins SET password_hash = ? WHERE name = ?`, passwordHash, name)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return central.ErrNoAdmin
+	}
+	if _, err := tx.exec(ctx, `DELETE FROM admin_sessions WHERE admin = ?`, name); err != nil {
+		return err
+	}
+	if err := logAdmin(ctx, tx, central.AdminAction{At: at, Action: "admin_reset", Subject: name}); err != nil {
+		return err
+	}
+	return tx.commit()
+}
+
 // Admins lists the administrators by name.
 func (c *CentralDB) Admins(ctx context.Context) ([]central.Admin, error) {
 	rows, err := c.e.query(ctx, `SELECT name, created_at FROM admins ORDER BY name`)

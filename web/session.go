@@ -147,7 +147,7 @@ func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
 		d.limiter.failed(name, ip, now)
 		d.Log.Warn("dashboard: sign-in failed", "name", name, "remote", ip)
 		d.render(w, r, http.StatusUnauthorized, "login", page{Title: "Sign in", Data: data,
-			Error: l.T("Wrong name or password. Check Caps Lock; an administrator can print a new password with 'qrdesk-server admin add'.")})
+			Error: l.T("Wrong name or password. Check Caps Lock; a forgotten password is replaced on the server with 'qrdesk-server admin reset NAME'.")})
 		return
 	}
 	d.limiter.succeeded(name)

@@ -13,6 +13,7 @@ import (
 
 const adminUsage = `say one of:
   admin add NAME      a dashboard account; prints its password once
+  admin reset NAME    a new password (printed once); signs out its browsers
   admin remove NAME   delete the account and sign out its browsers
   admin list`
 
@@ -23,11 +24,7 @@ func admin(ctx context.Context, st *store.CentralDB, now func() time.Time, args 
 		if err := central.ValidateAdminName(args[1]); err != nil {
 			return err
 		}
-		password, err := web.NewPassword()
-		if err != nil {
-			return err
-		}
-		hash, err := web.HashPassword(password)
+		password, hash, err := newPassword()
 		if err != nil {
 			return err
 		}
@@ -35,6 +32,16 @@ func admin(ctx context.Context, st *store.CentralDB, now func() time.Time, args 
 			return err
 		}
 		fmt.Fprintf(out, "administrator %s added. Password (shown once, keep it secret):\n%s\n", args[1], password)
+		return nil
+	case len(args) == 2 && args[0] == "reset":
+		password, hash, err := newPassword()
+		if err != nil {
+			return err
+		}
+		if err := st.ResetAdminPassword(ctx, args[1], hash, now().Unix()); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "administrator %s has a new password; the old one no longer works and their browsers are signed out (shown once, keep it secret):\n%s\n", args[1], password)
 		return nil
 	case len(args) == 2 && args[0] == "remove":
 		if err := st.RemoveAdmin(ctx, args[1], now().Unix()); err != nil {
@@ -50,4 +57,13 @@ func admin(ctx context.Context, st *store.CentralDB, now func() time.Time, args 
 		return err
 	}
 	return usageErr(adminUsage)
+}
+
+// newPassword makes a password and its hash.
+func newPassword() (password, hash string, err error) {
+	if password, err = web.NewPassword(); err != nil {
+		return "", "", err
+	}
+	hash, err = web.HashPassword(password)
+	return password, hash, err
 }

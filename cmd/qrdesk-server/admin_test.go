@@ -18,7 +18,8 @@ import (
 
 // TestAdminCommands: 'admin add' prints a password once that signs in to
 // the dashboard the server serves; 'admin list' shows the account without
-// it; 'admin remove' closes it; mistakes say what to do.
+// it; 'admin reset' replaces the password; 'admin remove' closes the
+// account; mistakes say what to do.
 func TestAdminCommands(t *testing.T) {
 	// bcrypt at the release cost takes seconds under the race detector.
 	defer func(c int) { web.PasswordCost = c }(web.PasswordCost)
@@ -43,6 +44,7 @@ func TestAdminCommands(t *testing.T) {
 		{[]string{"admin", "add", "manager"}, 3, "exists"},
 		{[]string{"admin", "add", "li wei"}, 2, "use one word"},
 		{[]string{"admin", "remove", "nobody"}, 3, "admin list"},
+		{[]string{"admin", "reset", "nobody"}, 3, "admin list"},
 		{[]string{"admin", "rename", "x"}, 2, "admin add NAME"},
 	} {
 		if code, _, errOut := run1(c.args...); code != c.exit || !strings.Contains(errOut, c.want) {
@@ -86,6 +88,18 @@ func TestAdminCommands(t *testing.T) {
 	}
 	if st := signIn(); st != http.StatusSeeOther {
 		t.Fatalf("sign in with the printed password: %d", st)
+	}
+	code, out, _ = run1("admin", "reset", "manager")
+	lines = strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 2 || lines[1] == password {
+		t.Fatalf("admin reset: %d %q", code, out)
+	}
+	if st := signIn(); st != http.StatusUnauthorized {
+		t.Fatalf("sign in with the old password after 'admin reset': %d", st)
+	}
+	password = lines[1]
+	if st := signIn(); st != http.StatusSeeOther {
+		t.Fatalf("sign in with the new password: %d", st)
 	}
 	if code, _, errOut := run1("admin", "remove", "manager"); code != 0 {
 		t.Fatalf("admin remove: %d %s", code, errOut)

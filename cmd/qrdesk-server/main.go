@@ -5,7 +5,7 @@
 //	qrdesk-server station add NAME --letter L | station renew NAME |
 //	              station letter NAME L | station revoke NAME | station list
 //	qrdesk-server ring show | ring reset
-//	qrdesk-server admin add NAME | admin remove NAME | admin list
+//	qrdesk-server admin add NAME | admin reset NAME | admin remove NAME | admin list
 //	qrdesk-server report [--date YYYY-MM-DD]
 //	qrdesk-server compact
 package main
