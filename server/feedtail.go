@@ -37,7 +37,7 @@ type feedTail struct {
 	refreshMu   sync.Mutex
 	lastStarted time.Time // when the last refresh began to read
 
-	waiting atomic.Int64 // long polls waiting: paces refreshes
+	following atomic.Int64 // long polls under way: paces refreshes
 }
 
 type tailEntry struct {
@@ -49,10 +49,11 @@ const (
 	// tailKeep bounds the changes kept (a change is ~200 bytes): desks
 	// further behind read the database, as a returning desk does anyway.
 	tailKeep = 50_000
-	// tailPace is the pause between refreshes per waiting long poll, up to
-	// tailPaceMax: a few desks are answered at once, a thousand get the
-	// changes of a quarter of a second in one answer instead of one answer
-	// per change.
+	// tailPace is the pause between refreshes per desk following the feed
+	// (a long poll under way), up to tailPaceMax: a few desks learn of a
+	// change at once; a thousand get the changes of half a second in one
+	// answer instead of one answer per change (each answer costs the
+	// server a request, and every change was waking every desk).
 	tailPace    = 250 * time.Microsecond
 	tailPaceMax = 250 * time.Millisecond
 )
@@ -66,7 +67,7 @@ func (t *feedTail) refresh(ctx context.Context, notBefore time.Time) error {
 	if !t.lastStarted.Before(notBefore) {
 		return nil
 	}
-	if pause := min(time.Duration(t.waiting.Load())*tailPace, tailPaceMax) - time.Since(t.lastStarted); pause > 0 {
+	if pause := min(time.Duration(t.following.Load())*tailPace, tailPaceMax) - time.Since(t.lastStarted); pause > 0 {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()

@@ -130,6 +130,12 @@ func (a *API) write(w http.ResponseWriter, v any, err error) {
 		json.NewEncoder(w).Encode(map[string]string{"error": msg, "code": code})
 		return
 	}
+	if raw, ok := v.(json.RawMessage); ok {
+		// Encoded already (the feed from memory): written as it is, not
+		// scanned again by the encoder.
+		w.Write(append(raw, '\n'))
+		return
+	}
 	json.NewEncoder(w).Encode(v)
 }
 
@@ -293,6 +299,10 @@ func (a *API) changes(r *http.Request, st central.Station) (any, error) {
 	// each change committed before the request arrived (or, once woken,
 	// before the write that woke it).
 	ctx := r.Context()
+	if wait > 0 {
+		a.tail.following.Add(1)
+		defer a.tail.following.Add(-1)
+	}
 	notBefore := time.Now()
 	deadline := notBefore.Add(time.Duration(wait) * time.Second)
 	for {
@@ -319,10 +329,8 @@ func (a *API) changes(r *http.Request, st central.Station) (any, error) {
 		if found > 0 || !time.Now().Before(deadline) {
 			return answer, nil
 		}
-		a.tail.waiting.Add(1)
 		select {
 		case <-ctx.Done():
-			a.tail.waiting.Add(-1)
 			return nil, ctx.Err()
 		case <-changed.ch:
 			notBefore = changed.at
@@ -331,7 +339,6 @@ func (a *API) changes(r *http.Request, st central.Station) (any, error) {
 			// feedPoll will do.
 			notBefore = time.Now().Add(-feedPoll)
 		}
-		a.tail.waiting.Add(-1)
 	}
 }
 
