@@ -89,6 +89,7 @@ func (c *CentralDB) Close() error {
 	if c.jobs != nil {
 		close(c.jobs)
 	}
+	c.e.stmts.close()
 	return c.e.db.Close()
 }
 
