@@ -188,6 +188,7 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 func TestDashboardInChromium(t *testing.T) {
 	s := newSite(t, sqlitePath(t), false)
 	w := newWarehouseDay(t, s)
+	day := app.Day(s.clock.Now())
 	password := s.admin(t, "manager")
 	ctx := chromium(t)
 
@@ -236,6 +237,13 @@ func TestDashboardInChromium(t *testing.T) {
 	}
 	screenshot(t, ctx, "today")
 
+	// The day before, by the date picker: nothing happened then.
+	browserStep(t, ctx, "Today, the day before", chromedp.Click(chromedp.ID("prev-day")), chromedp.WaitVisible(chromedp.ID("next-day")))
+	if h, n := browserRun(t, ctx, "heading", chromedp.Text(chromedp.CSS("h1"))), browserRun(t, ctx, "redeemed", chromedp.Text(chromedp.ID("total-redeemed"))); h != day.AddDate(0, 0, -1).Format("2006-01-02") || n != "0" {
+		t.Fatalf("the day before: %q, %s redeemed", h, n)
+	}
+	browserStep(t, ctx, "back to today", chromedp.Navigate(s.url+"/?pause=1"), chromedp.WaitVisible(chromedp.ID("resume")))
+
 	// CSV export of the day, fetched by the page as the link does.
 	text := browserRun(t, ctx, "CSV", chromedp.Evaluate[string](`fetch(document.getElementById('export').href).then(r => r.text())`, chromedp.EvalAwaitPromise))
 	recs, err := csv.NewReader(strings.NewReader(text)).ReadAll()
@@ -245,7 +253,6 @@ func TestDashboardInChromium(t *testing.T) {
 
 	// Conflicts: both facts side by side, resolve one with a note.
 	browserStep(t, ctx, "open Conflicts", chromedp.Navigate(s.url+"/conflicts"), chromedp.WaitVisible(chromedp.CSS(".conflict")))
-	day := app.Day(s.clock.Now())
 	list, err := s.db.ConflictRecords(context.Background(), day.Unix(), day.AddDate(0, 0, 1).Unix())
 	if err != nil || len(list) != 2 {
 		t.Fatalf("conflicts %v %v", list, err)
@@ -268,9 +275,12 @@ func TestDashboardInChromium(t *testing.T) {
 		t.Fatalf("stored: %+v", list)
 	}
 	screenshot(t, ctx, "conflicts")
-	browserStep(t, ctx, "filter by day", chromedp.Navigate(s.url+"/conflicts?date="+day.AddDate(0, 0, -1).Format("2006-01-02")), chromedp.WaitVisible(chromedp.CSS("main .card")))
+	browserStep(t, ctx, "filter by day", chromedp.Click(chromedp.ID("prev-day")), chromedp.WaitVisible(chromedp.ID("next-day")))
 	if n := browserRun(t, ctx, "conflicts the day before", chromedp.Evaluate[int](`document.querySelectorAll('.conflict').length`)); n != 0 {
 		t.Fatalf("%d conflicts the day before", n)
+	}
+	if got := browserRun(t, ctx, "the day before", chromedp.Text(chromedp.CSS("main p.muted"))); !strings.HasPrefix(got, day.AddDate(0, 0, -1).Format("2006-01-02")+": 0 conflicts") {
+		t.Fatalf("the day before: %q", got)
 	}
 
 	// Code lookup: typed as a person would, lower case.
