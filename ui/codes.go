@@ -219,7 +219,7 @@ func (s *codesScreen) showDetail(r app.CodeRecord) {
 		s.enableBtn.Disable()
 	}
 	go func() {
-		events, err := s.env.svc.Store.History(context.Background(), r.ID)
+		events, err := s.env.svc.CodeHistory(context.Background(), r)
 		fyne.Do(func() {
 			if err != nil {
 				s.history.SetText(app.ErrorMessage(err))

@@ -1,10 +1,8 @@
 package ui
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -139,8 +137,7 @@ func (s *issueScreen) applySettings(set app.Settings) {
 // refresh reloads today's batches.
 func (s *issueScreen) refresh() {
 	go func() {
-		day := app.Day(s.env.now())
-		batches, err := s.env.svc.Store.Batches(context.Background(), day.Unix(), day.AddDate(0, 0, 1).Unix())
+		batches, err := s.env.svc.BatchesOn(context.Background(), "")
 		fyne.Do(func() {
 			if err != nil {
 				s.status.SetText(app.ErrorMessage(err))
@@ -207,20 +204,12 @@ func (s *issueScreen) labels(ctx context.Context) ([]app.CodeRecord, []printing.
 	if s.selected == nil {
 		return nil, nil, fmt.Errorf("%s", T("Issue a batch or pick one from today's batches first"))
 	}
-	recs, err := s.env.svc.Store.BatchCodes(ctx, s.selected.ID)
+	recs, err := s.env.svc.BatchCodes(ctx, s.selected.ID)
 	if err != nil {
 		return nil, nil, err
 	}
-	title := s.env.current().LabelTitle
-	labels := make([]printing.Label, len(recs))
-	for i, r := range recs {
-		c, err := app.Parse(r.Code)
-		if err != nil {
-			return nil, nil, err
-		}
-		labels[i] = printing.Label{Code: c, Title: title}
-	}
-	return recs, labels, nil
+	labels, err := printing.LabelsFor(recs, s.env.current().LabelTitle)
+	return recs, labels, err
 }
 
 // renderPreview draws the first sheet of the selected batch.
@@ -303,7 +292,7 @@ func (s *issueScreen) print(reprint bool, path, printer string) {
 		err := s.runPrint(ctx, o, reprint, path, printer)
 		var updated app.Batch
 		if err == nil {
-			updated, err = s.env.svc.Store.Batch(ctx, s.selected.ID)
+			updated, err = s.env.svc.Batch(ctx, s.selected.ID)
 		}
 		fyne.Do(func() {
 			if err != nil {
@@ -319,23 +308,14 @@ func (s *issueScreen) print(reprint bool, path, printer string) {
 
 // runPrint is the print job itself; a path saves a PDF, a printer sends it.
 func (s *issueScreen) runPrint(ctx context.Context, o printing.Options, reprint bool, path, printer string) error {
-	recs, labels, err := s.labels(ctx)
+	if s.selected == nil {
+		return fmt.Errorf("%s", T("Issue a batch or pick one from today's batches first"))
+	}
+	recs, err := s.env.svc.BatchCodes(ctx, s.selected.ID)
 	if err != nil {
 		return err
 	}
-	job := app.PrintJob{Operator: s.env.operator(), Template: o.Template.Name, Format: "pdf", Printer: printer, Output: path, Reprint: reprint}
-	prepare := func([]app.CodeRecord) (func() error, error) {
-		var buf bytes.Buffer
-		if err := printing.WritePDF(&buf, labels, o); err != nil {
-			return nil, &app.Error{Kind: app.KindInvalid, Message: err.Error()}
-		}
-		return func() error {
-			if path != "" {
-				return os.WriteFile(path, buf.Bytes(), 0o644)
-			}
-			return printing.SendToCUPS(printer, buf.Bytes(), false)
-		}, nil
-	}
-	_, err = s.env.svc.Print(ctx, recs, job, nil, prepare)
+	_, err = printing.Print(ctx, s.env.svc, printing.Job{Records: recs, Options: o, Title: s.env.current().LabelTitle,
+		Format: printing.FormatPDF, To: printing.Destination{File: path, Printer: printer}, Operator: s.env.operator(), Reprint: reprint})
 	return err
 }

@@ -55,7 +55,7 @@ func newTodayScreen(e *env) *todayScreen {
 func (s *todayScreen) refresh() {
 	n := s.loads.next()
 	go func() {
-		days, err := s.env.svc.History(context.Background(), chartDays)
+		days, err := s.env.svc.DailyFigures(context.Background(), chartDays)
 		conflicts := conflictText(s.env.svc)
 		fyne.Do(func() {
 			s.conflicts.SetText(conflicts)
@@ -123,7 +123,7 @@ func (s *todayScreen) askExport() {
 			})
 		}()
 	}, s.env.win)
-	d.SetFileName("qrdesk-" + app.Day(s.env.now()).Format("2006-01-02") + ".csv")
+	d.SetFileName("qrdesk-" + app.FormatDate(s.env.now()) + ".csv")
 	d.SetFilter(storage.NewExtensionFileFilter([]string{".csv"}))
 	d.Show()
 }
@@ -134,7 +134,7 @@ func (s *todayScreen) export(path string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	n, err := s.env.svc.Store.ExportCodes(context.Background(), app.SearchQuery{LabelDate: app.Day(s.env.now()).Format("2006-01-02")}, f)
+	n, err := s.env.svc.ExportCodes(context.Background(), app.SearchQuery{LabelDate: app.FormatDate(s.env.now())}, f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -143,11 +143,7 @@ func (s *todayScreen) export(path string) (int, error) {
 
 // conflictText lists the conflicts the central server reported.
 func conflictText(svc *app.Service) string {
-	ss, ok := svc.Store.(app.SyncStore)
-	if !ok {
-		return ""
-	}
-	list, err := ss.Conflicts(context.Background())
+	list, err := svc.Conflicts(context.Background())
 	if err != nil {
 		return app.ErrorMessage(err)
 	}
