@@ -381,7 +381,7 @@ func (s *Service) UpdateSettings(ctx context.Context, changes map[string]string,
 	}
 	for _, k := range slices.Sorted(maps.Keys(changes)) {
 		if err := set.Set(k, changes[k]); err != nil {
-			return Settings{}, &Error{Kind: KindInvalid, Message: err.Error()}
+			return Settings{}, &Error{Kind: KindInvalid, Message: err.Error(), Err: err}
 		}
 	}
 	if err := s.Store.SaveSettings(ctx, set, Actor{Station: set.StationName, Operator: operator}); err != nil {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -43,6 +44,13 @@ func runSettings(ctx context.Context, env *Env, args []string) error {
 	var set app.Settings
 	if len(changes) > 0 {
 		set, err = s.svc.UpdateSettings(ctx, changes, operatorName(env, *operator))
+		// Name the flag the administrator typed, not the setting's label.
+		var se *app.SettingError
+		if errors.As(err, &se) {
+			if d, ok := app.SettingDefFor(se.Key); ok && d.Flag != "" {
+				return usagef("--%s %q is not allowed: %s", d.Flag, se.Value, se.Rule)
+			}
+		}
 	} else {
 		set, err = s.svc.Settings(ctx)
 	}
