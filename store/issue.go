@@ -3,13 +3,38 @@ package store
 import (
 	"context"
 	"database/sql"
+	"fmt"
 
 	"qrdesk/app"
 )
 
+// Page cache of the connection that issues a batch, and the default it
+// returns to (SQLite's, 2,000 KiB). The UNIQUE index on the random part is
+// random by nature: in a database of a million codes it no longer fits in
+// the default cache, and each of a batch's inserts read a leaf page back
+// from the file; with the whole index in cache each page is read once.
+const (
+	issueCacheKiB   = 128 << 10
+	defaultCacheKiB = 2000
+)
+
 // IssueBatch creates a whole batch in one transaction (see app.Store).
 func (d *DB) IssueBatch(ctx context.Context, spec app.BatchSpec, makeCode func(serial int) (app.Code, error)) (app.Batch, []app.Code, error) {
-	tx, err := d.db.BeginTx(ctx, nil)
+	// One connection of the pool, so the cache size is set and reset on the
+	// connection that issues (a pragma on the pool reaches any one of them).
+	conn, err := d.db.Conn(ctx)
+	if err != nil {
+		return app.Batch{}, nil, d.wrap(err, "cannot issue codes")
+	}
+	defer conn.Close()
+	if spec.Count > 10_000 {
+		if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA cache_size = -%d", issueCacheKiB)); err != nil {
+			return app.Batch{}, nil, d.wrap(err, "cannot issue codes")
+		}
+		// Give the memory back before the connection returns to the pool.
+		defer conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA cache_size = -%d", defaultCacheKiB))
+	}
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return app.Batch{}, nil, d.wrap(err, "cannot issue codes")
 	}
