@@ -3,6 +3,7 @@ package ui
 import (
 	"errors"
 	"slices"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -57,7 +58,11 @@ func newSettingField(e *env, def app.SettingDef) *settingField {
 		control = f.combo
 	default:
 		if len(def.Suggestions) > 0 {
-			f.combo = newComboEntry(def.Suggestions, changed)
+			shown := make([]string, len(def.Suggestions))
+			for i, v := range def.Suggestions {
+				shown[i] = suggestionText(v)
+			}
+			f.combo = newComboEntry(shown, changed)
 			control = f.combo
 		} else {
 			f.entry = newPageEntry()
@@ -116,7 +121,7 @@ func (f *settingField) value() string {
 	case f.choice != nil:
 		return f.choice.Selected
 	case f.combo != nil:
-		return f.combo.Text
+		return f.suggestionValue(f.combo.Text)
 	}
 	return f.entry.Text
 }
@@ -136,11 +141,37 @@ func (f *settingField) setValue(v string) {
 		}
 		f.choice.SetSelected(v)
 	case f.combo != nil:
+		if slices.Contains(f.def.Suggestions, v) {
+			v = suggestionText(v)
+		}
 		f.combo.SetText(v)
 	default:
 		f.entry.SetText(v)
 	}
 	f.validate()
+}
+
+// suggestionText shows a suggested value in the clerk's language: the words
+// (never, eod) are translated, durations such as 72h are not.
+func suggestionText(v string) string {
+	switch v {
+	case "never":
+		return T("never (labels do not expire)")
+	case "eod":
+		return T("eod (end of the label's day)")
+	}
+	return v
+}
+
+// suggestionValue turns a translated suggestion back into the value stored.
+func (f *settingField) suggestionValue(text string) string {
+	text = strings.TrimSpace(text)
+	for _, v := range f.def.Suggestions {
+		if text == suggestionText(v) {
+			return v
+		}
+	}
+	return text
 }
 
 // setOptions fills a printer list (found off the UI goroutine).

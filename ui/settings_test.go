@@ -114,3 +114,21 @@ func TestStartScreenSetting(t *testing.T) {
 		t.Fatalf("the window opened on %s, want today", got)
 	}
 }
+
+// TestSettingsExpiryInWords: the expiry list shows words, not tokens, and
+// a chosen word is stored as the value the program reads.
+func TestSettingsExpiryInWords(t *testing.T) {
+	h := newHarness(t)
+	f := h.ui.settings.fields["expires"]
+	if f.combo.Text != "never (labels do not expire)" {
+		t.Fatalf("expiry shows %q", f.combo.Text)
+	}
+	fyne.DoAndWait(func() { f.combo.SetText("eod (end of the label's day)") })
+	if f.value() != "eod" || f.problem.Visible() {
+		t.Fatalf("value %q, problem %q", f.value(), f.problem.Text)
+	}
+	fyne.DoAndWait(func() { f.combo.SetText("72h") })
+	if f.value() != "72h" || f.problem.Visible() {
+		t.Fatalf("value %q, problem %q", f.value(), f.problem.Text)
+	}
+}
