@@ -60,12 +60,7 @@ func (s *Service) SelectForPrint(ctx context.Context, sel PrintSelection) ([]Cod
 		}
 		return recs, &job, nil
 	case sel.BatchID != 0:
-		if _, err := s.Store.Batch(ctx, sel.BatchID); errors.Is(err, ErrNotFound) {
-			return nil, nil, Errorf(KindNotFound, "there is no batch %d; 'qrdesk search' or the Issue screen lists them", sel.BatchID)
-		} else if err != nil {
-			return nil, nil, err
-		}
-		recs, err := s.Store.BatchCodes(ctx, sel.BatchID)
+		recs, err := s.BatchCodes(ctx, sel.BatchID)
 		return recs, nil, err
 	case sel.Date != "":
 		day, err := s.ParseDay(sel.Date)
