@@ -44,7 +44,13 @@ func newCodesScreen(e *env) *codesScreen {
 	s := &codesScreen{env: e}
 	s.query = widget.NewEntry()
 	s.query.SetPlaceHolder(T("Code, part of a code, serial or ref"))
-	s.query.OnSubmitted = func(string) { s.search(0) }
+	// A label scanned here (or a code typed and Enter) is looked up: the
+	// single hit is selected and its detail shown; the text stays selected
+	// so the next scan replaces it.
+	s.query.OnSubmitted = func(string) {
+		s.search(0)
+		s.query.TypedShortcut(&fyne.ShortcutSelectAll{})
+	}
 	s.date = widget.NewEntry()
 	s.date.SetPlaceHolder("YYYY-MM-DD")
 	s.date.OnSubmitted = func(string) { s.search(0) }
@@ -91,6 +97,11 @@ func newCodesScreen(e *env) *codesScreen {
 	s.history.Wrapping = fyne.TextWrapWord
 	s.reason = widget.NewEntry()
 	s.reason.SetPlaceHolder(T("Reason (required to disable)"))
+	s.reason.OnSubmitted = func(string) {
+		if !s.disableBtn.Disabled() {
+			s.setDisabled(true)
+		}
+	}
 	s.disableBtn = widget.NewButton(T("Disable"), func() { s.setDisabled(true) })
 	s.enableBtn = widget.NewButton(T("Enable"), func() { s.setDisabled(false) })
 	s.disableBtn.Disable()
@@ -180,9 +191,13 @@ func (s *codesScreen) search(page int) {
 			} else {
 				s.next.Enable()
 			}
-			if len(rows) == 0 {
+			switch len(rows) {
+			case 0:
 				s.message.SetText(T("No codes found"))
-			} else {
+			case 1:
+				s.message.SetText("")
+				s.table.Select(widget.TableCellID{Row: 0, Col: 0})
+			default:
 				s.message.SetText("")
 			}
 		})

@@ -24,6 +24,10 @@ type env struct {
 	mu       sync.Mutex
 	settings app.Settings
 	onSaved  []func(app.Settings) // screens that show settings
+
+	// dialogKeys answers Enter and Esc typed while a dialog that asked
+	// for them is up (see confirmKeys); nil otherwise.
+	dialogKeys func(*fyne.KeyEvent)
 }
 
 func (e *env) canvas() fyne.Canvas {

@@ -260,12 +260,12 @@ func (s *issueScreen) confirmThen(next func(reprint bool)) {
 		next(false)
 		return
 	}
-	dialog.ShowConfirm(T("Reprint?"), T("{{.Printed}} of these labels were printed before. Print them again? The reprint is logged.",
-		map[string]any{"Printed": s.selected.Printed}), func(ok bool) {
+	s.env.confirm(T("Reprint?"), T("{{.Printed}} of these labels were printed before. Print them again? The reprint is logged.",
+		map[string]any{"Printed": s.selected.Printed}), T("Print again"), func(ok bool) {
 		if ok {
 			next(true)
 		}
-	}, s.env.win)
+	})
 }
 
 func (s *issueScreen) askSavePath(reprint bool) {

@@ -27,18 +27,9 @@ const (
 // Enter, Tab or LF; all three submit, and Tab never moves the focus away.
 type scanEntry struct {
 	widget.Entry
-	onSubmit   func(text, terminator string, took time.Duration)
-	onShortcut func(fyne.Shortcut) bool // window shortcuts (screen switching) first
+	onSubmit func(text, terminator string, took time.Duration)
 
 	firstKey, lastKey time.Time // typing speed, for the scanner test
-}
-
-// TypedShortcut lets the window's shortcuts work while the field has focus.
-func (e *scanEntry) TypedShortcut(s fyne.Shortcut) {
-	if e.onShortcut != nil && e.onShortcut(s) {
-		return
-	}
-	e.Entry.TypedShortcut(s)
 }
 
 func newScanEntry(onSubmit func(text, terminator string, took time.Duration)) *scanEntry {
@@ -146,13 +137,6 @@ func newScanScreen(e *env) *scanScreen {
 	s.idle()
 	s.loadCounters()
 	return s
-}
-
-// focus gives the scan field the keyboard.
-func (s *scanScreen) focus() {
-	if c := s.env.canvas(); c != nil {
-		c.Focus(s.entry)
-	}
 }
 
 // submit redeems one scan off the UI goroutine; the field is already clear.

@@ -80,4 +80,6 @@ func (f *setupForm) show(done func()) {
 	}, f.env.win)
 	d.Resize(fyne.NewSize(640, 560))
 	d.Show()
+	// The keyboard starts in the first question, not behind the dialog.
+	f.env.win.Canvas().Focus(f.entries[setupKeys[0]])
 }
