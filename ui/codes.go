@@ -167,7 +167,7 @@ func (s *codesScreen) search(page int) {
 		return
 	}
 	n := s.loads.next()
-	go func() {
+	s.env.background(func() {
 		rows, err := s.env.svc.Search(context.Background(), q)
 		fyne.Do(func() {
 			if !s.loads.is(n) {
@@ -201,7 +201,7 @@ func (s *codesScreen) search(page int) {
 				s.message.SetText("")
 			}
 		})
-	}()
+	})
 }
 
 func (s *codesScreen) showDetail(r app.CodeRecord) {
@@ -233,7 +233,7 @@ func (s *codesScreen) showDetail(r app.CodeRecord) {
 	} else {
 		s.enableBtn.Disable()
 	}
-	go func() {
+	s.env.background(func() {
 		events, err := s.env.svc.Store.History(context.Background(), r.ID)
 		fyne.Do(func() {
 			if err != nil {
@@ -249,7 +249,7 @@ func (s *codesScreen) showDetail(r app.CodeRecord) {
 			}
 			s.history.SetText(b.String())
 		})
-	}()
+	})
 }
 
 func expiryText(at int64) string {
@@ -268,7 +268,7 @@ func (s *codesScreen) setDisabled(disable bool) {
 		s.message.SetText(T("Give a reason of at least 3 characters"))
 		return
 	}
-	go func() {
+	s.env.background(func() {
 		rec, err := s.env.svc.SetDisabled(context.Background(), code, disable, reason, s.env.operator())
 		fyne.Do(func() {
 			if err != nil {
@@ -285,5 +285,5 @@ func (s *codesScreen) setDisabled(disable bool) {
 			s.table.Refresh()
 			s.showDetail(rec)
 		})
-	}()
+	})
 }

@@ -19,11 +19,14 @@ type env struct {
 	win         fyne.Window
 	player      Player
 	templateDir string
+	pdfDir      string // where Save PDF writes; "" for ~/Documents/qrdesk
 	now         func() time.Time
 
 	mu       sync.Mutex
 	settings app.Settings
 	onSaved  []func(app.Settings) // screens that show settings
+
+	jobs sync.WaitGroup // background work of the screens (see background)
 
 	// dialogKeys answers Enter and Esc typed while a dialog that asked
 	// for them is up (see confirmKeys); nil otherwise.
@@ -106,4 +109,16 @@ func (l *latest) is(n int) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return n == l.n
+}
+
+// background runs fn off the UI goroutine and counts it, so a test can wait
+// until the screens are quiet (Fyne's test driver runs fyne.Do on the
+// calling goroutine: two jobs finishing at once would touch one widget
+// from two goroutines).
+func (e *env) background(fn func()) {
+	e.jobs.Add(1)
+	go func() {
+		defer e.jobs.Done()
+		fn()
+	}()
 }

@@ -155,10 +155,10 @@ func (s *scanScreen) submit(raw, terminator string, took time.Duration) {
 		s.note.SetText(strings.Join(r.Advice, "\n"))
 		return
 	}
-	go func() {
+	s.env.background(func() {
 		v, err := s.env.svc.Redeem(context.Background(), raw, s.env.operator())
 		fyne.Do(func() { s.show(v, err) })
-	}()
+	})
 }
 
 func (s *scanScreen) show(v app.Verdict, err error) {
@@ -242,7 +242,7 @@ func (s *scanScreen) idle() {
 }
 
 func (s *scanScreen) loadCounters() {
-	go func() {
+	s.env.background(func() {
 		st, err := s.env.svc.Stats(context.Background(), "")
 		if err != nil {
 			return
@@ -257,7 +257,7 @@ func (s *scanScreen) loadCounters() {
 			s.mu.Unlock()
 			s.showCounters()
 		})
-	}()
+	})
 }
 
 func (s *scanScreen) showCounters() {

@@ -54,7 +54,7 @@ func newTodayScreen(e *env) *todayScreen {
 // refresh reloads the figures off the UI goroutine.
 func (s *todayScreen) refresh() {
 	n := s.loads.next()
-	go func() {
+	s.env.background(func() {
 		days, err := s.env.svc.History(context.Background(), chartDays)
 		conflicts := conflictText(s.env.svc)
 		fyne.Do(func() {
@@ -68,7 +68,7 @@ func (s *todayScreen) refresh() {
 			}
 			s.show(days)
 		})
-	}()
+	})
 }
 
 func (s *todayScreen) show(days []app.Stats) {
@@ -112,7 +112,7 @@ func (s *todayScreen) askExport() {
 		}
 		path := w.URI().Path()
 		w.Close()
-		go func() {
+		s.env.background(func() {
 			n, err := s.export(path)
 			fyne.Do(func() {
 				if err != nil {
@@ -121,7 +121,7 @@ func (s *todayScreen) askExport() {
 				}
 				s.message.SetText(T("{{.Count}} codes written to {{.Path}}", map[string]any{"Count": n, "Path": path}))
 			})
-		}()
+		})
 	}, s.env.win)
 	d.SetFileName("qrdesk-" + app.Day(s.env.now()).Format("2006-01-02") + ".csv")
 	d.SetFilter(storage.NewExtensionFileFilter([]string{".csv"}))

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -195,6 +194,9 @@ func TestIssueAndPrint(t *testing.T) {
 		s.ref.SetText("ORDER-9")
 		test.Tap(s.issueBtn)
 	})
+	// 9000 is over the daily quantity (100): Enter answers the question.
+	waitFor(t, "the daily quantity question", func() bool { return h.win.Canvas().Overlays().Top() != nil })
+	keyboard{h.win}.press(fyne.KeyReturn)
 	waitFor(t, "the batch", func() bool { return strings.Contains(s.status.Text, "Batch 1: 9000 codes") })
 	n, _ := h.svc.Search(context.Background(), app.SearchQuery{Text: "ORDER-9", Limit: 10000})
 	if len(n) != 9000 {
@@ -202,22 +204,19 @@ func TestIssueAndPrint(t *testing.T) {
 	}
 	waitFor(t, "the preview", func() bool { return s.preview.Image != nil })
 
-	pdf := filepath.Join(t.TempDir(), "batch.pdf")
+	fakeLP(t)
 	o, err := s.printOptions()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.runPrint(context.Background(), o, false, pdf, ""); err != nil {
+	if _, err := s.runPrint(context.Background(), o, 1, false, "Office"); err != nil {
 		t.Fatal(err)
 	}
-	if data, _ := os.ReadFile(pdf); !strings.HasPrefix(string(data), "%PDF") {
-		t.Fatal("no PDF saved")
-	}
-	err = s.runPrint(context.Background(), o, false, pdf, "")
+	_, err = s.runPrint(context.Background(), o, 1, false, "Office")
 	if app.KindOf(err) != app.KindConflict {
 		t.Fatalf("printing again without confirmation: %v", err)
 	}
-	if err := s.runPrint(context.Background(), o, true, pdf, ""); err != nil {
+	if _, err := s.runPrint(context.Background(), o, 1, true, "Office"); err != nil {
 		t.Fatalf("confirmed reprint: %v", err)
 	}
 }
