@@ -23,6 +23,7 @@ type codesScreen struct {
 	batch       *widget.Entry
 	status      *widget.Select
 	table       *widget.Table
+	columns     *fitColumns
 	pageLabel   *widget.Label
 	prev, next  *widget.Button
 	detail      *widget.Label
@@ -66,7 +67,11 @@ func newCodesScreen(e *env) *codesScreen {
 	s.status.OnChanged = func(string) { s.search(0) }
 	s.table = widget.NewTableWithHeaders(
 		func() (int, int) { return len(s.rows), len(codeColumns) },
-		func() fyne.CanvasObject { return widget.NewLabel("WH-261129-A0001-XXXXXXXXXXXX-AXXXXXXXX") },
+		func() fyne.CanvasObject {
+			l := widget.NewLabel("")
+			l.Truncation = fyne.TextTruncateEllipsis
+			return l
+		},
 		func(id widget.TableCellID, o fyne.CanvasObject) {
 			if id.Row < len(s.rows) {
 				o.(*widget.Label).SetText(cellText(s.rows[id.Row], id.Col))
@@ -79,9 +84,6 @@ func newCodesScreen(e *env) *codesScreen {
 		} else if id.Col < 0 && id.Row >= 0 {
 			l.SetText(fmt.Sprint(s.page*codesPageSize + id.Row + 1))
 		}
-	}
-	for col, w := range []float32{340, 90, 60, 140, 70, 220} {
-		s.table.SetColumnWidth(col, w)
 	}
 	s.table.OnSelected = func(id widget.TableCellID) {
 		if id.Row >= 0 && id.Row < len(s.rows) {
@@ -111,7 +113,8 @@ func newCodesScreen(e *env) *codesScreen {
 
 	filters := container.NewVBox(s.query, container.NewGridWithColumns(4, s.status, s.date, s.batch, widget.NewButton(T("Search"), func() { s.search(0) })))
 	pager := container.NewHBox(s.prev, s.pageLabel, s.next)
-	left := container.NewBorder(filters, pager, nil, nil, s.table)
+	s.columns = &fitColumns{table: s.table, shares: codeColumnShares}
+	left := container.NewBorder(filters, pager, nil, nil, container.New(s.columns, s.table))
 	right := container.NewVScroll(container.NewVBox(s.detail, s.reason, container.NewGridWithColumns(2, s.disableBtn, s.enableBtn), s.message,
 		widget.NewLabelWithStyle(T("History"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), s.history))
 	split := container.NewHSplit(left, right)
