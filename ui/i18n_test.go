@@ -39,6 +39,9 @@ func TestEveryTextTranslated(t *testing.T) {
 	for _, c := range codeColumns {
 		check(c)
 	}
+	for _, f := range todayFigures {
+		check(f)
+	}
 	if len(missing) > 0 {
 		t.Fatalf("%d texts have no Chinese translation: %q", len(missing), missing)
 	}

@@ -307,7 +307,7 @@ func TestTodayFigures(t *testing.T) {
 	h.svc.Redeem(context.Background(), codes[0], "li")
 	s := h.ui.today
 	fyne.DoAndWait(func() { h.ui.show("today") })
-	waitFor(t, "figures", func() bool { return strings.Contains(s.figures.Text, "Redeemed") && s.stats.Redeemed == 1 })
+	waitFor(t, "figures", func() bool { return s.stats.Redeemed == 1 })
 	if s.stats.Date != testclock.Date(0) || s.stats.Issued != 3 || s.stats.Scans != 1 {
 		t.Fatalf("today's figures %+v, want %s: 3 issued, 1 scan", s.stats, testclock.Date(0))
 	}
@@ -367,5 +367,33 @@ func TestScanScreenScannerTest(t *testing.T) {
 	}
 	if st, _ := h.svc.Stats(context.Background(), ""); st.Scans != 0 {
 		t.Fatalf("the test label was logged as %d scans", st.Scans)
+	}
+}
+
+func TestTodayCardsAndHours(t *testing.T) {
+	h := newHarness(t)
+	codes := h.issue(t, 4)
+	h.svc.Redeem(context.Background(), codes[0], "li") // 10:00
+	h.clock.advance(90 * time.Minute)
+	h.svc.Redeem(context.Background(), codes[1], "li") // 11:30
+	h.svc.Redeem(context.Background(), codes[1], "li") // refused: already used
+	s := h.ui.today
+	fyne.DoAndWait(func() { h.ui.show("today") })
+	h.settle()
+	for name, want := range map[string]string{"Issued": "4", "Scans": "3", "Redeemed": "2", "Refused": "1", "Still unused": "2"} {
+		if got := s.cards[name].value.Text; got != want {
+			t.Errorf("card %s shows %s, want %s", name, got, want)
+		}
+	}
+	if got := s.refused[app.OutcomeAlreadyUsed].value.Text; got != "1" {
+		t.Errorf("refused as already used: %s, want 1", got)
+	}
+	perHour := map[string]string{}
+	for _, o := range s.hours.Objects {
+		texts := o.(*fyne.Container).Objects
+		perHour[texts[3].(*canvas.Text).Text] = texts[1].(*canvas.Text).Text
+	}
+	if len(s.hours.Objects) != 24 || perHour["10"] != "1" || perHour["11"] != "1" || perHour["09"] != "" {
+		t.Fatalf("redeemed per hour %v (%d bars), want 1 at 10 and 1 at 11", perHour, len(s.hours.Objects))
 	}
 }
