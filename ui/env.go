@@ -19,7 +19,7 @@ type env struct {
 	win         fyne.Window
 	player      Player
 	templateDir string
-	pdfDir      string // where Save PDF writes; "" for ~/Documents/qrdesk
+	saveDir     string // where Save PDF and Export CSV write; "" for ~/Documents/qrdesk
 	now         func() time.Time
 
 	mu       sync.Mutex

@@ -81,10 +81,10 @@ func chineseTexts(t *testing.T) map[string]string {
 func TestChineseLocale(t *testing.T) {
 	if os.Getenv("QRDESK_PRINT_T") != "" {
 		loadTranslations()
-		os.Stdout.WriteString(T("Scan") + "|" + T("Today: {{.Redeemed}} redeemed, {{.Refused}} refused", map[string]any{"Redeemed": 3, "Refused": 1}))
+		os.Stdout.WriteString(T("Scan") + "|" + T("Today: {{.Redeemed}} redeemed, {{.Refused}} refused", map[string]any{"Redeemed": 3, "Refused": 1}) + "|" + T("Station A"))
 		os.Exit(0)
 	}
-	for lang, want := range map[string]string{"zh_CN.UTF-8": "扫码|今日：核销 3，拒绝 1", "en_US.UTF-8": "Scan|Today: 3 redeemed, 1 refused"} {
+	for lang, want := range map[string]string{"zh_CN.UTF-8": "扫码|今日：核销 3，拒绝 1|工作站 A", "en_US.UTF-8": "Scan|Today: 3 redeemed, 1 refused|Station A"} {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestChineseLocale$")
 		cmd.Env = append(os.Environ(), "QRDESK_PRINT_T=1", "LANG="+lang, "LC_ALL="+lang)
 		out, err := cmd.Output()

@@ -97,9 +97,7 @@ func newIssueScreen(e *env) *issueScreen {
 		s.renderPreview()
 	}
 
-	form := widget.NewForm(
-		widget.NewFormItem(T("Count"), s.count), widget.NewFormItem(T("Label date"), s.date),
-		widget.NewFormItem(T("Type"), s.typ), widget.NewFormItem(T("Ref"), s.ref), widget.NewFormItem(T("Expiry"), s.expir))
+	form := widget.NewForm(s.issueFormItems()...)
 	left := container.NewVBox(widget.NewLabelWithStyle(T("Issue a batch"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		form, s.issueBtn, s.progress, s.status,
 		widget.NewLabelWithStyle(T("Today's batches"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
@@ -169,7 +167,7 @@ func (s *issueScreen) issue() {
 	if s.issuing {
 		return
 	}
-	if err := s.count.Validate(); err != nil {
+	if err := s.validateIssueForm(); err != nil {
 		s.status.SetText(err.Error())
 		return
 	}

@@ -13,10 +13,11 @@ import (
 	"qrdesk/printing"
 )
 
-// pdfFolder is where Save PDF puts files: the clerk's Documents/qrdesk.
-func (e *env) pdfFolder() (string, error) {
-	if e.pdfDir != "" {
-		return e.pdfDir, nil
+// saveFolder is where Save PDF and Export CSV put files: the clerk's
+// Documents/qrdesk, shown in the message that names the file.
+func (e *env) saveFolder() (string, error) {
+	if e.saveDir != "" {
+		return e.saveDir, nil
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
@@ -95,7 +96,7 @@ func (s *issueScreen) writePDF(ctx context.Context, o printing.Options, batchID 
 	if err := printing.WritePDF(&buf, labels, o); err != nil {
 		return "", err
 	}
-	dir, err := s.env.pdfFolder()
+	dir, err := s.env.saveFolder()
 	if err == nil {
 		err = os.MkdirAll(dir, 0o755)
 	}

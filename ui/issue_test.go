@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 
 	"qrdesk/app"
 )
@@ -171,7 +173,7 @@ func TestNumberedPreviewSlots(t *testing.T) {
 
 func TestSavePDFIsNotAPrint(t *testing.T) {
 	h := newHarness(t)
-	h.ui.env.pdfDir = t.TempDir()
+	h.ui.env.saveDir = t.TempDir()
 	argsFile := fakeLP(t)
 	s := h.ui.issue
 	h.issue(t, 30)
@@ -186,7 +188,7 @@ func TestSavePDFIsNotAPrint(t *testing.T) {
 	// Space on the focused Save PDF button saves; no dialog takes the space.
 	fyne.DoAndWait(func() { h.win.Canvas().Focus(s.saveBtn) })
 	kb.typeText(" ")
-	want := filepath.Join(h.ui.env.pdfDir, "qrdesk-batch-1.pdf")
+	want := filepath.Join(h.ui.env.saveDir, "qrdesk-batch-1.pdf")
 	h.settle()
 	if !(strings.Contains(s.status.Text, "Saved 2 sheets (30 labels) to "+want)) {
 		t.Fatalf("the saved PDF: status %q", s.status.Text)
@@ -239,5 +241,47 @@ func TestSavePDFIsNotAPrint(t *testing.T) {
 	h.settle()
 	if args, _ := os.ReadFile(argsFile); !strings.Contains(string(args), "qrdesk batch 1 (30 labels) reprint") {
 		t.Fatalf("Enter did not reprint; lp got:\n%s", args)
+	}
+}
+
+// findText returns the first text drawn on the window that contains s.
+func findText(w fyne.Window, s string) *canvas.Text {
+	for _, o := range test.LaidOutObjects(w.Canvas().Content()) {
+		if t, ok := o.(*canvas.Text); ok && o.Visible() && strings.Contains(t.Text, s) {
+			return t
+		}
+	}
+	return nil
+}
+
+func TestIssueFormSaysWhatIsWrongAsItIsTyped(t *testing.T) {
+	h := newHarness(t)
+	s := h.ui.issue
+	kb := keyboard{h.win}
+	kb.ctrl(fyne.Key2)
+	h.settle()
+	before := fyne.CurrentApp().Driver().AbsolutePositionForObject(s.issueBtn)
+	fyne.DoAndWait(func() { h.win.Canvas().Focus(s.date) })
+	kb.typeText("2026-13-45")
+	kb.press(fyne.KeyTab)
+	// Said at once, in the error colour, before anything is clicked.
+	msg := findText(h.win, "is not a date")
+	if msg == nil {
+		t.Fatal("a bad date is not reported while typing")
+	}
+	if msg.Color != theme.Color(theme.ColorNameError) {
+		t.Fatalf("the date error is drawn in %v, not the error colour", msg.Color)
+	}
+	if after := fyne.CurrentApp().Driver().AbsolutePositionForObject(s.issueBtn); after != before {
+		t.Fatalf("the error moved the Issue button from %v to %v", before, after)
+	}
+	fyne.DoAndWait(func() { test.Tap(s.issueBtn) })
+	h.settle()
+	if len(h.batches(t)) != 0 || !strings.Contains(s.status.Text, "is not a date") {
+		t.Fatalf("issued with a bad date: status %q", s.status.Text)
+	}
+	fyne.DoAndWait(func() { s.date.SetText(""); s.expir.SetText("sometimes") })
+	if err := s.validateIssueForm(); err == nil || !strings.Contains(err.Error(), "not an expiry") {
+		t.Fatalf("expiry 'sometimes': %v", err)
 	}
 }

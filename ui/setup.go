@@ -32,6 +32,9 @@ func newSetupForm(e *env) *setupForm {
 			}
 			entry := widget.NewEntry()
 			entry.SetText(values[key])
+			if key == "station_name" && values[key] == app.DefaultSettings().StationName {
+				entry.SetText(T("Station A")) // the default, in the clerk's language
+			}
 			k := key
 			entry.Validator = func(v string) error {
 				probe := app.DefaultSettings()

@@ -10,9 +10,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/layout"
-	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -62,7 +60,7 @@ func newTodayScreen(e *env) *todayScreen {
 	s.conflicts.Wrapping = fyne.TextWrapWord
 	s.message = widget.NewLabel("")
 	s.message.Wrapping = fyne.TextWrapWord
-	export := widget.NewButton(T("Export CSV…"), s.askExport)
+	export := widget.NewButton(T("Export CSV"), s.exportCSV)
 	refresh := widget.NewButton(T("Refresh"), s.refresh)
 	bold := func(text string) fyne.CanvasObject {
 		return widget.NewLabelWithStyle(text, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
@@ -184,27 +182,33 @@ func bars(values []int, labels []string, height float32) []fyne.CanvasObject {
 	return out
 }
 
-func (s *todayScreen) askExport() {
-	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
-		if err != nil || w == nil {
-			return
-		}
-		path := w.URI().Path()
-		w.Close()
-		s.env.background(func() {
-			n, err := s.export(path)
-			fyne.Do(func() {
-				if err != nil {
-					s.message.SetText(app.ErrorMessage(err))
-					return
-				}
-				s.message.SetText(T("{{.Count}} codes written to {{.Path}}", map[string]any{"Count": n, "Path": path}))
-			})
+// exportCSV writes today's codes into the save folder and names the file;
+// no file dialog, as for Save PDF.
+func (s *todayScreen) exportCSV() {
+	s.message.SetText(T("Saving…"))
+	s.env.background(func() {
+		path, n, err := s.exportToFolder()
+		fyne.Do(func() {
+			if err != nil {
+				s.message.SetText(T("Not saved: {{.Error}}", map[string]any{"Error": app.ErrorMessage(err)}))
+				return
+			}
+			s.message.SetText(T("{{.Count}} codes written to {{.Path}}", map[string]any{"Count": n, "Path": path}))
 		})
-	}, s.env.win)
-	d.SetFileName("qrdesk-" + app.Day(s.env.now()).Format("2006-01-02") + ".csv")
-	d.SetFilter(storage.NewExtensionFileFilter([]string{".csv"}))
-	d.Show()
+	})
+}
+
+func (s *todayScreen) exportToFolder() (string, int, error) {
+	dir, err := s.env.saveFolder()
+	if err == nil {
+		err = os.MkdirAll(dir, 0o755)
+	}
+	if err != nil {
+		return "", 0, fmt.Errorf("cannot make the folder for exports: %w", err)
+	}
+	path := freePath(dir, "qrdesk-"+app.Day(s.env.now()).Format("2006-01-02"), ".csv")
+	n, err := s.export(path)
+	return path, n, err
 }
 
 // export writes today's codes with their status as CSV.

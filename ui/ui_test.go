@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -395,5 +396,13 @@ func TestTodayCardsAndHours(t *testing.T) {
 	}
 	if len(s.hours.Objects) != 24 || perHour["10"] != "1" || perHour["11"] != "1" || perHour["09"] != "" {
 		t.Fatalf("redeemed per hour %v (%d bars), want 1 at 10 and 1 at 11", perHour, len(s.hours.Objects))
+	}
+	// Export CSV writes into the save folder and names the file.
+	h.ui.env.saveDir = t.TempDir()
+	fyne.DoAndWait(s.exportCSV)
+	h.settle()
+	want := filepath.Join(h.ui.env.saveDir, "qrdesk-"+testclock.Date(0)+".csv")
+	if _, err := os.Stat(want); err != nil || !strings.Contains(s.message.Text, "4 codes written to "+want) {
+		t.Fatalf("export: %q, %v", s.message.Text, err)
 	}
 }

@@ -1,0 +1,71 @@
+package ui
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"fyne.io/fyne/v2/widget"
+
+	"qrdesk/app"
+)
+
+// The Issue form checks each field as it is typed and says what is wrong in
+// the field's own line, in the clerk's language. Every field has a hint in
+// that line, so an error replaces the hint and nothing moves: the Issue
+// button stays under the pointer.
+
+// issueFormItems builds the form's rows with their hints and checks.
+func (s *issueScreen) issueFormItems() []*widget.FormItem {
+	s.date.Validator = func(v string) error {
+		if v = strings.TrimSpace(v); v == "" {
+			return nil
+		}
+		if _, err := s.env.svc.ParseDay(v); err != nil {
+			return userError(T("{{.Got}} is not a date: use YYYY-MM-DD, e.g. {{.Example}}",
+				map[string]any{"Got": v, "Example": s.env.now().Format("2006-01-02")}))
+		}
+		return nil
+	}
+	s.expir.Validator = func(v string) error {
+		if _, err := app.ParseExpiry(v); err != nil {
+			return userError(T("{{.Got}} is not an expiry: use never, eod (end of the label's day) or a time such as 72h or 7d",
+				map[string]any{"Got": strings.TrimSpace(v)}))
+		}
+		return nil
+	}
+	s.typ.Validator = maxChars(40)
+	s.ref.Validator = maxChars(200)
+	item := func(label string, e *widget.Entry, hint string) *widget.FormItem {
+		it := widget.NewFormItem(label, e)
+		it.HintText = hint
+		return it
+	}
+	return []*widget.FormItem{
+		item(T("Count"), s.count, T("Codes in this batch")),
+		item(T("Label date"), s.date, T("YYYY-MM-DD; empty for today")),
+		item(T("Type"), s.typ, T("Optional, printed on the label")),
+		item(T("Ref"), s.ref, T("Optional, e.g. an order number")),
+		item(T("Expiry"), s.expir, T("Empty for the station's setting; never, eod, 72h, 7d")),
+	}
+}
+
+// maxChars refuses text longer than n characters.
+func maxChars(n int) func(string) error {
+	return func(v string) error {
+		if utf8.RuneCountInString(strings.TrimSpace(v)) > n {
+			return userError(T("Too long: up to {{.Max}} characters", map[string]any{"Max": n}))
+		}
+		return nil
+	}
+}
+
+// validateIssueForm checks every field before issuing; the first error is
+// returned (each field shows its own).
+func (s *issueScreen) validateIssueForm() error {
+	for _, e := range []*widget.Entry{s.count, s.date, s.typ, s.ref, s.expir} {
+		if err := e.Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
