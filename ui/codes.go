@@ -24,6 +24,7 @@ type codesScreen struct {
 	status      *widget.Select
 	table       *widget.Table
 	columns     *fitColumns
+	detailBox   *fyne.Container
 	pageLabel   *widget.Label
 	prev, next  *widget.Button
 	detail      *widget.Label
@@ -115,10 +116,11 @@ func newCodesScreen(e *env) *codesScreen {
 	pager := container.NewHBox(s.prev, s.pageLabel, s.next)
 	s.columns = &fitColumns{table: s.table, shares: codeColumnShares}
 	left := container.NewBorder(filters, pager, nil, nil, container.New(s.columns, s.table))
-	right := container.NewVScroll(container.NewVBox(s.detail, s.reason, container.NewGridWithColumns(2, s.disableBtn, s.enableBtn), s.message,
-		widget.NewLabelWithStyle(T("History"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), s.history))
+	s.detailBox = container.NewVBox(s.detail, s.reason, container.NewGridWithColumns(2, s.disableBtn, s.enableBtn), s.message,
+		widget.NewLabelWithStyle(T("History"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), s.history)
+	right := container.NewVScroll(s.detailBox)
 	split := container.NewHSplit(left, right)
-	split.Offset = 0.65
+	split.Offset = 0.68
 	s.content = split
 	return s
 }
@@ -226,6 +228,7 @@ func (s *codesScreen) showDetail(r app.CodeRecord) {
 		lines = append(lines, T("Disabled")+": "+r.DisabledReason)
 	}
 	s.detail.SetText(strings.Join(lines, "\n"))
+	s.detailBox.Refresh() // the wrapped detail changed height: lay the panel out again
 	if r.Status == app.StatusUnused {
 		s.disableBtn.Enable()
 	} else {
@@ -251,6 +254,7 @@ func (s *codesScreen) showDetail(r app.CodeRecord) {
 				b.WriteString(T("Never scanned"))
 			}
 			s.history.SetText(b.String())
+			s.detailBox.Refresh()
 		})
 	})
 }

@@ -9,7 +9,7 @@ import (
 // codeColumnShares split the Codes table's width between its columns
 // (Code, Status, Batch, Ref, Printed, Used), so every column shows whatever
 // the window's width; a cell too narrow for its text ends in "…".
-var codeColumnShares = []float32{0.38, 0.11, 0.07, 0.15, 0.08, 0.21}
+var codeColumnShares = []float32{0.5, 0.1, 0.06, 0.12, 0.08, 0.14}
 
 // rowHeaderWidth is the row number column at the table's left.
 const rowHeaderWidth = 56
