@@ -3,6 +3,7 @@ package ui
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -153,7 +154,7 @@ func (s *issueScreen) printToPrinter(reprint bool) {
 		fyne.Do(func() {
 			s.busy(false)
 			if err != nil {
-				s.status.SetText(app.ErrorMessage(err))
+				s.status.SetText(printFailure(err))
 				return
 			}
 			s.selected = &updated
@@ -192,4 +193,19 @@ func (s *issueScreen) runPrint(ctx context.Context, o printing.Options, batchID 
 	}
 	_, err = s.env.svc.Print(ctx, recs, job, nil, prepare)
 	return queueJob, err
+}
+
+// printFailure says what went wrong with a print in the window's terms: the
+// service's message names the command line's --resume, which a clerk at
+// the window does not need (a failed job counted no prints: Print again).
+func printFailure(err error) string {
+	var cause *app.Error
+	switch {
+	case errors.Is(err, printing.ErrNoCUPS):
+		return T("This computer has no printing system (CUPS): use Save PDF and print the file at 100 % scale")
+	case errors.As(err, &cause) && cause.Kind == app.KindUnavailable && cause.Err != nil:
+		return T("The printer did not take the job ({{.Reason}}). Check that it is on and has labels, then press Print again.",
+			map[string]any{"Reason": cause.Err.Error()})
+	}
+	return app.ErrorMessage(err)
 }

@@ -285,3 +285,36 @@ func TestIssueFormSaysWhatIsWrongAsItIsTyped(t *testing.T) {
 		t.Fatalf("expiry 'sometimes': %v", err)
 	}
 }
+
+func TestPrintFailuresSpeakTheWindowsLanguage(t *testing.T) {
+	h := newHarness(t)
+	s := h.ui.issue
+	h.issue(t, 5)
+	fyne.DoAndWait(func() {
+		h.ui.show("issue")
+		s.template.SetSelected("L7160")
+		s.printer.Options = []string{"Office"}
+		s.printer.SetSelected("Office")
+	})
+	h.settle()
+	// A printer that refuses the job.
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "lp"), []byte("#!/bin/sh\ncat >/dev/null\necho 'lp: Error - The printer or class does not exist.' >&2\nexit 1\n"), 0o755)
+	t.Setenv("PATH", dir)
+	fyne.DoAndWait(func() { test.Tap(s.printBtn) })
+	h.settle()
+	if !strings.Contains(s.status.Text, "does not exist") || !strings.Contains(s.status.Text, "press Print again") || strings.Contains(s.status.Text, "--resume") {
+		t.Fatalf("a refused job says %q", s.status.Text)
+	}
+	// Nothing was counted as printed: the next print is not a reprint.
+	if b := h.batches(t); b[0].Printed != 0 {
+		t.Fatalf("a failed job counted %d prints", b[0].Printed)
+	}
+	// No CUPS at all.
+	t.Setenv("PATH", t.TempDir())
+	fyne.DoAndWait(func() { test.Tap(s.printBtn) })
+	h.settle()
+	if !strings.Contains(s.status.Text, "Save PDF") || h.win.Canvas().Overlays().Top() != nil {
+		t.Fatalf("without CUPS: %q", s.status.Text)
+	}
+}
