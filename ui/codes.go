@@ -163,7 +163,8 @@ func (s *codesScreen) search(page int) {
 	q := s.searchQuery(page)
 	if q.LabelDate != "" {
 		if _, err := s.env.svc.ParseDay(q.LabelDate); err != nil {
-			s.message.SetText(app.ErrorMessage(err))
+			s.message.SetText(T("{{.Got}} is not a date: use YYYY-MM-DD, e.g. {{.Example}}",
+				map[string]any{"Got": q.LabelDate, "Example": s.env.now().Format("2006-01-02")}))
 			return
 		}
 	}

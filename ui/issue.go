@@ -18,7 +18,8 @@ import (
 // issueScreen is the clerk's desk: issue a batch, preview it, print it.
 type issueScreen struct {
 	env                          *env
-	count, date, typ, ref, expir *widget.Entry
+	count, date, typ, ref        *widget.Entry
+	expir                        *widget.SelectEntry // chosen from the list, or typed
 	issueBtn                     *widget.Button
 	progress                     *widget.ProgressBar
 	status                       *widget.Label
@@ -53,8 +54,8 @@ func newIssueScreen(e *env) *issueScreen {
 	}
 	s.date = widget.NewEntry()
 	s.date.SetPlaceHolder("YYYY-MM-DD")
-	s.typ, s.ref, s.expir = widget.NewEntry(), widget.NewEntry(), widget.NewEntry()
-	s.expir.SetPlaceHolder(T("never, eod, 72h, 7d"))
+	s.typ, s.ref = widget.NewEntry(), widget.NewEntry()
+	s.expir = widget.NewSelectEntry(expiryChoiceTexts())
 	s.issueBtn = widget.NewButton(T("Issue"), s.issue)
 	s.issueBtn.Importance = widget.HighImportance
 	s.progress = widget.NewProgressBar()
@@ -114,7 +115,7 @@ func (s *issueScreen) applySettings(set app.Settings) {
 	if s.count.Text == "" {
 		s.count.SetText(strconv.Itoa(set.Daily))
 	}
-	s.expir.SetPlaceHolder(set.Expires.String())
+	s.expir.SetPlaceHolder(expiryChoiceText(set.Expires))
 	if s.template.Selected == "" {
 		s.template.SetSelected(set.Template)
 	}
@@ -223,7 +224,7 @@ func (s *issueScreen) issuedToday(ctx context.Context) (int, error) {
 // issueNow creates the batch off the UI goroutine with a progress bar.
 func (s *issueScreen) issueNow(n int) {
 	req := app.IssueRequest{Count: n, Date: strings.TrimSpace(s.date.Text), Type: strings.TrimSpace(s.typ.Text),
-		Ref: strings.TrimSpace(s.ref.Text), Expires: strings.TrimSpace(s.expir.Text), Operator: s.env.operator()}
+		Ref: strings.TrimSpace(s.ref.Text), Expires: expiryValue(s.expir.Text), Operator: s.env.operator()}
 	req.Progress = func(done, total int) {
 		fyne.Do(func() { s.progress.SetValue(float64(done) / float64(total)) })
 	}

@@ -318,3 +318,31 @@ func TestPrintFailuresSpeakTheWindowsLanguage(t *testing.T) {
 		t.Fatalf("without CUPS: %q", s.status.Text)
 	}
 }
+
+func TestExpiryIsChosenInTheClerksLanguage(t *testing.T) {
+	h := newHarness(t)
+	s := h.ui.issue
+	fyne.DoAndWait(func() { h.ui.show("issue") })
+	h.settle()
+	// The choices are the translated texts; each maps to a value the
+	// service takes, and typed values still work.
+	for _, c := range expiryChoices() {
+		if _, err := app.ParseExpiry(expiryValue(c.text)); err != nil || c.text == "" {
+			t.Fatalf("choice %q → %q: %v", c.text, expiryValue(c.text), err)
+		}
+	}
+	fyne.DoAndWait(func() {
+		s.count.SetText("3")
+		s.expir.SetText(expiryChoiceTexts()[1]) // end of the label's day
+		test.Tap(s.issueBtn)
+	})
+	h.settle()
+	recs, _ := h.svc.Search(context.Background(), app.SearchQuery{Limit: 10})
+	if len(recs) != 3 || recs[0].ExpireAt != app.Day(h.clock.Now()).AddDate(0, 0, 1).Unix() {
+		t.Fatalf("issued %d codes expiring at %v; want 3 at the end of the day (%q)", len(recs), recs, s.status.Text)
+	}
+	fyne.DoAndWait(func() { s.expir.SetText("36h") })
+	if err := s.validateIssueForm(); err != nil {
+		t.Fatalf("typed 36h: %v", err)
+	}
+}
