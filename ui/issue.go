@@ -17,12 +17,12 @@ import (
 
 // issueScreen is the clerk's desk: issue a batch, preview it, print it.
 type issueScreen struct {
-	env                          *env
-	count, date, typ, ref        *widget.Entry
-	expir                        *widget.SelectEntry // chosen from the list, or typed
-	issueBtn                     *widget.Button
-	progress                     *widget.ProgressBar
-	status                       *widget.Label
+	env                   *env
+	count, date, typ, ref *widget.Entry
+	expir                 *widget.SelectEntry // chosen from the list, or typed
+	issueBtn              *widget.Button
+	progress              *widget.ProgressBar
+	status                *widget.Label
 
 	template    *widget.Select
 	start       *widget.Entry
