@@ -26,12 +26,12 @@ type codesScreen struct {
 	columns     *fitColumns
 	detailBox   *fyne.Container
 	pageLabel   *widget.Label
-	prev, next  *widget.Button
+	prev, next  *keyButton
 	detail      *widget.Label
 	history     *widget.Label
 	reason      *widget.Entry
-	disableBtn  *widget.Button
-	enableBtn   *widget.Button
+	disableBtn  *keyButton
+	enableBtn   *keyButton
 	message     *widget.Label
 	rows        []app.CodeRecord
 	page        int
@@ -92,8 +92,8 @@ func newCodesScreen(e *env) *codesScreen {
 		}
 	}
 	s.pageLabel = widget.NewLabel("")
-	s.prev = widget.NewButton(T("Previous"), func() { s.search(s.page - 1) })
-	s.next = widget.NewButton(T("Next"), func() { s.search(s.page + 1) })
+	s.prev = newKeyButton(T("Previous"), func() { s.search(s.page - 1) })
+	s.next = newKeyButton(T("Next"), func() { s.search(s.page + 1) })
 	s.detail = widget.NewLabel(T("Pick a code to see its details"))
 	s.detail.Wrapping = fyne.TextWrapWord
 	s.history = widget.NewLabel("")
@@ -105,14 +105,14 @@ func newCodesScreen(e *env) *codesScreen {
 			s.setDisabled(true)
 		}
 	}
-	s.disableBtn = widget.NewButton(T("Disable"), func() { s.setDisabled(true) })
-	s.enableBtn = widget.NewButton(T("Enable"), func() { s.setDisabled(false) })
+	s.disableBtn = newKeyButton(T("Disable"), func() { s.setDisabled(true) })
+	s.enableBtn = newKeyButton(T("Enable"), func() { s.setDisabled(false) })
 	s.disableBtn.Disable()
 	s.enableBtn.Disable()
 	s.message = widget.NewLabel("")
 	s.message.Wrapping = fyne.TextWrapWord
 
-	filters := container.NewVBox(s.query, container.NewGridWithColumns(4, s.status, s.date, s.batch, widget.NewButton(T("Search"), func() { s.search(0) })))
+	filters := container.NewVBox(s.query, container.NewGridWithColumns(4, s.status, s.date, s.batch, newKeyButton(T("Search"), func() { s.search(0) })))
 	pager := container.NewHBox(s.prev, s.pageLabel, s.next)
 	s.columns = &fitColumns{table: s.table, shares: codeColumnShares}
 	left := container.NewBorder(filters, pager, nil, nil, container.New(s.columns, s.table))

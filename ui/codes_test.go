@@ -50,3 +50,26 @@ func TestCodesColumnsFitTheWindow(t *testing.T) {
 		t.Fatalf("the Code column does not grow with the window: %v", codeWidths)
 	}
 }
+
+func TestEnterPressesTheFocusedButton(t *testing.T) {
+	h := newHarness(t)
+	codes := h.issue(t, 2)
+	kb := keyboard{h.win}
+	kb.ctrl(fyne.Key3)
+	h.settle()
+	kb.typeText(codes[1])
+	kb.press(fyne.KeyReturn)
+	h.settle()
+	s := h.ui.codes
+	fyne.DoAndWait(func() { h.win.Canvas().Focus(s.reason) })
+	kb.typeText("label torn")
+	kb.press(fyne.KeyTab) // to Disable
+	if h.win.Canvas().Focused() != s.disableBtn {
+		t.Fatalf("Tab from Reason went to %T", h.win.Canvas().Focused())
+	}
+	kb.press(fyne.KeyReturn)
+	h.settle()
+	if s.current == nil || s.current.Status != app.StatusDisabled {
+		t.Fatalf("Enter on the focused Disable button: %v", s.current)
+	}
+}

@@ -20,15 +20,15 @@ type issueScreen struct {
 	env                   *env
 	count, date, typ, ref *widget.Entry
 	expir                 *widget.SelectEntry // chosen from the list, or typed
-	issueBtn              *widget.Button
+	issueBtn              *keyButton
 	progress              *widget.ProgressBar
 	status                *widget.Label
 
 	template    *widget.Select
 	start       *widget.Entry
 	printer     *widget.Select
-	printBtn    *widget.Button
-	saveBtn     *widget.Button
+	printBtn    *keyButton
+	saveBtn     *keyButton
 	printing    *widget.ProgressBarInfinite
 	preview     *canvas.Image
 	sheets      *widget.Label // "Sheet 1 of N", or why there is no preview
@@ -56,7 +56,7 @@ func newIssueScreen(e *env) *issueScreen {
 	s.date.SetPlaceHolder("YYYY-MM-DD")
 	s.typ, s.ref = widget.NewEntry(), widget.NewEntry()
 	s.expir = widget.NewSelectEntry(expiryChoiceTexts())
-	s.issueBtn = widget.NewButton(T("Issue"), s.issue)
+	s.issueBtn = newKeyButton(T("Issue"), s.issue)
 	s.issueBtn.Importance = widget.HighImportance
 	s.progress = widget.NewProgressBar()
 	s.progress.Hide()
@@ -75,8 +75,8 @@ func newIssueScreen(e *env) *issueScreen {
 	s.start.OnChanged = func(string) { s.renderPreview() }
 	s.printer = widget.NewSelect(nil, nil)
 	s.printer.PlaceHolder = T("(no printer: save a PDF)")
-	s.printBtn = widget.NewButton(T("Print"), func() { s.confirmThen(s.printToPrinter) })
-	s.saveBtn = widget.NewButton(T("Save PDF"), s.savePDF)
+	s.printBtn = newKeyButton(T("Print"), func() { s.confirmThen(s.printToPrinter) })
+	s.saveBtn = newKeyButton(T("Save PDF"), s.savePDF)
 	s.printing = widget.NewProgressBarInfinite()
 	s.printing.Stop()
 	s.printing.Hide()

@@ -60,8 +60,8 @@ func newTodayScreen(e *env) *todayScreen {
 	s.conflicts.Wrapping = fyne.TextWrapWord
 	s.message = widget.NewLabel("")
 	s.message.Wrapping = fyne.TextWrapWord
-	export := widget.NewButton(T("Export CSV"), s.exportCSV)
-	refresh := widget.NewButton(T("Refresh"), s.refresh)
+	export := newKeyButton(T("Export CSV"), s.exportCSV)
+	refresh := newKeyButton(T("Refresh"), s.refresh)
 	bold := func(text string) fyne.CanvasObject {
 		return widget.NewLabelWithStyle(text, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	}

@@ -113,6 +113,7 @@ func (h *harness) scan(t *testing.T, code string, key fyne.KeyName, wantTitle st
 	})
 	waitFor(t, "the result of "+code, func() bool { return h.ui.scan.shownGen != before || h.ui.scan.title.Text != T("READY") })
 	waitFor(t, wantTitle, func() bool { return h.scanTitle() == wantTitle })
+	h.settle() // the rest of the result (label, list, counters) is drawn
 }
 
 func TestScanScreenOutcomes(t *testing.T) {
@@ -232,8 +233,10 @@ func TestCodesSearchDisableEnable(t *testing.T) {
 		s.query.SetText(c.Random[3:9])
 		s.search(0)
 	})
-	waitFor(t, "the search result", func() bool { return len(s.rows) == 1 })
-	fyne.DoAndWait(func() { s.showDetail(s.rows[0]) })
+	h.settle()
+	if len(s.rows) != 1 || s.current == nil {
+		t.Fatalf("search by part of a code: %d rows, the single hit not shown", len(s.rows))
+	}
 	fyne.DoAndWait(func() { test.Tap(s.disableBtn) })
 	if !strings.Contains(s.message.Text, "reason") {
 		t.Fatalf("disable without reason: %q", s.message.Text)
@@ -242,13 +245,18 @@ func TestCodesSearchDisableEnable(t *testing.T) {
 		s.reason.SetText("customer cancelled")
 		test.Tap(s.disableBtn)
 	})
-	waitFor(t, "disabled", func() bool { return s.current != nil && s.current.Status == app.StatusDisabled })
-	waitFor(t, "history", func() bool { return strings.Contains(s.history.Text, "disable") })
+	h.settle()
+	if s.current == nil || s.current.Status != app.StatusDisabled || !strings.Contains(s.history.Text, "disable") {
+		t.Fatalf("after Disable: %v, history %q", s.current, s.history.Text)
+	}
 	if v, _ := h.svc.Check(context.Background(), codes[7]); v.Outcome != app.OutcomeDisabled {
 		t.Fatalf("after disable: %s", v.Outcome)
 	}
 	fyne.DoAndWait(func() { test.Tap(s.enableBtn) })
-	waitFor(t, "enabled", func() bool { return s.current.Status == app.StatusUnused })
+	h.settle()
+	if s.current.Status != app.StatusUnused {
+		t.Fatalf("after Enable: %s", s.current.Status)
+	}
 
 	fyne.DoAndWait(func() {
 		s.query.SetText("")
@@ -308,7 +316,7 @@ func TestTodayFigures(t *testing.T) {
 	h.svc.Redeem(context.Background(), codes[0], "li")
 	s := h.ui.today
 	fyne.DoAndWait(func() { h.ui.show("today") })
-	waitFor(t, "figures", func() bool { return s.stats.Redeemed == 1 })
+	h.settle()
 	if s.stats.Date != testclock.Date(0) || s.stats.Issued != 3 || s.stats.Scans != 1 {
 		t.Fatalf("today's figures %+v, want %s: 3 issued, 1 scan", s.stats, testclock.Date(0))
 	}
