@@ -113,8 +113,11 @@ func newCodesScreen(e *env) *codesScreen {
 	s.message.Wrapping = fyne.TextWrapWord
 
 	filters := container.NewVBox(s.query, container.NewGridWithColumns(4, s.status, s.date, s.batch, newKeyButton(T("Search"), func() { s.search(0) })))
-	pager := container.NewHBox(s.prev, s.pageLabel, s.next)
-	s.columns = &fitColumns{table: s.table, shares: codeColumnShares}
+	// The page number between its buttons, a fixed width so a new number
+	// never lays the buttons over it.
+	s.pageLabel.Alignment = fyne.TextAlignCenter
+	pager := container.NewHBox(s.prev, container.NewGridWrap(fyne.NewSize(110, s.prev.MinSize().Height), s.pageLabel), s.next)
+	s.columns = &fitColumns{table: s.table, mins: codeColumnMins, shares: codeColumnShares}
 	left := container.NewBorder(filters, pager, nil, nil, container.New(s.columns, s.table))
 	s.detailBox = container.NewVBox(s.detail, s.reason, container.NewGridWithColumns(2, s.disableBtn, s.enableBtn), s.message,
 		widget.NewLabelWithStyle(T("History"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), s.history)

@@ -6,10 +6,13 @@ import (
 	"fyne.io/fyne/v2/widget"
 )
 
-// codeColumnShares split the Codes table's width between its columns
-// (Code, Status, Batch, Ref, Printed, Used), so every column shows whatever
-// the window's width; a cell too narrow for its text ends in "…".
-var codeColumnShares = []float32{0.5, 0.1, 0.06, 0.12, 0.08, 0.14}
+// codeColumns' minimum widths (Code, Status, Batch, Ref, Printed, Used),
+// and the shares of the width left over: every column shows whatever the
+// window's width, a cell too narrow for its text ends in "…".
+var (
+	codeColumnMins   = []float32{200, 80, 50, 60, 64, 80}
+	codeColumnShares = []float32{0.55, 0.05, 0, 0.2, 0, 0.2}
+)
 
 // rowHeaderWidth is the row number column at the table's left.
 const rowHeaderWidth = 56
@@ -18,15 +21,20 @@ const rowHeaderWidth = 56
 // shares of the width each time the table is resized.
 type fitColumns struct {
 	table  *widget.Table
+	mins   []float32
 	shares []float32
 	widths []float32 // as last set
 }
 
 func (f *fitColumns) Layout(objects []fyne.CanvasObject, size fyne.Size) {
-	avail := size.Width - rowHeaderWidth - theme.Padding()*float32(len(f.shares)+2)
+	spare := size.Width - rowHeaderWidth - theme.Padding()*float32(len(f.shares)+2)
+	for _, m := range f.mins {
+		spare -= m
+	}
+	spare = max(spare, 0)
 	f.widths = make([]float32, len(f.shares))
 	for col, share := range f.shares {
-		f.widths[col] = max(avail*share, 40)
+		f.widths[col] = f.mins[col] + spare*share
 		f.table.SetColumnWidth(col, f.widths[col])
 	}
 	for _, o := range objects {
@@ -36,5 +44,9 @@ func (f *fitColumns) Layout(objects []fyne.CanvasObject, size fyne.Size) {
 }
 
 func (f *fitColumns) MinSize([]fyne.CanvasObject) fyne.Size {
-	return fyne.NewSize(rowHeaderWidth+40*float32(len(f.shares)), 120)
+	w := float32(rowHeaderWidth)
+	for _, m := range f.mins {
+		w += m
+	}
+	return fyne.NewSize(w, 120)
 }

@@ -25,6 +25,7 @@ const chartDays = 14
 type todayScreen struct {
 	env       *env
 	title     *widget.Label
+	header    *fyne.Container // the title and the buttons
 	cards     map[string]*figureCard // by figure name (English)
 	refused   map[app.Outcome]*figureCard
 	hours     *fyne.Container
@@ -65,8 +66,9 @@ func newTodayScreen(e *env) *todayScreen {
 	bold := func(text string) fyne.CanvasObject {
 		return widget.NewLabelWithStyle(text, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	}
+	s.header = container.NewHBox(s.title, refresh, export)
 	s.content = container.NewVScroll(container.NewVBox(
-		container.NewHBox(s.title, refresh, export), s.message,
+		s.header, s.message,
 		cards,
 		bold(T("Refused, by reason")), refusals,
 		bold(T("Redeemed per hour")), s.hours,
@@ -131,6 +133,7 @@ func (s *todayScreen) show(days []app.Stats, hours []app.HourCount) {
 		refused += n
 	}
 	s.title.SetText(T("Today") + " " + st.Date)
+	s.header.Refresh() // the longer title pushes the buttons along
 	for name, n := range map[string]int{"Issued": st.Issued, "Printed": st.Printed, "Scans": st.Scans,
 		"Redeemed": st.Redeemed, "Refused": refused, "Still unused": st.Unused} {
 		s.cards[name].set(n)

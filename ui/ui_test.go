@@ -405,6 +405,11 @@ func TestTodayCardsAndHours(t *testing.T) {
 	if len(s.hours.Objects) != 24 || perHour["10"] != "1" || perHour["11"] != "1" || perHour["09"] != "" {
 		t.Fatalf("redeemed per hour %v (%d bars), want 1 at 10 and 1 at 11", perHour, len(s.hours.Objects))
 	}
+	// The title with its date does not run under the buttons beside it.
+	title, button := s.header.Objects[0], s.header.Objects[1]
+	if title.Position().X+title.MinSize().Width > button.Position().X {
+		t.Fatalf("the title %q (%.0f px from %.0f) runs under Refresh at %.0f", s.title.Text, title.MinSize().Width, title.Position().X, button.Position().X)
+	}
 	// Export CSV writes into the save folder and names the file.
 	h.ui.env.saveDir = t.TempDir()
 	fyne.DoAndWait(s.exportCSV)
