@@ -25,7 +25,7 @@ const chartDays = 14
 type todayScreen struct {
 	env       *env
 	title     *widget.Label
-	header    *fyne.Container // the title and the buttons
+	header    *fyne.Container        // the title and the buttons
 	cards     map[string]*figureCard // by figure name (English)
 	refused   map[app.Outcome]*figureCard
 	hours     *fyne.Container
