@@ -80,9 +80,17 @@ func (e *env) reloadSettings() error {
 // showError tells the clerk what went wrong (never on the Scan screen,
 // which shows errors in its result panel).
 func (e *env) showError(err error) {
-	if e.win != nil {
-		dialog.ShowError(errorText(err), e.win)
+	if e.win == nil {
+		return
 	}
+	d := dialog.NewError(errorText(err), e.win)
+	d.SetOnClosed(func() { e.dialogKeys = nil })
+	e.dialogKeys = func(k *fyne.KeyEvent) { // Enter or Esc closes it
+		if k.Name == fyne.KeyReturn || k.Name == fyne.KeyEnter || k.Name == fyne.KeyEscape {
+			d.Hide()
+		}
+	}
+	d.Show()
 }
 
 type userError string

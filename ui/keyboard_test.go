@@ -160,3 +160,18 @@ func TestScreenShortcutsFromAnyField(t *testing.T) {
 		}
 	}
 }
+
+func TestEnterOrEscClosesAnErrorDialog(t *testing.T) {
+	h := newHarness(t)
+	kb := keyboard{h.win}
+	for _, key := range []fyne.KeyName{fyne.KeyReturn, fyne.KeyEscape} {
+		fyne.DoAndWait(func() { h.ui.env.showError(app.Errorf(app.KindInvalid, "station letter 7 is not a letter")) })
+		if h.win.Canvas().Overlays().Top() == nil {
+			t.Fatal("no error dialog")
+		}
+		kb.press(key)
+		if h.win.Canvas().Overlays().Top() != nil {
+			t.Fatalf("%s did not close the error dialog", key)
+		}
+	}
+}
