@@ -202,7 +202,10 @@ func labelLine(code string, rec *app.CodeRecord) string {
 func (s *scanScreen) show(v app.Verdict, rec *app.CodeRecord, err error) {
 	now := s.env.now()
 	if err != nil {
-		s.paint(colorRefused, T("NOT SAVED"), app.ErrorMessage(err))
+		// What to do in the clerk's language; the cause (from the
+		// database, in English) goes under it for the supervisor.
+		s.paint(colorRefused, T("NOT SAVED"), T("Nothing was redeemed: do not hand over; scan again or call the supervisor"))
+		s.note.SetText(app.ErrorMessage(err))
 		s.env.beep(false)
 		return
 	}

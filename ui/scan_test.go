@@ -71,3 +71,16 @@ func TestScanTextGrowsWithTheScreen(t *testing.T) {
 		t.Fatalf("title text %.0f on 1024×600 and %.0f on 1920×1080: want at least 44 and growing with the screen", sizes["small"], sizes["large"])
 	}
 }
+
+func TestNotSavedSaysWhatToDo(t *testing.T) {
+	h := newHarness(t)
+	code := h.issue(t, 1)[0]
+	h.db.Close() // the database can no longer record anything
+	h.scan(t, code, fyne.KeyReturn, "NOT SAVED")
+	if d := h.ui.scan.detail.Text; !strings.Contains(d, "do not hand over") {
+		t.Fatalf("NOT SAVED says %q, want what to do", d)
+	}
+	if h.ui.scan.note.Text == "" {
+		t.Fatal("the cause is not shown for the supervisor")
+	}
+}
