@@ -232,7 +232,10 @@ func TestScannerAtTheDesk(t *testing.T) {
 	// menu's shortcuts); on Codes a scanned label is looked up, not used.
 	for i, name := range []string{"issue", "codes", "today", "settings"} {
 		s.xdotool("key", fmt.Sprintf("ctrl+%d", i+2))
-		time.Sleep(1500 * time.Millisecond) // the Issue preview is drawn in the background
+		time.Sleep(700 * time.Millisecond)
+		if name == "issue" {
+			time.Sleep(3 * time.Second) // the preview is drawn in the background
+		}
 		if name == "codes" {
 			s.xdotool("type", "--delay", "5", issued.Codes[2])
 			s.xdotool("key", "Return")
@@ -284,7 +287,10 @@ func TestScreensInChinese(t *testing.T) {
 	s.screenshot("scan-zh")
 	for i, name := range []string{"issue", "codes", "today", "settings"} {
 		s.xdotool("key", fmt.Sprintf("ctrl+%d", i+2))
-		time.Sleep(1500 * time.Millisecond) // the Issue preview is drawn in the background
+		time.Sleep(700 * time.Millisecond)
+		if name == "issue" {
+			time.Sleep(3 * time.Second) // the preview is drawn in the background
+		}
 		if name == "codes" {
 			s.xdotool("type", "--delay", "5", issued.Codes[1])
 			s.xdotool("key", "Return")

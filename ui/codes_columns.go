@@ -11,7 +11,7 @@ import (
 // window's width, a cell too narrow for its text ends in "…".
 var (
 	codeColumnMins   = []float32{200, 80, 50, 60, 64, 80}
-	codeColumnShares = []float32{0.55, 0.05, 0, 0.2, 0, 0.2}
+	codeColumnShares = []float32{0.7, 0, 0, 0.15, 0, 0.15}
 )
 
 // rowHeaderWidth is the row number column at the table's left.
