@@ -90,6 +90,7 @@ type Store interface {
 	CodeStore
 	BatchStore
 	FiguresStore
+	RedemptionTimesStore
 	ExportStore
 	PrintStore
 	SyncStore

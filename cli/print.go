@@ -144,7 +144,7 @@ func printCalibration(s *session, f printFlags, opts printing.Options) error {
 	if err := printing.WriteCalibrationPDF(&buf, opts); err != nil {
 		return err
 	}
-	if err := f.destination().Deliver(buf.Bytes(), f.format == printing.FormatZPL); err != nil {
+	if _, err := f.destination().Deliver(buf.Bytes(), f.format == printing.FormatZPL); err != nil {
 		return err
 	}
 	return s.output(map[string]any{"calibration": opts.Template.Name, "output": f.out}, func(w io.Writer) {
@@ -193,7 +193,7 @@ func printScannerTest(s *session, f printFlags, opts printing.Options) error {
 	if err != nil {
 		return &app.Error{Kind: app.KindInvalid, Message: err.Error()}
 	}
-	if err := f.destination().Deliver(buf.Bytes(), f.format == printing.FormatZPL); err != nil {
+	if _, err := f.destination().Deliver(buf.Bytes(), f.format == printing.FormatZPL); err != nil {
 		return err
 	}
 	return s.output(map[string]any{"scanner_test": opts.Template.Name, "output": f.out}, func(w io.Writer) {

@@ -25,6 +25,14 @@ type Destination struct {
 	File        string // write the output to this file
 	Printer     string // send it to this CUPS queue (ZPL goes raw)
 	PrinterAddr string // send ZPL straight to a network printer at HOST:PORT
+	Title       string // the job's title in the printer queue ("" for "qrdesk")
+}
+
+// Printed is a recorded print job and, when it went to a CUPS queue, that
+// queue's job id (what the printer's own queue shows).
+type Printed struct {
+	app.PrintJob
+	QueueJob string `json:"queue_job,omitempty"`
 }
 
 // Job is one print of stored codes.
@@ -41,20 +49,25 @@ type Job struct {
 }
 
 // Print lays the job's labels out and delivers them, recorded by svc.
-func Print(ctx context.Context, svc *app.Service, j Job) (app.PrintJob, error) {
+func Print(ctx context.Context, svc *app.Service, j Job) (Printed, error) {
 	if j.Format == "" {
 		j.Format = FormatPDF
 	}
 	record := app.PrintJob{Operator: j.Operator, Template: j.Options.Template.Name, Format: j.Format,
 		Printer: firstOf(j.To.Printer, j.To.PrinterAddr), Output: j.To.File, Reprint: j.Reprint}
+	var queueJob string
 	prepare := func(recs []app.CodeRecord) (func() error, error) {
 		data, err := Render(recs, j.Title, j.Options, j.Format, j.DPI)
 		if err != nil {
 			return nil, err
 		}
-		return func() error { return j.To.Deliver(data, j.Format == FormatZPL) }, nil
+		return func() (err error) {
+			queueJob, err = j.To.Deliver(data, j.Format == FormatZPL)
+			return err
+		}, nil
 	}
-	return svc.Print(ctx, j.Records, record, j.Resumed, prepare)
+	done, err := svc.Print(ctx, j.Records, record, j.Resumed, prepare)
+	return Printed{PrintJob: done, QueueJob: queueJob}, err
 }
 
 // Render lays stored codes out as labels in format (pdf or zpl). A failure
@@ -95,22 +108,23 @@ func LabelsFor(recs []app.CodeRecord, title string) ([]Label, error) {
 	return labels, nil
 }
 
-// Deliver writes data to the file and sends it to the printers set.
-func (d Destination) Deliver(data []byte, zpl bool) error {
+// Deliver writes data to the file and sends it to the printers set; it
+// returns the CUPS queue's job id when it went to a CUPS queue.
+func (d Destination) Deliver(data []byte, zpl bool) (queueJob string, err error) {
 	if d.File != "" {
 		if err := os.WriteFile(d.File, data, 0o644); err != nil {
-			return fmt.Errorf("cannot write %s: %w", d.File, err)
+			return "", fmt.Errorf("cannot write %s: %w", d.File, err)
 		}
 	}
 	if d.Printer != "" {
-		if err := SendToCUPS(d.Printer, data, zpl); err != nil {
-			return err
+		if queueJob, err = SendCUPSJob(d.Printer, firstOf(d.Title, "qrdesk"), data, zpl); err != nil {
+			return "", err
 		}
 	}
 	if d.PrinterAddr != "" {
-		return SendRaw(d.PrinterAddr, data)
+		return queueJob, SendRaw(d.PrinterAddr, data)
 	}
-	return nil
+	return queueJob, nil
 }
 
 func firstOf(a, b string) string {

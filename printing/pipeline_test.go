@@ -25,7 +25,7 @@ func TestRenderRefusesBadInput(t *testing.T) {
 	if _, err := Render([]app.CodeRecord{{Code: "not a code"}}, "", o, FormatPDF, 0); err == nil || !strings.Contains(err.Error(), "cannot be read back") {
 		t.Fatalf("bad stored code: %v", err)
 	}
-	if err := (Destination{File: t.TempDir()}).Deliver([]byte("x"), false); err == nil || !strings.Contains(err.Error(), "cannot write") {
+	if _, err := (Destination{File: t.TempDir()}).Deliver([]byte("x"), false); err == nil || !strings.Contains(err.Error(), "cannot write") {
 		t.Fatalf("writing over a folder: %v", err)
 	}
 }

@@ -174,6 +174,19 @@ func (f *settingField) suggestionValue(text string) string {
 	return text
 }
 
+// focusable is the control that takes the keyboard.
+func (f *settingField) focusable() fyne.Focusable {
+	switch {
+	case f.check != nil:
+		return f.check
+	case f.choice != nil:
+		return f.choice
+	case f.combo != nil:
+		return f.combo
+	}
+	return f.entry
+}
+
 // setOptions fills a printer list (found off the UI goroutine).
 func (f *settingField) setOptions(opts []string) {
 	if f.combo != nil {

@@ -15,6 +15,7 @@ import (
 type setupForm struct {
 	env    *env
 	fields map[string]*settingField
+	order  []string // keys in the order asked
 	items  []*widget.FormItem
 }
 
@@ -26,8 +27,12 @@ func newSetupForm(e *env) *setupForm {
 			continue
 		}
 		field := newSettingField(e, def)
-		field.setValue(set.Value(def.Key))
-		f.fields[def.Key] = field
+		v := set.Value(def.Key)
+		if def.Key == "station_name" && v == app.DefaultSettings().StationName {
+			v = T("Station A") // the default, in the clerk's language
+		}
+		field.setValue(v)
+		f.fields[def.Key], f.order = field, append(f.order, def.Key)
 		f.items = append(f.items, field.formItem())
 	}
 	return f
@@ -87,4 +92,8 @@ func (f *setupForm) show(done func()) {
 	}, f.env.win)
 	d.Resize(fyne.NewSize(640, 560))
 	d.Show()
+	// The keyboard starts in the first question, not behind the dialog.
+	if len(f.order) > 0 {
+		f.env.win.Canvas().Focus(f.fields[f.order[0]].focusable())
+	}
 }
