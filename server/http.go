@@ -33,6 +33,8 @@ type API struct {
 	Store central.Store
 	Log   *slog.Logger
 	Now   func() time.Time
+	// Metrics, when set, count requests and redemptions (metrics.go).
+	Metrics *Metrics
 
 	ring atomic.Value // the deployment's key-ring id once known: it never changes
 
@@ -53,6 +55,10 @@ func HashToken(token string) string {
 func (a *API) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/health", a.health)
+	mux.HandleFunc("GET /readyz", a.readyz)
+	if a.Metrics != nil && !a.Metrics.Separate {
+		mux.Handle("GET /metrics", a.Metrics)
+	}
 	mux.HandleFunc("POST /v1/enrol", a.station(a.enrol))
 	mux.HandleFunc("POST /v1/batches", a.station(a.writes(a.batches)))
 	mux.HandleFunc("POST /v1/redeem", a.station(a.writes(a.redeem)))
@@ -76,6 +82,7 @@ func (a *API) accessLog(next http.Handler) http.Handler {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w, status: 200}
 		next.ServeHTTP(sw, r)
+		a.Metrics.observe(r.Pattern, sw.status, time.Since(start)) // the mux set r.Pattern
 		a.Log.Info("request", "method", r.Method, "path", r.URL.Path, "status", sw.status,
 			"duration_ms", float64(time.Since(start).Microseconds())/1000, "remote", r.RemoteAddr)
 	})
@@ -156,6 +163,7 @@ func (a *API) station(h func(r *http.Request, st central.Station) (any, error)) 
 			a.write(w, nil, err)
 			return
 		}
+		a.Metrics.sawDesk(st.ID, a.Now().Unix())
 		r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
 		v, err := h(r, st)
 		a.write(w, v, err)
@@ -246,6 +254,7 @@ func (a *API) redeem(r *http.Request, st central.Station) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	a.Metrics.countRedemptions([]central.Event{ev}, res)
 	return res[0], nil
 }
 
@@ -265,6 +274,7 @@ func (a *API) events(r *http.Request, st central.Station) (any, error) {
 		}
 	}
 	res, err := a.Store.Apply(r.Context(), st, req.Events, a.Now().Unix())
+	a.Metrics.countRedemptions(req.Events, res)
 	return map[string]any{"results": res}, err
 }
 
