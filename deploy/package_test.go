@@ -162,7 +162,7 @@ func TestServerPackageRunsAsInstalled(t *testing.T) {
 		if installed(t) {
 			t.Error("qrdesk-server is still installed after dpkg --purge")
 		}
-		for _, f := range []string{"/usr/bin/qrdesk-server", "/usr/lib/systemd/system/qrdesk-server.service", "/etc/default/qrdesk-server"} {
+		for _, f := range []string{"/usr/bin/qrdesk-server", "/usr/sbin/qrdesk-server-admin", "/usr/lib/systemd/system/qrdesk-server.service", "/etc/default/qrdesk-server"} {
 			if _, err := os.Stat(f); err == nil {
 				t.Errorf("%s is left after purging the package", f)
 			}
@@ -172,6 +172,14 @@ func TestServerPackageRunsAsInstalled(t *testing.T) {
 	dpkg(t, "--install", deb)
 	if !installed(t) {
 		t.Fatal("dpkg -i did not install qrdesk-server")
+	}
+
+	// The admin wrapper needs a running systemd (not here): checked for
+	// its place and its syntax only.
+	if fi, err := os.Stat("/usr/sbin/qrdesk-server-admin"); err != nil || fi.Mode().Perm() != 0o755 {
+		t.Errorf("/usr/sbin/qrdesk-server-admin: %v %v", fi, err)
+	} else if out, err := exec.Command("sh", "-n", "/usr/sbin/qrdesk-server-admin").CombinedOutput(); err != nil {
+		t.Errorf("qrdesk-server-admin: %v %s", err, out)
 	}
 
 	const unitPath = "/usr/lib/systemd/system/qrdesk-server.service"
