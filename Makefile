@@ -107,9 +107,11 @@ $(NFPM):
 
 package: package-desk package-server
 
-# The desk app: the cgo build of make build.
-package-desk: build $(NFPM)
-	@mkdir -p $(DIST)
+# The desk app: make build's cgo build, linked without debug information
+# (-s -w: an 18 MB package instead of 28 MB; only the link runs again).
+package-desk: deps-build $(NFPM)
+	@mkdir -p bin/package $(DIST)
+	$(GO) build -ldflags='-s -w' -o bin/package/qrdesk .
 	VERSION='$(VERSION)' ARCH='$(ARCH)' $(NFPM) package --config deploy/nfpm-desk.yaml --packager deb --target $(DIST)/qrdesk_$(VERSION)_$(ARCH).deb
 
 # The server: static (pure Go), stripped, without the test clock.

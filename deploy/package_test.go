@@ -73,7 +73,7 @@ func TestDeskPackage(t *testing.T) {
 	// GLFW dlopens these (go-gl/glfw x11_init.c): ldd does not show them.
 	need := map[string]string{"libXcursor.so.1": "libxcursor1", "libXrandr.so.2": "libxrandr2",
 		"libXinerama.so.1": "libxinerama1", "libXi.so.6": "libxi6", "libXxf86vm.so.1": "libxxf86vm1"}
-	bin, err := elf.Open("../bin/qrdesk")
+	bin, err := elf.Open("../bin/package/qrdesk")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestDeskPackage(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(libs) == 0 {
-		t.Fatal("bin/qrdesk links no shared library: not the cgo build")
+		t.Fatal("bin/package/qrdesk links no shared library: not the cgo build")
 	}
 	for _, lib := range libs {
 		need[lib] = ""
@@ -93,7 +93,7 @@ func TestDeskPackage(t *testing.T) {
 			pkg = packageOf(t, lib)
 		}
 		if !dep[pkg] {
-			t.Errorf("bin/qrdesk needs %s (package %s), which Depends (%s) does not name", lib, pkg, depends)
+			t.Errorf("the desk binary needs %s (package %s), which Depends (%s) does not name", lib, pkg, depends)
 		}
 	}
 	if _, err := exec.LookPath("desktop-file-validate"); err == nil {
