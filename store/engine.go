@@ -23,6 +23,8 @@ type engine struct {
 	// made the p99 of 64 concurrent clients exceed a second. PostgreSQL
 	// locks rows, so its writers run side by side.
 	writeMu sync.Mutex
+
+	stmts stmtCache // SQLite's prepared statements
 }
 
 // rebind numbers the placeholders for PostgreSQL ($1, $2, …). Statements
@@ -47,15 +49,32 @@ func (e *engine) rebind(query string) string {
 }
 
 func (e *engine) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if s := e.prepared(ctx, query); s != nil {
+		return s.ExecContext(ctx, args...)
+	}
 	return e.db.ExecContext(ctx, e.rebind(query), args...)
 }
 
 func (e *engine) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if s := e.prepared(ctx, query); s != nil {
+		return s.QueryContext(ctx, args...)
+	}
 	return e.db.QueryContext(ctx, e.rebind(query), args...)
 }
 
 func (e *engine) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	if s := e.prepared(ctx, query); s != nil {
+		return s.QueryRowContext(ctx, args...)
+	}
 	return e.db.QueryRowContext(ctx, e.rebind(query), args...)
+}
+
+// prepared returns query prepared, for SQLite, or nil: see stmtCache.
+func (e *engine) prepared(ctx context.Context, query string) *sql.Stmt {
+	if e.postgres {
+		return nil // pgx keeps its connections' prepared statements itself
+	}
+	return e.stmts.get(ctx, e.db, query)
 }
 
 // begin starts a writing transaction; call tx.done() when finished (it
@@ -82,14 +101,23 @@ type etx struct {
 }
 
 func (t *etx) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if s := t.e.prepared(ctx, query); s != nil {
+		return t.tx.StmtContext(ctx, s).ExecContext(ctx, args...)
+	}
 	return t.tx.ExecContext(ctx, t.e.rebind(query), args...)
 }
 
 func (t *etx) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if s := t.e.prepared(ctx, query); s != nil {
+		return t.tx.StmtContext(ctx, s).QueryContext(ctx, args...)
+	}
 	return t.tx.QueryContext(ctx, t.e.rebind(query), args...)
 }
 
 func (t *etx) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	if s := t.e.prepared(ctx, query); s != nil {
+		return t.tx.StmtContext(ctx, s).QueryRowContext(ctx, args...)
+	}
 	return t.tx.QueryRowContext(ctx, t.e.rebind(query), args...)
 }
 
