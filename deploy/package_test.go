@@ -135,6 +135,16 @@ func TestServerPackageRunsAsInstalled(t *testing.T) {
 	if _, err := exec.LookPath("dpkg"); err != nil {
 		t.Skip("dpkg is not installed: not a Debian machine")
 	}
+	// One run at a time on this machine (other checkouts' make test may
+	// run beside this one): the package has one name.
+	lock, err := os.OpenFile(installMarker+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lock.Close() }) // releases the lock, after the purge below
 	if installed(t) {
 		if _, err := os.Stat(installMarker); err != nil {
 			t.Skip("qrdesk-server is installed on this machine, not by this test: left alone (dpkg --purge qrdesk-server, then run again)")
