@@ -94,6 +94,14 @@ func TestSettingsWheelScrollsPage(t *testing.T) {
 	if s.scroll.Offset.Y <= 0 {
 		t.Fatalf("the wheel over a field did not scroll the page (offset %v)", s.scroll.Offset)
 	}
+	// The same over a list that also takes typing (expiry).
+	before := s.scroll.Offset.Y
+	combo := s.fields["expires"].combo
+	pos = fyne.CurrentApp().Driver().AbsolutePositionForObject(combo).Add(fyne.NewPos(10, 10))
+	fyne.DoAndWait(func() { test.Scroll(h.win.Canvas(), pos, 0, -60) })
+	if s.scroll.Offset.Y <= before {
+		t.Fatalf("the wheel over the expiry list did not scroll the page (offset %v, was %v)", s.scroll.Offset.Y, before)
+	}
 }
 
 // TestStartScreenSetting: the window opens on the start-screen setting,
