@@ -36,6 +36,7 @@ type feedTail struct {
 
 	refreshMu   sync.Mutex
 	lastStarted time.Time // when the last refresh began to read
+	lastRead    time.Time // when the last refresh that succeeded began to read
 
 	following atomic.Int64 // long polls under way: paces refreshes
 }
@@ -60,11 +61,12 @@ const (
 
 // refresh brings the tail up to the database's feed, unless a refresh that
 // began at or after notBefore already did: such a refresh saw every
-// change committed before notBefore.
+// change committed before notBefore. One that failed (its request hung up,
+// the database did not answer) saw nothing: the next one reads.
 func (t *feedTail) refresh(ctx context.Context, notBefore time.Time) error {
 	t.refreshMu.Lock()
 	defer t.refreshMu.Unlock()
-	if !t.lastStarted.Before(notBefore) {
+	if !t.lastRead.Before(notBefore) {
 		return nil
 	}
 	if pause := min(time.Duration(t.following.Load())*tailPace, tailPaceMax) - time.Since(t.lastStarted); pause > 0 {
@@ -75,7 +77,11 @@ func (t *feedTail) refresh(ctx context.Context, notBefore time.Time) error {
 		}
 	}
 	t.lastStarted = time.Now()
-	return t.readNew(ctx)
+	if err := t.readNew(ctx); err != nil {
+		return err
+	}
+	t.lastRead = t.lastStarted
+	return nil
 }
 
 // readNew appends what the database's feed holds after head.

@@ -159,3 +159,41 @@ func TestFeedReadSeesEveryEarlierWrite(t *testing.T) {
 		}
 	})
 }
+
+// TestFeedReadAfterAFailedRefresh (hostile pass on the feed from memory): a
+// read waits while another desk's request refreshes the tail; that refresh
+// fails (the desk hung up, or the database hiccuped). The waiting read
+// must not take the failed refresh for one that saw every change committed
+// before it arrived: it answered from a stale tail, a plain read ended
+// short of a redemption committed before it was asked, and the desk,
+// stopping after a short page, took itself for up to date.
+func TestFeedReadAfterAFailedRefresh(t *testing.T) {
+	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		h := newCentral(t, dbPath, 3)
+		token := h.station(t, "Desk 1", "A")
+		h.upload(t, token)
+		ctx := context.Background()
+		if _, _, _, err := h.api.TailAnswerForTest(ctx, time.Now(), 0, 1000); err != nil { // the tail is warm
+			t.Fatal(err)
+		}
+		var p feedPage
+		h.call(t, "GET", "/v1/changes?after=0", token, h.ring, nil, &p)
+		var r central.Result
+		if st := h.call(t, "POST", "/v1/redeem", token, h.ring, central.Event{EventID: "stale-0001", Code: h.codes[0], Operator: "op", At: 1}, &r); st != 200 || r.Outcome != central.OutcomeRedeemed {
+			t.Fatalf("redeem: %d %+v", st, r)
+		}
+		arrived := time.Now() // a desk asks, and waits for the refresh under way
+		hungUp, cancel := context.WithCancel(ctx)
+		cancel()
+		if _, _, _, err := h.api.TailAnswerForTest(hungUp, time.Now(), p.Next, 1000); err == nil {
+			t.Fatal("the refresh of a request that hung up succeeded")
+		}
+		body, n, ok, err := h.api.TailAnswerForTest(ctx, arrived, p.Next, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok && n != 1 {
+			t.Fatalf("a read asked after the redemption was answered %s from a refresh that failed", body)
+		}
+	})
+}
