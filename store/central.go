@@ -28,7 +28,7 @@ type CentralDB struct {
 	jobs      chan groupJob // events waiting for the next group commit
 
 	placeMu      sync.Mutex // one PostgreSQL feed placing at a time in this process
-	placeStarted time.Time  // when the last one began
+	placeStarted time.Time  // when the last one that succeeded began
 }
 
 var _ central.Store = (*CentralDB)(nil)
@@ -620,24 +620,25 @@ func (c *CentralDB) Changes(ctx context.Context, after int64, limit int) ([]cent
 // released). A change still uncommitted is invisible here and is placed by
 // a later placing, higher up: no cursor can pass it. Placers take turns (a
 // lock here, in the feed reader, never in a writer); one that finds
-// another at work leaves the placing to it.
+// another process's at work waits for it and places after it: that
+// placing may have begun before a change this reader must see committed.
 func (c *CentralDB) placeChanges(ctx context.Context) error {
 	// Readers arriving together share one placing: one that began after
-	// this reader arrived has placed everything this reader could see.
+	// this reader arrived, and succeeded, has placed everything this
+	// reader could see.
 	arrived := time.Now()
 	c.placeMu.Lock()
 	defer c.placeMu.Unlock()
 	if c.placeStarted.After(arrived) {
 		return nil
 	}
-	c.placeStarted = time.Now()
+	started := time.Now()
 	tx, err := c.e.begin(ctx)
 	if err != nil {
 		return err
 	}
 	defer tx.done()
-	var mine bool
-	if err := tx.queryRow(ctx, `SELECT pg_try_advisory_xact_lock(8427)`).Scan(&mine); err != nil || !mine {
+	if _, err := tx.exec(ctx, `SELECT pg_advisory_xact_lock(8427)`); err != nil {
 		return err
 	}
 	if _, err := tx.exec(ctx, `WITH ready AS (
@@ -647,7 +648,11 @@ func (c *CentralDB) placeChanges(ctx context.Context) error {
 		UPDATE changes SET pos = base.b + ready.n FROM ready, base WHERE changes.seq = ready.seq`); err != nil {
 		return err
 	}
-	return tx.commit()
+	if err := tx.commit(); err != nil {
+		return err
+	}
+	c.placeStarted = started
+	return nil
 }
 
 func (c *CentralDB) Conflicts(ctx context.Context, from, to int64) ([]central.Conflict, error) {
