@@ -37,6 +37,7 @@ type feedTail struct {
 	refreshMu   sync.Mutex
 	lastStarted time.Time // when the last refresh began to read
 	lastRead    time.Time // when the last refresh that succeeded began to read
+	lastErr     error     // the database's error, when the last refresh got one
 
 	following atomic.Int64 // long polls under way: paces refreshes
 }
@@ -61,13 +62,19 @@ const (
 
 // refresh brings the tail up to the database's feed, unless a refresh that
 // began at or after notBefore already did: such a refresh saw every
-// change committed before notBefore. One that failed (its request hung up,
-// the database did not answer) saw nothing: the next one reads.
+// change committed before notBefore. One that failed saw nothing: when its
+// request hung up, the next one reads; when the database failed it, the
+// requests that waited for it get its error (not a stale answer, and not
+// one database read each, one after the other, while the database is
+// away).
 func (t *feedTail) refresh(ctx context.Context, notBefore time.Time) error {
 	t.refreshMu.Lock()
 	defer t.refreshMu.Unlock()
 	if !t.lastRead.Before(notBefore) {
 		return nil
+	}
+	if t.lastErr != nil && !t.lastStarted.Before(notBefore) {
+		return t.lastErr
 	}
 	if pause := min(time.Duration(t.following.Load())*tailPace, tailPaceMax) - time.Since(t.lastStarted); pause > 0 {
 		select {
@@ -77,11 +84,16 @@ func (t *feedTail) refresh(ctx context.Context, notBefore time.Time) error {
 		}
 	}
 	t.lastStarted = time.Now()
-	if err := t.readNew(ctx); err != nil {
-		return err
+	err := t.readNew(ctx)
+	switch {
+	case err == nil:
+		t.lastRead, t.lastErr = t.lastStarted, nil
+	case ctx.Err() != nil:
+		t.lastErr = nil // this request hung up: the next one reads
+	default:
+		t.lastErr = err
 	}
-	t.lastRead = t.lastStarted
-	return nil
+	return err
 }
 
 // readNew appends what the database's feed holds after head.
