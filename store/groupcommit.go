@@ -126,6 +126,13 @@ func (c *CentralDB) runGroup(group []groupJob, savepoints bool) ([]groupReply, e
 		// Not the desk's context: a desk that hangs up must not interrupt
 		// the statements of a transaction other desks' events share.
 		jctx := context.WithoutCancel(j.ctx)
+		if err := stationActive(jctx, tx.queryRow, j.st); err != nil {
+			if !errors.Is(err, central.ErrRevoked) {
+				return nil, err
+			}
+			replies[i] = groupReply{err: err} // nothing written for it
+			continue
+		}
 		if !savepoints {
 			r, err := c.decide(jctx, tx, j.st, j.ev, j.now, false)
 			if err != nil || r.Outcome == central.OutcomeUnknown {
