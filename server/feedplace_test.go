@@ -82,3 +82,45 @@ func TestFeedReadWhileAnotherProcessPlaces(t *testing.T) {
 		t.Fatalf("a read asked after the redemption committed: %d %+v", got.status, got.page)
 	}
 }
+
+// TestFeedReadWhileAnotherProcessPlacingIsStuck (hostile pass,
+// PostgreSQL): the other process took the placing lock and froze (or was
+// cut off: PostgreSQL keeps its session until it notices). A read waits for
+// it only a moment, then answers with what is placed, as before; the
+// redemption comes once the lock is free.
+func TestFeedReadWhileAnotherProcessPlacingIsStuck(t *testing.T) {
+	url := testpg.URL(t)
+	h := newCentral(t, func(testing.TB) string { return url }, 2)
+	token := h.station(t, "Desk 1", "A")
+	h.upload(t, token)
+	var p feedPage
+	if st := h.call(t, "GET", "/v1/changes?after=0", token, h.ring, nil, &p); st != 200 || len(p.Changes) != 2 {
+		t.Fatalf("feed: %d %+v", st, p)
+	}
+	raw, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	ctx := context.Background()
+	stuck, err := raw.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stuck.Rollback()
+	if _, err := stuck.ExecContext(ctx, `SELECT pg_advisory_xact_lock(8427)`); err != nil {
+		t.Fatal(err)
+	}
+	var r central.Result
+	if st := h.call(t, "POST", "/v1/redeem", token, h.ring, central.Event{EventID: "stuck-0001", Code: h.codes[0], Operator: "op", At: 1}, &r); st != 200 || r.Outcome != central.OutcomeRedeemed {
+		t.Fatalf("redeem: %d %+v", st, r)
+	}
+	var q feedPage
+	if st := h.call(t, "GET", fmt.Sprintf("/v1/changes?after=%d", p.Next), token, h.ring, nil, &q); st != 200 || len(q.Changes) != 0 {
+		t.Fatalf("a read while the placer is stuck: %d %+v", st, q)
+	}
+	stuck.Rollback()
+	if st := h.call(t, "GET", fmt.Sprintf("/v1/changes?after=%d", p.Next), token, h.ring, nil, &q); st != 200 || len(q.Changes) != 1 {
+		t.Fatalf("a read once the placer let go: %d %+v", st, q)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 
 	"qrdesk/app"
@@ -658,7 +659,17 @@ func (c *CentralDB) placeChanges(ctx context.Context) error {
 		return err
 	}
 	defer tx.done()
+	// Not for long: a placer whose process froze or was cut off keeps the
+	// lock until PostgreSQL notices; after a second this reader leaves the
+	// placing to it, and reads what is placed.
+	if _, err := tx.exec(ctx, `SET LOCAL lock_timeout = '1s'`); err != nil {
+		return err
+	}
 	if _, err := tx.exec(ctx, `SELECT pg_advisory_xact_lock(8427)`); err != nil {
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && pe.Code == "55P03" { // lock_not_available
+			return nil
+		}
 		return err
 	}
 	if _, err := tx.exec(ctx, `WITH ready AS (
