@@ -102,7 +102,7 @@ func (f DayFigures) Rows() []FigureRow {
 		rows = append(rows, FigureRow{Key: "redeemed_by:" + op, Label: "by " + name, Value: f.RedeemedByOperator[op], Sub: true})
 	}
 	for _, h := range f.RedeemedByHour {
-		rows = append(rows, FigureRow{Key: "redeemed_hour:" + h.Hour, Label: "at " + h.Hour, Value: h.Count, Sub: true})
+		rows = append(rows, FigureRow{Key: "redeemed_hour:" + h.Hour, Label: "in the hour from " + h.Hour, Value: h.Count, Sub: true})
 	}
 	refused := 0
 	for _, n := range f.Refused {

@@ -137,7 +137,7 @@ func TestCloseDayCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Day closed: " + testclock.Date(0), "Issued", "Redeemed", "by li", "by wang", "at 10:00", "at 11:00", "already used", "Still unused"} {
+	for _, want := range []string{"Day closed: " + testclock.Date(0), "Issued", "Redeemed", "by li", "by wang", "from 10:00", "from 11:00", "already used", "Still unused"} {
 		if !strings.Contains(string(text), want) {
 			t.Errorf("the page does not say %q:\n%s", want, text)
 		}

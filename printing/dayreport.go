@@ -171,7 +171,7 @@ func FigureLabel(key, english string, tr func(key, english string) string) strin
 		}
 		return strings.ReplaceAll(tr(base, "by %s"), "%s", arg)
 	case "redeemed_hour":
-		return strings.ReplaceAll(tr(base, "at %s"), "%s", arg)
+		return strings.ReplaceAll(tr(base, "from %s"), "%s", arg)
 	}
 	return tr(key, english)
 }

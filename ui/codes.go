@@ -30,6 +30,8 @@ type codesScreen struct {
 	reason      *widget.Entry
 	disableBtn  *widget.Button
 	enableBtn   *widget.Button
+	replaceBtn  *widget.Button
+	undoBtn     *widget.Button
 	message     *widget.Label
 	rows        []app.CodeRecord
 	page        int
@@ -95,13 +97,14 @@ func newCodesScreen(e *env) *codesScreen {
 	s.enableBtn = widget.NewButton(T("Enable"), func() { s.setDisabled(false) })
 	s.disableBtn.Disable()
 	s.enableBtn.Disable()
+	s.newCodeActionButtons()
 	s.message = widget.NewLabel("")
 	s.message.Wrapping = fyne.TextWrapWord
 
 	filters := container.NewVBox(s.query, container.NewGridWithColumns(4, s.status, s.date, s.batch, widget.NewButton(T("Search"), func() { s.search(0) })))
 	pager := container.NewHBox(s.prev, s.pageLabel, s.next)
 	left := container.NewBorder(filters, pager, nil, nil, s.table)
-	right := container.NewVScroll(container.NewVBox(s.detail, s.reason, container.NewGridWithColumns(2, s.disableBtn, s.enableBtn), s.message,
+	right := container.NewVScroll(container.NewVBox(s.detail, s.reason, container.NewGridWithColumns(2, s.disableBtn, s.enableBtn, s.replaceBtn, s.undoBtn), s.message,
 		widget.NewLabelWithStyle(T("History"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), s.history))
 	split := container.NewHSplit(left, right)
 	split.Offset = 0.65
@@ -218,6 +221,7 @@ func (s *codesScreen) showDetail(r app.CodeRecord) {
 	} else {
 		s.enableBtn.Disable()
 	}
+	s.enableCodeActions(r)
 	go func() {
 		events, err := s.env.svc.Store.History(context.Background(), r.ID)
 		fyne.Do(func() {

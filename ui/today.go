@@ -42,9 +42,10 @@ func newTodayScreen(e *env) *todayScreen {
 	s.message = widget.NewLabel("")
 	export := widget.NewButton(T("Export CSV…"), s.askExport)
 	refresh := widget.NewButton(T("Refresh"), s.refresh)
+	closeDay := widget.NewButton(T("Close the day…"), func() { newCloseDayDialog(s.env, s.refresh).ask() })
 	s.content = container.NewBorder(
 		container.NewVBox(widget.NewLabelWithStyle(T("Today"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), s.figures,
-			container.NewHBox(refresh, export), s.message,
+			container.NewHBox(refresh, export, closeDay), s.message,
 			widget.NewLabelWithStyle(T("Redeemed, last 14 days"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})),
 		container.NewVBox(widget.NewLabelWithStyle(T("Conflicts: codes redeemed at two desks while offline"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), s.conflicts),
 		nil, nil, s.chart)
