@@ -81,6 +81,18 @@ type UndoStore interface {
 	UndoRedemption(ctx context.Context, c Code, since int64, u Undo, actor Actor) (Undo, error)
 	// UndoResult returns what became of an undo event (after a sync).
 	UndoResult(ctx context.Context, eventID string) (Undo, error)
+	// RefusedUndos lists this desk's undos the server refused, newest first.
+	RefusedUndos(ctx context.Context) ([]Undo, error)
+}
+
+// RefusedUndos lists the undos the central server refused (the label is
+// used again here), for 'qrdesk conflicts' and 'qrdesk undo --refused'.
+func (s *Service) RefusedUndos(ctx context.Context) ([]Undo, error) {
+	us, ok := s.Store.(UndoStore)
+	if !ok {
+		return nil, nil
+	}
+	return us.RefusedUndos(ctx)
 }
 
 // UndoRedemption undoes the standing redemption of a label made at this

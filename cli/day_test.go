@@ -45,6 +45,9 @@ func TestUndoCommand(t *testing.T) {
 	if code, out, _ := s.run(t, "check", issued.Codes[0]); code != ExitOK || !strings.Contains(out, "Valid") {
 		t.Fatalf("check after undo: %d %s", code, out)
 	}
+	if code, out, _ := s.run(t, "undo", "--refused"); code != ExitOK || !strings.Contains(out, "no undo was refused") {
+		t.Fatalf("undo --refused: %d %q", code, out)
+	}
 	clock.Advance(4 * time.Minute) // 6 minutes after the redemptions
 	for _, tc := range []struct {
 		name     string

@@ -105,6 +105,9 @@ func TestUndoRefusedForAnotherDesksRecord(t *testing.T) {
 		if n := count(t, h.db, `SELECT count(*) FROM codes WHERE code = ? AND status = 'used' AND used_station = 'Desk B'`, codes[0]); n != 1 {
 			t.Fatal("the server's record changed")
 		}
+		if list, err := a.svc.RefusedUndos(context.Background()); err != nil || len(list) != 1 || list[0].EventID != u.EventID || !strings.Contains(list[0].ServerReason, "Desk B") {
+			t.Fatalf("refused undos %+v %v, want the one undo naming Desk B", list, err)
+		}
 		st, _ := a.db.SyncState(context.Background())
 		if st.Rejected != 1 {
 			t.Fatalf("sync state %+v, want the refused undo counted", st)

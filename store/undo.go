@@ -122,6 +122,36 @@ func (d *DB) UndoResult(ctx context.Context, eventID string) (app.Undo, error) {
 	return u, nil
 }
 
+// RefusedUndos lists the undos of this desk the server refused.
+func (d *DB) RefusedUndos(ctx context.Context) ([]app.Undo, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT u.event_id FROM undos u WHERE u.refused <> '' ORDER BY u.id DESC`)
+	if err != nil {
+		return nil, d.wrap(err, "cannot read the refused undos")
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, d.wrap(err, "cannot read the refused undos")
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, d.wrap(err, "cannot read the refused undos")
+	}
+	out := make([]app.Undo, 0, len(ids))
+	for _, id := range ids {
+		u, err := d.UndoResult(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, u)
+	}
+	return out, nil
+}
+
 // undoRefused records the server's refusal of an undo event of this desk
 // (another desk's redemption is the one of record, or a conflict). When the
 // server says the label is used, it is used here again: the undo is
