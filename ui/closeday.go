@@ -23,7 +23,9 @@ import (
 type closeDayDialog struct {
 	env    *env
 	expire *widget.Check
-	result *widget.Label
+	result *widget.Label   // expired now, and the changes since the last close
+	rows   *fyne.Container // the figures, label and value
+	text   string          // everything shown, as text (tests read it)
 	save   *widget.Button
 	closed *app.DayClose
 	onDone func() // the Today screen reloads its figures
@@ -33,7 +35,8 @@ func newCloseDayDialog(e *env, onDone func()) *closeDayDialog {
 	d := &closeDayDialog{env: e, onDone: onDone}
 	d.expire = widget.NewCheck(T("Expire the day's labels that are still unused"), nil)
 	d.result = widget.NewLabel("")
-	d.result.TextStyle = fyne.TextStyle{Monospace: true}
+	d.result.Wrapping = fyne.TextWrapWord
+	d.rows = container.NewVBox()
 	d.save = widget.NewButton(T("Save PDF…"), d.askSave)
 	return d
 }
@@ -69,26 +72,42 @@ func (d *closeDayDialog) run() {
 // show lists the figures as the page does, in the window's language.
 func (d *closeDayDialog) show(dc app.DayClose) {
 	d.closed = &dc
-	d.result.SetText(closeDayText(dc))
-	content := container.NewBorder(nil, d.save, nil, nil, container.NewVScroll(d.result))
+	d.text = closeDayText(dc)
+	d.rows.Objects = nil
+	for _, r := range dc.Figures.Rows() {
+		name := widget.NewLabel(printing.FigureLabel(r.Key, r.Label, dayWords))
+		if !r.Sub {
+			name.TextStyle = fyne.TextStyle{Bold: true}
+		} else {
+			name.SetText("      " + name.Text)
+		}
+		value := widget.NewLabelWithStyle(fmt.Sprint(r.Value), fyne.TextAlignTrailing, name.TextStyle)
+		d.rows.Add(container.NewBorder(nil, nil, nil, value, name))
+	}
+	d.result.SetText(changesText(dc))
+	content := container.NewBorder(nil, d.save, nil, nil, container.NewVScroll(container.NewVBox(d.rows, d.result)))
 	dlg := dialog.NewCustom(T("Day closed: {{.Date}}", map[string]any{"Date": dc.Figures.Date}), T("Close"), content, d.env.win)
-	dlg.Resize(fyne.NewSize(520, 560))
+	dlg.Resize(fyne.NewSize(560, 720))
 	dlg.Show()
 }
 
-// closeDayText is the figures as aligned text, followed by the changes
-// since the previous close.
+// closeDayText is the figures as text, followed by the changes since the
+// previous close.
 func closeDayText(dc app.DayClose) string {
 	var b bytes.Buffer
-	if dc.ExpiredNow > 0 {
-		fmt.Fprintf(&b, "%s: %d\n\n", T("Unused labels expired by this close"), dc.ExpiredNow)
-	}
 	for _, r := range dc.Figures.Rows() {
-		label := printing.FigureLabel(r.Key, r.Label, dayWords)
-		if r.Sub {
-			label = "  " + label
-		}
-		fmt.Fprintf(&b, "%s%6d\n", padRight(label, 30), r.Value)
+		fmt.Fprintf(&b, "%s: %d\n", printing.FigureLabel(r.Key, r.Label, dayWords), r.Value)
+	}
+	b.WriteString(changesText(dc))
+	return b.String()
+}
+
+// changesText says how many labels this close expired and what changed
+// since the previous close.
+func changesText(dc app.DayClose) string {
+	var b bytes.Buffer
+	if dc.ExpiredNow > 0 {
+		fmt.Fprintf(&b, "%s: %d\n", T("Unused labels expired by this close"), dc.ExpiredNow)
 	}
 	if dc.PreviousAt != 0 {
 		fmt.Fprintf(&b, "\n%s\n", T("Changed since the close at {{.At}}", map[string]any{"At": app.FormatTime(dc.PreviousAt)}))
@@ -100,22 +119,6 @@ func closeDayText(dc app.DayClose) string {
 		}
 	}
 	return b.String()
-}
-
-// padRight pads s to n columns, a Chinese character taking two.
-func padRight(s string, n int) string {
-	w := 0
-	for _, r := range s {
-		if r >= 0x1100 {
-			w += 2
-		} else {
-			w++
-		}
-	}
-	for ; w < n; w++ {
-		s += " "
-	}
-	return s
 }
 
 func (d *closeDayDialog) askSave() {

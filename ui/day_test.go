@@ -99,8 +99,8 @@ func TestCloseDayDialog(t *testing.T) {
 	waitFor(t, "the close", func() bool { return d.closed != nil })
 	<-refreshed
 	for _, want := range []string{"Redeemed", "by li", "Unused labels expired by this close: 2", "Still unused (labels of the day)"} {
-		if !strings.Contains(d.result.Text, want) {
-			t.Errorf("the dialog does not say %q:\n%s", want, d.result.Text)
+		if !strings.Contains(d.text, want) {
+			t.Errorf("the dialog does not say %q:\n%s", want, d.text)
 		}
 	}
 	if d.closed.Figures.Expired != 2 || d.closed.Figures.Unused != 0 {
@@ -119,9 +119,9 @@ func TestCloseDayDialog(t *testing.T) {
 	// Closing again lists the changes since.
 	h.svc.Redeem(context.Background(), codes[0], "li")
 	fyne.DoAndWait(func() { d.run() })
-	waitFor(t, "the second close", func() bool { return strings.Contains(d.result.Text, "Changed since the close at") })
+	waitFor(t, "the second close", func() bool { return strings.Contains(d.text, "Changed since the close at") })
 	<-refreshed
-	if !strings.Contains(d.result.Text, "Scans: 1 → 2") {
-		t.Fatalf("second close:\n%s", d.result.Text)
+	if !strings.Contains(d.text, "Scans: 1 → 2") {
+		t.Fatalf("second close:\n%s", d.text)
 	}
 }
