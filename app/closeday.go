@@ -249,10 +249,17 @@ func FigureChanges(before, now DayFigures) []FigureChange {
 	}
 	var out []FigureChange
 	seen := map[string]bool{}
+	parent := ""
 	for _, r := range now.Rows() {
 		seen[r.Key] = true
+		label := r.Label
+		if r.Sub {
+			label = parent + ", " + label // "Redeemed, by li"
+		} else {
+			parent = r.Label
+		}
 		if o := old[r.Key]; o.Value != r.Value {
-			out = append(out, FigureChange{Key: r.Key, Label: r.Label, Before: o.Value, Now: r.Value})
+			out = append(out, FigureChange{Key: r.Key, Label: label, Before: o.Value, Now: r.Value})
 		}
 	}
 	for _, r := range before.Rows() {
