@@ -83,6 +83,23 @@ type UndoStore interface {
 	UndoResult(ctx context.Context, eventID string) (Undo, error)
 	// RefusedUndos lists this desk's undos the server refused, newest first.
 	RefusedUndos(ctx context.Context) ([]Undo, error)
+	// UndoWaiting reports whether an undo of c made here waits in the
+	// outbox (the server does not know of it yet).
+	UndoWaiting(ctx context.Context, c Code) (bool, error)
+}
+
+// undoWaiting reports whether the label has an undo the server has not
+// heard of yet. Such a label is decided here: the server still has it used
+// and would answer "already used", while here it is unused; deciding here
+// puts the new redemption in the outbox behind the undo, so the server
+// applies both in order.
+func (s *Service) undoWaiting(ctx context.Context, c Code) bool {
+	us, ok := s.Store.(UndoStore)
+	if !ok {
+		return false
+	}
+	waiting, err := us.UndoWaiting(ctx, c)
+	return err == nil && waiting
 }
 
 // RefusedUndos lists the undos the central server refused (the label is

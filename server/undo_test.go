@@ -208,3 +208,35 @@ func TestUndoReplayed(t *testing.T) {
 		}
 	})
 }
+
+// A desk undoes while the server cannot be reached, and the label is
+// scanned again once it can: the desk decides that scan itself (the server
+// still has the label used), so the redemption follows the undo in the
+// outbox and every desk ends with the new redemption.
+func TestRescanBeforeUndoUploaded(t *testing.T) {
+	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		h, a, b, codes := twoDesks(t, dbPath, 1)
+		if v := a.redeem(t, codes[0], "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("desk A: %+v", v)
+		}
+		remote := a.svc.Remote
+		a.svc.Remote = nil
+		a.undo(t, codes[0], "wrong parcel")
+		a.svc.Remote = remote
+		h.now = h.now.Add(time.Minute)
+		v := a.redeem(t, codes[0], "wang")
+		if v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("the rescan at desk A: %+v, want redeemed (the label is unused here)", v)
+		}
+		a.sync(t)
+		b.sync(t)
+		if n := count(t, h.db, `SELECT count(*) FROM codes WHERE code = ? AND status = 'used' AND used_event = ?`, codes[0], v.TraceID); n != 1 {
+			t.Fatal("the server does not have the rescan as the redemption of record")
+		}
+		for _, d := range []*desk{a, b} {
+			if got, _ := d.svc.Check(context.Background(), codes[0]); got.Outcome != app.OutcomeAlreadyUsed || got.UsedOperator != "wang" {
+				t.Fatalf("a desk after the sync: %+v, want used by wang", got)
+			}
+		}
+	})
+}

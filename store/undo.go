@@ -122,6 +122,13 @@ func (d *DB) UndoResult(ctx context.Context, eventID string) (app.Undo, error) {
 	return u, nil
 }
 
+// UndoWaiting reports whether an undo of c waits in the outbox.
+func (d *DB) UndoWaiting(ctx context.Context, c app.Code) (bool, error) {
+	var n int
+	err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM outbox WHERE code = ? AND kind = 'undo' AND state = 'pending'`, c.String()).Scan(&n)
+	return n > 0, d.wrap(err, "cannot read the outbox")
+}
+
 // RefusedUndos lists the undos of this desk the server refused.
 func (d *DB) RefusedUndos(ctx context.Context) ([]app.Undo, error) {
 	rows, err := d.db.QueryContext(ctx, `SELECT u.event_id FROM undos u WHERE u.refused <> '' ORDER BY u.id DESC`)

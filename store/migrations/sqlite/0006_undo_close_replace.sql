@@ -36,8 +36,10 @@ CREATE TABLE undos (
 ) STRICT;
 CREATE INDEX undos_at ON undos (at);
 
--- The redemption an outbox undo takes back.
+-- The redemption an outbox undo takes back. An online scan looks up the
+-- undos still waiting for the label (every scan, so indexed).
 ALTER TABLE outbox ADD COLUMN undoes TEXT NOT NULL DEFAULT '';
+CREATE INDEX outbox_undo_waiting ON outbox (code) WHERE kind = 'undo' AND state = 'pending';
 
 -- Every close of a day, with the figures as they were (JSON), so closing
 -- again shows what changed since.
