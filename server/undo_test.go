@@ -240,3 +240,35 @@ func TestRescanBeforeUndoUploaded(t *testing.T) {
 		}
 	})
 }
+
+// A desk that was away while a redemption it knew of was undone, and whose
+// place in the feed was compacted meanwhile, learns of the undo from the
+// snapshot it starts over from.
+func TestUndoReachesDeskAway(t *testing.T) {
+	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		h, a, b, codes := twoDesks(t, dbPath, 2)
+		away := h.desk(t, "Desk S", "S", h.station(t, "Desk S", "S"))
+		a.redeem(t, codes[0], "li")
+		a.redeem(t, codes[1], "li")
+		away.sync(t)
+		if away.status(t, codes[0]) != app.StatusUsed {
+			t.Fatal("desk S did not learn of the redemption")
+		}
+		h.now = h.now.Add(8 * 24 * time.Hour)
+		a.svc.UpdateSettings(context.Background(), map[string]string{"undo_window": "24h"}, "boss")
+		if _, err := a.db.SQL().Exec(`UPDATE redemptions SET redeemed_at = ?`, h.now.Add(-time.Minute).Unix()); err != nil {
+			t.Fatal(err) // the redemption within the window, eight days on
+		}
+		if u := a.undo(t, codes[0], "wrong parcel"); u.Server != "undone" {
+			t.Fatalf("undo: %+v", u)
+		}
+		a.sync(t)
+		b.sync(t)
+		h.compact(t, h.now.Add(-7*24*time.Hour).Unix()) // desk S is away: it does not hold the feed back
+		away.sync(t)
+		sameState(t, h, "S (away during the undo)", away)
+		if away.status(t, codes[1]) != app.StatusUsed {
+			t.Fatal("a redemption that was not undone was taken back")
+		}
+	})
+}

@@ -129,6 +129,36 @@ func (d *DB) UndoWaiting(ctx context.Context, c app.Code) (bool, error) {
 	return n > 0, d.wrap(err, "cannot read the outbox")
 }
 
+// undoneWhileAway applies a snapshot's "unused" to a label this desk has
+// used by a redemption the server has heard of (none of this desk's
+// waiting or refused events): the redemption was undone while this desk
+// did not follow the feed. A redemption the server has not got yet stays.
+func undoneWhileAway(ctx context.Context, tx *sql.Tx, code string) error {
+	var redemptionID, codeID, redeemedAt int64
+	var trace, redeemedBy string
+	err := tx.QueryRowContext(ctx, `SELECT r.id, r.code_id, r.trace_id, r.redeemed_at, r.operator FROM redemptions r JOIN codes c ON c.id = r.code_id
+		WHERE c.code = ? AND c.status = 'used' AND r.undone_at = 0
+		AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.event_id = r.trace_id AND o.state IN ('pending', 'rejected'))`, code).
+		Scan(&redemptionID, &codeID, &trace, &redeemedAt, &redeemedBy)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE redemptions SET undone_at = ? WHERE id = ?`, redeemedAt, redemptionID); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE codes SET status = 'unused', used_at = 0 WHERE id = ?`, codeID); err != nil {
+		return err
+	}
+	// The undo itself is not in a snapshot: it is recorded at the time of
+	// the redemption, by the server.
+	u := app.Undo{Code: code, EventID: "snapshot-" + trace, Undoes: trace, RedeemedAt: redeemedAt, RedeemedBy: redeemedBy,
+		At: redeemedAt, Reason: "undone while this desk was away (from the server's snapshot)"}
+	return insertUndo(ctx, tx, redemptionID, codeID, u, "server")
+}
+
 // RefusedUndos lists the undos of this desk the server refused.
 func (d *DB) RefusedUndos(ctx context.Context) ([]app.Undo, error) {
 	rows, err := d.db.QueryContext(ctx, `SELECT u.event_id FROM undos u WHERE u.refused <> '' ORDER BY u.id DESC`)
