@@ -35,6 +35,7 @@ CREATE TABLE undos (
     refused       TEXT    NOT NULL DEFAULT ''   -- the server's reason when it refused the undo
 ) STRICT;
 CREATE INDEX undos_at ON undos (at);
+CREATE INDEX undos_undoes ON undos (undoes);   -- a feed redemption this desk has undone
 
 -- The redemption an outbox undo takes back. An online scan looks up the
 -- undos still waiting for the label (every scan, so indexed).
