@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/csv"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -186,5 +187,63 @@ func needTool(t *testing.T, name string) {
 	t.Helper()
 	if _, err := exec.LookPath(name); err != nil {
 		t.Skipf("%s is not installed (scripts/install-deps.sh installs it)", name)
+	}
+}
+
+// TestUndoAndReplaceWithServer: two desks and a real qrdesk-server
+// process; the undo is confirmed by the server and reaches the other desk,
+// a redemption of the other desk cannot be undone here, a replacement
+// reaches the other desk.
+func TestUndoAndReplaceWithServer(t *testing.T) {
+	cs := buildServer(t)
+	cs.start(t)
+	keyFile := filepath.Join(t.TempDir(), "deployment.key")
+	var desks [2]*station
+	for i := range desks {
+		desks[i] = newBareStation(t)
+		token := cs.addStation(t, fmt.Sprintf("Desk %d", i+1), string(rune('A'+i)))
+		if code, _, errOut := desks[i].run(t, "init", "--key-file", keyFile); code != 0 {
+			t.Fatal(errOut)
+		}
+		desks[i].run(t, "settings", "--key-file", keyFile, "--station-id", string(rune('A'+i)), "--station-name", fmt.Sprintf("Desk %d", i+1))
+		os.WriteFile(filepath.Join(desks[i].dir, "sync.json"), []byte(fmt.Sprintf(`{"server":"http://%s","token":%q}`, cs.addr, token)), 0o600)
+	}
+	run := func(d *station, want int, args ...string) string {
+		t.Helper()
+		code, out, errOut := d.run(t, append(args, "--key-file", keyFile)...)
+		if code != want {
+			t.Fatalf("qrdesk %v: exit %d, want %d: %s %s", args, code, want, out, errOut)
+		}
+		return out + errOut
+	}
+	var issued issueOut
+	desks[0].mustJSON(t, &issued, "issue", "--count", "2", "--key-file", keyFile)
+	run(desks[0], ExitOK, "sync")
+	run(desks[1], ExitOK, "sync")
+
+	run(desks[0], ExitOK, "redeem", "--operator", "li", issued.Codes[0])
+	if out := run(desks[0], ExitOK, "undo", "--reason", "wrong parcel", "--operator", "boss", issued.Codes[0]); !strings.Contains(out, "undone at the server too") {
+		t.Fatalf("undo with the server: %s", out)
+	}
+	run(desks[1], ExitOK, "sync")
+	if out := run(desks[1], ExitOK, "check", issued.Codes[0]); !strings.Contains(out, "Valid") {
+		t.Fatalf("desk 2 after the undo: %s", out)
+	}
+	run(desks[1], ExitOK, "redeem", "--operator", "wang", issued.Codes[0])
+	run(desks[0], ExitOK, "sync")
+	if out := run(desks[0], ExitRefused, "undo", "--reason", "wrong parcel", "--operator", "boss", issued.Codes[0]); !strings.Contains(out, "redeemed at Desk 2") {
+		t.Fatalf("undo of desk 2's redemption at desk 1: %s", out)
+	}
+
+	out := run(desks[0], ExitOK, "replace", "--reason", "label torn", issued.Codes[1])
+	newCode := strings.Fields(strings.SplitN(out, "replaced by ", 2)[1])[0]
+	newCode = strings.TrimSuffix(newCode, ")")
+	run(desks[0], ExitOK, "sync")
+	run(desks[1], ExitOK, "sync")
+	if out := run(desks[1], ExitRefused, "redeem", issued.Codes[1]); !strings.Contains(out, "replaced by "+newCode) {
+		t.Fatalf("desk 2, the replaced label: %s", out)
+	}
+	if out := run(desks[1], ExitOK, "redeem", newCode); !strings.Contains(out, "Redeemed") {
+		t.Fatalf("desk 2, the new label: %s", out)
 	}
 }
