@@ -31,6 +31,9 @@ type Store interface {
 	// when changes after it were compacted away (the desk then starts over
 	// from a Snapshot).
 	Changes(ctx context.Context, after int64, limit int) ([]Change, error)
+	// FeedBounds returns the feed's floor (positions up to it were
+	// compacted away) and its head (the highest position given so far).
+	FeedBounds(ctx context.Context) (floor, head int64, err error)
 	// AckFeed records how far stations (by id) have read the feed, so
 	// Compact may drop what all have applied.
 	AckFeed(ctx context.Context, acks map[int64]FeedAck) error

@@ -36,8 +36,9 @@ type API struct {
 
 	ring atomic.Value // the deployment's key-ring id once known: it never changes
 
-	feedMu sync.Mutex
-	feedCh chan struct{} // closed when a request may have written a change
+	feedMu   sync.Mutex
+	feedWake *feedWake // closed when a request may have written a change
+	tail     feedTail  // the newest changes, for the desks that follow the feed
 
 	ackMu sync.Mutex
 	acks  map[int64]central.FeedAck // station id → how far it read the feed, not yet stored
@@ -51,6 +52,7 @@ func HashToken(token string) string {
 
 // Handler returns the routes, with access logging.
 func (a *API) Handler() http.Handler {
+	a.tail.store = a.Store
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/health", a.health)
 	mux.HandleFunc("POST /v1/enrol", a.station(a.enrol))
@@ -126,6 +128,12 @@ func (a *API) write(w http.ResponseWriter, v any, err error) {
 		}
 		w.WriteHeader(status)
 		json.NewEncoder(w).Encode(map[string]string{"error": msg, "code": code})
+		return
+	}
+	if raw, ok := v.(json.RawMessage); ok {
+		// Encoded already (the feed from memory): written as it is, not
+		// scanned again by the encoder.
+		w.Write(append(raw, '\n'))
 		return
 	}
 	json.NewEncoder(w).Encode(v)
@@ -287,26 +295,49 @@ func (a *API) changes(r *http.Request, st central.Station) (any, error) {
 	}
 	// Long poll: with wait, an empty answer is held until a change arrives
 	// (or wait seconds pass), so a desk that is online learns of another
-	// desk's redemption within a fraction of a second.
-	deadline := time.Now().Add(time.Duration(wait) * time.Second)
+	// desk's redemption within a fraction of a second. Every answer holds
+	// each change committed before the request arrived (or, once woken,
+	// before the write that woke it).
+	ctx := r.Context()
+	if wait > 0 {
+		a.tail.following.Add(1)
+		defer a.tail.following.Add(-1)
+	}
+	notBefore := time.Now()
+	deadline := notBefore.Add(time.Duration(wait) * time.Second)
 	for {
 		changed := a.feedChanged() // before the read: a change committed after it wakes this poll
-		ch, err := a.Store.Changes(r.Context(), after, limit)
-		if err == nil {
-			a.ack(st.ID, after) // the desk has applied everything up to after
+		if err := a.tail.refresh(ctx, notBefore); err != nil {
+			return nil, err
 		}
-		if err != nil || len(ch) > 0 || !time.Now().Before(deadline) {
+		var answer any
+		found := 0
+		if body, n, ok := a.tail.page(after, limit); ok {
+			answer, found = body, n
+		} else {
+			ch, err := a.Store.Changes(ctx, after, limit)
+			if err != nil {
+				return nil, err
+			}
 			next := after
 			if len(ch) > 0 {
 				next = ch[len(ch)-1].Seq
 			}
-			return map[string]any{"changes": ch, "next": next}, err
+			answer, found = map[string]any{"changes": ch, "next": next}, len(ch)
+		}
+		a.ack(st.ID, after) // the desk has applied everything up to after
+		if found > 0 || !time.Now().Before(deadline) {
+			return answer, nil
 		}
 		select {
-		case <-r.Context().Done():
-			return nil, r.Context().Err()
-		case <-changed:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-changed.ch:
+			notBefore = changed.at
 		case <-time.After(feedPoll):
+			// Other server processes' writes: a refresh within the last
+			// feedPoll will do.
+			notBefore = time.Now().Add(-feedPoll)
 		}
 	}
 }
@@ -329,22 +360,30 @@ func (a *API) writes(h func(r *http.Request, st central.Station) (any, error)) f
 	}
 }
 
-// feedChanged is closed at the next notifyFeed.
-func (a *API) feedChanged() <-chan struct{} {
+// feedWake is closed at the next notifyFeed, which sets at first: a feed
+// read that begins at or after at sees the write that notified.
+type feedWake struct {
+	ch chan struct{}
+	at time.Time
+}
+
+// feedChanged returns the wake of the next notifyFeed.
+func (a *API) feedChanged() *feedWake {
 	a.feedMu.Lock()
 	defer a.feedMu.Unlock()
-	if a.feedCh == nil {
-		a.feedCh = make(chan struct{})
+	if a.feedWake == nil {
+		a.feedWake = &feedWake{ch: make(chan struct{})}
 	}
-	return a.feedCh
+	return a.feedWake
 }
 
 func (a *API) notifyFeed() {
 	a.feedMu.Lock()
 	defer a.feedMu.Unlock()
-	if a.feedCh != nil {
-		close(a.feedCh)
-		a.feedCh = nil
+	if a.feedWake != nil {
+		a.feedWake.at = time.Now()
+		close(a.feedWake.ch)
+		a.feedWake = nil
 	}
 }
 

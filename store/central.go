@@ -312,6 +312,16 @@ func (c *CentralDB) Apply(ctx context.Context, st central.Station, evs []central
 	}
 	out := make([]central.Result, 0, len(evs))
 	for _, ev := range evs {
+		if ev.Kind == central.KindRedeem && !ev.Offline {
+			r, done, err := c.redeemOnlineOneStatement(ctx, st, ev, at)
+			if err != nil {
+				return out, err
+			}
+			if done {
+				out = append(out, r)
+				continue
+			}
+		}
 		r, err := c.applyOne(ctx, st, ev, at, false)
 		if isUniqueAny(err) {
 			// The event id is known (sent before, or a retry racing the

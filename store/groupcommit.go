@@ -112,7 +112,7 @@ func (c *CentralDB) commitGroup(group []groupJob) {
 		}
 		// Not the desk's context: a desk that hangs up must not interrupt
 		// the statements of a transaction other desks' events share.
-		r, err := c.applyInTx(context.WithoutCancel(j.ctx), tx, j.st, j.ev, j.now)
+		r, err := c.decideAssumingNew(context.WithoutCancel(j.ctx), tx, sp, j.st, j.ev, j.now)
 		if err != nil {
 			if _, rerr := tx.exec(ctx, "ROLLBACK TO "+sp); rerr != nil {
 				fail(rerr)
@@ -132,4 +132,23 @@ func (c *CentralDB) commitGroup(group []groupJob) {
 	for i, j := range group {
 		j.reply <- replies[i]
 	}
+}
+
+// decideAssumingNew decides an event as new, skipping the read of its id
+// (almost every event is new); a known id makes the event row's insert
+// fail, and the event is decided again from the savepoint sp, knowing it.
+// An event that was not recorded (its label unknown) had its id checked by
+// no insert, so it is decided again too.
+func (c *CentralDB) decideAssumingNew(ctx context.Context, tx *etx, sp string, st central.Station, ev central.Event, now int64) (central.Result, error) {
+	r, err := c.decide(ctx, tx, st, ev, now, false)
+	if err == nil && r.Outcome != central.OutcomeUnknown {
+		return r, nil
+	}
+	if err != nil && !isUniqueAny(err) {
+		return r, err
+	}
+	if _, err := tx.exec(ctx, "ROLLBACK TO "+sp); err != nil {
+		return central.Result{}, err
+	}
+	return c.applyInTx(ctx, tx, st, ev, now)
 }
