@@ -18,7 +18,6 @@ INSERT INTO redemptions_v6 (id, code_id, station, operator, redeemed_at, trace_i
 DROP TABLE redemptions;
 ALTER TABLE redemptions_v6 RENAME TO redemptions;
 CREATE UNIQUE INDEX redemptions_standing ON redemptions (code_id) WHERE undone_at = 0;
-CREATE INDEX redemptions_code ON redemptions (code_id);
 CREATE INDEX redemptions_at ON redemptions (redeemed_at);
 
 -- One row per undone redemption (here or, through the feed, at another desk).
