@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -94,7 +95,7 @@ func (f DayFigures) Rows() []FigureRow {
 		{Key: "scans", Label: "Scans", Value: f.Scans},
 		{Key: "redeemed", Label: "Redeemed", Value: f.Redeemed},
 	}
-	for _, op := range slices.Sorted(mapKeys(f.RedeemedByOperator)) {
+	for _, op := range slices.Sorted(maps.Keys(f.RedeemedByOperator)) {
 		name := op
 		if name == "" {
 			name = "(no operator)"
@@ -134,16 +135,6 @@ func OutcomeLabel(o Outcome) string {
 		return "refused by the server"
 	}
 	return string(o)
-}
-
-func mapKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
-	return func(yield func(K) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // DayCloseStore is what closing the day needs of the desk database.

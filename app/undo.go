@@ -33,14 +33,18 @@ func ParseUndoWindow(s string) (time.Duration, error) {
 	return d, nil
 }
 
-// FormatUndoWindow writes an undo window the way ParseUndoWindow reads it.
+// FormatUndoWindow writes an undo window the way ParseUndoWindow reads
+// it: 5m, 1h, 1h30m, 90s.
 func FormatUndoWindow(d time.Duration) string {
-	s := d.String()
-	s = strings.TrimSuffix(s, "0s")
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
+	switch {
+	case d%time.Hour == 0:
+		return fmt.Sprintf("%dh", d/time.Hour)
+	case d%time.Minute == 0 && d < time.Hour:
+		return fmt.Sprintf("%dm", d/time.Minute)
+	case d%time.Minute == 0:
+		return fmt.Sprintf("%dh%dm", d/time.Hour, d%time.Hour/time.Minute)
 	}
-	return s
+	return d.String()
 }
 
 // KindUndo is the outbox and feed kind of an undo.
