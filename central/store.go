@@ -25,7 +25,9 @@ type Store interface {
 	UploadBatch(ctx context.Context, st Station, codes []CodeIn, at int64) (int, error)
 	// Apply applies events in order, each on its own. An event id already
 	// applied with the same content returns its first result with Duplicate
-	// set; with other content, an *EventReused error.
+	// set; with other content, an *EventReused error. ErrRevoked when the
+	// station was revoked (it may come from a cache of token lookups): the
+	// check is made with the events, so a revoked station changes nothing.
 	Apply(ctx context.Context, st Station, evs []Event, at int64) ([]Result, error)
 	// Changes returns the feed after the position after; ErrFeedCompacted
 	// when changes after it were compacted away (the desk then starts over

@@ -19,18 +19,15 @@ import (
 // BenchmarkServerRedeem64 sends online redemptions through the HTTP API
 // from 64 concurrent clients on loopback, on each storage engine (bar:
 // ≥ 3,000/s with p99 ≤ 50 ms; goal ≥ 5,000/s with p99 ≤ 20 ms). The
-// "2 servers" runs split the clients over two server processes' handlers
-// on the same database, each with its own connection pool: a second
-// process must not lower the throughput. QRDESK_PG_DURABLE=1 turns fsync
+// "2 servers" run splits the clients over two server processes' handlers
+// on the same PostgreSQL database, each with its own connection pool: a
+// second process must not lower the throughput. QRDESK_PG_DURABLE=1 turns fsync
 // and synchronous_commit on in the test cluster, as in production.
 func BenchmarkServerRedeem64(b *testing.B) {
 	for _, engine := range []string{"SQLite", "PostgreSQL"} {
-		for _, servers := range []int{1, 2} {
-			name := engine
-			if servers == 2 {
-				name += "/2 servers"
-			}
-			b.Run(name, func(b *testing.B) { benchRedeem(b, engine, servers) })
+		b.Run(engine, func(b *testing.B) { benchRedeem(b, engine, 1) })
+		if engine == "PostgreSQL" { // one SQLite file is served by one process
+			b.Run(engine+"/2 servers", func(b *testing.B) { benchRedeem(b, engine, 2) })
 		}
 	}
 }

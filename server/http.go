@@ -39,6 +39,7 @@ type API struct {
 	feedMu   sync.Mutex
 	feedWake *feedWake // closed when a request may have written a change
 	tail     feedTail  // the newest changes, for the desks that follow the feed
+	stations stationCache
 
 	ackMu sync.Mutex
 	acks  map[int64]central.FeedAck // station id → how far it read the feed, not yet stored
@@ -57,7 +58,7 @@ func (a *API) Handler() http.Handler {
 	mux.HandleFunc("GET /v1/health", a.health)
 	mux.HandleFunc("POST /v1/enrol", a.station(a.enrol))
 	mux.HandleFunc("POST /v1/batches", a.station(a.writes(a.batches)))
-	mux.HandleFunc("POST /v1/redeem", a.station(a.writes(a.redeem)))
+	mux.HandleFunc("POST /v1/redeem", a.cachedStation(a.writes(a.redeem)))
 	mux.HandleFunc("POST /v1/events", a.station(a.writes(a.events)))
 	mux.HandleFunc("GET /v1/changes", a.station(a.changes))
 	mux.HandleFunc("GET /v1/conflicts", a.station(a.conflicts))
@@ -116,6 +117,8 @@ func (a *API) write(w http.ResponseWriter, v any, err error) {
 			status, code, msg = http.StatusBadRequest, app.RefusedInvalid, br.Reason
 		case errors.As(err, &mbe):
 			status, code, msg = http.StatusRequestEntityTooLarge, app.RefusedInvalid, fmt.Sprintf("request body over %d bytes: send smaller batches", mbe.Limit)
+		case errors.Is(err, central.ErrRevoked):
+			status, code, msg = http.StatusForbidden, app.RefusedRevoked, "this station was revoked by the administrator: ask for a new token ('qrdesk-server station renew NAME')"
 		case errors.Is(err, central.ErrFeedCompacted):
 			status, code, msg = http.StatusGone, app.RefusedFeedCompacted, err.Error()
 		case errors.Is(err, central.ErrFeedReset):
@@ -141,24 +144,31 @@ func (a *API) write(w http.ResponseWriter, v any, err error) {
 
 // station authenticates the bearer token and the key ring, then runs h.
 func (a *API) station(h func(r *http.Request, st central.Station) (any, error)) http.HandlerFunc {
+	return a.authenticated(h, false)
+}
+
+// cachedStation is station, but the token may be found in the cache of
+// recent lookups: only for handlers whose store call checks the station
+// itself (Apply refuses a revoked station in the same statement).
+func (a *API) cachedStation(h func(r *http.Request, st central.Station) (any, error)) http.HandlerFunc {
+	return a.authenticated(h, true)
+}
+
+func (a *API) authenticated(h func(r *http.Request, st central.Station) (any, error), cached bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		if !ok || token == "" {
 			a.write(w, nil, fail(http.StatusUnauthorized, app.RefusedUnknownToken, "missing bearer token: create one with 'qrdesk-server station add NAME --letter L'"))
 			return
 		}
-		st, err := a.Store.StationByToken(r.Context(), HashToken(token))
-		switch {
-		case errors.Is(err, central.ErrUnauthorized):
-			a.write(w, nil, fail(http.StatusUnauthorized, app.RefusedUnknownToken, "unknown station token: check the token, or ask the administrator for one ('qrdesk-server station add NAME --letter L')"))
-			return
-		case errors.Is(err, central.ErrRevoked):
-			a.write(w, nil, fail(http.StatusForbidden, app.RefusedRevoked, "station %q was revoked by the administrator: ask for a new token ('qrdesk-server station renew %s')", st.Name, st.Name))
-			return
-		}
-		if err != nil {
-			a.write(w, nil, err)
-			return
+		hash := HashToken(token)
+		st, found := a.stations.get(hash)
+		if !cached || !found {
+			var err error
+			if st, err = a.lookUpStation(r.Context(), hash); err != nil {
+				a.write(w, nil, err)
+				return
+			}
 		}
 		if err := a.checkRing(r.Context(), r.Header.Get(RingHeader)); err != nil {
 			a.write(w, nil, err)
@@ -166,8 +176,32 @@ func (a *API) station(h func(r *http.Request, st central.Station) (any, error)) 
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
 		v, err := h(r, st)
+		if errors.Is(err, central.ErrRevoked) && found {
+			// Revoked or renewed since the lookup was cached: say which.
+			if _, err = a.lookUpStation(r.Context(), hash); err == nil {
+				err = central.ErrRevoked
+			}
+		}
 		a.write(w, v, err)
 	}
+}
+
+// lookUpStation finds the token's station in the database (and caches it),
+// or returns the refusal for the desk.
+func (a *API) lookUpStation(ctx context.Context, hash string) (central.Station, error) {
+	st, err := a.Store.StationByToken(ctx, hash)
+	switch {
+	case errors.Is(err, central.ErrUnauthorized):
+		a.stations.drop(hash)
+		return st, fail(http.StatusUnauthorized, app.RefusedUnknownToken, "unknown station token: check the token, or ask the administrator for one ('qrdesk-server station add NAME --letter L')")
+	case errors.Is(err, central.ErrRevoked):
+		a.stations.drop(hash)
+		return st, fail(http.StatusForbidden, app.RefusedRevoked, "station %q was revoked by the administrator: ask for a new token ('qrdesk-server station renew %s')", st.Name, st.Name)
+	case err != nil:
+		return st, err
+	}
+	a.stations.put(hash, st)
+	return st, nil
 }
 
 // checkRing refuses a station whose key ring is not the deployment's: its
