@@ -29,7 +29,7 @@ type DayFigures struct {
 	// Undone counts the undos made that day.
 	Redeemed           int             `json:"redeemed"`
 	RedeemedByOperator map[string]int  `json:"redeemed_by_operator"`
-	RedeemedByHour     []HourCount     `json:"redeemed_by_hour"`
+	RedeemedByHour     []DayHour       `json:"redeemed_by_hour"`
 	Refused            map[Outcome]int `json:"refused"`
 	Disabled           int             `json:"disabled"`  // disables (and replacements) made that day
 	Expired            int             `json:"expired"`   // labels of that day now expired
@@ -42,8 +42,9 @@ type DayFigures struct {
 	RedeemedQuarters []TimeCount `json:"-"`
 }
 
-// HourCount is the number of redemptions in one local hour.
-type HourCount struct {
+// DayHour is the number of redemptions in one local hour of a closed
+// day (only the hours that had any), named as the page shows it.
+type DayHour struct {
 	Hour  string `json:"hour"` // "09:00"; with the zone on a day the clocks change
 	Count int    `json:"count"`
 }
@@ -221,13 +222,13 @@ func (s *Service) byHour(f DayFigures, day time.Time) DayFigures {
 		starts = append(starts, at)
 	}
 	sort.Slice(starts, func(i, j int) bool { return starts[i] < starts[j] })
-	f.RedeemedByHour = make([]HourCount, 0, len(starts))
+	f.RedeemedByHour = make([]DayHour, 0, len(starts))
 	for _, at := range starts {
 		layout := "15:00"
 		if withZone {
 			layout = "15:00 MST"
 		}
-		f.RedeemedByHour = append(f.RedeemedByHour, HourCount{Hour: time.Unix(at, 0).In(loc).Format(layout), Count: counts[at]})
+		f.RedeemedByHour = append(f.RedeemedByHour, DayHour{Hour: time.Unix(at, 0).In(loc).Format(layout), Count: counts[at]})
 	}
 	return f
 }

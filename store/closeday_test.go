@@ -145,7 +145,7 @@ func TestCloseDayOnDSTChange(t *testing.T) {
 		redeemAt(t, svc, clock, at, codes[i].String(), app.OutcomeRedeemed)
 	}
 	dc := closeDayOf(t, svc, "2027-10-31", false)
-	want := []app.HourCount{{Hour: "02:00 CEST", Count: 1}, {Hour: "02:00 CET", Count: 1}, {Hour: "23:00 CET", Count: 1}}
+	want := []app.DayHour{{Hour: "02:00 CEST", Count: 1}, {Hour: "02:00 CET", Count: 1}, {Hour: "23:00 CET", Count: 1}}
 	if len(dc.Figures.RedeemedByHour) != 3 || dc.Figures.RedeemedByHour[0] != want[0] || dc.Figures.RedeemedByHour[1] != want[1] || dc.Figures.RedeemedByHour[2] != want[2] {
 		t.Fatalf("by hour %v, want %v", dc.Figures.RedeemedByHour, want)
 	}

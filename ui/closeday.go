@@ -54,7 +54,7 @@ func (d *closeDayDialog) ask() {
 
 func (d *closeDayDialog) run() {
 	expire := d.expire.Checked
-	go func() {
+	d.env.background(func() {
 		dc, err := d.env.svc.CloseDay(context.Background(), app.CloseDayRequest{ExpireUnused: expire, Operator: d.env.operator()})
 		fyne.Do(func() {
 			if err != nil {
@@ -66,7 +66,7 @@ func (d *closeDayDialog) run() {
 				d.onDone()
 			}
 		})
-	}()
+	})
 }
 
 // show lists the figures as the page does, in the window's language.
@@ -132,7 +132,7 @@ func (d *closeDayDialog) askSave() {
 		}
 		path := w.URI().Path()
 		w.Close()
-		go func() {
+		d.env.background(func() {
 			err := d.savePDF(dc, path)
 			fyne.Do(func() {
 				if err != nil {
@@ -141,7 +141,7 @@ func (d *closeDayDialog) askSave() {
 				}
 				d.save.SetText(T("Saved to {{.Path}}", map[string]any{"Path": path}))
 			})
-		}()
+		})
 	}, d.env.win)
 	fd.SetFileName("qrdesk-day-" + dc.Figures.Date + ".pdf")
 	fd.SetFilter(storage.NewExtensionFileFilter([]string{".pdf"}))

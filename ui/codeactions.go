@@ -6,7 +6,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/widget"
 
 	"qrdesk/app"
 )
@@ -17,8 +16,8 @@ import (
 // newCodeActionButtons makes the Replace and Undo buttons of the detail
 // panel, disabled until a label that allows them is picked.
 func (s *codesScreen) newCodeActionButtons() {
-	s.replaceBtn = widget.NewButton(T("Replace label…"), s.replace)
-	s.undoBtn = widget.NewButton(T("Undo redemption…"), s.undo)
+	s.replaceBtn = newKeyButton(T("Replace label…"), s.replace)
+	s.undoBtn = newKeyButton(T("Undo redemption…"), s.undo)
 	s.replaceBtn.Disable()
 	s.undoBtn.Disable()
 }
@@ -74,7 +73,7 @@ func (s *codesScreen) replace() {
 
 // runReplace replaces the label off the UI goroutine and shows the new one.
 func (s *codesScreen) runReplace(code, reason string) {
-	go func() {
+	s.env.background(func() {
 		r, err := s.env.svc.Replace(context.Background(), app.ReplaceRequest{Code: code, Reason: reason, Operator: s.env.operator()})
 		fyne.Do(func() {
 			if err != nil {
@@ -92,7 +91,7 @@ func (s *codesScreen) runReplace(code, reason string) {
 			s.table.Refresh()
 			s.showDetail(r.New)
 		})
-	}()
+	})
 }
 
 // undo puts the picked label back to unused, after the clerk confirms.
@@ -115,7 +114,7 @@ func (s *codesScreen) undo() {
 
 // runUndo undoes the redemption off the UI goroutine and shows the label.
 func (s *codesScreen) runUndo(code, reason string) {
-	go func() {
+	s.env.background(func() {
 		u, err := s.env.svc.UndoRedemption(context.Background(), app.UndoRequest{Code: code, Reason: reason, Operator: s.env.operator()})
 		var rec []app.CodeRecord
 		if err == nil {
@@ -142,5 +141,5 @@ func (s *codesScreen) runUndo(code, reason string) {
 				s.showDetail(rec[0])
 			}
 		})
-	}()
+	})
 }
