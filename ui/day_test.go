@@ -25,7 +25,9 @@ func codesDetail(t *testing.T, h *harness, code string) *codesScreen {
 		s.search(0)
 	})
 	waitFor(t, "the label", func() bool { return len(s.rows) == 1 && s.rows[0].Code == code })
+	h.settle() // the search's last touches of the screen are done
 	fyne.DoAndWait(func() { s.showDetail(s.rows[0]) })
+	h.settle() // and the history's
 	return s
 }
 
@@ -52,6 +54,7 @@ func TestCodesReplaceAndUndo(t *testing.T) {
 		t.Fatal("Replace did not ask for confirmation")
 	}
 	fyne.DoAndWait(func() { s.runReplace(codes[0], "label torn") })
+	h.settle()
 	waitFor(t, "the new label", func() bool { return s.current != nil && s.current.Code != codes[0] })
 	newCode := s.current.Code
 	if !strings.Contains(s.message.Text, newCode) || !strings.Contains(s.message.Text, "batch 2") {
@@ -68,6 +71,7 @@ func TestCodesReplaceAndUndo(t *testing.T) {
 		t.Fatal("a used label: Replace must be off, Undo on")
 	}
 	fyne.DoAndWait(func() { s.runUndo(codes[1], "wrong parcel") })
+	h.settle()
 	waitFor(t, "the label unused again", func() bool {
 		return s.current != nil && s.current.Code == codes[1] && s.current.Status == app.StatusUnused
 	})
@@ -82,6 +86,7 @@ func TestCodesReplaceAndUndo(t *testing.T) {
 	h.clock.advance(6 * time.Minute)
 	s = codesDetail(t, h, codes[1])
 	fyne.DoAndWait(func() { s.runUndo(codes[1], "wrong parcel") })
+	h.settle()
 	waitFor(t, "the refusal", func() bool { return strings.Contains(s.message.Text, "too late") })
 }
 
@@ -96,6 +101,7 @@ func TestCloseDayDialog(t *testing.T) {
 		d.expire.SetChecked(true)
 		d.run()
 	})
+	h.settle()
 	waitFor(t, "the close", func() bool { return d.closed != nil })
 	<-refreshed
 	for _, want := range []string{"Redeemed", "by li", "Unused labels expired by this close: 2", "Still unused (labels of the day)"} {
@@ -119,6 +125,7 @@ func TestCloseDayDialog(t *testing.T) {
 	// Closing again lists the changes since.
 	h.svc.Redeem(context.Background(), codes[0], "li")
 	fyne.DoAndWait(func() { d.run() })
+	h.settle()
 	waitFor(t, "the second close", func() bool { return strings.Contains(d.text, "Changed since the close at") })
 	<-refreshed
 	if !strings.Contains(d.text, "Scans: 1 → 2") {

@@ -49,7 +49,9 @@ func TestDayScreenshots(t *testing.T) {
 	h.clock.advance(8 * time.Hour)
 	d := newCloseDayDialog(h.ui.env, nil)
 	fyne.DoAndWait(func() { h.ui.show("today") })
+	h.settle()
 	fyne.DoAndWait(func() { d.run() })
+	h.settle()
 	waitFor(t, "the close", func() bool { return d.closed != nil })
 	time.Sleep(100 * time.Millisecond) // the dialog's first frame
 	capture(t, h, filepath.Join(dir, "close-day"+suffix+".png"))
