@@ -395,8 +395,8 @@ type storedEvent struct {
 
 func (c *CentralDB) readEvent(ctx context.Context, tx *etx, id string) (storedEvent, error) {
 	var s storedEvent
-	err := tx.queryRow(ctx, `SELECT event_id, station, kind, code, operator, at, offline, reason, outcome, detail FROM events WHERE event_id = ?`, id).
-		Scan(&s.ev.EventID, &s.station, &s.ev.Kind, &s.ev.Code, &s.ev.Operator, &s.ev.At, &s.ev.Offline, &s.ev.Reason, &s.outcome, &s.detail)
+	err := tx.queryRow(ctx, `SELECT event_id, station, kind, code, operator, at, offline, reason, outcome, detail, undoes FROM events WHERE event_id = ?`, id).
+		Scan(&s.ev.EventID, &s.station, &s.ev.Kind, &s.ev.Code, &s.ev.Operator, &s.ev.At, &s.ev.Offline, &s.ev.Reason, &s.outcome, &s.detail, &s.ev.Undoes)
 	return s, err
 }
 
@@ -438,6 +438,8 @@ func (c *CentralDB) decide(ctx context.Context, tx *etx, st central.Station, ev 
 		r, flag, err = c.redeem(ctx, tx, st, ev, now)
 	case central.KindDisable, central.KindEnable:
 		r, err = c.setDisabled(ctx, tx, st, ev)
+	case central.KindUndo:
+		r, err = c.undo(ctx, tx, st, ev)
 	default:
 		r = central.Result{Outcome: central.OutcomeRejected, Reason: "unknown event kind " + ev.Kind}
 	}
@@ -456,8 +458,8 @@ func (c *CentralDB) decide(ctx context.Context, tx *etx, st central.Station, ev 
 			ev.Offline, r.Outcome, string(detail), flag, now, ev.EventID)
 		return r, err
 	}
-	_, err = tx.exec(ctx, `INSERT INTO events (event_id, station, kind, code, operator, at, received_at, offline, outcome, detail, reason, flag)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, ev.EventID, st.Name, ev.Kind, ev.Code, ev.Operator, ev.At, now, ev.Offline, r.Outcome, string(detail), ev.Reason, flag)
+	_, err = tx.exec(ctx, `INSERT INTO events (event_id, station, kind, code, operator, at, received_at, offline, outcome, detail, reason, flag, undoes)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, ev.EventID, st.Name, ev.Kind, ev.Code, ev.Operator, ev.At, now, ev.Offline, r.Outcome, string(detail), ev.Reason, flag, ev.Undoes)
 	return r, err
 }
 
