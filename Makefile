@@ -123,3 +123,4 @@ package-server: $(NFPM)
 # Screenshots of every screen (docs/screenshots), taken by the end-to-end test.
 screenshots: deps
 	QRDESK_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run 'TestScannerAtTheDesk|TestScreensInChinese' ./e2e/
+	QRDESK_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run TestDayScreenshots ./ui/

@@ -111,11 +111,12 @@ const (
 	ruleScreen       = "use scan, issue, codes, today or settings"
 	ruleOperator     = "use 1 to 40 characters on one line"
 	ruleScannerMap   = "use pairs of characters (what arrives, what was meant); run 'qrdesk scanner-test --save' to make one"
+	ruleUndoWindow   = "use a duration from 1m to 24h, e.g. 5m or 1h"
 )
 
 // SettingRules lists every rule sentence (for the translation check).
 var SettingRules = []string{rulePrefix, ruleDaily, ruleBool, ruleSerialDigits, ruleStationID, ruleStationName, ruleExpiry,
-	ruleTemplate, ruleLabelTitle, ruleQREC, ruleOffset, rulePrinter, ruleScreen, ruleOperator, ruleScannerMap}
+	ruleTemplate, ruleLabelTitle, ruleQREC, ruleOffset, rulePrinter, ruleScreen, ruleOperator, ruleScannerMap, ruleUndoWindow}
 
 // ParseBool reads an on/off setting: true/false, yes/no, on/off, 1/0.
 func parseBool(v string) (bool, bool) {
@@ -248,6 +249,7 @@ var SettingDefs = []SettingDef{
 		choices(Screens, []string{"Scan", "Issue & print", "Codes", "Today", "Settings"}),
 	textSetting("operator", "default-operator", "Operator", "Who works at this station now", ruleOperator,
 		func(s *Settings) *string { return &s.Operator }, func(v string) bool { return v == "" || CheckOperator(v) == nil }),
+	undoWindowSetting(),
 	boolSetting("configured", "configured", "Set up", "true skips the window's first-run set-up (stations set up by script)",
 		func(s *Settings) *bool { return &s.Configured }).hidden(),
 	textSetting("scanner_map", "", "Scanner map", "Fixes a scanner's keyboard layout; made by 'qrdesk scanner-test --save'", ruleScannerMap,
@@ -268,6 +270,22 @@ func expirySetting() SettingDef {
 		return nil
 	}
 	d.format = func(s Settings) string { return s.Expires.String() }
+	return d
+}
+
+func undoWindowSetting() SettingDef {
+	d := SettingDef{Key: "undo_window", Flag: "undo-window", Label: "Undo window", Kind: SettingText,
+		Help:        "How long after a redemption a supervisor may undo it, e.g. 5m",
+		Suggestions: []string{"1m", "5m", "15m", "1h"}}
+	d.parse = func(s *Settings, v string) error {
+		w, err := ParseUndoWindow(v)
+		if err != nil {
+			return d.refuse(v, ruleUndoWindow)
+		}
+		s.UndoWindow = w
+		return nil
+	}
+	d.format = func(s Settings) string { return FormatUndoWindow(s.UndoWindow) }
 	return d
 }
 

@@ -62,6 +62,7 @@ func TestSettingRefusals(t *testing.T) {
 		{"start_screen", "home", "Start screen", ruleScreen},
 		{"operator", strings.Repeat("x", 41), "Operator", ruleOperator},
 		{"scanner_map", "abc", "Scanner map", ruleScannerMap},
+		{"undo_window", "2d", "Undo window", ruleUndoWindow},
 	} {
 		t.Run(tc.key, func(t *testing.T) {
 			s := DefaultSettings()

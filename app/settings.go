@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"sort"
+	"time"
 )
 
 // Settings are a station's configuration. They are stored in the database as
@@ -33,6 +34,9 @@ type Settings struct {
 	Configured  bool   // the first-run set-up was completed
 	ScannerMap  string // pairs arrived→meant fixing a scanner's keyboard layout (scanner test)
 
+	// UndoWindow is how long after a redemption a supervisor may undo it.
+	UndoWindow time.Duration
+
 	// Extra keeps stored keys this version does not define, so that other
 	// parts of the program (and newer versions) can keep their own.
 	Extra map[string]string
@@ -41,7 +45,7 @@ type Settings struct {
 // DefaultSettings are used until the station is configured.
 func DefaultSettings() Settings {
 	return Settings{Daily: 100, DateSerial: true, SerialDigits: 4, StationID: "A", StationName: "Station A", Expires: Expiry{Kind: ExpireNever},
-		Template: "L7160", QREC: "M", Sound: true, StartScreen: "scan"}
+		Template: "L7160", QREC: "M", Sound: true, StartScreen: "scan", UndoWindow: DefaultUndoWindow}
 }
 
 // SettingKeys lists the keys 'qrdesk settings' shows, in order.

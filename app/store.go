@@ -82,7 +82,9 @@ type ExportStore interface {
 }
 
 // Store is everything the Service needs: the small interfaces above, the
-// print jobs (PrintStore) and the sync with a central server (SyncStore).
+// print jobs (PrintStore), the sync with a central server (SyncStore),
+// undoing (UndoStore), replacing (ReplaceStore) and closing the day
+// (DayCloseStore). No use case finds a capability by type assertion.
 type Store interface {
 	SettingsStore
 	IssueStore
@@ -94,6 +96,9 @@ type Store interface {
 	ExportStore
 	PrintStore
 	SyncStore
+	UndoStore
+	ReplaceStore
+	DayCloseStore
 }
 
 // Actor is who did something, and where.
