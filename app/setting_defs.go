@@ -54,7 +54,16 @@ type SettingError struct {
 }
 
 func (e *SettingError) Error() string {
-	return fmt.Sprintf("%s %q is not allowed: %s", e.Label, e.Value, e.Rule)
+	return fmt.Sprintf("%s %q is not allowed: %s", lowerLabel(e.Label), e.Value, e.Rule)
+}
+
+// lowerLabel starts a label in lower case inside a sentence ("Undo window"
+// → "undo window"), leaving abbreviations ("QR error correction") alone.
+func lowerLabel(l string) string {
+	if len(l) > 1 && l[0] >= 'A' && l[0] <= 'Z' && l[1] >= 'a' && l[1] <= 'z' {
+		return string(l[0]+'a'-'A') + l[1:]
+	}
+	return l
 }
 
 // Set validates value and stores it in s.
