@@ -52,11 +52,31 @@ func (e Expiry) String() string {
 		if e.After%(24*time.Hour) == 0 {
 			return fmt.Sprintf("%dd", e.After/(24*time.Hour))
 		}
-		return strings.TrimSuffix(strings.TrimSuffix(e.After.String(), "0s"), "0m")
+		return shortDuration(e.After)
 	case ExpireEOD:
 		return "eod"
 	}
 	return "never"
+}
+
+// shortDuration writes d as ParseExpiry reads it back: 90m as 1h30m, 90s
+// as 1m30s (trimming Duration.String's "0s" once made that "1m3", which
+// then failed every command as damaged settings).
+func shortDuration(d time.Duration) string {
+	if d%time.Second != 0 {
+		return d.String()
+	}
+	var b strings.Builder
+	if h := d / time.Hour; h > 0 {
+		fmt.Fprintf(&b, "%dh", h)
+	}
+	if m := d % time.Hour / time.Minute; m > 0 {
+		fmt.Fprintf(&b, "%dm", m)
+	}
+	if s := d % time.Minute / time.Second; s > 0 || b.Len() == 0 {
+		fmt.Fprintf(&b, "%ds", s)
+	}
+	return b.String()
 }
 
 // At returns the Unix expiry time of a code issued at now with label day
