@@ -10,12 +10,14 @@ import (
 // RemoteEvent is a change of a code's state sent to the central server.
 type RemoteEvent struct {
 	EventID  string `json:"event_id"`
-	Kind     string `json:"kind"` // redeem, disable, enable
+	Kind     string `json:"kind"` // redeem, disable, enable, undo
 	Code     string `json:"code"`
 	Operator string `json:"operator"`
 	At       int64  `json:"at"`
 	Offline  bool   `json:"offline"`
 	Reason   string `json:"reason,omitempty"`
+	// Undoes is the event id of the redemption an undo takes back.
+	Undoes string `json:"undoes,omitempty"`
 	// OutboxID is the event's place in the desk's outbox (not sent).
 	OutboxID int64 `json:"-"`
 }
@@ -124,8 +126,8 @@ const StaleAfter = 5 * time.Minute
 // other stations' changes. A transient failure stops it (retry later);
 // what was done before stays done.
 func (s *Service) Sync(ctx context.Context) (SyncStatus, error) {
-	ss, ok := s.Store.(SyncStore)
-	if !ok || s.Remote == nil {
+	ss := s.Store
+	if s.Remote == nil {
 		return SyncStatus{}, Errorf(KindInvalid, "no sync server is set up: run 'qrdesk sync --server URL --token-file FILE'")
 	}
 	ring := s.Keys.RingID()
@@ -367,8 +369,8 @@ const FollowWait = 20 * time.Second
 // desk is known here within a fraction of a second, before the network
 // can fail in between. Uploads stay with Sync. It returns when ctx ends.
 func (s *Service) Follow(ctx context.Context) {
-	ss, ok := s.Store.(SyncStore)
-	if !ok || s.Remote == nil {
+	ss := s.Store
+	if s.Remote == nil {
 		return
 	}
 	pause := time.Second

@@ -239,7 +239,11 @@ func runConflicts(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer s.Close()
-	list, err := s.db.Conflicts(ctx)
+	list, err := s.svc.Conflicts(ctx)
+	if err != nil {
+		return err
+	}
+	refused, err := s.svc.RefusedUndos(ctx)
 	if err != nil {
 		return err
 	}
@@ -251,5 +255,6 @@ func runConflicts(ctx context.Context, env *Env, args []string) error {
 			fmt.Fprintf(w, "%s\n  first:  %s at %s by %s\n  second: %s at %s by %s\n", k.Code,
 				app.FormatTime(k.FirstAt), k.FirstStation, k.FirstOperator, app.FormatTime(k.SecondAt), k.SecondStation, k.SecondOperator)
 		}
+		printRefusedUndos(w, refused)
 	})
 }

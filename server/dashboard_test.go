@@ -49,6 +49,15 @@ func dashboardDay(t *testing.T, h *centralHarness) (a, b string, conflictCode st
 	if o := redeem(a, "dash-online-4", h.codes[3]); o != "redeemed" {
 		t.Fatalf("later redemption: %s", o)
 	}
+	// A redemption taken back by its desk's supervisor is not counted.
+	if o := redeem(a, "dash-online-5", h.codes[4]); o != "redeemed" {
+		t.Fatalf("redemption to undo: %s", o)
+	}
+	var res struct{ Results []central.Result }
+	h.call(t, "POST", "/v1/events", a, h.ring, map[string]any{"events": []central.Event{{EventID: "dash-undo-5", Kind: "undo", Code: h.codes[4], Operator: "boss", At: h.now.Unix(), Reason: "wrong parcel", Undoes: "dash-online-5"}}}, &res)
+	if len(res.Results) != 1 || res.Results[0].Outcome != "undone" {
+		t.Fatalf("undo: %+v", res)
+	}
 	return a, b, h.codes[2]
 }
 

@@ -33,6 +33,8 @@ type API struct {
 	Store central.Store
 	Log   *slog.Logger
 	Now   func() time.Time
+	// Metrics, when set, count requests and redemptions (metrics.go).
+	Metrics *Metrics
 	// Web serves every path the API does not (the dashboard), if set.
 	Web http.Handler
 
@@ -58,6 +60,10 @@ func (a *API) Handler() http.Handler {
 	a.tail.store = a.Store
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/health", a.health)
+	mux.HandleFunc("GET /readyz", a.readyz)
+	if a.Metrics != nil && !a.Metrics.Separate {
+		mux.Handle("GET /metrics", a.Metrics)
+	}
 	mux.HandleFunc("POST /v1/enrol", a.station(a.enrol))
 	mux.HandleFunc("POST /v1/batches", a.station(a.writes(a.batches)))
 	mux.HandleFunc("POST /v1/redeem", a.cachedStation(a.writes(a.redeem)))
@@ -84,6 +90,7 @@ func (a *API) accessLog(next http.Handler) http.Handler {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w, status: 200}
 		next.ServeHTTP(sw, r)
+		a.Metrics.observe(r.Pattern, sw.status, time.Since(start)) // the mux set r.Pattern
 		a.Log.Info("request", "method", r.Method, "path", r.URL.Path, "status", sw.status,
 			"duration_ms", float64(time.Since(start).Microseconds())/1000, "remote", r.RemoteAddr)
 	})
@@ -180,6 +187,7 @@ func (a *API) authenticated(h func(r *http.Request, st central.Station) (any, er
 			a.write(w, nil, err)
 			return
 		}
+		a.Metrics.sawDesk(st.ID, a.Now().Unix())
 		r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
 		v, err := h(r, st)
 		if errors.Is(err, central.ErrRevoked) && found {
@@ -294,6 +302,7 @@ func (a *API) redeem(r *http.Request, st central.Station) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	a.Metrics.countRedemptions([]central.Event{ev}, res)
 	return res[0], nil
 }
 
@@ -313,6 +322,7 @@ func (a *API) events(r *http.Request, st central.Station) (any, error) {
 		}
 	}
 	res, err := a.Store.Apply(r.Context(), st, req.Events, a.Now().Unix())
+	a.Metrics.countRedemptions(req.Events, res)
 	return map[string]any{"results": res}, err
 }
 
@@ -438,10 +448,7 @@ func (a *API) conflicts(r *http.Request, st central.Station) (any, error) {
 
 // dayRange reads YYYY-MM-DD ("" for today) as a local day.
 func dayRange(date string, now time.Time) (time.Time, error) {
-	if date == "" {
-		return app.Day(now), nil
-	}
-	d, err := time.ParseInLocation("2006-01-02", date, now.Location())
+	d, err := app.ParseDate(date, now)
 	if err != nil {
 		return time.Time{}, central.Badf("date must be YYYY-MM-DD")
 	}

@@ -22,7 +22,7 @@ const (
 	recordSelect = `SELECT c.id, c.code, c.batch_id, c.label_date, COALESCE(c.serial, 0), c.type, c.ref, c.key_id,
 	c.status, c.expire_at, c.created_at, c.used_at, COALESCE(r.station, ''), COALESCE(r.operator, ''),
 	c.disabled_reason, c.print_count`
-	recordJoin    = ` LEFT JOIN redemptions r ON r.code_id = c.id`
+	recordJoin    = ` LEFT JOIN redemptions r ON r.code_id = c.id AND r.undone_at = 0`
 	recordColumns = recordSelect + ` FROM codes c` + recordJoin
 )
 
@@ -124,6 +124,11 @@ func (d *DB) searchSQL(ctx context.Context, q app.SearchQuery) (string, []any, e
 			alts = append(alts, `SELECT id FROM codes WHERE serial = ?`)
 			args = append(args, part)
 		}
+		// The serial as printed, with its station letter ("A0007").
+		if station, serial, ok := app.PrintedSerial(part); ok {
+			alts = append(alts, `SELECT id FROM codes WHERE serial = ? AND station_id = ?`)
+			args = append(args, serial, station)
+		}
 		from = recordSelect + ` FROM (` + strings.Join(alts, " UNION ") + `) AS m CROSS JOIN codes c ON c.id = m.id` + recordJoin
 	}
 	if q.Status != "" {
@@ -178,8 +183,8 @@ func (d *DB) records(ctx context.Context, query string, args ...any) ([]app.Code
 	return out, d.wrap(rows.Err(), "cannot search codes")
 }
 
-// History returns scans and audit entries of one code, oldest first.
-func (d *DB) History(ctx context.Context, codeID int64) ([]app.Event, error) {
+// CodeHistory returns scans and audit entries of one code, oldest first.
+func (d *DB) CodeHistory(ctx context.Context, codeID int64) ([]app.Event, error) {
 	rows, err := d.db.QueryContext(ctx, `SELECT at, outcome, station, operator, '' FROM scans WHERE code_id = ?1
 		UNION ALL SELECT at, action, station, operator, detail FROM audit WHERE code_id = ?1 ORDER BY 1`, codeID)
 	if err != nil {

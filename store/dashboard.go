@@ -77,6 +77,9 @@ func (c *CentralDB) DayActivity(ctx context.Context, from, to int64) (central.Da
 	if err := rows.Err(); err != nil {
 		return central.DayActivity{}, err
 	}
+	if err := c.subtractUndone(ctx, from, to, desk, &day); err != nil {
+		return central.DayActivity{}, err
+	}
 	for _, d := range desks {
 		day.Desks = append(day.Desks, *d)
 	}
@@ -85,6 +88,39 @@ func (c *CentralDB) DayActivity(ctx context.Context, from, to int64) (central.Da
 }
 
 const quarter = "900" // central.QuarterSeconds, in SQL
+
+// undoReach is how long after its day an undo of a redemption is looked
+// for: a supervisor undoes within minutes (the undo window), and a desk
+// offline overnight uploads the next morning.
+const undoReach = 2 * 24 * 3600
+
+// subtractUndone takes the redemptions of [from, to) that were undone
+// (an undo event the server accepted names them) out of the day's counts.
+// Undo events are found by the time the server received them, through
+// its index, within undoReach of the day.
+func (c *CentralDB) subtractUndone(ctx context.Context, from, to int64, desk func(string) *central.DeskDay, day *central.DayActivity) error {
+	eff := `CASE WHEN r.offline AND r.flag NOT LIKE 'desk clock%' THEN r.at ELSE r.received_at END` // effectiveAt of r
+	rows, err := c.e.query(ctx, `SELECT r.station, (`+eff+`) / `+quarter+`, count(*) FROM events u
+		JOIN events r ON r.event_id = u.undoes
+		WHERE u.received_at >= ? AND u.received_at < ? AND u.kind = 'undo' AND u.outcome = 'undone'
+			AND r.kind = 'redeem' AND r.outcome = 'redeemed' AND (`+eff+`) >= ? AND (`+eff+`) < ?
+		GROUP BY r.station, (`+eff+`) / `+quarter, from, to+undoReach, from, to)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		var q int64
+		var n int
+		if err := rows.Scan(&name, &q, &n); err != nil {
+			return err
+		}
+		desk(name).Redeemed -= n
+		day.Quarters[q] -= n
+	}
+	return rows.Err()
+}
 
 // Desks returns every enrolled desk with when the server last saw it (its
 // stored feed read or its latest event) and the feed's head.

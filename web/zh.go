@@ -112,4 +112,6 @@ var zh = map[string]string{
 	"Enable":       "启用",
 	"Used":         "已使用",
 	"Unused":       "未使用",
+	"Undo":         "撤销",
+	"Undone":       "已撤销",
 }

@@ -11,6 +11,13 @@ import (
 	"qrdesk/web"
 )
 
+// dashboardDB is what serve needs of the database with the dashboard:
+// the API's and the metrics' store (serverDB) and the dashboard's.
+type dashboardDB interface {
+	serverDB
+	web.Store
+}
+
 const adminUsage = `say one of:
   admin add NAME      a dashboard account; prints its password once
   admin reset NAME    a new password (printed once); signs out its browsers
