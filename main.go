@@ -12,6 +12,7 @@ import (
 
 	fyneapp "fyne.io/fyne/v2/app"
 
+	"qrdesk/app"
 	"qrdesk/cli"
 	_ "qrdesk/internal/locale" // before Fyne reads the locale
 
@@ -34,5 +35,6 @@ func runGUI(ctx context.Context, opts cli.GUIOptions) error {
 	defer db.Close()
 	player := beep.New(slog.New(slog.NewJSONHandler(os.Stderr, nil)))
 	return ui.Run(fyneapp.NewWithID("com.qrdesk.app"), svc, ui.Options{Screen: opts.Screen, Player: player,
+		Desk: opts.Desk, Staff: app.NewStaff(db, svc.Keys, svc.Now),
 		TemplateDir: filepath.Join(filepath.Dir(opts.DB), "templates")})
 }

@@ -209,3 +209,30 @@ func roundUp(d time.Duration) string {
 	}
 	return fmt.Sprintf("%d minutes", int((d+time.Minute-1)/time.Minute))
 }
+
+// OperatorBadge is one current operator with the text of their badge QR.
+type OperatorBadge struct {
+	Operator
+	Badge string
+}
+
+// Badges returns the badges of every current operator, by name, for the
+// badge sheet; an error when there is nobody to print.
+func (st *Staff) Badges(ctx context.Context) ([]OperatorBadge, error) {
+	ops, err := st.List(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	if len(ops) == 0 {
+		return nil, Errorf(KindInvalid, "there are no operators to print badges for: add them with 'qrdesk operators add NAME'")
+	}
+	out := make([]OperatorBadge, len(ops))
+	for i, op := range ops {
+		text, err := st.Badge(op)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = OperatorBadge{Operator: op, Badge: text}
+	}
+	return out, nil
+}

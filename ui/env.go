@@ -24,6 +24,8 @@ type env struct {
 	mu       sync.Mutex
 	settings app.Settings
 	onSaved  []func(app.Settings) // screens that show settings
+
+	signIn *signIn // who is signed in; nil when the window has no operators (see signin.go)
 }
 
 func (e *env) canvas() fyne.Canvas {
@@ -47,6 +49,9 @@ func (e *env) current() app.Settings {
 }
 
 func (e *env) operator() string {
+	if op, ok := e.signIn.current(); ok {
+		return op.Name
+	}
 	if op := e.current().Operator; op != "" {
 		return op
 	}

@@ -263,7 +263,9 @@ func (s *issueScreen) confirmThen(next func(reprint bool)) {
 	dialog.ShowConfirm(T("Reprint?"), T("{{.Printed}} of these labels were printed before. Print them again? The reprint is logged.",
 		map[string]any{"Printed": s.selected.Printed}), func(ok bool) {
 		if ok {
-			next(true)
+			if _, approved := s.env.supervisor(T("Reprint labels"), func() { next(true) }); approved {
+				next(true)
+			}
 		}
 	}, s.env.win)
 }

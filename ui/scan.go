@@ -171,10 +171,25 @@ func (s *scanScreen) submit(raw, terminator string, took time.Duration) {
 		s.note.SetText(strings.Join(r.Advice, "\n"))
 		return
 	}
+	if badge := app.ApplyScannerMap(raw, s.env.current().ScannerMap); s.env.signIn != nil && app.IsBadge(badge) {
+		s.env.signIn.badgeScanned(s, badge) // an operator signs in (signin.go)
+		return
+	}
 	go func() {
+		if s.env.signIn.needed(context.Background()) {
+			fyne.Do(s.signInFirst)
+			return
+		}
 		v, err := s.env.svc.Redeem(context.Background(), raw, s.env.operator())
 		fyne.Do(func() { s.show(v, err) })
 	}()
+}
+
+// signInFirst refuses a scan while nobody is signed in at a desk that has
+// operators: every redemption names who handed the parcel over.
+func (s *scanScreen) signInFirst() {
+	s.paint(colorInactive, T("SIGN IN FIRST"), T("Scan your operator badge (or Sign in…): nothing was redeemed"))
+	s.env.beep(false)
 }
 
 func (s *scanScreen) show(v app.Verdict, err error) {
@@ -303,6 +318,8 @@ func outcomeTitle(o app.Outcome) string {
 		return T("VALID")
 	case app.OutcomeServerRefused:
 		return T("REFUSED BY THE SERVER")
+	case app.OutcomeBadge:
+		return T("OPERATOR BADGE")
 	}
 	return string(o)
 }
@@ -317,6 +334,8 @@ func outcomeHint(o app.Outcome) string {
 		return T("This is not a qrdesk label: scan again")
 	case app.OutcomeServerRefused:
 		return T("Do not hand over: the server refuses this desk; ask the administrator")
+	case app.OutcomeBadge:
+		return T("This is an operator badge, not a label: do not hand over")
 	}
 	return ""
 }

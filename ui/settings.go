@@ -38,6 +38,7 @@ type settingsScreen struct {
 	entries map[string]*widget.Entry
 	save    *widget.Button
 	message *widget.Label
+	badges  *badgeSheet // the operators' badge sheet (badges.go)
 	content fyne.CanvasObject
 }
 
@@ -63,7 +64,8 @@ func newSettingsScreen(e *env) *settingsScreen {
 	s.save.Importance = widget.HighImportance
 	s.message = widget.NewLabel("")
 	s.message.Wrapping = fyne.TextWrapWord
-	s.content = container.NewVScroll(container.NewVBox(form, s.save, s.message))
+	s.badges = newBadgeSheet(e)
+	s.content = container.NewVScroll(container.NewVBox(form, s.save, s.message, s.badges.button, s.badges.message))
 	e.onSaved = append(e.onSaved, s.load)
 	return s
 }
@@ -92,8 +94,12 @@ func (s *settingsScreen) saveAll() {
 		s.message.SetText(T("Nothing changed"))
 		return
 	}
+	by, ok := s.env.supervisor(T("Change the settings"), s.saveAll)
+	if !ok {
+		return
+	}
 	go func() {
-		_, err := s.env.svc.UpdateSettings(context.Background(), changes, s.env.operator())
+		_, err := s.env.svc.UpdateSettings(context.Background(), changes, by)
 		if err == nil {
 			err = s.env.reloadSettings()
 		}

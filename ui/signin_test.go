@@ -1,0 +1,232 @@
+package ui
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"qrdesk/app"
+)
+
+// staffHarness is the window on a desk with two operators: li (PIN 4321)
+// and the supervisor wang (PIN 8765), in desk mode when desk is set.
+type staffHarness struct {
+	*harness
+	staff           *app.Staff
+	liBadge, wBadge string
+	liPIN, wangPIN  string
+}
+
+func newStaffHarness(t *testing.T, desk bool) *staffHarness {
+	t.Helper()
+	h := &staffHarness{harness: newHarness(t), liPIN: "4321", wangPIN: "8765"}
+	ctx := context.Background()
+	h.staff = app.NewStaff(h.db, h.svc.Keys, h.clock.Now)
+	li, err := h.staff.Add(ctx, "li", h.liPIN, false, "admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wang, err := h.staff.Add(ctx, "wang", h.wangPIN, true, "admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.liBadge, _ = h.staff.Badge(li)
+	h.wBadge, _ = h.staff.Badge(wang)
+	h.win = fyne.CurrentApp().NewWindow("qrdesk")
+	h.win.Resize(fyne.NewSize(1200, 800))
+	if h.ui, err = newMainUI(fyne.CurrentApp(), h.win, h.svc, Options{Screen: "scan", Player: h.sound, TemplateDir: t.TempDir(), Staff: h.staff, Desk: desk}); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// showsTabs reports whether the window shows the screens' tabs.
+func (h *staffHarness) showsTabs() bool {
+	found := false
+	var walk func(o fyne.CanvasObject)
+	walk = func(o fyne.CanvasObject) {
+		if o == h.ui.tabs {
+			found = true
+		}
+		if c, ok := o.(*fyne.Container); ok {
+			for _, child := range c.Objects {
+				walk(child)
+			}
+		}
+	}
+	fyne.DoAndWait(func() { walk(h.win.Content()) })
+	return found
+}
+
+// typeInto types text and Enter into a field of the sign-in form.
+func typeInto(e *widget.Entry, text string) {
+	fyne.DoAndWait(func() {
+		test.Type(e, text)
+		e.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	})
+}
+
+func (h *staffHarness) redeemedBy(t *testing.T, code string) string {
+	t.Helper()
+	var op string
+	if err := h.db.SQL().QueryRow(`SELECT r.operator FROM redemptions r JOIN codes c ON c.id = r.code_id WHERE c.code = ?`, code).Scan(&op); err != nil {
+		t.Fatalf("redemption of %s: %v", code, err)
+	}
+	return op
+}
+
+func TestDeskModeScanOnlyUntilSupervisor(t *testing.T) {
+	h := newStaffHarness(t, true)
+	codes := h.issue(t, 3)
+	if h.showsTabs() {
+		t.Fatal("desk mode shows the tabs")
+	}
+	// No way to the other screens: not by name, not by Ctrl+2 in the scan field.
+	fyne.DoAndWait(func() {
+		h.ui.show("codes")
+		h.ui.scan.entry.TypedShortcut(&desktop.CustomShortcut{KeyName: fyne.Key5, Modifier: fyne.KeyModifierShortcutDefault})
+	})
+	if cur := h.ui.current(); cur != "scan" || h.ui.tabs.SelectedIndex() != 0 || h.showsTabs() {
+		t.Fatalf("a locked desk went to %s", cur)
+	}
+
+	// Nobody signed in: a label is not redeemed.
+	h.scan(t, codes[0], fyne.KeyReturn, T("SIGN IN FIRST"))
+	if v, _ := h.svc.Check(context.Background(), codes[0]); v.Outcome != app.OutcomeValid {
+		t.Fatalf("scanned before sign-in: %s", v.Outcome)
+	}
+
+	// The picker signs in with the badge: scans work, the desk stays locked.
+	h.scan(t, strings.ToLower(h.liBadge), fyne.KeyReturn, T("SIGNED IN"))
+	if !strings.Contains(h.ui.env.signIn.who.Text, "li") || h.showsTabs() {
+		t.Fatalf("after li's badge: %q, tabs %v", h.ui.env.signIn.who.Text, h.showsTabs())
+	}
+	h.scan(t, codes[0], fyne.KeyTab, T("REDEEMED"))
+	if by := h.redeemedBy(t, codes[0]); by != "li" {
+		t.Fatalf("redeemed by %q, want li", by)
+	}
+
+	// A forged badge is refused and changes nothing.
+	forged := h.wBadge[:len(h.wBadge)-2] + "ZZ"
+	if forged == h.wBadge {
+		forged = h.wBadge[:len(h.wBadge)-2] + "YY"
+	}
+	h.scan(t, forged, fyne.KeyReturn, T("BADGE REFUSED"))
+	if h.showsTabs() {
+		t.Fatal("a forged supervisor badge unlocked the desk")
+	}
+
+	// The supervisor's badge unlocks; signing out locks again.
+	h.scan(t, h.wBadge, fyne.KeyReturn, T("SIGNED IN"))
+	if !h.showsTabs() {
+		t.Fatal("the supervisor's badge did not unlock the desk")
+	}
+	fyne.DoAndWait(func() { h.ui.show("codes") })
+	if h.ui.current() != "codes" {
+		t.Fatalf("unlocked, show(codes) went to %s", h.ui.current())
+	}
+	fyne.DoAndWait(func() { test.Tap(h.ui.env.signIn.signOut) })
+	if h.showsTabs() || h.ui.current() != "scan" {
+		t.Fatal("signing the supervisor out did not lock the desk")
+	}
+
+	// Unlock by name and PIN: the form has the focus in its first field.
+	fyne.DoAndWait(func() { test.Tap(h.ui.env.signIn.signIn) })
+	f := h.ui.env.signIn.form
+	if f == nil || h.win.Canvas().Focused() != f.name {
+		t.Fatal("the sign-in form does not have the focus in its first field")
+	}
+	typeInto(f.name, "wang")
+	if h.win.Canvas().Focused() != f.pin {
+		t.Fatal("Enter in the name field did not move to the PIN")
+	}
+	typeInto(f.pin, "0000")
+	waitFor(t, "the refusal", func() bool { return strings.Contains(f.message.Text, "name or PIN is wrong") })
+	if h.showsTabs() {
+		t.Fatal("a wrong PIN unlocked the desk")
+	}
+	fyne.DoAndWait(func() { f.name.SetText("") })
+	typeInto(f.name, "WANG")
+	typeInto(f.pin, h.wangPIN)
+	waitFor(t, "the unlock", func() bool { return h.ui.env.signIn.form == nil })
+	if !h.showsTabs() {
+		op, ok := h.ui.env.signIn.current()
+		t.Fatalf("the supervisor's PIN did not unlock the desk: %+v %v locked %v msg %q", op, ok, h.ui.locked, f.message.Text)
+	}
+}
+
+func TestSupervisorApprovesDisableAndSettings(t *testing.T) {
+	h := newStaffHarness(t, false)
+	codes := h.issue(t, 5)
+	if !h.showsTabs() {
+		t.Fatal("without --desk the window shows its screens")
+	}
+	h.scan(t, h.liBadge, fyne.KeyReturn, T("SIGNED IN"))
+	s := h.ui.codes
+	c, _ := app.Parse(codes[2])
+	fyne.DoAndWait(func() {
+		h.ui.show("codes")
+		s.query.SetText(c.Random)
+		s.search(0)
+	})
+	waitFor(t, "the search result", func() bool { return len(s.rows) == 1 })
+	fyne.DoAndWait(func() {
+		s.showDetail(s.rows[0])
+		s.reason.SetText("label torn")
+		test.Tap(s.disableBtn)
+	})
+	// li is not a supervisor: the window asks for one.
+	waitFor(t, "the supervisor form", func() bool { return h.ui.env.signIn.form != nil })
+	f := h.ui.env.signIn.form
+	if v, _ := h.svc.Check(context.Background(), codes[2]); v.Outcome != app.OutcomeValid {
+		t.Fatalf("disabled before a supervisor approved: %s", v.Outcome)
+	}
+	typeInto(f.name, "li")
+	typeInto(f.pin, h.liPIN)
+	waitFor(t, "li refused as supervisor", func() bool { return strings.Contains(f.message.Text, "li is not a supervisor") })
+	if v, _ := h.svc.Check(context.Background(), codes[2]); v.Outcome != app.OutcomeValid {
+		t.Fatalf("a picker approved a disable: %s", v.Outcome)
+	}
+	// The supervisor scans the badge into the form.
+	typeInto(f.name, h.wBadge)
+	waitFor(t, "disabled", func() bool { return s.current != nil && s.current.Status == app.StatusDisabled })
+	var by string
+	h.db.SQL().QueryRow(`SELECT operator FROM audit WHERE action = 'disable'`).Scan(&by)
+	if by != "wang" {
+		t.Fatalf("the disable is audited under %q, want wang", by)
+	}
+	if op, _ := h.ui.env.signIn.current(); op.Name != "li" {
+		t.Fatalf("after the approval %q is signed in, want li still", op.Name)
+	}
+
+	// Settings: li asks, cancels, nothing is saved.
+	st := h.ui.settings
+	fyne.DoAndWait(func() {
+		h.ui.show("settings")
+		st.entries["daily"].SetText("250")
+		st.saveAll()
+	})
+	waitFor(t, "the supervisor form", func() bool { return h.ui.env.signIn.form != nil })
+	fyne.DoAndWait(func() { test.Tap(h.ui.env.signIn.form.cancel) })
+	if set, _ := h.db.LoadSettings(context.Background()); set.Daily == 250 {
+		t.Fatal("settings saved without a supervisor")
+	}
+	// A supervisor signed in saves without being asked.
+	h.scan(t, h.wBadge, fyne.KeyReturn, T("SIGNED IN"))
+	waitFor(t, "wang signed in", func() bool { op, _ := h.ui.env.signIn.current(); return op.Name == "wang" })
+	fyne.DoAndWait(func() { st.saveAll() })
+	waitFor(t, "saved", func() bool { return st.message.Text == T("Saved") })
+	if set, _ := h.db.LoadSettings(context.Background()); set.Daily != 250 {
+		t.Fatalf("daily %d after the supervisor saved", set.Daily)
+	}
+	var settingBy string
+	h.db.SQL().QueryRow(`SELECT operator FROM audit WHERE action = 'setting' AND subject = 'daily'`).Scan(&settingBy)
+	if settingBy != "wang" {
+		t.Fatalf("the setting is audited under %q", settingBy)
+	}
+}
