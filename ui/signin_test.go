@@ -2,6 +2,8 @@ package ui
 
 import (
 	"context"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -228,5 +230,24 @@ func TestSupervisorApprovesDisableAndSettings(t *testing.T) {
 	h.db.SQL().QueryRow(`SELECT operator FROM audit WHERE action = 'setting' AND subject = 'daily'`).Scan(&settingBy)
 	if settingBy != "wang" {
 		t.Fatalf("the setting is audited under %q", settingBy)
+	}
+}
+
+// TestSignInTextsInChinese checks the sign-in texts' own translation file
+// is loaded beside the window's (a fresh process: Fyne reads LANG once).
+func TestSignInTextsInChinese(t *testing.T) {
+	if os.Getenv("QRDESK_PRINT_SIGNIN") != "" {
+		loadTranslations()
+		os.Stdout.WriteString(T("Scan") + "|" + T("Signed in: {{.Name}} (supervisor)", map[string]any{"Name": "王芳"}))
+		os.Exit(0)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestSignInTextsInChinese$")
+	cmd.Env = append(os.Environ(), "QRDESK_PRINT_SIGNIN=1", "LANG=zh_CN.UTF-8", "LC_ALL=zh_CN.UTF-8")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "扫码|已登录：王芳（主管）"; string(out) != want {
+		t.Fatalf("%q, want %q", out, want)
 	}
 }
