@@ -139,6 +139,9 @@ func (ui *mainUI) current() string {
 func (ui *mainUI) selected() {
 	name := ui.current()
 	ui.env.app.Preferences().SetString(prefLastScreen, name)
+	if c := ui.env.canvas(); name != "scan" && c != nil && c.Focused() == ui.scan.entry {
+		c.Unfocus() // the hidden scan field must not take the keys meant for this screen
+	}
 	switch name {
 	case "scan":
 		ui.scan.focus()
