@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"golang.org/x/term"
 
@@ -109,16 +109,15 @@ func runOperators(ctx context.Context, env *Env, args []string) error {
 			fmt.Fprintln(w, "no operators yet: add one with 'qrdesk operators add NAME [--supervisor]'")
 			return
 		}
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "NAME\tROLE\tBADGE\tADDED\tREMOVED")
+		rows := [][]string{{"NAME", "ROLE", "BADGE", "ADDED", "REMOVED"}}
 		for _, op := range ops {
 			removed := "-"
 			if op.RemovedAt != 0 {
 				removed = app.FormatTime(op.RemovedAt)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", op.Name, op.Role(), op.BadgeVersion, app.FormatTime(op.CreatedAt), removed)
+			rows = append(rows, []string{op.Name, op.Role(), strconv.Itoa(op.BadgeVersion), app.FormatTime(op.CreatedAt), removed})
 		}
-		tw.Flush()
+		writeColumns(w, rows)
 	})
 }
 
@@ -146,4 +145,42 @@ func readPIN(env *Env, name string) (string, error) {
 		}
 	}
 	return pin, nil
+}
+
+// writeColumns prints rows as columns two spaces apart, measured as a
+// terminal shows them: a Chinese character takes two columns (tabwriter
+// counts one, and Chinese names would push the columns out of line).
+func writeColumns(w io.Writer, rows [][]string) {
+	widths := map[int]int{}
+	for _, row := range rows {
+		for i, cell := range row {
+			widths[i] = max(widths[i], displayWidth(cell))
+		}
+	}
+	for _, row := range rows {
+		var b strings.Builder
+		for i, cell := range row {
+			b.WriteString(cell)
+			if i < len(row)-1 {
+				b.WriteString(strings.Repeat(" ", widths[i]-displayWidth(cell)+2))
+			}
+		}
+		fmt.Fprintln(w, b.String())
+	}
+}
+
+// displayWidth counts East Asian wide characters (CJK, Hangul, full-width
+// forms) as two columns.
+func displayWidth(s string) int {
+	n := 0
+	for _, r := range s {
+		switch {
+		case r >= 0x1100 && r <= 0x115F, r >= 0x2E80 && r <= 0xA4CF, r >= 0xAC00 && r <= 0xD7A3,
+			r >= 0xF900 && r <= 0xFAFF, r >= 0xFE30 && r <= 0xFE4F, r >= 0xFF00 && r <= 0xFF60, r >= 0xFFE0 && r <= 0xFFE6:
+			n += 2
+		default:
+			n++
+		}
+	}
+	return n
 }

@@ -32,8 +32,16 @@ func TestOperatorsAddListRemove(t *testing.T) {
 		t.Fatalf("list: %+v", ops)
 	}
 	code, out, _ := s.run(t, "operators", "list")
-	if code != ExitOK || !strings.Contains(out, "NAME") || !strings.Contains(out, "supervisor") {
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != ExitOK || len(lines) != 3 || !strings.HasPrefix(lines[0], "NAME") {
 		t.Fatalf("list (human): %d %q", code, out)
+	}
+	// The columns line up on a terminal, Chinese names too (two columns a character).
+	for _, l := range lines[1:] {
+		role := strings.Index(l, "operator") + strings.Index(l, "supervisor") + 1
+		if at := displayWidth(l[:role]); at != strings.Index(lines[0], "ROLE") {
+			t.Fatalf("the role of %q starts at column %d, the header at %d:\n%s", l, at, strings.Index(lines[0], "ROLE"), out)
+		}
 	}
 	// The PIN is in the database only as an argon2id hash.
 	data, _ := os.ReadFile(filepath.Join(s.dir, "qrdesk.db"))
