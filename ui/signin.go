@@ -90,13 +90,24 @@ func (s *signIn) show() {
 }
 
 // needed reports, off the UI goroutine, whether a scan must wait for a
-// sign-in: nobody is signed in and the desk has operators.
+// sign-in: nobody is signed in and the desk has operators, or the one
+// signed in was removed meanwhile ('qrdesk operators remove'): they are
+// signed out.
 func (s *signIn) needed(ctx context.Context) bool {
 	if s == nil {
 		return false
 	}
-	if _, ok := s.current(); ok {
-		return false
+	if op, ok := s.current(); ok {
+		now, err := s.staff.Store.OperatorByID(ctx, op.ID)
+		if err != nil || now.RemovedAt == 0 {
+			return false // a database error is reported by the scan itself
+		}
+		fyne.Do(func() {
+			if cur, ok := s.current(); ok && cur.ID == op.ID {
+				s.set(nil)
+			}
+		})
+		return true
 	}
 	has, err := s.staff.Any(ctx)
 	return err == nil && has

@@ -113,6 +113,16 @@ func TestDeskModeScanOnlyUntilSupervisor(t *testing.T) {
 		t.Fatalf("redeemed by %q, want li", by)
 	}
 
+	// An operator removed while signed in is signed out at the next scan.
+	if _, err := h.staff.Remove(context.Background(), "li", "admin"); err != nil {
+		t.Fatal(err)
+	}
+	h.scan(t, codes[1], fyne.KeyReturn, T("SIGN IN FIRST"))
+	waitFor(t, "li signed out", func() bool { _, ok := h.ui.env.signIn.current(); return !ok })
+	if v, _ := h.svc.Check(context.Background(), codes[1]); v.Outcome != app.OutcomeValid {
+		t.Fatalf("redeemed under a removed operator: %s", v.Outcome)
+	}
+
 	// A forged badge is refused and changes nothing.
 	forged := h.wBadge[:len(h.wBadge)-2] + "ZZ"
 	if forged == h.wBadge {
@@ -249,5 +259,66 @@ func TestSignInTextsInChinese(t *testing.T) {
 	}
 	if want := "扫码|已登录：王芳（主管）"; string(out) != want {
 		t.Fatalf("%q, want %q", out, want)
+	}
+}
+
+// button finds a button by its text in the top overlay (a dialog).
+func (h *staffHarness) dialogButton(t *testing.T, text string) *widget.Button {
+	t.Helper()
+	var found *widget.Button
+	var walk func(o fyne.CanvasObject)
+	walk = func(o fyne.CanvasObject) {
+		switch w := o.(type) {
+		case *widget.Button:
+			if w.Text == text {
+				found = w
+			}
+		case *fyne.Container:
+			for _, child := range w.Objects {
+				walk(child)
+			}
+		case fyne.Widget:
+			for _, child := range test.WidgetRenderer(w).Objects() {
+				walk(child)
+			}
+		}
+	}
+	fyne.DoAndWait(func() {
+		if top := h.win.Canvas().Overlays().Top(); top != nil {
+			walk(top)
+		}
+	})
+	if found == nil {
+		t.Fatalf("no %q button in the dialog", text)
+	}
+	return found
+}
+
+func TestReprintNeedsSupervisor(t *testing.T) {
+	h := newStaffHarness(t, false)
+	h.scan(t, h.liBadge, fyne.KeyReturn, T("SIGNED IN"))
+	s := h.ui.issue
+	batch, _, err := h.svc.Issue(context.Background(), app.IssueRequest{Count: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch.Printed = 2 // as the Issue screen knows a printed batch
+	var reprints []bool
+	fyne.DoAndWait(func() {
+		h.ui.show("issue")
+		s.selected = &batch
+		s.confirmThen(func(reprint bool) { reprints = append(reprints, reprint) })
+	})
+	fyne.DoAndWait(func() { test.Tap(h.dialogButton(t, "Yes")) })
+	waitFor(t, "the supervisor form", func() bool { return h.ui.env.signIn.form != nil })
+	if len(reprints) != 0 {
+		t.Fatal("a picker reprinted without a supervisor")
+	}
+	f := h.ui.env.signIn.form
+	typeInto(f.name, "wang")
+	typeInto(f.pin, h.wangPIN)
+	waitFor(t, "the reprint", func() bool { return len(reprints) == 1 })
+	if !reprints[0] {
+		t.Fatal("the approved print was not a reprint")
 	}
 }
