@@ -70,9 +70,9 @@ func (s *station) usedBy(code string) string {
 
 // TestBadgeSignInAtTheDesk runs the real window in desk mode under Xvfb: a
 // picker signs in by scanning the printed badge, scans a label (recorded
-// under their name), cannot leave the Scan screen; the supervisor's badge
-// unlocks the other screens. In English, then the same desk in Chinese for
-// the screenshots.
+// under their name), cannot leave the Scan screen; the supervisor unlocks the
+// other screens with Ctrl+L and a PIN. Then the same desk in Chinese, where
+// the supervisor's badge is scanned into the sign-in form.
 func TestBadgeSignInAtTheDesk(t *testing.T) {
 	if _, err := exec.LookPath("sqlite3"); err != nil {
 		t.Fatal("sqlite3 is not installed: run 'make deps'")
@@ -130,9 +130,13 @@ func TestBadgeSignInAtTheDesk(t *testing.T) {
 			time.Sleep(300 * time.Millisecond)
 			s.screenshot("desk")
 
-			// The supervisor's badge unlocks: now Ctrl+3 opens Codes, and a
-			// label typed there is not redeemed.
-			s.scan(wangBadge)
+			// The supervisor unlocks from the keyboard: Ctrl+L, name, PIN.
+			// Now Ctrl+3 opens Codes, and a label typed there is not redeemed.
+			s.xdotool("key", "ctrl+l")
+			time.Sleep(500 * time.Millisecond)
+			s.screenshot("signin")
+			s.scan("wang")
+			s.scan("8765")
 			waitFor(t, "wang's sign-in", func() bool { return s.signIns("wang") == 1 })
 			s.xdotool("key", "ctrl+3")
 			time.Sleep(500 * time.Millisecond)
@@ -149,6 +153,12 @@ func TestBadgeSignInAtTheDesk(t *testing.T) {
 			waitFor(t, "the label redeemed by li", func() bool { return s.usedBy(issued.Codes[2]) == "li" })
 			time.Sleep(300 * time.Millisecond)
 			s.screenshot("desk-zh")
+			// The supervisor's badge, typed into the sign-in form's first field.
+			s.xdotool("key", "ctrl+l")
+			time.Sleep(500 * time.Millisecond)
+			s.screenshot("signin-zh")
+			s.scan(wangBadge)
+			waitFor(t, "wang's sign-in", func() bool { return s.signIns("wang") == 2 })
 		}
 		if strings.Contains(guiOut.String(), "panic") {
 			t.Fatalf("the window panicked:\n%s", guiOut.String())

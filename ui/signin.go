@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
 
 	"qrdesk/app"
@@ -240,4 +241,30 @@ func (s *signIn) ask(title, why string, supervisor bool, done func(app.Operator)
 	s.form = f
 	f.dialog.Show()
 	s.env.win.Canvas().Focus(f.name)
+}
+
+// signInShortcut (Ctrl+L) opens the sign-in form from the keyboard, also
+// from the scan field and on a locked desk.
+var signInShortcut = &desktop.CustomShortcut{KeyName: fyne.KeyL, Modifier: fyne.KeyModifierShortcutDefault}
+
+// addSignInShortcut adds Ctrl+L beside the window's other shortcuts.
+func (ui *mainUI) addSignInShortcut() {
+	s := ui.env.signIn
+	if s == nil {
+		return
+	}
+	open := func() {
+		if s.form == nil {
+			s.signIn.OnTapped()
+		}
+	}
+	ui.env.win.Canvas().AddShortcut(signInShortcut, func(fyne.Shortcut) { open() })
+	next := ui.scan.entry.onShortcut
+	ui.scan.entry.onShortcut = func(sc fyne.Shortcut) bool {
+		if cs, ok := sc.(*desktop.CustomShortcut); ok && cs.KeyName == signInShortcut.KeyName && cs.Modifier == signInShortcut.Modifier {
+			open()
+			return true
+		}
+		return next != nil && next(sc)
+	}
 }

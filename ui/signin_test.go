@@ -147,8 +147,9 @@ func TestDeskModeScanOnlyUntilSupervisor(t *testing.T) {
 		t.Fatal("signing the supervisor out did not lock the desk")
 	}
 
-	// Unlock by name and PIN: the form has the focus in its first field.
-	fyne.DoAndWait(func() { test.Tap(h.ui.env.signIn.signIn) })
+	// Unlock by name and PIN, from the keyboard (Ctrl+L in the scan field):
+	// the form has the focus in its first field.
+	fyne.DoAndWait(func() { h.ui.scan.entry.TypedShortcut(signInShortcut) })
 	f := h.ui.env.signIn.form
 	if f == nil || h.win.Canvas().Focused() != f.name {
 		t.Fatal("the sign-in form does not have the focus in its first field")

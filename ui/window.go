@@ -99,6 +99,7 @@ func newMainUI(a fyne.App, w fyne.Window, svc *app.Service, opts Options) (*main
 	ui.layout()
 	ui.grabTyping()
 	ui.addShortcuts()
+	ui.addSignInShortcut() // Ctrl+L (signin.go)
 	set := e.current()
 	for _, fn := range e.onSaved {
 		fn(set)
