@@ -29,9 +29,21 @@ type OperatorStore interface {
 	// RenewBadge raises the operator's badge version: the old badge stops
 	// working.
 	RenewBadge(ctx context.Context, name string, actor Actor) (Operator, error)
-	// AuditSignIn records a sign-in, or a refused one, of subject.
-	AuditSignIn(ctx context.Context, subject, detail string, ok bool, actor Actor) error
+	// AuditSignIn records a sign-in by method (SignInBadge or SignInPIN),
+	// or a refused one with the reason, of subject.
+	AuditSignIn(ctx context.Context, subject string, method SignInMethod, ok bool, reason string, actor Actor) error
+	// PINFailures counts the wrong PINs audited since the last sign-in by
+	// PIN, and when the last of them was (Unix seconds).
+	PINFailures(ctx context.Context) (n int, last int64, err error)
 }
+
+// SignInMethod is how an operator signed in (or tried to).
+type SignInMethod string
+
+const (
+	SignInBadge SignInMethod = "badge"
+	SignInPIN   SignInMethod = "PIN"
+)
 
 // Staff is the desk's operators: adding and removing them, their badges,
 // and signing in by badge or by name and PIN.
@@ -39,10 +51,6 @@ type Staff struct {
 	Store OperatorStore
 	Keys  Keys
 	Now   func() time.Time
-
-	mu       sync.Mutex
-	failures int       // wrong PINs in a row at this desk
-	lockedTo time.Time // no PIN is checked before this
 }
 
 // NewStaff wires the operator service; now is the service's clock.
@@ -55,7 +63,8 @@ func NewStaff(st OperatorStore, keys Keys, now func() time.Time) *Staff {
 
 // Wrong PINs allowed in a row before the desk waits, and how long it waits
 // (doubling with every further wrong PIN, at most pinMaxWait). The desk,
-// not the name, is limited: guessing across names gains nothing.
+// not the name, is limited: guessing across names gains nothing. The count
+// is read from the audit rows, so restarting the window does not reset it.
 const (
 	PINTries   = 5
 	pinWait    = time.Minute
@@ -126,35 +135,35 @@ func (st *Staff) Badge(op Operator) (string, error) {
 func (st *Staff) SignInBadge(ctx context.Context, raw string) (Operator, error) {
 	b, err := ParseBadge(raw)
 	if err != nil {
-		return Operator{}, st.refuse(ctx, "badge", "%v", err)
+		return Operator{}, st.refuse(ctx, "badge", SignInBadge, "%v", err)
 	}
 	op, err := st.Store.OperatorByID(ctx, b.OperatorID)
 	if errors.Is(err, ErrNotFound) {
-		return Operator{}, st.refuse(ctx, "badge", "this badge was not made at this desk or was altered: do not let it sign in")
+		return Operator{}, st.refuse(ctx, "badge", SignInBadge, "this badge was not made at this desk or was altered: do not let it sign in")
 	}
 	if err != nil {
 		return Operator{}, err
 	}
 	if err := st.Keys.VerifyBadge(b, op.Name); err != nil {
-		return Operator{}, st.refuse(ctx, "badge", "this badge was not made at this desk or was altered: do not let it sign in")
+		return Operator{}, st.refuse(ctx, "badge", SignInBadge, "this badge was not made at this desk or was altered: do not let it sign in")
 	}
 	switch {
 	case op.RemovedAt != 0:
-		return Operator{}, st.refuse(ctx, op.Name, "%s was removed from this desk on %s: their badge no longer works", op.Name, FormatTime(op.RemovedAt))
+		return Operator{}, st.refuse(ctx, op.Name, SignInBadge, "%s was removed from this desk on %s: their badge no longer works", op.Name, FormatTime(op.RemovedAt))
 	case b.Version != op.BadgeVersion:
-		return Operator{}, st.refuse(ctx, op.Name, "this badge of %s was replaced by a newer one: use the new badge", op.Name)
+		return Operator{}, st.refuse(ctx, op.Name, SignInBadge, "this badge of %s was replaced by a newer one: use the new badge", op.Name)
 	}
-	return op, st.Store.AuditSignIn(ctx, op.Name, "badge", true, st.actor(ctx, op.Name))
+	return op, st.Store.AuditSignIn(ctx, op.Name, SignInBadge, true, "", st.actor(ctx, op.Name))
 }
 
 // SignInPIN checks an operator's name and PIN. After PINTries wrong PINs in
 // a row the desk checks no PIN for a while, longer after every further one.
 func (st *Staff) SignInPIN(ctx context.Context, name, pin string) (Operator, error) {
-	now := st.Now()
-	st.mu.Lock()
-	wait := st.lockedTo.Sub(now)
-	st.mu.Unlock()
-	if wait > 0 {
+	failures, last, err := st.Store.PINFailures(ctx)
+	if err != nil {
+		return Operator{}, err
+	}
+	if wait := time.Unix(last, 0).Add(pinLock(failures)).Sub(st.Now()); wait > 0 {
 		return Operator{}, &Error{Kind: KindConflict, Err: ErrSignInRefused,
 			Message: fmt.Sprintf("too many wrong PINs: try again in %s, or sign in with a badge", roundUp(wait))}
 	}
@@ -169,22 +178,20 @@ func (st *Staff) SignInPIN(ctx context.Context, name, pin string) (Operator, err
 		hash = unknownOperatorHash()
 	}
 	if !PINMatches(hash, pin) || err != nil {
-		st.mu.Lock()
-		st.failures++
-		if st.failures >= PINTries {
-			d := pinWait << (st.failures - PINTries)
-			if d > pinMaxWait || d <= 0 {
-				d = pinMaxWait
-			}
-			st.lockedTo = now.Add(d)
-		}
-		st.mu.Unlock()
-		return Operator{}, st.refuse(ctx, name, "the name or PIN is wrong: check both and try again")
+		return Operator{}, st.refuse(ctx, name, SignInPIN, "the name or PIN is wrong: check both and try again")
 	}
-	st.mu.Lock()
-	st.failures, st.lockedTo = 0, time.Time{}
-	st.mu.Unlock()
-	return op, st.Store.AuditSignIn(ctx, op.Name, "PIN", true, st.actor(ctx, op.Name))
+	return op, st.Store.AuditSignIn(ctx, op.Name, SignInPIN, true, "", st.actor(ctx, op.Name))
+}
+
+// pinLock is how long the desk waits after the last of failures wrong PINs.
+func pinLock(failures int) time.Duration {
+	if failures < PINTries {
+		return 0
+	}
+	if failures-PINTries >= 5 { // 2⁵ minutes is past the cap; no shift overflows
+		return pinMaxWait
+	}
+	return min(pinWait<<(failures-PINTries), pinMaxWait)
 }
 
 // unknownOperatorHash is checked for names that do not exist (see SignInPIN).
@@ -192,12 +199,12 @@ func (st *Staff) SignInPIN(ctx context.Context, name, pin string) (Operator, err
 var unknownOperatorHash = sync.OnceValue(func() string { h, _ := HashPIN("unknown operator"); return h })
 
 // refuse audits a refused sign-in and returns the message for the clerk.
-func (st *Staff) refuse(ctx context.Context, subject, format string, args ...any) error {
+func (st *Staff) refuse(ctx context.Context, subject string, method SignInMethod, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
 	if subject == "" || CheckOperator(subject) != nil {
 		subject = "?"
 	}
-	if err := st.Store.AuditSignIn(ctx, subject, msg, false, st.actor(ctx, "")); err != nil {
+	if err := st.Store.AuditSignIn(ctx, subject, method, false, msg, st.actor(ctx, "")); err != nil {
 		return err
 	}
 	return &Error{Kind: KindInvalid, Message: msg, Err: ErrSignInRefused}

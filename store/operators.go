@@ -117,11 +117,12 @@ func (d *DB) changeOperator(ctx context.Context, name string, actor app.Actor, a
 	return op, d.wrap(tx.Commit(), "cannot change operator %s", name)
 }
 
-// AuditSignIn records a sign-in (ok) or a refused one with the reason.
-func (d *DB) AuditSignIn(ctx context.Context, subject, detail string, ok bool, actor app.Actor) error {
-	action := "sign_in"
+// AuditSignIn records a sign-in, detail the method ("PIN"), or a refused
+// one, detail "PIN: why" (PINFailures counts those).
+func (d *DB) AuditSignIn(ctx context.Context, subject string, method app.SignInMethod, ok bool, reason string, actor app.Actor) error {
+	action, detail := "sign_in", string(method)
 	if !ok {
-		action = "sign_in_refused"
+		action, detail = "sign_in_refused", string(method)+": "+reason
 	}
 	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -132,4 +133,14 @@ func (d *DB) AuditSignIn(ctx context.Context, subject, detail string, ok bool, a
 		return d.wrap(err, "cannot record the sign-in")
 	}
 	return d.wrap(tx.Commit(), "cannot record the sign-in")
+}
+
+// PINFailures counts the refused PIN sign-ins after the last sign-in by PIN.
+func (d *DB) PINFailures(ctx context.Context) (int, int64, error) {
+	var n int
+	var last int64
+	err := d.db.QueryRowContext(ctx, `SELECT count(*), COALESCE(max(at), 0) FROM audit
+		WHERE action = 'sign_in_refused' AND detail LIKE 'PIN: %'
+		AND id > COALESCE((SELECT max(id) FROM audit WHERE action = 'sign_in' AND detail = 'PIN'), 0)`).Scan(&n, &last)
+	return n, last, d.wrap(err, "cannot read the sign-in log")
 }
