@@ -157,6 +157,9 @@ func (s *issueScreen) refresh() {
 
 // issue creates the batch off the UI goroutine with a progress bar.
 func (s *issueScreen) issue() {
+	if !s.env.whoIsIn(T("Sign in to issue codes: the batch names who issued it"), s.issue) {
+		return
+	}
 	if err := s.count.Validate(); err != nil {
 		s.status.SetText(err.Error())
 		return
@@ -294,6 +297,9 @@ func (s *issueScreen) printToPrinter(reprint bool) {
 
 // print records and runs a print job off the UI goroutine.
 func (s *issueScreen) print(reprint bool, path, printer string) {
+	if !s.env.whoIsIn(T("Sign in to print: the print job names who printed it"), func() { s.print(reprint, path, printer) }) {
+		return
+	}
 	o, err := s.printOptions()
 	if err != nil {
 		s.status.SetText(err.Error())

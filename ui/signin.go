@@ -168,6 +168,27 @@ func (e *env) supervisor(what string, retry func()) (string, bool) {
 	return "", false
 }
 
+// whoIsIn reports whether an action may go on under e.operator(): someone
+// is signed in, or the desk has no operators. Otherwise it asks who is
+// working, signs them in, and calls retry.
+func (e *env) whoIsIn(what string, retry func()) bool {
+	s := e.signIn
+	if s == nil {
+		return true
+	}
+	if _, ok := s.current(); ok {
+		return true
+	}
+	if has, err := s.staff.Any(context.Background()); err == nil && !has {
+		return true
+	}
+	s.ask(T("Sign in"), what, false, func(op app.Operator) {
+		s.set(&op)
+		retry()
+	})
+	return false
+}
+
 // signInForm asks for a badge or a name and PIN. The first field takes
 // either: a scanner types a badge there and ends it with Enter.
 type signInForm struct {

@@ -323,3 +323,26 @@ func TestReprintNeedsSupervisor(t *testing.T) {
 		t.Fatal("the approved print was not a reprint")
 	}
 }
+
+func TestIssueAsksWhoIsWorking(t *testing.T) {
+	h := newStaffHarness(t, false)
+	s := h.ui.issue
+	fyne.DoAndWait(func() {
+		h.ui.show("issue")
+		s.count.SetText("3")
+		test.Tap(s.issueBtn)
+	})
+	waitFor(t, "the sign-in form", func() bool { return h.ui.env.signIn.form != nil })
+	if bs, _ := h.db.Batches(context.Background(), 0, 1<<40); len(bs) != 0 {
+		t.Fatal("issued while nobody was signed in")
+	}
+	typeInto(h.ui.env.signIn.form.name, h.liBadge)
+	waitFor(t, "the batch", func() bool { return strings.Contains(s.status.Text, "Batch 1: 3 codes") })
+	bs, _ := h.db.Batches(context.Background(), 0, 1<<40)
+	if len(bs) != 1 || bs[0].Operator != "li" {
+		t.Fatalf("batches %+v, want one issued by li", bs)
+	}
+	if op, _ := h.ui.env.signIn.current(); op.Name != "li" {
+		t.Fatalf("%q signed in, want li", op.Name)
+	}
+}
