@@ -49,6 +49,8 @@ func CheckPIN(pin string) error {
 		return fmt.Errorf("the PIN is empty: type %d to %d digits", MinPINDigits, MaxPINDigits)
 	case !allDigits(pin):
 		return fmt.Errorf("the PIN may only contain the digits 0–9: type %d to %d digits", MinPINDigits, MaxPINDigits)
+	case n == 1:
+		return fmt.Errorf("the PIN has 1 digit: use at least %d", MinPINDigits)
 	case n < MinPINDigits:
 		return fmt.Errorf("the PIN has %d digits: use at least %d", n, MinPINDigits)
 	case n > MaxPINDigits:

@@ -29,6 +29,8 @@ type OperatorStore interface {
 	// RenewBadge raises the operator's badge version: the old badge stops
 	// working.
 	RenewBadge(ctx context.Context, name string, actor Actor) (Operator, error)
+	// SetPINHash replaces the current operator's PIN hash.
+	SetPINHash(ctx context.Context, name, hash string, actor Actor) (Operator, error)
 	// AuditSignIn records a sign-in by method (SignInBadge or SignInPIN),
 	// or a refused one with the reason, of subject.
 	AuditSignIn(ctx context.Context, subject string, method SignInMethod, ok bool, reason string, actor Actor) error
@@ -119,6 +121,18 @@ func (st *Staff) Remove(ctx context.Context, name, by string) (Operator, error) 
 // RenewBadge cancels an operator's badge (lost or stolen): print the new one.
 func (st *Staff) RenewBadge(ctx context.Context, name, by string) (Operator, error) {
 	return st.Store.RenewBadge(ctx, name, st.actor(ctx, by))
+}
+
+// SetPIN gives an operator a new PIN (a forgotten one); by is audited.
+func (st *Staff) SetPIN(ctx context.Context, name, pin, by string) (Operator, error) {
+	if err := CheckPIN(pin); err != nil {
+		return Operator{}, Errorf(KindInvalid, "%v", err)
+	}
+	hash, err := HashPIN(pin)
+	if err != nil {
+		return Operator{}, ErrorfWrap(KindInternal, err, "cannot protect the PIN")
+	}
+	return st.Store.SetPINHash(ctx, name, hash, st.actor(ctx, by))
 }
 
 // Badge returns the text of op's badge QR.

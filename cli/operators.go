@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,13 +15,14 @@ import (
 )
 
 func init() {
-	register("operators", "the desk's operators and supervisors: add, list, remove, renew-badge", runOperators)
+	register("operators", "the desk's operators and supervisors: add, list, remove, set-pin, renew-badge", runOperators)
 }
 
 const operatorsUsage = `Usage:
   qrdesk operators add NAME [--supervisor]   the PIN is read from the terminal (not shown) or one line of standard input
   qrdesk operators list [--all]              --all shows removed operators too
   qrdesk operators remove NAME               their badge and PIN stop working; their history stays
+  qrdesk operators set-pin NAME              a new PIN (a forgotten one), read as for add
   qrdesk operators renew-badge NAME          cancel a lost badge; print the new one with 'qrdesk print --badges'`
 
 func runOperators(ctx context.Context, env *Env, args []string) error {
@@ -29,7 +31,7 @@ func runOperators(ctx context.Context, env *Env, args []string) error {
 			fmt.Fprintln(env.Stderr, operatorsUsage)
 			return nil
 		}
-		return usagef("say what to do: add, list, remove or renew-badge")
+		return usagef("say what to do: add, list, remove, set-pin or renew-badge")
 	}
 	sub, args := args[0], args[1:]
 	fs, c := newFlags(env, "operators "+sub, "")
@@ -45,12 +47,12 @@ func runOperators(ctx context.Context, env *Env, args []string) error {
 		if len(pos) > 0 {
 			return usagef("unexpected argument %q", pos[0])
 		}
-	case "add", "remove", "renew-badge":
+	case "add", "remove", "set-pin", "renew-badge":
 		if len(pos) != 1 {
 			return usagef("give exactly one operator NAME (in quotes if it has spaces)")
 		}
 	default:
-		return usagef("%q is not an operators command: use add, list, remove or renew-badge", sub)
+		return usagef("%q is not an operators command: use add, list, remove, set-pin or renew-badge", sub)
 	}
 	if *supervisor && sub != "add" {
 		return usagef("--supervisor goes with 'operators add'")
@@ -87,6 +89,24 @@ func runOperators(ctx context.Context, env *Env, args []string) error {
 		}
 		return s.output(op, func(w io.Writer) {
 			fmt.Fprintf(w, "removed %s: their badge and PIN no longer work; the scans they made keep their name\n", op.Name)
+		})
+	case "set-pin":
+		// Before the PIN is typed: a mistyped name fails at once.
+		if _, err := staff.Store.OperatorByName(ctx, pos[0]); errors.Is(err, app.ErrNotFound) {
+			return app.Errorf(app.KindNotFound, "there is no operator called %s: 'qrdesk operators list' shows them", pos[0])
+		} else if err != nil {
+			return err
+		}
+		pin, err := readPIN(env, pos[0])
+		if err != nil {
+			return err
+		}
+		op, err := staff.SetPIN(ctx, pos[0], pin, by)
+		if err != nil {
+			return err
+		}
+		return s.output(op, func(w io.Writer) {
+			fmt.Fprintf(w, "%s has a new PIN; the old one no longer works\n", op.Name)
 		})
 	case "renew-badge":
 		op, err := staff.RenewBadge(ctx, pos[0], by)

@@ -64,6 +64,8 @@ func TestOperatorsAddListRemove(t *testing.T) {
 			{"1234\n", []string{"add", strings.Repeat("x", 41)}, "at most 40"},
 			{"", []string{"add"}, "give exactly one operator NAME"},
 			{"", []string{"remove", "nobody"}, "there is no operator called nobody"},
+			{"1234\n", []string{"set-pin", "nobody"}, "there is no operator called nobody"},
+			{"1\n", []string{"set-pin", "li"}, "the PIN has 1 digit: use at least 4"},
 			{"", []string{"fire", "li"}, `"fire" is not an operators command`},
 			{"", []string{"list", "--supervisor"}, "--supervisor goes with 'operators add'"},
 			{"", nil, "say what to do"},
@@ -76,6 +78,12 @@ func TestOperatorsAddListRemove(t *testing.T) {
 		}
 	})
 
+	if code, out, errOut := s.runStdin(t, "13579\n", "operators", "set-pin", "li"); code != ExitOK || !strings.Contains(out, "li has a new PIN") {
+		t.Fatalf("set-pin: %d %q %q", code, out, errOut)
+	}
+	if n := countAudit(t, s, "pin_change"); n != 1 {
+		t.Fatalf("%d pin_change audit rows, want 1", n)
+	}
 	if code, out, errOut := s.run(t, "operators", "remove", "LI"); code != ExitOK || !strings.Contains(out, "removed li") {
 		t.Fatalf("remove: %d %q %q", code, out, errOut)
 	}

@@ -98,13 +98,19 @@ func (d *DB) RenewBadge(ctx context.Context, name string, actor app.Actor) (app.
 		`UPDATE operators SET badge_version = badge_version + 1 WHERE name = ?1 COLLATE NOCASE AND removed_at = 0 RETURNING `+operatorColumns, nil)
 }
 
-func (d *DB) changeOperator(ctx context.Context, name string, actor app.Actor, action, query string, at any) (app.Operator, error) {
+// SetPINHash replaces the operator's PIN hash and audits it (not the hash).
+func (d *DB) SetPINHash(ctx context.Context, name, hash string, actor app.Actor) (app.Operator, error) {
+	return d.changeOperator(ctx, name, actor, "pin_change",
+		`UPDATE operators SET pin_hash = ?2 WHERE name = ?1 COLLATE NOCASE AND removed_at = 0 RETURNING `+operatorColumns, hash)
+}
+
+func (d *DB) changeOperator(ctx context.Context, name string, actor app.Actor, action, query string, arg any) (app.Operator, error) {
 	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
 		return app.Operator{}, d.wrap(err, "cannot change operator %s", name)
 	}
 	defer tx.Rollback()
-	op, err := scanOperator(tx.QueryRowContext(ctx, query, name, at))
+	op, err := scanOperator(tx.QueryRowContext(ctx, query, name, arg))
 	if errors.Is(err, sql.ErrNoRows) {
 		return app.Operator{}, app.Errorf(app.KindNotFound, "there is no operator called %s: 'qrdesk operators list' shows them", name)
 	}

@@ -82,6 +82,26 @@ func TestStaffSignIn(t *testing.T) {
 			t.Fatal("the old li's badge signs in the new li")
 		}
 	})
+	t.Run("SetPIN", func(t *testing.T) {
+		if _, err := staff.SetPIN(ctx, "wang", "24680", "admin"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := staff.SignInPIN(ctx, "Wang", "876543"); err == nil {
+			t.Fatal("the old PIN still works")
+		}
+		if _, err := staff.SetPIN(ctx, "wang", "12", "admin"); err == nil || !strings.Contains(app.ErrorMessage(err), "use at least 4") {
+			t.Fatalf("a 2-digit PIN: %v", err)
+		}
+		if _, err := staff.SetPIN(ctx, "nobody", "1234", "admin"); app.KindOf(err) != app.KindNotFound {
+			t.Fatalf("set the PIN of nobody: %v", err)
+		}
+		if _, err := staff.SignInPIN(ctx, "Wang", "24680"); err != nil {
+			t.Fatalf("the new PIN: %v", err)
+		}
+		if _, err := staff.SetPIN(ctx, "wang", "876543", "admin"); err != nil {
+			t.Fatal(err)
+		}
+	})
 	t.Run("ErrTooManyPINs", func(t *testing.T) {
 		// A sign-in by PIN starts the count again (li's removed PIN above was one).
 		if _, err := staff.SignInPIN(ctx, "Wang", "876543"); err != nil {
@@ -123,7 +143,7 @@ func TestStaffSignIn(t *testing.T) {
 	if n := count(t, db, `SELECT count(*) FROM audit WHERE action = 'sign_in_refused'`); n < 10 {
 		t.Fatalf("%d refused sign-ins audited", n)
 	}
-	if n := count(t, db, `SELECT count(*) FROM audit WHERE action = 'sign_in' AND subject = 'Wang' AND operator = 'Wang'`); n != 5 {
-		t.Fatalf("%d sign-ins of Wang audited, want 5", n)
+	if n := count(t, db, `SELECT count(*) FROM audit WHERE action = 'sign_in' AND subject = 'Wang' AND operator = 'Wang'`); n != 6 {
+		t.Fatalf("%d sign-ins of Wang audited, want 6", n)
 	}
 }

@@ -142,6 +142,17 @@ func TestDeskModeScanOnlyUntilSupervisor(t *testing.T) {
 	if h.ui.current() != "codes" {
 		t.Fatalf("unlocked, show(codes) went to %s", h.ui.current())
 	}
+	// A picker's badge takes over the desk and locks it (li was removed: add zhao).
+	zhao, _ := h.staff.Add(context.Background(), "zhao", "2468", false, "admin")
+	zhaoBadge, _ := h.staff.Badge(zhao)
+	fyne.DoAndWait(func() { h.ui.show("scan") })
+	h.scan(t, zhaoBadge, fyne.KeyReturn, T("SIGNED IN"))
+	waitFor(t, "zhao signed in", func() bool { op, _ := h.ui.env.signIn.current(); return op.Name == "zhao" })
+	if h.showsTabs() {
+		t.Fatal("a picker's badge left the desk unlocked")
+	}
+	h.scan(t, h.wBadge, fyne.KeyReturn, T("SIGNED IN"))
+	waitFor(t, "wang signed in", func() bool { op, _ := h.ui.env.signIn.current(); return op.Name == "wang" })
 	fyne.DoAndWait(func() { test.Tap(h.ui.env.signIn.signOut) })
 	if h.showsTabs() || h.ui.current() != "scan" {
 		t.Fatal("signing the supervisor out did not lock the desk")
