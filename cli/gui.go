@@ -25,8 +25,32 @@ func runGUI(ctx context.Context, env *Env, args []string) error {
 	if *screen != "" && !slices.Contains(app.Screens, *screen) {
 		return usagef("--screen %q is not a screen: use scan, issue, codes, today or settings", *screen)
 	}
+	if *desk {
+		if err := deskHasSupervisor(ctx, env, c); err != nil {
+			return err
+		}
+	}
 	if env.GUI == nil {
 		return errors.New("this build of qrdesk has no window; use the commands ('qrdesk help')")
 	}
 	return env.GUI(ctx, GUIOptions{DB: c.db, KeyFile: c.keyFile, Screen: *screen, Desk: *desk})
+}
+
+// deskHasSupervisor refuses desk mode on a desk nobody could unlock.
+func deskHasSupervisor(ctx context.Context, env *Env, c *common) error {
+	s, err := open(ctx, env, c)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	ops, err := app.NewStaff(s.db, s.svc.Keys, s.svc.Now).List(ctx, false)
+	if err != nil {
+		return err
+	}
+	for _, op := range ops {
+		if op.Supervisor {
+			return nil
+		}
+	}
+	return app.Errorf(app.KindInvalid, "desk mode needs a supervisor to unlock it: add one with 'qrdesk operators add NAME --supervisor', and print the badges")
 }

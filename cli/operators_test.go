@@ -121,6 +121,26 @@ func countAudit(t *testing.T, s *station, action string) int {
 	return n
 }
 
+func TestDeskModeNeedsASupervisor(t *testing.T) {
+	s := newStation(t)
+	code, _, errOut := s.run(t, "gui", "--desk")
+	if code != ExitUsage || !strings.Contains(errOut, "desk mode needs a supervisor") {
+		t.Fatalf("gui --desk without a supervisor: %d %q", code, errOut)
+	}
+	s.runStdin(t, "4321\n", "operators", "add", "li")
+	if code, _, errOut = s.run(t, "gui", "--desk"); !strings.Contains(errOut, "desk mode needs a supervisor") {
+		t.Fatalf("gui --desk with a picker only: %d %q", code, errOut)
+	}
+	s.runStdin(t, "8765\n", "operators", "add", "--supervisor", "wang")
+	// Past the check: this test build has no window.
+	if code, _, errOut = s.run(t, "gui", "--desk"); code != ExitFailure || !strings.Contains(errOut, "has no window") {
+		t.Fatalf("gui --desk with a supervisor: %d %q", code, errOut)
+	}
+	if code, _, errOut = s.run(t, "gui", "--desk", "--screen", "issue"); code != ExitUsage || !strings.Contains(errOut, "leave out --screen issue") {
+		t.Fatalf("gui --desk --screen issue: %d %q", code, errOut)
+	}
+}
+
 // TestBadgesPrintedAndRefusedByRedeem prints the badge sheet, reads every QR
 // back from the PDF, and checks a badge is never taken for a label.
 func TestBadgesPrintedAndRefusedByRedeem(t *testing.T) {
