@@ -148,7 +148,8 @@ func NewTraceID() string {
 }
 
 // decode runs the checks that need no database: normalise, parse, verify.
-// A non-nil verdict is a refusal (malformed or bad_signature).
+// A non-nil verdict is a refusal (malformed, bad_signature, or an
+// operator badge).
 func (s *Service) decode(raw string) (Code, string, *Verdict) {
 	if IsBadge(raw) { // never a label; its text is a credential, kept out of logs
 		return Code{}, "", &Verdict{Outcome: OutcomeBadge, Reason: "this is an operator badge, not a label"}
