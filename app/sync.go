@@ -247,6 +247,9 @@ func (s *Service) downloadChanges(ctx context.Context, ss SyncStore, ring string
 			return err
 		}
 		st.Cursor = next
+		if len(changes) < FeedPage {
+			return nil // the last page: asking again would find nothing
+		}
 	}
 }
 
@@ -351,6 +354,10 @@ func (s *Service) uploadOneByOne(ctx context.Context, ring string, evs []RemoteE
 	}
 	return results, nil
 }
+
+// FeedPage is how many changes a desk asks for at a time: a shorter page
+// is the feed's end.
+const FeedPage = 1000
 
 // FollowWait is how long one request of Follow waits for a change.
 const FollowWait = 20 * time.Second

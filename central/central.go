@@ -16,6 +16,9 @@ type Station struct {
 	Letter    string `json:"letter,omitempty"`
 	CreatedAt int64  `json:"created_at"`
 	RevokedAt int64  `json:"revoked_at,omitempty"`
+	// TokenHash is the hash of the token the station was found by
+	// (StationByToken): Apply checks it is still the station's.
+	TokenHash string `json:"-"`
 }
 
 // CodeIn is one code of an uploaded batch, with the fields parsed from it.

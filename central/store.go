@@ -25,12 +25,17 @@ type Store interface {
 	UploadBatch(ctx context.Context, st Station, codes []CodeIn, at int64) (int, error)
 	// Apply applies events in order, each on its own. An event id already
 	// applied with the same content returns its first result with Duplicate
-	// set; with other content, an *EventReused error.
+	// set; with other content, an *EventReused error. ErrRevoked when the
+	// station was revoked (it may come from a cache of token lookups): the
+	// check is made with the events, so a revoked station changes nothing.
 	Apply(ctx context.Context, st Station, evs []Event, at int64) ([]Result, error)
 	// Changes returns the feed after the position after; ErrFeedCompacted
 	// when changes after it were compacted away (the desk then starts over
 	// from a Snapshot).
 	Changes(ctx context.Context, after int64, limit int) ([]Change, error)
+	// FeedBounds returns the feed's floor (positions up to it were
+	// compacted away) and its head (the highest position given so far).
+	FeedBounds(ctx context.Context) (floor, head int64, err error)
 	// AckFeed records how far stations (by id) have read the feed, so
 	// Compact may drop what all have applied.
 	AckFeed(ctx context.Context, acks map[int64]FeedAck) error

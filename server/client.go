@@ -102,7 +102,7 @@ func (c *Client) Changes(ctx context.Context, ring string, after int64, wait tim
 		Changes []app.RemoteChange
 		Next    int64
 	}
-	err := c.do(ctx, "GET", fmt.Sprintf("/v1/changes?after=%d&wait=%d", after, int(wait/time.Second)), ring, nil, &out)
+	err := c.do(ctx, "GET", fmt.Sprintf("/v1/changes?after=%d&wait=%d&limit=%d", after, int(wait/time.Second), app.FeedPage), ring, nil, &out)
 	return out.Changes, out.Next, err
 }
 

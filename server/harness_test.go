@@ -124,6 +124,13 @@ func (h *centralHarness) desk(t testing.TB, name, letter, token string) *desk {
 // call sends one request and decodes the JSON answer.
 func (h *centralHarness) call(t testing.TB, method, path, token, ring string, body any, out any) int {
 	t.Helper()
+	return h.callURL(t, h.url, method, path, token, ring, body, out)
+}
+
+// callURL is call to the server at url (another process on the same
+// database).
+func (h *centralHarness) callURL(t testing.TB, url, method, path, token, ring string, body any, out any) int {
+	t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -133,7 +140,7 @@ func (h *centralHarness) call(t testing.TB, method, path, token, ring string, bo
 		data, _ := json.Marshal(b)
 		rd = bytes.NewReader(data)
 	}
-	req, _ := http.NewRequest(method, h.url+path, rd)
+	req, _ := http.NewRequest(method, url+path, rd)
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}

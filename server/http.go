@@ -36,8 +36,10 @@ type API struct {
 
 	ring atomic.Value // the deployment's key-ring id once known: it never changes
 
-	feedMu sync.Mutex
-	feedCh chan struct{} // closed when a request may have written a change
+	feedMu   sync.Mutex
+	feedWake *feedWake // closed when a request may have written a change
+	tail     feedTail  // the newest changes, for the desks that follow the feed
+	stations stationCache
 
 	ackMu sync.Mutex
 	acks  map[int64]central.FeedAck // station id → how far it read the feed, not yet stored
@@ -51,11 +53,12 @@ func HashToken(token string) string {
 
 // Handler returns the routes, with access logging.
 func (a *API) Handler() http.Handler {
+	a.tail.store = a.Store
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/health", a.health)
 	mux.HandleFunc("POST /v1/enrol", a.station(a.enrol))
 	mux.HandleFunc("POST /v1/batches", a.station(a.writes(a.batches)))
-	mux.HandleFunc("POST /v1/redeem", a.station(a.writes(a.redeem)))
+	mux.HandleFunc("POST /v1/redeem", a.cachedStation(a.writes(a.redeem)))
 	mux.HandleFunc("POST /v1/events", a.station(a.writes(a.events)))
 	mux.HandleFunc("GET /v1/changes", a.station(a.changes))
 	mux.HandleFunc("GET /v1/conflicts", a.station(a.conflicts))
@@ -114,6 +117,8 @@ func (a *API) write(w http.ResponseWriter, v any, err error) {
 			status, code, msg = http.StatusBadRequest, app.RefusedInvalid, br.Reason
 		case errors.As(err, &mbe):
 			status, code, msg = http.StatusRequestEntityTooLarge, app.RefusedInvalid, fmt.Sprintf("request body over %d bytes: send smaller batches", mbe.Limit)
+		case errors.Is(err, central.ErrRevoked):
+			status, code, msg = http.StatusForbidden, app.RefusedRevoked, "this station was revoked by the administrator: ask for a new token ('qrdesk-server station renew NAME')"
 		case errors.Is(err, central.ErrFeedCompacted):
 			status, code, msg = http.StatusGone, app.RefusedFeedCompacted, err.Error()
 		case errors.Is(err, central.ErrFeedReset):
@@ -128,29 +133,42 @@ func (a *API) write(w http.ResponseWriter, v any, err error) {
 		json.NewEncoder(w).Encode(map[string]string{"error": msg, "code": code})
 		return
 	}
+	if raw, ok := v.(json.RawMessage); ok {
+		// Encoded already (the feed from memory): written as it is, not
+		// scanned again by the encoder.
+		w.Write(append(raw, '\n'))
+		return
+	}
 	json.NewEncoder(w).Encode(v)
 }
 
 // station authenticates the bearer token and the key ring, then runs h.
 func (a *API) station(h func(r *http.Request, st central.Station) (any, error)) http.HandlerFunc {
+	return a.authenticated(h, false)
+}
+
+// cachedStation is station, but the token may be found in the cache of
+// recent lookups: only for handlers whose store call checks the station
+// itself (Apply refuses a revoked station in the same statement).
+func (a *API) cachedStation(h func(r *http.Request, st central.Station) (any, error)) http.HandlerFunc {
+	return a.authenticated(h, true)
+}
+
+func (a *API) authenticated(h func(r *http.Request, st central.Station) (any, error), cached bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		if !ok || token == "" {
 			a.write(w, nil, fail(http.StatusUnauthorized, app.RefusedUnknownToken, "missing bearer token: create one with 'qrdesk-server station add NAME --letter L'"))
 			return
 		}
-		st, err := a.Store.StationByToken(r.Context(), HashToken(token))
-		switch {
-		case errors.Is(err, central.ErrUnauthorized):
-			a.write(w, nil, fail(http.StatusUnauthorized, app.RefusedUnknownToken, "unknown station token: check the token, or ask the administrator for one ('qrdesk-server station add NAME --letter L')"))
-			return
-		case errors.Is(err, central.ErrRevoked):
-			a.write(w, nil, fail(http.StatusForbidden, app.RefusedRevoked, "station %q was revoked by the administrator: ask for a new token ('qrdesk-server station renew %s')", st.Name, st.Name))
-			return
-		}
-		if err != nil {
-			a.write(w, nil, err)
-			return
+		hash := HashToken(token)
+		st, found := a.stations.get(hash)
+		if !cached || !found {
+			var err error
+			if st, err = a.lookUpStation(r.Context(), hash); err != nil {
+				a.write(w, nil, err)
+				return
+			}
 		}
 		if err := a.checkRing(r.Context(), r.Header.Get(RingHeader)); err != nil {
 			a.write(w, nil, err)
@@ -158,8 +176,32 @@ func (a *API) station(h func(r *http.Request, st central.Station) (any, error)) 
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
 		v, err := h(r, st)
+		if errors.Is(err, central.ErrRevoked) && found {
+			// Revoked or renewed since the lookup was cached: say which.
+			if _, err = a.lookUpStation(r.Context(), hash); err == nil {
+				err = central.ErrRevoked
+			}
+		}
 		a.write(w, v, err)
 	}
+}
+
+// lookUpStation finds the token's station in the database (and caches it),
+// or returns the refusal for the desk.
+func (a *API) lookUpStation(ctx context.Context, hash string) (central.Station, error) {
+	st, err := a.Store.StationByToken(ctx, hash)
+	switch {
+	case errors.Is(err, central.ErrUnauthorized):
+		a.stations.drop(hash)
+		return st, fail(http.StatusUnauthorized, app.RefusedUnknownToken, "unknown station token: check the token, or ask the administrator for one ('qrdesk-server station add NAME --letter L')")
+	case errors.Is(err, central.ErrRevoked):
+		a.stations.drop(hash)
+		return st, fail(http.StatusForbidden, app.RefusedRevoked, "station %q was revoked by the administrator: ask for a new token ('qrdesk-server station renew %s')", st.Name, st.Name)
+	case err != nil:
+		return st, err
+	}
+	a.stations.put(hash, st)
+	return st, nil
 }
 
 // checkRing refuses a station whose key ring is not the deployment's: its
@@ -287,26 +329,49 @@ func (a *API) changes(r *http.Request, st central.Station) (any, error) {
 	}
 	// Long poll: with wait, an empty answer is held until a change arrives
 	// (or wait seconds pass), so a desk that is online learns of another
-	// desk's redemption within a fraction of a second.
-	deadline := time.Now().Add(time.Duration(wait) * time.Second)
+	// desk's redemption within a fraction of a second. Every answer holds
+	// each change committed before the request arrived (or, once woken,
+	// before the write that woke it).
+	ctx := r.Context()
+	if wait > 0 {
+		a.tail.following.Add(1)
+		defer a.tail.following.Add(-1)
+	}
+	notBefore := time.Now()
+	deadline := notBefore.Add(time.Duration(wait) * time.Second)
 	for {
 		changed := a.feedChanged() // before the read: a change committed after it wakes this poll
-		ch, err := a.Store.Changes(r.Context(), after, limit)
-		if err == nil {
-			a.ack(st.ID, after) // the desk has applied everything up to after
+		if err := a.tail.refresh(ctx, notBefore); err != nil {
+			return nil, err
 		}
-		if err != nil || len(ch) > 0 || !time.Now().Before(deadline) {
+		var answer any
+		found := 0
+		if body, n, ok := a.tail.page(after, limit); ok {
+			answer, found = body, n
+		} else {
+			ch, err := a.Store.Changes(ctx, after, limit)
+			if err != nil {
+				return nil, err
+			}
 			next := after
 			if len(ch) > 0 {
 				next = ch[len(ch)-1].Seq
 			}
-			return map[string]any{"changes": ch, "next": next}, err
+			answer, found = map[string]any{"changes": ch, "next": next}, len(ch)
+		}
+		a.ack(st.ID, after) // the desk has applied everything up to after
+		if found > 0 || !time.Now().Before(deadline) {
+			return answer, nil
 		}
 		select {
-		case <-r.Context().Done():
-			return nil, r.Context().Err()
-		case <-changed:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-changed.ch:
+			notBefore = changed.at
 		case <-time.After(feedPoll):
+			// Other server processes' writes: a refresh within the last
+			// feedPoll will do.
+			notBefore = time.Now().Add(-feedPoll)
 		}
 	}
 }
@@ -329,22 +394,30 @@ func (a *API) writes(h func(r *http.Request, st central.Station) (any, error)) f
 	}
 }
 
-// feedChanged is closed at the next notifyFeed.
-func (a *API) feedChanged() <-chan struct{} {
+// feedWake is closed at the next notifyFeed, which sets at first: a feed
+// read that begins at or after at sees the write that notified.
+type feedWake struct {
+	ch chan struct{}
+	at time.Time
+}
+
+// feedChanged returns the wake of the next notifyFeed.
+func (a *API) feedChanged() *feedWake {
 	a.feedMu.Lock()
 	defer a.feedMu.Unlock()
-	if a.feedCh == nil {
-		a.feedCh = make(chan struct{})
+	if a.feedWake == nil {
+		a.feedWake = &feedWake{ch: make(chan struct{})}
 	}
-	return a.feedCh
+	return a.feedWake
 }
 
 func (a *API) notifyFeed() {
 	a.feedMu.Lock()
 	defer a.feedMu.Unlock()
-	if a.feedCh != nil {
-		close(a.feedCh)
-		a.feedCh = nil
+	if a.feedWake != nil {
+		a.feedWake.at = time.Now()
+		close(a.feedWake.ch)
+		a.feedWake = nil
 	}
 }
 

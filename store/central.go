@@ -89,6 +89,7 @@ func (c *CentralDB) Close() error {
 	if c.jobs != nil {
 		close(c.jobs)
 	}
+	c.e.stmts.close()
 	return c.e.db.Close()
 }
 
@@ -201,7 +202,7 @@ func (c *CentralDB) Stations(ctx context.Context) ([]central.Station, error) {
 }
 
 func (c *CentralDB) StationByToken(ctx context.Context, tokenHash string) (central.Station, error) {
-	var s central.Station
+	s := central.Station{TokenHash: tokenHash}
 	err := c.e.queryRow(ctx, `SELECT id, name, letter, created_at, revoked_at FROM stations WHERE token_hash = ?`, tokenHash).
 		Scan(&s.ID, &s.Name, &s.Letter, &s.CreatedAt, &s.RevokedAt)
 	switch {
@@ -311,7 +312,25 @@ func (c *CentralDB) Apply(ctx context.Context, st central.Station, evs []central
 		return c.groupApplyAll(ctx, st, evs, at)
 	}
 	out := make([]central.Result, 0, len(evs))
+	checked := false
 	for _, ev := range evs {
+		if ev.Kind == central.KindRedeem && !ev.Offline {
+			r, done, err := c.redeemOnlineOneStatement(ctx, st, ev, at)
+			if err != nil {
+				return out, err
+			}
+			if done {
+				out = append(out, r)
+				continue
+			}
+			checked = true // the statement found the station active
+		}
+		if !checked {
+			if err := stationActive(ctx, c.e.queryRow, st); err != nil {
+				return out, err
+			}
+			checked = true
+		}
 		r, err := c.applyOne(ctx, st, ev, at, false)
 		if isUniqueAny(err) {
 			// The event id is known (sent before, or a retry racing the
@@ -324,6 +343,18 @@ func (c *CentralDB) Apply(ctx context.Context, st central.Station, evs []central
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// stationActive returns ErrRevoked when the station was revoked, or its
+// token renewed since it was looked up: Apply may be given a station from
+// a cache of token lookups.
+func stationActive(ctx context.Context, queryRow func(context.Context, string, ...any) *sql.Row, st central.Station) error {
+	var n int
+	err := queryRow(ctx, `SELECT count(*) FROM stations WHERE id = ? AND token_hash = ? AND revoked_at = 0`, st.ID, st.TokenHash).Scan(&n)
+	if err == nil && n == 0 {
+		return central.ErrRevoked
+	}
+	return err
 }
 
 // applyOne applies one event in its own transaction (PostgreSQL; SQLite

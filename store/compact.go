@@ -52,6 +52,19 @@ func (c *CentralDB) feedHead(ctx context.Context, floor int64) (int64, error) {
 	return max(head, floor), err
 }
 
+func (c *CentralDB) FeedBounds(ctx context.Context) (floor, head int64, err error) {
+	if c.e.postgres {
+		if err := c.placeChanges(ctx); err != nil {
+			return 0, 0, err
+		}
+	}
+	if floor, err = c.feedFloor(ctx); err != nil {
+		return 0, 0, err
+	}
+	head, err = c.feedHead(ctx, floor)
+	return floor, head, err
+}
+
 func (c *CentralDB) AckFeed(ctx context.Context, acks map[int64]central.FeedAck) error {
 	if len(acks) == 0 {
 		return nil

@@ -176,7 +176,11 @@ func TestFeedUnderConcurrentWriters(t *testing.T) {
 // migration runner's and the feed placer's.
 func TestNoLockInTheWritePath(t *testing.T) {
 	lock := regexp.MustCompile(`(?i)pg_advisory|LOCK TABLE|FOR UPDATE|pg_try_advisory`)
-	for _, f := range []string{"central.go", "groupcommit.go", "engine.go"} {
+	files, _ := filepath.Glob("*.go")
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") || f == "migrate.go" { // migrations run under a lock, before serving
+			continue
+		}
 		src, err := os.ReadFile(filepath.Join(".", f))
 		if err != nil {
 			t.Fatal(err)

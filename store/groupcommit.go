@@ -2,7 +2,7 @@ package store
 
 import (
 	"context"
-	"fmt"
+	"errors"
 
 	"qrdesk/central"
 )
@@ -91,45 +91,88 @@ func (c *CentralDB) committer() {
 }
 
 func (c *CentralDB) commitGroup(group []groupJob) {
-	replies := make([]groupReply, len(group))
-	fail := func(err error) {
-		for _, j := range group {
+	replies, err := c.runGroup(group, false)
+	if errors.Is(err, errGroupRetry) {
+		replies, err = c.runGroup(group, true)
+	}
+	for i, j := range group {
+		if err != nil {
 			j.reply <- groupReply{err: err}
+		} else {
+			j.reply <- replies[i]
 		}
 	}
+}
+
+// errGroupRetry: an event of the group did not go as almost every event
+// does (its id was known, or it failed): the group is run again with a
+// savepoint around each event.
+var errGroupRetry = errors.New("group to run again with savepoints")
+
+// runGroup decides the group's events in one transaction. Without
+// savepoints (the first try: two statements fewer per event) any event
+// that is not simply new and decided undoes the group (errGroupRetry);
+// with them, such an event is undone alone and decided again knowing its
+// id, and an event that fails gets its error while the others commit.
+func (c *CentralDB) runGroup(group []groupJob, savepoints bool) ([]groupReply, error) {
+	replies := make([]groupReply, len(group))
 	ctx := context.Background()
 	tx, err := c.e.begin(ctx)
 	if err != nil {
-		fail(err)
-		return
+		return nil, err
 	}
 	defer tx.done()
 	for i, j := range group {
-		sp := fmt.Sprintf("ev%d", i)
-		if _, err := tx.exec(ctx, "SAVEPOINT "+sp); err != nil {
-			fail(err)
-			return
-		}
 		// Not the desk's context: a desk that hangs up must not interrupt
 		// the statements of a transaction other desks' events share.
-		r, err := c.applyInTx(context.WithoutCancel(j.ctx), tx, j.st, j.ev, j.now)
+		jctx := context.WithoutCancel(j.ctx)
+		if err := stationActive(jctx, tx.queryRow, j.st); err != nil {
+			if !errors.Is(err, central.ErrRevoked) {
+				return nil, err
+			}
+			replies[i] = groupReply{err: err} // nothing written for it
+			continue
+		}
+		if !savepoints {
+			r, err := c.decide(jctx, tx, j.st, j.ev, j.now, false)
+			if err != nil || r.Outcome == central.OutcomeUnknown {
+				return nil, errGroupRetry
+			}
+			replies[i] = groupReply{r: r}
+			continue
+		}
+		if _, err := tx.exec(ctx, "SAVEPOINT ev"); err != nil {
+			return nil, err
+		}
+		r, err := c.decideAssumingNew(jctx, tx, j.st, j.ev, j.now)
 		if err != nil {
-			if _, rerr := tx.exec(ctx, "ROLLBACK TO "+sp); rerr != nil {
-				fail(rerr)
-				return
+			if _, rerr := tx.exec(ctx, "ROLLBACK TO ev"); rerr != nil {
+				return nil, rerr
 			}
 		}
-		if _, err := tx.exec(ctx, "RELEASE "+sp); err != nil {
-			fail(err)
-			return
+		if _, err := tx.exec(ctx, "RELEASE ev"); err != nil {
+			return nil, err
 		}
 		replies[i] = groupReply{r: r, err: err}
 	}
-	if err := tx.commit(); err != nil {
-		fail(err)
-		return
+	return replies, tx.commit()
+}
+
+// decideAssumingNew decides an event as new, skipping the read of its id
+// (almost every event is new); a known id makes the event row's insert
+// fail, and the event is decided again from the savepoint "ev", knowing
+// it. An event that was not recorded (its label unknown) had its id
+// checked by no insert, so it is decided again too.
+func (c *CentralDB) decideAssumingNew(ctx context.Context, tx *etx, st central.Station, ev central.Event, now int64) (central.Result, error) {
+	r, err := c.decide(ctx, tx, st, ev, now, false)
+	if err == nil && r.Outcome != central.OutcomeUnknown {
+		return r, nil
 	}
-	for i, j := range group {
-		j.reply <- replies[i]
+	if err != nil && !isUniqueAny(err) {
+		return r, err
 	}
+	if _, err := tx.exec(ctx, "ROLLBACK TO ev"); err != nil {
+		return central.Result{}, err
+	}
+	return c.applyInTx(ctx, tx, st, ev, now)
 }

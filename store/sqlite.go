@@ -83,7 +83,10 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		return nil, app.ErrorfWrap(app.KindInternal, err, "cannot open database %s", path)
 	}
 	d := &DB{db: sqldb, path: path, now: time.Now}
-	if err := migrate(ctx, &engine{db: sqldb}, deskMigrations); err != nil {
+	e := &engine{db: sqldb}
+	err = migrate(ctx, e, deskMigrations)
+	e.stmts.close() // the desk's own statements do not go through the engine
+	if err != nil {
 		sqldb.Close()
 		return nil, d.wrap(err, "cannot open database %s", path)
 	}

@@ -280,6 +280,9 @@ func (d *desk) download(ctx context.Context, wait time.Duration) error {
 			d.receipts = append(d.receipts, receipt{at: at, cur: next})
 		}
 		d.mu.Unlock()
+		if n < app.FeedPage {
+			return nil // the last page, as a desk stops
+		}
 	}
 }
 

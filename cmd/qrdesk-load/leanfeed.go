@@ -19,7 +19,7 @@ import (
 // takes the simulator most of a core on the server's own machine. Any
 // answer but 200 is asked again through server.Client, for its errors.
 func (d *desk) countChanges(ctx context.Context, after int64, wait time.Duration) (map[string]int, int64, error) {
-	req, err := http.NewRequestWithContext(ctx, "GET", fmt.Sprintf("%s/v1/changes?after=%d&wait=%d", d.c.URL, after, int(wait/time.Second)), nil)
+	req, err := http.NewRequestWithContext(ctx, "GET", fmt.Sprintf("%s/v1/changes?after=%d&wait=%d&limit=%d", d.c.URL, after, int(wait/time.Second), app.FeedPage), nil)
 	if err != nil {
 		return nil, 0, err
 	}

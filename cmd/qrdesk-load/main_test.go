@@ -152,10 +152,13 @@ func TestStartOverAfterCompaction(t *testing.T) {
 	if err := uploadLabels(ctx, d.c, l.ring, labels); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.download(ctx, 0); err != nil { // reads to the head, and says so
+	if err := d.download(ctx, 0); err != nil { // reads to the head
 		t.Fatal(err)
 	}
 	head := d.cursor
+	if err := d.download(ctx, 0); err != nil { // and says so with its next request
+		t.Fatal(err)
+	}
 	if err := api.FlushAcks(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,161 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"qrdesk/central"
+	"qrdesk/server"
+	"qrdesk/store"
+)
+
+// feedPage is GET /v1/changes's answer.
+type feedPage struct {
+	Changes []central.Change
+	Next    int64
+}
+
+// TestFeedTailUnderAStorm: desks redeem through two server processes on
+// one database while followers read the feed from both, long polls and
+// plain reads mixed. Every follower sees every change exactly once, in
+// position order, its cursor never going back: the feed served from
+// memory has no hole and repeats nothing, also for writes of the other
+// process.
+func TestFeedTailUnderAStorm(t *testing.T) {
+	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		path := dbPath(t)
+		h := newCentral(t, func(testing.TB) string { return path }, 300)
+		token := h.station(t, "Desk 1", "A")
+		// A second server process on the same database.
+		db2, err := store.OpenCentral(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db2.Close() })
+		api2 := &server.API{Store: db2, Log: slog.New(slog.DiscardHandler), Now: func() time.Time { return h.now }}
+		srv2 := httptest.NewServer(api2.Handler())
+		t.Cleanup(srv2.Close)
+		urls := []string{h.url, srv2.URL}
+
+		const followers = 6
+		want := 2 * len(h.codes) // each code's upload and its redemption
+		seen := make([]map[int64]central.Change, followers)
+		var wg sync.WaitGroup
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		for f := 0; f < followers; f++ {
+			seen[f] = map[int64]central.Change{}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var cursor int64
+				for i := 0; len(seen[f]) < want && ctx.Err() == nil; i++ {
+					wait := (f + i) % 2 // long polls and plain reads
+					var p feedPage
+					if st := h.callURL(t, urls[(f+i)%2], "GET", fmt.Sprintf("/v1/changes?after=%d&wait=%d", cursor, wait), token, h.ring, nil, &p); st != 200 {
+						t.Errorf("follower %d: status %d", f, st)
+						return
+					}
+					for _, ch := range p.Changes {
+						if ch.Seq <= cursor {
+							t.Errorf("follower %d: position %d after cursor %d", f, ch.Seq, cursor)
+							return
+						}
+						if _, dup := seen[f][ch.Seq]; dup {
+							t.Errorf("follower %d: position %d twice", f, ch.Seq)
+						}
+						seen[f][ch.Seq] = ch
+						cursor = ch.Seq
+					}
+					if p.Next < cursor {
+						t.Errorf("follower %d: next %d below cursor %d", f, p.Next, cursor)
+						return
+					}
+				}
+			}()
+		}
+		upload := func(codes []string) {
+			var list []map[string]any
+			for _, c := range codes {
+				list = append(list, map[string]any{"code": c, "expire_at": 0, "created_at": h.now.Unix() - 60})
+			}
+			h.callURL(t, urls[len(codes)%2], "POST", "/v1/batches", token, h.ring, map[string]any{"codes": list}, nil)
+		}
+		// Codes arrive in small batches while the redemptions run.
+		for i := 0; i < len(h.codes); i += 25 {
+			upload(h.codes[i : i+25])
+		}
+		var writers sync.WaitGroup
+		for w := 0; w < 12; w++ {
+			writers.Add(1)
+			go func() {
+				defer writers.Done()
+				for i := w; i < len(h.codes); i += 12 {
+					var r central.Result
+					h.callURL(t, urls[i%2], "POST", "/v1/redeem", token, h.ring, central.Event{EventID: fmt.Sprintf("storm-%04d", i), Code: h.codes[i], Operator: "op", At: 1}, &r)
+					if r.Outcome != central.OutcomeRedeemed {
+						t.Errorf("%s: %+v", h.codes[i], r)
+					}
+				}
+			}()
+		}
+		writers.Wait()
+		wg.Wait()
+		for f := range seen {
+			redeemed := map[string]bool{}
+			for _, ch := range seen[f] {
+				if ch.Kind == "redeem" {
+					redeemed[ch.Code] = true
+				}
+			}
+			if len(seen[f]) != want || len(redeemed) != len(h.codes) {
+				t.Errorf("follower %d saw %d changes (want %d), %d redemptions (want %d)", f, len(seen[f]), want, len(redeemed), len(h.codes))
+			}
+		}
+	})
+}
+
+// TestFeedReadSeesEveryEarlierWrite: a plain read of the feed holds every
+// change committed before it was asked, whichever server process took
+// the write; the memory of the feed never answers from before it.
+func TestFeedReadSeesEveryEarlierWrite(t *testing.T) {
+	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		path := dbPath(t)
+		h := newCentral(t, func(testing.TB) string { return path }, 20)
+		token := h.station(t, "Desk 1", "A")
+		h.upload(t, token)
+		db2, err := store.OpenCentral(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db2.Close() })
+		srv2 := httptest.NewServer((&server.API{Store: db2, Log: slog.New(slog.DiscardHandler), Now: func() time.Time { return h.now }}).Handler())
+		t.Cleanup(srv2.Close)
+		var p feedPage
+		h.callURL(t, srv2.URL, "GET", "/v1/changes?after=0", token, h.ring, nil, &p) // both tails are warm
+		h.callURL(t, h.url, "GET", "/v1/changes?after=0", token, h.ring, nil, &p)
+		cursor := p.Next
+		for i, code := range h.codes {
+			var r central.Result
+			if st := h.callURL(t, []string{h.url, srv2.URL}[i%2], "POST", "/v1/redeem", token, h.ring, central.Event{EventID: fmt.Sprintf("seen-%04d", i), Code: code, Operator: "op", At: 1}, &r); st != 200 {
+				t.Fatalf("redeem: status %d", st)
+			}
+			if r.Outcome != central.OutcomeRedeemed {
+				t.Fatalf("%s: %+v", code, r)
+			}
+			p = feedPage{}
+			h.callURL(t, []string{srv2.URL, h.url}[i%2], "GET", fmt.Sprintf("/v1/changes?after=%d", cursor), token, h.ring, nil, &p)
+			if len(p.Changes) != 1 || p.Changes[0].Code != code || p.Changes[0].Kind != "redeem" {
+				got, _ := json.Marshal(p)
+				t.Fatalf("read after redeeming %s through the other process: %s", code, got)
+			}
+			cursor = p.Next
+		}
+	})
+}

@@ -1,0 +1,61 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"qrdesk/central"
+	"qrdesk/server"
+)
+
+// TestRevocationBeatsTheTokenCache: /v1/redeem may take the desk's station
+// from a cache of token lookups, but a desk revoked, or given a new token,
+// a moment after its last redemption redeems nothing more: the refusal is
+// the one the desk would get without the cache, and the label stays
+// unused, on both engines.
+func TestRevocationBeatsTheTokenCache(t *testing.T) {
+	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		h := newCentral(t, dbPath, 4)
+		token := h.station(t, "Desk 1", "A")
+		h.upload(t, token)
+		redeem := func(token string, i int) (int, map[string]any) {
+			var out map[string]any
+			st := h.call(t, "POST", "/v1/redeem", token, h.ring, central.Event{EventID: fmt.Sprintf("cache-%04d", i), Code: h.codes[i], Operator: "op", At: 1}, &out)
+			return st, out
+		}
+		unused := func(i int) {
+			t.Helper()
+			if n := count(t, h.db, `SELECT count(*) FROM codes WHERE code = ? AND status = 'unused'`, h.codes[i]); n != 1 {
+				t.Fatalf("code %d is no longer unused", i)
+			}
+			if n := count(t, h.db, `SELECT count(*) FROM events WHERE code = ?`, h.codes[i]); n != 0 {
+				t.Fatalf("code %d: %d events recorded for a refused station", i, n)
+			}
+		}
+		if st, out := redeem(token, 0); st != 200 || out["outcome"] != "redeemed" { // the lookup is cached now
+			t.Fatalf("first redemption: %d %v", st, out)
+		}
+
+		// A new token: the old one is unknown at once.
+		if err := h.db.RenewStation(context.Background(), "Desk 1", server.HashToken("qrd_test_renewed")); err != nil {
+			t.Fatal(err)
+		}
+		if st, out := redeem(token, 1); st != 401 || out["code"] != "unknown_token" {
+			t.Fatalf("old token after renew: %d %v, want 401 unknown_token", st, out)
+		}
+		unused(1)
+		if st, out := redeem("qrd_test_renewed", 1); st != 200 || out["outcome"] != "redeemed" {
+			t.Fatalf("new token: %d %v", st, out)
+		}
+
+		// Revoked: refused at once, though the lookup was just cached.
+		if err := h.db.RevokeStation(context.Background(), "Desk 1", h.now.Unix()); err != nil {
+			t.Fatal(err)
+		}
+		if st, out := redeem("qrd_test_renewed", 2); st != 403 || out["code"] != "revoked" {
+			t.Fatalf("after revoke: %d %v, want 403 revoked", st, out)
+		}
+		unused(2)
+	})
+}
