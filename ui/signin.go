@@ -31,7 +31,7 @@ type signIn struct {
 	signIn  *widget.Button
 	signOut *widget.Button
 	bar     fyne.CanvasObject
-	form    *signInForm // the dialog showing, for tests
+	form    *signInForm // the form showing (one at a time), nil when none
 
 	// onChange is told after every sign-in and sign-out (desk mode locks
 	// and unlocks on it).
@@ -258,6 +258,11 @@ func (s *signIn) ask(title, why string, supervisor bool, done func(app.Operator)
 	form := widget.NewForm(widget.NewFormItem(T("Name or badge"), f.name), widget.NewFormItem(T("PIN"), f.pin))
 	content := container.NewVBox(intro, form, f.message, container.NewHBox(f.cancel, f.ok))
 	f.dialog = dialog.NewCustomWithoutButtons(title, content, s.env.win)
+	f.dialog.SetOnClosed(func() {
+		if s.form == f {
+			s.form = nil
+		}
+	})
 	f.dialog.Resize(fyne.NewSize(460, 0))
 	s.form = f
 	f.dialog.Show()
