@@ -87,4 +87,4 @@ clean:
 
 # Screenshots of every screen (docs/screenshots), taken by the end-to-end test.
 screenshots: deps
-	QRDESK_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run 'TestScannerAtTheDesk|TestBadgeSignInAtTheDesk' ./e2e/
+	QRDESK_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run 'TestScannerAtTheDesk|TestScreensInChinese|TestBadgeSignInAtTheDesk' ./e2e/

@@ -20,11 +20,16 @@ type station struct {
 	bin     string
 	home    string
 	display string
+	lang    string // LANG of the window; "" for en_US.UTF-8
 }
 
 func (s *station) cmd(args ...string) *exec.Cmd {
 	c := exec.Command(s.bin, args...)
-	c.Env = append(os.Environ(), "QRDESK_HOME="+s.home, "DISPLAY="+s.display, "LANG=en_US.UTF-8", "LC_ALL=en_US.UTF-8")
+	lang := s.lang
+	if lang == "" {
+		lang = "en_US.UTF-8"
+	}
+	c.Env = append(os.Environ(), "QRDESK_HOME="+s.home, "DISPLAY="+s.display, "LANG="+lang, "LC_ALL="+lang)
 	return c
 }
 
@@ -162,7 +167,7 @@ func TestScannerAtTheDesk(t *testing.T) {
 	s.json(&map[string]any{}, "init")
 	s.json(&map[string]any{}, "settings", "--prefix", "WH", "--station-name", "Desk 1", "--configured=true", "--default-operator", "li", "--sound=false")
 	var issued struct{ Codes []string }
-	s.json(&issued, "issue", "--count", "2")
+	s.json(&issued, "issue", "--count", "3", "--ref", "ORDER-12")
 
 	start := time.Now()
 	gui := s.cmd("gui", "--screen", "scan")
@@ -223,10 +228,75 @@ func TestScannerAtTheDesk(t *testing.T) {
 		t.Fatalf("stats %+v, want %d scans and 1 redemption", st, before.Scans+2)
 	}
 
+	// Ctrl+2 … Ctrl+5 from whatever field has the keyboard (the main
+	// menu's shortcuts); on Codes a scanned label is looked up, not used.
 	for i, name := range []string{"issue", "codes", "today", "settings"} {
 		s.xdotool("key", fmt.Sprintf("ctrl+%d", i+2))
 		time.Sleep(700 * time.Millisecond)
+		if name == "issue" {
+			time.Sleep(3 * time.Second) // the preview is drawn in the background
+		}
+		if name == "codes" {
+			s.xdotool("type", "--delay", "5", issued.Codes[2])
+			s.xdotool("key", "Return")
+			time.Sleep(700 * time.Millisecond)
+		}
 		s.screenshot(name)
+	}
+	var looked struct{ Outcome, Status string }
+	s.json(&looked, "check", issued.Codes[2])
+	if looked.Status != "unused" {
+		t.Fatalf("the label scanned on Codes to look it up is %s", looked.Status)
+	}
+	if st := s.stats(start); st.Scans != before.Scans+2 {
+		t.Fatalf("typing on the other screens made scans: %+v", st)
+	}
+	if strings.Contains(guiOut.String(), "panic") {
+		t.Fatalf("the window panicked:\n%s", guiOut.String())
+	}
+}
+
+// TestScreensInChinese opens every screen under a Chinese locale, moving
+// between them with Ctrl+1 … Ctrl+5, for the Chinese screenshots.
+func TestScreensInChinese(t *testing.T) {
+	s := &station{t: t, bin: buildBinary(t), home: t.TempDir(), display: startXvfb(t), lang: "zh_CN.UTF-8"}
+	s.json(&map[string]any{}, "init")
+	s.json(&map[string]any{}, "settings", "--prefix", "WH", "--station-name", "一号台", "--configured=true", "--default-operator", "李", "--sound=false")
+	var issued struct{ Codes []string }
+	s.json(&issued, "issue", "--count", "3", "--ref", "订单-12")
+	gui := s.cmd("gui", "--screen", "scan")
+	var guiOut syncBuffer
+	gui.Stdout, gui.Stderr = &guiOut, &guiOut
+	if err := gui.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { gui.Process.Kill(); gui.Wait() })
+	s.xdotool("search", "--sync", "--name", "^qrdesk$")
+	// Probe until the window takes typing (see TestScannerAtTheDesk).
+	start := time.Now()
+	waitFor(t, "the window to take typing", func() bool {
+		s.xdotool("type", "--delay", "5", "PROBE")
+		s.xdotool("key", "Return")
+		time.Sleep(300 * time.Millisecond)
+		return s.stats(start).Scans > 0
+	})
+	s.xdotool("type", "--delay", "5", issued.Codes[0])
+	s.xdotool("key", "Return")
+	waitFor(t, "the scan", func() bool { return s.stats(start).Redeemed == 1 })
+	time.Sleep(300 * time.Millisecond)
+	s.screenshot("scan-zh")
+	for i, name := range []string{"issue", "codes", "today", "settings"} {
+		s.xdotool("key", fmt.Sprintf("ctrl+%d", i+2))
+		time.Sleep(700 * time.Millisecond)
+		if name == "issue" {
+			time.Sleep(3 * time.Second) // the preview is drawn in the background
+		}
+		if name == "codes" {
+			s.xdotool("type", "--delay", "5", issued.Codes[1])
+			s.xdotool("key", "Return")
+			time.Sleep(700 * time.Millisecond)
+		}
+		s.screenshot(name + "-zh")
 	}
 	if strings.Contains(guiOut.String(), "panic") {
 		t.Fatalf("the window panicked:\n%s", guiOut.String())

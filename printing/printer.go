@@ -1,7 +1,6 @@
 package printing
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"net"
@@ -34,24 +33,8 @@ func Printers() ([]string, error) {
 // SendToCUPS prints data (a PDF, or ZPL with raw) on the CUPS queue
 // printer at 100 % scale; lp reads it from standard input.
 func SendToCUPS(printer string, data []byte, raw bool) error {
-	if _, err := exec.LookPath("lp"); err != nil {
-		return ErrNoCUPS
-	}
-	args := []string{"-d", printer}
-	if raw {
-		args = append(args, "-o", "raw")
-	} else {
-		// Viewers and drivers like to "fit to page", which moves every label.
-		args = append(args, "-o", "scaling=100", "-o", "fit-to-page=false", "-o", "print-scaling=none")
-	}
-	var stderr bytes.Buffer
-	cmd := exec.Command("lp", args...)
-	cmd.Stdin = bytes.NewReader(data)
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("printer %s refused the job: %s", printer, strings.TrimSpace(stderr.String()))
-	}
-	return nil
+	_, err := SendCUPSJob(printer, "qrdesk", data, raw)
+	return err
 }
 
 // SendRaw writes data to a network printer's raw port (usually 9100).

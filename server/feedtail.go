@@ -34,6 +34,9 @@ type feedTail struct {
 	floor, head int64
 	entries     []tailEntry
 
+	pagesMu sync.Mutex
+	pages   map[pageKey]builtPage // answers built since the tail last changed
+
 	refreshMu   sync.Mutex
 	lastStarted time.Time // when the last refresh began to read
 
@@ -151,15 +154,54 @@ func (t *feedTail) reset() {
 	t.mu.Unlock()
 }
 
+// pageKey is what an answer depends on besides the tail's content.
+type pageKey struct {
+	floor, head, after int64
+	limit              int
+}
+
+type builtPage struct {
+	body json.RawMessage
+	n    int
+}
+
+// maxBuiltPages bounds the answers kept: desks that follow the feed are
+// mostly at the same cursor (the last head), so one answer serves them.
+const maxBuiltPages = 64
+
 // page answers GET /v1/changes from the tail: up to limit changes after
 // the cursor, as the JSON the database path writes. ok is false when the
 // tail does not hold the cursor's place; n is how many changes it holds.
+// The desks woken by one refresh mostly ask from the same cursor: the
+// answer is built once for them (a thousand desks building their own
+// copies at once kept redemptions waiting for the CPU).
 func (t *feedTail) page(after int64, limit int) (body json.RawMessage, n int, ok bool) {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	if !t.ready || after < t.floor || after > t.head {
 		return nil, 0, false
 	}
+	key := pageKey{floor: t.floor, head: t.head, after: after, limit: limit}
+	t.pagesMu.Lock()
+	defer t.pagesMu.Unlock()
+	if p, ok := t.pages[key]; ok {
+		return p.body, p.n, true
+	}
+	body, n = t.build(after, limit)
+	for k := range t.pages {
+		if k.head != t.head || k.floor != t.floor || len(t.pages) >= maxBuiltPages {
+			delete(t.pages, k)
+		}
+	}
+	if t.pages == nil {
+		t.pages = map[pageKey]builtPage{}
+	}
+	t.pages[key] = builtPage{body: body, n: n}
+	return body, n, true
+}
+
+// build encodes up to limit changes after the cursor (under t.mu).
+func (t *feedTail) build(after int64, limit int) (json.RawMessage, int) {
 	i := sort.Search(len(t.entries), func(i int) bool { return t.entries[i].pos > after })
 	j := min(len(t.entries), i+limit)
 	size := 32
@@ -180,6 +222,6 @@ func (t *feedTail) page(after int64, limit int) (body json.RawMessage, n int, ok
 	}
 	b = append(b, `],"next":`...)
 	b = strconv.AppendInt(b, next, 10)
-	b = append(b, '}')
-	return b, j - i, true
+	b = append(b, '}', '\n')
+	return b, j - i
 }

@@ -134,9 +134,10 @@ func (a *API) write(w http.ResponseWriter, v any, err error) {
 		return
 	}
 	if raw, ok := v.(json.RawMessage); ok {
-		// Encoded already (the feed from memory): written as it is, not
-		// scanned again by the encoder.
-		w.Write(append(raw, '\n'))
+		// Encoded already, with its newline (the feed from memory, shared
+		// by the desks at the same cursor): written as it is, not scanned
+		// again by the encoder.
+		w.Write(raw)
 		return
 	}
 	json.NewEncoder(w).Encode(v)

@@ -124,6 +124,11 @@ func (d *DB) searchSQL(ctx context.Context, q app.SearchQuery) (string, []any, e
 			alts = append(alts, `SELECT id FROM codes WHERE serial = ?`)
 			args = append(args, part)
 		}
+		// The serial as printed, with its station letter ("A0007").
+		if station, serial, ok := app.PrintedSerial(part); ok {
+			alts = append(alts, `SELECT id FROM codes WHERE serial = ? AND station_id = ?`)
+			args = append(args, serial, station)
+		}
 		from = recordSelect + ` FROM (` + strings.Join(alts, " UNION ") + `) AS m CROSS JOIN codes c ON c.id = m.id` + recordJoin
 	}
 	if q.Status != "" {

@@ -23,13 +23,15 @@ type codesScreen struct {
 	batch       *widget.Entry
 	status      *widget.Select
 	table       *widget.Table
+	columns     *fitColumns
+	detailBox   *fyne.Container
 	pageLabel   *widget.Label
-	prev, next  *widget.Button
+	prev, next  *keyButton
 	detail      *widget.Label
 	history     *widget.Label
 	reason      *widget.Entry
-	disableBtn  *widget.Button
-	enableBtn   *widget.Button
+	disableBtn  *keyButton
+	enableBtn   *keyButton
 	message     *widget.Label
 	rows        []app.CodeRecord
 	page        int
@@ -44,7 +46,13 @@ func newCodesScreen(e *env) *codesScreen {
 	s := &codesScreen{env: e}
 	s.query = widget.NewEntry()
 	s.query.SetPlaceHolder(T("Code, part of a code, serial or ref"))
-	s.query.OnSubmitted = func(string) { s.search(0) }
+	// A label scanned here (or a code typed and Enter) is looked up: the
+	// single hit is selected and its detail shown; the text stays selected
+	// so the next scan replaces it.
+	s.query.OnSubmitted = func(string) {
+		s.search(0)
+		s.query.TypedShortcut(&fyne.ShortcutSelectAll{})
+	}
 	s.date = widget.NewEntry()
 	s.date.SetPlaceHolder("YYYY-MM-DD")
 	s.date.OnSubmitted = func(string) { s.search(0) }
@@ -60,7 +68,11 @@ func newCodesScreen(e *env) *codesScreen {
 	s.status.OnChanged = func(string) { s.search(0) }
 	s.table = widget.NewTableWithHeaders(
 		func() (int, int) { return len(s.rows), len(codeColumns) },
-		func() fyne.CanvasObject { return widget.NewLabel("WH-261129-A0001-XXXXXXXXXXXX-AXXXXXXXX") },
+		func() fyne.CanvasObject {
+			l := widget.NewLabel("")
+			l.Truncation = fyne.TextTruncateEllipsis
+			return l
+		},
 		func(id widget.TableCellID, o fyne.CanvasObject) {
 			if id.Row < len(s.rows) {
 				o.(*widget.Label).SetText(cellText(s.rows[id.Row], id.Col))
@@ -74,37 +86,44 @@ func newCodesScreen(e *env) *codesScreen {
 			l.SetText(fmt.Sprint(s.page*codesPageSize + id.Row + 1))
 		}
 	}
-	for col, w := range []float32{340, 90, 60, 140, 70, 220} {
-		s.table.SetColumnWidth(col, w)
-	}
 	s.table.OnSelected = func(id widget.TableCellID) {
 		if id.Row >= 0 && id.Row < len(s.rows) {
 			s.showDetail(s.rows[id.Row])
 		}
 	}
 	s.pageLabel = widget.NewLabel("")
-	s.prev = widget.NewButton(T("Previous"), func() { s.search(s.page - 1) })
-	s.next = widget.NewButton(T("Next"), func() { s.search(s.page + 1) })
+	s.prev = newKeyButton(T("Previous"), func() { s.search(s.page - 1) })
+	s.next = newKeyButton(T("Next"), func() { s.search(s.page + 1) })
 	s.detail = widget.NewLabel(T("Pick a code to see its details"))
 	s.detail.Wrapping = fyne.TextWrapWord
 	s.history = widget.NewLabel("")
 	s.history.Wrapping = fyne.TextWrapWord
 	s.reason = widget.NewEntry()
 	s.reason.SetPlaceHolder(T("Reason (required to disable)"))
-	s.disableBtn = widget.NewButton(T("Disable"), func() { s.setDisabled(true) })
-	s.enableBtn = widget.NewButton(T("Enable"), func() { s.setDisabled(false) })
+	s.reason.OnSubmitted = func(string) {
+		if !s.disableBtn.Disabled() {
+			s.setDisabled(true)
+		}
+	}
+	s.disableBtn = newKeyButton(T("Disable"), func() { s.setDisabled(true) })
+	s.enableBtn = newKeyButton(T("Enable"), func() { s.setDisabled(false) })
 	s.disableBtn.Disable()
 	s.enableBtn.Disable()
 	s.message = widget.NewLabel("")
 	s.message.Wrapping = fyne.TextWrapWord
 
-	filters := container.NewVBox(s.query, container.NewGridWithColumns(4, s.status, s.date, s.batch, widget.NewButton(T("Search"), func() { s.search(0) })))
-	pager := container.NewHBox(s.prev, s.pageLabel, s.next)
-	left := container.NewBorder(filters, pager, nil, nil, s.table)
-	right := container.NewVScroll(container.NewVBox(s.detail, s.reason, container.NewGridWithColumns(2, s.disableBtn, s.enableBtn), s.message,
-		widget.NewLabelWithStyle(T("History"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), s.history))
+	filters := container.NewVBox(s.query, container.NewGridWithColumns(4, s.status, s.date, s.batch, newKeyButton(T("Search"), func() { s.search(0) })))
+	// The page number between its buttons, a fixed width so a new number
+	// never lays the buttons over it.
+	s.pageLabel.Alignment = fyne.TextAlignCenter
+	pager := container.NewHBox(s.prev, container.NewGridWrap(fyne.NewSize(110, s.prev.MinSize().Height), s.pageLabel), s.next)
+	s.columns = &fitColumns{table: s.table, mins: codeColumnMins, shares: codeColumnShares}
+	left := container.NewBorder(filters, pager, nil, nil, container.New(s.columns, s.table))
+	s.detailBox = container.NewVBox(s.detail, s.reason, container.NewGridWithColumns(2, s.disableBtn, s.enableBtn), s.message,
+		widget.NewLabelWithStyle(T("History"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), s.history)
+	right := container.NewVScroll(s.detailBox)
 	split := container.NewHSplit(left, right)
-	split.Offset = 0.65
+	split.Offset = 0.68
 	s.content = split
 	return s
 }
@@ -147,7 +166,8 @@ func (s *codesScreen) search(page int) {
 	q := s.searchQuery(page)
 	if q.LabelDate != "" {
 		if _, err := s.env.svc.ParseDay(q.LabelDate); err != nil {
-			s.message.SetText(app.ErrorMessage(err))
+			s.message.SetText(T("{{.Got}} is not a date: use YYYY-MM-DD, e.g. {{.Example}}",
+				map[string]any{"Got": q.LabelDate, "Example": s.env.now().Format("2006-01-02")}))
 			return
 		}
 	}
@@ -156,7 +176,7 @@ func (s *codesScreen) search(page int) {
 		return
 	}
 	n := s.loads.next()
-	go func() {
+	s.env.background(func() {
 		rows, err := s.env.svc.Search(context.Background(), q)
 		fyne.Do(func() {
 			if !s.loads.is(n) {
@@ -180,13 +200,17 @@ func (s *codesScreen) search(page int) {
 			} else {
 				s.next.Enable()
 			}
-			if len(rows) == 0 {
+			switch len(rows) {
+			case 0:
 				s.message.SetText(T("No codes found"))
-			} else {
+			case 1:
+				s.message.SetText("")
+				s.table.Select(widget.TableCellID{Row: 0, Col: 0})
+			default:
 				s.message.SetText("")
 			}
 		})
-	}()
+	})
 }
 
 func (s *codesScreen) showDetail(r app.CodeRecord) {
@@ -208,6 +232,7 @@ func (s *codesScreen) showDetail(r app.CodeRecord) {
 		lines = append(lines, T("Disabled")+": "+r.DisabledReason)
 	}
 	s.detail.SetText(strings.Join(lines, "\n"))
+	s.detailBox.Refresh() // the wrapped detail changed height: lay the panel out again
 	if r.Status == app.StatusUnused {
 		s.disableBtn.Enable()
 	} else {
@@ -218,7 +243,7 @@ func (s *codesScreen) showDetail(r app.CodeRecord) {
 	} else {
 		s.enableBtn.Disable()
 	}
-	go func() {
+	s.env.background(func() {
 		events, err := s.env.svc.Store.History(context.Background(), r.ID)
 		fyne.Do(func() {
 			if err != nil {
@@ -233,8 +258,9 @@ func (s *codesScreen) showDetail(r app.CodeRecord) {
 				b.WriteString(T("Never scanned"))
 			}
 			s.history.SetText(b.String())
+			s.detailBox.Refresh()
 		})
-	}()
+	})
 }
 
 func expiryText(at int64) string {
@@ -257,7 +283,7 @@ func (s *codesScreen) setDisabled(disable bool) {
 	if !ok {
 		return
 	}
-	go func() {
+	s.env.background(func() {
 		rec, err := s.env.svc.SetDisabled(context.Background(), code, disable, reason, by)
 		fyne.Do(func() {
 			if err != nil {
@@ -274,5 +300,5 @@ func (s *codesScreen) setDisabled(disable bool) {
 			s.table.Refresh()
 			s.showDetail(rec)
 		})
-	}()
+	})
 }

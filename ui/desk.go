@@ -22,6 +22,7 @@ func (ui *mainUI) layout() {
 	}
 	var top fyne.CanvasObject
 	if s := ui.env.signIn; s != nil {
+		ui.setMenu()
 		top = s.bar
 		if ui.desk {
 			mode := canvas.NewText(T("DESK MODE"), colorUsed)

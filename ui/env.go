@@ -19,6 +19,7 @@ type env struct {
 	win         fyne.Window
 	player      Player
 	templateDir string
+	saveDir     string // where Save PDF and Export CSV write; "" for ~/Documents/qrdesk
 	now         func() time.Time
 
 	mu       sync.Mutex
@@ -26,6 +27,12 @@ type env struct {
 	onSaved  []func(app.Settings) // screens that show settings
 
 	signIn *signIn // who is signed in; nil when the window has no operators (see signin.go)
+
+	jobs sync.WaitGroup // background work of the screens (see background)
+
+	// dialogKeys answers Enter and Esc typed while a dialog that asked
+	// for them is up (see confirmKeys); nil otherwise.
+	dialogKeys func(*fyne.KeyEvent)
 }
 
 func (e *env) canvas() fyne.Canvas {
@@ -78,9 +85,17 @@ func (e *env) reloadSettings() error {
 // showError tells the clerk what went wrong (never on the Scan screen,
 // which shows errors in its result panel).
 func (e *env) showError(err error) {
-	if e.win != nil {
-		dialog.ShowError(errorText(err), e.win)
+	if e.win == nil {
+		return
 	}
+	d := dialog.NewError(errorText(err), e.win)
+	d.SetOnClosed(func() { e.dialogKeys = nil })
+	e.dialogKeys = func(k *fyne.KeyEvent) { // Enter or Esc closes it
+		if k.Name == fyne.KeyReturn || k.Name == fyne.KeyEnter || k.Name == fyne.KeyEscape {
+			d.Hide()
+		}
+	}
+	d.Show()
 }
 
 type userError string
@@ -107,4 +122,16 @@ func (l *latest) is(n int) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return n == l.n
+}
+
+// background runs fn off the UI goroutine and counts it, so a test can wait
+// until the screens are quiet (Fyne's test driver runs fyne.Do on the
+// calling goroutine: two jobs finishing at once would touch one widget
+// from two goroutines).
+func (e *env) background(fn func()) {
+	e.jobs.Add(1)
+	go func() {
+		defer e.jobs.Done()
+		fn()
+	}()
 }

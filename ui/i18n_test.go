@@ -14,18 +14,8 @@ import (
 // TestEveryTextTranslated finds every T("…") in the screens and every
 // setting label and help, and checks the Chinese file has it.
 func TestEveryTextTranslated(t *testing.T) {
-	zh := map[string]string{}
-	files, _ := fs.Glob(translations, "translations/*.zh_Hans.json") // one file per part of the window
-	for _, f := range files {
-		data, err := translations.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(data, &zh); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-	}
-	files, _ = filepath.Glob("*.go")
+	zh := chineseTexts(t)
+	files, _ := filepath.Glob("*.go")
 	call := regexp.MustCompile(`\bT\("((?:[^"\\]|\\.)*)"`)
 	var missing []string
 	check := func(s string) {
@@ -49,9 +39,41 @@ func TestEveryTextTranslated(t *testing.T) {
 	for _, c := range codeColumns {
 		check(c)
 	}
+	for _, f := range todayFigures {
+		check(f)
+	}
 	if len(missing) > 0 {
 		t.Fatalf("%d texts have no Chinese translation: %q", len(missing), missing)
 	}
+}
+
+// chineseTexts merges every translations/*.zh_Hans.json (Fyne loads them
+// all; each screen's work may bring its own file), refusing a text that two
+// files translate differently.
+func chineseTexts(t *testing.T) map[string]string {
+	t.Helper()
+	files, err := fs.Glob(translations, "translations/*.zh_Hans.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no Chinese translations: %v", err)
+	}
+	zh := map[string]string{}
+	for _, f := range files {
+		data, err := translations.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		part := map[string]string{}
+		if err := json.Unmarshal(data, &part); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		for k, v := range part {
+			if old, ok := zh[k]; ok && old != v {
+				t.Fatalf("%q is translated twice: %q and %q (%s)", k, old, v, f)
+			}
+			zh[k] = v
+		}
+	}
+	return zh
 }
 
 // TestChineseLocale starts a fresh process with LANG=zh_CN.UTF-8 (Fyne
@@ -59,10 +81,10 @@ func TestEveryTextTranslated(t *testing.T) {
 func TestChineseLocale(t *testing.T) {
 	if os.Getenv("QRDESK_PRINT_T") != "" {
 		loadTranslations()
-		os.Stdout.WriteString(T("Scan") + "|" + T("Today: {{.Redeemed}} redeemed, {{.Refused}} refused", map[string]any{"Redeemed": 3, "Refused": 1}))
+		os.Stdout.WriteString(T("Scan") + "|" + T("Today: {{.Redeemed}} redeemed, {{.Refused}} refused", map[string]any{"Redeemed": 3, "Refused": 1}) + "|" + T("Station A"))
 		os.Exit(0)
 	}
-	for lang, want := range map[string]string{"zh_CN.UTF-8": "扫码|今日：核销 3，拒绝 1", "en_US.UTF-8": "Scan|Today: 3 redeemed, 1 refused"} {
+	for lang, want := range map[string]string{"zh_CN.UTF-8": "扫码|今日：核销 3，拒绝 1|工作站 A", "en_US.UTF-8": "Scan|Today: 3 redeemed, 1 refused|Station A"} {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestChineseLocale$")
 		cmd.Env = append(os.Environ(), "QRDESK_PRINT_T=1", "LANG="+lang, "LC_ALL="+lang)
 		out, err := cmd.Output()

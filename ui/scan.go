@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"fmt"
 	"image/color"
 	"strings"
 	"sync"
@@ -11,7 +10,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
 
 	"qrdesk/app"
@@ -27,18 +25,9 @@ const (
 // Enter, Tab or LF; all three submit, and Tab never moves the focus away.
 type scanEntry struct {
 	widget.Entry
-	onSubmit   func(text, terminator string, took time.Duration)
-	onShortcut func(fyne.Shortcut) bool // window shortcuts (screen switching) first
+	onSubmit func(text, terminator string, took time.Duration)
 
 	firstKey, lastKey time.Time // typing speed, for the scanner test
-}
-
-// TypedShortcut lets the window's shortcuts work while the field has focus.
-func (e *scanEntry) TypedShortcut(s fyne.Shortcut) {
-	if e.onShortcut != nil && e.onShortcut(s) {
-		return
-	}
-	e.Entry.TypedShortcut(s)
 }
 
 func newScanEntry(onSubmit func(text, terminator string, took time.Duration)) *scanEntry {
@@ -93,6 +82,7 @@ type scanScreen struct {
 	entry    *scanEntry
 	panel    *canvas.Rectangle
 	title    *canvas.Text
+	label    *canvas.Text // which label: serial and ref
 	detail   *canvas.Text
 	note     *widget.Label // longer text (the scanner test's advice), wraps
 	counters *widget.Label
@@ -116,6 +106,9 @@ func newScanScreen(e *env) *scanScreen {
 	s.title.TextSize = 64
 	s.title.TextStyle = fyne.TextStyle{Bold: true}
 	s.title.Alignment = fyne.TextAlignCenter
+	s.label = canvas.NewText("", color.White)
+	s.label.TextStyle = fyne.TextStyle{Monospace: true}
+	s.label.Alignment = fyne.TextAlignCenter
 	s.detail = canvas.NewText("", color.White)
 	s.detail.TextSize = 24
 	s.detail.Alignment = fyne.TextAlignCenter
@@ -126,33 +119,23 @@ func newScanScreen(e *env) *scanScreen {
 	s.counters.TextStyle = fyne.TextStyle{Bold: true}
 	s.list = widget.NewList(
 		func() int { s.mu.Lock(); defer s.mu.Unlock(); return len(s.recent) },
-		func() fyne.CanvasObject {
-			return widget.NewLabel("00:00:00  already_used  WH-261129-A0001-XXXXXXXXXXXX")
-		},
+		newRecentRow,
 		func(i widget.ListItemID, o fyne.CanvasObject) {
 			s.mu.Lock()
 			defer s.mu.Unlock()
 			if i < len(s.recent) {
-				r := s.recent[i]
-				o.(*widget.Label).SetText(fmt.Sprintf("%s  %s  %s", r.at.Format("15:04:05"), outcomeTitle(r.outcome), r.code))
+				showRecentRow(o, s.recent[i])
 			}
 		})
-	result := container.NewStack(s.panel, container.NewVBox(layout.NewSpacer(), s.title, s.detail, s.note, layout.NewSpacer()))
+	result := container.NewStack(s.panel, container.New(&resultLayout{title: s.title, label: s.label, detail: s.detail}, s.title, s.label, s.detail, s.note))
 	side := container.NewBorder(s.counters, nil, nil, nil, s.list)
 	split := container.NewHSplit(result, side)
-	split.Offset = 0.68
+	split.Offset = 0.62 // the recent list fits the longest code (see recentCodeSize)
 	s.banner = newSyncBanner(e)
 	s.content = container.NewBorder(container.NewVBox(s.banner.label, container.NewPadded(s.entry)), nil, nil, nil, split)
 	s.idle()
 	s.loadCounters()
 	return s
-}
-
-// focus gives the scan field the keyboard.
-func (s *scanScreen) focus() {
-	if c := s.env.canvas(); c != nil {
-		c.Focus(s.entry)
-	}
 }
 
 // submit redeems one scan off the UI goroutine; the field is already clear.
@@ -175,14 +158,18 @@ func (s *scanScreen) submit(raw, terminator string, took time.Duration) {
 		s.env.signIn.badgeScanned(s, badge) // an operator signs in (signin.go)
 		return
 	}
-	go func() {
+	s.env.background(func() {
 		if s.env.signIn.needed(context.Background()) {
 			fyne.Do(s.signInFirst)
 			return
 		}
 		v, err := s.env.svc.Redeem(context.Background(), raw, s.env.operator())
-		fyne.Do(func() { s.show(v, err) })
-	}()
+		var rec *app.CodeRecord
+		if err == nil {
+			rec = s.lookup(v)
+		}
+		fyne.Do(func() { s.show(v, rec, err) })
+	})
 }
 
 // signInFirst refuses a scan while nobody is signed in at a desk that has
@@ -192,10 +179,48 @@ func (s *scanScreen) signInFirst() {
 	s.env.beep(false)
 }
 
-func (s *scanScreen) show(v app.Verdict, err error) {
+// lookup finds the scanned label's record, for its serial and ref; nil for
+// what is no label of ours.
+func (s *scanScreen) lookup(v app.Verdict) *app.CodeRecord {
+	if v.Record != nil {
+		return v.Record
+	}
+	switch v.Outcome {
+	case app.OutcomeMalformed, app.OutcomeBadSignature, app.OutcomeUnknown, app.OutcomeBadge:
+		return nil
+	}
+	recs, err := s.env.svc.Search(context.Background(), app.SearchQuery{Text: v.Code, Limit: 1})
+	if err != nil || len(recs) == 0 {
+		return nil
+	}
+	return &recs[0]
+}
+
+// labelLine names the label as printed: its serial (station letter and
+// number) and ref, or the code's random part when it has no serial.
+func labelLine(code string, rec *app.CodeRecord) string {
+	c, err := app.Parse(app.Normalize(code))
+	if err != nil {
+		return ""
+	}
+	name := c.Station + c.SerialText()
+	if !c.HasSerial() {
+		name = c.Random
+	}
+	line := T("Label {{.Serial}}", map[string]any{"Serial": name})
+	if rec != nil && rec.Ref != "" {
+		line += "   " + T("Ref {{.Ref}}", map[string]any{"Ref": rec.Ref})
+	}
+	return line
+}
+
+func (s *scanScreen) show(v app.Verdict, rec *app.CodeRecord, err error) {
 	now := s.env.now()
 	if err != nil {
-		s.paint(colorRefused, T("NOT SAVED"), app.ErrorMessage(err))
+		// What to do in the clerk's language; the cause (from the
+		// database, in English) goes under it for the supervisor.
+		s.paint(colorRefused, T("NOT SAVED"), T("Nothing was redeemed: do not hand over; scan again or call the supervisor"))
+		s.note.SetText(app.ErrorMessage(err))
 		s.env.beep(false)
 		return
 	}
@@ -218,9 +243,15 @@ func (s *scanScreen) show(v app.Verdict, err error) {
 	s.list.Refresh()
 	s.showCounters()
 
+	defer func() {
+		s.label.Text = labelLine(v.Code, rec)
+		s.label.Refresh()
+	}()
 	switch {
 	case repeat:
-		s.paint(colorRedeemed, T("JUST SCANNED"), T("This label was redeemed a moment ago"))
+		// Amber, as the list and the refusal counter have it: the label
+		// is used; the parcel went with the scan a moment ago.
+		s.paint(colorUsed, T("JUST SCANNED"), T("This label was redeemed a moment ago: the parcel is already handed over"))
 		return // no second beep: nothing went wrong
 	case v.Outcome == app.OutcomeRedeemed:
 		s.paint(colorRedeemed, outcomeTitle(v.Outcome), T("Hand over the parcel"))
@@ -241,6 +272,8 @@ func (s *scanScreen) show(v app.Verdict, err error) {
 func (s *scanScreen) paint(c color.Color, title, detail string) {
 	s.note.SetText("")
 	s.panel.FillColor = c
+	s.label.Text = ""
+	s.label.Refresh()
 	s.title.Text = title
 	s.detail.Text = detail
 	s.panel.Refresh()
@@ -265,6 +298,8 @@ func (s *scanScreen) paint(c color.Color, title, detail string) {
 func (s *scanScreen) idle() {
 	s.note.SetText("")
 	s.panel.FillColor = colorIdle
+	s.label.Text = ""
+	s.label.Refresh()
 	s.title.Text = T("READY")
 	s.detail.Text = T("Scan a label")
 	s.panel.Refresh()
@@ -273,7 +308,7 @@ func (s *scanScreen) idle() {
 }
 
 func (s *scanScreen) loadCounters() {
-	go func() {
+	s.env.background(func() {
 		st, err := s.env.svc.Stats(context.Background(), "")
 		if err != nil {
 			return
@@ -288,7 +323,7 @@ func (s *scanScreen) loadCounters() {
 			s.mu.Unlock()
 			s.showCounters()
 		})
-	}()
+	})
 }
 
 func (s *scanScreen) showCounters() {

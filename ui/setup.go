@@ -32,6 +32,9 @@ func newSetupForm(e *env) *setupForm {
 			}
 			entry := widget.NewEntry()
 			entry.SetText(values[key])
+			if key == "station_name" && values[key] == app.DefaultSettings().StationName {
+				entry.SetText(T("Station A")) // the default, in the clerk's language
+			}
 			k := key
 			entry.Validator = func(v string) error {
 				probe := app.DefaultSettings()
@@ -80,4 +83,6 @@ func (f *setupForm) show(done func()) {
 	}, f.env.win)
 	d.Resize(fyne.NewSize(640, 560))
 	d.Show()
+	// The keyboard starts in the first question, not behind the dialog.
+	f.env.win.Canvas().Focus(f.entries[setupKeys[0]])
 }

@@ -269,28 +269,31 @@ func (s *signIn) ask(title, why string, supervisor bool, done func(app.Operator)
 	s.env.win.Canvas().Focus(f.name)
 }
 
-// signInShortcut (Ctrl+L) opens the sign-in form from the keyboard, also
-// from the scan field and on a locked desk.
+// signInShortcut (Ctrl+L) opens the sign-in form from the keyboard, from
+// any field and on a locked desk too: it is a main menu item (see
+// screenMenu), so it comes before the focused field.
 var signInShortcut = &desktop.CustomShortcut{KeyName: fyne.KeyL, Modifier: fyne.KeyModifierShortcutDefault}
 
-// addSignInShortcut adds Ctrl+L beside the window's other shortcuts.
-func (ui *mainUI) addSignInShortcut() {
+// addSignInShortcut puts the sign-in item beside the window's screens.
+func (ui *mainUI) addSignInShortcut() { ui.setMenu() }
+
+// setMenu is the main menu: the screens (not on a locked desk: it has no
+// way to them) and, with operators, the sign-in item.
+func (ui *mainUI) setMenu() {
 	s := ui.env.signIn
 	if s == nil {
-		return
+		return // the screens' menu of addShortcuts stays
 	}
-	open := func() {
+	var menus []*fyne.Menu
+	if !ui.locked {
+		menus = append(menus, ui.screenMenu().Items...)
+	}
+	signIn := fyne.NewMenuItem(T("Sign in…"), func() {
 		if s.form == nil {
 			s.signIn.OnTapped()
 		}
-	}
-	ui.env.win.Canvas().AddShortcut(signInShortcut, func(fyne.Shortcut) { open() })
-	next := ui.scan.entry.onShortcut
-	ui.scan.entry.onShortcut = func(sc fyne.Shortcut) bool {
-		if cs, ok := sc.(*desktop.CustomShortcut); ok && cs.KeyName == signInShortcut.KeyName && cs.Modifier == signInShortcut.Modifier {
-			open()
-			return true
-		}
-		return next != nil && next(sc)
-	}
+	})
+	signIn.Shortcut = signInShortcut
+	menus = append(menus, fyne.NewMenu(T("Operator"), signIn))
+	ui.env.win.SetMainMenu(fyne.NewMainMenu(menus...))
 }

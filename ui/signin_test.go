@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
@@ -89,10 +88,8 @@ func TestDeskModeScanOnlyUntilSupervisor(t *testing.T) {
 		t.Fatal("desk mode shows the tabs")
 	}
 	// No way to the other screens: not by name, not by Ctrl+2 in the scan field.
-	fyne.DoAndWait(func() {
-		h.ui.show("codes")
-		h.ui.scan.entry.TypedShortcut(&desktop.CustomShortcut{KeyName: fyne.Key5, Modifier: fyne.KeyModifierShortcutDefault})
-	})
+	fyne.DoAndWait(func() { h.ui.show("codes") })
+	keyboard{h.win}.ctrl(fyne.Key5)
 	if cur := h.ui.current(); cur != "scan" || h.ui.tabs.SelectedIndex() != 0 || h.showsTabs() {
 		t.Fatalf("a locked desk went to %s", cur)
 	}
@@ -161,7 +158,7 @@ func TestDeskModeScanOnlyUntilSupervisor(t *testing.T) {
 
 	// Unlock by name and PIN, from the keyboard (Ctrl+L in the scan field):
 	// the form has the focus in its first field.
-	fyne.DoAndWait(func() { h.ui.scan.entry.TypedShortcut(signInShortcut) })
+	keyboard{h.win}.ctrl(fyne.KeyL)
 	f := h.ui.env.signIn.form
 	if f == nil || h.win.Canvas().Focused() != f.name {
 		t.Fatal("the sign-in form does not have the focus in its first field")
@@ -323,7 +320,7 @@ func TestReprintNeedsSupervisor(t *testing.T) {
 		s.selected = &batch
 		s.confirmThen(func(reprint bool) { reprints = append(reprints, reprint) })
 	})
-	fyne.DoAndWait(func() { test.Tap(h.dialogButton(t, "Yes")) })
+	fyne.DoAndWait(func() { test.Tap(h.dialogButton(t, T("Print again"))) })
 	waitFor(t, "the supervisor form", func() bool { return h.ui.env.signIn.form != nil })
 	if len(reprints) != 0 {
 		t.Fatal("a picker reprinted without a supervisor")

@@ -24,6 +24,18 @@ func (t deskTheme) Font(s fyne.TextStyle) fyne.Resource {
 	return cjkFont
 }
 
+// focusColor marks the focused button or field: a strong amber, so a clerk
+// who works with Tab and Space sees at a glance which button Space presses
+// (Fyne's own is a faint tint of the button colour).
+var focusColor = color.NRGBA{R: 0xff, G: 0x98, B: 0x00, A: 0xd0}
+
+func (t deskTheme) Color(n fyne.ThemeColorName, v fyne.ThemeVariant) color.Color {
+	if n == theme.ColorNameFocus {
+		return focusColor
+	}
+	return t.Theme.Color(n, v)
+}
+
 // Result colours of the Scan screen, as pickup desks know them.
 var (
 	colorRedeemed = color.NRGBA{R: 0x1b, G: 0x8a, B: 0x3a, A: 0xff} // green

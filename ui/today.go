@@ -10,9 +10,8 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/layout"
-	"fyne.io/fyne/v2/storage"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"qrdesk/app"
@@ -20,10 +19,16 @@ import (
 
 const chartDays = 14
 
-// todayScreen shows the day's figures, the last 14 days and a CSV export.
+// todayScreen shows the day's figures as large cards, redemptions hour by
+// hour, the last 14 days, the conflicts and a CSV export. It scrolls, so a
+// 1024 × 600 screen shows all of it.
 type todayScreen struct {
 	env       *env
-	figures   *widget.Label
+	title     *widget.Label
+	header    *fyne.Container        // the title and the buttons
+	cards     map[string]*figureCard // by figure name (English)
+	refused   map[app.Outcome]*figureCard
+	hours     *fyne.Container
 	conflicts *widget.Label
 	chart     *fyne.Container
 	message   *widget.Label
@@ -32,30 +37,80 @@ type todayScreen struct {
 	content   fyne.CanvasObject
 }
 
+// todayFigures are the cards, in order.
+var todayFigures = []string{"Issued", "Printed", "Scans", "Redeemed", "Refused", "Still unused"}
+
 func newTodayScreen(e *env) *todayScreen {
-	s := &todayScreen{env: e}
-	s.figures = widget.NewLabel("")
-	s.figures.TextStyle = fyne.TextStyle{Monospace: true}
+	s := &todayScreen{env: e, cards: map[string]*figureCard{}, refused: map[app.Outcome]*figureCard{}}
+	s.title = widget.NewLabelWithStyle(T("Today"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	cards := container.NewGridWrap(fyne.NewSize(150, 96))
+	for _, name := range todayFigures {
+		c := newFigureCard(T(name), 40)
+		s.cards[name] = c
+		cards.Add(c.box)
+	}
+	refusals := container.NewGridWrap(fyne.NewSize(150, 72))
+	for _, o := range app.RefusalOutcomes {
+		c := newFigureCard(outcomeTitle(o), 26)
+		s.refused[o] = c
+		refusals.Add(c.box)
+	}
+	s.hours = container.NewGridWithColumns(24)
 	s.chart = container.NewGridWithColumns(chartDays)
 	s.conflicts = widget.NewLabel("")
 	s.conflicts.Wrapping = fyne.TextWrapWord
 	s.message = widget.NewLabel("")
-	export := widget.NewButton(T("Export CSV…"), s.askExport)
-	refresh := widget.NewButton(T("Refresh"), s.refresh)
-	s.content = container.NewBorder(
-		container.NewVBox(widget.NewLabelWithStyle(T("Today"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), s.figures,
-			container.NewHBox(refresh, export), s.message,
-			widget.NewLabelWithStyle(T("Redeemed, last 14 days"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})),
-		container.NewVBox(widget.NewLabelWithStyle(T("Conflicts: codes redeemed at two desks while offline"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), s.conflicts),
-		nil, nil, s.chart)
+	s.message.Wrapping = fyne.TextWrapWord
+	export := newKeyButton(T("Export CSV"), s.exportCSV)
+	refresh := newKeyButton(T("Refresh"), s.refresh)
+	bold := func(text string) fyne.CanvasObject {
+		return widget.NewLabelWithStyle(text, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	}
+	s.header = container.NewHBox(s.title, refresh, export)
+	s.content = container.NewVScroll(container.NewVBox(
+		s.header, s.message,
+		cards,
+		bold(T("Refused, by reason")), refusals,
+		bold(T("Redeemed per hour")), s.hours,
+		bold(T("Redeemed, last 14 days")), s.chart,
+		bold(T("Conflicts: codes redeemed at two desks while offline")), s.conflicts))
 	return s
+}
+
+// figureCard is one figure: a large number over its name, on a tile.
+type figureCard struct {
+	value *canvas.Text
+	box   fyne.CanvasObject
+}
+
+func newFigureCard(name string, size float32) *figureCard {
+	c := &figureCard{value: canvas.NewText("0", theme.Color(theme.ColorNameForeground))}
+	c.value.TextSize = size
+	c.value.TextStyle = fyne.TextStyle{Bold: true}
+	c.value.Alignment = fyne.TextAlignCenter
+	bg := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
+	bg.CornerRadius = 6
+	label := widget.NewLabelWithStyle(name, fyne.TextAlignCenter, fyne.TextStyle{})
+	label.Truncation = fyne.TextTruncateEllipsis
+	c.box = container.NewStack(bg, container.NewVBox(c.value, label))
+	return c
+}
+
+func (c *figureCard) set(n int) {
+	c.value.Text = fmt.Sprint(n)
+	c.value.Refresh()
 }
 
 // refresh reloads the figures off the UI goroutine.
 func (s *todayScreen) refresh() {
 	n := s.loads.next()
-	go func() {
-		days, err := s.env.svc.History(context.Background(), chartDays)
+	s.env.background(func() {
+		ctx := context.Background()
+		days, err := s.env.svc.History(ctx, chartDays)
+		var hours []app.HourCount
+		if err == nil {
+			hours, err = s.env.svc.RedeemedByHour(ctx, "")
+		}
 		conflicts := conflictText(s.env.svc)
 		fyne.Do(func() {
 			s.conflicts.SetText(conflicts)
@@ -66,66 +121,97 @@ func (s *todayScreen) refresh() {
 				s.message.SetText(app.ErrorMessage(err))
 				return
 			}
-			s.show(days)
+			s.show(days, hours)
 		})
-	}()
+	})
 }
 
-func (s *todayScreen) show(days []app.Stats) {
+func (s *todayScreen) show(days []app.Stats, hours []app.HourCount) {
 	st := days[len(days)-1]
 	refused := 0
 	for _, n := range st.Refused {
 		refused += n
 	}
-	text := fmt.Sprintf("%-14s %s\n%-14s %d\n%-14s %d\n%-14s %d\n%-14s %d\n%-14s %d\n%-14s %d\n",
-		T("Date"), st.Date, T("Issued"), st.Issued, T("Printed"), st.Printed, T("Scans"), st.Scans,
-		T("Redeemed"), st.Redeemed, T("Refused"), refused, T("Still unused"), st.Unused)
-	for _, o := range app.RefusalOutcomes {
-		text += fmt.Sprintf("  %-12s %d\n", outcomeTitle(o), st.Refused[o])
+	s.title.SetText(T("Today") + " " + st.Date)
+	s.header.Refresh() // the longer title pushes the buttons along
+	for name, n := range map[string]int{"Issued": st.Issued, "Printed": st.Printed, "Scans": st.Scans,
+		"Redeemed": st.Redeemed, "Refused": refused, "Still unused": st.Unused} {
+		s.cards[name].set(n)
 	}
-	s.figures.SetText(text)
-	most := 1
-	for _, d := range days {
-		most = max(most, d.Redeemed)
+	for o, c := range s.refused {
+		c.set(st.Refused[o])
 	}
 	// Build the bars, then swap them in whole: a refresh never shows half a chart.
-	bars := make([]fyne.CanvasObject, 0, len(days))
-	for _, d := range days {
-		bar := canvas.NewRectangle(colorRedeemed)
-		frac := float32(d.Redeemed) / float32(most)
-		bar.SetMinSize(fyne.NewSize(20, 200*frac))
-		label := canvas.NewText(d.Date[5:], color.Gray{Y: 0x80})
-		label.TextSize = 11
-		count := canvas.NewText(fmt.Sprint(d.Redeemed), color.Gray{Y: 0x80})
-		count.TextSize = 11
-		bars = append(bars, container.NewVBox(layout.NewSpacer(), count, bar, label))
+	perHour := make([]int, len(hours))
+	hourLabels := make([]string, len(hours))
+	for i, h := range hours {
+		perHour[i], hourLabels[i] = h.Redeemed, h.Start.Format("15")
 	}
-	s.chart.Objects = bars
+	s.hours.Objects = bars(perHour, hourLabels, 90)
+	s.hours.Layout = layout.NewGridLayoutWithColumns(max(len(hours), 1))
+	s.hours.Refresh()
+	perDay := make([]int, len(days))
+	dayLabels := make([]string, len(days))
+	for i, d := range days {
+		perDay[i], dayLabels[i] = d.Redeemed, d.Date[5:]
+	}
+	s.chart.Objects = bars(perDay, dayLabels, 120)
 	s.chart.Refresh()
 	s.stats = st
 }
 
-func (s *todayScreen) askExport() {
-	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
-		if err != nil || w == nil {
-			return
+// bars draws one bar per value, as high as height for the largest, with
+// the value above and the label under each bar.
+func bars(values []int, labels []string, height float32) []fyne.CanvasObject {
+	most := 1
+	for _, v := range values {
+		most = max(most, v)
+	}
+	out := make([]fyne.CanvasObject, 0, len(values))
+	for i, v := range values {
+		bar := canvas.NewRectangle(colorRedeemed)
+		bar.SetMinSize(fyne.NewSize(8, height*float32(v)/float32(most)))
+		label := canvas.NewText(labels[i], color.Gray{Y: 0x80})
+		label.TextSize = 11
+		label.Alignment = fyne.TextAlignCenter
+		count := canvas.NewText(fmt.Sprint(v), color.Gray{Y: 0x80})
+		count.TextSize = 11
+		count.Alignment = fyne.TextAlignCenter
+		if v == 0 {
+			count.Text = ""
 		}
-		path := w.URI().Path()
-		w.Close()
-		go func() {
-			n, err := s.export(path)
-			fyne.Do(func() {
-				if err != nil {
-					s.message.SetText(app.ErrorMessage(err))
-					return
-				}
-				s.message.SetText(T("{{.Count}} codes written to {{.Path}}", map[string]any{"Count": n, "Path": path}))
-			})
-		}()
-	}, s.env.win)
-	d.SetFileName("qrdesk-" + app.Day(s.env.now()).Format("2006-01-02") + ".csv")
-	d.SetFilter(storage.NewExtensionFileFilter([]string{".csv"}))
-	d.Show()
+		out = append(out, container.NewVBox(layout.NewSpacer(), count, bar, label))
+	}
+	return out
+}
+
+// exportCSV writes today's codes into the save folder and names the file;
+// no file dialog, as for Save PDF.
+func (s *todayScreen) exportCSV() {
+	s.message.SetText(T("Saving…"))
+	s.env.background(func() {
+		path, n, err := s.exportToFolder()
+		fyne.Do(func() {
+			if err != nil {
+				s.message.SetText(T("Not saved: {{.Error}}", map[string]any{"Error": app.ErrorMessage(err)}))
+				return
+			}
+			s.message.SetText(T("{{.Count}} codes written to {{.Path}}", map[string]any{"Count": n, "Path": path}))
+		})
+	})
+}
+
+func (s *todayScreen) exportToFolder() (string, int, error) {
+	dir, err := s.env.saveFolder()
+	if err == nil {
+		err = os.MkdirAll(dir, 0o755)
+	}
+	if err != nil {
+		return "", 0, fmt.Errorf("cannot make the folder for exports: %w", err)
+	}
+	path := freePath(dir, "qrdesk-"+app.Day(s.env.now()).Format("2006-01-02"), ".csv")
+	n, err := s.export(path)
+	return path, n, err
 }
 
 // export writes today's codes with their status as CSV.

@@ -113,6 +113,7 @@ func (h *harness) scan(t *testing.T, code string, key fyne.KeyName, wantTitle st
 	})
 	waitFor(t, "the result of "+code, func() bool { return h.ui.scan.shownGen != before || h.ui.scan.title.Text != T("READY") })
 	waitFor(t, wantTitle, func() bool { return h.scanTitle() == wantTitle })
+	h.settle() // the rest of the result (label, list, counters) is drawn
 }
 
 func TestScanScreenOutcomes(t *testing.T) {
@@ -195,6 +196,9 @@ func TestIssueAndPrint(t *testing.T) {
 		s.ref.SetText("ORDER-9")
 		test.Tap(s.issueBtn)
 	})
+	// 9000 is over the daily quantity (100): Enter answers the question.
+	waitFor(t, "the daily quantity question", func() bool { return h.win.Canvas().Overlays().Top() != nil })
+	keyboard{h.win}.press(fyne.KeyReturn)
 	waitFor(t, "the batch", func() bool { return strings.Contains(s.status.Text, "Batch 1: 9000 codes") })
 	n, _ := h.svc.Search(context.Background(), app.SearchQuery{Text: "ORDER-9", Limit: 10000})
 	if len(n) != 9000 {
@@ -202,22 +206,19 @@ func TestIssueAndPrint(t *testing.T) {
 	}
 	waitFor(t, "the preview", func() bool { return s.preview.Image != nil })
 
-	pdf := filepath.Join(t.TempDir(), "batch.pdf")
+	fakeLP(t)
 	o, err := s.printOptions()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.runPrint(context.Background(), o, false, pdf, ""); err != nil {
+	if _, err := s.runPrint(context.Background(), o, 1, false, "Office"); err != nil {
 		t.Fatal(err)
 	}
-	if data, _ := os.ReadFile(pdf); !strings.HasPrefix(string(data), "%PDF") {
-		t.Fatal("no PDF saved")
-	}
-	err = s.runPrint(context.Background(), o, false, pdf, "")
+	_, err = s.runPrint(context.Background(), o, 1, false, "Office")
 	if app.KindOf(err) != app.KindConflict {
 		t.Fatalf("printing again without confirmation: %v", err)
 	}
-	if err := s.runPrint(context.Background(), o, true, pdf, ""); err != nil {
+	if _, err := s.runPrint(context.Background(), o, 1, true, "Office"); err != nil {
 		t.Fatalf("confirmed reprint: %v", err)
 	}
 }
@@ -232,8 +233,10 @@ func TestCodesSearchDisableEnable(t *testing.T) {
 		s.query.SetText(c.Random[3:9])
 		s.search(0)
 	})
-	waitFor(t, "the search result", func() bool { return len(s.rows) == 1 })
-	fyne.DoAndWait(func() { s.showDetail(s.rows[0]) })
+	h.settle()
+	if len(s.rows) != 1 || s.current == nil {
+		t.Fatalf("search by part of a code: %d rows, the single hit not shown", len(s.rows))
+	}
 	fyne.DoAndWait(func() { test.Tap(s.disableBtn) })
 	if !strings.Contains(s.message.Text, "reason") {
 		t.Fatalf("disable without reason: %q", s.message.Text)
@@ -242,13 +245,18 @@ func TestCodesSearchDisableEnable(t *testing.T) {
 		s.reason.SetText("customer cancelled")
 		test.Tap(s.disableBtn)
 	})
-	waitFor(t, "disabled", func() bool { return s.current != nil && s.current.Status == app.StatusDisabled })
-	waitFor(t, "history", func() bool { return strings.Contains(s.history.Text, "disable") })
+	h.settle()
+	if s.current == nil || s.current.Status != app.StatusDisabled || !strings.Contains(s.history.Text, "disable") {
+		t.Fatalf("after Disable: %v, history %q", s.current, s.history.Text)
+	}
 	if v, _ := h.svc.Check(context.Background(), codes[7]); v.Outcome != app.OutcomeDisabled {
 		t.Fatalf("after disable: %s", v.Outcome)
 	}
 	fyne.DoAndWait(func() { test.Tap(s.enableBtn) })
-	waitFor(t, "enabled", func() bool { return s.current.Status == app.StatusUnused })
+	h.settle()
+	if s.current.Status != app.StatusUnused {
+		t.Fatalf("after Enable: %s", s.current.Status)
+	}
 
 	fyne.DoAndWait(func() {
 		s.query.SetText("")
@@ -308,7 +316,7 @@ func TestTodayFigures(t *testing.T) {
 	h.svc.Redeem(context.Background(), codes[0], "li")
 	s := h.ui.today
 	fyne.DoAndWait(func() { h.ui.show("today") })
-	waitFor(t, "figures", func() bool { return strings.Contains(s.figures.Text, "Redeemed") && s.stats.Redeemed == 1 })
+	h.settle()
 	if s.stats.Date != testclock.Date(0) || s.stats.Issued != 3 || s.stats.Scans != 1 {
 		t.Fatalf("today's figures %+v, want %s: 3 issued, 1 scan", s.stats, testclock.Date(0))
 	}
@@ -368,5 +376,46 @@ func TestScanScreenScannerTest(t *testing.T) {
 	}
 	if st, _ := h.svc.Stats(context.Background(), ""); st.Scans != 0 {
 		t.Fatalf("the test label was logged as %d scans", st.Scans)
+	}
+}
+
+func TestTodayCardsAndHours(t *testing.T) {
+	h := newHarness(t)
+	codes := h.issue(t, 4)
+	h.svc.Redeem(context.Background(), codes[0], "li") // 10:00
+	h.clock.advance(90 * time.Minute)
+	h.svc.Redeem(context.Background(), codes[1], "li") // 11:30
+	h.svc.Redeem(context.Background(), codes[1], "li") // refused: already used
+	s := h.ui.today
+	fyne.DoAndWait(func() { h.ui.show("today") })
+	h.settle()
+	for name, want := range map[string]string{"Issued": "4", "Scans": "3", "Redeemed": "2", "Refused": "1", "Still unused": "2"} {
+		if got := s.cards[name].value.Text; got != want {
+			t.Errorf("card %s shows %s, want %s", name, got, want)
+		}
+	}
+	if got := s.refused[app.OutcomeAlreadyUsed].value.Text; got != "1" {
+		t.Errorf("refused as already used: %s, want 1", got)
+	}
+	perHour := map[string]string{}
+	for _, o := range s.hours.Objects {
+		texts := o.(*fyne.Container).Objects
+		perHour[texts[3].(*canvas.Text).Text] = texts[1].(*canvas.Text).Text
+	}
+	if len(s.hours.Objects) != 24 || perHour["10"] != "1" || perHour["11"] != "1" || perHour["09"] != "" {
+		t.Fatalf("redeemed per hour %v (%d bars), want 1 at 10 and 1 at 11", perHour, len(s.hours.Objects))
+	}
+	// The title with its date does not run under the buttons beside it.
+	title, button := s.header.Objects[0], s.header.Objects[1]
+	if title.Position().X+title.MinSize().Width > button.Position().X {
+		t.Fatalf("the title %q (%.0f px from %.0f) runs under Refresh at %.0f", s.title.Text, title.MinSize().Width, title.Position().X, button.Position().X)
+	}
+	// Export CSV writes into the save folder and names the file.
+	h.ui.env.saveDir = t.TempDir()
+	fyne.DoAndWait(s.exportCSV)
+	h.settle()
+	want := filepath.Join(h.ui.env.saveDir, "qrdesk-"+testclock.Date(0)+".csv")
+	if _, err := os.Stat(want); err != nil || !strings.Contains(s.message.Text, "4 codes written to "+want) {
+		t.Fatalf("export: %q, %v", s.message.Text, err)
 	}
 }

@@ -6,7 +6,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/driver/desktop"
 
 	"qrdesk/app"
 	"qrdesk/assets"
@@ -140,12 +139,8 @@ func (ui *mainUI) current() string {
 func (ui *mainUI) selected() {
 	name := ui.current()
 	ui.env.app.Preferences().SetString(prefLastScreen, name)
-	if c := ui.env.canvas(); name != "scan" && c != nil && c.Focused() == ui.scan.entry {
-		c.Unfocus() // the hidden scan field must not take the keys meant for this screen
-	}
+	ui.focusScreen()
 	switch name {
-	case "scan":
-		ui.scan.focus()
 	case "issue":
 		ui.issue.refresh()
 	case "codes":
@@ -155,44 +150,15 @@ func (ui *mainUI) selected() {
 	}
 }
 
-// grabTyping sends keystrokes that reach no text field to the scan field,
-// so a scan is never lost because the focus was elsewhere.
+// grabTyping sends keystrokes that reach no field to the screen in view
+// (keys.go), so a scan is never lost because the focus was elsewhere.
 func (ui *mainUI) grabTyping() {
 	c := ui.env.win.Canvas()
-	c.SetOnTypedRune(func(r rune) {
-		if ui.current() != "scan" {
-			return
-		}
-		c.Focus(ui.scan.entry)
-		ui.scan.entry.TypedRune(r)
-	})
-	c.SetOnTypedKey(func(k *fyne.KeyEvent) {
-		if ui.current() != "scan" {
-			return
-		}
-		c.Focus(ui.scan.entry)
-		ui.scan.entry.TypedKey(k)
-	})
+	c.SetOnTypedRune(ui.routeRune)
+	c.SetOnTypedKey(ui.routeKey)
 }
 
-var screenKeys = []fyne.KeyName{fyne.Key1, fyne.Key2, fyne.Key3, fyne.Key4, fyne.Key5}
-
-// addShortcuts: Ctrl+1 … Ctrl+5 open the screens, also from the scan field.
+// addShortcuts: Ctrl+1 … Ctrl+5 open the screens, from any field.
 func (ui *mainUI) addShortcuts() {
-	for i, k := range screenKeys {
-		name := ui.screens[i]
-		ui.env.win.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierShortcutDefault},
-			func(fyne.Shortcut) { ui.show(name) })
-	}
-	ui.scan.entry.onShortcut = func(s fyne.Shortcut) bool {
-		cs, ok := s.(*desktop.CustomShortcut)
-		if !ok || cs.Modifier != fyne.KeyModifierShortcutDefault {
-			return false
-		}
-		if i := slices.Index(screenKeys, cs.KeyName); i >= 0 {
-			ui.show(ui.screens[i])
-			return true
-		}
-		return false
-	}
+	ui.env.win.SetMainMenu(ui.screenMenu())
 }

@@ -1,0 +1,75 @@
+package ui
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+
+	"qrdesk/app"
+)
+
+func TestCodesFindsThePrintedSerial(t *testing.T) {
+	h := newHarness(t)
+	_, codes, err := h.svc.Issue(context.Background(), app.IssueRequest{Count: 10, Ref: "ORDER-4"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb := keyboard{h.win}
+	kb.ctrl(fyne.Key3)
+	h.settle()
+	kb.typeText("A0007")
+	kb.press(fyne.KeyReturn)
+	h.settle()
+	s := h.ui.codes
+	if len(s.rows) != 1 || s.current == nil || s.current.Code != codes[6].String() || !strings.Contains(s.detail.Text, codes[6].String()) {
+		t.Fatalf("search A0007: %d rows, detail %q; want %s selected", len(s.rows), s.detail.Text, codes[6])
+	}
+}
+
+func TestCodesColumnsFitTheWindow(t *testing.T) {
+	h := newHarness(t)
+	h.issue(t, 3)
+	fyne.DoAndWait(func() { h.ui.show("codes") })
+	h.settle()
+	s := h.ui.codes
+	var codeWidths []float32
+	for _, size := range []fyne.Size{fyne.NewSize(1024, 600), fyne.NewSize(1366, 768), fyne.NewSize(1920, 1080)} {
+		fyne.DoAndWait(func() { h.win.Resize(size) })
+		total := float32(0)
+		for _, w := range s.columns.widths {
+			total += w
+		}
+		if tw := s.table.Size().Width; total+rowHeaderWidth > tw || tw == 0 {
+			t.Fatalf("at %v the columns take %.0f px of a %.0f px table", size, total+rowHeaderWidth, tw)
+		}
+		codeWidths = append(codeWidths, s.columns.widths[0])
+	}
+	if !(codeWidths[0] < codeWidths[1] && codeWidths[1] < codeWidths[2]) {
+		t.Fatalf("the Code column does not grow with the window: %v", codeWidths)
+	}
+}
+
+func TestEnterPressesTheFocusedButton(t *testing.T) {
+	h := newHarness(t)
+	codes := h.issue(t, 2)
+	kb := keyboard{h.win}
+	kb.ctrl(fyne.Key3)
+	h.settle()
+	kb.typeText(codes[1])
+	kb.press(fyne.KeyReturn)
+	h.settle()
+	s := h.ui.codes
+	fyne.DoAndWait(func() { h.win.Canvas().Focus(s.reason) })
+	kb.typeText("label torn")
+	kb.press(fyne.KeyTab) // to Disable
+	if h.win.Canvas().Focused() != s.disableBtn {
+		t.Fatalf("Tab from Reason went to %T", h.win.Canvas().Focused())
+	}
+	kb.press(fyne.KeyReturn)
+	h.settle()
+	if s.current == nil || s.current.Status != app.StatusDisabled {
+		t.Fatalf("Enter on the focused Disable button: %v", s.current)
+	}
+}

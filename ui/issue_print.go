@@ -1,0 +1,217 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"fyne.io/fyne/v2"
+
+	"qrdesk/app"
+	"qrdesk/printing"
+)
+
+// saveFolder is where Save PDF and Export CSV put files: the clerk's
+// Documents/qrdesk, shown in the message that names the file.
+func (e *env) saveFolder() (string, error) {
+	if e.saveDir != "" {
+		return e.saveDir, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, "Documents", "qrdesk"), nil
+}
+
+// freePath is dir/name.ext, or name-2.ext, name-3.ext … if that exists:
+// a saved PDF is never overwritten.
+func freePath(dir, name, ext string) string {
+	path := filepath.Join(dir, name+ext)
+	for n := 2; ; n++ {
+		if _, err := os.Stat(path); os.IsNotExist(err) {
+			return path
+		}
+		path = filepath.Join(dir, fmt.Sprintf("%s-%d%s", name, n, ext))
+	}
+}
+
+// busy locks the print buttons and shows a running bar while a print or
+// save is on its way.
+func (s *issueScreen) busy(on bool) {
+	if on {
+		s.printBtn.Disable()
+		s.saveBtn.Disable()
+		s.printing.Show()
+		s.printing.Start()
+		return
+	}
+	s.printing.Stop()
+	s.printing.Hide()
+	s.printBtn.Enable()
+	s.saveBtn.Enable()
+}
+
+// savePDF writes the selected batch as a PDF straight into the PDF folder
+// and says where. There is no file dialog: a Space that pressed the button
+// went on into the dialog's file name. A saved file is not counted as
+// printed (the labels are printed when the file is), so the first real
+// print of the batch is not taken for a reprint.
+func (s *issueScreen) savePDF() {
+	if s.selected == nil {
+		s.status.SetText(T("Issue a batch or pick one from today's batches first"))
+		return
+	}
+	o, err := s.printOptions()
+	if err != nil {
+		s.status.SetText(app.ErrorMessage(err))
+		return
+	}
+	b := *s.selected
+	s.busy(true)
+	s.status.SetText(T("Saving…"))
+	s.env.background(func() {
+		path, err := s.writePDF(context.Background(), o, b.ID)
+		fyne.Do(func() {
+			s.busy(false)
+			if err != nil {
+				s.status.SetText(T("Not saved: {{.Error}}", map[string]any{"Error": app.ErrorMessage(err)}))
+				return
+			}
+			s.status.SetText(T("Saved {{.Sheets}} sheets ({{.Count}} labels) to {{.Path}}. Not counted as printed: print the file at 100 % scale.",
+				map[string]any{"Sheets": printing.Pages(o.Template, o.Start, b.Count), "Count": b.Count, "Path": path}))
+		})
+	})
+}
+
+// writePDF lays out a batch and writes it to a new file in the PDF folder.
+func (s *issueScreen) writePDF(ctx context.Context, o printing.Options, batchID int64) (string, error) {
+	_, labels, err := s.labelsOf(ctx, batchID)
+	if err != nil {
+		return "", err
+	}
+	var buf bytes.Buffer
+	if err := printing.WritePDF(&buf, labels, o); err != nil {
+		return "", err
+	}
+	dir, err := s.env.saveFolder()
+	if err == nil {
+		err = os.MkdirAll(dir, 0o755)
+	}
+	if err != nil {
+		return "", fmt.Errorf("cannot make the folder for PDFs: %w", err)
+	}
+	path := freePath(dir, fmt.Sprintf("qrdesk-batch-%d", batchID), ".pdf")
+	return path, os.WriteFile(path, buf.Bytes(), 0o644)
+}
+
+// confirmThen asks before a reprint (it is logged), then runs next.
+func (s *issueScreen) confirmThen(next func(reprint bool)) {
+	if s.selected == nil {
+		s.status.SetText(T("Issue a batch or pick one from today's batches first"))
+		return
+	}
+	if s.selected.Printed == 0 {
+		next(false)
+		return
+	}
+	s.env.confirm(T("Reprint?"), T("{{.Printed}} of these labels were printed before. Print them again? The reprint is logged.",
+		map[string]any{"Printed": s.selected.Printed}), T("Print again"), func(ok bool) {
+		if !ok {
+			return
+		}
+		if _, approved := s.env.supervisor(T("Reprint labels"), func() { next(true) }); approved {
+			next(true)
+		}
+	})
+}
+
+// printToPrinter sends the selected batch to the printer, saying how many
+// sheets go out and, when done, the printer queue's job.
+func (s *issueScreen) printToPrinter(reprint bool) {
+	if !s.env.whoIsIn(T("Sign in to print: the print job names who printed it"), func() { s.printToPrinter(reprint) }) {
+		return
+	}
+	printer := s.printer.Selected
+	if printer == "" {
+		s.status.SetText(T("No printer is set up: use Save PDF and print the file at 100 % scale"))
+		return
+	}
+	o, err := s.printOptions()
+	if err != nil {
+		s.status.SetText(app.ErrorMessage(err))
+		return
+	}
+	b := *s.selected
+	sheets := printing.Pages(o.Template, o.Start, b.Count)
+	s.busy(true)
+	s.status.SetText(T("Printing batch {{.ID}}: {{.Sheets}} sheets to {{.Printer}}…",
+		map[string]any{"ID": b.ID, "Sheets": sheets, "Printer": printer}))
+	s.env.background(func() {
+		ctx := context.Background()
+		queueJob, err := s.runPrint(ctx, o, b.ID, reprint, printer)
+		var updated app.Batch
+		if err == nil {
+			updated, err = s.env.svc.Store.Batch(ctx, b.ID)
+		}
+		fyne.Do(func() {
+			s.busy(false)
+			if err != nil {
+				s.status.SetText(printFailure(err))
+				return
+			}
+			s.selected = &updated
+			if queueJob == "" {
+				queueJob = "-"
+			}
+			s.status.SetText(T("Batch {{.ID}}: {{.Sheets}} sheets ({{.Count}} labels) sent to {{.Printer}}, printer queue job {{.Job}}",
+				map[string]any{"ID": b.ID, "Sheets": sheets, "Count": b.Count, "Printer": printer, "Job": queueJob}))
+			s.refresh()
+		})
+	})
+}
+
+// runPrint records and sends one print job; the queue shows it under a
+// title that names the batch, and the queue's job id is returned.
+func (s *issueScreen) runPrint(ctx context.Context, o printing.Options, batchID int64, reprint bool, printer string) (string, error) {
+	recs, labels, err := s.labelsOf(ctx, batchID)
+	if err != nil {
+		return "", err
+	}
+	title := fmt.Sprintf("qrdesk batch %d (%d labels)", batchID, len(labels))
+	if reprint {
+		title += " reprint"
+	}
+	var queueJob string
+	job := app.PrintJob{Operator: s.env.operator(), Template: o.Template.Name, Format: "pdf", Printer: printer, Reprint: reprint}
+	prepare := func([]app.CodeRecord) (func() error, error) {
+		var buf bytes.Buffer
+		if err := printing.WritePDF(&buf, labels, o); err != nil {
+			return nil, &app.Error{Kind: app.KindInvalid, Message: err.Error()}
+		}
+		return func() (err error) {
+			queueJob, err = printing.SendCUPSJob(printer, title, buf.Bytes(), false)
+			return err
+		}, nil
+	}
+	_, err = s.env.svc.Print(ctx, recs, job, nil, prepare)
+	return queueJob, err
+}
+
+// printFailure says what went wrong with a print in the window's terms: the
+// service's message names the command line's --resume, which a clerk at
+// the window does not need (a failed job counted no prints: Print again).
+func printFailure(err error) string {
+	var cause *app.Error
+	switch {
+	case errors.Is(err, printing.ErrNoCUPS):
+		return T("This computer has no printing system (CUPS): use Save PDF and print the file at 100 % scale")
+	case errors.As(err, &cause) && cause.Kind == app.KindUnavailable && cause.Err != nil:
+		return T("The printer did not take the job ({{.Reason}}). Check that it is on and has labels, then press Print again.",
+			map[string]any{"Reason": cause.Err.Error()})
+	}
+	return app.ErrorMessage(err)
+}
