@@ -224,6 +224,9 @@ func (s *Service) redeemOnline(ctx context.Context, c Code, a Attempt) (Verdict,
 	if rec, err := s.Store.Lookup(ctx, c); err == nil && VerdictFor(rec, a.At).Outcome != OutcomeValid {
 		return Verdict{}, false, nil
 	}
+	if s.undoWaiting(ctx, c) {
+		return Verdict{}, false, nil
+	}
 	s.mu.Lock()
 	down := time.Now().Before(s.remoteDown)
 	s.mu.Unlock()

@@ -99,18 +99,21 @@ type Settings struct {
 	Configured  bool   // the first-run set-up was completed
 	ScannerMap  string // pairs arrived→meant fixing a scanner's keyboard layout (scanner test)
 
+	// UndoWindow is how long after a redemption a supervisor may undo it.
+	UndoWindow time.Duration
+
 	Extra map[string]string
 }
 
 // DefaultSettings are used until the station is configured.
 func DefaultSettings() Settings {
 	return Settings{Daily: 100, DateSerial: true, SerialDigits: 4, StationID: "A", StationName: "Station A", Expires: Expiry{Kind: ExpireNever},
-		Template: "L7160", QREC: "M", Sound: true, StartScreen: "scan"}
+		Template: "L7160", QREC: "M", Sound: true, StartScreen: "scan", UndoWindow: DefaultUndoWindow}
 }
 
 // SettingKeys lists the keys 'qrdesk settings' shows, in order.
 var SettingKeys = []string{"prefix", "daily", "date_serial", "serial_digits", "station_id", "station_name", "expires",
-	"template", "label_title", "qr_ec", "offset_x", "offset_y", "printer", "sound", "start_screen", "operator"}
+	"template", "label_title", "qr_ec", "offset_x", "offset_y", "printer", "sound", "start_screen", "operator", "undo_window"}
 
 // Screens are the window's screens, for start_screen.
 var Screens = []string{"scan", "issue", "codes", "today", "settings"}
@@ -136,6 +139,7 @@ func (s Settings) Values() map[string]string {
 		"operator":      s.Operator,
 		"configured":    strconv.FormatBool(s.Configured),
 		"scanner_map":   s.ScannerMap,
+		"undo_window":   FormatUndoWindow(s.UndoWindow),
 	}
 	for k, x := range s.Extra {
 		v[k] = x
@@ -236,6 +240,12 @@ func (s *Settings) Set(key, value string) error {
 			return fmt.Errorf("scanner map must be pairs of characters (what arrives, what was meant); run 'qrdesk scanner-test --save' to make one")
 		}
 		s.ScannerMap = value
+	case "undo_window":
+		d, err := ParseUndoWindow(value)
+		if err != nil {
+			return err
+		}
+		s.UndoWindow = d
 	case "operator":
 		if err := CheckOperator(value); err != nil {
 			return err

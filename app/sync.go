@@ -10,12 +10,14 @@ import (
 // RemoteEvent is a change of a code's state sent to the central server.
 type RemoteEvent struct {
 	EventID  string `json:"event_id"`
-	Kind     string `json:"kind"` // redeem, disable, enable
+	Kind     string `json:"kind"` // redeem, disable, enable, undo
 	Code     string `json:"code"`
 	Operator string `json:"operator"`
 	At       int64  `json:"at"`
 	Offline  bool   `json:"offline"`
 	Reason   string `json:"reason,omitempty"`
+	// Undoes is the event id of the redemption an undo takes back.
+	Undoes string `json:"undoes,omitempty"`
 	// OutboxID is the event's place in the desk's outbox (not sent).
 	OutboxID int64 `json:"-"`
 }

@@ -53,6 +53,8 @@ const (
 	KindRedeem  = "redeem"
 	KindDisable = "disable"
 	KindEnable  = "enable"
+	// KindUndo takes back a redemption of the same desk (see Event.Undoes).
+	KindUndo = "undo"
 
 	OutcomeRedeemed    = "redeemed"
 	OutcomeAlreadyUsed = "already_used"
@@ -61,4 +63,5 @@ const (
 	OutcomeExpired     = "expired"
 	OutcomeUnknown     = "unknown"
 	OutcomeRejected    = "rejected"
+	OutcomeUndone      = "undone"
 )

@@ -19,6 +19,8 @@ func SameEvent(stored Event, storedStation string, ev Event, station string) (bo
 		return false, "time"
 	case ev.Kind != KindRedeem && stored.Reason != ev.Reason:
 		return false, "reason"
+	case stored.Undoes != ev.Undoes:
+		return false, "undone redemption"
 	}
 	return true, ""
 }

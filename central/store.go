@@ -49,5 +49,7 @@ type Store interface {
 	Snapshot(ctx context.Context, afterID int64, limit int) (Snapshot, error)
 	// Conflicts lists the conflicts whose first redemption is in [from, to).
 	Conflicts(ctx context.Context, from, to int64) ([]Conflict, error)
+	// Ping reports whether the database answers a query (readiness).
+	Ping(ctx context.Context) error
 	Close() error
 }

@@ -34,8 +34,12 @@ func validateEvent(ev Event) error {
 	switch {
 	case !eventIDPattern.MatchString(ev.EventID):
 		return Badf("event_id must be 8–64 letters, digits, - or _")
-	case ev.Kind != KindRedeem && ev.Kind != KindDisable && ev.Kind != KindEnable:
-		return Badf("kind must be redeem, disable or enable")
+	case ev.Kind != KindRedeem && ev.Kind != KindDisable && ev.Kind != KindEnable && ev.Kind != KindUndo:
+		return Badf("kind must be redeem, disable, enable or undo")
+	case ev.Kind == KindUndo && !eventIDPattern.MatchString(ev.Undoes):
+		return Badf("an undo names the event_id of the redemption it undoes in undoes")
+	case ev.Kind != KindUndo && ev.Undoes != "":
+		return Badf("undoes is only for an undo")
 	case ev.At <= 0:
 		return Badf("at must be Unix seconds")
 	}

@@ -21,7 +21,7 @@ func runSettings(ctx context.Context, env *Env, args []string) error {
 		"station-id": "station_id", "station-name": "station_name", "expires": "expires",
 		"template": "template", "label-title": "label_title", "qr-ec": "qr_ec", "offset-x": "offset_x", "offset-y": "offset_y",
 		"printer": "printer", "sound": "sound", "start-screen": "start_screen", "default-operator": "operator",
-		"configured": "configured",
+		"configured": "configured", "undo-window": "undo_window",
 	}
 	help := map[string]string{
 		"prefix":           "letters printed first in every code (0–6, A–Z)",
@@ -41,6 +41,7 @@ func runSettings(ctx context.Context, env *Env, args []string) error {
 		"start-screen":     "screen the window opens on: scan, issue, codes, today or settings",
 		"default-operator": "name of the clerk at this station",
 		"configured":       "true skips the window's first-run set-up (stations set up by script)",
+		"undo-window":      "how long after a redemption a supervisor may undo it (1m–24h, default 5m)",
 	}
 	for f := range flags {
 		fs.String(f, "", help[f])

@@ -243,6 +243,10 @@ func runConflicts(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	refused, err := s.svc.RefusedUndos(ctx)
+	if err != nil {
+		return err
+	}
 	return s.output(list, func(w io.Writer) {
 		if len(list) == 0 {
 			fmt.Fprintln(w, "no conflicts")
@@ -251,5 +255,6 @@ func runConflicts(ctx context.Context, env *Env, args []string) error {
 			fmt.Fprintf(w, "%s\n  first:  %s at %s by %s\n  second: %s at %s by %s\n", k.Code,
 				app.FormatTime(k.FirstAt), k.FirstStation, k.FirstOperator, app.FormatTime(k.SecondAt), k.SecondStation, k.SecondOperator)
 		}
+		printRefusedUndos(w, refused)
 	})
 }

@@ -18,6 +18,8 @@ if [ "${1:-test}" = "test" ]; then
     sqlite3
     # a throwaway PostgreSQL cluster for the server's tests (started by the tests)
     postgresql
+    # the package tests: the desktop entry checked, the server's unit verified
+    desktop-file-utils systemd
   )
 fi
 

@@ -39,6 +39,8 @@ type feedTail struct {
 
 	refreshMu   sync.Mutex
 	lastStarted time.Time // when the last refresh began to read
+	lastRead    time.Time // when the last refresh that succeeded began to read
+	lastErr     error     // the database's error, when the last refresh got one
 
 	following atomic.Int64 // long polls under way: paces refreshes
 }
@@ -63,12 +65,19 @@ const (
 
 // refresh brings the tail up to the database's feed, unless a refresh that
 // began at or after notBefore already did: such a refresh saw every
-// change committed before notBefore.
+// change committed before notBefore. One that failed saw nothing: when its
+// request hung up, the next one reads; when the database failed it, the
+// requests that waited for it get its error (not a stale answer, and not
+// one database read each, one after the other, while the database is
+// away).
 func (t *feedTail) refresh(ctx context.Context, notBefore time.Time) error {
 	t.refreshMu.Lock()
 	defer t.refreshMu.Unlock()
-	if !t.lastStarted.Before(notBefore) {
+	if !t.lastRead.Before(notBefore) {
 		return nil
+	}
+	if t.lastErr != nil && !t.lastStarted.Before(notBefore) {
+		return t.lastErr
 	}
 	if pause := min(time.Duration(t.following.Load())*tailPace, tailPaceMax) - time.Since(t.lastStarted); pause > 0 {
 		select {
@@ -78,7 +87,16 @@ func (t *feedTail) refresh(ctx context.Context, notBefore time.Time) error {
 		}
 	}
 	t.lastStarted = time.Now()
-	return t.readNew(ctx)
+	err := t.readNew(ctx)
+	switch {
+	case err == nil:
+		t.lastRead, t.lastErr = t.lastStarted, nil
+	case ctx.Err() != nil:
+		t.lastErr = nil // this request hung up: the next one reads
+	default:
+		t.lastErr = err
+	}
+	return err
 }
 
 // readNew appends what the database's feed holds after head.

@@ -3,10 +3,12 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http/httptest"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -158,4 +160,80 @@ func TestFeedReadSeesEveryEarlierWrite(t *testing.T) {
 			cursor = p.Next
 		}
 	})
+}
+
+// TestFeedReadAfterAFailedRefresh (hostile pass on the feed from memory): a
+// read waits while another desk's request refreshes the tail; that refresh
+// fails (the desk hung up, or the database hiccuped). The waiting read
+// must not take the failed refresh for one that saw every change committed
+// before it arrived: it answered from a stale tail, a plain read ended
+// short of a redemption committed before it was asked, and the desk,
+// stopping after a short page, took itself for up to date.
+func TestFeedReadAfterAFailedRefresh(t *testing.T) {
+	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		h := newCentral(t, dbPath, 3)
+		token := h.station(t, "Desk 1", "A")
+		h.upload(t, token)
+		ctx := context.Background()
+		if _, _, _, err := h.api.TailAnswerForTest(ctx, time.Now(), 0, 1000); err != nil { // the tail is warm
+			t.Fatal(err)
+		}
+		var p feedPage
+		h.call(t, "GET", "/v1/changes?after=0", token, h.ring, nil, &p)
+		var r central.Result
+		if st := h.call(t, "POST", "/v1/redeem", token, h.ring, central.Event{EventID: "stale-0001", Code: h.codes[0], Operator: "op", At: 1}, &r); st != 200 || r.Outcome != central.OutcomeRedeemed {
+			t.Fatalf("redeem: %d %+v", st, r)
+		}
+		arrived := time.Now() // a desk asks, and waits for the refresh under way
+		hungUp, cancel := context.WithCancel(ctx)
+		cancel()
+		if _, _, _, err := h.api.TailAnswerForTest(hungUp, time.Now(), p.Next, 1000); err == nil {
+			t.Fatal("the refresh of a request that hung up succeeded")
+		}
+		body, n, ok, err := h.api.TailAnswerForTest(ctx, arrived, p.Next, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok && n != 1 {
+			t.Fatalf("a read asked after the redemption was answered %s from a refresh that failed", body)
+		}
+
+		// The database fails a refresh: the reads that waited for it get
+		// its error, never the stale tail as an answer.
+		flaky := &failingFeed{Store: h.db}
+		api := &server.API{Store: flaky, Log: slog.New(slog.DiscardHandler), Now: func() time.Time { return h.now }}
+		api.Handler()
+		if _, _, _, err := api.TailAnswerForTest(ctx, time.Now(), 0, 1000); err != nil {
+			t.Fatal(err)
+		}
+		if st := h.call(t, "POST", "/v1/redeem", token, h.ring, central.Event{EventID: "stale-0002", Code: h.codes[1], Operator: "op", At: 1}, &r); st != 200 || r.Outcome != central.OutcomeRedeemed {
+			t.Fatalf("redeem: %d %+v", st, r)
+		}
+		arrived = time.Now()
+		flaky.fail.Store(true)
+		if _, _, _, err := api.TailAnswerForTest(ctx, time.Now(), p.Next+1, 1000); err == nil {
+			t.Fatal("a refresh succeeded on a database that fails")
+		}
+		flaky.fail.Store(false) // (the waiting read must not need to find out alone)
+		cursor := p.Next + 1 // after the first redemption, where this process's tail begins
+		if body, _, _, err := api.TailAnswerForTest(ctx, arrived, cursor, 1000); err == nil {
+			t.Fatalf("a read that waited for a refresh the database failed was answered %s", body)
+		}
+		if _, n, ok, err := api.TailAnswerForTest(ctx, time.Now(), cursor, 1000); err != nil || !ok || n != 1 {
+			t.Fatalf("a read after the database came back: %d changes, %v, %v", n, ok, err)
+		}
+	})
+}
+
+// failingFeed is a store whose feed reads fail while fail is set.
+type failingFeed struct {
+	central.Store
+	fail atomic.Bool
+}
+
+func (f *failingFeed) Changes(ctx context.Context, after int64, limit int) ([]central.Change, error) {
+	if f.fail.Load() {
+		return nil, errors.New("the database does not answer")
+	}
+	return f.Store.Changes(ctx, after, limit)
 }

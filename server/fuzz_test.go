@@ -41,6 +41,7 @@ func FuzzRequests(f *testing.F) {
 	f.Add(uint8(3), []byte(`{"events":[{"event_id":"abcdefgh3","kind":"disable","code":"`+code+`","reason":"torn","at":1,"offline":true}]}`))
 	f.Add(uint8(9), []byte(`{"events":[{"event_id":"abcdefgh4","kind":"enable","code":"`+code+`","at":1}]}`))
 	f.Add(uint8(9), []byte(`{"events":[{"event_id":"abcdefgh5","kind":"redeem","code":"`+code+`","at":9223372036854775807,"offline":true}]}`))
+	f.Add(uint8(9), []byte(`{"events":[{"event_id":"abcdefgh6","kind":"undo","code":"`+code+`","undoes":"abcdefgh5","reason":"wrong parcel","at":2}]}`))
 	f.Add(uint8(1), []byte(`{"codes":[{"code":"`+code+`"}]}`))
 	f.Add(uint8(7), []byte(`{"codes":[{"code":"`+code+`","expire_at":-1}]} trailing`))
 	f.Add(uint8(4), []byte(`-1`))

@@ -66,7 +66,8 @@ func newCentral(t testing.TB, dbPath func(t testing.TB) string, n int) *centralH
 		t.Fatal(err)
 	}
 	h := &centralHarness{db: db, keys: keys, ring: keys.RingID(), now: testNow}
-	api := &server.API{Store: db, Log: slog.New(slog.DiscardHandler), Now: func() time.Time { return h.now }}
+	now := func() time.Time { return h.now }
+	api := &server.API{Store: db, Log: slog.New(slog.DiscardHandler), Now: now, Metrics: server.NewMetrics(db, now)}
 	srv := httptest.NewServer(api.Handler())
 	t.Cleanup(srv.Close)
 	h.url, h.api = srv.URL, api

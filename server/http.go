@@ -33,6 +33,8 @@ type API struct {
 	Store central.Store
 	Log   *slog.Logger
 	Now   func() time.Time
+	// Metrics, when set, count requests and redemptions (metrics.go).
+	Metrics *Metrics
 
 	ring atomic.Value // the deployment's key-ring id once known: it never changes
 
@@ -56,6 +58,10 @@ func (a *API) Handler() http.Handler {
 	a.tail.store = a.Store
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/health", a.health)
+	mux.HandleFunc("GET /readyz", a.readyz)
+	if a.Metrics != nil && !a.Metrics.Separate {
+		mux.Handle("GET /metrics", a.Metrics)
+	}
 	mux.HandleFunc("POST /v1/enrol", a.station(a.enrol))
 	mux.HandleFunc("POST /v1/batches", a.station(a.writes(a.batches)))
 	mux.HandleFunc("POST /v1/redeem", a.cachedStation(a.writes(a.redeem)))
@@ -79,6 +85,7 @@ func (a *API) accessLog(next http.Handler) http.Handler {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w, status: 200}
 		next.ServeHTTP(sw, r)
+		a.Metrics.observe(r.Pattern, sw.status, time.Since(start)) // the mux set r.Pattern
 		a.Log.Info("request", "method", r.Method, "path", r.URL.Path, "status", sw.status,
 			"duration_ms", float64(time.Since(start).Microseconds())/1000, "remote", r.RemoteAddr)
 	})
@@ -175,6 +182,7 @@ func (a *API) authenticated(h func(r *http.Request, st central.Station) (any, er
 			a.write(w, nil, err)
 			return
 		}
+		a.Metrics.sawDesk(st.ID, a.Now().Unix())
 		r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
 		v, err := h(r, st)
 		if errors.Is(err, central.ErrRevoked) && found {
@@ -289,6 +297,7 @@ func (a *API) redeem(r *http.Request, st central.Station) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	a.Metrics.countRedemptions([]central.Event{ev}, res)
 	return res[0], nil
 }
 
@@ -308,6 +317,7 @@ func (a *API) events(r *http.Request, st central.Station) (any, error) {
 		}
 	}
 	res, err := a.Store.Apply(r.Context(), st, req.Events, a.Now().Unix())
+	a.Metrics.countRedemptions(req.Events, res)
 	return map[string]any{"results": res}, err
 }
 

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 
 	"qrdesk/app"
@@ -28,7 +29,7 @@ type CentralDB struct {
 	jobs      chan groupJob // events waiting for the next group commit
 
 	placeMu      sync.Mutex // one PostgreSQL feed placing at a time in this process
-	placeStarted time.Time  // when the last one began
+	placeStarted time.Time  // when the last one that succeeded began
 }
 
 var _ central.Store = (*CentralDB)(nil)
@@ -394,8 +395,8 @@ type storedEvent struct {
 
 func (c *CentralDB) readEvent(ctx context.Context, tx *etx, id string) (storedEvent, error) {
 	var s storedEvent
-	err := tx.queryRow(ctx, `SELECT event_id, station, kind, code, operator, at, offline, reason, outcome, detail FROM events WHERE event_id = ?`, id).
-		Scan(&s.ev.EventID, &s.station, &s.ev.Kind, &s.ev.Code, &s.ev.Operator, &s.ev.At, &s.ev.Offline, &s.ev.Reason, &s.outcome, &s.detail)
+	err := tx.queryRow(ctx, `SELECT event_id, station, kind, code, operator, at, offline, reason, outcome, detail, undoes FROM events WHERE event_id = ?`, id).
+		Scan(&s.ev.EventID, &s.station, &s.ev.Kind, &s.ev.Code, &s.ev.Operator, &s.ev.At, &s.ev.Offline, &s.ev.Reason, &s.outcome, &s.detail, &s.ev.Undoes)
 	return s, err
 }
 
@@ -437,6 +438,8 @@ func (c *CentralDB) decide(ctx context.Context, tx *etx, st central.Station, ev 
 		r, flag, err = c.redeem(ctx, tx, st, ev, now)
 	case central.KindDisable, central.KindEnable:
 		r, err = c.setDisabled(ctx, tx, st, ev)
+	case central.KindUndo:
+		r, err = c.undo(ctx, tx, st, ev)
 	default:
 		r = central.Result{Outcome: central.OutcomeRejected, Reason: "unknown event kind " + ev.Kind}
 	}
@@ -455,8 +458,8 @@ func (c *CentralDB) decide(ctx context.Context, tx *etx, st central.Station, ev 
 			ev.Offline, r.Outcome, string(detail), flag, now, ev.EventID)
 		return r, err
 	}
-	_, err = tx.exec(ctx, `INSERT INTO events (event_id, station, kind, code, operator, at, received_at, offline, outcome, detail, reason, flag)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, ev.EventID, st.Name, ev.Kind, ev.Code, ev.Operator, ev.At, now, ev.Offline, r.Outcome, string(detail), ev.Reason, flag)
+	_, err = tx.exec(ctx, `INSERT INTO events (event_id, station, kind, code, operator, at, received_at, offline, outcome, detail, reason, flag, undoes)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, ev.EventID, st.Name, ev.Kind, ev.Code, ev.Operator, ev.At, now, ev.Offline, r.Outcome, string(detail), ev.Reason, flag, ev.Undoes)
 	return r, err
 }
 
@@ -640,24 +643,35 @@ func (c *CentralDB) Changes(ctx context.Context, after int64, limit int) ([]cent
 // released). A change still uncommitted is invisible here and is placed by
 // a later placing, higher up: no cursor can pass it. Placers take turns (a
 // lock here, in the feed reader, never in a writer); one that finds
-// another at work leaves the placing to it.
+// another process's at work waits for it and places after it: that
+// placing may have begun before a change this reader must see committed.
 func (c *CentralDB) placeChanges(ctx context.Context) error {
 	// Readers arriving together share one placing: one that began after
-	// this reader arrived has placed everything this reader could see.
+	// this reader arrived, and succeeded, has placed everything this
+	// reader could see.
 	arrived := time.Now()
 	c.placeMu.Lock()
 	defer c.placeMu.Unlock()
 	if c.placeStarted.After(arrived) {
 		return nil
 	}
-	c.placeStarted = time.Now()
+	started := time.Now()
 	tx, err := c.e.begin(ctx)
 	if err != nil {
 		return err
 	}
 	defer tx.done()
-	var mine bool
-	if err := tx.queryRow(ctx, `SELECT pg_try_advisory_xact_lock(8427)`).Scan(&mine); err != nil || !mine {
+	// Not for long: a placer whose process froze or was cut off keeps the
+	// lock until PostgreSQL notices; after a second this reader leaves the
+	// placing to it, and reads what is placed.
+	if _, err := tx.exec(ctx, `SET LOCAL lock_timeout = '1s'`); err != nil {
+		return err
+	}
+	if _, err := tx.exec(ctx, `SELECT pg_advisory_xact_lock(8427)`); err != nil {
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && pe.Code == "55P03" { // lock_not_available
+			return nil
+		}
 		return err
 	}
 	if _, err := tx.exec(ctx, `WITH ready AS (
@@ -667,7 +681,11 @@ func (c *CentralDB) placeChanges(ctx context.Context) error {
 		UPDATE changes SET pos = base.b + ready.n FROM ready, base WHERE changes.seq = ready.seq`); err != nil {
 		return err
 	}
-	return tx.commit()
+	if err := tx.commit(); err != nil {
+		return err
+	}
+	c.placeStarted = started
+	return nil
 }
 
 func (c *CentralDB) Conflicts(ctx context.Context, from, to int64) ([]central.Conflict, error) {

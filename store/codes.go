@@ -22,7 +22,7 @@ const (
 	recordSelect = `SELECT c.id, c.code, c.batch_id, c.label_date, COALESCE(c.serial, 0), c.type, c.ref, c.key_id,
 	c.status, c.expire_at, c.created_at, c.used_at, COALESCE(r.station, ''), COALESCE(r.operator, ''),
 	c.disabled_reason, c.print_count`
-	recordJoin    = ` LEFT JOIN redemptions r ON r.code_id = c.id`
+	recordJoin    = ` LEFT JOIN redemptions r ON r.code_id = c.id AND r.undone_at = 0`
 	recordColumns = recordSelect + ` FROM codes c` + recordJoin
 )
 

@@ -35,10 +35,7 @@ const maxGroup = 128
 // out to be known at once (a retry racing the original) is decided again:
 // the group path reads the event id first, so the second time it is found.
 func (c *CentralDB) groupApplyAll(ctx context.Context, st central.Station, evs []central.Event, now int64) ([]central.Result, error) {
-	c.groupOnce.Do(func() {
-		c.jobs = make(chan groupJob, 1024)
-		go c.committer()
-	})
+	c.groupOnce.Do(c.startCommitter)
 	jobs := make([]groupJob, len(evs))
 	for i, ev := range evs {
 		jobs[i] = groupJob{ctx: ctx, st: st, ev: ev, now: now, reply: make(chan groupReply, 1)}
@@ -68,6 +65,13 @@ func (c *CentralDB) groupApplyAll(ctx context.Context, st central.Station, evs [
 		out[i] = rep.r
 	}
 	return out, nil
+}
+
+// startCommitter makes the queue and starts its committer (once, through
+// groupOnce: whoever reads c.jobs goes through groupOnce first).
+func (c *CentralDB) startCommitter() {
+	c.jobs = make(chan groupJob, 1024)
+	go c.committer()
 }
 
 // committer runs until the database is closed.

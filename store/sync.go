@@ -52,7 +52,7 @@ func (d *DB) MarkBatchUploaded(ctx context.Context, id int64) error {
 }
 
 func (d *DB) PendingEvents(ctx context.Context, after int64, limit int) ([]app.RemoteEvent, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT id, event_id, kind, code, operator, at, offline, reason FROM outbox WHERE state = 'pending' AND id > ? ORDER BY id LIMIT ?`, after, limit)
+	rows, err := d.db.QueryContext(ctx, `SELECT id, event_id, kind, code, operator, at, offline, reason, undoes FROM outbox WHERE state = 'pending' AND id > ? ORDER BY id LIMIT ?`, after, limit)
 	if err != nil {
 		return nil, d.wrap(err, "cannot read the outbox")
 	}
@@ -60,7 +60,7 @@ func (d *DB) PendingEvents(ctx context.Context, after int64, limit int) ([]app.R
 	var out []app.RemoteEvent
 	for rows.Next() {
 		var e app.RemoteEvent
-		if err := rows.Scan(&e.OutboxID, &e.EventID, &e.Kind, &e.Code, &e.Operator, &e.At, &e.Offline, &e.Reason); err != nil {
+		if err := rows.Scan(&e.OutboxID, &e.EventID, &e.Kind, &e.Code, &e.Operator, &e.At, &e.Offline, &e.Reason, &e.Undoes); err != nil {
 			return nil, err
 		}
 		out = append(out, e)
@@ -89,6 +89,11 @@ func (d *DB) MarkEvents(ctx context.Context, results []app.RemoteResult, at int6
 		data, _ := json.Marshal(r)
 		if _, err := tx.ExecContext(ctx, `UPDATE outbox SET state = ?, result = ?, sent_at = ? WHERE event_id = ?`, state, string(data), at, r.EventID); err != nil {
 			return d.wrap(err, "cannot update the outbox")
+		}
+		if state == "rejected" {
+			if err := undoRefused(ctx, tx, r, at); err != nil {
+				return d.wrap(err, "cannot update the outbox")
+			}
 		}
 	}
 	return d.wrap(tx.Commit(), "cannot update the outbox")
@@ -179,7 +184,9 @@ func applyChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
 		var id int64
 		// The server's redemption of record wins over a disable or an expiry
 		// decided here: the parcel was handed over at that desk.
-		err := tx.QueryRowContext(ctx, `UPDATE codes SET status = 'used', used_at = ? WHERE code = ? AND status <> 'used' RETURNING id`, data.At, ch.Code).Scan(&id)
+		// Not a redemption this desk has undone since (its undo is on its
+		// way to the server, which then sends an undo after this change).
+		err := tx.QueryRowContext(ctx, `UPDATE codes SET status = 'used', used_at = ? WHERE code = ? AND status <> 'used'`+notUndoneHere+` RETURNING id`, data.At, ch.Code, data.EventID).Scan(&id)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil // used here too: the server reports the conflict
 		}
@@ -201,6 +208,8 @@ func applyChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
 	case "enable":
 		_, err := tx.ExecContext(ctx, `UPDATE codes SET status = 'unused', disabled_reason = '' WHERE code = ? AND status = 'disabled'`+noPendingToggle, ch.Code, ch.Code)
 		return err
+	case app.KindUndo:
+		return applyUndoChange(ctx, tx, ch)
 	case "conflict":
 		k := data.Conflict
 		_, err := tx.ExecContext(ctx, `INSERT INTO conflicts (code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, flag)
@@ -309,6 +318,9 @@ func (d *DB) ApplySnapshot(ctx context.Context, page app.RemoteSnapshot, positio
 			data, _ := json.Marshal(map[string]any{"reason": c.DisabledReason})
 			changes = append(changes, app.RemoteChange{Kind: "disable", Code: c.Code, Data: string(data)})
 		case "unused":
+			if err := undoneWhileAway(ctx, tx, c.Code); err != nil {
+				return d.wrap(err, "cannot apply the server's snapshot")
+			}
 			changes = append(changes, app.RemoteChange{Kind: "enable", Code: c.Code, Data: "{}"})
 		}
 		for _, ch := range changes {
@@ -347,7 +359,7 @@ func (d *DB) SendAgain(ctx context.Context, station string) error {
 	// outbox: they go as this desk's facts (a known one is a duplicate).
 	if _, err := tx.ExecContext(ctx, `INSERT INTO outbox (event_id, kind, code, operator, at, offline)
 		SELECT r.trace_id, 'redeem', c.code, r.operator, r.redeemed_at, 1 FROM redemptions r JOIN codes c ON c.id = r.code_id
-		WHERE r.station = ? AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.event_id = r.trace_id)`, station); err != nil {
+		WHERE r.station = ? AND r.undone_at = 0 AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.event_id = r.trace_id)`, station); err != nil {
 		return d.wrap(err, "cannot queue everything for the server again")
 	}
 	return d.wrap(tx.Commit(), "cannot queue everything for the server again")

@@ -32,6 +32,8 @@ type codesScreen struct {
 	reason      *widget.Entry
 	disableBtn  *keyButton
 	enableBtn   *keyButton
+	replaceBtn  *keyButton
+	undoBtn     *keyButton
 	message     *widget.Label
 	rows        []app.CodeRecord
 	page        int
@@ -109,6 +111,7 @@ func newCodesScreen(e *env) *codesScreen {
 	s.enableBtn = newKeyButton(T("Enable"), func() { s.setDisabled(false) })
 	s.disableBtn.Disable()
 	s.enableBtn.Disable()
+	s.newCodeActionButtons()
 	s.message = widget.NewLabel("")
 	s.message.Wrapping = fyne.TextWrapWord
 
@@ -119,7 +122,7 @@ func newCodesScreen(e *env) *codesScreen {
 	pager := container.NewHBox(s.prev, container.NewGridWrap(fyne.NewSize(110, s.prev.MinSize().Height), s.pageLabel), s.next)
 	s.columns = &fitColumns{table: s.table, mins: codeColumnMins, shares: codeColumnShares}
 	left := container.NewBorder(filters, pager, nil, nil, container.New(s.columns, s.table))
-	s.detailBox = container.NewVBox(s.detail, s.reason, container.NewGridWithColumns(2, s.disableBtn, s.enableBtn), s.message,
+	s.detailBox = container.NewVBox(s.detail, s.reason, container.NewGridWithColumns(2, s.disableBtn, s.enableBtn, s.replaceBtn, s.undoBtn), s.message,
 		widget.NewLabelWithStyle(T("History"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), s.history)
 	right := container.NewVScroll(s.detailBox)
 	split := container.NewHSplit(left, right)
@@ -243,6 +246,7 @@ func (s *codesScreen) showDetail(r app.CodeRecord) {
 	} else {
 		s.enableBtn.Disable()
 	}
+	s.enableCodeActions(r)
 	s.env.background(func() {
 		events, err := s.env.svc.Store.History(context.Background(), r.ID)
 		fyne.Do(func() {

@@ -29,6 +29,7 @@ var settingFields = []struct{ key, label, help string }{
 	{"printer", "Printer", "CUPS printer name, or HOST:9100 for a network ZPL printer"},
 	{"sound", "Sound", "true: beep on each scan"},
 	{"start_screen", "Start screen", "scan, issue, codes, today or settings"},
+	{"undo_window", "Undo window", "How long after a redemption a supervisor may undo it, e.g. 5m"},
 }
 
 // settingsScreen edits the station settings; a bad value is refused next to

@@ -356,3 +356,29 @@ func TestIssueAsksWhoIsWorking(t *testing.T) {
 		t.Fatalf("%q signed in, want li", op.Name)
 	}
 }
+
+func TestUndoNeedsSupervisor(t *testing.T) {
+	h := newStaffHarness(t, false)
+	codes := h.issue(t, 1)
+	if _, err := h.svc.Redeem(context.Background(), codes[0], "li"); err != nil {
+		t.Fatal(err)
+	}
+	h.scan(t, h.liBadge, fyne.KeyReturn, T("SIGNED IN"))
+	s := codesDetail(t, h.harness, codes[0])
+	fyne.DoAndWait(func() { s.runUndo(codes[0], "wrong parcel") })
+	waitFor(t, "the supervisor form", func() bool { return h.ui.env.signIn.form != nil })
+	if v, _ := h.svc.Check(context.Background(), codes[0]); v.Status != app.StatusUsed {
+		t.Fatalf("undone before a supervisor approved: %s", v.Status)
+	}
+	typeInto(h.ui.env.signIn.form.name, h.wBadge)
+	waitFor(t, "the label unused again", func() bool {
+		v, _ := h.svc.Check(context.Background(), codes[0])
+		return v.Status == app.StatusUnused
+	})
+	h.settle()
+	var by string
+	h.db.SQL().QueryRow(`SELECT operator FROM audit WHERE action = 'undo'`).Scan(&by)
+	if by != "wang" {
+		t.Fatalf("the undo is audited under %q, want wang", by)
+	}
+}

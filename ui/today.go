@@ -63,10 +63,11 @@ func newTodayScreen(e *env) *todayScreen {
 	s.message.Wrapping = fyne.TextWrapWord
 	export := newKeyButton(T("Export CSV"), s.exportCSV)
 	refresh := newKeyButton(T("Refresh"), s.refresh)
+	closeDay := newKeyButton(T("Close the day…"), func() { newCloseDayDialog(s.env, s.refresh).ask() })
 	bold := func(text string) fyne.CanvasObject {
 		return widget.NewLabelWithStyle(text, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	}
-	s.header = container.NewHBox(s.title, refresh, export)
+	s.header = container.NewHBox(s.title, refresh, export, closeDay)
 	s.content = container.NewVScroll(container.NewVBox(
 		s.header, s.message,
 		cards,

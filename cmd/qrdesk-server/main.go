@@ -1,7 +1,7 @@
 // Command qrdesk-server is the central server stations sync with. Pure Go
 // (CGO_ENABLED=0), so it runs on a headless server or in a container.
 //
-//	qrdesk-server [serve] --db PATH --listen ADDR [--tls-cert F --tls-key F]
+//	qrdesk-server [serve] --db PATH --listen ADDR [--tls-cert F --tls-key F] [--metrics-listen ADDR]
 //	qrdesk-server station add NAME --letter L | station renew NAME |
 //	              station letter NAME L | station revoke NAME | station list
 //	qrdesk-server ring show | ring reset
@@ -57,6 +57,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 	listen := fs.String("listen", "127.0.0.1:8427", "address to serve on")
 	cert := fs.String("tls-cert", "", "TLS certificate (PEM); with --tls-key serves HTTPS")
 	key := fs.String("tls-key", "", "TLS private key (PEM)")
+	metricsListen := fs.String("metrics-listen", "", "serve /metrics on this address instead of --listen's")
 	date := fs.String("date", "", "report: the day YYYY-MM-DD (default today)")
 	letter := fs.String("letter", "", "station add: the desk's station letter A–Z (its settings station_id)")
 	// Flags may come before or after the names: 'station add NAME --db F'.
@@ -86,7 +87,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
 	switch cmd {
 	case "serve":
-		err = serve(ctx, st, log, now, *listen, *cert, *key)
+		err = serve(ctx, st, log, now, *listen, *cert, *key, *metricsListen)
 	case "station":
 		err = station(ctx, st, now, pos, *letter, stdout)
 	case "ring":
@@ -135,8 +136,10 @@ func envOr(k, def string) string {
 }
 
 // serve runs the API until ctx ends, then drains requests in flight.
-func serve(ctx context.Context, st central.Store, log *slog.Logger, now func() time.Time, listen, cert, key string) error {
-	api := &server.API{Store: st, Log: log, Now: now}
+func serve(ctx context.Context, st serverDB, log *slog.Logger, now func() time.Time, listen, cert, key, metricsListen string) error {
+	metrics := server.NewMetrics(st, now)
+	metrics.Separate = metricsListen != ""
+	api := &server.API{Store: st, Log: log, Now: now, Metrics: metrics}
 	srv := &http.Server{Addr: listen, Handler: api.Handler(),
 		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second, IdleTimeout: 60 * time.Second}
 	if (cert == "") != (key == "") {
@@ -145,6 +148,11 @@ func serve(ctx context.Context, st central.Store, log *slog.Logger, now func() t
 	if cert != "" {
 		if _, err := tls.LoadX509KeyPair(cert, key); err != nil {
 			return fmt.Errorf("cannot use the TLS certificate: %w", err)
+		}
+	}
+	if metricsListen != "" {
+		if err := serveMetrics(ctx, api.Metrics, metricsListen, log); err != nil {
+			return err
 		}
 	}
 	ln, err := net.Listen("tcp", listen)

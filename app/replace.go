@@ -1,0 +1,89 @@
+package app
+
+import (
+	"context"
+	"strings"
+)
+
+// Replacing a label: a torn or unreadable label is replaced without two
+// valid copies in the world. In one transaction the old code is disabled
+// ("replaced by NEW") and a new code is issued with the same type, ref and
+// expiry, in a batch of its own so it can be printed at once; the history
+// of each names the other.
+
+// ReplaceRequest asks for a replacement of one label.
+type ReplaceRequest struct {
+	Code     string
+	Reason   string
+	Operator string
+}
+
+// Replacement is an old label and the new one that replaces it.
+type Replacement struct {
+	Old    string     `json:"old"`
+	New    CodeRecord `json:"new"`
+	Batch  int64      `json:"batch"` // the new code's batch, for printing it
+	Reason string     `json:"reason"`
+}
+
+// ReplaceStore is what replacing needs of the desk database.
+type ReplaceStore interface {
+	// ReplaceCode disables old with the reason "replaced by NEW" (only while
+	// it is unused or disabled, and not expired at spec.CreatedAt) and
+	// issues one new code with old's type, ref and expiry under spec (label
+	// date, prefix, serial scheme, actor), in one transaction with an audit
+	// row on each naming the other and the outbox event of the disable.
+	ReplaceCode(ctx context.Context, old Code, reason string, spec BatchSpec, makeCode func(serial int) (Code, error)) (Replacement, error)
+}
+
+// Replace disables a label and issues its replacement.
+func (s *Service) Replace(ctx context.Context, req ReplaceRequest) (Replacement, error) {
+	rs, ok := s.Store.(ReplaceStore)
+	if !ok {
+		return Replacement{}, Errorf(KindInternal, "this database cannot replace labels")
+	}
+	old, _, refusal := s.decode(req.Code)
+	if refusal != nil {
+		return Replacement{}, Errorf(KindInvalid, "%s", refusal.Message())
+	}
+	reason := strings.TrimSpace(req.Reason)
+	if len([]rune(reason)) < 3 {
+		return Replacement{}, Errorf(KindInvalid, "give a reason of at least 3 characters for the replacement, e.g. \"label torn\"")
+	}
+	if err := CheckReason(reason); err != nil {
+		return Replacement{}, Errorf(KindInvalid, "%v", err)
+	}
+	if err := CheckOperator(req.Operator); err != nil {
+		return Replacement{}, Errorf(KindInvalid, "%v", err)
+	}
+	set, err := s.Store.LoadSettings(ctx)
+	if err != nil {
+		return Replacement{}, err
+	}
+	now := s.Now()
+	day := Day(now)
+	spec := BatchSpec{Count: 1, LabelDate: day.Format("2006-01-02"), Prefix: set.Prefix, Serial: set.DateSerial,
+		CreatedAt: now.Unix(), Actor: Actor{Station: set.StationName, Operator: req.Operator}}
+	if set.DateSerial {
+		spec.StationID = set.StationID
+	}
+	maxSerial := 1
+	for i := 0; i < set.SerialDigits; i++ {
+		maxSerial *= 10
+	}
+	makeCode := func(serial int) (Code, error) {
+		c := Code{Prefix: set.Prefix}
+		if set.DateSerial {
+			if serial >= maxSerial {
+				return Code{}, Errorf(KindInvalid, "the daily serial would pass %d: raise the serial digits in settings to replace more labels today", maxSerial-1)
+			}
+			c.Date, c.Station, c.Serial, c.SerialLen = day.Format("060102"), set.StationID, serial, set.SerialDigits
+		}
+		var err error
+		if c.Random, err = randomString(RandomLen); err != nil {
+			return Code{}, err
+		}
+		return c, s.Keys.Sign(&c)
+	}
+	return rs.ReplaceCode(ctx, old, reason, spec, makeCode)
+}

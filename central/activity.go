@@ -1,0 +1,24 @@
+package central
+
+// Activity is the server's state as its metrics show it: read at each
+// scrape, so it holds counts and one row per desk, never per code.
+type Activity struct {
+	// FeedPosition is the highest feed position ever given.
+	FeedPosition int64
+	// Conflicts is how many conflicts the database holds.
+	Conflicts int64
+	// EventsWaiting is how many events wait in this process for the next
+	// commit (SQLite's group commit; always 0 on PostgreSQL).
+	EventsWaiting int
+	Desks         []DeskActivity
+}
+
+// DeskActivity is what the database knows of one desk's contact: how far
+// it has read the feed and when it last said so (0: never).
+type DeskActivity struct {
+	ID          int64
+	Name        string
+	Revoked     bool
+	FeedAck     int64
+	FeedAckedAt int64
+}

@@ -1,0 +1,18 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// TailAnswerForTest is the feed tail's answer to a plain read that
+// arrived at arrived: the refresh it runs (or leaves to a refresh begun
+// since), then the page after the cursor.
+func (a *API) TailAnswerForTest(ctx context.Context, arrived time.Time, after int64, limit int) (json.RawMessage, int, bool, error) {
+	if err := a.tail.refresh(ctx, arrived); err != nil {
+		return nil, 0, false, err
+	}
+	body, n, ok := a.tail.page(after, limit)
+	return body, n, ok, nil
+}

@@ -1,0 +1,127 @@
+package server
+
+import (
+	"context"
+	"database/sql"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"qrdesk/central"
+)
+
+// MetricsSource is what the metrics read from the database at a scrape.
+type MetricsSource interface {
+	Activity(ctx context.Context) (central.Activity, error)
+	Engine() string
+	PoolStats() sql.DBStats
+}
+
+// Metrics are the server's Prometheus metrics, on a registry of their own
+// (the global one would collect whatever a dependency registers). A nil
+// *Metrics counts nothing, so the API works without them.
+type Metrics struct {
+	// Separate says /metrics is served on its own listener
+	// (--metrics-listen), not on the API's.
+	Separate bool
+
+	reg         *prometheus.Registry
+	handler     http.Handler
+	requests    *prometheus.CounterVec
+	latency     *prometheus.HistogramVec
+	redemptions *prometheus.CounterVec
+
+	seenMu sync.Mutex
+	seen   map[int64]int64 // station id → Unix time of its last request to this process
+}
+
+// DeskOnlineWithin is how recently a desk must have been heard from to
+// count as online: a desk that is online polls the feed at least every
+// 25 s (MaxWait), and syncs at least every minute.
+const DeskOnlineWithin = 2 * time.Minute
+
+// NewMetrics registers the server's metrics. now is the server's clock
+// (for the desks' last-seen ages).
+func NewMetrics(src MetricsSource, now func() time.Time) *Metrics {
+	m := &Metrics{
+		reg: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "qrdesk_http_requests_total",
+			Help: "HTTP requests answered, by route (the pattern, never the raw path) and status.",
+		}, []string{"route", "status"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "qrdesk_http_request_duration_seconds",
+			Help: "Time to answer an HTTP request, by route (long polls of the feed wait up to 25 s).",
+			// From a sub-millisecond redemption to a long poll held 25 s.
+			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
+		}, []string{"route"}),
+		redemptions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "qrdesk_redemptions_total",
+			Help: "Redemptions this server decided, by outcome and whether the desk asked online or uploaded a decision it made offline (repeats of an event already decided are not counted).",
+		}, []string{"outcome", "via"}),
+		seen: map[int64]int64{},
+	}
+	m.reg.MustRegister(m.requests, m.latency, m.redemptions,
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		&stateCollector{src: src, now: now, m: m},
+		newPoolCollector(src))
+	m.handler = promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+	return m
+}
+
+// ServeHTTP serves the metrics in the Prometheus text format.
+func (m *Metrics) ServeHTTP(w http.ResponseWriter, r *http.Request) { m.handler.ServeHTTP(w, r) }
+
+// observe counts one answered request. The route is the mux pattern that
+// matched: a path with a code or a scanner's garbage in it never becomes a
+// label of its own.
+func (m *Metrics) observe(pattern string, status int, took time.Duration) {
+	if m == nil {
+		return
+	}
+	if pattern == "" {
+		pattern = "unmatched"
+	}
+	m.requests.WithLabelValues(pattern, strconv.Itoa(status)).Inc()
+	m.latency.WithLabelValues(pattern).Observe(took.Seconds())
+}
+
+// countRedemptions counts the redemptions among evs by their results
+// (res[i] answers evs[i]).
+func (m *Metrics) countRedemptions(evs []central.Event, res []central.Result) {
+	if m == nil {
+		return
+	}
+	for i, r := range res {
+		if i >= len(evs) || evs[i].Kind != central.KindRedeem || r.Duplicate {
+			continue
+		}
+		via := "online"
+		if evs[i].Offline {
+			via = "offline"
+		}
+		m.redemptions.WithLabelValues(r.Outcome, via).Inc()
+	}
+}
+
+// sawDesk records that a station made an authenticated request.
+func (m *Metrics) sawDesk(station, at int64) {
+	if m == nil {
+		return
+	}
+	m.seenMu.Lock()
+	m.seen[station] = at
+	m.seenMu.Unlock()
+}
+
+func (m *Metrics) lastSeen(station int64) int64 {
+	m.seenMu.Lock()
+	defer m.seenMu.Unlock()
+	return m.seen[station]
+}

@@ -1,0 +1,166 @@
+package server_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"qrdesk/central"
+)
+
+// scrape reads /metrics with the Prometheus text parser (what Prometheus
+// itself runs on the page) and fails on anything it refuses.
+func scrape(t testing.TB, url string) map[string]*dto.MetricFamily {
+	t.Helper()
+	resp, err := http.Get(url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") {
+		t.Fatalf("/metrics: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		t.Fatalf("/metrics does not parse: %v", err)
+	}
+	return fams
+}
+
+// value is the value of the series of name whose labels include want
+// (-1 when there is none).
+func value(fams map[string]*dto.MetricFamily, name string, want ...string) float64 {
+	f := fams[name]
+	if f == nil {
+		return -1
+	}
+series:
+	for _, m := range f.Metric {
+		have := map[string]string{}
+		for _, l := range m.Label {
+			have[l.GetName()] = l.GetValue()
+		}
+		for i := 0; i+1 < len(want); i += 2 {
+			if have[want[i]] != want[i+1] {
+				continue series
+			}
+		}
+		switch {
+		case m.Counter != nil:
+			return m.Counter.GetValue()
+		case m.Gauge != nil:
+			return m.Gauge.GetValue()
+		case m.Histogram != nil:
+			return float64(m.Histogram.GetSampleCount())
+		}
+	}
+	return -1
+}
+
+// engineName is the db_name the pool metrics carry in an engines() subtest.
+func engineName(t *testing.T) string {
+	if strings.Contains(t.Name(), "PostgreSQL") {
+		return "postgresql"
+	}
+	return "sqlite"
+}
+
+// TestMetricsCountWhatHappened: /metrics needs no token, parses with the
+// Prometheus text parser, and counts redemptions made through the API by
+// outcome (a repeat not again), requests by route pattern (never a raw
+// path), conflicts, the feed position, the desks by state and the pool.
+func TestMetricsCountWhatHappened(t *testing.T) {
+	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		h := newCentral(t, dbPath, 5)
+		a, b := h.station(t, "Desk 1", "A"), h.station(t, "Desk 2", "B")
+		h.station(t, "Desk 3", "C") // enrolled, never connects
+		h.station(t, "Desk 4", "D")
+		if err := h.db.RevokeStation(context.Background(), "Desk 4", h.now.Unix()); err != nil {
+			t.Fatal(err)
+		}
+		before := scrape(t, h.url)
+		if got := value(before, "qrdesk_redemptions_total", "outcome", "redeemed"); got > 0 {
+			t.Fatalf("redemptions counted before any: %v", got)
+		}
+
+		h.upload(t, a)
+		var r central.Result
+		online := central.Event{EventID: "metrics-online-1", Code: h.codes[0], Operator: "li", At: h.now.Unix()}
+		h.call(t, "POST", "/v1/redeem", a, h.ring, online, &r)
+		if r.Outcome != "redeemed" {
+			t.Fatalf("redeem: %+v", r)
+		}
+		h.call(t, "POST", "/v1/redeem", a, h.ring, online, &r) // the same event again: a repeat
+		h.call(t, "POST", "/v1/redeem", b, h.ring, central.Event{EventID: "metrics-online-2", Code: h.codes[0], Operator: "wang", At: h.now.Unix()}, &r)
+		if r.Outcome != "already_used" {
+			t.Fatalf("second desk: %+v", r)
+		}
+		// The same label redeemed at both desks while offline: a conflict.
+		for _, tc := range []struct {
+			token, id string
+		}{{a, "metrics-offline-a"}, {b, "metrics-offline-b"}} {
+			h.call(t, "POST", "/v1/events", tc.token, h.ring, map[string]any{"events": []central.Event{
+				{EventID: tc.id, Kind: "redeem", Code: h.codes[1], Operator: "op", At: h.now.Unix() - 60, Offline: true}}}, nil)
+		}
+		var feed struct{ Next int64 }
+		h.call(t, "GET", "/v1/changes?after=0", a, h.ring, nil, &feed)
+		// A path with a label in it matches no API route: it is counted
+		// under a pattern ("unmatched", or the dashboard's "/"), never as
+		// a series of its own (checked below with every label).
+		h.call(t, "GET", "/v1/codes/"+h.codes[2], a, h.ring, nil, nil)
+
+		after := scrape(t, h.url)
+		for _, tc := range []struct {
+			name   string
+			labels []string
+			want   float64
+		}{
+			{"qrdesk_redemptions_total", []string{"outcome", "redeemed", "via", "online"}, 1},
+			{"qrdesk_redemptions_total", []string{"outcome", "already_used", "via", "online"}, 1},
+			{"qrdesk_redemptions_total", []string{"outcome", "redeemed", "via", "offline"}, 1},
+			{"qrdesk_redemptions_total", []string{"outcome", "conflict", "via", "offline"}, 1},
+			{"qrdesk_http_requests_total", []string{"route", "POST /v1/redeem", "status", "200"}, 3},
+			{"qrdesk_http_requests_total", []string{"route", "POST /v1/events", "status", "200"}, 2},
+			{"qrdesk_http_request_duration_seconds", []string{"route", "POST /v1/redeem"}, 3},
+			{"qrdesk_conflicts", nil, 1},
+			{"qrdesk_feed_position", nil, float64(feed.Next)},
+			{"qrdesk_database_up", nil, 1},
+			{"qrdesk_events_waiting", nil, 0},
+			{"qrdesk_desks", []string{"state", "online"}, 2},
+			{"qrdesk_desks", []string{"state", "never_seen"}, 1},
+			{"qrdesk_desks", []string{"state", "revoked"}, 1},
+			{"qrdesk_desk_last_seen_age_seconds", nil, 2},
+			{"go_sql_max_open_connections", []string{"db_name", engineName(t)}, 32},
+		} {
+			if got := value(after, tc.name, tc.labels...); got != tc.want {
+				t.Errorf("%s%v = %v, want %v", tc.name, tc.labels, got, tc.want)
+			}
+		}
+		if feed.Next < int64(len(h.codes)) {
+			t.Errorf("feed position %d, want at least the %d uploaded codes", feed.Next, len(h.codes))
+		}
+		for name, f := range after {
+			for _, m := range f.Metric {
+				for _, l := range m.Label {
+					if strings.Contains(l.GetValue(), h.codes[2]) || strings.Contains(l.GetValue(), "Desk") {
+						t.Errorf("%s has a label %s=%q: a code or a desk name per series", name, l.GetName(), l.GetValue())
+					}
+				}
+			}
+		}
+
+		// Ten minutes later, with no request since, both desks are offline.
+		h.now = h.now.Add(10 * time.Minute)
+		later := scrape(t, h.url)
+		if on, off := value(later, "qrdesk_desks", "state", "online"), value(later, "qrdesk_desks", "state", "offline"); on != 0 || off != 2 {
+			t.Errorf("ten minutes later: %v online, %v offline; want 0 and 2", on, off)
+		}
+	})
+}

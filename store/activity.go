@@ -1,0 +1,72 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+
+	"qrdesk/central"
+)
+
+// What the server's metrics and readiness check read. Each is a handful of
+// small queries, run at a scrape (every 15 s or so), never per request.
+
+// Ping reports whether the database answers a query (not only whether a
+// pooled connection is open): SQLite reads the file, PostgreSQL makes a
+// round trip to the node that takes writes.
+func (c *CentralDB) Ping(ctx context.Context) error {
+	var n int
+	return c.e.queryRow(ctx, `SELECT count(*) FROM deployment`).Scan(&n)
+}
+
+// Engine names the database engine: "sqlite" or "postgresql".
+func (c *CentralDB) Engine() string {
+	if c.e.postgres {
+		return "postgresql"
+	}
+	return "sqlite"
+}
+
+// PoolStats are the connection pool's statistics.
+func (c *CentralDB) PoolStats() sql.DBStats { return c.e.db.Stats() }
+
+// Activity reads the feed position, the number of conflicts, the events
+// waiting for a commit and every desk's last contact.
+func (c *CentralDB) Activity(ctx context.Context) (central.Activity, error) {
+	var a central.Activity
+	floor, err := c.feedFloor(ctx)
+	if err != nil {
+		return a, err
+	}
+	if c.e.postgres {
+		// Place what committed since the last feed read, so the position
+		// is what a desk asking now would be given.
+		if err := c.placeChanges(ctx); err != nil {
+			return a, err
+		}
+	}
+	if a.FeedPosition, err = c.feedHead(ctx, floor); err != nil {
+		return a, err
+	}
+	if err := c.e.queryRow(ctx, `SELECT count(*) FROM conflicts`).Scan(&a.Conflicts); err != nil {
+		return a, err
+	}
+	if !c.e.postgres {
+		c.groupOnce.Do(c.startCommitter) // a no-op once an event was applied
+		a.EventsWaiting = len(c.jobs)
+	}
+	rows, err := c.e.query(ctx, `SELECT id, name, revoked_at, feed_ack, feed_acked_at FROM stations ORDER BY id`)
+	if err != nil {
+		return a, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var d central.DeskActivity
+		var revokedAt int64
+		if err := rows.Scan(&d.ID, &d.Name, &revokedAt, &d.FeedAck, &d.FeedAckedAt); err != nil {
+			return a, err
+		}
+		d.Revoked = revokedAt != 0
+		a.Desks = append(a.Desks, d)
+	}
+	return a, rows.Err()
+}

@@ -1,0 +1,259 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"qrdesk/app"
+)
+
+var _ app.UndoStore = (*DB)(nil)
+
+// notUndoneHere keeps a feed redemption from marking a label used again
+// when this desk has undone that very redemption (its undo is on its way to
+// the server, which sends the undo after it). The argument is the
+// redemption's event id.
+const notUndoneHere = ` AND NOT EXISTS (SELECT 1 FROM undos WHERE undos.undoes = ? AND undos.refused = '')`
+
+// UndoRedemption puts a label back to unused (see app.UndoStore).
+func (d *DB) UndoRedemption(ctx context.Context, c app.Code, since int64, u app.Undo, actor app.Actor) (app.Undo, error) {
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return app.Undo{}, d.wrap(err, "cannot undo the redemption of %s", c)
+	}
+	defer tx.Rollback()
+	// The one conditional UPDATE: used, by a standing redemption of this
+	// desk, made within the window. Of two supervisors undoing at once,
+	// exactly one sees the row come back.
+	var codeID int64
+	err = tx.QueryRowContext(ctx, `UPDATE codes SET status = 'unused', used_at = 0
+		WHERE random = ?1 AND code = ?2 AND status = 'used' AND EXISTS (SELECT 1 FROM redemptions r
+			WHERE r.code_id = codes.id AND r.undone_at = 0 AND r.station = ?3 AND r.redeemed_at >= ?4)
+		RETURNING id`, c.Random, c.String(), actor.Station, since).Scan(&codeID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return app.Undo{}, d.whyNoUndo(ctx, tx, c, since, actor)
+	}
+	if err != nil {
+		return app.Undo{}, d.wrap(err, "cannot undo the redemption of %s", c)
+	}
+	var redemptionID int64
+	if err := tx.QueryRowContext(ctx, `UPDATE redemptions SET undone_at = ? WHERE code_id = ? AND undone_at = 0
+		RETURNING id, trace_id, redeemed_at, operator`, u.At, codeID).Scan(&redemptionID, &u.Undoes, &u.RedeemedAt, &u.RedeemedBy); err != nil {
+		return app.Undo{}, d.wrap(err, "cannot undo the redemption of %s", c)
+	}
+	if err := insertUndo(ctx, tx, redemptionID, codeID, u, actor.Station); err != nil {
+		return app.Undo{}, d.wrap(err, "cannot undo the redemption of %s", c)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO outbox (event_id, kind, code, operator, at, reason, undoes) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		u.EventID, app.KindUndo, c.String(), actor.Operator, u.At, u.Reason, u.Undoes); err != nil {
+		return app.Undo{}, d.wrap(err, "cannot undo the redemption of %s", c)
+	}
+	u.Status = app.StatusUnused
+	return u, d.wrap(tx.Commit(), "cannot undo the redemption of %s", c)
+}
+
+// insertUndo writes the undo row and the audit row the label's history shows.
+func insertUndo(ctx context.Context, tx *sql.Tx, redemptionID, codeID int64, u app.Undo, station string) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO undos (redemption_id, code_id, event_id, undoes, station, operator, at, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		redemptionID, codeID, u.EventID, u.Undoes, station, u.Operator, u.At, u.Reason); err != nil {
+		return err
+	}
+	detail := fmt.Sprintf("%s (redemption of %s by %s undone)", u.Reason, app.FormatTime(u.RedeemedAt), u.RedeemedBy)
+	_, err := tx.ExecContext(ctx, `INSERT INTO audit (at, station, operator, action, subject, code_id, detail) VALUES (?, ?, ?, 'undo', ?, ?, ?)`,
+		u.At, station, u.Operator, u.Code, codeID, detail)
+	return err
+}
+
+// whyNoUndo explains why the conditional UPDATE changed nothing.
+func (d *DB) whyNoUndo(ctx context.Context, tx *sql.Tx, c app.Code, since int64, actor app.Actor) error {
+	rec, err := lookup(ctx, tx, c)
+	if errors.Is(err, app.ErrNotFound) {
+		return app.Errorf(app.KindNotFound, "label %s is not in this desk's database: nothing to undo", c)
+	}
+	if err != nil {
+		return d.wrap(err, "cannot undo the redemption of %s", c)
+	}
+	if rec.Status != app.StatusUsed {
+		return app.Errorf(app.KindConflict, "label %s is %s, not used: only a redeemed label can be put back", c, rec.Status)
+	}
+	var at int64
+	var station string
+	err = tx.QueryRowContext(ctx, `SELECT redeemed_at, station FROM redemptions WHERE code_id = ? AND undone_at = 0`, rec.ID).Scan(&at, &station)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return app.Errorf(app.KindConflict, "label %s has no redemption recorded at this desk to undo", c)
+	case err != nil:
+		return d.wrap(err, "cannot undo the redemption of %s", c)
+	case station != actor.Station:
+		return app.Errorf(app.KindConflict, "label %s was redeemed at %s (%s): only that desk can undo it", c, station, app.FormatTime(at))
+	}
+	window := d.now().Unix() - since
+	return app.Errorf(app.KindConflict, "label %s was redeemed at %s; a redemption can be undone for %s, until %s: it is too late now",
+		c, app.FormatTime(at), app.FormatUndoWindow(time.Duration(window)*time.Second), app.FormatTime(at+window))
+}
+
+// UndoResult returns an undo as recorded, with what the server said.
+func (d *DB) UndoResult(ctx context.Context, eventID string) (app.Undo, error) {
+	var u app.Undo
+	var state, result string
+	err := d.db.QueryRowContext(ctx, `SELECT c.code, u.event_id, u.undoes, r.redeemed_at, r.operator, u.at, u.operator, u.reason, u.refused, c.status,
+		COALESCE(o.state, ''), COALESCE(o.result, '')
+		FROM undos u JOIN codes c ON c.id = u.code_id JOIN redemptions r ON r.id = u.redemption_id LEFT JOIN outbox o ON o.event_id = u.event_id
+		WHERE u.event_id = ?`, eventID).
+		Scan(&u.Code, &u.EventID, &u.Undoes, &u.RedeemedAt, &u.RedeemedBy, &u.At, &u.Operator, &u.Reason, &u.ServerReason, &u.Status, &state, &result)
+	if errors.Is(err, sql.ErrNoRows) {
+		return app.Undo{}, app.ErrNotFound
+	}
+	if err != nil {
+		return app.Undo{}, d.wrap(err, "cannot read the undo")
+	}
+	switch state {
+	case "pending":
+		u.Server = "waiting"
+	case "rejected":
+		u.Server = "refused"
+	case "sent":
+		u.Server = "undone"
+	}
+	return u, nil
+}
+
+// UndoWaiting reports whether an undo of c waits in the outbox.
+func (d *DB) UndoWaiting(ctx context.Context, c app.Code) (bool, error) {
+	var n int
+	err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM outbox WHERE code = ? AND kind = 'undo' AND state = 'pending'`, c.String()).Scan(&n)
+	return n > 0, d.wrap(err, "cannot read the outbox")
+}
+
+// undoneWhileAway applies a snapshot's "unused" to a label this desk has
+// used by a redemption the server has heard of (none of this desk's
+// waiting or refused events): the redemption was undone while this desk
+// did not follow the feed. A redemption the server has not got yet stays.
+func undoneWhileAway(ctx context.Context, tx *sql.Tx, code string) error {
+	var redemptionID, codeID, redeemedAt int64
+	var trace, redeemedBy string
+	err := tx.QueryRowContext(ctx, `SELECT r.id, r.code_id, r.trace_id, r.redeemed_at, r.operator FROM redemptions r JOIN codes c ON c.id = r.code_id
+		WHERE c.code = ? AND c.status = 'used' AND r.undone_at = 0
+		AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.event_id = r.trace_id AND o.state IN ('pending', 'rejected'))`, code).
+		Scan(&redemptionID, &codeID, &trace, &redeemedAt, &redeemedBy)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE redemptions SET undone_at = ? WHERE id = ?`, redeemedAt, redemptionID); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE codes SET status = 'unused', used_at = 0 WHERE id = ?`, codeID); err != nil {
+		return err
+	}
+	// The undo itself is not in a snapshot: it is recorded at the time of
+	// the redemption, by the server.
+	u := app.Undo{Code: code, EventID: "snapshot-" + trace, Undoes: trace, RedeemedAt: redeemedAt, RedeemedBy: redeemedBy,
+		At: redeemedAt, Reason: "undone while this desk was away (from the server's snapshot)"}
+	return insertUndo(ctx, tx, redemptionID, codeID, u, "server")
+}
+
+// RefusedUndos lists the undos of this desk the server refused.
+func (d *DB) RefusedUndos(ctx context.Context) ([]app.Undo, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT u.event_id FROM undos u WHERE u.refused <> '' ORDER BY u.id DESC`)
+	if err != nil {
+		return nil, d.wrap(err, "cannot read the refused undos")
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, d.wrap(err, "cannot read the refused undos")
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, d.wrap(err, "cannot read the refused undos")
+	}
+	out := make([]app.Undo, 0, len(ids))
+	for _, id := range ids {
+		u, err := d.UndoResult(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, u)
+	}
+	return out, nil
+}
+
+// undoRefused records the server's refusal of an undo event of this desk
+// (another desk's redemption is the one of record, or a conflict). When the
+// server says the label is used, it is used here again: the undo is
+// recorded as refused and the redemption stands again, unless the label
+// was redeemed anew here meanwhile (then the server hears of that one).
+// Results of other events are left alone.
+func undoRefused(ctx context.Context, tx *sql.Tx, r app.RemoteResult, at int64) error {
+	var undoID, redemptionID, codeID int64
+	var code, operator string
+	err := tx.QueryRowContext(ctx, `UPDATE undos SET refused = ? WHERE event_id = ? AND refused = '' RETURNING id, redemption_id, code_id, operator,
+		(SELECT code FROM codes WHERE id = undos.code_id)`, "refused by the server: "+r.Reason, r.EventID).Scan(&undoID, &redemptionID, &codeID, &operator, &code)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil // not an undo
+	}
+	if err != nil {
+		return err
+	}
+	if r.UsedStation != "" {
+		res, err := tx.ExecContext(ctx, `UPDATE codes SET status = 'used', used_at = ? WHERE id = ? AND status = 'unused'`, r.UsedAt, codeID)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 1 {
+			if _, err := tx.ExecContext(ctx, `UPDATE redemptions SET undone_at = 0 WHERE id = ?`, redemptionID); err != nil {
+				return err
+			}
+		}
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO audit (at, station, operator, action, subject, code_id, detail)
+		VALUES (?, 'server', ?, 'undo_refused', ?, ?, ?)`, at, operator, code, codeID, r.Reason)
+	return err
+}
+
+// applyUndoChange applies an undo the server accepted (this desk's own or
+// another desk's). It is applied once (by its event id), and only to the
+// standing redemption it names.
+func applyUndoChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
+	var data struct {
+		At       int64  `json:"at"`
+		Operator string `json:"operator"`
+		EventID  string `json:"event_id"`
+		Undoes   string `json:"undoes"`
+		Reason   string `json:"reason"`
+	}
+	if err := json.Unmarshal([]byte(ch.Data), &data); err != nil {
+		return nil // not ours to judge
+	}
+	var known int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM undos WHERE event_id = ?`, data.EventID).Scan(&known); err != nil || known > 0 {
+		return err
+	}
+	var redemptionID, codeID, redeemedAt int64
+	var redeemedBy string
+	err := tx.QueryRowContext(ctx, `UPDATE redemptions SET undone_at = ? WHERE trace_id = ? AND undone_at = 0 RETURNING id, code_id, redeemed_at, operator`,
+		data.At, data.Undoes).Scan(&redemptionID, &codeID, &redeemedAt, &redeemedBy)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil // this desk never recorded that redemption
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE codes SET status = 'unused', used_at = 0 WHERE id = ? AND status = 'used'`, codeID); err != nil {
+		return err
+	}
+	u := app.Undo{Code: ch.Code, EventID: data.EventID, Undoes: data.Undoes, RedeemedAt: redeemedAt, RedeemedBy: redeemedBy,
+		At: data.At, Operator: data.Operator, Reason: data.Reason}
+	return insertUndo(ctx, tx, redemptionID, codeID, u, ch.Station)
+}

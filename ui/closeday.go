@@ -1,0 +1,213 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/storage"
+	"fyne.io/fyne/v2/widget"
+
+	"qrdesk/app"
+	"qrdesk/printing"
+)
+
+// closeDayDialog closes today from the Today screen: it asks whether the
+// day's unused labels expire, closes the day, then shows the figures with
+// what changed since an earlier close, and saves the page as a PDF.
+type closeDayDialog struct {
+	env    *env
+	expire *widget.Check
+	result *widget.Label   // expired now, and the changes since the last close
+	rows   *fyne.Container // the figures, label and value
+	text   string          // everything shown, as text (tests read it)
+	save   *widget.Button
+	closed *app.DayClose
+	onDone func() // the Today screen reloads its figures
+}
+
+func newCloseDayDialog(e *env, onDone func()) *closeDayDialog {
+	d := &closeDayDialog{env: e, onDone: onDone}
+	d.expire = widget.NewCheck(T("Expire the day's labels that are still unused"), nil)
+	d.result = widget.NewLabel("")
+	d.result.Wrapping = fyne.TextWrapWord
+	d.rows = container.NewVBox()
+	d.save = widget.NewButton(T("Save PDF…"), d.askSave)
+	return d
+}
+
+// ask shows the question; Close runs the close off the UI goroutine.
+func (d *closeDayDialog) ask() {
+	body := container.NewVBox(widget.NewLabel(T("Close {{.Date}}? The figures are recorded; closing again later shows what changed.",
+		map[string]any{"Date": app.Day(d.env.now()).Format("2006-01-02")})), d.expire)
+	dialog.ShowCustomConfirm(T("Close the day"), T("Close the day"), T("Cancel"), body, func(ok bool) {
+		if ok {
+			d.run()
+		}
+	}, d.env.win)
+}
+
+func (d *closeDayDialog) run() {
+	expire := d.expire.Checked
+	d.env.background(func() {
+		dc, err := d.env.svc.CloseDay(context.Background(), app.CloseDayRequest{ExpireUnused: expire, Operator: d.env.operator()})
+		fyne.Do(func() {
+			if err != nil {
+				d.env.showError(err)
+				return
+			}
+			d.show(dc)
+			if d.onDone != nil {
+				d.onDone()
+			}
+		})
+	})
+}
+
+// show lists the figures as the page does, in the window's language.
+func (d *closeDayDialog) show(dc app.DayClose) {
+	d.closed = &dc
+	d.text = closeDayText(dc)
+	d.rows.Objects = nil
+	for _, r := range dc.Figures.Rows() {
+		name := widget.NewLabel(printing.FigureLabel(r.Key, r.Label, dayWords))
+		if !r.Sub {
+			name.TextStyle = fyne.TextStyle{Bold: true}
+		} else {
+			name.SetText("      " + name.Text)
+		}
+		value := widget.NewLabelWithStyle(fmt.Sprint(r.Value), fyne.TextAlignTrailing, name.TextStyle)
+		d.rows.Add(container.NewBorder(nil, nil, nil, value, name))
+	}
+	d.result.SetText(changesText(dc))
+	content := container.NewBorder(nil, d.save, nil, nil, container.NewVScroll(container.NewVBox(d.rows, d.result)))
+	dlg := dialog.NewCustom(T("Day closed: {{.Date}}", map[string]any{"Date": dc.Figures.Date}), T("Close"), content, d.env.win)
+	dlg.Resize(fyne.NewSize(560, 720))
+	dlg.Show()
+}
+
+// closeDayText is the figures as text, followed by the changes since the
+// previous close.
+func closeDayText(dc app.DayClose) string {
+	var b bytes.Buffer
+	for _, r := range dc.Figures.Rows() {
+		fmt.Fprintf(&b, "%s: %d\n", printing.FigureLabel(r.Key, r.Label, dayWords), r.Value)
+	}
+	b.WriteString(changesText(dc))
+	return b.String()
+}
+
+// changesText says how many labels this close expired and what changed
+// since the previous close.
+func changesText(dc app.DayClose) string {
+	var b bytes.Buffer
+	if dc.ExpiredNow > 0 {
+		fmt.Fprintf(&b, "%s: %d\n", T("Unused labels expired by this close"), dc.ExpiredNow)
+	}
+	if dc.PreviousAt != 0 {
+		fmt.Fprintf(&b, "\n%s\n", T("Changed since the close at {{.At}}", map[string]any{"At": app.FormatTime(dc.PreviousAt)}))
+		if len(dc.Changes) == 0 {
+			fmt.Fprintf(&b, "  %s\n", T("nothing changed"))
+		}
+		for _, c := range dc.Changes {
+			fmt.Fprintf(&b, "  %s: %d → %d\n", printing.FigureLabel(c.Key, c.Label, dayWords), c.Before, c.Now)
+		}
+	}
+	return b.String()
+}
+
+func (d *closeDayDialog) askSave() {
+	if d.closed == nil {
+		return
+	}
+	dc := *d.closed
+	fd := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
+		if err != nil || w == nil {
+			return
+		}
+		path := w.URI().Path()
+		w.Close()
+		d.env.background(func() {
+			err := d.savePDF(dc, path)
+			fyne.Do(func() {
+				if err != nil {
+					d.env.showError(err)
+					return
+				}
+				d.save.SetText(T("Saved to {{.Path}}", map[string]any{"Path": path}))
+			})
+		})
+	}, d.env.win)
+	fd.SetFileName("qrdesk-day-" + dc.Figures.Date + ".pdf")
+	fd.SetFilter(storage.NewExtensionFileFilter([]string{".pdf"}))
+	fd.Show()
+}
+
+// savePDF writes the day's page in the window's language.
+func (d *closeDayDialog) savePDF(dc app.DayClose, path string) error {
+	var buf bytes.Buffer
+	if err := printing.WriteDayReportPDF(&buf, printing.DayCloseReport(dc, d.env.now().Location(), dayWords)); err != nil {
+		return err
+	}
+	return os.WriteFile(path, buf.Bytes(), 0o644)
+}
+
+// dayWords gives the words of the day's page and figures. Each English
+// text is written out here so the translation check finds it.
+func dayWords(key, english string) string {
+	switch key {
+	case "title":
+		return T("Day closed")
+	case "station":
+		return T("Station")
+	case "closed":
+		return T("Closed at")
+	case "by":
+		return T("by")
+	case "expired_now":
+		return T("Unused labels expired by this close")
+	case "by_hour":
+		return T("Redeemed by hour")
+	case "changes":
+		return T("Changed since the close at %s")
+	case "no_changes":
+		return T("nothing changed")
+	case "issued":
+		return T("Issued")
+	case "printed":
+		return T("Printed (labels)")
+	case "print_jobs":
+		return T("Print jobs")
+	case "reprints":
+		return T("of which reprints")
+	case "scans":
+		return T("Scans")
+	case "redeemed":
+		return T("Redeemed")
+	case "redeemed_by":
+		return T("by %s")
+	case "redeemed_hour":
+		return T("from %s")
+	case "refused":
+		return T("Refused")
+	case "undone":
+		return T("Undone")
+	case "disabled":
+		return T("Disabled")
+	case "expired":
+		return T("Expired (labels of the day)")
+	case "unused":
+		return T("Still unused (labels of the day)")
+	case "conflicts":
+		return T("Conflicts")
+	}
+	if o, ok := strings.CutPrefix(key, "refused:"); ok {
+		return outcomeTitle(app.Outcome(o))
+	}
+	return english
+}

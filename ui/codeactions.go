@@ -1,0 +1,150 @@
+package ui
+
+import (
+	"context"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
+
+	"qrdesk/app"
+)
+
+// The Codes screen's replace and undo: both take the reason typed in the
+// detail panel, like a disable.
+
+// newCodeActionButtons makes the Replace and Undo buttons of the detail
+// panel, disabled until a label that allows them is picked.
+func (s *codesScreen) newCodeActionButtons() {
+	s.replaceBtn = newKeyButton(T("Replace label…"), s.replace)
+	s.undoBtn = newKeyButton(T("Undo redemption…"), s.undo)
+	s.replaceBtn.Disable()
+	s.undoBtn.Disable()
+}
+
+// enableCodeActions enables what the picked label allows: a replacement
+// for an unused or disabled label, an undo for a used one (the desk
+// refuses it with the reason when it is another desk's or too late).
+func (s *codesScreen) enableCodeActions(r app.CodeRecord) {
+	if r.Status == app.StatusUnused || r.Status == app.StatusDisabled {
+		s.replaceBtn.Enable()
+	} else {
+		s.replaceBtn.Disable()
+	}
+	if r.Status == app.StatusUsed {
+		s.undoBtn.Enable()
+	} else {
+		s.undoBtn.Disable()
+	}
+}
+
+// actionReason is the reason typed in the detail panel, or "" after
+// telling the clerk one is needed.
+func (s *codesScreen) actionReason() string {
+	reason := strings.TrimSpace(s.reason.Text)
+	if len([]rune(reason)) < 3 {
+		s.message.SetText(T("Give a reason of at least 3 characters"))
+		if c := s.env.canvas(); c != nil {
+			c.Focus(s.reason)
+		}
+		return ""
+	}
+	return reason
+}
+
+// replace disables the picked label and issues its replacement, after the
+// clerk confirms.
+func (s *codesScreen) replace() {
+	if s.current == nil {
+		return
+	}
+	reason := s.actionReason()
+	if reason == "" {
+		return
+	}
+	code := s.current.Code
+	dialog.ShowConfirm(T("Replace label?"), T("{{.Code}} will be disabled and a new label issued in its place. Reason: {{.Reason}}",
+		map[string]any{"Code": code, "Reason": reason}), func(ok bool) {
+		if ok {
+			s.runReplace(code, reason)
+		}
+	}, s.env.win)
+}
+
+// runReplace replaces the label off the UI goroutine and shows the new one.
+func (s *codesScreen) runReplace(code, reason string) {
+	s.env.background(func() {
+		r, err := s.env.svc.Replace(context.Background(), app.ReplaceRequest{Code: code, Reason: reason, Operator: s.env.operator()})
+		fyne.Do(func() {
+			if err != nil {
+				s.message.SetText(app.ErrorMessage(err))
+				return
+			}
+			s.reason.SetText("")
+			s.message.SetText(T("Replaced by {{.New}} (batch {{.Batch}}): print it on Issue & print, where it is the newest batch",
+				map[string]any{"New": r.New.Code, "Batch": r.Batch}))
+			for i := range s.rows {
+				if s.rows[i].Code == code {
+					s.rows[i].Status, s.rows[i].DisabledReason = app.StatusDisabled, "replaced by "+r.New.Code
+				}
+			}
+			s.table.Refresh()
+			s.showDetail(r.New)
+		})
+	})
+}
+
+// undo puts the picked label back to unused, after the clerk confirms.
+func (s *codesScreen) undo() {
+	if s.current == nil {
+		return
+	}
+	reason := s.actionReason()
+	if reason == "" {
+		return
+	}
+	code := s.current.Code
+	dialog.ShowConfirm(T("Undo redemption?"), T("{{.Code}} goes back to unused and can be scanned again. Reason: {{.Reason}}",
+		map[string]any{"Code": code, "Reason": reason}), func(ok bool) {
+		if ok {
+			s.runUndo(code, reason)
+		}
+	}, s.env.win)
+}
+
+// runUndo undoes the redemption off the UI goroutine and shows the label.
+// An undo needs a supervisor (signed in, or approving this one).
+func (s *codesScreen) runUndo(code, reason string) {
+	by, ok := s.env.supervisor(T("Undo the redemption of {{.Code}}", map[string]any{"Code": code}), func() { s.runUndo(code, reason) })
+	if !ok {
+		return
+	}
+	s.env.background(func() {
+		u, err := s.env.svc.UndoRedemption(context.Background(), app.UndoRequest{Code: code, Reason: reason, Operator: by})
+		var rec []app.CodeRecord
+		if err == nil {
+			rec, err = s.env.svc.Search(context.Background(), app.SearchQuery{Text: u.Code})
+		}
+		fyne.Do(func() {
+			if err != nil {
+				s.message.SetText(app.ErrorMessage(err))
+				return
+			}
+			s.reason.SetText("")
+			msg := T("Redemption undone: {{.Code}} is unused again", map[string]any{"Code": u.Code})
+			if u.Server == "waiting" {
+				msg += " " + T("(the server hears of it at the next sync)")
+			}
+			s.message.SetText(msg)
+			if len(rec) == 1 {
+				for i := range s.rows {
+					if s.rows[i].ID == rec[0].ID {
+						s.rows[i] = rec[0]
+					}
+				}
+				s.table.Refresh()
+				s.showDetail(rec[0])
+			}
+		})
+	})
+}
