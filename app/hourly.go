@@ -20,16 +20,12 @@ type RedemptionTimesStore interface {
 // RedeemedByHour counts a local day's redemptions ("" for today) hour by
 // hour: 24 hours, 23 or 25 on the days the clocks change.
 func (s *Service) RedeemedByHour(ctx context.Context, date string) ([]HourCount, error) {
-	rs, ok := s.Store.(RedemptionTimesStore)
-	if !ok {
-		return nil, Errorf(KindInternal, "this store cannot list redemption times")
-	}
 	day, err := s.ParseDay(date)
 	if err != nil {
 		return nil, err
 	}
 	end := day.AddDate(0, 0, 1)
-	times, err := rs.RedemptionTimes(ctx, day.Unix(), end.Unix())
+	times, err := s.Store.RedemptionTimes(ctx, day.Unix(), end.Unix())
 	if err != nil {
 		return nil, err
 	}

@@ -45,10 +45,7 @@ type PrintStore interface {
 
 // SelectForPrint resolves a selection into code records in print order.
 func (s *Service) SelectForPrint(ctx context.Context, sel PrintSelection) ([]CodeRecord, *PrintJob, error) {
-	ps, ok := s.Store.(PrintStore)
-	if !ok {
-		return nil, nil, Errorf(KindInternal, "this store cannot record print jobs")
-	}
+	ps := s.Store
 	switch {
 	case sel.ResumeJob != 0:
 		job, recs, err := ps.PrintJobCodes(ctx, sel.ResumeJob)
@@ -63,19 +60,14 @@ func (s *Service) SelectForPrint(ctx context.Context, sel PrintSelection) ([]Cod
 		}
 		return recs, &job, nil
 	case sel.BatchID != 0:
-		if _, err := s.Store.Batch(ctx, sel.BatchID); errors.Is(err, ErrNotFound) {
-			return nil, nil, Errorf(KindNotFound, "there is no batch %d; 'qrdesk search' or the Issue screen lists them", sel.BatchID)
-		} else if err != nil {
-			return nil, nil, err
-		}
-		recs, err := s.Store.BatchCodes(ctx, sel.BatchID)
+		recs, err := s.BatchCodes(ctx, sel.BatchID)
 		return recs, nil, err
 	case sel.Date != "":
 		day, err := s.ParseDay(sel.Date)
 		if err != nil {
 			return nil, nil, err
 		}
-		recs, err := s.Store.Search(ctx, SearchQuery{LabelDate: day.Format("2006-01-02"), Limit: MaxBatch * 10, Oldest: true})
+		recs, err := s.Store.Search(ctx, SearchQuery{LabelDate: FormatDate(day), Limit: MaxBatch * 10, Oldest: true})
 		if err == nil && len(recs) == 0 {
 			err = Errorf(KindNotFound, "no codes have the label date %s", sel.Date)
 		}
@@ -109,10 +101,7 @@ func (s *Service) SelectForPrint(ctx context.Context, sel PrintSelection) ([]Cod
 // (resumed != nil) keeps its id.
 func (s *Service) Print(ctx context.Context, recs []CodeRecord, job PrintJob, resumed *PrintJob,
 	prepare func([]CodeRecord) (deliver func() error, err error)) (PrintJob, error) {
-	ps, ok := s.Store.(PrintStore)
-	if !ok {
-		return PrintJob{}, Errorf(KindInternal, "this store cannot record print jobs")
-	}
+	ps := s.Store
 	if len(recs) == 0 {
 		return PrintJob{}, Errorf(KindInvalid, "there are no codes to print")
 	}

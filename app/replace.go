@@ -38,10 +38,7 @@ type ReplaceStore interface {
 
 // Replace disables a label and issues its replacement.
 func (s *Service) Replace(ctx context.Context, req ReplaceRequest) (Replacement, error) {
-	rs, ok := s.Store.(ReplaceStore)
-	if !ok {
-		return Replacement{}, Errorf(KindInternal, "this database cannot replace labels")
-	}
+	rs := s.Store
 	old, _, refusal := s.decode(req.Code)
 	if refusal != nil {
 		return Replacement{}, Errorf(KindInvalid, "%s", refusal.Message())

@@ -50,22 +50,10 @@ func NewService(st Store, keys Keys, log *slog.Logger) *Service {
 	return &Service{Store: st, Keys: keys, Now: time.Now, Log: log, OnlineTimeout: DefaultOnlineTimeout, OfflineFor: DefaultOfflineFor}
 }
 
-// Day returns local midnight of t's day.
-func Day(t time.Time) time.Time {
-	y, m, d := t.Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, t.Location())
-}
-
-// ParseDay reads YYYY-MM-DD as a local day; "" means today.
+// ParseDay reads YYYY-MM-DD as a local day of the service's clock; ""
+// means today (see ParseDate).
 func (s *Service) ParseDay(date string) (time.Time, error) {
-	if date == "" {
-		return Day(s.Now()), nil
-	}
-	d, err := time.ParseInLocation("2006-01-02", date, s.Now().Location())
-	if err != nil {
-		return time.Time{}, Errorf(KindInvalid, "date %q is not a date: use YYYY-MM-DD, e.g. %s", date, s.Now().Format("2006-01-02"))
-	}
-	return d, nil
+	return ParseDate(date, s.Now())
 }
 
 // IssueRequest is what the clerk asks for; zero values take the settings.
@@ -106,7 +94,7 @@ func (s *Service) Issue(ctx context.Context, req IssueRequest) (Batch, []Code, e
 	}
 	now := s.Now()
 	spec := BatchSpec{
-		Count: req.Count, LabelDate: day.Format("2006-01-02"), Prefix: set.Prefix,
+		Count: req.Count, LabelDate: FormatDate(day), Prefix: set.Prefix,
 		Serial: set.DateSerial, Type: req.Type, Ref: req.Ref,
 		ExpireAt: exp.At(now, day), CreatedAt: now.Unix(),
 		Actor: Actor{Station: set.StationName, Operator: req.Operator}, Progress: req.Progress,
@@ -213,8 +201,7 @@ func (s *Service) Redeem(ctx context.Context, raw, operator string) (Verdict, er
 // server later. Any other answer decides, a refusal too: a revoked desk or
 // one with the wrong key ring redeems nothing alone.
 func (s *Service) redeemOnline(ctx context.Context, c Code, a Attempt) (Verdict, bool, error) {
-	ss, ok := s.Store.(SyncStore)
-	if s.Remote == nil || !ok {
+	if s.Remote == nil {
 		return Verdict{}, false, nil
 	}
 	// What this desk already refuses (a label it disabled, used or saw
@@ -252,7 +239,7 @@ func (s *Service) redeemOnline(ctx context.Context, c Code, a Attempt) (Verdict,
 	if r.Outcome == string(OutcomeUnknown) {
 		return Verdict{}, false, nil // the server has not got this batch yet
 	}
-	v, err := ss.MirrorRemote(ctx, c, a, r)
+	v, err := s.Store.MirrorRemote(ctx, c, a, r)
 	return v, true, err
 }
 
@@ -364,8 +351,9 @@ func (s *Service) Stats(ctx context.Context, date string) (Stats, error) {
 	return s.dayStats(ctx, day)
 }
 
-// History returns the figures of the last n local days, oldest first.
-func (s *Service) History(ctx context.Context, n int) ([]Stats, error) {
+// DailyFigures returns the figures of the last n local days, oldest first
+// (the Today screen's chart). A code's own history is CodeHistory.
+func (s *Service) DailyFigures(ctx context.Context, n int) ([]Stats, error) {
 	today := Day(s.Now())
 	out := make([]Stats, 0, n)
 	for i := n - 1; i >= 0; i-- {
@@ -381,7 +369,7 @@ func (s *Service) History(ctx context.Context, n int) ([]Stats, error) {
 // dayStats counts the figures of the local day that starts at day (local
 // midnight). A day is 23 or 25 hours long when the clocks change.
 func (s *Service) dayStats(ctx context.Context, day time.Time) (Stats, error) {
-	date := day.Format("2006-01-02")
+	date := FormatDate(day)
 	st, err := s.Store.Stats(ctx, date, day.Unix(), day.AddDate(0, 0, 1).Unix())
 	if err != nil {
 		return Stats{}, err
@@ -403,7 +391,7 @@ func (s *Service) UpdateSettings(ctx context.Context, changes map[string]string,
 	}
 	for _, k := range slices.Sorted(maps.Keys(changes)) {
 		if err := set.Set(k, changes[k]); err != nil {
-			return Settings{}, &Error{Kind: KindInvalid, Message: err.Error()}
+			return Settings{}, &Error{Kind: KindInvalid, Message: err.Error(), Err: err}
 		}
 	}
 	if err := s.Store.SaveSettings(ctx, set, Actor{Station: set.StationName, Operator: operator}); err != nil {

@@ -5,20 +5,29 @@ import (
 	"io"
 )
 
-// Store is the persistence qrdesk needs. The SQLite implementation lives in
-// package store. Every method that changes state does it in one transaction.
-type Store interface {
+// The persistence qrdesk needs is split by use into small interfaces; the
+// SQLite implementation in package store provides all of them. Every
+// method that changes state does it in one transaction.
+
+// SettingsStore keeps the station's settings.
+type SettingsStore interface {
 	// LoadSettings returns the stored settings (defaults for unset keys).
 	LoadSettings(ctx context.Context) (Settings, error)
 	// SaveSettings stores s and writes one audit row per changed key.
 	SaveSettings(ctx context.Context, s Settings, actor Actor) error
+}
 
+// IssueStore creates batches of codes.
+type IssueStore interface {
 	// IssueBatch creates a batch of spec.Count codes in one transaction: all
 	// or nothing. Serials continue after the highest serial already issued
 	// for the same prefix, label date and station; makeCode builds and signs
 	// the code for one serial (serial is 0 when spec.Serial is false).
 	IssueBatch(ctx context.Context, spec BatchSpec, makeCode func(serial int) (Code, error)) (Batch, []Code, error)
+}
 
+// ScanStore records scans.
+type ScanStore interface {
 	// Redeem marks c used with one conditional UPDATE (status unused and not
 	// expired at a.At); exactly one changed row means redeemed. The redemption
 	// row and the scan-log row are written in the same transaction. When no
@@ -28,7 +37,10 @@ type Store interface {
 	// LogScan records a refused attempt that never reached a code
 	// (malformed, bad signature).
 	LogScan(ctx context.Context, a Attempt, v Verdict) error
+}
 
+// CodeStore finds codes and changes their state.
+type CodeStore interface {
 	// Lookup returns the stored record of c, or ErrNotFound.
 	Lookup(ctx context.Context, c Code) (CodeRecord, error)
 	// SetDisabled disables (unused → disabled) or enables (disabled →
@@ -36,24 +48,57 @@ type Store interface {
 	SetDisabled(ctx context.Context, c Code, disable bool, reason string, actor Actor) (CodeRecord, error)
 	// Search returns codes matching q, newest first.
 	Search(ctx context.Context, q SearchQuery) ([]CodeRecord, error)
-	// History returns the scan attempts and audit entries of one code.
-	History(ctx context.Context, codeID int64) ([]Event, error)
+	// CodeHistory returns the scan attempts and audit entries of one code,
+	// oldest first.
+	CodeHistory(ctx context.Context, codeID int64) ([]Event, error)
+	// ExpireDue marks unused codes whose expiry passed as expired.
+	ExpireDue(ctx context.Context, now int64) (int64, error)
+}
+
+// BatchStore reads issued batches.
+type BatchStore interface {
+	// Batch returns one batch, or ErrNotFound.
+	Batch(ctx context.Context, id int64) (Batch, error)
+	// Batches lists the batches created in [from, to), newest first.
+	Batches(ctx context.Context, from, to int64) ([]Batch, error)
+	// BatchCodes returns the codes of a batch in serial order.
+	BatchCodes(ctx context.Context, id int64) ([]CodeRecord, error)
+}
+
+// FiguresStore counts a day's figures.
+type FiguresStore interface {
 	// Stats counts the figures of [from, to) in Unix seconds; unused counts
 	// the codes with label date day (YYYY-MM-DD). The caller names the day:
 	// the store cannot tell which time zone from is midnight in.
 	Stats(ctx context.Context, day string, from, to int64) (Stats, error)
-	// ExpireDue marks unused codes whose expiry passed as expired.
-	ExpireDue(ctx context.Context, now int64) (int64, error)
+}
+
+// ExportStore writes the data out.
+type ExportStore interface {
 	// ExportCodes writes the codes of a label day (or issued that day) as CSV.
 	ExportCodes(ctx context.Context, q SearchQuery, w io.Writer) (int, error)
 	// Backup writes a consistent copy of the database to path.
 	Backup(ctx context.Context, path string) error
-	// Batch returns one batch, or ErrNotFound.
-	Batch(ctx context.Context, id int64) (Batch, error)
-	// Batches lists the batches created in [from, to).
-	Batches(ctx context.Context, from, to int64) ([]Batch, error)
-	// BatchCodes returns the codes of a batch in serial order.
-	BatchCodes(ctx context.Context, id int64) ([]CodeRecord, error)
+}
+
+// Store is everything the Service needs: the small interfaces above, the
+// print jobs (PrintStore), the sync with a central server (SyncStore),
+// undoing (UndoStore), replacing (ReplaceStore) and closing the day
+// (DayCloseStore). No use case finds a capability by type assertion.
+type Store interface {
+	SettingsStore
+	IssueStore
+	ScanStore
+	CodeStore
+	BatchStore
+	FiguresStore
+	RedemptionTimesStore
+	ExportStore
+	PrintStore
+	SyncStore
+	UndoStore
+	ReplaceStore
+	DayCloseStore
 }
 
 // Actor is who did something, and where.

@@ -126,8 +126,8 @@ const StaleAfter = 5 * time.Minute
 // other stations' changes. A transient failure stops it (retry later);
 // what was done before stays done.
 func (s *Service) Sync(ctx context.Context) (SyncStatus, error) {
-	ss, ok := s.Store.(SyncStore)
-	if !ok || s.Remote == nil {
+	ss := s.Store
+	if s.Remote == nil {
 		return SyncStatus{}, Errorf(KindInvalid, "no sync server is set up: run 'qrdesk sync --server URL --token-file FILE'")
 	}
 	ring := s.Keys.RingID()
@@ -369,8 +369,8 @@ const FollowWait = 20 * time.Second
 // desk is known here within a fraction of a second, before the network
 // can fail in between. Uploads stay with Sync. It returns when ctx ends.
 func (s *Service) Follow(ctx context.Context) {
-	ss, ok := s.Store.(SyncStore)
-	if !ok || s.Remote == nil {
+	ss := s.Store
+	if s.Remote == nil {
 		return
 	}
 	pause := time.Second

@@ -98,10 +98,7 @@ type UndoStore interface {
 // puts the new redemption in the outbox behind the undo, so the server
 // applies both in order.
 func (s *Service) undoWaiting(ctx context.Context, c Code) bool {
-	us, ok := s.Store.(UndoStore)
-	if !ok {
-		return false
-	}
+	us := s.Store
 	waiting, err := us.UndoWaiting(ctx, c)
 	return err == nil && waiting
 }
@@ -109,10 +106,7 @@ func (s *Service) undoWaiting(ctx context.Context, c Code) bool {
 // RefusedUndos lists the undos the central server refused (the label is
 // used again here), for 'qrdesk conflicts' and 'qrdesk undo --refused'.
 func (s *Service) RefusedUndos(ctx context.Context) ([]Undo, error) {
-	us, ok := s.Store.(UndoStore)
-	if !ok {
-		return nil, nil
-	}
+	us := s.Store
 	return us.RefusedUndos(ctx)
 }
 
@@ -120,10 +114,7 @@ func (s *Service) RefusedUndos(ctx context.Context) ([]Undo, error) {
 // desk within the undo window. With a server, the undo is sent at once
 // (it also goes with the next sync when the server does not answer).
 func (s *Service) UndoRedemption(ctx context.Context, req UndoRequest) (Undo, error) {
-	us, ok := s.Store.(UndoStore)
-	if !ok {
-		return Undo{}, Errorf(KindInternal, "this database cannot undo redemptions")
-	}
+	us := s.Store
 	c, _, refusal := s.decode(req.Code)
 	if refusal != nil {
 		return Undo{}, Errorf(KindInvalid, "%s", refusal.Message())
@@ -157,10 +148,7 @@ func (s *Service) UndoRedemption(ctx context.Context, req UndoRequest) (Undo, er
 	// Tell the server now, so a scan at another desk learns of it soon and
 	// a re-scan here is not refused by the server's older state.
 	u.Server = "waiting"
-	ss, ok := s.Store.(SyncStore)
-	if !ok {
-		return u, nil
-	}
+	ss := s.Store
 	sctx, cancel := context.WithTimeout(ctx, 2*s.OnlineTimeout)
 	err = s.uploadEvents(sctx, ss, s.Keys.RingID())
 	cancel()

@@ -19,7 +19,7 @@ func printBadges(ctx context.Context, s *session, f printFlags, opts printing.Op
 	}
 	labels := printing.BadgeLabels(badges)
 	var buf bytes.Buffer
-	if f.format == "zpl" {
+	if f.format == printing.FormatZPL {
 		err = printing.WriteZPL(&buf, labels, opts, f.dpi)
 	} else {
 		err = printing.WritePDF(&buf, labels, opts)
@@ -27,7 +27,9 @@ func printBadges(ctx context.Context, s *session, f printFlags, opts printing.Op
 	if err != nil {
 		return &app.Error{Kind: app.KindInvalid, Message: err.Error()}
 	}
-	if err := deliver(f, buf.Bytes()); err != nil {
+	dest := f.destination()
+	dest.Title = "qrdesk operator badges" // the CUPS queue's job title
+	if _, err := dest.Deliver(buf.Bytes(), f.format == printing.FormatZPL); err != nil {
 		return err
 	}
 	names := make([]string, len(badges))

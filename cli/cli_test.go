@@ -215,6 +215,9 @@ func TestExitCodesAndErrors(t *testing.T) {
 		{"CountNegative", []string{"issue", "--count", "-5"}, ExitUsage, "--count"},
 		{"CountTooBig", []string{"issue", "--count", "1000001"}, ExitUsage, "1000000"},
 		{"PrefixIllegal", []string{"settings", "--prefix", "W-1"}, ExitUsage, "letters A–Z"},
+		// A refused setting names the flag typed, never the internal key.
+		{"SettingNamesFlag", []string{"settings", "--start-screen", "home"}, ExitUsage, `--start-screen "home" is not allowed: use scan, issue`},
+		{"SettingBool", []string{"settings", "--date-serial", "maybe"}, ExitUsage, `--date-serial "maybe" is not allowed: use true or false`},
 		{"DisableNoReason", []string{"disable", "ABC"}, ExitUsage, "--reason"},
 		{"RedeemNoCode", []string{"redeem"}, ExitUsage, "CODE"},
 		{"Malformed", []string{"redeem", "hello"}, ExitRefused, ""},

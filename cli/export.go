@@ -39,7 +39,7 @@ func runExport(ctx context.Context, env *Env, args []string) error {
 		defer f.Close()
 		w = f
 	}
-	n, err := s.db.ExportCodes(ctx, q, w)
+	n, err := s.svc.ExportCodes(ctx, q, w)
 	if err != nil {
 		return err
 	}
@@ -62,7 +62,7 @@ func runBackup(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer s.Close()
-	if err := s.db.Backup(ctx, path); err != nil {
+	if err := s.svc.Backup(ctx, path); err != nil {
 		return err
 	}
 	return s.output(map[string]string{"backup": path}, func(w io.Writer) {

@@ -71,7 +71,7 @@ func runPrint(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer s.Close()
-	set, err := s.db.LoadSettings(ctx)
+	set, err := s.svc.Settings(ctx)
 	if err != nil {
 		return err
 	}
@@ -109,25 +109,8 @@ func runPrint(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	job := app.PrintJob{Operator: operatorName(env, f.operator), Template: tmpl.Name, Format: f.format,
-		Printer: firstNonEmpty(f.printer, f.printerAddr), Output: f.out, Reprint: f.reprint}
-	prepare := func(recs []app.CodeRecord) (func() error, error) {
-		labels, err := labelsFor(recs, set.LabelTitle)
-		if err != nil {
-			return nil, err
-		}
-		var buf bytes.Buffer
-		if f.format == "zpl" {
-			err = printing.WriteZPL(&buf, labels, opts, f.dpi)
-		} else {
-			err = printing.WritePDF(&buf, labels, opts)
-		}
-		if err != nil {
-			return nil, &app.Error{Kind: app.KindInvalid, Message: err.Error()}
-		}
-		return func() error { return deliver(f, buf.Bytes()) }, nil
-	}
-	done, err := s.svc.Print(ctx, recs, job, resumed, prepare)
+	done, err := printing.Print(ctx, s.svc, printing.Job{Records: recs, Resumed: resumed, Options: opts, Title: set.LabelTitle,
+		Format: f.format, DPI: f.dpi, To: f.destination(), Operator: operatorName(env, f.operator), Reprint: f.reprint})
 	if err != nil {
 		return err
 	}
@@ -153,22 +136,9 @@ func runPrint(ctx context.Context, env *Env, args []string) error {
 	})
 }
 
-// deliver writes the output file and sends it to the printer.
-func deliver(f printFlags, data []byte) error {
-	if f.out != "" {
-		if err := os.WriteFile(f.out, data, 0o644); err != nil {
-			return fmt.Errorf("cannot write %s: %w", f.out, err)
-		}
-	}
-	if f.printer != "" {
-		if err := printing.SendToCUPS(f.printer, data, f.format == "zpl"); err != nil {
-			return err
-		}
-	}
-	if f.printerAddr != "" {
-		return printing.SendRaw(f.printerAddr, data)
-	}
-	return nil
+// destination is where the flags send the output.
+func (f printFlags) destination() printing.Destination {
+	return printing.Destination{File: f.out, Printer: f.printer, PrinterAddr: f.printerAddr}
 }
 
 func printCalibration(s *session, f printFlags, opts printing.Options) error {
@@ -179,25 +149,12 @@ func printCalibration(s *session, f printFlags, opts printing.Options) error {
 	if err := printing.WriteCalibrationPDF(&buf, opts); err != nil {
 		return err
 	}
-	if err := deliver(f, buf.Bytes()); err != nil {
+	if _, err := f.destination().Deliver(buf.Bytes(), f.format == printing.FormatZPL); err != nil {
 		return err
 	}
 	return s.output(map[string]any{"calibration": opts.Template.Name, "output": f.out}, func(w io.Writer) {
 		fmt.Fprintf(w, "calibration page for %s written; print it at 100 %%, measure, then 'qrdesk settings --offset-x MM --offset-y MM'\n", opts.Template.Name)
 	})
-}
-
-// labelsFor parses stored codes back into labels.
-func labelsFor(recs []app.CodeRecord, title string) ([]printing.Label, error) {
-	labels := make([]printing.Label, len(recs))
-	for i, r := range recs {
-		c, err := app.Parse(r.Code)
-		if err != nil {
-			return nil, fmt.Errorf("stored code %s cannot be read back: %w", r.Code, err)
-		}
-		labels[i] = printing.Label{Code: c, Title: title}
-	}
-	return labels, nil
 }
 
 // readCodeList reads one code per line; blank lines and # comments are skipped.
@@ -241,7 +198,7 @@ func printScannerTest(s *session, f printFlags, opts printing.Options) error {
 	if err != nil {
 		return &app.Error{Kind: app.KindInvalid, Message: err.Error()}
 	}
-	if err := deliver(f, buf.Bytes()); err != nil {
+	if _, err := f.destination().Deliver(buf.Bytes(), f.format == printing.FormatZPL); err != nil {
 		return err
 	}
 	return s.output(map[string]any{"scanner_test": opts.Template.Name, "output": f.out}, func(w io.Writer) {

@@ -2,9 +2,11 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"qrdesk/app"
 )
@@ -15,36 +17,14 @@ func init() {
 
 func runSettings(ctx context.Context, env *Env, args []string) error {
 	fs, c := newFlags(env, "settings", "")
-	// Only flags given on the command line are changed.
-	flags := map[string]string{
-		"prefix": "prefix", "daily": "daily", "date-serial": "date_serial", "serial-digits": "serial_digits",
-		"station-id": "station_id", "station-name": "station_name", "expires": "expires",
-		"template": "template", "label-title": "label_title", "qr-ec": "qr_ec", "offset-x": "offset_x", "offset-y": "offset_y",
-		"printer": "printer", "sound": "sound", "start-screen": "start_screen", "default-operator": "operator",
-		"configured": "configured", "undo-window": "undo_window",
-	}
-	help := map[string]string{
-		"prefix":           "letters printed first in every code (0–6, A–Z)",
-		"daily":            "default number of codes in a day's batch",
-		"date-serial":      "print the label date, station id and daily serial (true|false)",
-		"serial-digits":    "digits of the daily serial (3–8)",
-		"station-id":       "one letter A–Z, different for every station",
-		"station-name":     "name shown in logs and 'already used at …'",
-		"expires":          "default expiry: never, eod (end of the label's day) or a duration (90m, 72h, 7d)",
-		"template":         "label template ('qrdesk templates' lists them)",
-		"label-title":      "title printed on every label, e.g. 提货码 (up to 30 characters)",
-		"qr-ec":            "QR error correction: L, M (default), Q or H",
-		"offset-x":         "printer calibration: move every label right by MM (negative: left)",
-		"offset-y":         "printer calibration: move every label down by MM (negative: up)",
-		"printer":          "default printer: a CUPS queue, or HOST:PORT of a raw ZPL printer",
-		"sound":            "beep on each scan in the window (true|false)",
-		"start-screen":     "screen the window opens on: scan, issue, codes, today or settings",
-		"default-operator": "name of the clerk at this station",
-		"configured":       "true skips the window's first-run set-up (stations set up by script)",
-		"undo-window":      "how long after a redemption a supervisor may undo it (1m–24h, default 5m)",
-	}
-	for f := range flags {
-		fs.String(f, "", help[f])
+	// One flag per setting of app.SettingDefs; only flags given on the
+	// command line are changed.
+	flags := map[string]string{}
+	for _, d := range app.SettingDefs {
+		if d.Flag != "" {
+			flags[d.Flag] = d.Key
+			fs.String(d.Flag, "", settingUsage(d))
+		}
 	}
 	operator := fs.String("operator", "", "who makes the change (for the audit log)")
 	if err := parseNone(fs, args); err != nil {
@@ -64,8 +44,15 @@ func runSettings(ctx context.Context, env *Env, args []string) error {
 	var set app.Settings
 	if len(changes) > 0 {
 		set, err = s.svc.UpdateSettings(ctx, changes, operatorName(env, *operator))
+		// Name the flag the administrator typed, not the setting's label.
+		var se *app.SettingError
+		if errors.As(err, &se) {
+			if d, ok := app.SettingDefFor(se.Key); ok && d.Flag != "" {
+				return usagef("--%s %q is not allowed: %s", d.Flag, se.Value, se.Rule)
+			}
+		}
 	} else {
-		set, err = s.db.LoadSettings(ctx)
+		set, err = s.svc.Settings(ctx)
 	}
 	if err != nil {
 		return err
@@ -80,4 +67,16 @@ func runSettings(ctx context.Context, env *Env, args []string) error {
 			fmt.Fprintf(w, "%-14s %s\n", k, values[k])
 		}
 	})
+}
+
+// settingUsage is a setting's line in 'qrdesk settings -h': its help and
+// what values it takes.
+func settingUsage(d app.SettingDef) string {
+	switch d.Kind {
+	case app.SettingBool:
+		return d.Help + " (true|false)"
+	case app.SettingChoice:
+		return d.Help + " (" + strings.Join(d.Choices, "|") + ")"
+	}
+	return d.Help
 }

@@ -14,9 +14,11 @@ func init() {
 	register("expire", "mark codes whose expiry passed as expired", runExpire)
 }
 
+// validDate reports whether s is a day written YYYY-MM-DD (app.ParseDate,
+// the one date parser).
 func validDate(s string) bool {
-	_, err := time.Parse("2006-01-02", s)
-	return err == nil
+	_, err := app.ParseDate(s, time.Now())
+	return s != "" && err == nil
 }
 
 func runStats(ctx context.Context, env *Env, args []string) error {

@@ -239,7 +239,7 @@ func runConflicts(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer s.Close()
-	list, err := s.db.Conflicts(ctx)
+	list, err := s.svc.Conflicts(ctx)
 	if err != nil {
 		return err
 	}

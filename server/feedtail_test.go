@@ -215,7 +215,7 @@ func TestFeedReadAfterAFailedRefresh(t *testing.T) {
 			t.Fatal("a refresh succeeded on a database that fails")
 		}
 		flaky.fail.Store(false) // (the waiting read must not need to find out alone)
-		cursor := p.Next + 1 // after the first redemption, where this process's tail begins
+		cursor := p.Next + 1    // after the first redemption, where this process's tail begins
 		if body, _, _, err := api.TailAnswerForTest(ctx, arrived, cursor, 1000); err == nil {
 			t.Fatalf("a read that waited for a refresh the database failed was answered %s", body)
 		}

@@ -443,10 +443,7 @@ func (a *API) conflicts(r *http.Request, st central.Station) (any, error) {
 
 // dayRange reads YYYY-MM-DD ("" for today) as a local day.
 func dayRange(date string, now time.Time) (time.Time, error) {
-	if date == "" {
-		return app.Day(now), nil
-	}
-	d, err := time.ParseInLocation("2006-01-02", date, now.Location())
+	d, err := app.ParseDate(date, now)
 	if err != nil {
 		return time.Time{}, central.Badf("date must be YYYY-MM-DD")
 	}

@@ -183,8 +183,8 @@ func (d *DB) records(ctx context.Context, query string, args ...any) ([]app.Code
 	return out, d.wrap(rows.Err(), "cannot search codes")
 }
 
-// History returns scans and audit entries of one code, oldest first.
-func (d *DB) History(ctx context.Context, codeID int64) ([]app.Event, error) {
+// CodeHistory returns scans and audit entries of one code, oldest first.
+func (d *DB) CodeHistory(ctx context.Context, codeID int64) ([]app.Event, error) {
 	rows, err := d.db.QueryContext(ctx, `SELECT at, outcome, station, operator, '' FROM scans WHERE code_id = ?1
 		UNION ALL SELECT at, action, station, operator, detail FROM audit WHERE code_id = ?1 ORDER BY 1`, codeID)
 	if err != nil {

@@ -76,7 +76,7 @@ func TestScansStraddlingMidnight(t *testing.T) {
 			if st := statsOf(t, svc, day); st.Date != day || st.Scans != 2 || st.Redeemed != 2 || st.Issued != 4 || st.Unused != 0 {
 				t.Fatalf("the day before (%s): %+v, want 2 scans, 2 redeemed, 4 issued, 0 unused", day, st)
 			}
-			hist, err := svc.History(context.Background(), 14)
+			hist, err := svc.DailyFigures(context.Background(), 14)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -3,13 +3,39 @@ package store
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"strings"
 
 	"qrdesk/app"
 )
 
+// Page cache of the connection that issues a batch, and the default it
+// returns to (SQLite's, 2,000 KiB). The UNIQUE index on the random part is
+// random by nature: in a database of a million codes it no longer fits in
+// the default cache, and each of a batch's inserts read a leaf page back
+// from the file; with the whole index in cache each page is read once.
+const (
+	issueCacheKiB   = 128 << 10
+	defaultCacheKiB = 2000
+)
+
 // IssueBatch creates a whole batch in one transaction (see app.Store).
 func (d *DB) IssueBatch(ctx context.Context, spec app.BatchSpec, makeCode func(serial int) (app.Code, error)) (app.Batch, []app.Code, error) {
-	tx, err := d.db.BeginTx(ctx, nil)
+	// One connection of the pool, so the cache size is set and reset on the
+	// connection that issues (a pragma on the pool reaches any one of them).
+	conn, err := d.db.Conn(ctx)
+	if err != nil {
+		return app.Batch{}, nil, d.wrap(err, "cannot issue codes")
+	}
+	defer conn.Close()
+	if spec.Count > 10_000 {
+		if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA cache_size = -%d", issueCacheKiB)); err != nil {
+			return app.Batch{}, nil, d.wrap(err, "cannot issue codes")
+		}
+		// Give the memory back before the connection returns to the pool.
+		defer conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA cache_size = -%d", defaultCacheKiB))
+	}
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return app.Batch{}, nil, d.wrap(err, "cannot issue codes")
 	}
@@ -38,31 +64,48 @@ func (d *DB) IssueBatch(ctx context.Context, spec app.BatchSpec, makeCode func(s
 	if b.ID, err = res.LastInsertId(); err != nil {
 		return app.Batch{}, nil, d.wrap(err, "cannot issue codes")
 	}
-	codes := make([]app.Code, 0, spec.Count)
-	stmt, err := tx.PrepareContext(ctx, `INSERT INTO codes (code, random, prefix, label_date, station_id, serial, batch_id, type, ref, key_id, expire_at, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	// Codes go in issueRows to a statement: the columns every code of the
+	// batch shares are bound once per statement (?1–?8), only the code,
+	// random part, serial and key id per row; SQLite's per-statement work
+	// and the driver's per-call work are paid once for issueRows codes.
+	full, err := tx.PrepareContext(ctx, insertCodesSQL(issueRows))
 	if err != nil {
 		return app.Batch{}, nil, d.wrap(err, "cannot issue codes")
 	}
-	defer stmt.Close()
-	for i := 0; i < spec.Count; i++ {
-		serial := 0
-		var serialArg sql.NullInt64
-		if spec.Serial {
-			serial = b.FirstSerial + i
-			serialArg = sql.NullInt64{Int64: int64(serial), Valid: true}
+	defer full.Close()
+	args := make([]any, sharedCols+perRowCols*issueRows)
+	copy(args, []any{spec.Prefix, spec.LabelDate, stationID, b.ID, spec.Type, spec.Ref, spec.ExpireAt, spec.CreatedAt})
+	codes := make([]app.Code, 0, spec.Count)
+	for len(codes) < spec.Count {
+		first := len(codes)
+		n := min(issueRows, spec.Count-first)
+		for r := 0; r < n; r++ {
+			serial := 0
+			var serialArg sql.NullInt64
+			if spec.Serial {
+				serial = b.FirstSerial + first + r
+				serialArg = sql.NullInt64{Int64: int64(serial), Valid: true}
+			}
+			c, err := makeCode(serial)
+			if err != nil {
+				return app.Batch{}, nil, err
+			}
+			row := args[sharedCols+perRowCols*r:]
+			row[0], row[1], row[2], row[3] = c.String(), c.Random, serialArg, string(c.KeyID)
+			codes = append(codes, c)
 		}
-		c, err := makeCode(serial)
-		if err != nil {
-			return app.Batch{}, nil, err
+		stmt := full
+		if n < issueRows { // the batch's last, shorter statement
+			if stmt, err = tx.PrepareContext(ctx, insertCodesSQL(n)); err != nil {
+				return app.Batch{}, nil, d.wrap(err, "cannot issue codes")
+			}
+			defer stmt.Close()
 		}
-		if _, err := stmt.ExecContext(ctx, c.String(), c.Random, c.Prefix, spec.LabelDate, stationID, serialArg,
-			b.ID, spec.Type, spec.Ref, string(c.KeyID), spec.ExpireAt, spec.CreatedAt); err != nil {
-			return app.Batch{}, nil, d.issueError(err, serial)
+		if _, err := stmt.ExecContext(ctx, args[:sharedCols+perRowCols*n]...); err != nil {
+			return app.Batch{}, nil, d.issueError(err, codes[first].Serial)
 		}
-		codes = append(codes, c)
-		if spec.Progress != nil && (i+1)%5000 == 0 {
-			spec.Progress(i+1, spec.Count)
+		if spec.Progress != nil && len(codes)/5000 > first/5000 {
+			spec.Progress(len(codes), spec.Count)
 		}
 	}
 	if err := tx.Commit(); err != nil {
@@ -79,4 +122,26 @@ func (d *DB) issueError(err error, serial int) error {
 		return app.ErrorfWrap(app.KindConflict, err, "a new code collided with an existing one (near serial %d); nothing was issued, issue again", serial)
 	}
 	return d.wrap(err, "cannot issue codes")
+}
+
+// Rows of one INSERT of a batch, and how its parameters are laid out.
+const (
+	issueRows  = 64
+	sharedCols = 8 // prefix, label_date, station_id, batch_id, type, ref, expire_at, created_at
+	perRowCols = 4 // code, random, serial, key_id
+)
+
+// insertCodesSQL is an INSERT of n codes: ?1–?8 are the columns the batch
+// shares, then four parameters per code.
+func insertCodesSQL(n int) string {
+	var b strings.Builder
+	b.WriteString(`INSERT INTO codes (code, random, prefix, label_date, station_id, serial, batch_id, type, ref, key_id, expire_at, created_at) VALUES `)
+	for r := 0; r < n; r++ {
+		p := sharedCols + perRowCols*r
+		if r > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "(?%d, ?%d, ?1, ?2, ?3, ?%d, ?4, ?5, ?6, ?%d, ?7, ?8)", p+1, p+2, p+3, p+4)
+	}
+	return b.String()
 }

@@ -46,7 +46,7 @@ func TestReplaceLabel(t *testing.T) {
 	t.Run("HistoriesNameEachOther", func(t *testing.T) {
 		for _, tc := range []struct{ code, names string }{{torn, r.New.Code}, {r.New.Code, torn}} {
 			recs, _ := svc.Search(ctx, app.SearchQuery{Text: tc.code})
-			events, err := db.History(ctx, recs[0].ID)
+			events, err := db.CodeHistory(ctx, recs[0].ID)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -52,7 +52,7 @@ func TestUndoRedemption(t *testing.T) {
 		if err != nil || len(recs) != 1 {
 			t.Fatalf("search: %v %v", recs, err)
 		}
-		events, err := db.History(ctx, recs[0].ID)
+		events, err := db.CodeHistory(ctx, recs[0].ID)
 		if err != nil {
 			t.Fatal(err)
 		}

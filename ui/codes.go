@@ -248,7 +248,7 @@ func (s *codesScreen) showDetail(r app.CodeRecord) {
 	}
 	s.enableCodeActions(r)
 	s.env.background(func() {
-		events, err := s.env.svc.Store.History(context.Background(), r.ID)
+		events, err := s.env.svc.CodeHistory(context.Background(), r)
 		fyne.Do(func() {
 			if err != nil {
 				s.history.SetText(app.ErrorMessage(err))

@@ -68,7 +68,7 @@ func (e *env) operator() string {
 // reloadSettings reads the settings (off the UI goroutine) and tells the
 // screens.
 func (e *env) reloadSettings() error {
-	set, err := e.svc.Store.LoadSettings(context.Background())
+	set, err := e.svc.Settings(context.Background())
 	if err != nil {
 		return err
 	}

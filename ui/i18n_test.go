@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"qrdesk/app"
 )
 
 // TestEveryTextTranslated finds every T("…") in the screens and every
@@ -32,9 +34,19 @@ func TestEveryTextTranslated(t *testing.T) {
 			check(strings.ReplaceAll(m[1], `\"`, `"`))
 		}
 	}
-	for _, f := range settingFields {
-		check(f.label)
-		check(f.help)
+	// Every setting's label, help, choices and rules (app.SettingDefs).
+	for _, d := range app.SettingDefs {
+		if d.Hidden {
+			continue
+		}
+		check(d.Label)
+		check(d.Help)
+		for _, c := range d.ChoiceLabels {
+			check(c)
+		}
+	}
+	for _, r := range app.SettingRules {
+		check(r)
 	}
 	for _, c := range codeColumns {
 		check(c)

@@ -145,8 +145,7 @@ func (s *issueScreen) applySettings(set app.Settings) {
 // refresh reloads today's batches.
 func (s *issueScreen) refresh() {
 	s.env.background(func() {
-		day := app.Day(s.env.now())
-		batches, err := s.env.svc.Store.Batches(context.Background(), day.Unix(), day.AddDate(0, 0, 1).Unix())
+		batches, err := s.env.svc.BatchesOn(context.Background(), "")
 		fyne.Do(func() {
 			if err != nil {
 				s.status.SetText(app.ErrorMessage(err))
@@ -215,8 +214,7 @@ func (s *issueScreen) lock(on bool) {
 
 // issuedToday counts the codes of the batches issued today at this desk.
 func (s *issueScreen) issuedToday(ctx context.Context) (int, error) {
-	day := app.Day(s.env.now())
-	batches, err := s.env.svc.Store.Batches(ctx, day.Unix(), day.AddDate(0, 0, 1).Unix())
+	batches, err := s.env.svc.BatchesOn(ctx, "")
 	n := 0
 	for _, b := range batches {
 		n += b.Count
@@ -266,25 +264,7 @@ func (s *issueScreen) printOptions() (printing.Options, error) {
 	return printing.Options{Template: t, Start: start, OffsetX: set.OffsetX, OffsetY: set.OffsetY, EC: set.QREC, Created: s.env.now()}, nil
 }
 
-// labelsOf reads a batch's codes fresh (their print counts decide whether
-// printing is a reprint) and their labels.
-func (s *issueScreen) labelsOf(ctx context.Context, batchID int64) ([]app.CodeRecord, []printing.Label, error) {
-	recs, err := s.env.svc.Store.BatchCodes(ctx, batchID)
-	if err != nil {
-		return nil, nil, err
-	}
-	labels, err := toLabels(recs, s.env.current().LabelTitle)
-	return recs, labels, err
-}
-
+// toLabels turns stored codes into labels (the print pipeline's).
 func toLabels(recs []app.CodeRecord, title string) ([]printing.Label, error) {
-	labels := make([]printing.Label, len(recs))
-	for i, r := range recs {
-		c, err := app.Parse(r.Code)
-		if err != nil {
-			return nil, err
-		}
-		labels[i] = printing.Label{Code: c, Title: title}
-	}
-	return labels, nil
+	return printing.LabelsFor(recs, title)
 }

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -89,12 +88,12 @@ func (s *issueScreen) savePDF() {
 
 // writePDF lays out a batch and writes it to a new file in the PDF folder.
 func (s *issueScreen) writePDF(ctx context.Context, o printing.Options, batchID int64) (string, error) {
-	_, labels, err := s.labelsOf(ctx, batchID)
+	recs, err := s.env.svc.BatchCodes(ctx, batchID)
 	if err != nil {
 		return "", err
 	}
-	var buf bytes.Buffer
-	if err := printing.WritePDF(&buf, labels, o); err != nil {
+	data, err := printing.Render(recs, s.env.current().LabelTitle, o, printing.FormatPDF, 0)
+	if err != nil {
 		return "", err
 	}
 	dir, err := s.env.saveFolder()
@@ -105,7 +104,7 @@ func (s *issueScreen) writePDF(ctx context.Context, o printing.Options, batchID 
 		return "", fmt.Errorf("cannot make the folder for PDFs: %w", err)
 	}
 	path := freePath(dir, fmt.Sprintf("qrdesk-batch-%d", batchID), ".pdf")
-	return path, os.WriteFile(path, buf.Bytes(), 0o644)
+	return path, os.WriteFile(path, data, 0o644)
 }
 
 // confirmThen asks before a reprint (it is logged), then runs next.
@@ -155,7 +154,7 @@ func (s *issueScreen) printToPrinter(reprint bool) {
 		queueJob, err := s.runPrint(ctx, o, b.ID, reprint, printer)
 		var updated app.Batch
 		if err == nil {
-			updated, err = s.env.svc.Store.Batch(ctx, b.ID)
+			updated, err = s.env.svc.Batch(ctx, b.ID)
 		}
 		fyne.Do(func() {
 			s.busy(false)
@@ -177,28 +176,17 @@ func (s *issueScreen) printToPrinter(reprint bool) {
 // runPrint records and sends one print job; the queue shows it under a
 // title that names the batch, and the queue's job id is returned.
 func (s *issueScreen) runPrint(ctx context.Context, o printing.Options, batchID int64, reprint bool, printer string) (string, error) {
-	recs, labels, err := s.labelsOf(ctx, batchID)
+	recs, err := s.env.svc.BatchCodes(ctx, batchID)
 	if err != nil {
 		return "", err
 	}
-	title := fmt.Sprintf("qrdesk batch %d (%d labels)", batchID, len(labels))
+	title := fmt.Sprintf("qrdesk batch %d (%d labels)", batchID, len(recs))
 	if reprint {
 		title += " reprint"
 	}
-	var queueJob string
-	job := app.PrintJob{Operator: s.env.operator(), Template: o.Template.Name, Format: "pdf", Printer: printer, Reprint: reprint}
-	prepare := func([]app.CodeRecord) (func() error, error) {
-		var buf bytes.Buffer
-		if err := printing.WritePDF(&buf, labels, o); err != nil {
-			return nil, &app.Error{Kind: app.KindInvalid, Message: err.Error()}
-		}
-		return func() (err error) {
-			queueJob, err = printing.SendCUPSJob(printer, title, buf.Bytes(), false)
-			return err
-		}, nil
-	}
-	_, err = s.env.svc.Print(ctx, recs, job, nil, prepare)
-	return queueJob, err
+	done, err := printing.Print(ctx, s.env.svc, printing.Job{Records: recs, Options: o, Title: s.env.current().LabelTitle,
+		Format: printing.FormatPDF, To: printing.Destination{Printer: printer, Title: title}, Operator: s.env.operator(), Reprint: reprint})
+	return done.QueueJob, err
 }
 
 // printFailure says what went wrong with a print in the window's terms: the

@@ -35,7 +35,7 @@ func (h *harness) settle() { h.ui.env.jobs.Wait() }
 func (h *harness) batches(t *testing.T) []app.Batch {
 	t.Helper()
 	day := app.Day(h.clock.Now())
-	b, err := h.svc.Store.Batches(context.Background(), day.Unix(), day.AddDate(0, 0, 1).Unix())
+	b, err := h.svc.BatchesOn(context.Background(), app.FormatDate(day))
 	if err != nil {
 		t.Fatal(err)
 	}

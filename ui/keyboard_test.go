@@ -122,7 +122,7 @@ func TestOnlyTheScreenInViewTakesKeys(t *testing.T) {
 	kb.ctrl(fyne.Key1)
 	f := newSetupForm(h.ui.env)
 	fyne.DoAndWait(func() { f.show(func() {}) })
-	first := f.entries[setupKeys[0]]
+	first := f.fields[f.order[0]].entry
 	fyne.DoAndWait(func() { first.SetText("") })
 	kb.typeText("Dock 9")
 	if first.Text != "Dock 9" || h.ui.scan.entry.Text != "" {

@@ -2,92 +2,73 @@ package ui
 
 import (
 	"context"
-	"strings"
+	"fmt"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
 	"qrdesk/app"
+	"qrdesk/printing"
 )
 
-// settingFields are the settings the screen edits, with a one-line help.
-var settingFields = []struct{ key, label, help string }{
-	{"station_name", "Station name", "Shown in logs and in \"already used at …\""},
-	{"station_id", "Station letter", "One letter A–Z, different at every station"},
-	{"operator", "Operator", "Who works at this station now"},
-	{"prefix", "Prefix", "Up to 6 letters printed first in every code (optional)"},
-	{"daily", "Daily quantity", "Codes in a normal day's batch"},
-	{"date_serial", "Date and serial", "true: print the date, station letter and daily serial"},
-	{"serial_digits", "Serial digits", "3 to 8 digits"},
-	{"expires", "Expiry", "never, eod (end of the label's day) or a time such as 72h or 7d"},
-	{"template", "Label template", "See the Issue & print screen for the list"},
-	{"label_title", "Label title", "Printed on every label, e.g. 提货码"},
-	{"qr_ec", "QR error correction", "L, M (default), Q or H"},
-	{"offset_x", "Offset right (mm)", "From the calibration page; negative moves left"},
-	{"offset_y", "Offset down (mm)", "From the calibration page; negative moves up"},
-	{"printer", "Printer", "CUPS printer name, or HOST:9100 for a network ZPL printer"},
-	{"sound", "Sound", "true: beep on each scan"},
-	{"start_screen", "Start screen", "scan, issue, codes, today or settings"},
-	{"undo_window", "Undo window", "How long after a redemption a supervisor may undo it, e.g. 5m"},
-}
-
-// settingsScreen edits the station settings; a bad value is refused next to
-// its field with the reason.
+// settingsScreen edits the station settings, one control per setting of
+// app.SettingDefs; a bad value is refused next to its field, at once.
 type settingsScreen struct {
 	env     *env
-	entries map[string]*widget.Entry
+	fields  map[string]*settingField
+	order   []string
 	save    *widget.Button
 	message *widget.Label
 	badges  *badgeSheet // the operators' badge sheet (badges.go)
+	scroll  *container.Scroll
 	content fyne.CanvasObject
 }
 
 func newSettingsScreen(e *env) *settingsScreen {
-	s := &settingsScreen{env: e, entries: map[string]*widget.Entry{}}
+	s := &settingsScreen{env: e, fields: map[string]*settingField{}}
 	form := widget.NewForm()
-	for _, f := range settingFields {
-		entry := widget.NewEntry()
-		key := f.key
-		entry.Validator = func(v string) error {
-			probe := s.env.current()
-			if err := probe.Set(key, v); err != nil {
-				return userError(err.Error())
-			}
-			return nil
+	for _, def := range app.SettingDefs {
+		if def.Hidden {
+			continue
 		}
-		s.entries[key] = entry
-		item := widget.NewFormItem(T(f.label), entry)
-		item.HintText = T(f.help)
-		form.AppendItem(item)
+		f := newSettingField(e, def)
+		s.fields[def.Key], s.order = f, append(s.order, def.Key)
+		form.AppendItem(f.formItem())
 	}
 	s.save = widget.NewButton(T("Save"), s.saveAll)
 	s.save.Importance = widget.HighImportance
 	s.message = widget.NewLabel("")
 	s.message.Wrapping = fyne.TextWrapWord
 	s.badges = newBadgeSheet(e)
-	s.content = container.NewVScroll(container.NewVBox(form, s.save, s.message, s.badges.button, s.badges.message))
+	s.scroll = container.NewVScroll(container.NewVBox(form, s.save, s.message, s.badges.button, s.badges.message))
+	s.content = s.scroll
 	e.onSaved = append(e.onSaved, s.load)
 	return s
 }
 
 func (s *settingsScreen) load(set app.Settings) {
-	values := set.Values()
-	for key, entry := range s.entries {
-		entry.SetText(values[key])
+	for key, f := range s.fields {
+		f.setValue(set.Value(key))
 	}
+	// lpstat may take a moment: list the printers off the UI goroutine.
+	go func() {
+		names, _ := printing.Printers()
+		fyne.Do(func() { s.fields["printer"].setOptions(names) })
+	}()
 }
 
 // saveAll validates every field, then saves the changed ones together.
 func (s *settingsScreen) saveAll() {
 	changes := map[string]string{}
-	current := s.env.current().Values()
-	for key, entry := range s.entries {
-		if err := entry.Validate(); err != nil {
-			s.message.SetText(T("Not saved: {{.Error}}", map[string]any{"Error": err.Error()}))
+	current := s.env.current()
+	for _, key := range s.order {
+		f := s.fields[key]
+		if err := f.validate(); err != nil {
+			s.message.SetText(T("Not saved: {{.Error}}", map[string]any{"Error": fmt.Sprintf("%s: %v", T(f.def.Label), err)}))
 			return
 		}
-		if v := strings.TrimSpace(entry.Text); v != current[key] {
+		if v := f.value(); v != current.Value(key) {
 			changes[key] = v
 		}
 	}
@@ -106,7 +87,7 @@ func (s *settingsScreen) saveAll() {
 		}
 		fyne.Do(func() {
 			if err != nil {
-				s.message.SetText(T("Not saved: {{.Error}}", map[string]any{"Error": app.ErrorMessage(err)}))
+				s.message.SetText(T("Not saved: {{.Error}}", map[string]any{"Error": settingProblem(err)}))
 				return
 			}
 			s.message.SetText(T("Saved"))

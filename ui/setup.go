@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
@@ -11,57 +10,62 @@ import (
 	"qrdesk/app"
 )
 
-// setupKeys are asked on the first run, each explained in one line (the
-// help of settingFields).
-var setupKeys = []string{"station_name", "station_id", "prefix", "daily", "date_serial", "serial_digits", "expires", "template"}
-
-// setupForm is the first-run set-up: the basics before anything is issued.
+// setupForm is the first-run set-up: the settings marked Setup in
+// app.SettingDefs, the basics before anything is issued.
 type setupForm struct {
-	env     *env
-	entries map[string]*widget.Entry
-	items   []*widget.FormItem
+	env    *env
+	fields map[string]*settingField
+	order  []string // keys in the order asked
+	items  []*widget.FormItem
 }
 
 func newSetupForm(e *env) *setupForm {
-	f := &setupForm{env: e, entries: map[string]*widget.Entry{}}
-	values := e.current().Values()
-	for _, key := range setupKeys {
-		for _, sf := range settingFields {
-			if sf.key != key {
-				continue
-			}
-			entry := widget.NewEntry()
-			entry.SetText(values[key])
-			if key == "station_name" && values[key] == app.DefaultSettings().StationName {
-				entry.SetText(T("Station A")) // the default, in the clerk's language
-			}
-			k := key
-			entry.Validator = func(v string) error {
-				probe := app.DefaultSettings()
-				if err := probe.Set(k, v); err != nil {
-					return userError(err.Error())
-				}
-				return nil
-			}
-			item := widget.NewFormItem(T(sf.label), entry)
-			item.HintText = T(sf.help)
-			f.entries[key] = entry
-			f.items = append(f.items, item)
+	f := &setupForm{env: e, fields: map[string]*settingField{}}
+	set := e.current()
+	for _, def := range app.SettingDefs {
+		if !def.Setup {
+			continue
 		}
+		field := newSettingField(e, def)
+		v := set.Value(def.Key)
+		if def.Key == "station_name" && v == app.DefaultSettings().StationName {
+			v = T("Station A") // the default, in the clerk's language
+		}
+		field.setValue(v)
+		f.fields[def.Key], f.order = field, append(f.order, def.Key)
+		f.items = append(f.items, field.formItem())
 	}
 	return f
 }
 
-// apply saves the answers and marks the station configured.
-func (f *setupForm) apply(ctx context.Context) error {
+// answers validates the fields (on the UI goroutine: a bad one shows its
+// problem) and returns the changes that mark the station configured.
+func (f *setupForm) answers() (map[string]string, error) {
 	changes := map[string]string{"configured": "true"}
-	for key, entry := range f.entries {
-		changes[key] = strings.TrimSpace(entry.Text)
+	for key, field := range f.fields {
+		if err := field.validate(); err != nil {
+			return nil, &app.Error{Kind: app.KindInvalid, Message: T(field.def.Label) + ": " + err.Error()}
+		}
+		changes[key] = field.value()
 	}
+	return changes, nil
+}
+
+// save stores the answers (off the UI goroutine).
+func (f *setupForm) save(ctx context.Context, changes map[string]string) error {
 	if _, err := f.env.svc.UpdateSettings(ctx, changes, f.env.operator()); err != nil {
 		return err
 	}
 	return f.env.reloadSettings()
+}
+
+// apply validates and saves the answers.
+func (f *setupForm) apply(ctx context.Context) error {
+	changes, err := f.answers()
+	if err != nil {
+		return err
+	}
+	return f.save(ctx, changes)
 }
 
 // show opens the set-up as a dialog; done runs after it was saved.
@@ -70,8 +74,13 @@ func (f *setupForm) show(done func()) {
 		if !ok {
 			return
 		}
+		changes, err := f.answers()
+		if err != nil {
+			f.env.showError(err)
+			return
+		}
 		go func() {
-			err := f.apply(context.Background())
+			err := f.save(context.Background(), changes)
 			fyne.Do(func() {
 				if err != nil {
 					f.env.showError(err)
@@ -84,5 +93,7 @@ func (f *setupForm) show(done func()) {
 	d.Resize(fyne.NewSize(640, 560))
 	d.Show()
 	// The keyboard starts in the first question, not behind the dialog.
-	f.env.win.Canvas().Focus(f.entries[setupKeys[0]])
+	if len(f.order) > 0 {
+		f.env.win.Canvas().Focus(f.fields[f.order[0]].focusable())
+	}
 }

@@ -231,7 +231,7 @@ func TestSupervisorApprovesDisableAndSettings(t *testing.T) {
 	st := h.ui.settings
 	fyne.DoAndWait(func() {
 		h.ui.show("settings")
-		st.entries["daily"].SetText("250")
+		st.fields["daily"].setValue("250")
 		st.saveAll()
 	})
 	waitFor(t, "the supervisor form", func() bool { return h.ui.env.signIn.form != nil })

@@ -45,7 +45,7 @@ func (b *syncBanner) run(ctx context.Context) {
 	for {
 		st, err := b.env.svc.Sync(ctx)
 		if err != nil {
-			st, _ = b.env.svc.Store.(app.SyncStore).SyncState(ctx)
+			st, _ = b.env.svc.SyncState(ctx)
 			wait = min(wait*2, maxSyncBackoff) // a server in trouble is not hammered
 		} else {
 			wait = syncEvery

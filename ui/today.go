@@ -107,7 +107,7 @@ func (s *todayScreen) refresh() {
 	n := s.loads.next()
 	s.env.background(func() {
 		ctx := context.Background()
-		days, err := s.env.svc.History(ctx, chartDays)
+		days, err := s.env.svc.DailyFigures(ctx, chartDays)
 		var hours []app.HourCount
 		if err == nil {
 			hours, err = s.env.svc.RedeemedByHour(ctx, "")
@@ -210,7 +210,7 @@ func (s *todayScreen) exportToFolder() (string, int, error) {
 	if err != nil {
 		return "", 0, fmt.Errorf("cannot make the folder for exports: %w", err)
 	}
-	path := freePath(dir, "qrdesk-"+app.Day(s.env.now()).Format("2006-01-02"), ".csv")
+	path := freePath(dir, "qrdesk-"+app.FormatDate(s.env.now()), ".csv")
 	n, err := s.export(path)
 	return path, n, err
 }
@@ -221,7 +221,7 @@ func (s *todayScreen) export(path string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	n, err := s.env.svc.Store.ExportCodes(context.Background(), app.SearchQuery{LabelDate: app.Day(s.env.now()).Format("2006-01-02")}, f)
+	n, err := s.env.svc.ExportCodes(context.Background(), app.SearchQuery{LabelDate: app.FormatDate(s.env.now())}, f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -230,11 +230,7 @@ func (s *todayScreen) export(path string) (int, error) {
 
 // conflictText lists the conflicts the central server reported.
 func conflictText(svc *app.Service) string {
-	ss, ok := svc.Store.(app.SyncStore)
-	if !ok {
-		return ""
-	}
-	list, err := ss.Conflicts(context.Background())
+	list, err := svc.Conflicts(context.Background())
 	if err != nil {
 		return app.ErrorMessage(err)
 	}

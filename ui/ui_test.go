@@ -282,18 +282,18 @@ func TestSettingsValidation(t *testing.T) {
 	h := newHarness(t)
 	s := h.ui.settings
 	fyne.DoAndWait(func() {
-		s.entries["prefix"].SetText("W-1")
+		s.fields["prefix"].entry.SetText("W-1")
 		s.saveAll()
 	})
 	if !strings.Contains(s.message.Text, "Not saved") || !strings.Contains(s.message.Text, "A–Z") {
 		t.Fatalf("bad prefix: %q", s.message.Text)
 	}
-	if err := s.entries["prefix"].Validate(); err == nil {
+	if err := s.fields["prefix"].validate(); err == nil {
 		t.Fatal("the prefix field does not show its error")
 	}
 	fyne.DoAndWait(func() {
-		s.entries["prefix"].SetText("DOCK")
-		s.entries["offset_x"].SetText("1.5")
+		s.fields["prefix"].entry.SetText("DOCK")
+		s.fields["offset_x"].entry.SetText("1.5")
 		s.saveAll()
 	})
 	waitFor(t, "saved", func() bool { return s.message.Text == "Saved" })
@@ -341,20 +341,26 @@ func TestFirstRunSetup(t *testing.T) {
 	h.svc.UpdateSettings(context.Background(), map[string]string{"configured": "false"}, "test")
 	h.ui.env.reloadSettings()
 	f := newSetupForm(h.ui.env)
-	if len(f.items) != len(setupKeys) {
-		t.Fatalf("%d set-up questions, want %d", len(f.items), len(setupKeys))
+	setup := 0
+	for _, d := range app.SettingDefs {
+		if d.Setup {
+			setup++
+		}
+	}
+	if len(f.items) != setup || setup < 8 {
+		t.Fatalf("%d set-up questions, want the %d settings marked for set-up", len(f.items), setup)
 	}
 	for _, it := range f.items {
 		if it.HintText == "" {
 			t.Fatalf("set-up question %q has no explanation", it.Text)
 		}
 	}
-	f.entries["station_id"].SetText("7")
-	if err := f.entries["station_id"].Validate(); err == nil {
+	f.fields["station_id"].entry.SetText("7")
+	if err := f.fields["station_id"].validate(); err == nil {
 		t.Fatal("station id 7 accepted")
 	}
-	f.entries["station_id"].SetText("C")
-	f.entries["station_name"].SetText("Dock 3")
+	f.fields["station_id"].entry.SetText("C")
+	f.fields["station_name"].entry.SetText("Dock 3")
 	if err := f.apply(context.Background()); err != nil {
 		t.Fatal(err)
 	}

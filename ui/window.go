@@ -13,7 +13,7 @@ import (
 
 // Options choose how the window opens.
 type Options struct {
-	Screen      string     // scan, issue, codes, today or settings; "" for the last one
+	Screen      string     // scan, issue, codes, today or settings; "" for the start-screen setting
 	TemplateDir string     // the clerk's own label templates
 	Player      Player     // scan sounds; nil for silence
 	Staff       *app.Staff // operators who sign in; nil: the operator setting names who works
@@ -103,9 +103,11 @@ func newMainUI(a fyne.App, w fyne.Window, svc *app.Service, opts Options) (*main
 	for _, fn := range e.onSaved {
 		fn(set)
 	}
+	// The window opens on --screen, else on the start-screen setting (the
+	// last screen used does not override the station's choice).
 	screen := opts.Screen
 	if screen == "" {
-		screen = a.Preferences().StringWithFallback(prefLastScreen, set.StartScreen)
+		screen = set.StartScreen
 	}
 	ui.show(screen)
 	return ui, nil

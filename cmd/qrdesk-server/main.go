@@ -313,12 +313,9 @@ type reportStore interface {
 // whose desk time the server did not take at its word.
 func report(ctx context.Context, st reportStore, now func() time.Time, date string, out io.Writer) error {
 	today := now()
-	from := app.Day(today)
-	if date != "" {
-		var err error
-		if from, err = time.ParseInLocation("2006-01-02", date, today.Location()); err != nil {
-			return usageErr("--date must be YYYY-MM-DD")
-		}
+	from, err := app.ParseDate(date, today)
+	if err != nil {
+		return usageErr("--date must be YYYY-MM-DD")
 	}
 	list, err := st.Conflicts(ctx, from.Unix(), from.AddDate(0, 0, 1).Unix())
 	if err != nil {

@@ -1,0 +1,42 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestFrontEndsOnlyThroughService: the command line and the window reach
+// the database only through Service (issue #12: no svc.Store, no type
+// assertions to store interfaces, no store package in the window). The CLI
+// opens the database in cli/common.go, and 'restore' replaces the file
+// itself (cli/restore.go), before any service exists.
+func TestFrontEndsOnlyThroughService(t *testing.T) {
+	reachPast := regexp.MustCompile(`\.Store\b[^(]|\.\(app\.\w*Store\)|\bs\.db\.\w+\(`)
+	for _, dir := range []string{"../cli", "../ui"} {
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("no sources in %s: %v", dir, err)
+		}
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			src, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, line := range strings.Split(string(src), "\n") {
+				if m := reachPast.FindString(line); m != "" && !strings.Contains(line, "s.db.Close()") {
+					t.Errorf("%s:%d reaches past the service (%q): %s", f, i+1, m, strings.TrimSpace(line))
+				}
+			}
+			base := filepath.Base(f)
+			if strings.Contains(string(src), `"qrdesk/store"`) && (dir == "../ui" || (base != "common.go" && base != "restore.go")) {
+				t.Errorf("%s imports the store package; only cli/common.go opens the database", f)
+			}
+		}
+	}
+}
