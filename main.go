@@ -12,7 +12,6 @@ import (
 
 	fyneapp "fyne.io/fyne/v2/app"
 
-	"qrdesk/app"
 	"qrdesk/cli"
 	_ "qrdesk/internal/locale" // before Fyne reads the locale
 
@@ -35,6 +34,6 @@ func runGUI(ctx context.Context, opts cli.GUIOptions) error {
 	defer db.Close()
 	player := beep.New(slog.New(slog.NewJSONHandler(os.Stderr, nil)))
 	return ui.Run(fyneapp.NewWithID("com.qrdesk.app"), svc, ui.Options{Screen: opts.Screen, Player: player,
-		Desk: opts.Desk, Staff: app.NewStaff(db, svc.Keys, svc.Now),
+		Desk: opts.Desk, Staff: svc.Staff(),
 		TemplateDir: filepath.Join(filepath.Dir(opts.DB), "templates")})
 }

@@ -63,6 +63,9 @@ func NewStaff(st OperatorStore, keys Keys, now func() time.Time) *Staff {
 	return &Staff{Store: st, Keys: keys, Now: now}
 }
 
+// Staff is the desk's operators on the service's store, key ring and clock.
+func (s *Service) Staff() *Staff { return NewStaff(s.Store, s.Keys, s.Now) }
+
 // Wrong PINs allowed in a row before the desk waits, and how long it waits
 // (doubling with every further wrong PIN, at most pinMaxWait). The desk,
 // not the name, is limited: guessing across names gains nothing. The count
@@ -103,6 +106,26 @@ func (st *Staff) Add(ctx context.Context, name, pin string, supervisor bool, by 
 // List returns the current operators (and removed ones when asked).
 func (st *Staff) List(ctx context.Context, withRemoved bool) ([]Operator, error) {
 	return st.Store.Operators(ctx, withRemoved)
+}
+
+// Find returns the current operator of that name (any case), or an error
+// that says there is none.
+func (st *Staff) Find(ctx context.Context, name string) (Operator, error) {
+	op, err := st.Store.OperatorByName(ctx, name)
+	if errors.Is(err, ErrNotFound) {
+		return Operator{}, Errorf(KindNotFound, "there is no operator called %s: 'qrdesk operators list' shows them", name)
+	}
+	return op, err
+}
+
+// StillHere reports whether the operator with id is still a current one
+// (not removed since they signed in).
+func (st *Staff) StillHere(ctx context.Context, id int64) (bool, error) {
+	op, err := st.Store.OperatorByID(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	return op.RemovedAt == 0, nil
 }
 
 // Any reports whether the desk has operators: then the window asks who is

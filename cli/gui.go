@@ -43,7 +43,7 @@ func deskHasSupervisor(ctx context.Context, env *Env, c *common) error {
 		return err
 	}
 	defer s.Close()
-	ops, err := app.NewStaff(s.db, s.svc.Keys, s.svc.Now).List(ctx, false)
+	ops, err := s.svc.Staff().List(ctx, false)
 	if err != nil {
 		return err
 	}

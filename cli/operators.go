@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -67,7 +66,7 @@ func runOperators(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer s.Close()
-	staff := app.NewStaff(s.db, s.svc.Keys, s.svc.Now)
+	staff := s.svc.Staff()
 	by := operatorName(env, "")
 	switch sub {
 	case "add":
@@ -92,9 +91,7 @@ func runOperators(ctx context.Context, env *Env, args []string) error {
 		})
 	case "set-pin":
 		// Before the PIN is typed: a mistyped name fails at once.
-		if _, err := staff.Store.OperatorByName(ctx, pos[0]); errors.Is(err, app.ErrNotFound) {
-			return app.Errorf(app.KindNotFound, "there is no operator called %s: 'qrdesk operators list' shows them", pos[0])
-		} else if err != nil {
+		if _, err := staff.Find(ctx, pos[0]); err != nil {
 			return err
 		}
 		pin, err := readPIN(env, pos[0])

@@ -99,8 +99,7 @@ func (s *signIn) needed(ctx context.Context) bool {
 		return false
 	}
 	if op, ok := s.current(); ok {
-		now, err := s.staff.Store.OperatorByID(ctx, op.ID)
-		if err != nil || now.RemovedAt == 0 {
+		if here, err := s.staff.StillHere(ctx, op.ID); err != nil || here {
 			return false // a database error is reported by the scan itself
 		}
 		fyne.Do(func() {
