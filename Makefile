@@ -123,6 +123,6 @@ package-server: $(NFPM)
 # Screenshots of every screen (docs/screenshots), taken by the end-to-end test,
 # and of the web dashboard (web-*.png), taken by its test in headless Chromium.
 screenshots: deps
-	QRDESK_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run 'TestScannerAtTheDesk|TestScreensInChinese' ./e2e/
+	QRDESK_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run 'TestScannerAtTheDesk|TestScreensInChinese|TestBadgeSignInAtTheDesk' ./e2e/
 	QRDESK_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run TestDayScreenshots ./ui/
 	QRDESK_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run 'TestDashboardInChromium' ./web/

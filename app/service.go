@@ -136,8 +136,12 @@ func NewTraceID() string {
 }
 
 // decode runs the checks that need no database: normalise, parse, verify.
-// A non-nil verdict is a refusal (malformed or bad_signature).
+// A non-nil verdict is a refusal (malformed, bad_signature, or an
+// operator badge).
 func (s *Service) decode(raw string) (Code, string, *Verdict) {
+	if IsBadge(raw) { // never a label; its text is a credential, kept out of logs
+		return Code{}, "", &Verdict{Outcome: OutcomeBadge, Reason: "this is an operator badge, not a label"}
+	}
 	norm := Normalize(raw)
 	c, err := Parse(norm)
 	if err != nil {
@@ -167,6 +171,9 @@ func (s *Service) Redeem(ctx context.Context, raw, operator string) (Verdict, er
 	// A saved scanner map undoes a keyboard layout's garbling of scans.
 	c, norm, refusal := s.decode(ApplyScannerMap(raw, set.ScannerMap))
 	a := Attempt{Actor: Actor{Station: set.StationName, Operator: operator}, TraceID: NewTraceID(), Raw: raw, Code: norm, At: s.Now().Unix()}
+	if refusal != nil && refusal.Outcome == OutcomeBadge {
+		a.Raw = "(operator badge)"
+	}
 	var v Verdict
 	switch {
 	case refusal != nil:

@@ -45,7 +45,7 @@ const (
 )
 
 // RefusalOutcomes are the outcomes counted as refused, in report order.
-var RefusalOutcomes = []Outcome{OutcomeAlreadyUsed, OutcomeExpired, OutcomeDisabled, OutcomeUnknown, OutcomeBadSignature, OutcomeMalformed, OutcomeServerRefused}
+var RefusalOutcomes = []Outcome{OutcomeAlreadyUsed, OutcomeExpired, OutcomeDisabled, OutcomeUnknown, OutcomeBadSignature, OutcomeMalformed, OutcomeServerRefused, OutcomeBadge}
 
 // Accepted reports whether the outcome lets the parcel go.
 func (o Outcome) Accepted() bool { return o == OutcomeRedeemed || o == OutcomeValid }

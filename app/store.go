@@ -99,6 +99,7 @@ type Store interface {
 	UndoStore
 	ReplaceStore
 	DayCloseStore
+	OperatorStore // staff.go
 }
 
 // Actor is who did something, and where.

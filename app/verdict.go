@@ -43,6 +43,8 @@ func (v Verdict) Message() string {
 		return "Forged or altered code: " + v.Reason
 	case OutcomeMalformed:
 		return "Not a qrdesk code: " + v.Reason
+	case OutcomeBadge:
+		return "This is an operator badge, not a label: do not hand over; sign in with it on the Scan screen"
 	case OutcomeServerRefused:
 		return "The server refused this desk's scan, do not hand over: " + v.Reason
 	}

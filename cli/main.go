@@ -29,6 +29,7 @@ type GUIOptions struct {
 	DB      string
 	KeyFile string
 	Screen  string
+	Desk    bool // desk mode: the Scan screen only until a supervisor signs in
 }
 
 // Env is the outside world of one command run.

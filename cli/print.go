@@ -26,6 +26,7 @@ type printFlags struct {
 	offsetX, offsetY     float64
 	reprint, calibration bool
 	scannerTest          bool
+	badges               bool
 	out, format          string
 	dpi                  int
 	printer, printerAddr string
@@ -46,6 +47,7 @@ func runPrint(ctx context.Context, env *Env, args []string) error {
 	fs.BoolVar(&f.reprint, "reprint", false, "allow printing codes that were printed before (logged as a reprint)")
 	fs.BoolVar(&f.calibration, "calibration", false, "print a calibration page with crosses at every label corner and a ruler")
 	fs.BoolVar(&f.scannerTest, "scanner-test", false, "print the scanner test label (then run 'qrdesk scanner-test' and scan it)")
+	fs.BoolVar(&f.badges, "badges", false, "print a sign-in badge for every current operator ('qrdesk operators')")
 	fs.StringVar(&f.out, "o", "", "write the output to FILE (.pdf or .zpl)")
 	fs.StringVar(&f.format, "format", "pdf", "pdf, or zpl for Zebra-compatible thermal printers")
 	fs.IntVar(&f.dpi, "dpi", 203, "thermal printer resolution for ZPL: 203 or 300")
@@ -92,6 +94,9 @@ func runPrint(ctx context.Context, env *Env, args []string) error {
 	}
 	if f.scannerTest {
 		return printScannerTest(s, f, opts)
+	}
+	if f.badges {
+		return printBadges(ctx, s, f, opts)
 	}
 
 	sel := app.PrintSelection{BatchID: f.batch, Date: f.date, ResumeJob: f.resume}

@@ -113,9 +113,14 @@ func (s *codesScreen) undo() {
 }
 
 // runUndo undoes the redemption off the UI goroutine and shows the label.
+// An undo needs a supervisor (signed in, or approving this one).
 func (s *codesScreen) runUndo(code, reason string) {
+	by, ok := s.env.supervisor(T("Undo the redemption of {{.Code}}", map[string]any{"Code": code}), func() { s.runUndo(code, reason) })
+	if !ok {
+		return
+	}
 	s.env.background(func() {
-		u, err := s.env.svc.UndoRedemption(context.Background(), app.UndoRequest{Code: code, Reason: reason, Operator: s.env.operator()})
+		u, err := s.env.svc.UndoRedemption(context.Background(), app.UndoRequest{Code: code, Reason: reason, Operator: by})
 		var rec []app.CodeRecord
 		if err == nil {
 			rec, err = s.env.svc.Search(context.Background(), app.SearchQuery{Text: u.Code})

@@ -283,8 +283,12 @@ func (s *codesScreen) setDisabled(disable bool) {
 		s.message.SetText(T("Give a reason of at least 3 characters"))
 		return
 	}
+	by, ok := s.env.supervisor(T("Disable or enable {{.Code}}", map[string]any{"Code": code}), func() { s.setDisabled(disable) })
+	if !ok {
+		return
+	}
 	s.env.background(func() {
-		rec, err := s.env.svc.SetDisabled(context.Background(), code, disable, reason, s.env.operator())
+		rec, err := s.env.svc.SetDisabled(context.Background(), code, disable, reason, by)
 		fyne.Do(func() {
 			if err != nil {
 				s.message.SetText(app.ErrorMessage(err))

@@ -26,6 +26,8 @@ type env struct {
 	settings app.Settings
 	onSaved  []func(app.Settings) // screens that show settings
 
+	signIn *signIn // who is signed in; nil when the window has no operators (see signin.go)
+
 	jobs sync.WaitGroup // background work of the screens (see background)
 
 	// dialogKeys answers Enter and Esc typed while a dialog that asked
@@ -54,6 +56,9 @@ func (e *env) current() app.Settings {
 }
 
 func (e *env) operator() string {
+	if op, ok := e.signIn.current(); ok {
+		return op.Name
+	}
 	if op := e.current().Operator; op != "" {
 		return op
 	}

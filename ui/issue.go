@@ -167,6 +167,9 @@ func (s *issueScreen) issue() {
 	if s.issuing {
 		return
 	}
+	if !s.env.whoIsIn(T("Sign in to issue codes: the batch names who issued it"), s.issue) {
+		return
+	}
 	if err := s.validateIssueForm(); err != nil {
 		s.status.SetText(err.Error())
 		return

@@ -119,7 +119,10 @@ func (s *issueScreen) confirmThen(next func(reprint bool)) {
 	}
 	s.env.confirm(T("Reprint?"), T("{{.Printed}} of these labels were printed before. Print them again? The reprint is logged.",
 		map[string]any{"Printed": s.selected.Printed}), T("Print again"), func(ok bool) {
-		if ok {
+		if !ok {
+			return
+		}
+		if _, approved := s.env.supervisor(T("Reprint labels"), func() { next(true) }); approved {
 			next(true)
 		}
 	})
@@ -128,6 +131,9 @@ func (s *issueScreen) confirmThen(next func(reprint bool)) {
 // printToPrinter sends the selected batch to the printer, saying how many
 // sheets go out and, when done, the printer queue's job.
 func (s *issueScreen) printToPrinter(reprint bool) {
+	if !s.env.whoIsIn(T("Sign in to print: the print job names who printed it"), func() { s.printToPrinter(reprint) }) {
+		return
+	}
 	printer := s.printer.Selected
 	if printer == "" {
 		s.status.SetText(T("No printer is set up: use Save PDF and print the file at 100 % scale"))

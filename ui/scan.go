@@ -154,7 +154,15 @@ func (s *scanScreen) submit(raw, terminator string, took time.Duration) {
 		s.note.SetText(strings.Join(r.Advice, "\n"))
 		return
 	}
+	if badge := app.ApplyScannerMap(raw, s.env.current().ScannerMap); s.env.signIn != nil && app.IsBadge(badge) {
+		s.env.signIn.badgeScanned(s, badge) // an operator signs in (signin.go)
+		return
+	}
 	s.env.background(func() {
+		if s.env.signIn.needed(context.Background()) {
+			fyne.Do(s.signInFirst)
+			return
+		}
 		v, err := s.env.svc.Redeem(context.Background(), raw, s.env.operator())
 		var rec *app.CodeRecord
 		if err == nil {
@@ -164,6 +172,13 @@ func (s *scanScreen) submit(raw, terminator string, took time.Duration) {
 	})
 }
 
+// signInFirst refuses a scan while nobody is signed in at a desk that has
+// operators: every redemption names who handed the parcel over.
+func (s *scanScreen) signInFirst() {
+	s.paint(colorInactive, T("SIGN IN FIRST"), T("Scan your operator badge (or Sign in…): nothing was redeemed"))
+	s.env.beep(false)
+}
+
 // lookup finds the scanned label's record, for its serial and ref; nil for
 // what is no label of ours.
 func (s *scanScreen) lookup(v app.Verdict) *app.CodeRecord {
@@ -171,7 +186,7 @@ func (s *scanScreen) lookup(v app.Verdict) *app.CodeRecord {
 		return v.Record
 	}
 	switch v.Outcome {
-	case app.OutcomeMalformed, app.OutcomeBadSignature, app.OutcomeUnknown:
+	case app.OutcomeMalformed, app.OutcomeBadSignature, app.OutcomeUnknown, app.OutcomeBadge:
 		return nil
 	}
 	recs, err := s.env.svc.Search(context.Background(), app.SearchQuery{Text: v.Code, Limit: 1})
@@ -338,6 +353,8 @@ func outcomeTitle(o app.Outcome) string {
 		return T("VALID")
 	case app.OutcomeServerRefused:
 		return T("REFUSED BY THE SERVER")
+	case app.OutcomeBadge:
+		return T("OPERATOR BADGE")
 	}
 	return string(o)
 }
@@ -352,6 +369,8 @@ func outcomeHint(o app.Outcome) string {
 		return T("This is not a qrdesk label: scan again")
 	case app.OutcomeServerRefused:
 		return T("Do not hand over: the server refuses this desk; ask the administrator")
+	case app.OutcomeBadge:
+		return T("This is an operator badge, not a label: do not hand over")
 	}
 	return ""
 }

@@ -20,6 +20,7 @@ type settingsScreen struct {
 	order   []string
 	save    *widget.Button
 	message *widget.Label
+	badges  *badgeSheet // the operators' badge sheet (badges.go)
 	scroll  *container.Scroll
 	content fyne.CanvasObject
 }
@@ -39,7 +40,8 @@ func newSettingsScreen(e *env) *settingsScreen {
 	s.save.Importance = widget.HighImportance
 	s.message = widget.NewLabel("")
 	s.message.Wrapping = fyne.TextWrapWord
-	s.scroll = container.NewVScroll(container.NewVBox(form, s.save, s.message))
+	s.badges = newBadgeSheet(e)
+	s.scroll = container.NewVScroll(container.NewVBox(form, s.save, s.message, s.badges.button, s.badges.message))
 	s.content = s.scroll
 	e.onSaved = append(e.onSaved, s.load)
 	return s
@@ -74,8 +76,12 @@ func (s *settingsScreen) saveAll() {
 		s.message.SetText(T("Nothing changed"))
 		return
 	}
+	by, ok := s.env.supervisor(T("Change the settings"), s.saveAll)
+	if !ok {
+		return
+	}
 	go func() {
-		_, err := s.env.svc.UpdateSettings(context.Background(), changes, s.env.operator())
+		_, err := s.env.svc.UpdateSettings(context.Background(), changes, by)
 		if err == nil {
 			err = s.env.reloadSettings()
 		}

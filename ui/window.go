@@ -13,9 +13,11 @@ import (
 
 // Options choose how the window opens.
 type Options struct {
-	Screen      string // scan, issue, codes, today or settings; "" for the start-screen setting
-	TemplateDir string // the clerk's own label templates
-	Player      Player // scan sounds; nil for silence
+	Screen      string     // scan, issue, codes, today or settings; "" for the start-screen setting
+	TemplateDir string     // the clerk's own label templates
+	Player      Player     // scan sounds; nil for silence
+	Staff       *app.Staff // operators who sign in; nil: the operator setting names who works
+	Desk        bool       // desk mode: the Scan screen only, until a supervisor signs in (desk.go)
 }
 
 // mainUI is the window: one tab per screen.
@@ -28,6 +30,8 @@ type mainUI struct {
 	today    *todayScreen
 	settings *settingsScreen
 	screens  []string
+	desk     bool // desk mode (desk.go)
+	locked   bool // desk mode and no supervisor signed in: the Scan screen only
 }
 
 const (
@@ -70,6 +74,9 @@ func newMainUI(a fyne.App, w fyne.Window, svc *app.Service, opts Options) (*main
 	if err := e.reloadSettings(); err != nil { // no screen listens yet
 		return nil, err
 	}
+	if opts.Staff != nil {
+		e.signIn = newSignIn(e, opts.Staff)
+	}
 	ui := &mainUI{env: e, screens: app.Screens}
 	ui.scan = newScanScreen(e)
 	ui.issue = newIssueScreen(e)
@@ -84,9 +91,14 @@ func newMainUI(a fyne.App, w fyne.Window, svc *app.Service, opts Options) (*main
 		container.NewTabItem(T("Settings"), ui.settings.content),
 	)
 	ui.tabs.OnSelected = func(*container.TabItem) { ui.selected() }
-	w.SetContent(ui.tabs)
+	if e.signIn != nil {
+		e.signIn.onChange = ui.signedIn
+	}
+	ui.desk, ui.locked = opts.Desk, opts.Desk
+	ui.layout()
 	ui.grabTyping()
 	ui.addShortcuts()
+	ui.addSignInShortcut() // Ctrl+L (signin.go)
 	set := e.current()
 	for _, fn := range e.onSaved {
 		fn(set)
@@ -103,7 +115,7 @@ func newMainUI(a fyne.App, w fyne.Window, svc *app.Service, opts Options) (*main
 
 // start runs after the window exists: the first-run set-up if needed.
 func (ui *mainUI) start() {
-	if !ui.env.current().Configured {
+	if !ui.env.current().Configured && !ui.locked { // the set-up changes settings: not from a locked desk
 		newSetupForm(ui.env).show(func() { ui.show(ui.current()) })
 	}
 }
@@ -111,14 +123,19 @@ func (ui *mainUI) start() {
 // show selects a screen by name.
 func (ui *mainUI) show(name string) {
 	i := slices.Index(ui.screens, name)
-	if i < 0 {
+	if i < 0 || ui.locked { // a locked desk shows the Scan screen only
 		i = 0
 	}
 	ui.tabs.SelectIndex(i)
 	ui.selected()
 }
 
-func (ui *mainUI) current() string { return ui.screens[ui.tabs.SelectedIndex()] }
+func (ui *mainUI) current() string {
+	if ui.locked {
+		return "scan"
+	}
+	return ui.screens[ui.tabs.SelectedIndex()]
+}
 
 // selected refreshes the screen that just came up and remembers it.
 func (ui *mainUI) selected() {

@@ -1,0 +1,282 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// OperatorStore keeps the desk's operators. Operators are never deleted;
+// every change and every sign-in is audited.
+type OperatorStore interface {
+	// LoadSettings gives the station name for the audit rows.
+	LoadSettings(ctx context.Context) (Settings, error)
+	// AddOperator stores a new operator and returns it with its id; a
+	// current operator of the same name (any case) is a KindConflict error.
+	AddOperator(ctx context.Context, op Operator, actor Actor) (Operator, error)
+	// Operators lists the current operators by name, removed ones too when
+	// asked.
+	Operators(ctx context.Context, withRemoved bool) ([]Operator, error)
+	// OperatorByName returns the current operator of that name (any case),
+	// or ErrNotFound.
+	OperatorByName(ctx context.Context, name string) (Operator, error)
+	// OperatorByID returns an operator, removed or not, or ErrNotFound.
+	OperatorByID(ctx context.Context, id int64) (Operator, error)
+	// RemoveOperator stamps the current operator name as removed at at.
+	RemoveOperator(ctx context.Context, name string, at int64, actor Actor) (Operator, error)
+	// RenewBadge raises the operator's badge version: the old badge stops
+	// working.
+	RenewBadge(ctx context.Context, name string, actor Actor) (Operator, error)
+	// SetPINHash replaces the current operator's PIN hash.
+	SetPINHash(ctx context.Context, name, hash string, actor Actor) (Operator, error)
+	// AuditSignIn records a sign-in by method (SignInBadge or SignInPIN),
+	// or a refused one with the reason, of subject.
+	AuditSignIn(ctx context.Context, subject string, method SignInMethod, ok bool, reason string, actor Actor) error
+	// PINFailures counts the wrong PINs audited since the last sign-in by
+	// PIN, and when the last of them was (Unix seconds).
+	PINFailures(ctx context.Context) (n int, last int64, err error)
+}
+
+// SignInMethod is how an operator signed in (or tried to).
+type SignInMethod string
+
+const (
+	SignInBadge SignInMethod = "badge"
+	SignInPIN   SignInMethod = "PIN"
+)
+
+// Staff is the desk's operators: adding and removing them, their badges,
+// and signing in by badge or by name and PIN.
+type Staff struct {
+	Store OperatorStore
+	Keys  Keys
+	Now   func() time.Time
+}
+
+// NewStaff wires the operator service; now is the service's clock.
+func NewStaff(st OperatorStore, keys Keys, now func() time.Time) *Staff {
+	if now == nil {
+		now = time.Now
+	}
+	return &Staff{Store: st, Keys: keys, Now: now}
+}
+
+// Staff is the desk's operators on the service's store, key ring and clock.
+func (s *Service) Staff() *Staff { return NewStaff(s.Store, s.Keys, s.Now) }
+
+// Wrong PINs allowed in a row before the desk waits, and how long it waits
+// (doubling with every further wrong PIN, at most pinMaxWait). The desk,
+// not the name, is limited: guessing across names gains nothing. The count
+// is read from the audit rows, so restarting the window does not reset it.
+const (
+	PINTries   = 5
+	pinWait    = time.Minute
+	pinMaxWait = 15 * time.Minute
+)
+
+// ErrSignInRefused is wrapped by every refused sign-in.
+var ErrSignInRefused = errors.New("sign-in refused")
+
+func (st *Staff) actor(ctx context.Context, operator string) Actor {
+	name := ""
+	if set, err := st.Store.LoadSettings(ctx); err == nil {
+		name = set.StationName
+	}
+	return Actor{Station: name, Operator: operator}
+}
+
+// Add registers an operator with a PIN; by is who adds them (audited).
+func (st *Staff) Add(ctx context.Context, name, pin string, supervisor bool, by string) (Operator, error) {
+	if err := CheckOperatorName(name); err != nil {
+		return Operator{}, Errorf(KindInvalid, "%v", err)
+	}
+	if err := CheckPIN(pin); err != nil {
+		return Operator{}, Errorf(KindInvalid, "%v", err)
+	}
+	hash, err := HashPIN(pin)
+	if err != nil {
+		return Operator{}, ErrorfWrap(KindInternal, err, "cannot protect the PIN")
+	}
+	op := Operator{Name: name, Supervisor: supervisor, BadgeVersion: 1, CreatedAt: st.Now().Unix(), PINHash: hash}
+	return st.Store.AddOperator(ctx, op, st.actor(ctx, by))
+}
+
+// List returns the current operators (and removed ones when asked).
+func (st *Staff) List(ctx context.Context, withRemoved bool) ([]Operator, error) {
+	return st.Store.Operators(ctx, withRemoved)
+}
+
+// Find returns the current operator of that name (any case), or an error
+// that says there is none.
+func (st *Staff) Find(ctx context.Context, name string) (Operator, error) {
+	op, err := st.Store.OperatorByName(ctx, name)
+	if errors.Is(err, ErrNotFound) {
+		return Operator{}, Errorf(KindNotFound, "there is no operator called %s: 'qrdesk operators list' shows them", name)
+	}
+	return op, err
+}
+
+// StillHere reports whether the operator with id is still a current one
+// (not removed since they signed in).
+func (st *Staff) StillHere(ctx context.Context, id int64) (bool, error) {
+	op, err := st.Store.OperatorByID(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	return op.RemovedAt == 0, nil
+}
+
+// Any reports whether the desk has operators: then the window asks who is
+// working before a scan.
+func (st *Staff) Any(ctx context.Context) (bool, error) {
+	ops, err := st.Store.Operators(ctx, false)
+	return len(ops) > 0, err
+}
+
+// Remove takes an operator off the desk; their badge and PIN stop working,
+// the history that names them stays.
+func (st *Staff) Remove(ctx context.Context, name, by string) (Operator, error) {
+	return st.Store.RemoveOperator(ctx, name, st.Now().Unix(), st.actor(ctx, by))
+}
+
+// RenewBadge cancels an operator's badge (lost or stolen): print the new one.
+func (st *Staff) RenewBadge(ctx context.Context, name, by string) (Operator, error) {
+	return st.Store.RenewBadge(ctx, name, st.actor(ctx, by))
+}
+
+// SetPIN gives an operator a new PIN (a forgotten one); by is audited.
+func (st *Staff) SetPIN(ctx context.Context, name, pin, by string) (Operator, error) {
+	if err := CheckPIN(pin); err != nil {
+		return Operator{}, Errorf(KindInvalid, "%v", err)
+	}
+	hash, err := HashPIN(pin)
+	if err != nil {
+		return Operator{}, ErrorfWrap(KindInternal, err, "cannot protect the PIN")
+	}
+	return st.Store.SetPINHash(ctx, name, hash, st.actor(ctx, by))
+}
+
+// Badge returns the text of op's badge QR.
+func (st *Staff) Badge(op Operator) (string, error) {
+	b, err := st.Keys.BadgeFor(op)
+	if err != nil {
+		return "", Errorf(KindInvalid, "%v", err)
+	}
+	return b.String(), nil
+}
+
+// SignInBadge checks a scanned badge and returns its operator. The refusal
+// says why (damaged, forged, replaced, removed) and is audited.
+func (st *Staff) SignInBadge(ctx context.Context, raw string) (Operator, error) {
+	b, err := ParseBadge(raw)
+	if err != nil {
+		return Operator{}, st.refuse(ctx, "badge", SignInBadge, "%v", err)
+	}
+	op, err := st.Store.OperatorByID(ctx, b.OperatorID)
+	if errors.Is(err, ErrNotFound) {
+		return Operator{}, st.refuse(ctx, "badge", SignInBadge, "this badge was not made at this desk or was altered: do not let it sign in")
+	}
+	if err != nil {
+		return Operator{}, err
+	}
+	if err := st.Keys.VerifyBadge(b, op.Name); err != nil {
+		return Operator{}, st.refuse(ctx, "badge", SignInBadge, "this badge was not made at this desk or was altered: do not let it sign in")
+	}
+	switch {
+	case op.RemovedAt != 0:
+		return Operator{}, st.refuse(ctx, op.Name, SignInBadge, "%s was removed from this desk on %s: their badge no longer works", op.Name, FormatTime(op.RemovedAt))
+	case b.Version != op.BadgeVersion:
+		return Operator{}, st.refuse(ctx, op.Name, SignInBadge, "this badge of %s was replaced by a newer one: use the new badge", op.Name)
+	}
+	return op, st.Store.AuditSignIn(ctx, op.Name, SignInBadge, true, "", st.actor(ctx, op.Name))
+}
+
+// SignInPIN checks an operator's name and PIN. After PINTries wrong PINs in
+// a row the desk checks no PIN for a while, longer after every further one.
+func (st *Staff) SignInPIN(ctx context.Context, name, pin string) (Operator, error) {
+	failures, last, err := st.Store.PINFailures(ctx)
+	if err != nil {
+		return Operator{}, err
+	}
+	if wait := time.Unix(last, 0).Add(pinLock(failures)).Sub(st.Now()); wait > 0 {
+		return Operator{}, &Error{Kind: KindConflict, Err: ErrSignInRefused,
+			Message: fmt.Sprintf("too many wrong PINs: try again in %s, or sign in with a badge", roundUp(wait))}
+	}
+	op, err := st.Store.OperatorByName(ctx, name)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return Operator{}, err
+	}
+	// The hash is computed even for an unknown name, so the time taken does
+	// not tell which names exist.
+	hash := op.PINHash
+	if hash == "" {
+		hash = unknownOperatorHash()
+	}
+	if !PINMatches(hash, pin) || err != nil {
+		return Operator{}, st.refuse(ctx, name, SignInPIN, "the name or PIN is wrong: check both and try again")
+	}
+	return op, st.Store.AuditSignIn(ctx, op.Name, SignInPIN, true, "", st.actor(ctx, op.Name))
+}
+
+// pinLock is how long the desk waits after the last of failures wrong PINs.
+func pinLock(failures int) time.Duration {
+	if failures < PINTries {
+		return 0
+	}
+	if failures-PINTries >= 5 { // 2⁵ minutes is past the cap; no shift overflows
+		return pinMaxWait
+	}
+	return min(pinWait<<(failures-PINTries), pinMaxWait)
+}
+
+// unknownOperatorHash is checked for names that do not exist (see SignInPIN).
+// Made on first use: hashing costs 19 MiB, which no other command should pay.
+var unknownOperatorHash = sync.OnceValue(func() string { h, _ := HashPIN("unknown operator"); return h })
+
+// refuse audits a refused sign-in and returns the message for the clerk.
+func (st *Staff) refuse(ctx context.Context, subject string, method SignInMethod, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	if subject == "" || CheckOperator(subject) != nil {
+		subject = "?"
+	}
+	if err := st.Store.AuditSignIn(ctx, subject, method, false, msg, st.actor(ctx, "")); err != nil {
+		return err
+	}
+	return &Error{Kind: KindInvalid, Message: msg, Err: ErrSignInRefused}
+}
+
+func roundUp(d time.Duration) string {
+	if d <= time.Minute {
+		return "1 minute"
+	}
+	return fmt.Sprintf("%d minutes", int((d+time.Minute-1)/time.Minute))
+}
+
+// OperatorBadge is one current operator with the text of their badge QR.
+type OperatorBadge struct {
+	Operator
+	Badge string
+}
+
+// Badges returns the badges of every current operator, by name, for the
+// badge sheet; an error when there is nobody to print.
+func (st *Staff) Badges(ctx context.Context) ([]OperatorBadge, error) {
+	ops, err := st.List(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	if len(ops) == 0 {
+		return nil, Errorf(KindInvalid, "there are no operators to print badges for: add them with 'qrdesk operators add NAME'")
+	}
+	out := make([]OperatorBadge, len(ops))
+	for i, op := range ops {
+		text, err := st.Badge(op)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = OperatorBadge{Operator: op, Badge: text}
+	}
+	return out, nil
+}

@@ -1,0 +1,149 @@
+package store
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"qrdesk/app"
+)
+
+func TestStaffSignIn(t *testing.T) {
+	ctx := context.Background()
+	svc, db, clock := mustOpen(t)
+	staff := app.NewStaff(db, svc.Keys, clock.Now)
+	li, err := staff.Add(ctx, "li", "4321", false, "admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wang, err := staff.Add(ctx, "Wang", "876543", true, "admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	liBadge, _ := staff.Badge(li)
+	wangBadge, _ := staff.Badge(wang)
+
+	t.Run("OK", func(t *testing.T) {
+		op, err := staff.SignInBadge(ctx, strings.ToLower(wangBadge)+"\r")
+		if err != nil || op.Name != "Wang" || !op.Supervisor {
+			t.Fatalf("badge sign-in: %+v %v", op, err)
+		}
+		op, err = staff.SignInPIN(ctx, "WANG", "876543")
+		if err != nil || op.ID != wang.ID {
+			t.Fatalf("PIN sign-in: %+v %v", op, err)
+		}
+	})
+	t.Run("ErrForged", func(t *testing.T) {
+		forged := liBadge[:len(liBadge)-1] + map[bool]string{true: "3", false: "2"}[strings.HasSuffix(liBadge, "2")]
+		if _, err := staff.SignInBadge(ctx, forged); err == nil || !strings.Contains(app.ErrorMessage(err), "not made at this desk or was altered") {
+			t.Fatalf("forged badge: %v", err)
+		}
+		// A badge of this operator id signed by another desk's key ring.
+		other, _ := app.LoadKeys(t.TempDir()+"/other.key", true)
+		b, _ := other.BadgeFor(li)
+		if _, err := staff.SignInBadge(ctx, b.String()); err == nil {
+			t.Fatal("another desk's badge signed in")
+		}
+		if _, err := staff.SignInBadge(ctx, "QRDESK-BADGE-999999-0001-A2345678923456789"); err == nil {
+			t.Fatal("a badge of an operator that never existed signed in")
+		}
+	})
+	t.Run("ErrRenewed", func(t *testing.T) {
+		if _, err := staff.RenewBadge(ctx, "li", "admin"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := staff.SignInBadge(ctx, liBadge); err == nil || !strings.Contains(app.ErrorMessage(err), "replaced by a newer one") {
+			t.Fatalf("old badge after renew: %v", err)
+		}
+		li, _ = db.OperatorByName(ctx, "li")
+		newBadge, _ := staff.Badge(li)
+		if _, err := staff.SignInBadge(ctx, newBadge); err != nil {
+			t.Fatalf("new badge: %v", err)
+		}
+		liBadge = newBadge
+	})
+	t.Run("ErrRemoved", func(t *testing.T) {
+		if _, err := staff.Remove(ctx, "li", "admin"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := staff.SignInBadge(ctx, liBadge); err == nil || !strings.Contains(app.ErrorMessage(err), "li was removed from this desk") {
+			t.Fatalf("removed operator's badge: %v", err)
+		}
+		if _, err := staff.SignInPIN(ctx, "li", "4321"); err == nil {
+			t.Fatal("removed operator's PIN signed in")
+		}
+		// Re-added under the same name: a new id, so the old badge stays dead.
+		li2, err := staff.Add(ctx, "li", "4321", false, "admin")
+		if err != nil || li2.ID == li.ID {
+			t.Fatalf("add li again: %+v %v", li2, err)
+		}
+		if _, err := staff.SignInBadge(ctx, liBadge); err == nil {
+			t.Fatal("the old li's badge signs in the new li")
+		}
+	})
+	t.Run("SetPIN", func(t *testing.T) {
+		if _, err := staff.SetPIN(ctx, "wang", "24680", "admin"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := staff.SignInPIN(ctx, "Wang", "876543"); err == nil {
+			t.Fatal("the old PIN still works")
+		}
+		if _, err := staff.SetPIN(ctx, "wang", "12", "admin"); err == nil || !strings.Contains(app.ErrorMessage(err), "use at least 4") {
+			t.Fatalf("a 2-digit PIN: %v", err)
+		}
+		if _, err := staff.SetPIN(ctx, "nobody", "1234", "admin"); app.KindOf(err) != app.KindNotFound {
+			t.Fatalf("set the PIN of nobody: %v", err)
+		}
+		if _, err := staff.SignInPIN(ctx, "Wang", "24680"); err != nil {
+			t.Fatalf("the new PIN: %v", err)
+		}
+		if _, err := staff.SetPIN(ctx, "wang", "876543", "admin"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("ErrTooManyPINs", func(t *testing.T) {
+		// A sign-in by PIN starts the count again (li's removed PIN above was one).
+		if _, err := staff.SignInPIN(ctx, "Wang", "876543"); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < app.PINTries; i++ {
+			if _, err := staff.SignInPIN(ctx, "Wang", "000000"); err == nil || !strings.Contains(app.ErrorMessage(err), "name or PIN is wrong") {
+				t.Fatalf("wrong PIN %d: %v", i, err)
+			}
+		}
+		// Now even the right PIN waits.
+		if _, err := staff.SignInPIN(ctx, "Wang", "876543"); err == nil || !strings.Contains(app.ErrorMessage(err), "too many wrong PINs: try again in 1 minute") {
+			t.Fatalf("right PIN while locked: %v", err)
+		}
+		// Restarting the window does not help: the count is in the database.
+		restarted := app.NewStaff(db, svc.Keys, clock.Now)
+		if _, err := restarted.SignInPIN(ctx, "Wang", "876543"); err == nil || !strings.Contains(app.ErrorMessage(err), "too many wrong PINs") {
+			t.Fatalf("right PIN after a restart while locked: %v", err)
+		}
+		// A badge still works meanwhile.
+		if _, err := staff.SignInBadge(ctx, wangBadge); err != nil {
+			t.Fatalf("badge while PINs are locked: %v", err)
+		}
+		clock.t = clock.t.Add(61 * time.Second)
+		// One more wrong PIN locks for twice as long.
+		staff.SignInPIN(ctx, "nobody", "1234")
+		if _, err := staff.SignInPIN(ctx, "Wang", "876543"); err == nil || !strings.Contains(app.ErrorMessage(err), "try again in 2 minutes") {
+			t.Fatalf("after a sixth wrong PIN: %v", err)
+		}
+		clock.t = clock.t.Add(121 * time.Second)
+		if _, err := staff.SignInPIN(ctx, "Wang", "876543"); err != nil {
+			t.Fatalf("right PIN after the wait: %v", err)
+		}
+		// The count starts again after a success.
+		if _, err := staff.SignInPIN(ctx, "Wang", "111111"); err == nil || strings.Contains(app.ErrorMessage(err), "too many") {
+			t.Fatalf("first wrong PIN after a success: %v", err)
+		}
+	})
+	if n := count(t, db, `SELECT count(*) FROM audit WHERE action = 'sign_in_refused'`); n < 10 {
+		t.Fatalf("%d refused sign-ins audited", n)
+	}
+	if n := count(t, db, `SELECT count(*) FROM audit WHERE action = 'sign_in' AND subject = 'Wang' AND operator = 'Wang'`); n != 6 {
+		t.Fatalf("%d sign-ins of Wang audited, want 6", n)
+	}
+}

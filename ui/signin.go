@@ -1,0 +1,298 @@
+package ui
+
+import (
+	"context"
+	"strings"
+	"sync"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/widget"
+
+	"qrdesk/app"
+)
+
+// signIn is who works at the window: the operator signed in by badge or by
+// name and PIN, shown in a bar above every screen. Scans, redemptions and
+// audit rows name them. Once the desk has operators ('qrdesk operators
+// add'), a label is not redeemed until someone is signed in; a desk without
+// operators works as before, under the operator setting.
+type signIn struct {
+	env   *env
+	staff *app.Staff
+
+	mu       sync.Mutex
+	op       *app.Operator // nil: nobody
+	approved *app.Operator // a supervisor's approval of one action (see env.supervisor)
+
+	who     *widget.Label
+	signIn  *widget.Button
+	signOut *widget.Button
+	bar     fyne.CanvasObject
+	form    *signInForm // the form showing (one at a time), nil when none
+
+	// onChange is told after every sign-in and sign-out (desk mode locks
+	// and unlocks on it).
+	onChange func(op *app.Operator)
+}
+
+func newSignIn(e *env, staff *app.Staff) *signIn {
+	s := &signIn{env: e, staff: staff}
+	s.who = widget.NewLabel("")
+	s.who.TextStyle = fyne.TextStyle{Bold: true}
+	s.signIn = widget.NewButton(T("Sign in…"), func() {
+		s.ask(T("Sign in"), T("Scan your badge, or type your name and PIN"), false, func(op app.Operator) { s.set(&op) })
+	})
+	s.signOut = widget.NewButton(T("Sign out"), func() { s.set(nil) })
+	s.bar = container.NewHBox(s.who, s.signIn, s.signOut)
+	s.show()
+	return s
+}
+
+// current is the signed-in operator.
+func (s *signIn) current() (app.Operator, bool) {
+	if s == nil {
+		return app.Operator{}, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.op == nil {
+		return app.Operator{}, false
+	}
+	return *s.op, true
+}
+
+// set signs op in (nil: out) and tells the bar and the window.
+func (s *signIn) set(op *app.Operator) {
+	s.mu.Lock()
+	s.op = op
+	s.mu.Unlock()
+	s.show()
+	if s.onChange != nil {
+		s.onChange(op)
+	}
+}
+
+func (s *signIn) show() {
+	op, ok := s.current()
+	switch {
+	case !ok:
+		s.who.SetText(T("Nobody is signed in"))
+		s.signOut.Disable()
+	case op.Supervisor:
+		s.who.SetText(T("Signed in: {{.Name}} (supervisor)", map[string]any{"Name": op.Name}))
+		s.signOut.Enable()
+	default:
+		s.who.SetText(T("Signed in: {{.Name}}", map[string]any{"Name": op.Name}))
+		s.signOut.Enable()
+	}
+}
+
+// needed reports, off the UI goroutine, whether a scan must wait for a
+// sign-in: nobody is signed in and the desk has operators, or the one
+// signed in was removed meanwhile ('qrdesk operators remove'): they are
+// signed out.
+func (s *signIn) needed(ctx context.Context) bool {
+	if s == nil {
+		return false
+	}
+	if op, ok := s.current(); ok {
+		if here, err := s.staff.StillHere(ctx, op.ID); err != nil || here {
+			return false // a database error is reported by the scan itself
+		}
+		fyne.Do(func() {
+			if cur, ok := s.current(); ok && cur.ID == op.ID {
+				s.set(nil)
+			}
+		})
+		return true
+	}
+	has, err := s.staff.Any(ctx)
+	return err == nil && has
+}
+
+// badgeScanned signs in the operator of a badge scanned on the Scan screen
+// (off the UI goroutine) and paints the result there.
+func (s *signIn) badgeScanned(scan *scanScreen, raw string) {
+	go func() {
+		op, err := s.staff.SignInBadge(context.Background(), raw)
+		fyne.Do(func() {
+			if err != nil {
+				scan.paint(colorRefused, T("BADGE REFUSED"), app.ErrorMessage(err))
+				s.env.beep(false)
+				return
+			}
+			s.set(&op)
+			scan.paint(colorInactive, T("SIGNED IN"), op.Name)
+		})
+	}()
+}
+
+// supervisor returns the name of the supervisor an action runs under: the
+// signed-in one, or one who just approved it. Otherwise it asks for a
+// supervisor's badge or PIN, returns false, and calls retry once one has
+// approved; the retry then gets that supervisor, once. A desk without
+// operators runs everything under the operator setting, as before.
+func (e *env) supervisor(what string, retry func()) (string, bool) {
+	s := e.signIn
+	if s == nil {
+		return e.operator(), true
+	}
+	s.mu.Lock()
+	approved := s.approved
+	s.approved = nil
+	s.mu.Unlock()
+	if approved != nil {
+		return approved.Name, true
+	}
+	if op, ok := s.current(); ok && op.Supervisor {
+		return op.Name, true
+	}
+	// One small indexed read: operators may be added from the command line
+	// while the window runs.
+	if has, err := s.staff.Any(context.Background()); err == nil && !has {
+		return e.operator(), true
+	}
+	s.ask(T("A supervisor must approve"), what, true, func(op app.Operator) {
+		s.mu.Lock()
+		s.approved = &op
+		s.mu.Unlock()
+		retry()
+		s.mu.Lock()
+		s.approved = nil // unused by the retry: it must not approve something else later
+		s.mu.Unlock()
+	})
+	return "", false
+}
+
+// whoIsIn reports whether an action may go on under e.operator(): someone
+// is signed in, or the desk has no operators. Otherwise it asks who is
+// working, signs them in, and calls retry.
+func (e *env) whoIsIn(what string, retry func()) bool {
+	s := e.signIn
+	if s == nil {
+		return true
+	}
+	if _, ok := s.current(); ok {
+		return true
+	}
+	if has, err := s.staff.Any(context.Background()); err == nil && !has {
+		return true
+	}
+	s.ask(T("Sign in"), what, false, func(op app.Operator) {
+		s.set(&op)
+		retry()
+	})
+	return false
+}
+
+// signInForm asks for a badge or a name and PIN. The first field takes
+// either: a scanner types a badge there and ends it with Enter.
+type signInForm struct {
+	name, pin  *widget.Entry
+	message    *widget.Label
+	ok, cancel *widget.Button
+	dialog     dialog.Dialog
+}
+
+// ask shows the form; done runs with the operator who signed in (a
+// supervisor when supervisor is set). A refusal stays in the form.
+func (s *signIn) ask(title, why string, supervisor bool, done func(app.Operator)) {
+	f := &signInForm{name: widget.NewEntry(), pin: widget.NewPasswordEntry(), message: widget.NewLabel("")}
+	f.name.SetPlaceHolder(T("Name, or scan the badge"))
+	f.pin.SetPlaceHolder(T("PIN"))
+	f.message.Wrapping = fyne.TextWrapWord
+	submit := func() {
+		name, pin := strings.TrimSpace(f.name.Text), f.pin.Text
+		if name == "" {
+			f.message.SetText(T("Type your name, or scan your badge"))
+			return
+		}
+		f.ok.Disable()
+		go func() {
+			var op app.Operator
+			var err error
+			if raw := app.ApplyScannerMap(name, s.env.current().ScannerMap); app.IsBadge(raw) {
+				op, err = s.staff.SignInBadge(context.Background(), raw)
+			} else {
+				op, err = s.staff.SignInPIN(context.Background(), name, pin)
+			}
+			fyne.Do(func() {
+				f.ok.Enable()
+				f.pin.SetText("")
+				switch {
+				case err != nil:
+					if app.IsBadge(name) {
+						f.name.SetText("")
+					}
+					f.message.SetText(app.ErrorMessage(err))
+				case supervisor && !op.Supervisor:
+					f.name.SetText("")
+					f.message.SetText(T("{{.Name}} is not a supervisor: a supervisor must approve this", map[string]any{"Name": op.Name}))
+				default:
+					f.dialog.Hide()
+					s.form = nil
+					done(op)
+					return
+				}
+				s.env.win.Canvas().Focus(f.name)
+			})
+		}()
+	}
+	f.name.OnSubmitted = func(text string) {
+		if app.IsBadge(text) {
+			submit()
+			return
+		}
+		s.env.win.Canvas().Focus(f.pin)
+	}
+	f.pin.OnSubmitted = func(string) { submit() }
+	f.ok = widget.NewButton(T("Sign in"), submit)
+	f.ok.Importance = widget.HighImportance
+	f.cancel = widget.NewButton(T("Cancel"), func() { f.dialog.Hide(); s.form = nil })
+	intro := widget.NewLabel(why)
+	intro.Wrapping = fyne.TextWrapWord
+	form := widget.NewForm(widget.NewFormItem(T("Name or badge"), f.name), widget.NewFormItem(T("PIN"), f.pin))
+	content := container.NewVBox(intro, form, f.message, container.NewHBox(f.cancel, f.ok))
+	f.dialog = dialog.NewCustomWithoutButtons(title, content, s.env.win)
+	f.dialog.SetOnClosed(func() {
+		if s.form == f {
+			s.form = nil
+		}
+	})
+	f.dialog.Resize(fyne.NewSize(460, 0))
+	s.form = f
+	f.dialog.Show()
+	s.env.win.Canvas().Focus(f.name)
+}
+
+// signInShortcut (Ctrl+L) opens the sign-in form from the keyboard, from
+// any field and on a locked desk too: it is a main menu item (see
+// screenMenu), so it comes before the focused field.
+var signInShortcut = &desktop.CustomShortcut{KeyName: fyne.KeyL, Modifier: fyne.KeyModifierShortcutDefault}
+
+// addSignInShortcut puts the sign-in item beside the window's screens.
+func (ui *mainUI) addSignInShortcut() { ui.setMenu() }
+
+// setMenu is the main menu: the screens (not on a locked desk: it has no
+// way to them) and, with operators, the sign-in item.
+func (ui *mainUI) setMenu() {
+	s := ui.env.signIn
+	if s == nil {
+		return // the screens' menu of addShortcuts stays
+	}
+	var menus []*fyne.Menu
+	if !ui.locked {
+		menus = append(menus, ui.screenMenu().Items...)
+	}
+	signIn := fyne.NewMenuItem(T("Sign in…"), func() {
+		if s.form == nil {
+			s.signIn.OnTapped()
+		}
+	})
+	signIn.Shortcut = signInShortcut
+	menus = append(menus, fyne.NewMenu(T("Operator"), signIn))
+	ui.env.win.SetMainMenu(fyne.NewMainMenu(menus...))
+}
