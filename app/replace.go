@@ -64,23 +64,6 @@ func (s *Service) Replace(ctx context.Context, req ReplaceRequest) (Replacement,
 	if set.DateSerial {
 		spec.StationID = set.StationID
 	}
-	maxSerial := 1
-	for i := 0; i < set.SerialDigits; i++ {
-		maxSerial *= 10
-	}
-	makeCode := func(serial int) (Code, error) {
-		c := Code{Prefix: set.Prefix}
-		if set.DateSerial {
-			if serial >= maxSerial {
-				return Code{}, Errorf(KindInvalid, "the daily serial would pass %d: raise the serial digits in settings to replace more labels today", maxSerial-1)
-			}
-			c.Date, c.Station, c.Serial, c.SerialLen = day.Format("060102"), set.StationID, serial, set.SerialDigits
-		}
-		var err error
-		if c.Random, err = randomString(RandomLen); err != nil {
-			return Code{}, err
-		}
-		return c, s.Keys.Sign(&c)
-	}
+	makeCode := s.codeMaker(set, day, "raise the serial digits in settings to replace more labels today")
 	return rs.ReplaceCode(ctx, old, reason, spec, makeCode)
 }

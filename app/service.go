@@ -105,15 +105,23 @@ func (s *Service) Issue(ctx context.Context, req IssueRequest) (Batch, []Code, e
 	if set.DateSerial {
 		spec.StationID = set.StationID
 	}
+	makeCode := s.codeMaker(set, day, "issue fewer codes today or raise the serial digits in settings")
+	return s.Store.IssueBatch(ctx, spec, makeCode)
+}
+
+// codeMaker returns the function that makes and signs the code with a
+// given daily serial for the label day, under the settings; past the
+// serial digits it refuses with what to do (whatToDo).
+func (s *Service) codeMaker(set Settings, day time.Time, whatToDo string) func(serial int) (Code, error) {
 	maxSerial := 1
 	for i := 0; i < set.SerialDigits; i++ {
 		maxSerial *= 10
 	}
-	makeCode := func(serial int) (Code, error) {
+	return func(serial int) (Code, error) {
 		c := Code{Prefix: set.Prefix}
 		if set.DateSerial {
 			if serial >= maxSerial {
-				return Code{}, Errorf(KindInvalid, "the daily serial would pass %d: issue fewer codes today or raise the serial digits in settings", maxSerial-1)
+				return Code{}, Errorf(KindInvalid, "the daily serial would pass %d: %s", maxSerial-1, whatToDo)
 			}
 			c.Date, c.Station, c.Serial, c.SerialLen = day.Format("060102"), set.StationID, serial, set.SerialDigits
 		}
@@ -123,7 +131,6 @@ func (s *Service) Issue(ctx context.Context, req IssueRequest) (Batch, []Code, e
 		}
 		return c, s.Keys.Sign(&c)
 	}
-	return s.Store.IssueBatch(ctx, spec, makeCode)
 }
 
 // NewTraceID returns 16 random hex characters: the id that ties a scan's
