@@ -49,9 +49,9 @@ func main() {
 
 // run runs one command line with the clock now and returns the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func() time.Time) int {
-	cmd := "serve"
+	cmd, named := "serve", false
 	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
-		cmd, args = args[0], args[1:]
+		cmd, args, named = args[0], args[1:], true
 	}
 	fs := flag.NewFlagSet("qrdesk-server "+cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -75,6 +75,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 			break
 		}
 		pos, args = append(pos, fs.Arg(0)), fs.Args()[1:]
+	}
+	if !named && len(pos) > 0 {
+		// Flags first ('--db F admin add NAME'): the first name is the
+		// command, not something for serve to ignore while it starts.
+		cmd, pos = pos[0], pos[1:]
+	}
+	if cmd == "serve" && len(pos) > 0 {
+		fmt.Fprintf(stderr, "qrdesk-server serve: unexpected %q: serve takes only flags (commands: serve, station, admin, ring, report, compact)\n", pos[0])
+		return 2
 	}
 	if err := mustExist(cmd, pos, *db); err != nil {
 		fmt.Fprintf(stderr, "qrdesk-server %s: %v\n", cmd, err)

@@ -196,3 +196,22 @@ func TestMistypedDatabase(t *testing.T) {
 		t.Fatal("a folder was created for the mistyped database")
 	}
 }
+
+// TestFlagsBeforeTheCommand: '--db F station add NAME' runs the command
+// (it once started the server instead and ignored the names), and serve
+// refuses names it would ignore.
+func TestFlagsBeforeTheCommand(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "server.db")
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), []string{"--db", db, "station", "add", "Desk 1"}, &out, &errOut, now); code != 0 || !strings.Contains(out.String(), "qrd_") {
+		t.Fatalf("flags first: exit %d, %q %q", code, out.String(), errOut.String())
+	}
+	out.Reset()
+	if code := run(context.Background(), []string{"--db", db, "station", "list"}, &out, &errOut, now); code != 0 || !strings.Contains(out.String(), "Desk 1") {
+		t.Fatalf("station list: exit %d, %q", code, out.String())
+	}
+	errOut.Reset()
+	if code := run(context.Background(), []string{"serve", "--db", db, "extra"}, &out, &errOut, now); code != 2 || !strings.Contains(errOut.String(), "serve takes only flags") {
+		t.Fatalf("serve with a name: exit %d, %q", code, errOut.String())
+	}
+}
