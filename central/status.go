@@ -49,7 +49,7 @@ func ValidateStatus(r StatusReport, now time.Time) error {
 	}
 	switch {
 	case r.Reprints > r.PrintJobs:
-		return Badf("reprints (%d) counts print jobs: it cannot exceed print_jobs (%d)", r.Reprints, r.PrintJobs)
+		return Badf("reprints (%d) cannot exceed print_jobs (%d): a reprint is one of the day's print jobs", r.Reprints, r.PrintJobs)
 	case r.At <= 0:
 		return Badf("at must be Unix seconds")
 	}
