@@ -153,6 +153,17 @@ func TestDeskReportsAfterSync(t *testing.T) {
 		if err != nil || len(got) != 1 || got[0] != want {
 			t.Fatalf("after a sync the server has %+v %v\nwant [%+v]", got, err, want)
 		}
+		// A print is reported at the next sync, though the window's syncs
+		// reuse the count of the print figures for a minute.
+		h.now = h.now.Add(5 * time.Second)
+		print(recs[2:4], true)
+		if _, err := d.svc.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		want.StatusReport, want.ReceivedAt = h.report(0, 3, 12, 2, h.now.Unix()), h.now.Unix()
+		if got, _ := h.db.DeskStatuses(ctx, want.Date); len(got) != 1 || got[0] != want {
+			t.Fatalf("after a reprint and a sync the server has %+v\nwant [%+v]", got, want)
+		}
 
 		for i, tc := range []struct {
 			name   string
