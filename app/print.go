@@ -135,6 +135,7 @@ func (s *Service) Print(ctx context.Context, recs []CodeRecord, job PrintJob, re
 		}
 	}
 	sendErr := deliver()
+	defer s.printedChanged()
 	if err := ps.FinishPrintJob(ctx, job.ID, s.Now().Unix(), sendErr); err != nil {
 		return job, err
 	}

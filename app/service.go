@@ -34,6 +34,8 @@ type Service struct {
 	mu         sync.Mutex
 	remoteDown time.Time      // after an online scan got no answer: decide locally until then
 	refusal    *ServerRefusal // the server's last refusal of this desk itself
+	printed    printedCache   // the day's print figures for the report (deskreport.go)
+	printGen   uint64         // prints finished by this service
 }
 
 // Defaults of Service.OnlineTimeout and Service.OfflineFor.

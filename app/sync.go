@@ -79,6 +79,9 @@ type Remote interface {
 	// Snapshot returns a page of the server's codes after afterID, for a
 	// desk whose cursor is below the compacted feed.
 	Snapshot(ctx context.Context, ringID string, afterID int64) (RemoteSnapshot, error)
+	// Report tells the server the desk's figures (deskreport.go); a
+	// server from before the report answers 404.
+	Report(ctx context.Context, ringID string, r DeskReport) error
 }
 
 // SyncStore is what syncing needs of the station database.
@@ -160,7 +163,12 @@ func (s *Service) Sync(ctx context.Context) (SyncStatus, error) {
 	if err := ss.SetSyncOK(ctx, s.Now().Unix()); err != nil {
 		return SyncStatus{}, err
 	}
-	return ss.SyncState(ctx)
+	st, err := ss.SyncState(ctx)
+	if err != nil {
+		return SyncStatus{}, err
+	}
+	s.report(ctx, ring, st)
+	return st, nil
 }
 
 // IsTransient reports whether err means the server did not answer.

@@ -1,6 +1,8 @@
 package central
 
 import (
+	"slices"
+	"strings"
 	"time"
 
 	"qrdesk/app"
@@ -17,6 +19,12 @@ type DeskDay struct {
 	Redeemed  int
 	Conflicts int            // labels it redeemed offline that another desk had used
 	Refused   map[string]int // outcome (already_used, disabled, expired, rejected) → count
+	// What the desk reported it printed that day (its latest report of
+	// the day); Reported is false when it sent none.
+	Reported      bool
+	PrintJobs     int
+	LabelsPrinted int
+	Reprints      int
 }
 
 // RefusedTotal is the number of redemptions the server refused.
@@ -53,8 +61,27 @@ func (d DayActivity) Total() DeskDay {
 		for o, n := range k.Refused {
 			t.Refused[o] += n
 		}
+		t.Reported = t.Reported || k.Reported
+		t.PrintJobs += k.PrintJobs
+		t.LabelsPrinted += k.LabelsPrinted
+		t.Reprints += k.Reprints
 	}
 	return t
+}
+
+// AddPrinted puts the desks' reports of the day beside the server's
+// counts; a desk that only printed gets a line of its own.
+func (d *DayActivity) AddPrinted(reports []DeskStatus) {
+	for _, r := range reports {
+		i := slices.IndexFunc(d.Desks, func(k DeskDay) bool { return k.Station == r.Station })
+		if i < 0 {
+			d.Desks = append(d.Desks, DeskDay{Station: r.Station, Refused: map[string]int{}})
+			i = len(d.Desks) - 1
+		}
+		k := &d.Desks[i]
+		k.Reported, k.PrintJobs, k.LabelsPrinted, k.Reprints = true, r.PrintJobs, r.LabelsPrinted, r.Reprints
+	}
+	slices.SortFunc(d.Desks, func(a, b DeskDay) int { return strings.Compare(a.Station, b.Station) })
 }
 
 // PerHour folds the quarters into the hours of the local day that starts
@@ -77,6 +104,10 @@ type DeskState struct {
 	Station
 	LastSeenAt int64 // its latest feed read or event (0: never)
 	FeedAck    int64 // how far it has read the change feed
+	// EventsWaiting is its outbox by its latest report: events the server
+	// had not accepted yet when it last synced.
+	EventsWaiting int
+	StatusAt      int64 // when its latest report arrived (0: it never reported)
 }
 
 // FeedBehind is how many feed positions the desk has yet to read (head is

@@ -49,6 +49,9 @@ type Store interface {
 	Snapshot(ctx context.Context, afterID int64, limit int) (Snapshot, error)
 	// Conflicts lists the conflicts whose first redemption is in [from, to).
 	Conflicts(ctx context.Context, from, to int64) ([]Conflict, error)
+	// SetDeskStatus keeps a desk's report of a day, unless a report of
+	// that day made later (by the desk's clock) is kept already.
+	SetDeskStatus(ctx context.Context, s DeskStatus) error
 	// Ping reports whether the database answers a query (readiness).
 	Ping(ctx context.Context) error
 	Close() error

@@ -114,3 +114,9 @@ func (c *Client) Snapshot(ctx context.Context, ring string, afterID int64) (app.
 
 // IsTransient reports whether err is worth retrying later.
 func IsTransient(err error) bool { return errors.Is(err, app.ErrTransient) }
+
+// Report sends the desk's figures (POST /v1/status).
+func (c *Client) Report(ctx context.Context, ring string, r app.DeskReport) error {
+	var out map[string]any
+	return c.do(ctx, "POST", "/v1/status", ring, r, &out)
+}

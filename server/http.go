@@ -71,6 +71,7 @@ func (a *API) Handler() http.Handler {
 	mux.HandleFunc("GET /v1/changes", a.station(a.changes))
 	mux.HandleFunc("GET /v1/conflicts", a.station(a.conflicts))
 	mux.HandleFunc("GET /v1/snapshot", a.station(a.snapshot))
+	mux.HandleFunc("POST /v1/status", a.station(a.status))
 	if a.Web != nil {
 		mux.Handle("/", a.Web)
 	}
@@ -487,4 +488,22 @@ func (a *API) snapshot(r *http.Request, st central.Station) (any, error) {
 		return nil, central.Badf("after_id must be a code id from the previous page")
 	}
 	return a.Store.Snapshot(r.Context(), afterID, SnapshotPage)
+}
+
+// status keeps a desk's report of what only it knows (its outbox, what it
+// printed) for the dashboard. Nothing the server decides reads it.
+func (a *API) status(r *http.Request, st central.Station) (any, error) {
+	var rep central.StatusReport
+	if err := decode(r, &rep); err != nil {
+		return nil, err
+	}
+	now := a.Now()
+	if err := central.ValidateStatus(rep, now); err != nil {
+		return nil, err
+	}
+	if err := a.Store.SetDeskStatus(r.Context(), central.DeskStatus{Station: st.Name, StatusReport: rep, ReceivedAt: now.Unix()}); err != nil {
+		return nil, err
+	}
+	a.Metrics.deskReported(st.ID, rep.EventsWaiting)
+	return map[string]string{"status": "ok"}, nil
 }

@@ -38,6 +38,7 @@ type Metrics struct {
 
 	seenMu sync.Mutex
 	seen   map[int64]int64 // station id → Unix time of its last request to this process
+	outbox map[int64]int   // station id → events waiting at the desk, by its latest report to this process
 }
 
 // DeskOnlineWithin is how recently a desk must have been heard from to
@@ -64,7 +65,8 @@ func NewMetrics(src MetricsSource, now func() time.Time) *Metrics {
 			Name: "qrdesk_redemptions_total",
 			Help: "Redemptions this server decided, by outcome and whether the desk asked online or uploaded a decision it made offline (repeats of an event already decided are not counted).",
 		}, []string{"outcome", "via"}),
-		seen: map[int64]int64{},
+		seen:   map[int64]int64{},
+		outbox: map[int64]int{},
 	}
 	m.reg.MustRegister(m.requests, m.latency, m.redemptions,
 		collectors.NewGoCollector(),
@@ -124,4 +126,21 @@ func (m *Metrics) lastSeen(station int64) int64 {
 	m.seenMu.Lock()
 	defer m.seenMu.Unlock()
 	return m.seen[station]
+}
+
+// deskReported records the events waiting in a desk's outbox, as it
+// reported them (POST /v1/status).
+func (m *Metrics) deskReported(station int64, waiting int) {
+	if m == nil {
+		return
+	}
+	m.seenMu.Lock()
+	m.outbox[station] = waiting
+	m.seenMu.Unlock()
+}
+
+func (m *Metrics) deskOutbox(station int64) int {
+	m.seenMu.Lock()
+	defer m.seenMu.Unlock()
+	return m.outbox[station]
 }

@@ -39,10 +39,12 @@ var (
 		"Enrolled desks by state: online (heard from within 2 minutes), offline, never_seen, revoked.", []string{"state"}, nil)
 	descLastSeen = prometheus.NewDesc("qrdesk_desk_last_seen_age_seconds",
 		"How long ago each active desk was last heard from (a request to this process, or a feed read any server process stored).", nil, nil)
+	descOutbox = prometheus.NewDesc("qrdesk_desk_outbox_events",
+		"Events waiting in the active desks' outboxes (not yet accepted by the server), summed over each desk's latest report to this process.", nil, nil)
 )
 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descUp, descFeed, descConflicts, descWaiting, descDesks, descLastSeen} {
+	for _, d := range []*prometheus.Desc{descUp, descFeed, descConflicts, descWaiting, descDesks, descLastSeen, descOutbox} {
 		ch <- d
 	}
 }
@@ -66,12 +68,13 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	states := map[string]float64{"online": 0, "offline": 0, "never_seen": 0, "revoked": 0}
 	buckets := make(map[float64]uint64, len(lastSeenBuckets))
 	var seen uint64
-	var sum float64
+	var sum, outbox float64
 	for _, d := range act.Desks {
 		if d.Revoked {
 			states["revoked"]++
 			continue
 		}
+		outbox += float64(c.m.deskOutbox(d.ID))
 		last := max(d.FeedAckedAt, c.m.lastSeen(d.ID))
 		if last == 0 {
 			states["never_seen"]++
@@ -95,4 +98,5 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(descDesks, prometheus.GaugeValue, n, state)
 	}
 	ch <- prometheus.MustNewConstHistogram(descLastSeen, seen, sum, buckets)
+	ch <- prometheus.MustNewConstMetric(descOutbox, prometheus.GaugeValue, outbox)
 }

@@ -123,10 +123,13 @@ func (c *CentralDB) subtractUndone(ctx context.Context, from, to int64, desk fun
 }
 
 // Desks returns every enrolled desk with when the server last saw it (its
-// stored feed read or its latest event) and the feed's head.
+// stored feed read, its latest event or report), the events waiting in its
+// outbox by its latest report, and the feed's head.
 func (c *CentralDB) Desks(ctx context.Context) ([]central.DeskState, int64, error) {
 	rows, err := c.e.query(ctx, `SELECT id, name, letter, created_at, revoked_at, feed_ack, feed_acked_at,
-		COALESCE((SELECT max(received_at) FROM events WHERE events.station = stations.name), 0)
+		COALESCE((SELECT max(received_at) FROM events WHERE events.station = stations.name), 0),
+		COALESCE((SELECT events_waiting FROM desk_status s WHERE s.station = stations.name ORDER BY received_at DESC, at DESC LIMIT 1), 0),
+		COALESCE((SELECT max(received_at) FROM desk_status s WHERE s.station = stations.name), 0)
 		FROM stations ORDER BY name`)
 	if err != nil {
 		return nil, 0, err
@@ -136,10 +139,10 @@ func (c *CentralDB) Desks(ctx context.Context) ([]central.DeskState, int64, erro
 	for rows.Next() {
 		var d central.DeskState
 		var acked, lastEvent int64
-		if err := rows.Scan(&d.ID, &d.Name, &d.Letter, &d.CreatedAt, &d.RevokedAt, &d.FeedAck, &acked, &lastEvent); err != nil {
+		if err := rows.Scan(&d.ID, &d.Name, &d.Letter, &d.CreatedAt, &d.RevokedAt, &d.FeedAck, &acked, &lastEvent, &d.EventsWaiting, &d.StatusAt); err != nil {
 			return nil, 0, err
 		}
-		d.LastSeenAt = max(acked, lastEvent)
+		d.LastSeenAt = max(acked, lastEvent, d.StatusAt)
 		out = append(out, d)
 	}
 	if err := rows.Err(); err != nil {

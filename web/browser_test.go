@@ -189,6 +189,11 @@ func TestDashboardInChromium(t *testing.T) {
 	s := newSite(t, sqlitePath(t), false)
 	w := newWarehouseDay(t, s)
 	day := app.Day(s.clock.Now())
+	// Desk 1 reports what it printed at its sync; Desk 2 is too old to.
+	report := app.DeskReport{Date: app.FormatDate(day), EventsWaiting: 2, PrintJobs: 3, LabelsPrinted: 80, Reprints: 1, At: s.clock.Now().Unix()}
+	if st := s.call(t, "POST", "/v1/status", w.desk1, report, nil); st != 200 {
+		t.Fatalf("report: %d", st)
+	}
 	password := s.admin(t, "manager")
 	ctx := chromium(t)
 
@@ -228,8 +233,11 @@ func TestDashboardInChromium(t *testing.T) {
 	waitText(t, ctx, "#total-redeemed", "36")
 	browserStep(t, ctx, "pause updates", chromedp.Click(chromedp.ID("pause")), chromedp.WaitVisible(chromedp.ID("resume")))
 	rows := browserRun(t, ctx, "desk rows", chromedp.Evaluate[[]string](`[...document.querySelectorAll('#by-desk tbody tr, #by-desk tfoot tr')].map(r => [...r.cells].map(c => c.textContent.trim()).join('|'))`))
-	if want := []string{"Desk 1|80|18|0|0|0|0|2", "Desk 2|0|18|2|1|0|0|0", "Total|80|36|2|1|0|0|2"}; strings.Join(rows, "\n") != strings.Join(want, "\n") {
+	if want := []string{"Desk 1|80|18|0|0|0|0|2|3|80|1", "Desk 2|0|18|2|1|0|0|0|–|–|–", "Total|80|36|2|1|0|0|2|3|80|1"}; strings.Join(rows, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("by desk:\n%s\nwant\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
+	}
+	if n := browserRun(t, ctx, "printed", chromedp.Text(chromedp.ID("total-printed"))); n != "80" {
+		t.Fatalf("Today shows %s labels printed, want 80", n)
 	}
 	bars := browserRun(t, ctx, "chart", chromedp.Evaluate[int](`document.querySelectorAll('svg.chart rect.bar[height]:not([height="0"])').length`))
 	if bars != 5 { // 07 to 11 h

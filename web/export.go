@@ -16,7 +16,7 @@ func (d *Dashboard) todayCSV(w http.ResponseWriter, r *http.Request, s session) 
 		http.Error(w, msg, http.StatusBadRequest)
 		return
 	}
-	act, err := d.Store.DayActivity(r.Context(), day.Unix(), day.AddDate(0, 0, 1).Unix())
+	act, err := d.dayActivity(r.Context(), day)
 	if err != nil {
 		d.fail(w, r, err)
 		return
@@ -29,13 +29,21 @@ func (d *Dashboard) todayCSV(w http.ResponseWriter, r *http.Request, s session) 
 	for _, o := range central.RefusalOutcomes {
 		head = append(head, "refused_"+o)
 	}
-	cw.Write(append(head, "conflicts"))
+	cw.Write(append(head, "conflicts", "print_jobs", "labels_printed", "reprints"))
 	row := func(name string, k central.DeskDay) {
 		rec := []string{date, name, strconv.Itoa(k.Issued), strconv.Itoa(k.Redeemed), strconv.Itoa(k.RefusedTotal())}
 		for _, o := range central.RefusalOutcomes {
 			rec = append(rec, strconv.Itoa(k.Refused[o]))
 		}
-		cw.Write(append(rec, strconv.Itoa(k.Conflicts)))
+		rec = append(rec, strconv.Itoa(k.Conflicts))
+		// Empty, not 0, for a desk that sent no report of the day: it
+		// may have printed, the server cannot know.
+		if k.Reported {
+			rec = append(rec, strconv.Itoa(k.PrintJobs), strconv.Itoa(k.LabelsPrinted), strconv.Itoa(k.Reprints))
+		} else {
+			rec = append(rec, "", "", "")
+		}
+		cw.Write(rec)
 	}
 	for _, k := range act.Desks {
 		row(k.Station, k)

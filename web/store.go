@@ -11,6 +11,8 @@ import (
 type Store interface {
 	// DayActivity counts issues and redemptions in [from, to) per desk.
 	DayActivity(ctx context.Context, from, to int64) (central.DayActivity, error)
+	// DeskStatuses lists the desks' reports of a label day (YYYY-MM-DD).
+	DeskStatuses(ctx context.Context, date string) ([]central.DeskStatus, error)
 	// Desks lists the enrolled desks and returns the feed's head.
 	Desks(ctx context.Context) ([]central.DeskState, int64, error)
 	// RevokeStation refuses a desk's token from now on;

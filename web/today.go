@@ -1,11 +1,13 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strconv"
 	"time"
 
+	"qrdesk/app"
 	"qrdesk/central"
 )
 
@@ -36,7 +38,7 @@ func newDeskRow(d central.DeskDay) deskRow {
 
 func (d *Dashboard) today(w http.ResponseWriter, r *http.Request, s session) {
 	day, msg := d.dayOf(r)
-	act, err := d.Store.DayActivity(r.Context(), day.Unix(), day.AddDate(0, 0, 1).Unix())
+	act, err := d.dayActivity(r.Context(), day)
 	if err != nil {
 		d.fail(w, r, err)
 		return
@@ -55,6 +57,21 @@ func (d *Dashboard) today(w http.ResponseWriter, r *http.Request, s session) {
 	}
 	p.Data = data
 	d.render(w, r, http.StatusOK, "today", signedIn(p, s))
+}
+
+// dayActivity is the server's counts of a local day with what the desks
+// reported they printed on it (their label day).
+func (d *Dashboard) dayActivity(ctx context.Context, day time.Time) (central.DayActivity, error) {
+	act, err := d.Store.DayActivity(ctx, day.Unix(), day.AddDate(0, 0, 1).Unix())
+	if err != nil {
+		return act, err
+	}
+	reports, err := d.Store.DeskStatuses(ctx, day.Format(app.DateLayout))
+	if err != nil {
+		return act, err
+	}
+	act.AddPrinted(reports)
+	return act, nil
 }
 
 // chart is the redemptions-per-hour bar chart, drawn as inline SVG.

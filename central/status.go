@@ -1,0 +1,57 @@
+package central
+
+import (
+	"time"
+
+	"qrdesk/app"
+)
+
+// What only a desk knows, reported at the end of its every sync: its
+// outbox and what it printed on its label day. The server keeps the latest
+// report per desk and day for the dashboard; nothing it decides reads it.
+
+// StatusReport is a desk's report as it sends it.
+type StatusReport = app.DeskReport
+
+// DeskStatus is a desk's latest report of one day.
+type DeskStatus struct {
+	Station string
+	StatusReport
+	ReceivedAt int64 // the server's clock
+}
+
+// Limits of a report.
+const (
+	// MaxStatusCount bounds each count: far above any desk's day.
+	MaxStatusCount = 10_000_000
+	// StatusDays is how far the report's date may be from the server's
+	// day: a desk in another time zone is a day away, a desk whose clock
+	// is months off would only fill the table with days nobody reads.
+	StatusDays = 2
+)
+
+// ValidateStatus checks a report against the server's clock now.
+func ValidateStatus(r StatusReport, now time.Time) error {
+	day, err := time.ParseInLocation(app.DateLayout, r.Date, now.Location())
+	if err != nil {
+		return Badf("date must be the desk's label day as YYYY-MM-DD, e.g. %s", now.Format(app.DateLayout))
+	}
+	if d := day.Sub(app.Day(now)); d > StatusDays*24*time.Hour || d < -StatusDays*24*time.Hour {
+		return Badf("date %s is more than %d days from the server's day (%s): check the desk's clock", r.Date, StatusDays, now.Format(app.DateLayout))
+	}
+	for _, f := range []struct {
+		name string
+		n    int
+	}{{"events_waiting", r.EventsWaiting}, {"print_jobs", r.PrintJobs}, {"labels_printed", r.LabelsPrinted}, {"reprints", r.Reprints}} {
+		if f.n < 0 || f.n > MaxStatusCount {
+			return Badf("%s must be 0 to %d", f.name, MaxStatusCount)
+		}
+	}
+	switch {
+	case r.Reprints > r.PrintJobs:
+		return Badf("reprints (%d) cannot exceed print_jobs (%d): a reprint is one of the day's print jobs", r.Reprints, r.PrintJobs)
+	case r.At <= 0:
+		return Badf("at must be Unix seconds")
+	}
+	return nil
+}

@@ -1,0 +1,46 @@
+package store
+
+import (
+	"context"
+
+	"qrdesk/central"
+)
+
+// SetDeskStatus keeps the latest report per desk and day. A report that
+// arrives late (a retry overtaken by the next sync) has an older desk time
+// and leaves the newer one in place.
+func (c *CentralDB) SetDeskStatus(ctx context.Context, s central.DeskStatus) error {
+	tx, err := c.e.begin(ctx) // through the writer queue, as every SQLite write
+	if err != nil {
+		return err
+	}
+	defer tx.done()
+	if _, err := tx.exec(ctx, `INSERT INTO desk_status (station, date, events_waiting, print_jobs, labels_printed, reprints, at, received_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (station, date) DO UPDATE SET events_waiting = excluded.events_waiting, print_jobs = excluded.print_jobs,
+			labels_printed = excluded.labels_printed, reprints = excluded.reprints, at = excluded.at, received_at = excluded.received_at
+		WHERE excluded.at >= desk_status.at`,
+		s.Station, s.Date, s.EventsWaiting, s.PrintJobs, s.LabelsPrinted, s.Reprints, s.At, s.ReceivedAt); err != nil {
+		return err
+	}
+	return tx.commit()
+}
+
+// DeskStatuses returns the desks' reports of a label day, by station name.
+func (c *CentralDB) DeskStatuses(ctx context.Context, date string) ([]central.DeskStatus, error) {
+	rows, err := c.e.query(ctx, `SELECT station, date, events_waiting, print_jobs, labels_printed, reprints, at, received_at
+		FROM desk_status WHERE date = ? ORDER BY station`, date)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []central.DeskStatus
+	for rows.Next() {
+		var s central.DeskStatus
+		if err := rows.Scan(&s.Station, &s.Date, &s.EventsWaiting, &s.PrintJobs, &s.LabelsPrinted, &s.Reprints, &s.At, &s.ReceivedAt); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
