@@ -36,6 +36,7 @@ type Service struct {
 	refusal    *ServerRefusal // the server's last refusal of this desk itself
 	printed    printedCache   // the day's print figures for the report (deskreport.go)
 	printGen   uint64         // prints finished by this service
+	lastReport DeskReport     // the figures the server last accepted (deskreport.go)
 }
 
 // Defaults of Service.OnlineTimeout and Service.OfflineFor.

@@ -164,6 +164,24 @@ func TestDeskReportsAfterSync(t *testing.T) {
 		if got, _ := h.db.DeskStatuses(ctx, want.Date); len(got) != 1 || got[0] != want {
 			t.Fatalf("after a reprint and a sync the server has %+v\nwant [%+v]", got, want)
 		}
+		// Unchanged figures are not sent again at every sync, only after
+		// five minutes (a thousand desks syncing every 5 s would be 200
+		// writes a second on the server).
+		h.now = h.now.Add(5 * time.Second)
+		if _, err := d.svc.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := h.db.DeskStatuses(ctx, want.Date); len(got) != 1 || got[0] != want {
+			t.Fatalf("unchanged figures were sent again: %+v\nwant [%+v]", got, want)
+		}
+		h.now = h.now.Add(5 * time.Minute)
+		if _, err := d.svc.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		want.StatusReport, want.ReceivedAt = h.report(0, 3, 12, 2, h.now.Unix()), h.now.Unix()
+		if got, _ := h.db.DeskStatuses(ctx, want.Date); len(got) != 1 || got[0] != want {
+			t.Fatalf("five minutes later the server has %+v\nwant [%+v]", got, want)
+		}
 
 		for i, tc := range []struct {
 			name   string
