@@ -105,7 +105,7 @@ func (t *feedTail) readNew(ctx context.Context) error {
 	ready, head := t.ready, t.head
 	t.mu.RUnlock()
 	if !ready {
-		floor, top, err := t.store.FeedBounds(ctx)
+		_, top, err := t.store.FeedBounds(ctx) // top is at or above the floor
 		if err != nil {
 			return err
 		}
@@ -113,7 +113,7 @@ func (t *feedTail) readNew(ctx context.Context) error {
 		t.mu.Lock()
 		t.ready, t.floor, t.head, t.entries = true, top, top, nil
 		t.mu.Unlock()
-		head = max(top, floor)
+		head = top
 	}
 	for {
 		changes, err := t.store.Changes(ctx, head, central.MaxChangesPage)
