@@ -34,36 +34,25 @@ func (c *CentralDB) AddAdmin(ctx context.Context, a central.Admin, passwordHash 
 
 // RemoveAdmin deletes an administrator and signs out their sessions.
 func (c *CentralDB) RemoveAdmin(ctx context.Context, name string, at int64) error {
-	tx, err := c.e.begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.done()
-	res, err := tx.exec(ctx, `DELETE FROM admins WHERE name = ?`, name)
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return central.ErrNoAdmin
-	}
-	if _, err := tx.exec(ctx, `DELETE FROM admin_sessions WHERE admin = ?`, name); err != nil {
-		return err
-	}
-	if err := logAdmin(ctx, tx, central.AdminAction{At: at, Action: "admin_remove", Subject: name}); err != nil {
-		return err
-	}
-	return tx.commit()
+	return c.changeAdmin(ctx, name, "admin_remove", at, `DELETE FROM admins WHERE name = ?`, name)
 }
 
 // ResetAdminPassword gives an administrator a new password hash and signs
 // out their sessions; central.ErrNoAdmin when there is no such one.
 func (c *CentralDB) ResetAdminPassword(ctx context.Context, name, passwordHash string, at int64) error {
+	return c.changeAdmin(ctx, name, "admin_reset", at, `UPDATE admins SET password_hash = ? WHERE name = ?`, passwordHash, name)
+}
+
+// changeAdmin runs the statement on the administrator's row, signs out
+// their sessions and logs the action, in one transaction;
+// central.ErrNoAdmin when the statement found no such administrator.
+func (c *CentralDB) changeAdmin(ctx context.Context, name, action string, at int64, query string, args ...any) error {
 	tx, err := c.e.begin(ctx)
 	if err != nil {
 		return err
 	}
 	defer tx.done()
-	res, err := tx.exec(ctx, `UPDATE admins SET password_hash = ? WHERE name = ?`, passwordHash, name)
+	res, err := tx.exec(ctx, query, args...)
 	if err != nil {
 		return err
 	}
@@ -73,7 +62,7 @@ func (c *CentralDB) ResetAdminPassword(ctx context.Context, name, passwordHash s
 	if _, err := tx.exec(ctx, `DELETE FROM admin_sessions WHERE admin = ?`, name); err != nil {
 		return err
 	}
-	if err := logAdmin(ctx, tx, central.AdminAction{At: at, Action: "admin_reset", Subject: name}); err != nil {
+	if err := logAdmin(ctx, tx, central.AdminAction{At: at, Action: action, Subject: name}); err != nil {
 		return err
 	}
 	return tx.commit()
