@@ -55,6 +55,15 @@ func (s *codesScreen) actionReason() string {
 // replace disables the picked label and issues its replacement, after the
 // clerk confirms.
 func (s *codesScreen) replace() {
+	s.confirmAction(T("Replace label?"), func(code, reason string) string {
+		return T("{{.Code}} will be disabled and a new label issued in its place. Reason: {{.Reason}}",
+			map[string]any{"Code": code, "Reason": reason})
+	}, s.runReplace)
+}
+
+// confirmAction asks the clerk to confirm an action on the picked label,
+// with the reason typed in the detail panel, then runs it.
+func (s *codesScreen) confirmAction(title string, text func(code, reason string) string, run func(code, reason string)) {
 	if s.current == nil {
 		return
 	}
@@ -63,10 +72,9 @@ func (s *codesScreen) replace() {
 		return
 	}
 	code := s.current.Code
-	dialog.ShowConfirm(T("Replace label?"), T("{{.Code}} will be disabled and a new label issued in its place. Reason: {{.Reason}}",
-		map[string]any{"Code": code, "Reason": reason}), func(ok bool) {
+	dialog.ShowConfirm(title, text(code, reason), func(ok bool) {
 		if ok {
-			s.runReplace(code, reason)
+			run(code, reason)
 		}
 	}, s.env.win)
 }
@@ -96,20 +104,10 @@ func (s *codesScreen) runReplace(code, reason string) {
 
 // undo puts the picked label back to unused, after the clerk confirms.
 func (s *codesScreen) undo() {
-	if s.current == nil {
-		return
-	}
-	reason := s.actionReason()
-	if reason == "" {
-		return
-	}
-	code := s.current.Code
-	dialog.ShowConfirm(T("Undo redemption?"), T("{{.Code}} goes back to unused and can be scanned again. Reason: {{.Reason}}",
-		map[string]any{"Code": code, "Reason": reason}), func(ok bool) {
-		if ok {
-			s.runUndo(code, reason)
-		}
-	}, s.env.win)
+	s.confirmAction(T("Undo redemption?"), func(code, reason string) string {
+		return T("{{.Code}} goes back to unused and can be scanned again. Reason: {{.Reason}}",
+			map[string]any{"Code": code, "Reason": reason})
+	}, s.runUndo)
 }
 
 // runUndo undoes the redemption off the UI goroutine and shows the label.
