@@ -126,11 +126,17 @@ func (c *CentralDB) runGroup(group []groupJob, savepoints bool) ([]groupReply, e
 		return nil, err
 	}
 	defer tx.done()
+	active := map[central.Station]error{} // a request's events come together: one check per station
 	for i, j := range group {
 		// Not the desk's context: a desk that hangs up must not interrupt
 		// the statements of a transaction other desks' events share.
 		jctx := context.WithoutCancel(j.ctx)
-		if err := stationActive(jctx, tx.queryRow, j.st); err != nil {
+		err, checked := active[j.st]
+		if !checked {
+			err = stationActive(jctx, tx.queryRow, j.st)
+			active[j.st] = err
+		}
+		if err != nil {
 			if !errors.Is(err, central.ErrRevoked) {
 				return nil, err
 			}
