@@ -176,9 +176,12 @@ func (d *Dashboard) logout(w http.ResponseWriter, r *http.Request, s session) {
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
 }
 
-// localPath keeps a redirect target on this site ("/" otherwise).
+// localPath keeps a redirect target on this site ("/" otherwise). A
+// control character is refused too: browsers drop tabs and newlines from
+// a Location, so "/\t/evil.example" would take them to evil.example.
 func localPath(p string) string {
-	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.HasPrefix(p, "/\\") || strings.HasPrefix(p, "/login") {
+	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.HasPrefix(p, "/\\") || strings.HasPrefix(p, "/login") ||
+		strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 		return "/"
 	}
 	return p
