@@ -509,7 +509,7 @@ func (c *CentralDB) redeem(ctx context.Context, tx *etx, st central.Station, ev 
 		switch {
 		case !ev.Offline:
 		case cc.status == "disabled":
-			flag = strings.TrimPrefix(flag+"; ", "; ") + "redeemed offline while disabled: " + cc.reason
+			flag = strings.TrimPrefix(flag+"; ", "; ") + flagDisabled + cc.reason
 		case cc.expireAt != 0 && cc.expireAt <= when:
 			flag = strings.TrimPrefix(flag+"; ", "; ") + "redeemed offline after its expiry " + app.FormatTime(cc.expireAt)
 		}

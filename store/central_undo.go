@@ -17,10 +17,18 @@ import (
 // redemption to take back is not one desk's call). Otherwise it is
 // refused, with the redemption of record in the answer so the desk puts
 // the label back to used. The feed carries an accepted undo to every desk.
+// flagDisabled starts the flag of a redemption made offline while the
+// label was disabled at the server.
+const flagDisabled = "redeemed offline while disabled: "
+
 func (c *CentralDB) undo(ctx context.Context, tx *etx, st central.Station, ev central.Event) (central.Result, error) {
-	res, err := tx.exec(ctx, `UPDATE codes SET status = 'unused', used_at = 0, used_station = '', used_operator = '', used_event = ''
+	// A label that was disabled when the desk redeemed it offline goes
+	// back to disabled, not unused: the undo takes back the redemption,
+	// not the disabling.
+	res, err := tx.exec(ctx, `UPDATE codes SET used_at = 0, used_station = '', used_operator = '', used_event = '',
+		status = CASE WHEN EXISTS (SELECT 1 FROM events e WHERE e.event_id = codes.used_event AND e.flag LIKE ?) THEN 'disabled' ELSE 'unused' END
 		WHERE code = ? AND status = 'used' AND used_event = ? AND used_station = ?
-		AND NOT EXISTS (SELECT 1 FROM conflicts k WHERE k.code = codes.code)`, ev.Code, ev.Undoes, st.Name)
+		AND NOT EXISTS (SELECT 1 FROM conflicts k WHERE k.code = codes.code)`, "%"+flagDisabled+"%", ev.Code, ev.Undoes, st.Name)
 	if err != nil {
 		return central.Result{}, err
 	}
