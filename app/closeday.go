@@ -16,6 +16,10 @@ import (
 // for that day), optionally expiring that day's unused labels in the same
 // transaction. Every close is recorded; closing again shows what changed.
 
+// KindExpire is the outbox and feed kind of the day's expiry of one
+// unused label (close-day --expire-unused).
+const KindExpire = "expire"
+
 // DayFigures are one local day's figures for the close. Issued, Printed,
 // Scans, Redeemed, Refused and Unused are the figures of Stats.
 type DayFigures struct {

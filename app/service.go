@@ -311,6 +311,9 @@ func VerdictFor(rec CodeRecord, now int64) Verdict {
 		v.Outcome, v.DisabledReason, v.Reason = OutcomeDisabled, rec.DisabledReason, "disabled: "+rec.DisabledReason
 	case rec.Status == StatusExpired || (rec.ExpireAt != 0 && rec.ExpireAt <= now):
 		v.Outcome, v.Reason = OutcomeExpired, "expired at "+FormatTime(rec.ExpireAt)
+		if rec.ExpireAt == 0 || rec.ExpireAt > now {
+			v.Reason = "expired when its day was closed"
+		}
 	default:
 		v.Outcome = OutcomeValid
 	}

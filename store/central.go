@@ -440,6 +440,8 @@ func (c *CentralDB) decide(ctx context.Context, tx *etx, st central.Station, ev 
 		r, err = c.setDisabled(ctx, tx, st, ev)
 	case central.KindUndo:
 		r, err = c.undo(ctx, tx, st, ev)
+	case central.KindExpire:
+		r, err = c.expire(ctx, tx, st, ev)
 	default:
 		r = central.Result{Outcome: central.OutcomeRejected, Reason: "unknown event kind " + ev.Kind}
 	}
@@ -512,6 +514,12 @@ func (c *CentralDB) redeem(ctx context.Context, tx *etx, st central.Station, ev 
 			flag = strings.TrimPrefix(flag+"; ", "; ") + flagDisabled + cc.reason
 		case cc.expireAt != 0 && cc.expireAt <= when:
 			flag = strings.TrimPrefix(flag+"; ", "; ") + "redeemed offline after its expiry " + app.FormatTime(cc.expireAt)
+		case cc.status == "expired":
+			f, err := c.closedDayFlag(ctx, tx, ev.Code, when)
+			if err != nil {
+				return central.Result{}, "", err
+			}
+			flag = strings.TrimPrefix(strings.TrimSuffix(flag+"; "+f, "; "), "; ")
 		}
 		r.Reason = flag
 		data, _ := json.Marshal(map[string]any{"at": when, "operator": ev.Operator, "event_id": ev.EventID})
@@ -535,7 +543,7 @@ func (c *CentralDB) redeem(ctx context.Context, tx *etx, st central.Station, ev 
 	case cc.status == "disabled":
 		return central.Result{Outcome: central.OutcomeDisabled, Reason: cc.reason}, "", nil
 	default:
-		return central.Result{Outcome: central.OutcomeExpired, Reason: "expired at " + app.FormatTime(cc.expireAt)}, "", nil
+		return central.Result{Outcome: central.OutcomeExpired, Reason: expiredReason(cc)}, "", nil
 	}
 }
 

@@ -26,12 +26,11 @@ func (d *DB) CloseDay(ctx context.Context, day string, from, to int64, expireUnu
 	defer tx.Rollback()
 	dc := app.DayClose{ClosedAt: at, Station: actor.Station, Operator: actor.Operator}
 	if expireUnused {
-		res, err := tx.ExecContext(ctx, `UPDATE codes SET status = 'expired' WHERE label_date = ? AND status = 'unused'`, day)
+		n, err := expireDay(ctx, tx, day, actor, at)
 		if err != nil {
 			return app.DayClose{}, d.wrap(err, "cannot expire the day's unused labels")
 		}
-		n, _ := res.RowsAffected()
-		dc.ExpiredNow = int(n)
+		dc.ExpiredNow = n
 	}
 	if dc.Figures, err = dayFigures(ctx, tx, day, from, to); err != nil {
 		return app.DayClose{}, d.wrap(err, "cannot close the day")

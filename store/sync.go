@@ -210,6 +210,8 @@ func applyChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
 		return err
 	case app.KindUndo:
 		return applyUndoChange(ctx, tx, ch)
+	case app.KindExpire:
+		return applyExpireChange(ctx, tx, ch)
 	case "conflict":
 		k := data.Conflict
 		_, err := tx.ExecContext(ctx, `INSERT INTO conflicts (code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, flag)
@@ -322,6 +324,8 @@ func (d *DB) ApplySnapshot(ctx context.Context, page app.RemoteSnapshot, positio
 				return d.wrap(err, "cannot apply the server's snapshot")
 			}
 			changes = append(changes, app.RemoteChange{Kind: "enable", Code: c.Code, Data: "{}"})
+		case "expired":
+			changes = append(changes, app.RemoteChange{Kind: app.KindExpire, Code: c.Code, Data: `{"status":"expired"}`})
 		}
 		for _, ch := range changes {
 			if err := applyChange(ctx, tx, ch); err != nil {
