@@ -13,4 +13,3 @@ const (
 	// and the desk's copy follows the server through the feed.
 	OutcomeNotExpired = "not_expired"
 )
-
