@@ -179,7 +179,10 @@ func applyChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
 		_, err = tx.ExecContext(ctx, `INSERT INTO codes (code, random, prefix, label_date, station_id, serial, batch_id, key_id, expire_at, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 			c.String(), c.Random, c.Prefix, c.LabelDate(), stationID, serial, batch, string(c.KeyID), data.ExpireAt, data.Created)
-		return err
+		if err != nil {
+			return err
+		}
+		return completeForeignCode(ctx, tx, c, batch, data.ExpireAt, data.Created)
 	case "redeem":
 		var id int64
 		// The server's redemption of record wins over a disable or an expiry
