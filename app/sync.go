@@ -31,6 +31,10 @@ type RemoteResult struct {
 	UsedStation  string `json:"used_station,omitempty"`
 	UsedOperator string `json:"used_operator,omitempty"`
 	Reason       string `json:"reason,omitempty"`
+	// Status is the label's status at the server after the event (unused,
+	// used, disabled, expired); "" from an older server, or where the
+	// server has nothing to say (an unknown label).
+	Status string `json:"status,omitempty"`
 }
 
 // RemoteChange is one entry of the server's change feed.

@@ -431,11 +431,12 @@ func (c *CentralDB) applyInTx(ctx context.Context, tx *etx, st central.Station, 
 // online attempt under the same id).
 func (c *CentralDB) decide(ctx context.Context, tx *etx, st central.Station, ev central.Event, now int64, replace bool) (central.Result, error) {
 	var r central.Result
-	var flag string
+	var note central.Note
+	decidedAt := now
 	var err error
 	switch ev.Kind {
 	case central.KindRedeem:
-		r, flag, err = c.redeem(ctx, tx, st, ev, now)
+		r, note, decidedAt, err = c.redeem(ctx, tx, st, ev, now)
 	case central.KindDisable, central.KindEnable:
 		r, err = c.setDisabled(ctx, tx, st, ev)
 	case central.KindUndo:
@@ -454,12 +455,12 @@ func (c *CentralDB) decide(ctx context.Context, tx *etx, st central.Station, ev 
 	}
 	detail, _ := json.Marshal(r)
 	if replace {
-		_, err = tx.exec(ctx, `UPDATE events SET offline = ?, outcome = ?, detail = ?, flag = ?, received_at = ? WHERE event_id = ?`,
-			ev.Offline, r.Outcome, string(detail), flag, now, ev.EventID)
+		_, err = tx.exec(ctx, `UPDATE events SET offline = ?, outcome = ?, detail = ?, flag = ?, flags = ?, decided_at = ?, received_at = ? WHERE event_id = ?`,
+			ev.Offline, r.Outcome, string(detail), note.Text, note.Flags, decidedAt, now, ev.EventID)
 		return r, err
 	}
-	_, err = tx.exec(ctx, `INSERT INTO events (event_id, station, kind, code, operator, at, received_at, offline, outcome, detail, reason, flag, undoes)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, ev.EventID, st.Name, ev.Kind, ev.Code, ev.Operator, ev.At, now, ev.Offline, r.Outcome, string(detail), ev.Reason, flag, ev.Undoes)
+	_, err = tx.exec(ctx, `INSERT INTO events (event_id, station, kind, code, operator, at, received_at, offline, outcome, detail, reason, flag, flags, decided_at, undoes)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, ev.EventID, st.Name, ev.Kind, ev.Code, ev.Operator, ev.At, now, ev.Offline, r.Outcome, string(detail), ev.Reason, note.Text, note.Flags, decidedAt, ev.Undoes)
 	return r, err
 }
 
@@ -480,70 +481,68 @@ func (c *CentralDB) readCode(ctx context.Context, tx *etx, code string) (central
 // handed the parcel over: the label becomes used whatever the server
 // thought of it (a disabled or expired one is flagged), at the desk's time
 // if that is plausible. A label already used is a conflict: both facts are
-// kept, and the earlier plausible redemption stays the one of record.
-func (c *CentralDB) redeem(ctx context.Context, tx *etx, st central.Station, ev central.Event, now int64) (central.Result, string, error) {
+// kept, and the earlier plausible redemption stays the one of record. The
+// rules are central's (DecideTime, TakenOffline, RecordTakesOver); it
+// returns the event's note and the time it was decided at.
+func (c *CentralDB) redeem(ctx context.Context, tx *etx, st central.Station, ev central.Event, now int64) (central.Result, central.Note, int64, error) {
 	var cc centralCode
 	var err error
-	when, flag := now, ""
+	when, note := now, central.Note{}
+	unknown := central.Result{Outcome: central.OutcomeUnknown, Reason: "the server has no such code: upload the batch first"}
 	set := `UPDATE codes SET status = 'used', used_at = ?, used_station = ?, used_operator = ?, used_event = ? `
 	var res sql.Result
 	if ev.Offline {
 		// The desk's time needs the label's issue time to be judged.
 		cc, err = c.readCode(ctx, tx, ev.Code)
 		if errors.Is(err, sql.ErrNoRows) {
-			return central.Result{Outcome: central.OutcomeUnknown, Reason: "the server has no such code: upload the batch first"}, "", nil
+			return unknown, note, now, nil
 		}
 		if err != nil {
-			return central.Result{}, "", err
+			return central.Result{}, note, now, err
 		}
-		when, flag = central.EffectiveTime(ev, central.IssuedNotBefore(ev.Code, cc.createdAt, time.Local), now)
+		when, note = central.DecideTime(ev, central.IssuedNotBefore(ev.Code, cc.createdAt, time.Local), now)
 		res, err = tx.exec(ctx, set+`WHERE code = ? AND status <> 'used'`, when, st.Name, ev.Operator, ev.EventID, ev.Code)
 	} else {
 		res, err = tx.exec(ctx, set+`WHERE code = ? AND status = 'unused' AND (expire_at = 0 OR expire_at > ?)`, when, st.Name, ev.Operator, ev.EventID, ev.Code, when)
 	}
 	if err != nil {
-		return central.Result{}, "", err
+		return central.Result{}, note, when, err
 	}
 	if n, _ := res.RowsAffected(); n == 1 {
-		r := central.Result{Outcome: central.OutcomeRedeemed, UsedAt: when, UsedStation: st.Name, UsedOperator: ev.Operator}
-		switch {
-		case !ev.Offline:
-		case cc.status == "disabled":
-			flag = strings.TrimPrefix(flag+"; ", "; ") + flagDisabled + cc.reason
-		case cc.expireAt != 0 && cc.expireAt <= when:
-			flag = strings.TrimPrefix(flag+"; ", "; ") + "redeemed offline after its expiry " + app.FormatTime(cc.expireAt)
+		if ev.Offline {
+			note = central.TakenOffline(note, central.Label{Status: cc.status, DisabledReason: cc.reason, ExpireAt: cc.expireAt}, when)
 		}
-		r.Reason = flag
-		data, _ := json.Marshal(map[string]any{"at": when, "operator": ev.Operator, "event_id": ev.EventID})
-		return r, flag, c.addChanges(ctx, tx, change{"redeem", ev.Code, st.Name, string(data)})
+		r := central.Result{Outcome: central.OutcomeRedeemed, UsedAt: when, UsedStation: st.Name, UsedOperator: ev.Operator, Reason: note.Text, Status: string(app.StatusUsed)}
+		data, _ := json.Marshal(map[string]any{"at": when, "operator": ev.Operator, "event_id": ev.EventID, "status": app.StatusUsed})
+		return r, note, when, c.addChanges(ctx, tx, change{"redeem", ev.Code, st.Name, string(data)})
 	}
 	// Read the label as it is now: on PostgreSQL the UPDATE may have
 	// waited for another desk's redemption of it.
 	cc, err = c.readCode(ctx, tx, ev.Code)
 	if errors.Is(err, sql.ErrNoRows) {
-		return central.Result{Outcome: central.OutcomeUnknown, Reason: "the server has no such code: upload the batch first"}, "", nil
+		return unknown, central.Note{}, now, nil
 	}
 	if err != nil {
-		return central.Result{}, "", err
+		return central.Result{}, note, when, err
 	}
 	switch {
 	case cc.status == "used" && ev.Offline:
-		r, err := c.conflict(ctx, tx, st, ev, cc, when, flag, now)
-		return r, flag, err
+		r, err := c.conflict(ctx, tx, st, ev, cc, when, note, now)
+		return r, note, when, err
 	case cc.status == "used":
-		return central.Result{Outcome: central.OutcomeAlreadyUsed, UsedAt: cc.usedAt, UsedStation: cc.usedStation, UsedOperator: cc.usedOperator}, "", nil
+		return central.Result{Outcome: central.OutcomeAlreadyUsed, UsedAt: cc.usedAt, UsedStation: cc.usedStation, UsedOperator: cc.usedOperator, Status: cc.status}, note, when, nil
 	case cc.status == "disabled":
-		return central.Result{Outcome: central.OutcomeDisabled, Reason: cc.reason}, "", nil
+		return central.Result{Outcome: central.OutcomeDisabled, Reason: cc.reason, Status: cc.status}, note, when, nil
 	default:
-		return central.Result{Outcome: central.OutcomeExpired, Reason: "expired at " + app.FormatTime(cc.expireAt)}, "", nil
+		return central.Result{Outcome: central.OutcomeExpired, Reason: "expired at " + app.FormatTime(cc.expireAt)}, note, when, nil
 	}
 }
 
 // conflict records a label redeemed offline that was used already.
-func (c *CentralDB) conflict(ctx context.Context, tx *etx, st central.Station, ev central.Event, cc centralCode, when int64, flag string, now int64) (central.Result, error) {
+func (c *CentralDB) conflict(ctx context.Context, tx *etx, st central.Station, ev central.Event, cc centralCode, when int64, note central.Note, now int64) (central.Result, error) {
 	k := central.Conflict{Code: ev.Code, FirstEvent: cc.usedEvent, FirstStation: cc.usedStation, FirstOperator: cc.usedOperator, FirstAt: cc.usedAt,
-		SecondEvent: ev.EventID, SecondStation: st.Name, SecondOperator: ev.Operator, SecondAt: when, Flag: flag}
-	if flag == "" && when < cc.usedAt { // this one came first: it becomes the redemption of record
+		SecondEvent: ev.EventID, SecondStation: st.Name, SecondOperator: ev.Operator, SecondAt: when, Flag: note.Text}
+	if central.RecordTakesOver(note, when, cc.usedAt) { // this one came first: it becomes the redemption of record
 		k = central.Conflict{Code: ev.Code, FirstEvent: ev.EventID, FirstStation: st.Name, FirstOperator: ev.Operator, FirstAt: when,
 			SecondEvent: cc.usedEvent, SecondStation: cc.usedStation, SecondOperator: cc.usedOperator, SecondAt: cc.usedAt}
 		if _, err := tx.exec(ctx, `UPDATE codes SET used_at = ?, used_station = ?, used_operator = ?, used_event = ? WHERE code = ?`,
@@ -561,7 +560,7 @@ func (c *CentralDB) conflict(ctx context.Context, tx *etx, st central.Station, e
 		return central.Result{}, err
 	}
 	return central.Result{Outcome: central.OutcomeConflict, UsedAt: k.FirstAt, UsedStation: k.FirstStation, UsedOperator: k.FirstOperator,
-		Reason: "redeemed at two desks while they could not both reach the server"}, nil
+		Reason: "redeemed at two desks while they could not both reach the server", Status: string(app.StatusUsed)}, nil
 }
 
 func (c *CentralDB) setDisabled(ctx context.Context, tx *etx, st central.Station, ev central.Event) (central.Result, error) {
@@ -582,10 +581,14 @@ func (c *CentralDB) setDisabled(ctx context.Context, tx *etx, st central.Station
 		if err != nil {
 			return central.Result{}, err
 		}
-		return central.Result{Outcome: central.OutcomeRejected, Reason: "the code is " + cc.status}, nil
+		return central.Result{Outcome: central.OutcomeRejected, Reason: "the code is " + cc.status, Status: cc.status}, nil
 	}
-	data, _ := json.Marshal(map[string]any{"reason": reason, "operator": ev.Operator, "at": ev.At})
-	return central.Result{Outcome: ev.Kind + "d"}, c.addChanges(ctx, tx, change{ev.Kind, ev.Code, st.Name, string(data)})
+	status := app.StatusDisabled
+	if ev.Kind == central.KindEnable {
+		status = app.StatusUnused
+	}
+	data, _ := json.Marshal(map[string]any{"reason": reason, "operator": ev.Operator, "at": ev.At, "status": status})
+	return central.Result{Outcome: ev.Kind + "d", Status: string(status)}, c.addChanges(ctx, tx, change{ev.Kind, ev.Code, st.Name, string(data)})
 }
 
 // Changes returns the feed after the cursor: on SQLite the position is

@@ -11,30 +11,38 @@ import (
 )
 
 // undo applies a desk's undo of its redemption with one guarded UPDATE: the
-// label goes back to unused only while the redemption of record is the
-// one the undo names, made at the desk that sends it, and no other desk
-// redeemed the label too (a conflict: two parcels went out, and which
-// redemption to take back is not one desk's call). Otherwise it is
-// refused, with the redemption of record in the answer so the desk puts
-// the label back to used. The feed carries an accepted undo to every desk.
-// flagDisabled starts the flag of a redemption made offline while the
-// label was disabled at the server.
-const flagDisabled = "redeemed offline while disabled: "
-
+// label goes back (to the status central.UndoRestores gives for the
+// redemption's flags) only while the redemption of record is the one the
+// undo names, made at the desk that sends it, and no other desk redeemed
+// the label too (a conflict: two parcels went out, and which redemption to
+// take back is not one desk's call). Otherwise it is refused, with the
+// redemption of record in the answer so the desk puts the label back to
+// used. The feed carries an accepted undo to every desk, with the status
+// the label went back to.
 func (c *CentralDB) undo(ctx context.Context, tx *etx, st central.Station, ev central.Event) (central.Result, error) {
-	// A label that was disabled when the desk redeemed it offline goes
-	// back to disabled, not unused: the undo takes back the redemption,
-	// not the disabling.
-	res, err := tx.exec(ctx, `UPDATE codes SET used_at = 0, used_station = '', used_operator = '', used_event = '',
-		status = CASE WHEN EXISTS (SELECT 1 FROM events e WHERE e.event_id = codes.used_event AND e.flag LIKE ?) THEN 'disabled' ELSE 'unused' END
-		WHERE code = ? AND status = 'used' AND used_event = ? AND used_station = ?
-		AND NOT EXISTS (SELECT 1 FROM conflicts k WHERE k.code = codes.code)`, "%"+flagDisabled+"%", ev.Code, ev.Undoes, st.Name)
-	if err != nil {
+	// The flags of the redemption it would take back (no row: none, and
+	// the guarded UPDATE changes nothing). An event row's flags never
+	// change once it is the redemption of record.
+	var flags central.Flags
+	if err := tx.queryRow(ctx, `SELECT flags FROM events WHERE event_id = ? AND kind = 'redeem'`, ev.Undoes).Scan(&flags); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return central.Result{}, err
 	}
-	if n, _ := res.RowsAffected(); n == 1 {
-		data, _ := json.Marshal(map[string]any{"at": ev.At, "operator": ev.Operator, "event_id": ev.EventID, "undoes": ev.Undoes, "reason": ev.Reason})
-		return central.Result{Outcome: central.OutcomeUndone}, c.addChanges(ctx, tx, change{central.KindUndo, ev.Code, st.Name, string(data)})
+	status := central.UndoRestores(flags)
+	var disabledReason string
+	err := tx.queryRow(ctx, `UPDATE codes SET used_at = 0, used_station = '', used_operator = '', used_event = '', status = ?
+		WHERE code = ? AND status = 'used' AND used_event = ? AND used_station = ?
+		AND NOT EXISTS (SELECT 1 FROM conflicts k WHERE k.code = codes.code)
+		RETURNING disabled_reason`, string(status), ev.Code, ev.Undoes, st.Name).Scan(&disabledReason)
+	if err == nil {
+		if status != app.StatusDisabled {
+			disabledReason = ""
+		}
+		data, _ := json.Marshal(map[string]any{"at": ev.At, "operator": ev.Operator, "event_id": ev.EventID, "undoes": ev.Undoes, "reason": ev.Reason,
+			"status": status, "disabled_reason": disabledReason})
+		return central.Result{Outcome: central.OutcomeUndone, Status: string(status)}, c.addChanges(ctx, tx, change{central.KindUndo, ev.Code, st.Name, string(data)})
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return central.Result{}, err
 	}
 	cc, err := c.readCode(ctx, tx, ev.Code)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -44,7 +52,7 @@ func (c *CentralDB) undo(ctx context.Context, tx *etx, st central.Station, ev ce
 		return central.Result{}, err
 	}
 	refuse := func(reason string) (central.Result, error) {
-		r := central.Result{Outcome: central.OutcomeRejected, Reason: reason}
+		r := central.Result{Outcome: central.OutcomeRejected, Reason: reason, Status: cc.status}
 		if cc.status == "used" {
 			r.UsedAt, r.UsedStation, r.UsedOperator = cc.usedAt, cc.usedStation, cc.usedOperator
 		}

@@ -13,10 +13,10 @@ import (
 // The dashboard's reads: a day across desks, the desks' state, conflicts
 // with their resolutions, one label's history.
 
-// effectiveAt is the time the server decided a redemption at (see
-// central.EffectiveTime): the desk's clock for an offline event unless it
-// was flagged as implausible, the server's otherwise.
-const effectiveAt = `CASE WHEN offline AND flag NOT LIKE 'desk clock%' THEN at ELSE received_at END`
+// A redemption is filed under the time the server decided it at, stored
+// with it (events.decided_at, see central.DecideTime): always either the
+// desk's time (at) or the server's (received_at), so the day's rows are
+// found through the index of either.
 
 // DayActivity counts the codes issued and the redemptions decided in
 // [from, to), per desk, and the redemptions per quarter hour.
@@ -48,7 +48,7 @@ func (c *CentralDB) DayActivity(ctx context.Context, from, to int64) (central.Da
 	// The OR finds an offline redemption uploaded on a later day by its
 	// desk time; each side uses an index.
 	rows, err = c.e.query(ctx, `SELECT station, outcome, eff / `+quarter+`, count(*) FROM (
-			SELECT station, outcome, `+effectiveAt+` AS eff FROM events
+			SELECT station, outcome, decided_at AS eff FROM events
 			WHERE kind = 'redeem' AND ((received_at >= ? AND received_at < ?) OR (at >= ? AND at < ?))) e
 		WHERE eff >= ? AND eff < ? GROUP BY station, outcome, eff / `+quarter, from, to, from, to, from, to)
 	if err != nil {
@@ -99,7 +99,7 @@ const undoReach = 2 * 24 * 3600
 // Undo events are found by the time the server received them, through
 // its index, within undoReach of the day.
 func (c *CentralDB) subtractUndone(ctx context.Context, from, to int64, desk func(string) *central.DeskDay, day *central.DayActivity) error {
-	eff := `CASE WHEN r.offline AND r.flag NOT LIKE 'desk clock%' THEN r.at ELSE r.received_at END` // effectiveAt of r
+	const eff = `r.decided_at`
 	rows, err := c.e.query(ctx, `SELECT r.station, (`+eff+`) / `+quarter+`, count(*) FROM events u
 		JOIN events r ON r.event_id = u.undoes
 		WHERE u.received_at >= ? AND u.received_at < ? AND u.kind = 'undo' AND u.outcome = 'undone'

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"qrdesk/app"
 	"qrdesk/central"
 )
 
@@ -25,9 +26,9 @@ import (
 // the event on the general path, which explains the refusal or finds the
 // earlier answer.
 func (c *CentralDB) redeemOnlineOneStatement(ctx context.Context, st central.Station, ev central.Event, now int64) (r central.Result, done bool, err error) {
-	r = central.Result{EventID: ev.EventID, Outcome: central.OutcomeRedeemed, UsedAt: now, UsedStation: st.Name, UsedOperator: ev.Operator}
+	r = central.Result{EventID: ev.EventID, Outcome: central.OutcomeRedeemed, UsedAt: now, UsedStation: st.Name, UsedOperator: ev.Operator, Status: string(app.StatusUsed)}
 	detail, _ := json.Marshal(r)
-	feed, _ := json.Marshal(map[string]any{"at": now, "operator": ev.Operator, "event_id": ev.EventID})
+	feed, _ := json.Marshal(map[string]any{"at": now, "operator": ev.Operator, "event_id": ev.EventID, "status": app.StatusUsed})
 	var n int
 	var active bool
 	err = c.e.queryRow(ctx, `WITH active AS (
@@ -40,13 +41,13 @@ func (c *CentralDB) redeemOnlineOneStatement(ctx context.Context, st central.Sta
 			INSERT INTO changes (kind, code, station, data)
 			SELECT 'redeem', code, CAST(? AS TEXT), CAST(? AS TEXT) FROM used),
 		recorded AS (
-			INSERT INTO events (event_id, station, kind, code, operator, at, received_at, offline, outcome, detail, reason, flag)
-			SELECT CAST(? AS TEXT), CAST(? AS TEXT), 'redeem', code, CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS BIGINT), false, 'redeemed', CAST(? AS TEXT), CAST(? AS TEXT), '' FROM used)
+			INSERT INTO events (event_id, station, kind, code, operator, at, received_at, decided_at, offline, outcome, detail, reason, flag)
+			SELECT CAST(? AS TEXT), CAST(? AS TEXT), 'redeem', code, CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT), false, 'redeemed', CAST(? AS TEXT), CAST(? AS TEXT), '' FROM used)
 		SELECT (SELECT count(*) FROM used), EXISTS (SELECT 1 FROM active)`,
 		st.ID, st.TokenHash,
 		now, st.Name, ev.Operator, ev.EventID, ev.Code, now,
 		st.Name, string(feed),
-		ev.EventID, st.Name, ev.Operator, ev.At, now, string(detail), ev.Reason).Scan(&n, &active)
+		ev.EventID, st.Name, ev.Operator, ev.At, now, now, string(detail), ev.Reason).Scan(&n, &active)
 	switch {
 	case isUniqueAny(err):
 		return central.Result{}, false, nil
