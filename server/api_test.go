@@ -12,7 +12,7 @@ import (
 
 	"qrdesk/central"
 	"qrdesk/server"
-	"qrdesk/store"
+	"qrdesk/serverdb"
 )
 
 func TestCentralRedeemOnceAcrossStations(t *testing.T) {
@@ -175,7 +175,7 @@ func TestTwoServersOneDatabase(t *testing.T) {
 		h := newCentral(t, func(testing.TB) string { return path }, 20)
 		token := h.station(t, "Desk 1", "A")
 		h.upload(t, token)
-		second, err := store.OpenCentral(context.Background(), path)
+		second, err := serverdb.Open(context.Background(), path)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,7 +14,7 @@ import (
 
 	"qrdesk/central"
 	"qrdesk/server"
-	"qrdesk/store"
+	"qrdesk/serverdb"
 )
 
 // feedPage is GET /v1/changes's answer.
@@ -35,7 +35,7 @@ func TestFeedTailUnderAStorm(t *testing.T) {
 		h := newCentral(t, func(testing.TB) string { return path }, 300)
 		token := h.station(t, "Desk 1", "A")
 		// A second server process on the same database.
-		db2, err := store.OpenCentral(context.Background(), path)
+		db2, err := serverdb.Open(context.Background(), path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,7 +132,7 @@ func TestFeedReadSeesEveryEarlierWrite(t *testing.T) {
 		h := newCentral(t, func(testing.TB) string { return path }, 20)
 		token := h.station(t, "Desk 1", "A")
 		h.upload(t, token)
-		db2, err := store.OpenCentral(context.Background(), path)
+		db2, err := serverdb.Open(context.Background(), path)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -19,6 +19,7 @@ import (
 	"qrdesk/internal/testclock"
 	"qrdesk/internal/testpg"
 	"qrdesk/server"
+	"qrdesk/serverdb"
 	"qrdesk/store"
 )
 
@@ -44,7 +45,7 @@ var testNow = testclock.Base()
 // deployment's key ring, and the codes of one desk's batch.
 type centralHarness struct {
 	url   string
-	db    *store.CentralDB
+	db    *serverdb.DB
 	keys  app.Keys
 	ring  string
 	codes []string
@@ -56,7 +57,7 @@ type centralHarness struct {
 // desk with letter A (not uploaded).
 func newCentral(t testing.TB, dbPath func(t testing.TB) string, n int) *centralHarness {
 	t.Helper()
-	db, err := store.OpenCentral(context.Background(), dbPath(t))
+	db, err := serverdb.Open(context.Background(), dbPath(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +177,7 @@ func (h *centralHarness) upload(t testing.TB, token string) {
 }
 
 // count runs a count query written with ? placeholders on either engine.
-func count(t testing.TB, db *store.CentralDB, query string, args ...any) int {
+func count(t testing.TB, db *serverdb.DB, query string, args ...any) int {
 	t.Helper()
 	var n int
 	if err := db.QueryRowForTests(query, args...).Scan(&n); err != nil {

@@ -11,7 +11,7 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/server"
-	"qrdesk/store"
+	"qrdesk/serverdb"
 )
 
 // TestServerRestoredFromBackup (found by the second hostile pass): the
@@ -43,7 +43,7 @@ func TestServerRestoredFromBackup(t *testing.T) {
 	b.sync(t)
 
 	// The server comes back on the backup.
-	restored, err := store.OpenCentral(context.Background(), backup)
+	restored, err := serverdb.Open(context.Background(), backup)
 	if err != nil {
 		t.Fatal(err)
 	}

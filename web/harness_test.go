@@ -21,6 +21,7 @@ import (
 	"qrdesk/internal/testclock"
 	"qrdesk/internal/testpg"
 	"qrdesk/server"
+	"qrdesk/serverdb"
 	"qrdesk/store"
 	"qrdesk/web"
 )
@@ -68,7 +69,7 @@ func (c *clock) Add(d time.Duration) {
 // over a real database, with the deployment's key ring.
 type site struct {
 	url   string
-	db    *store.CentralDB
+	db    *serverdb.DB
 	api   *server.API
 	dash  *web.Dashboard
 	keys  app.Keys
@@ -80,7 +81,7 @@ type site struct {
 // newSite serves a new database; tls serves HTTPS.
 func newSite(t testing.TB, path string, tls bool) *site {
 	t.Helper()
-	db, err := store.OpenCentral(context.Background(), path)
+	db, err := serverdb.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 	"qrdesk/app"
 	"qrdesk/internal/testpg"
 	"qrdesk/server"
-	"qrdesk/store"
+	"qrdesk/serverdb"
 )
 
 func TestMain(m *testing.M) {
@@ -46,7 +46,7 @@ func TestLoad(t *testing.T) {
 			if tc.engine == "PostgreSQL" {
 				db = testpg.URL(t)
 			}
-			cdb, err := store.OpenCentral(context.Background(), db)
+			cdb, err := serverdb.Open(context.Background(), db)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,7 +125,7 @@ func TestUsage(t *testing.T) {
 func TestStartOverAfterCompaction(t *testing.T) {
 	ctx := context.Background()
 	db := filepath.Join(t.TempDir(), "server.db")
-	cdb, err := store.OpenCentral(ctx, db)
+	cdb, err := serverdb.Open(ctx, db)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package store
+package serverdb
 
 import (
 	"context"
@@ -24,7 +24,7 @@ import (
 // UNIQUE constraint undoes the whole statement): the caller then decides
 // the event on the general path, which explains the refusal or finds the
 // earlier answer.
-func (c *CentralDB) redeemOnlineOneStatement(ctx context.Context, st central.Station, ev central.Event, now int64) (r central.Result, done bool, err error) {
+func (c *DB) redeemOnlineOneStatement(ctx context.Context, st central.Station, ev central.Event, now int64) (r central.Result, done bool, err error) {
 	r = central.Result{EventID: ev.EventID, Outcome: central.OutcomeRedeemed, UsedAt: now, UsedStation: st.Name, UsedOperator: ev.Operator}
 	detail, _ := json.Marshal(r)
 	feed, _ := json.Marshal(map[string]any{"at": now, "operator": ev.Operator, "event_id": ev.EventID})

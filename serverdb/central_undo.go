@@ -1,4 +1,4 @@
-package store
+package serverdb
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 // label was disabled at the server.
 const flagDisabled = "redeemed offline while disabled: "
 
-func (c *CentralDB) undo(ctx context.Context, tx *etx, st central.Station, ev central.Event) (central.Result, error) {
+func (c *DB) undo(ctx context.Context, tx *etx, st central.Station, ev central.Event) (central.Result, error) {
 	// A label that was disabled when the desk redeemed it offline goes
 	// back to disabled, not unused: the undo takes back the redemption,
 	// not the disabling.
