@@ -16,6 +16,7 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/central"
+	"qrdesk/internal/testpg"
 	"qrdesk/server"
 )
 
@@ -75,7 +76,7 @@ func twoDesks(t *testing.T, dbPath func(t testing.TB) string, n int) (*centralHa
 // Defect 1: a server refusal was taken for "offline". A revoked desk, or
 // one with another key ring, redeemed alone a label used elsewhere.
 func TestRefusedDeskDecidesNothingAlone(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := twoDesks(t, dbPath, 4)
 		if v := a.redeem(t, codes[0], "li"); v.Outcome != app.OutcomeRedeemed {
 			t.Fatalf("desk A: %+v", v)
@@ -139,7 +140,7 @@ func TestRefusedDeskDecidesNothingAlone(t *testing.T) {
 // TestWrongKeyRingDesk: a desk whose key file is another deployment's is
 // refused (409) and decides nothing alone.
 func TestWrongKeyRingDesk(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, _, _, _ := twoDesks(t, dbPath, 1)
 		other := newCentral(t, dbPath, 0)
 		c := other.desk(t, "Desk C", "C", "")
@@ -158,7 +159,7 @@ func TestWrongKeyRingDesk(t *testing.T) {
 // Defect 2: the desk and the server had different field limits, so the
 // desk decided what the server then rejected.
 func TestFieldLimitsAgree(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := twoDesks(t, dbPath, 4)
 		chinese := strings.Repeat("张", 34) // 102 bytes: over the old server limit
 		if v := a.redeem(t, codes[0], chinese); v.Outcome != app.OutcomeRedeemed {
@@ -193,7 +194,7 @@ func TestFieldLimitsAgree(t *testing.T) {
 // Defect 5 (PostgreSQL) and coverage: disables and enables travel to the
 // server and to every desk, on both engines.
 func TestDisableEnableTravel(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := twoDesks(t, dbPath, 2)
 		if _, err := a.svc.SetDisabled(context.Background(), codes[0], true, "torn label", "li"); err != nil {
 			t.Fatal(err)
@@ -244,7 +245,7 @@ func (x *delayed) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // already_used after the desk had given up and redeemed alone; the
 // desk's upload under the same event id was called a duplicate.
 func TestLateAnswerIsAConflict(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, _, codes := twoDesks(t, dbPath, 2)
 		slow := &delayed{d: 600 * time.Millisecond}
 		slow.h = (&server.API{Store: h.db, Log: discard, Now: func() time.Time { return h.now }}).Handler()
@@ -289,7 +290,7 @@ func TestLateAnswerIsAConflict(t *testing.T) {
 
 // Defect 4: an event id was trusted whatever it carried.
 func TestEventIDBoundToContent(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h := newCentral(t, dbPath, 3)
 		a, b := h.station(t, "Desk 1", "A"), h.station(t, "Desk 2", "B")
 		h.upload(t, a)
@@ -330,7 +331,7 @@ func TestEventIDBoundToContent(t *testing.T) {
 
 // Defect 6: a desk's token uploaded codes under another desk's letter.
 func TestLetterBelongsToStation(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h := newCentral(t, dbPath, 3) // letter A codes
 		a, b := h.station(t, "Desk 1", "A"), h.station(t, "Desk 2", "B")
 		var out struct{ Error, Code string }
@@ -359,7 +360,7 @@ func TestLetterBelongsToStation(t *testing.T) {
 
 // Defect 8: offline event times were taken at their word.
 func TestOfflineTimeSanity(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h := newCentral(t, dbPath, 4)
 		a, b := h.station(t, "Desk 1", "A"), h.station(t, "Desk 2", "B")
 		h.upload(t, a)
@@ -406,7 +407,7 @@ func TestOfflineTimeSanity(t *testing.T) {
 // UPDATE waits for the winner; deciding on what was read before it called
 // the losers "expired" and recorded no conflict.
 func TestOfflineUploadsRace(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h := newCentral(t, dbPath, 30)
 		tokens := []string{h.station(t, "Desk 1", "A"), h.station(t, "Desk 2", "B"), h.station(t, "Desk 3", "C")}
 		h.upload(t, tokens[0])
@@ -444,7 +445,7 @@ func TestOfflineUploadsRace(t *testing.T) {
 // than a page (500) of offline events the server cannot place yet (their
 // batch is not uploaded) must not hold back the events behind them.
 func TestUnplacedEventsDoNotBlockTheOutbox(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, own := twoDesks(t, dbPath, 1)
 		theirs := b.issue(t, 501) // desk B never uploads them
 		token := "qrd_test_Desk_A"
@@ -473,7 +474,7 @@ func TestUnplacedEventsDoNotBlockTheOutbox(t *testing.T) {
 // not ask the server, which still has it unused; the same for a label it
 // redeemed offline and has not uploaded.
 func TestDeskRefusesWhatItDisabled(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, _, codes := twoDesks(t, dbPath, 2)
 		if _, err := a.svc.SetDisabled(context.Background(), codes[0], true, "reported stolen", "li"); err != nil {
 			t.Fatal(err)
@@ -509,7 +510,7 @@ func TestDeskRefusesWhatItDisabled(t *testing.T) {
 // with the label disabled, B included (it used to skip its own change and
 // apply A's older enable over it).
 func TestTogglesConverge(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := twoDesks(t, dbPath, 1)
 		c := h.desk(t, "Desk C", "C", h.station(t, "Desk C", "C"))
 		c.sync(t)
@@ -550,7 +551,7 @@ func TestTogglesConverge(t *testing.T) {
 // answer, so the same label scanned there again offline is refused, not
 // accepted a second time as an unknown label.
 func TestServerAnswerRemembered(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		_, a, b, _ := twoDesks(t, dbPath, 1)
 		fresh := a.issue(t, 1)
 		a.sync(t) // uploaded; desk B has not downloaded it
@@ -568,7 +569,7 @@ func TestServerAnswerRemembered(t *testing.T) {
 // (its settings carry another letter than its enrolment) is told why, and
 // its events and the other desks' changes still flow.
 func TestRefusedBatchDoesNotStopSync(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, _, codes := twoDesks(t, dbPath, 2)
 		wrong := h.desk(t, "Desk W", "Z", h.station(t, "Desk W", "W")) // enrolled as W, issues as Z
 		wrong.sync(t)
@@ -629,7 +630,7 @@ func TestForeignRefusalKeepsEvents(t *testing.T) {
 // printed in the label, so it is flagged, decided at the server's time,
 // and never the redemption of record.
 func TestClockAt1970(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h := newCentral(t, dbPath, 1)
 		a, b := h.station(t, "Desk 1", "A"), h.station(t, "Desk 2", "B")
 		var res struct{ Added int }

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,19 +22,7 @@ import (
 	"qrdesk/store"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testpg.Stop()
-	os.Exit(code)
-}
-
-// engines runs a test against both storage engines of the server.
-func engines(t *testing.T, test func(t *testing.T, dbPath func(t testing.TB) string)) {
-	t.Run("SQLite", func(t *testing.T) {
-		test(t, func(t testing.TB) string { return filepath.Join(t.TempDir(), "server.db") })
-	})
-	t.Run("PostgreSQL", func(t *testing.T) { test(t, func(t testing.TB) string { return testpg.URL(t) }) })
-}
+func TestMain(m *testing.M) { testpg.Main(m) }
 
 // testNow is the pinned "now" of these tests (the suite's day, see
 // internal/testclock): every time is derived from it.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/internal/testpg"
 	"qrdesk/server"
 	"qrdesk/serverdb"
 )
@@ -89,7 +90,7 @@ func TestServerRestoredFromBackup(t *testing.T) {
 // told to start over (410 feed_reset), never acknowledged; a negative one
 // is a 400.
 func TestFeedAheadRefused(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h := newCentral(t, dbPath, 2)
 		a := h.station(t, "Desk 1", "A")
 		h.upload(t, a)

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -32,17 +31,7 @@ var realCost int
 func TestMain(m *testing.M) {
 	realCost = web.PasswordCost
 	web.PasswordCost = bcrypt.MinCost
-	code := m.Run()
-	testpg.Stop()
-	os.Exit(code)
-}
-
-// engines runs a test against both storage engines of the server.
-func engines(t *testing.T, test func(t *testing.T, dbPath func(t testing.TB) string)) {
-	t.Run("SQLite", func(t *testing.T) {
-		test(t, func(t testing.TB) string { return filepath.Join(t.TempDir(), "server.db") })
-	})
-	t.Run("PostgreSQL", func(t *testing.T) { test(t, func(t testing.TB) string { return testpg.URL(t) }) })
+	testpg.Main(m)
 }
 
 func sqlitePath(t testing.TB) string { return filepath.Join(t.TempDir(), "server.db") }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"qrdesk/internal/testpg"
 )
 
 // browserLocation is what a browser makes of a relative Location: the URL
@@ -18,7 +20,7 @@ func browserLocation(loc string) string {
 // "back" of the language switch may never send the browser to another
 // site, whatever characters a link smuggles in.
 func TestHostileRedirectStaysOnSite(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		s := newSite(t, dbPath(t), false)
 		password := s.admin(t, "manager")
 		evil := []string{"/\t/evil.example/", "/\n/evil.example/", "/\r\n/evil.example/", "/\t\\evil.example/", "\t//evil.example/", "//evil.example/", "/\\evil.example/", "https://evil.example/"}
@@ -67,7 +69,7 @@ func TestHostileRedirectStaysOnSite(t *testing.T) {
 // TestHostileNoDataOddRequests: odd methods and paths without a session,
 // and a session past its end, get no data.
 func TestHostileNoDataOddRequests(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		s := newSite(t, dbPath(t), false)
 		token := s.station(t, "Desk 1", "A")
 		codes := s.issue(t, 2)

@@ -19,11 +19,7 @@ import (
 	"qrdesk/serverdb"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testpg.Stop()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testpg.Main(m) }
 
 // TestLoad runs the tool for 3 s with 20 desks against a server in this
 // process, on each engine, with many outages and double uses, and checks
