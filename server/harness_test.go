@@ -183,3 +183,53 @@ func newClient(h *centralHarness, name string) *server.Client {
 // keepAlive is the tests' HTTP client: like a desk, each of up to 128
 // concurrent callers keeps its connection (the default client keeps two).
 var keepAlive = &http.Client{Transport: &http.Transport{MaxIdleConns: 128, MaxIdleConnsPerHost: 128}}
+
+// redeem, sync, issue and count act at a desk and fail the test on error.
+func (d *desk) redeem(t testing.TB, code, operator string) app.Verdict {
+	t.Helper()
+	v, err := d.svc.Redeem(context.Background(), code, operator)
+	if err != nil {
+		t.Fatalf("redeem %s: %v", code, err)
+	}
+	return v
+}
+
+func (d *desk) sync(t testing.TB) {
+	t.Helper()
+	if _, err := d.svc.Sync(context.Background()); err != nil {
+		t.Fatalf("sync: %v", err)
+	}
+}
+
+func (d *desk) issue(t testing.TB, n int) []string {
+	t.Helper()
+	_, codes, err := d.svc.Issue(context.Background(), app.IssueRequest{Count: n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]string, len(codes))
+	for i, c := range codes {
+		out[i] = c.String()
+	}
+	return out
+}
+
+func (d *desk) count(t testing.TB, query string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := d.db.SQL().QueryRow(query, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return n
+}
+
+// twoDesks enrols desks A and B, issues codes at A and syncs both.
+func twoDesks(t *testing.T, dbPath func(t testing.TB) string, n int) (*centralHarness, *desk, *desk, []string) {
+	h := newCentral(t, dbPath, 0)
+	a := h.desk(t, "Desk A", "A", h.station(t, "Desk A", "A"))
+	b := h.desk(t, "Desk B", "B", h.station(t, "Desk B", "B"))
+	codes := a.issue(t, n)
+	a.sync(t)
+	b.sync(t)
+	return h, a, b, codes
+}
