@@ -31,7 +31,7 @@ type restorable struct {
 	dir     string
 	handler atomic.Pointer[http.Handler]
 	copies  int
-	cur     string // the served database's path
+	cur     string   // the served database's path
 	kinds   []string // the kinds the serving API knows (nil: all)
 }
 
