@@ -83,7 +83,12 @@ func TestNewerDeskOlderServer(t *testing.T) {
 				if u.Server != app.UndoWaitsUpgrade || u.Status != app.StatusUnused {
 					t.Fatalf("undo on an older server: server %q (%s), label %s; want %q and unused here", u.Server, u.ServerReason, u.Status, app.UndoWaitsUpgrade)
 				}
-				// Queued after the undo: a disable; and another desk's redemption.
+				// The label handed over again here: decided at the desk (its undo
+				// waits), and queued behind the undo, so it must wait with it.
+				if v := a.redeem(t, codes[0], "li"); v.Outcome != app.OutcomeRedeemed {
+					t.Fatalf("desk A, again after the undo: %+v", v)
+				}
+				// Queued after them: a disable; and another desk's redemption.
 				if _, err := a.svc.SetDisabled(ctx, codes[1], true, "torn label", "li"); err != nil {
 					t.Fatal(err)
 				}
@@ -94,8 +99,8 @@ func TestNewerDeskOlderServer(t *testing.T) {
 				if err != nil {
 					t.Fatalf("desk A's sync with an older server: %v", err)
 				}
-				if st.Waiting != 1 || st.WaitingUpgrade != 1 || st.Rejected != 0 {
-					t.Fatalf("desk A's sync: %+v, want the undo alone waiting for the upgrade", st)
+				if st.Waiting != 2 || st.WaitingUpgrade != 2 || st.Rejected != 0 {
+					t.Fatalf("desk A's sync: %+v, want the undo and the label's next redemption waiting for the upgrade", st)
 				}
 				if status, _ := g.serverStatus(t, codes[1]); status != "disabled" {
 					t.Fatalf("the disable queued after the undo did not go: the server has %s", status)
@@ -106,8 +111,8 @@ func TestNewerDeskOlderServer(t *testing.T) {
 				if status, _ := g.serverStatus(t, codes[0]); status != "used" {
 					t.Fatalf("the older server has %s %s", codes[0], status)
 				}
-				if a.status(t, codes[0]) != app.StatusUnused {
-					t.Fatalf("desk A's undone label is %s, want unused (the undo waits, it is not refused)", a.status(t, codes[0]))
+				if n := count(t, g.db, `SELECT count(*) FROM events WHERE code = ?`, codes[0]); n != 1 {
+					t.Fatalf("the server has %d events of %s, want 1: the label's events after the undo must wait with it", n, codes[0])
 				}
 
 				// The server is upgraded: the undo goes at the next sync.
@@ -116,16 +121,20 @@ func TestNewerDeskOlderServer(t *testing.T) {
 				if st, err = a.svc.Sync(ctx); err != nil || st.Waiting != 0 || st.WaitingUpgrade != 0 {
 					t.Fatalf("desk A's sync after the upgrade: %+v %v", st, err)
 				}
-				if status, _ := g.serverStatus(t, codes[0]); status != "unused" {
-					t.Fatalf("after the upgrade the server has %s %s, want the undo applied", codes[0], status)
+				if n := count(t, g.db, `SELECT count(*) FROM events WHERE code = ? AND kind = 'undo' AND outcome = 'undone'`, codes[0]); n != 1 {
+					t.Fatalf("after the upgrade the server has %d undos of %s applied, want 1", n, codes[0])
+				}
+				if status, _ := g.serverStatus(t, codes[0]); status != "used" || count(t, g.db, `SELECT count(*) FROM conflicts`) != 0 {
+					t.Fatalf("after the upgrade the server has %s %s and %d conflicts, want used again (the second redemption after the undo), no conflict",
+						codes[0], status, count(t, g.db, `SELECT count(*) FROM conflicts`))
 				}
 				if got, err := a.db.UndoResult(ctx, u.EventID); err != nil || got.Server != "undone" {
 					t.Fatalf("the undo after the upgrade: %+v %v", got, err)
 				}
 				b.sync(t)
-				if b.status(t, codes[0]) != app.StatusUnused {
-					t.Fatal("desk B did not learn of the undo after the upgrade")
-				}
+				h := *g.centralHarness
+				sameState(t, &h, "A", a.desk)
+				sameState(t, &h, "B", b.desk)
 			})
 		})
 	}
