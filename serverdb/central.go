@@ -205,8 +205,8 @@ func (c *DB) Stations(ctx context.Context) ([]central.Station, error) {
 
 func (c *DB) StationByToken(ctx context.Context, tokenHash string) (central.Station, error) {
 	s := central.Station{TokenHash: tokenHash}
-	err := c.e.queryRow(ctx, `SELECT id, name, letter, created_at, revoked_at FROM stations WHERE token_hash = ?`, tokenHash).
-		Scan(&s.ID, &s.Name, &s.Letter, &s.CreatedAt, &s.RevokedAt)
+	err := c.e.queryRow(ctx, `SELECT id, name, letter, created_at, revoked_at, writes FROM stations WHERE token_hash = ?`, tokenHash).
+		Scan(&s.ID, &s.Name, &s.Letter, &s.CreatedAt, &s.RevokedAt, &s.Writes)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return s, central.ErrUnauthorized
@@ -218,22 +218,23 @@ func (c *DB) StationByToken(ctx context.Context, tokenHash string) (central.Stat
 
 // UploadBatch stores the codes in pieces of uploadPiece, each in its own
 // transaction with one multi-row INSERT; a code already stored is skipped,
-// so a retried upload adds nothing twice.
-func (c *DB) UploadBatch(ctx context.Context, st central.Station, codes []central.CodeIn, at int64) (int, error) {
-	added := 0
+// so a retried upload adds nothing twice. A piece that added codes takes
+// the station's next write number; write is the last one given (0: none).
+func (c *DB) UploadBatch(ctx context.Context, st central.Station, codes []central.CodeIn, at int64) (added int, write int64, err error) {
 	for len(codes) > 0 {
 		n := min(len(codes), uploadPiece)
-		k, err := c.uploadPiece(ctx, st, codes[:n])
+		k, w, err := c.uploadPiece(ctx, st, codes[:n])
 		if err != nil {
-			return added, err
+			return added, write, err
 		}
 		added += k
+		write = max(write, w)
 		codes = codes[n:]
 	}
-	return added, nil
+	return added, write, nil
 }
 
-func (c *DB) uploadPiece(ctx context.Context, st central.Station, codes []central.CodeIn) (int, error) {
+func (c *DB) uploadPiece(ctx context.Context, st central.Station, codes []central.CodeIn) (int, int64, error) {
 	var q strings.Builder
 	q.WriteString(`INSERT INTO codes (code, random, prefix, label_date, station_id, serial, issued_by, expire_at, created_at) VALUES `)
 	args := make([]any, 0, 9*len(codes))
@@ -251,15 +252,15 @@ func (c *DB) uploadPiece(ctx context.Context, st central.Station, codes []centra
 	q.WriteString(` ON CONFLICT (code) DO NOTHING RETURNING code, expire_at, created_at`)
 	tx, err := c.e.begin(ctx)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer tx.done()
 	rows, err := tx.query(ctx, q.String(), args...)
 	if err != nil {
 		if isUniqueAny(err) {
-			return 0, central.Badf("a code of this batch repeats the serial of another code: two desks share station letter %s; give each desk its own letter", st.Letter)
+			return 0, 0, central.Badf("a code of this batch repeats the serial of another code: two desks share station letter %s; give each desk its own letter", st.Letter)
 		}
-		return 0, err
+		return 0, 0, err
 	}
 	var changes []change
 	for rows.Next() {
@@ -267,7 +268,7 @@ func (c *DB) uploadPiece(ctx context.Context, st central.Station, codes []centra
 		var expire, created int64
 		if err := rows.Scan(&code, &expire, &created); err != nil {
 			rows.Close()
-			return 0, err
+			return 0, 0, err
 		}
 		data, _ := json.Marshal(map[string]any{"expire_at": expire, "created_at": created})
 		changes = append(changes, change{kind: "code", code: code, station: st.Name, data: string(data)})
@@ -275,14 +276,21 @@ func (c *DB) uploadPiece(ctx context.Context, st central.Station, codes []centra
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		if isUniqueAny(err) {
-			return 0, central.Badf("a code of this batch repeats the serial of another code: two desks share station letter %s; give each desk its own letter", st.Letter)
+			return 0, 0, central.Badf("a code of this batch repeats the serial of another code: two desks share station letter %s; give each desk its own letter", st.Letter)
 		}
-		return 0, err
+		return 0, 0, err
+	}
+	if len(changes) == 0 {
+		return 0, 0, nil // a retry: nothing written, no number
 	}
 	if err := c.addChanges(ctx, tx, changes...); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	return len(changes), tx.commit()
+	write, err := nextWrite(ctx, tx, st)
+	if err != nil {
+		return 0, 0, err
+	}
+	return len(changes), write, tx.commit()
 }
 
 // change is one entry for the feed.
@@ -392,12 +400,13 @@ type storedEvent struct {
 	station string
 	outcome string
 	detail  string
+	write   int64 // the station's write number given to it
 }
 
 func (c *DB) readEvent(ctx context.Context, tx *etx, id string) (storedEvent, error) {
 	var s storedEvent
-	err := tx.queryRow(ctx, `SELECT event_id, station, kind, code, operator, at, offline, reason, outcome, detail, undoes FROM events WHERE event_id = ?`, id).
-		Scan(&s.ev.EventID, &s.station, &s.ev.Kind, &s.ev.Code, &s.ev.Operator, &s.ev.At, &s.ev.Offline, &s.ev.Reason, &s.outcome, &s.detail, &s.ev.Undoes)
+	err := tx.queryRow(ctx, `SELECT event_id, station, kind, code, operator, at, offline, reason, outcome, detail, undoes, write_no FROM events WHERE event_id = ?`, id).
+		Scan(&s.ev.EventID, &s.station, &s.ev.Kind, &s.ev.Code, &s.ev.Operator, &s.ev.At, &s.ev.Offline, &s.ev.Reason, &s.outcome, &s.detail, &s.ev.Undoes, &s.write)
 	return s, err
 }
 
@@ -422,7 +431,7 @@ func (c *DB) applyInTx(ctx context.Context, tx *etx, st central.Station, ev cent
 		}
 		var r central.Result
 		json.Unmarshal([]byte(prev.detail), &r)
-		r.Duplicate = true
+		r.Duplicate, r.Write = true, prev.write
 		return r, nil
 	}
 	return c.decide(ctx, tx, st, ev, now, false)
@@ -455,13 +464,25 @@ func (c *DB) decide(ctx context.Context, tx *etx, st central.Station, ev central
 	}
 	detail, _ := json.Marshal(r)
 	if replace {
-		_, err = tx.exec(ctx, `UPDATE events SET offline = ?, outcome = ?, detail = ?, flag = ?, received_at = ? WHERE event_id = ?`,
-			ev.Offline, r.Outcome, string(detail), flag, now, ev.EventID)
+		// The row keeps the write number its online attempt was given.
+		err = tx.queryRow(ctx, `UPDATE events SET offline = ?, outcome = ?, detail = ?, flag = ?, received_at = ? WHERE event_id = ? RETURNING write_no`,
+			ev.Offline, r.Outcome, string(detail), flag, now, ev.EventID).Scan(&r.Write)
 		return r, err
 	}
-	_, err = tx.exec(ctx, `INSERT INTO events (event_id, station, kind, code, operator, at, received_at, offline, outcome, detail, reason, flag, undoes)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, ev.EventID, st.Name, ev.Kind, ev.Code, ev.Operator, ev.At, now, ev.Offline, r.Outcome, string(detail), ev.Reason, flag, ev.Undoes)
+	if r.Write, err = nextWrite(ctx, tx, st); err != nil {
+		return central.Result{}, err
+	}
+	_, err = tx.exec(ctx, `INSERT INTO events (event_id, station, kind, code, operator, at, received_at, offline, outcome, detail, reason, flag, undoes, write_no)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, ev.EventID, st.Name, ev.Kind, ev.Code, ev.Operator, ev.At, now, ev.Offline, r.Outcome, string(detail), ev.Reason, flag, ev.Undoes, r.Write)
 	return r, err
+}
+
+// nextWrite gives the station's next write number, in the transaction of
+// the write it numbers (restore detection: see stations.writes).
+func nextWrite(ctx context.Context, tx *etx, st central.Station) (int64, error) {
+	var n int64
+	err := tx.queryRow(ctx, `UPDATE stations SET writes = writes + 1 WHERE id = ? RETURNING writes`, st.ID).Scan(&n)
+	return n, err
 }
 
 type centralCode struct {

@@ -110,7 +110,7 @@ func uploadLabels(ctx context.Context, c *server.Client, ring string, labels []s
 		for i, l := range piece {
 			codes[i] = app.UploadCode{Code: l, CreatedAt: now}
 		}
-		if err := c.UploadBatch(ctx, ring, codes); err != nil {
+		if _, err := c.UploadBatch(ctx, ring, codes); err != nil {
 			return err
 		}
 	}
