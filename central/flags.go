@@ -33,7 +33,7 @@ const (
 
 // The wording of each flag (fmt formats). The server's migrations read
 // the texts an older server stored only once, to set the bits of its
-// events (store/migrations/*: "desk clock ahead%", "desk clock behind%",
+// events (serverdb/migrations/*: "desk clock ahead%", "desk clock behind%",
 // "%redeemed offline while disabled: %", "%redeemed offline after its
 // expiry %").
 const (

@@ -10,7 +10,8 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/central"
-	"qrdesk/store"
+	"qrdesk/internal/testpg"
+	"qrdesk/serverdb"
 )
 
 // Issue 17, item 3: desk A disables X; desk B, offline, redeems X; B's
@@ -19,7 +20,7 @@ import (
 // offline afterwards, refuses X as disabled instead of handing a parcel
 // over for it.
 func TestUndoLeavesDisabledAtEveryDesk(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := twoDesks(t, dbPath, 2)
 		x := codes[0]
 		if _, err := a.svc.SetDisabled(context.Background(), x, true, "label torn", "li"); err != nil {
@@ -72,7 +73,7 @@ func TestUndoLeavesDisabledAtEveryDesk(t *testing.T) {
 // A feed from a server without "status" in its changes is applied as
 // before: an undo means unused.
 func TestUndoChangeWithoutStatus(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		_, a, b, codes := twoDesks(t, dbPath, 1)
 		if v := a.redeem(t, codes[0], "li"); v.Outcome != app.OutcomeRedeemed {
 			t.Fatalf("desk A: %+v", v)
@@ -99,7 +100,7 @@ func TestUndoChangeWithoutStatus(t *testing.T) {
 // so it files its redemptions under the same quarter hours and its undo of
 // a redemption made while disabled still leaves the label disabled.
 func TestFlagMigrationKeepsDayFigures(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		path := dbPath(t)
 		h := newCentral(t, func(testing.TB) string { return path }, 3)
 		tok := h.station(t, "Desk 1", "A")
@@ -150,7 +151,7 @@ func TestFlagMigrationKeepsDayFigures(t *testing.T) {
 				t.Fatalf("%s: %v", q, err)
 			}
 		}
-		upgraded, err := store.OpenCentral(ctx, path) // migrates again
+		upgraded, err := serverdb.Open(ctx, path) // migrates again
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -85,6 +85,13 @@ func (d *DB) MarkEvents(ctx context.Context, results []app.RemoteResult, at int6
 			// The desk that issued the code has not uploaded it yet: keep the
 			// event and try again at the next sync.
 			state = "pending"
+		case app.OutcomeUnsupported:
+			// The server is older than this desk: the event waits (its
+			// result says so) until the server is upgraded.
+			state = "pending"
+		}
+		if err := recordWrite(ctx, tx, r.Write, r.EventID); err != nil {
+			return d.wrap(err, "cannot update the outbox")
 		}
 		data, _ := json.Marshal(r)
 		if _, err := tx.ExecContext(ctx, `UPDATE outbox SET state = ?, result = ?, sent_at = ? WHERE event_id = ?`, state, string(data), at, r.EventID); err != nil {
@@ -290,6 +297,9 @@ func (d *DB) MirrorRemote(ctx context.Context, c app.Code, a app.Attempt, r app.
 	if err := insertScan(ctx, tx, a, v.Outcome, codeID); err != nil {
 		return app.Verdict{}, d.wrap(err, "cannot record the scan")
 	}
+	if err := recordWrite(ctx, tx, r.Write, r.EventID); err != nil {
+		return app.Verdict{}, d.wrap(err, "cannot record the scan")
+	}
 	return v, d.wrap(tx.Commit(), "cannot record the scan")
 }
 
@@ -299,7 +309,9 @@ func (d *DB) SyncState(ctx context.Context) (app.SyncStatus, error) {
 		COALESCE((SELECT CAST(value AS INTEGER) FROM sync_state WHERE key = 'cursor'), 0),
 		COALESCE((SELECT CAST(value AS INTEGER) FROM sync_state WHERE key = 'last_ok'), 0),
 		(SELECT count(*) FROM outbox WHERE state = 'pending'),
-		(SELECT count(*) FROM outbox WHERE state = 'rejected')`).Scan(&st.Cursor, &st.LastOK, &st.Waiting, &st.Rejected)
+		(SELECT count(*) FROM outbox WHERE state = 'rejected'),
+		(SELECT count(*) FROM outbox WHERE state = 'pending' AND result <> '' AND json_extract(result, '$.outcome') = ?)`, app.OutcomeUnsupported).
+		Scan(&st.Cursor, &st.LastOK, &st.Waiting, &st.Rejected, &st.WaitingUpgrade)
 	return st, d.wrap(err, "cannot read the sync state")
 }
 

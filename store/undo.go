@@ -111,12 +111,16 @@ func (d *DB) UndoResult(ctx context.Context, eventID string) (app.Undo, error) {
 	if err != nil {
 		return app.Undo{}, d.wrap(err, "cannot read the undo")
 	}
-	switch state {
-	case "pending":
+	var res app.RemoteResult
+	json.Unmarshal([]byte(result), &res)
+	switch {
+	case state == "pending" && res.Outcome == app.OutcomeUnsupported:
+		u.Server, u.ServerReason = app.UndoWaitsUpgrade, res.Reason
+	case state == "pending":
 		u.Server = "waiting"
-	case "rejected":
+	case state == "rejected":
 		u.Server = "refused"
-	case "sent":
+	case state == "sent":
 		u.Server = "undone"
 	}
 	return u, nil

@@ -1,4 +1,4 @@
-package store
+package serverdb
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 // redemption of record in the answer so the desk puts the label back to
 // used. The feed carries an accepted undo to every desk, with the status
 // the label went back to.
-func (c *CentralDB) undo(ctx context.Context, tx *etx, st central.Station, ev central.Event) (central.Result, error) {
+func (c *DB) undo(ctx context.Context, tx *etx, st central.Station, ev central.Event) (central.Result, error) {
 	// The flags of the redemption it would take back (no row: none, and
 	// the guarded UPDATE changes nothing). An event row's flags never
 	// change once it is the redemption of record.
