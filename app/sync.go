@@ -31,6 +31,13 @@ type RemoteResult struct {
 	UsedStation  string `json:"used_station,omitempty"`
 	UsedOperator string `json:"used_operator,omitempty"`
 	Reason       string `json:"reason,omitempty"`
+	// Status is the label's status at the server after the event (unused,
+	// used, disabled, expired); "" from an older server, or where the
+	// server has nothing to say (an unknown label).
+	Status string `json:"status,omitempty"`
+	// Write is the server's write number for this desk's station given to
+	// the event (0: not recorded); a duplicate carries the first number.
+	Write int64 `json:"write,omitempty"`
 }
 
 // RemoteChange is one entry of the server's change feed.
@@ -69,8 +76,11 @@ var ErrTransient = errors.New("the server could not be reached")
 
 // Remote is the central server as a station sees it.
 type Remote interface {
-	Enrol(ctx context.Context, ringID string) error
-	UploadBatch(ctx context.Context, ringID string, codes []UploadCode) error
+	// Enrol tells the desk who it is at the server and what the server
+	// speaks (Enrolment).
+	Enrol(ctx context.Context, ringID string) (Enrolment, error)
+	// UploadBatch returns the server's write number for the codes (0: none).
+	UploadBatch(ctx context.Context, ringID string, codes []UploadCode) (int64, error)
 	Redeem(ctx context.Context, ringID string, ev RemoteEvent) (RemoteResult, error)
 	Events(ctx context.Context, ringID string, evs []RemoteEvent) ([]RemoteResult, error)
 	// Changes returns the feed after the cursor; with wait > 0 the server
@@ -100,6 +110,18 @@ type SyncStore interface {
 	// SendAgain queues every batch issued here and every event sent for
 	// upload again (a server restored from a backup lost them).
 	SendAgain(ctx context.Context, station string) error
+	// ServerState returns what the desk knows of its server.
+	ServerState(ctx context.Context) (ServerState, error)
+	// SetServer records the enrolment: the station this desk is at the
+	// server and the kinds the server announced (nil: none); another
+	// station than the recorded one forgets the write numbers.
+	SetServer(ctx context.Context, station string, kinds []string) error
+	// RecordWrite keeps a write number the server gave for key (an event
+	// id or a batch piece; MarkEvents and MirrorRemote keep theirs); a
+	// number held for another key sets ServerState.Lost.
+	RecordWrite(ctx context.Context, number int64, key string) error
+	// ForgetWrites forgets the write numbers and Lost (the desk started over).
+	ForgetWrites(ctx context.Context) error
 	// ApplySnapshot brings the desk's copy to a snapshot page's state; with
 	// the last page (NextID 0) it sets the feed cursor to position.
 	ApplySnapshot(ctx context.Context, page RemoteSnapshot, position int64) error
@@ -116,6 +138,9 @@ type SyncStatus struct {
 	LastOK   int64 `json:"last_ok"`
 	Waiting  int   `json:"waiting"` // outbox events not uploaded yet
 	Rejected int   `json:"rejected"`
+	// WaitingUpgrade counts the waiting events the server does not know
+	// (it is older than this desk): they go once it is upgraded.
+	WaitingUpgrade int `json:"waiting_upgrade,omitempty"`
 }
 
 // uploadPiece is how many codes one batch upload request carries.
@@ -134,7 +159,14 @@ func (s *Service) Sync(ctx context.Context) (SyncStatus, error) {
 		return SyncStatus{}, Errorf(KindInvalid, "no sync server is set up: run 'qrdesk sync --server URL --token-file FILE'")
 	}
 	ring := s.Keys.RingID()
-	if err := s.Remote.Enrol(ctx, ring); err != nil {
+	// Read before the enrolment: a number given after it (a scan online
+	// meanwhile) may be above the counter the enrolment read.
+	before, err := ss.ServerState(ctx)
+	if err != nil {
+		return SyncStatus{}, err
+	}
+	en, err := s.Remote.Enrol(ctx, ring)
+	if err != nil {
 		if r := DeskRefusal(err); r != nil {
 			s.setRefusal(r)
 		}
@@ -144,15 +176,38 @@ func (s *Service) Sync(ctx context.Context) (SyncStatus, error) {
 	s.remoteDown = time.Time{} // the server answers again: scans go online
 	s.refusal = nil
 	s.mu.Unlock()
+	if err := ss.SetServer(ctx, en.Station, en.Kinds); err != nil {
+		return SyncStatus{}, err
+	}
+	if lostHistory(before, en) {
+		if err := s.resendAll(ctx, ss, ring, "the server lost writes it had confirmed to this desk (restored from a backup?)"); err != nil {
+			return SyncStatus{}, err
+		}
+	}
 	// A batch the server refuses (its content) stays here unuploaded and the
 	// sync goes on, so events and the other desks' changes still flow; the
 	// refusal is reported at the end.
-	batchErr := s.uploadBatches(ctx, ss, ring)
-	if batchErr != nil && (IsTransient(batchErr) || DeskRefusal(batchErr) != nil) {
-		return SyncStatus{}, batchErr
-	}
-	if err := s.uploadEvents(ctx, ss, ring); err != nil {
-		return SyncStatus{}, err
+	var batchErr error
+	for pass := 0; ; pass++ {
+		batchErr = s.uploadBatches(ctx, ss, ring)
+		if batchErr != nil && (IsTransient(batchErr) || DeskRefusal(batchErr) != nil) {
+			return SyncStatus{}, batchErr
+		}
+		if err := s.uploadEvents(ctx, ss, ring); err != nil {
+			return SyncStatus{}, err
+		}
+		// An answer gave a number this desk holds for another write: the
+		// server lost history; everything goes again, once.
+		now, err := ss.ServerState(ctx)
+		if err != nil {
+			return SyncStatus{}, err
+		}
+		if !now.Lost || pass > 0 {
+			break
+		}
+		if err := s.resendAll(ctx, ss, ring, "the server gave again a write number it had given this desk (restored from a backup?)"); err != nil {
+			return SyncStatus{}, err
+		}
 	}
 	if err := s.downloadChanges(ctx, ss, ring, 0); err != nil {
 		return SyncStatus{}, err
@@ -188,9 +243,13 @@ func (s *Service) uploadBatches(ctx context.Context, ss SyncStore, ring string) 
 		// Small pieces: each request is answered well within the timeout.
 		for len(codes) > 0 {
 			n := min(len(codes), uploadPiece)
-			err = s.Remote.UploadBatch(ctx, ring, codes[:n])
+			var write int64
+			write, err = s.Remote.UploadBatch(ctx, ring, codes[:n])
 			if err != nil {
 				break
+			}
+			if err = ss.RecordWrite(ctx, write, fmt.Sprintf("batch %d from %s", id, codes[0].Code)); err != nil {
+				return err
 			}
 			codes = codes[n:]
 		}
@@ -224,14 +283,13 @@ func (s *Service) downloadChanges(ctx context.Context, ss SyncStore, ring string
 			if sr.Code == RefusedFeedReset {
 				// The server lost what this desk sent since its backup:
 				// everything goes again (it is recognised, never doubled).
-				s.Log.Warn("the server's feed is behind this desk: starting over and sending everything again")
-				set, err := s.Store.LoadSettings(ctx)
-				if err != nil {
+				if err := s.resendAll(ctx, ss, ring, "the server's feed is behind this desk"); err != nil {
 					return err
 				}
-				if err := ss.SendAgain(ctx, set.StationName); err != nil {
+				if st, err = ss.SyncState(ctx); err != nil {
 					return err
 				}
+				continue
 			}
 			if st.Cursor, err = s.startOver(ctx, ss, ring); err != nil {
 				return err
@@ -261,6 +319,36 @@ func (s *Service) downloadChanges(ctx context.Context, ss SyncStore, ring string
 			return nil // the last page: asking again would find nothing
 		}
 	}
+}
+
+// resendAll is what a desk does when the server lost history (restored
+// from a backup, failed over to a lagging standby): every batch issued
+// here, every event sent and every redemption the server decided online
+// for this desk is queued again (the server recognises what it has, never
+// doubles it), the write numbers are forgotten (the server gives them
+// again), and the desk's copy starts over from the server's snapshot.
+func (s *Service) resendAll(ctx context.Context, ss SyncStore, ring, why string) error {
+	s.Log.Warn(why + ": starting over and sending everything again")
+	set, err := s.Store.LoadSettings(ctx)
+	if err != nil {
+		return err
+	}
+	st, err := ss.ServerState(ctx)
+	if err != nil {
+		return err
+	}
+	station := st.Station // the server's name for this desk, as in its answers
+	if station == "" {
+		station = set.StationName
+	}
+	if err := ss.SendAgain(ctx, station); err != nil {
+		return err
+	}
+	if err := ss.ForgetWrites(ctx); err != nil {
+		return err
+	}
+	_, err = s.startOver(ctx, ss, ring)
+	return err
 }
 
 // startOver brings the desk's copy to the server's state from a snapshot,
@@ -320,24 +408,56 @@ func truncateForLog(s string) string {
 // and the others still go.
 func (s *Service) uploadEvents(ctx context.Context, ss SyncStore, ring string) error {
 	const page = 500
+	server, err := ss.ServerState(ctx)
+	if err != nil {
+		return err
+	}
+	if server.Station == "" {
+		// Never enrolled by this version (an undo right after the desk's
+		// upgrade): ask what the server speaks before sending anything.
+		en, err := s.Remote.Enrol(ctx, ring)
+		if err != nil {
+			return err
+		}
+		if err := ss.SetServer(ctx, en.Station, en.Kinds); err != nil {
+			return err
+		}
+		server.Kinds = en.Kinds
+	}
+	held := map[string]bool{} // labels with an event kept back: their later events wait too, in order
 	var after int64
 	for {
 		evs, err := ss.PendingEvents(ctx, after, page)
 		if err != nil || len(evs) == 0 {
 			return err
 		}
-		results, err := s.Remote.Events(ctx, ring, evs)
-		var sr *ServerRefusal
-		if errors.As(err, &sr) && sr.AboutContent() {
-			results, err = s.uploadOneByOne(ctx, ring, evs)
+		// Only the kinds the server announced go; the others wait for its
+		// upgrade, and the rest of the outbox goes on.
+		send := evs[:0:0]
+		var kept []RemoteResult
+		for _, ev := range evs {
+			if !KnowsKind(server.Kinds, ev.Kind) || held[ev.Code] {
+				held[ev.Code] = true
+				kept = append(kept, RemoteResult{EventID: ev.EventID, Outcome: OutcomeUnsupported, Reason: UnsupportedReason})
+				continue
+			}
+			send = append(send, ev)
 		}
-		if r := DeskRefusal(err); r != nil {
-			s.setRefusal(r)
+		var results []RemoteResult
+		if len(send) > 0 {
+			results, err = s.Remote.Events(ctx, ring, send)
+			var sr *ServerRefusal
+			if errors.As(err, &sr) && sr.AboutContent() {
+				results, err = s.uploadOneByOne(ctx, ring, send)
+			}
+			if r := DeskRefusal(err); r != nil {
+				s.setRefusal(r)
+			}
+			if err != nil {
+				return err
+			}
 		}
-		if err != nil {
-			return err
-		}
-		if err := ss.MarkEvents(ctx, results, s.Now().Unix()); err != nil {
+		if err := ss.MarkEvents(ctx, append(results, kept...), s.Now().Unix()); err != nil {
 			return err
 		}
 		if len(evs) < page {

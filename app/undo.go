@@ -47,6 +47,10 @@ func FormatUndoWindow(d time.Duration) string {
 	return d.String()
 }
 
+// UndoWaitsUpgrade is Undo.Server for an undo kept at the desk because
+// the server does not know undo yet.
+const UndoWaitsUpgrade = "waiting_upgrade"
+
 // KindUndo is the outbox and feed kind of an undo.
 const KindUndo = "undo"
 
@@ -68,7 +72,9 @@ type Undo struct {
 	Operator   string `json:"operator"`
 	Reason     string `json:"reason"`
 	// Server is what the central server said, when there is one: "undone",
-	// "waiting" (not reached yet: it goes with the next sync) or "refused".
+	// "waiting" (not reached yet: it goes with the next sync),
+	// UndoWaitsUpgrade (the server is older and does not know undo: it
+	// goes once the server is upgraded) or "refused".
 	Server       string `json:"server,omitempty"`
 	ServerReason string `json:"server_reason,omitempty"`
 	Status       Status `json:"status"` // the label's status afterwards

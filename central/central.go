@@ -16,6 +16,9 @@ type Station struct {
 	Letter    string `json:"letter,omitempty"`
 	CreatedAt int64  `json:"created_at"`
 	RevokedAt int64  `json:"revoked_at,omitempty"`
+	// Writes is the station's write counter as StationByToken read it: the
+	// number of the last write the server stored for it (restore detection).
+	Writes int64 `json:"-"`
 	// TokenHash is the hash of the token the station was found by
 	// (StationByToken): Apply checks it is still the station's.
 	TokenHash string `json:"-"`
@@ -64,4 +67,12 @@ const (
 	OutcomeUnknown     = "unknown"
 	OutcomeRejected    = "rejected"
 	OutcomeUndone      = "undone"
+	// OutcomeUnsupported: the server does not know the event's kind (it is
+	// older than the desk); the event is not recorded and waits at the desk.
+	OutcomeUnsupported = app.OutcomeUnsupported
 )
+
+// Kinds are the event kinds this server decides, in the order they were
+// added; the enrol answer lists them (API.Kinds may name fewer, to play an
+// older server in tests).
+var Kinds = []string{KindRedeem, KindDisable, KindEnable, KindUndo, KindExpire}

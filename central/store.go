@@ -20,9 +20,11 @@ type Store interface {
 	// StationByToken finds a station by token: ErrUnauthorized when no
 	// station has it, ErrRevoked when its station was revoked.
 	StationByToken(ctx context.Context, tokenHash string) (Station, error)
-	// UploadBatch stores codes not stored yet and returns how many were new.
-	// It may commit in pieces; a retry of the same codes adds nothing twice.
-	UploadBatch(ctx context.Context, st Station, codes []CodeIn, at int64) (int, error)
+	// UploadBatch stores codes not stored yet and returns how many were new,
+	// and the station's write number given to the last piece that added
+	// codes (0 when none did). It may commit in pieces; a retry of the same
+	// codes adds nothing twice.
+	UploadBatch(ctx context.Context, st Station, codes []CodeIn, at int64) (added int, write int64, err error)
 	// Apply applies events in order, each on its own. An event id already
 	// applied with the same content returns its first result with Duplicate
 	// set; with other content, an *EventReused error. ErrRevoked when the

@@ -166,6 +166,10 @@ func runSync(ctx context.Context, env *Env, args []string) error {
 	return s.output(st, func(w io.Writer) {
 		fmt.Fprintf(w, "synced at %s: %d events waiting, %d refused by the server, feed position %d\n",
 			time.Unix(st.LastOK, 0).Format("15:04:05"), st.Waiting, st.Rejected, st.Cursor)
+		if st.WaitingUpgrade > 0 {
+			fmt.Fprintf(w, "%d of the waiting events are of a kind the server does not know yet (%s): they go once qrdesk-server is upgraded\n",
+				st.WaitingUpgrade, app.UnsupportedReason)
+		}
 	})
 }
 

@@ -58,6 +58,8 @@ func runUndo(ctx context.Context, env *Env, args []string) error {
 			fmt.Fprintln(w, "server: undone at the server too")
 		case "waiting":
 			fmt.Fprintln(w, "server: not reached; the undo goes with the next sync")
+		case app.UndoWaitsUpgrade:
+			fmt.Fprintln(w, "server: answered, but it is older than this desk and does not know undo; the undo waits here and goes once qrdesk-server is upgraded")
 		case "refused":
 			fmt.Fprintf(w, "server: refused: %s\n", u.ServerReason)
 		}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -47,6 +48,7 @@ func (c *Client) do(ctx context.Context, method, path, ring string, body, out an
 	req.Header.Set("Authorization", "Bearer "+c.Token)
 	req.Header.Set(RingHeader, ring)
 	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(app.ProtocolHeader, strconv.Itoa(app.Protocol))
 	resp, err := c.HTTP.Do(req)
 	if err != nil {
 		return fmt.Errorf("%w: %v", app.ErrTransient, err)
@@ -72,14 +74,20 @@ func (c *Client) do(ctx context.Context, method, path, ring string, body, out an
 	return nil
 }
 
-func (c *Client) Enrol(ctx context.Context, ring string) error {
-	var out map[string]any
-	return c.do(ctx, "POST", "/v1/enrol", ring, struct{}{}, &out)
+// Enrol asks the server who this desk is there and what it speaks; a
+// server from before versions answers without kinds or writes.
+func (c *Client) Enrol(ctx context.Context, ring string) (app.Enrolment, error) {
+	var out app.Enrolment
+	err := c.do(ctx, "POST", "/v1/enrol", ring, struct{}{}, &out)
+	return out, err
 }
 
-func (c *Client) UploadBatch(ctx context.Context, ring string, codes []app.UploadCode) error {
-	var out map[string]int
-	return c.do(ctx, "POST", "/v1/batches", ring, map[string]any{"codes": codes}, &out)
+// UploadBatch sends codes and returns the server's write number for them
+// (0: none given, e.g. all were stored already, or an older server).
+func (c *Client) UploadBatch(ctx context.Context, ring string, codes []app.UploadCode) (int64, error) {
+	var out struct{ Write int64 }
+	err := c.do(ctx, "POST", "/v1/batches", ring, map[string]any{"codes": codes}, &out)
+	return out.Write, err
 }
 
 func (c *Client) Redeem(ctx context.Context, ring string, ev app.RemoteEvent) (app.RemoteResult, error) {

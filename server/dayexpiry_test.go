@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/central"
+	"qrdesk/internal/testpg"
 )
 
 // The day's expiry travels: close-day --expire-unused at one desk is an
@@ -26,7 +28,7 @@ func (d *desk) closeDay(t testing.TB, expire bool) app.DayClose {
 // A label B redeemed offline after the close is flagged at the server, and
 // every desk ends with the server's status.
 func TestDayExpiryReachesServerAndDesks(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := twoDesks(t, dbPath, 3)
 		if dc := a.closeDay(t, true); dc.ExpiredNow != 3 {
 			t.Fatalf("close-day expired %d labels, want 3", dc.ExpiredNow)
@@ -49,7 +51,7 @@ func TestDayExpiryReachesServerAndDesks(t *testing.T) {
 		}
 		b.svc.Remote = remote
 		b.sync(t)
-		if n := count(t, h.db, `SELECT count(*) FROM events WHERE code = ? AND kind = 'redeem' AND outcome = 'redeemed' AND flag LIKE '%day was closed%'`, codes[1]); n != 1 {
+		if n := count(t, h.db, `SELECT count(*) FROM events WHERE code = ? AND kind = 'redeem' AND outcome = 'redeemed' AND flags = ?`, codes[1], central.FlagAfterClose); n != 1 {
 			t.Fatal("the offline redemption of a label expired by the close is not flagged at the server")
 		}
 		if got := b.status(t, codes[2]); got != app.StatusExpired {
@@ -72,7 +74,7 @@ func TestDayExpiryReachesServerAndDesks(t *testing.T) {
 // uploaded after it. Both stay used at the server, unflagged, A's copy
 // follows the server, and only the unused label expires everywhere.
 func TestDayExpiryKeepsLabelUsedElsewhere(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := twoDesks(t, dbPath, 3)
 		if v := b.redeem(t, codes[0], "wang"); v.Outcome != app.OutcomeRedeemed {
 			t.Fatalf("desk B online: %+v", v)
@@ -104,7 +106,7 @@ func TestDayExpiryKeepsLabelUsedElsewhere(t *testing.T) {
 		if n := count(t, h.db, `SELECT count(*) FROM codes WHERE code IN (?, ?) AND used_station = 'Desk B'`, codes[0], codes[1]); n != 2 {
 			t.Error("the server's redemptions of record changed")
 		}
-		if n := count(t, h.db, `SELECT count(*) FROM events WHERE flag <> ''`); n != 0 {
+		if n := count(t, h.db, `SELECT count(*) FROM events WHERE flags <> 0`); n != 0 {
 			t.Error("a redemption made before the close is flagged")
 		}
 		if n := count(t, h.db, `SELECT count(*) FROM conflicts`); n != 0 {

@@ -8,13 +8,14 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/central"
+	"qrdesk/internal/testpg"
 )
 
 // A desk's day figures are its own, and once it has synced they equal its
 // row on the server's dashboard for that day; every desk's figures come
 // apart, as known at its last sync. (Issue 17, item 6.)
 func TestDayFiguresMatchDashboardRow(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := twoDesks(t, dbPath, 4)
 		bCodes := b.issue(t, 2)
 		b.sync(t)

@@ -10,7 +10,9 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,6 +39,10 @@ type API struct {
 	Metrics *Metrics
 	// Web serves every path the API does not (the dashboard), if set.
 	Web http.Handler
+	// Kinds are the event kinds this server decides and announces at
+	// enrolment (nil: central.Kinds). An event of another kind is answered
+	// "unsupported", alone. Tests name fewer to play an older server.
+	Kinds []string
 
 	ring atomic.Value // the deployment's key-ring id once known: it never changes
 
@@ -89,6 +95,7 @@ func (w *statusWriter) WriteHeader(code int) { w.status = code; w.ResponseWriter
 func (a *API) accessLog(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
+		w.Header().Set(app.ProtocolHeader, strconv.Itoa(app.Protocol))
 		sw := &statusWriter{ResponseWriter: w, status: 200}
 		next.ServeHTTP(sw, r)
 		a.Metrics.observe(r.Pattern, sw.status, time.Since(start)) // the mux set r.Pattern
@@ -272,8 +279,21 @@ func (a *API) health(w http.ResponseWriter, r *http.Request) {
 	a.write(w, map[string]any{"status": "ok", "enrolled": ring != "", "time": a.Now().Unix()}, err)
 }
 
+// enrol answers who the desk is at this server, what the server speaks
+// (its protocol and the event kinds it decides) and the station's write
+// counter, by which a desk finds that the server lost history.
 func (a *API) enrol(r *http.Request, st central.Station) (any, error) {
-	return map[string]any{"station": st.Name, "letter": st.Letter, "key_ring": r.Header.Get(RingHeader)}, nil
+	writes := st.Writes
+	return app.Enrolment{Station: st.Name, Letter: st.Letter, KeyRing: r.Header.Get(RingHeader),
+		Protocol: app.Protocol, Kinds: a.kinds(), Writes: &writes}, nil
+}
+
+// kinds returns the event kinds this server decides.
+func (a *API) kinds() []string {
+	if a.Kinds != nil {
+		return a.Kinds
+	}
+	return central.Kinds
 }
 
 func (a *API) batches(r *http.Request, st central.Station) (any, error) {
@@ -286,8 +306,8 @@ func (a *API) batches(r *http.Request, st central.Station) (any, error) {
 	if err := central.ValidateCodes(st, req.Codes); err != nil {
 		return nil, err
 	}
-	n, err := a.Store.UploadBatch(r.Context(), st, req.Codes, a.Now().Unix())
-	return map[string]int{"added": n, "received": len(req.Codes)}, err
+	n, write, err := a.Store.UploadBatch(r.Context(), st, req.Codes, a.Now().Unix())
+	return map[string]int64{"added": int64(n), "received": int64(len(req.Codes)), "write": write}, err
 }
 
 func (a *API) redeem(r *http.Request, st central.Station) (any, error) {
@@ -307,9 +327,13 @@ func (a *API) redeem(r *http.Request, st central.Station) (any, error) {
 	return res[0], nil
 }
 
+// events decides a desk's events in order. An event this server does not
+// know (its kind, or a field a newer desk added) is answered "unsupported"
+// alone, unrecorded: the desk keeps it until the server is upgraded, and
+// the others are decided as usual.
 func (a *API) events(r *http.Request, st central.Station) (any, error) {
 	var req struct {
-		Events []central.Event `json:"events"`
+		Events []json.RawMessage `json:"events"`
 	}
 	if err := decode(r, &req); err != nil {
 		return nil, err
@@ -317,14 +341,65 @@ func (a *API) events(r *http.Request, st central.Station) (any, error) {
 	if len(req.Events) > central.MaxEvents {
 		return nil, central.Badf("at most %d events per request", central.MaxEvents)
 	}
-	for i, ev := range req.Events {
+	out := make([]central.Result, len(req.Events))
+	evs := make([]central.Event, 0, len(req.Events))
+	at := make([]int, 0, len(req.Events)) // where each of evs answers in out
+	for i, raw := range req.Events {
+		ev, supported, err := a.readEvent(i, raw)
+		if err != nil {
+			return nil, err
+		}
+		if !supported {
+			out[i] = central.Result{EventID: ev.EventID, Outcome: central.OutcomeUnsupported, Reason: app.UnsupportedReason}
+			continue
+		}
 		if err := central.ValidateEvent(i, ev); err != nil {
 			return nil, err
 		}
+		evs, at = append(evs, ev), append(at, i)
 	}
-	res, err := a.Store.Apply(r.Context(), st, req.Events, a.Now().Unix())
-	a.Metrics.countRedemptions(req.Events, res)
-	return map[string]any{"results": res}, err
+	res, err := a.Store.Apply(r.Context(), st, evs, a.Now().Unix())
+	a.Metrics.countRedemptions(evs, res)
+	if err != nil {
+		return nil, err
+	}
+	for k, r := range res {
+		out[at[k]] = r
+	}
+	return map[string]any{"results": out}, nil
+}
+
+// eventFields are the JSON fields of an event this server reads.
+var eventFields = func() map[string]bool {
+	m := map[string]bool{}
+	t := reflect.TypeFor[central.Event]()
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
+			m[name] = true
+		}
+	}
+	return m
+}()
+
+// readEvent reads events[i]; supported is false when its kind is not one
+// this server decides or it carries a field this server does not read.
+func (a *API) readEvent(i int, raw json.RawMessage) (ev central.Event, supported bool, err error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return ev, false, central.Badf("events[%d]: malformed JSON: %v", i, err)
+	}
+	if err := json.Unmarshal(raw, &ev); err != nil {
+		return ev, false, central.Badf("events[%d]: malformed JSON: %v", i, err)
+	}
+	if !slices.Contains(a.kinds(), ev.Kind) {
+		return ev, false, nil
+	}
+	for name := range fields {
+		if !eventFields[name] {
+			return ev, false, nil
+		}
+	}
+	return ev, true, nil
 }
 
 func (a *API) changes(r *http.Request, st central.Station) (any, error) {

@@ -85,6 +85,13 @@ func (d *DB) MarkEvents(ctx context.Context, results []app.RemoteResult, at int6
 			// The desk that issued the code has not uploaded it yet: keep the
 			// event and try again at the next sync.
 			state = "pending"
+		case app.OutcomeUnsupported:
+			// The server is older than this desk: the event waits (its
+			// result says so) until the server is upgraded.
+			state = "pending"
+		}
+		if err := recordWrite(ctx, tx, r.Write, r.EventID); err != nil {
+			return d.wrap(err, "cannot update the outbox")
 		}
 		data, _ := json.Marshal(r)
 		if _, err := tx.ExecContext(ctx, `UPDATE outbox SET state = ?, result = ?, sent_at = ? WHERE event_id = ?`, state, string(data), at, r.EventID); err != nil {
@@ -94,6 +101,9 @@ func (d *DB) MarkEvents(ctx context.Context, results []app.RemoteResult, at int6
 			if err := undoRefused(ctx, tx, r, at); err != nil {
 				return d.wrap(err, "cannot update the outbox")
 			}
+		}
+		if err := undoAnswered(ctx, tx, r); err != nil {
+			return d.wrap(err, "cannot update the outbox")
 		}
 	}
 	return d.wrap(tx.Commit(), "cannot update the outbox")
@@ -151,6 +161,17 @@ func (d *DB) ApplyChanges(ctx context.Context, changes []app.RemoteChange, next 
 // own disable or enable of the code waits in the outbox.
 const noPendingToggle = ` AND NOT EXISTS (SELECT 1 FROM outbox WHERE outbox.code = ? AND outbox.state = 'pending' AND outbox.kind IN ('disable', 'enable'))`
 
+// carried is the status a feed change carries, or def (what the change's
+// kind meant) when it carries none a desk knows.
+func carried(said string, def app.Status) app.Status {
+	for _, s := range app.Statuses {
+		if string(s) == said {
+			return s
+		}
+	}
+	return def
+}
+
 func applyChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
 	var data struct {
 		At       int64  `json:"at"`
@@ -159,6 +180,9 @@ func applyChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
 		Reason   string `json:"reason"`
 		ExpireAt int64  `json:"expire_at"`
 		Created  int64  `json:"created_at"`
+		// Status is the label's status at the server after the change
+		// (absent from an older server's feed).
+		Status string `json:"status"`
 		app.Conflict
 	}
 	json.Unmarshal([]byte(ch.Data), &data)
@@ -205,11 +229,15 @@ func applyChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
 	// that is newer than anything in the feed, and it comes back through
 	// the feed once the server has it. A disable also covers a label this
 	// desk marked expired by its own clock (the server never expires one).
+	// The label takes the status the change carries (an older server's:
+	// what the kind meant).
 	case "disable":
-		_, err := tx.ExecContext(ctx, `UPDATE codes SET status = 'disabled', disabled_reason = ? WHERE code = ? AND status IN ('unused', 'expired')`+noPendingToggle, data.Reason, ch.Code, ch.Code)
+		_, err := tx.ExecContext(ctx, `UPDATE codes SET status = ?, disabled_reason = ? WHERE code = ? AND status IN ('unused', 'expired')`+noPendingToggle,
+			string(carried(data.Status, app.StatusDisabled)), data.Reason, ch.Code, ch.Code)
 		return err
 	case "enable":
-		_, err := tx.ExecContext(ctx, `UPDATE codes SET status = 'unused', disabled_reason = '' WHERE code = ? AND status = 'disabled'`+noPendingToggle, ch.Code, ch.Code)
+		_, err := tx.ExecContext(ctx, `UPDATE codes SET status = ?, disabled_reason = '' WHERE code = ? AND status = 'disabled'`+noPendingToggle,
+			string(carried(data.Status, app.StatusUnused)), ch.Code, ch.Code)
 		return err
 	case app.KindUndo:
 		return applyUndoChange(ctx, tx, ch)
@@ -274,6 +302,9 @@ func (d *DB) MirrorRemote(ctx context.Context, c app.Code, a app.Attempt, r app.
 	if err := insertScan(ctx, tx, a, v.Outcome, codeID); err != nil {
 		return app.Verdict{}, d.wrap(err, "cannot record the scan")
 	}
+	if err := recordWrite(ctx, tx, r.Write, r.EventID); err != nil {
+		return app.Verdict{}, d.wrap(err, "cannot record the scan")
+	}
 	return v, d.wrap(tx.Commit(), "cannot record the scan")
 }
 
@@ -283,7 +314,9 @@ func (d *DB) SyncState(ctx context.Context) (app.SyncStatus, error) {
 		COALESCE((SELECT CAST(value AS INTEGER) FROM sync_state WHERE key = 'cursor'), 0),
 		COALESCE((SELECT CAST(value AS INTEGER) FROM sync_state WHERE key = 'last_ok'), 0),
 		(SELECT count(*) FROM outbox WHERE state = 'pending'),
-		(SELECT count(*) FROM outbox WHERE state = 'rejected')`).Scan(&st.Cursor, &st.LastOK, &st.Waiting, &st.Rejected)
+		(SELECT count(*) FROM outbox WHERE state = 'rejected'),
+		(SELECT count(*) FROM outbox WHERE state = 'pending' AND result <> '' AND json_extract(result, '$.outcome') = ?)`, app.OutcomeUnsupported).
+		Scan(&st.Cursor, &st.LastOK, &st.Waiting, &st.Rejected, &st.WaitingUpgrade)
 	return st, d.wrap(err, "cannot read the sync state")
 }
 

@@ -130,8 +130,11 @@ func (s *codesScreen) runUndo(code, reason string) {
 			}
 			s.reason.SetText("")
 			msg := T("Redemption undone: {{.Code}} is unused again", map[string]any{"Code": u.Code})
-			if u.Server == "waiting" {
+			switch u.Server {
+			case "waiting":
 				msg += " " + T("(the server hears of it at the next sync)")
+			case app.UndoWaitsUpgrade:
+				msg += " " + T("(the server is older than this desk: the undo waits until qrdesk-server is upgraded)")
 			}
 			s.message.SetText(msg)
 			if len(rec) == 1 {

@@ -182,7 +182,7 @@ func (d *desk) sync(ctx context.Context) error {
 
 func (d *desk) syncOnce(ctx context.Context) error {
 	l := d.l
-	if err := d.c.Enrol(ctx, l.ring); err != nil {
+	if _, err := d.c.Enrol(ctx, l.ring); err != nil {
 		return err
 	}
 	d.mu.Lock()

@@ -1,4 +1,4 @@
-package store
+package serverdb
 
 import (
 	"context"
@@ -16,14 +16,15 @@ import (
 // that closed the day learns the server's state from the feed, which
 // carries the other desk's change. An accepted expiry goes to every desk
 // through the feed with the label's resulting status.
-func (c *CentralDB) expire(ctx context.Context, tx *etx, st central.Station, ev central.Event) (central.Result, error) {
+func (c *DB) expire(ctx context.Context, tx *etx, st central.Station, ev central.Event) (central.Result, error) {
 	res, err := tx.exec(ctx, `UPDATE codes SET status = 'expired' WHERE code = ? AND status = 'unused'`, ev.Code)
 	if err != nil {
 		return central.Result{}, err
 	}
 	if n, _ := res.RowsAffected(); n == 1 {
-		data, _ := json.Marshal(map[string]any{"at": ev.At, "operator": ev.Operator, "event_id": ev.EventID, "reason": ev.Reason, "status": "expired"})
-		return central.Result{Outcome: central.OutcomeExpired}, c.addChanges(ctx, tx, change{central.KindExpire, ev.Code, st.Name, string(data)})
+		data, _ := json.Marshal(map[string]any{"at": ev.At, "operator": ev.Operator, "event_id": ev.EventID, "reason": ev.Reason, "status": app.StatusExpired})
+		return central.Result{Outcome: central.OutcomeExpired, Status: string(app.StatusExpired)},
+			c.addChanges(ctx, tx, change{central.KindExpire, ev.Code, st.Name, string(data)})
 	}
 	cc, err := c.readCode(ctx, tx, ev.Code)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -32,8 +33,8 @@ func (c *CentralDB) expire(ctx context.Context, tx *etx, st central.Station, ev 
 	if err != nil {
 		return central.Result{}, err
 	}
-	r := central.Result{Outcome: central.OutcomeNotExpired, Reason: "the label is " + cc.status + " at the server"}
-	if cc.status == "used" {
+	r := central.Result{Outcome: central.OutcomeNotExpired, Reason: "the label is " + cc.status + " at the server", Status: cc.status}
+	if cc.status == string(app.StatusUsed) {
 		r.UsedAt, r.UsedStation, r.UsedOperator = cc.usedAt, cc.usedStation, cc.usedOperator
 		r.Reason += " (" + cc.usedStation + ", " + app.FormatTime(cc.usedAt) + ")"
 	}
@@ -49,18 +50,10 @@ func expiredReason(cc centralCode) string {
 	return "expired at " + app.FormatTime(cc.expireAt)
 }
 
-// closedDayFlag is the flag of an offline redemption, at when, of a label
-// the server has expired by the close of its day: "" when the desk
-// redeemed it before the day was closed (its close reached the server
-// first), the flag otherwise.
-func (c *CentralDB) closedDayFlag(ctx context.Context, tx *etx, code string, when int64) (string, error) {
-	var closedAt int64
-	err := tx.queryRow(ctx, `SELECT COALESCE(min(at), 0) FROM events WHERE code = ? AND kind = ? AND outcome = ?`, code, central.KindExpire, central.OutcomeExpired).Scan(&closedAt)
-	if err != nil {
-		return "", err
-	}
-	if closedAt != 0 && when < closedAt {
-		return "", nil
-	}
-	return "redeemed offline after its day was closed (expired " + app.FormatTime(closedAt) + ")", nil
+// closedAt is when a desk closed the day of a label the server expired by
+// that close (the expire event's time, the desk's clock; 0 when none).
+func (c *DB) closedAt(ctx context.Context, tx *etx, code string) (int64, error) {
+	var at int64
+	err := tx.queryRow(ctx, `SELECT COALESCE(min(at), 0) FROM events WHERE code = ? AND kind = ? AND outcome = ?`, code, central.KindExpire, central.OutcomeExpired).Scan(&at)
+	return at, err
 }

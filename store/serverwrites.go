@@ -1,0 +1,117 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+
+	"qrdesk/app"
+)
+
+// The desk's half of restore detection and of versions: the station this
+// desk is at its server, the event kinds the server announced, and every
+// write number the server gave this desk (server_writes). See
+// app.ServerState.
+
+func (d *DB) ServerState(ctx context.Context) (app.ServerState, error) {
+	var st app.ServerState
+	var kinds string
+	var lost int64
+	err := d.db.QueryRowContext(ctx, `SELECT
+		COALESCE((SELECT value FROM sync_state WHERE key = 'server_station'), ''),
+		COALESCE((SELECT value FROM sync_state WHERE key = 'server_kinds'), ''),
+		COALESCE((SELECT CAST(value AS INTEGER) FROM sync_state WHERE key = 'server_lost'), 0),
+		COALESCE((SELECT max(number) FROM server_writes), 0)`).Scan(&st.Station, &kinds, &lost, &st.Highest)
+	if err != nil {
+		return st, d.wrap(err, "cannot read the sync state")
+	}
+	if kinds != "" {
+		json.Unmarshal([]byte(kinds), &st.Kinds)
+	}
+	st.Lost = lost != 0
+	return st, nil
+}
+
+func (d *DB) SetServer(ctx context.Context, station string, kinds []string) error {
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return d.wrap(err, "cannot save the sync state")
+	}
+	defer tx.Rollback()
+	var was string
+	err = tx.QueryRowContext(ctx, `SELECT value FROM sync_state WHERE key = 'server_station'`).Scan(&was)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return d.wrap(err, "cannot read the sync state")
+	}
+	if was != "" && was != station {
+		// Another station's counter: the numbers held say nothing of it.
+		if err := forgetWrites(ctx, tx); err != nil {
+			return d.wrap(err, "cannot save the sync state")
+		}
+	}
+	list, _ := json.Marshal(kinds)
+	if kinds == nil {
+		list = nil
+	}
+	for key, value := range map[string]string{"server_station": station, "server_kinds": string(list)} {
+		if err := setSyncState(ctx, tx, key, value); err != nil {
+			return d.wrap(err, "cannot save the sync state")
+		}
+	}
+	return d.wrap(tx.Commit(), "cannot save the sync state")
+}
+
+func (d *DB) RecordWrite(ctx context.Context, number int64, key string) error {
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return d.wrap(err, "cannot save the sync state")
+	}
+	defer tx.Rollback()
+	if err := recordWrite(ctx, tx, number, key); err != nil {
+		return d.wrap(err, "cannot save the sync state")
+	}
+	return d.wrap(tx.Commit(), "cannot save the sync state")
+}
+
+func (d *DB) ForgetWrites(ctx context.Context) error {
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return d.wrap(err, "cannot save the sync state")
+	}
+	defer tx.Rollback()
+	if err := forgetWrites(ctx, tx); err != nil {
+		return d.wrap(err, "cannot save the sync state")
+	}
+	return d.wrap(tx.Commit(), "cannot save the sync state")
+}
+
+// recordWrite keeps the server's write number of key (an event id, or a
+// batch piece); a number held already for another key means the server
+// gave it twice: it lost the first write (restored from a backup), and
+// the desk is marked to start over at its next sync.
+func recordWrite(ctx context.Context, tx *sql.Tx, number int64, key string) error {
+	if number <= 0 {
+		return nil
+	}
+	var held string
+	err := tx.QueryRowContext(ctx, `INSERT INTO server_writes (number, key) VALUES (?, ?)
+		ON CONFLICT (number) DO UPDATE SET key = server_writes.key RETURNING key`, number, key).Scan(&held)
+	if err != nil || held == key {
+		return err
+	}
+	return setSyncState(ctx, tx, "server_lost", "1")
+}
+
+func forgetWrites(ctx context.Context, tx *sql.Tx) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM server_writes`); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `DELETE FROM sync_state WHERE key = 'server_lost'`)
+	return err
+}
+
+func setSyncState(ctx context.Context, tx *sql.Tx, key, value string) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO sync_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value)
+	return err
+}
