@@ -245,7 +245,7 @@ func class(status string, expireAt int64) string {
 
 func (c *checker) converged() {
 	unknown := make([][]string, len(c.desks)) // labels each desk does not know
-	expiredApart := map[string][]string{}      // expired at one side only, by desk and statuses
+	expiredApart := map[string][]string{}     // expired at one side only, by desk and statuses
 	var expiredKeys []string
 	for l, lab := range c.r.labels {
 		if lab.Code == "" {

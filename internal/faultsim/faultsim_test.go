@@ -149,7 +149,7 @@ func TestPropertyFixedSeeds(t *testing.T) {
 // TestPropertySoak runs random seeds on both engines with QRDESK_SOAK=1
 // (QRDESK_SOAK_RUNS of them per engine, default 1000), one line per failing
 // seed and the whole report of the first; QRDESK_SEED=N runs seed N alone,
-// with its whole report.
+// with its whole report; QRDESK_SEEDS=1-50 runs a range of seeds.
 func TestPropertySoak(t *testing.T) {
 	var seeds []uint64
 	switch s := os.Getenv("QRDESK_SEED"); {
@@ -159,6 +159,14 @@ func TestPropertySoak(t *testing.T) {
 			t.Fatalf("QRDESK_SEED=%q is not a seed", s)
 		}
 		seeds = []uint64{seed}
+	case os.Getenv("QRDESK_SEEDS") != "":
+		var lo, hi uint64
+		if _, err := fmt.Sscanf(os.Getenv("QRDESK_SEEDS"), "%d-%d", &lo, &hi); err != nil || hi < lo {
+			t.Fatalf("QRDESK_SEEDS=%q is not a range such as 1-50", os.Getenv("QRDESK_SEEDS"))
+		}
+		for s := lo; s <= hi; s++ {
+			seeds = append(seeds, s)
+		}
 	case os.Getenv("QRDESK_SOAK") == "1":
 		runs := 1000
 		if s := os.Getenv("QRDESK_SOAK_RUNS"); s != "" {

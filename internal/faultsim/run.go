@@ -121,6 +121,7 @@ type run struct {
 	undos    []undoRecord
 	restores []restoreRecord
 	closes   int
+	closeExp int // labels the closes expired
 	log      []string
 	unhealed []string
 }
@@ -247,6 +248,7 @@ func (r *run) step(ctx context.Context, g, i int, s Step) (string, error) {
 		}
 		r.mu.Lock()
 		r.closes++
+		r.closeExp += dc.ExpiredNow
 		r.mu.Unlock()
 		return fmt.Sprintf("closed %s, %d unused labels expired", dc.Figures.Date, dc.ExpiredNow), nil
 	case Backup:
@@ -482,8 +484,8 @@ func (r *run) stats(took time.Duration) string {
 			undone++
 		}
 	}
-	actions := fmt.Sprintf("%d/%d replacements made, %d/%d undos done, %d day closes, %d backups, %d restores, ",
-		made, r.plan.Replacements, undone, len(r.undos), r.closes, len(r.srv.backups), r.srv.restores)
+	actions := fmt.Sprintf("%d/%d replacements made, %d/%d undos done, %d day closes (%d labels expired), %d backups, %d restores, ",
+		made, r.plan.Replacements, undone, len(r.undos), r.closes, r.closeExp, len(r.srv.backups), r.srv.restores)
 	return fmt.Sprintf("%d desks, %d labels, %d groups / %d steps, %d scans (%d redeemed, %d already used, %d disabled, %d expired), "+actions+"%d server restarts; "+
 		"network: %d forwarded, %d delayed, %d requests dropped, %d answers dropped, %d duplicated, %d refused, %d while the server was down; %v",
 		len(r.desks), len(r.labels), len(r.plan.Groups), steps, len(r.verdicts), outcomes[app.OutcomeRedeemed], outcomes[app.OutcomeAlreadyUsed],

@@ -12,20 +12,20 @@ import (
 type StepKind int
 
 const (
-	Scan    StepKind = iota // a clerk scans a label at a desk
-	Disable                 // a clerk disables a label at a desk
-	Enable                  // a clerk enables it again
-	Sync                    // a desk syncs with the server
-	SetMode                 // a desk's network changes (its proxy's mode)
-	Restart                 // the server is killed and started again
-	Revoke                  // the desk's token is revoked on the server
-	Retoken                 // the desk gets a working token again (a new station on the server)
-	Skew                    // a desk's clock changes
-	Replace                 // a desk replaces a label it knows; the new label joins the universe
-	Undo                    // a desk undoes its own redemption of a label (Outside: past the undo window)
-	CloseDay                // a desk closes the day and expires the day's unused labels
-	Backup                  // the server is stopped, its database copied (backup Backup), and started
-	ServerRestore           // the server is stopped, its database replaced by backup Backup, and started
+	Scan          StepKind = iota // a clerk scans a label at a desk
+	Disable                       // a clerk disables a label at a desk
+	Enable                        // a clerk enables it again
+	Sync                          // a desk syncs with the server
+	SetMode                       // a desk's network changes (its proxy's mode)
+	Restart                       // the server is killed and started again
+	Revoke                        // the desk's token is revoked on the server
+	Retoken                       // the desk gets a working token again (a new station on the server)
+	Skew                          // a desk's clock changes
+	Replace                       // a desk replaces a label it knows; the new label joins the universe
+	Undo                          // a desk undoes its own redemption of a label (Outside: past the undo window)
+	CloseDay                      // a desk closes the day and expires the day's unused labels
+	Backup                        // the server is stopped, its database copied (backup Backup), and started
+	ServerRestore                 // the server is stopped, its database replaced by backup Backup, and started
 )
 
 // Step is one action of a schedule. Desk, Label, Mode, Skew, New, Outside
@@ -142,7 +142,8 @@ type planner struct {
 	newExtra int // replacement labels drawn in this group
 	closed   bool
 	backups  int
-	pairs    [][2]int // replaced label, replacement
+	pairs    [][2]int    // replaced label, replacement
+	first    map[int]int // label → the desk that scanned it first (most likely the one that redeemed it)
 }
 
 // NewPlan draws the schedule of cfg.Seed.
@@ -150,7 +151,7 @@ func NewPlan(cfg Config) Plan {
 	cfg = cfg.withDefaults()
 	g := &planner{
 		cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x9e3779b97f4a7c15)),
-		off: map[string]bool{}, by: map[int]uint64{}, revoked: make([]bool, cfg.Desks),
+		off: map[string]bool{}, by: map[int]uint64{}, revoked: make([]bool, cfg.Desks), first: map[int]int{},
 	}
 	for _, o := range cfg.Off {
 		g.off[o] = true
@@ -350,16 +351,27 @@ func (g *planner) step(gs *groupState) (Step, bool) {
 		g.newExtra++
 		g.pairs = append(g.pairs, [2]int{s.Label, s.New})
 	case Undo:
-		var mine []int
+		// Mostly the latest label this desk scanned first (likely its own
+		// redemption), else any it scanned.
+		var mine, firsts []int
 		for _, l := range g.scanned {
 			if g.by[l]&(1<<d) != 0 {
 				mine = append(mine, l)
 			}
+			if g.first[l] == d {
+				firsts = append(firsts, l)
+			}
 		}
-		if len(mine) == 0 {
+		switch x := g.rng.IntN(10); {
+		case len(firsts) > 0 && x < 5:
+			s.Label = firsts[len(firsts)-1]
+		case len(firsts) > 0 && x < 8:
+			s.Label = firsts[g.rng.IntN(len(firsts))]
+		case len(mine) > 0:
+			s.Label = mine[g.rng.IntN(len(mine))]
+		default:
 			return Step{}, false
 		}
-		s.Label = mine[g.rng.IntN(len(mine))]
 		s.Outside = g.rng.IntN(3) == 0
 	case CloseDay:
 		g.closed = true
@@ -380,6 +392,7 @@ func (g *planner) universe() int { return g.cfg.Desks*g.cfg.CodesPerDesk + g.ext
 func (g *planner) scan(d, label int) Step {
 	if g.by[label] == 0 {
 		g.scanned = append(g.scanned, label)
+		g.first[label] = d
 	}
 	g.by[label] |= 1 << d
 	return Step{Kind: Scan, Desk: d, Label: label}
