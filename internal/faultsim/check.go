@@ -66,6 +66,7 @@ type checker struct {
 	outbox    []map[string]outboxEvent    // per desk, by event id
 	traces    map[string]verdict          // verdicts by trace id
 	stations  map[string]int              // server station name → desk
+	undone    map[string]undoRecord       // undos the desks made, by the redemption undone
 
 	violations []Violation
 	notes      []string
@@ -102,6 +103,12 @@ func (r *run) check(ctx context.Context, res *Result) error {
 	}
 	for _, v := range r.verdicts {
 		c.traces[v.TraceID] = v
+	}
+	c.undone = map[string]undoRecord{}
+	for _, u := range r.undos {
+		if u.Accepted {
+			c.undone[u.Undoes] = u
+		}
 	}
 	c.oneUse()
 	c.delivered()
@@ -185,6 +192,13 @@ func (c *checker) oneUse() {
 				}
 			}
 		}
+		// An undo the desk made of a redemption the server no longer has
+		// (a restore lost both): that parcel came back too.
+		for _, u := range c.r.undos {
+			if _, onServer := c.events[u.Undoes]; u.Accepted && !onServer && slices.Contains(labels, u.Label) {
+				undone++
+			}
+		}
 		told := redeemed[root]
 		if len(told)-undone > 1+k {
 			var at []string
@@ -223,6 +237,9 @@ func (c *checker) delivered() {
 			continue
 		}
 		e, ok := c.events[v.TraceID]
+		if _, undone := c.undone[v.TraceID]; undone && !ok && len(c.r.restores) > 0 {
+			continue // a restore lost it and its undo (a note of notLost says so)
+		}
 		switch {
 		case !ok:
 			c.fail(InvDelivered, v.Label, "desk %s told a clerk \"redeemed\" online (trace %s) but the server has no such event", deskName(v.Desk), v.TraceID)
@@ -346,6 +363,13 @@ func (c *checker) notLost() {
 				continue
 			}
 			seen[id] = true
+			if u, ok := c.undone[id]; ok {
+				if _, onServer := c.events[id]; !onServer {
+					c.notes = append(c.notes, fmt.Sprintf("the restore from backup %d at g%02d lost desk %s's redemption %s of %s, which the desk had undone (undo %s, then %s)",
+						rs.Backup, rs.Group+1, deskName(u.Desk), id, c.name(u.Label), u.EventID, orNone(c.events[u.EventID].Outcome)))
+				}
+				continue // an undone redemption is no longer one to keep
+			}
 			e, ok := c.events[id]
 			l := -1
 			if v, ok := c.traces[id]; ok {

@@ -73,6 +73,7 @@ type undoRecord struct {
 	RedeemedAt, Since  int64  // that redemption's time (0: none), the window's start
 	Accepted           bool   // the desk undid it
 	EventID, Server    string // the undo's event, what the server said
+	Undoes             string // the redemption it undid (its trace id)
 }
 
 // restoreRecord is one server restore: the redemptions the server held just
@@ -354,7 +355,7 @@ func (r *run) undo(ctx context.Context, g, i int, d *desk, s Step) (string, erro
 	if err != nil {
 		out += app.ErrorMessage(err)
 	} else {
-		rec.Accepted, rec.EventID, rec.Server = true, u.EventID, u.Server
+		rec.Accepted, rec.EventID, rec.Server, rec.Undoes = true, u.EventID, u.Server, u.Undoes
 		out = "undone (server: " + orNone(u.Server) + ", event " + u.EventID + ")"
 	}
 	r.mu.Lock()
