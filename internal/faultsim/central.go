@@ -15,6 +15,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
+	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,6 +43,8 @@ type central struct {
 	srv      *http.Server
 	gate     *gate
 	restarts int
+	backups  map[int]string // backup number → SQLite file or PostgreSQL database
+	restores int
 	errors   errorLog // what the server logged as errors, for the report
 }
 
@@ -107,11 +112,157 @@ func startCentral(ctx context.Context, dsn string) (*central, error) {
 	return c, nil
 }
 
-// close kills the server and closes the administrator's handle.
+// close kills the server and closes the administrator's handle; backups
+// kept in PostgreSQL databases are dropped.
 func (c *central) close() {
 	c.kill()
 	c.admin.Close()
+	if isPostgres(c.dsn) {
+		for _, name := range c.backups {
+			c.maintenance(context.Background(), `DROP DATABASE IF EXISTS `+name+` WITH (FORCE)`)
+		}
+	}
 }
+
+func isPostgres(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+// stopped stops the server and closes the administrator's handle, runs
+// fn on the database at rest, and opens and starts both again: a backup or
+// a restore as an administrator does it (qrdesk-server stopped).
+func (c *central) stopped(ctx context.Context, fn func() error) error {
+	c.kill()
+	c.admin.Close()
+	err := fn()
+	admin, aerr := serverdb.Open(ctx, c.dsn)
+	if aerr != nil {
+		return errors.Join(err, fmt.Errorf("open the server database for the administrator: %w", aerr))
+	}
+	c.admin = admin
+	return errors.Join(err, c.start(ctx))
+}
+
+// backup takes backup n with the server stopped: a copy of the SQLite file
+// (closed cleanly, so the WAL is checkpointed into it), or on PostgreSQL a
+// database created from the server's as its template.
+func (c *central) backup(ctx context.Context, n int) error {
+	return c.stopped(ctx, func() error {
+		if c.backups == nil {
+			c.backups = map[int]string{}
+		}
+		if isPostgres(c.dsn) {
+			name := c.pgName() + fmt.Sprintf("_bk%d", n)
+			c.backups[n] = name
+			return c.maintenance(ctx, `CREATE DATABASE `+name+` TEMPLATE `+c.pgName())
+		}
+		c.backups[n] = c.dsn + fmt.Sprintf(".bk%d", n)
+		return copyFile(c.dsn, c.backups[n])
+	})
+}
+
+// restore replaces the server's database by backup n, with the server
+// stopped: the SQLite file (and any WAL beside it) replaced by the copy,
+// or the PostgreSQL database dropped and created again from the backup.
+func (c *central) restore(ctx context.Context, n int) error {
+	c.mu.Lock()
+	c.restores++
+	c.mu.Unlock()
+	return c.stopped(ctx, func() error {
+		bk, ok := c.backups[n]
+		if !ok {
+			return fmt.Errorf("no backup %d", n)
+		}
+		if isPostgres(c.dsn) {
+			if err := c.maintenance(ctx, `DROP DATABASE `+c.pgName()+` WITH (FORCE)`); err != nil {
+				return err
+			}
+			return c.maintenance(ctx, `CREATE DATABASE `+c.pgName()+` TEMPLATE `+bk)
+		}
+		for _, suffix := range []string{"-wal", "-shm"} {
+			if err := os.Remove(c.dsn + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return err
+			}
+		}
+		return copyFile(bk, c.dsn)
+	})
+}
+
+// pgName is the server's PostgreSQL database.
+func (c *central) pgName() string {
+	u, err := url.Parse(c.dsn)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimPrefix(u.Path, "/")
+}
+
+// maintenance runs one statement on the cluster's postgres database.
+func (c *central) maintenance(ctx context.Context, stmt string) error {
+	u, err := url.Parse(c.dsn)
+	if err != nil {
+		return err
+	}
+	u.Path = "/postgres"
+	db, err := sql.Open("pgx", u.String())
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	_, err = db.ExecContext(ctx, stmt)
+	return err
+}
+
+func copyFile(from, to string) error {
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, b, 0o600)
+}
+
+// setToken sets a station's token on the server again, revoked or not: after
+// a restore the backup holds the tokens of its time, and an administrator
+// renews the desks' tokens (and revokes again) as they stand.
+func (c *central) setToken(ctx context.Context, name, token string, revoked bool) error {
+	if err := c.admin.RenewStation(ctx, name, server.HashToken(token)); err != nil {
+		return err
+	}
+	if revoked {
+		return c.revokeStation(ctx, name)
+	}
+	return nil
+}
+
+// acknowledged lists the redemptions the server holds now (event ids of
+// kind redeem, outcome redeemed or conflict).
+func (c *central) acknowledged(ctx context.Context) (map[string]bool, error) {
+	out := map[string]bool{}
+	err := queryEach(ctx, c.admin, `SELECT event_id FROM events WHERE kind = 'redeem' AND outcome IN ('redeemed', 'conflict')`, func(rows *sql.Rows) error {
+		var id string
+		err := rows.Scan(&id)
+		out[id] = true
+		return err
+	})
+	return out, err
+}
+
+// dayRows are the dashboard's rows (station → issued, redeemed and
+// conflicts) for [from, to).
+func (c *central) dayRows(ctx context.Context, from, to int64) (map[string]dayRow, error) {
+	day, err := c.admin.DayActivity(ctx, from, to)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]dayRow{}
+	for _, d := range day.Desks {
+		out[d.Station] = dayRow{Issued: d.Issued, Redeemed: d.Redeemed, Conflicts: d.Conflicts}
+	}
+	return out, nil
+}
+
+// dayRow is one desk's figures, as the dashboard or the desk counts them.
+type dayRow struct{ Issued, Redeemed, Conflicts int }
 
 func (c *central) start(ctx context.Context) error {
 	db, err := serverdb.Open(ctx, c.dsn)

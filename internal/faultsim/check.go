@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -30,7 +31,22 @@ const (
 	// as "redeemed" (a server redemption nobody saw blocks a label nobody
 	// used, and its conflict blames a desk that refused the label).
 	InvNoPhantom = "I4 no redemption nobody was told"
+	// InvUndoWindow: a desk undoes only its own standing redemption made
+	// within the undo window by its clock; past the window it refuses.
+	InvUndoWindow = "I5 no undo past the window"
+	// InvNotLost: every redemption the server held when it was restored
+	// from a backup (answered online, or uploaded and acknowledged) is on
+	// the server again after convergence, redeemed or a conflict.
+	InvNotLost = "I6 no acknowledged redemption lost across a restore"
+	// InvDayFigures: once synced, a desk's own figures (issued, and
+	// redeemed less undone) equal the dashboard's row for it (redeemed
+	// plus conflicts), over the days of the run. Checked with
+	// Config.DayFigures (see deskOwnFigures for the API it assumes).
+	InvDayFigures = "I7 a desk's own day figures equal the server's row"
 )
+
+// Invariants lists them in order.
+var Invariants = []string{InvOneUse, InvDelivered, InvConverged, InvNoPhantom, InvUndoWindow, InvNotLost, InvDayFigures}
 
 // Violation is one broken invariant about one label.
 type Violation struct {
@@ -50,6 +66,7 @@ type checker struct {
 	outbox    []map[string]outboxEvent    // per desk, by event id
 	traces    map[string]verdict          // verdicts by trace id
 	stations  map[string]int              // server station name → desk
+	undone    map[string]undoRecord       // undos the desks made, by the redemption undone
 
 	violations []Violation
 	notes      []string
@@ -87,18 +104,34 @@ func (r *run) check(ctx context.Context, res *Result) error {
 	for _, v := range r.verdicts {
 		c.traces[v.TraceID] = v
 	}
+	c.undone = map[string]undoRecord{}
+	for _, u := range r.undos {
+		if u.Accepted {
+			c.undone[u.Undoes] = u
+		}
+	}
 	c.oneUse()
 	c.delivered()
 	c.converged()
 	c.noPhantom()
-	// By label; facts about no one label (a desk that lacks many) last.
+	c.undoWindow()
+	c.notLost()
+	if r.cfg.DayFigures {
+		if err := c.dayFigures(ctx); err != nil {
+			return err
+		}
+	}
+	// By invariant, then label; facts about no one label (a desk that lacks
+	// many) last.
 	last := func(l int) int {
 		if l < 0 {
 			return len(c.r.labels)
 		}
 		return l
 	}
-	slices.SortStableFunc(c.violations, func(a, b Violation) int { return cmp.Compare(last(a.Label), last(b.Label)) })
+	slices.SortStableFunc(c.violations, func(a, b Violation) int {
+		return cmp.Or(cmp.Compare(slices.Index(Invariants, a.Invariant), slices.Index(Invariants, b.Invariant)), cmp.Compare(last(a.Label), last(b.Label)))
+	})
 	res.Violations, res.Notes = c.violations, c.notes
 	res.report = c.facts()
 	return nil
@@ -122,21 +155,61 @@ func (c *checker) atDesk(v verdict) bool {
 	return ok
 }
 
+// root is the first label of l's entitlement (l, if it replaces none).
+func (c *checker) root(l int) int {
+	for c.r.labels[l].Of >= 0 {
+		l = c.r.labels[l].Of
+	}
+	return l
+}
+
+// oneUse: per entitlement (a label and its replacements), the clerks told
+// "redeemed", less the redemptions the server undid, are at most one more
+// than the conflicts the server recorded on its labels.
 func (c *checker) oneUse() {
-	redeemed := map[int][]verdict{}
-	for _, v := range c.r.verdicts {
-		if v.Outcome == app.OutcomeRedeemed {
-			redeemed[v.Label] = append(redeemed[v.Label], v)
+	members := map[int][]int{} // root → labels
+	for l, lab := range c.r.labels {
+		if lab.Code != "" {
+			members[c.root(l)] = append(members[c.root(l)], l)
 		}
 	}
-	for l, lab := range c.r.labels {
-		told, k := redeemed[l], len(c.conflicts[lab.Code])
-		if len(told) > 1+k {
+	redeemed := map[int][]verdict{} // by root
+	for _, v := range c.r.verdicts {
+		if v.Outcome == app.OutcomeRedeemed {
+			redeemed[c.root(v.Label)] = append(redeemed[c.root(v.Label)], v)
+		}
+	}
+	for root, labels := range members {
+		k, undone := 0, 0
+		var names []string
+		for _, l := range labels {
+			code := c.r.labels[l].Code
+			names = append(names, c.r.labels[l].Name)
+			k += len(c.conflicts[code])
+			for _, e := range c.byCode[code] {
+				if e.Kind == app.KindUndo && e.Outcome == "undone" {
+					undone++
+				}
+			}
+		}
+		// An undo the desk made of a redemption the server no longer has
+		// (a restore lost both): that parcel came back too.
+		for _, u := range c.r.undos {
+			if _, onServer := c.events[u.Undoes]; u.Accepted && !onServer && slices.Contains(labels, u.Label) {
+				undone++
+			}
+		}
+		told := redeemed[root]
+		if len(told)-undone > 1+k {
 			var at []string
 			for _, v := range told {
-				at = append(at, "desk "+deskName(v.Desk))
+				at = append(at, fmt.Sprintf("desk %s (%s)", deskName(v.Desk), c.r.labels[v.Label].Name))
 			}
-			c.fail(InvOneUse, l, "%d clerks were told \"redeemed\" (%s); the server recorded %d conflicts", len(told), strings.Join(at, ", "), k)
+			what := "label"
+			if len(labels) > 1 {
+				what = "entitlement " + strings.Join(names, "+")
+			}
+			c.fail(InvOneUse, root, "%s: %d clerks were told \"redeemed\" (%s), the server undid %d; the server recorded %d conflicts", what, len(told), strings.Join(at, ", "), undone, k)
 		}
 	}
 }
@@ -164,6 +237,9 @@ func (c *checker) delivered() {
 			continue
 		}
 		e, ok := c.events[v.TraceID]
+		if _, undone := c.undone[v.TraceID]; undone && !ok && len(c.r.restores) > 0 {
+			continue // a restore lost it and its undo (a note of notLost says so)
+		}
 		switch {
 		case !ok:
 			c.fail(InvDelivered, v.Label, "desk %s told a clerk \"redeemed\" online (trace %s) but the server has no such event", deskName(v.Desk), v.TraceID)
@@ -173,10 +249,12 @@ func (c *checker) delivered() {
 	}
 }
 
-// class is a status as the invariants compare it: unused and expired differ
-// only by whose clock says so.
-func class(status string) string {
-	if status == "unused" || status == "expired" {
+// class is a status as the invariants compare it: for a label with an
+// expiry time, unused and expired differ only by whose clock says so; a
+// label without one expires only by a close of the day, which every desk
+// and the server must then agree on.
+func class(status string, expireAt int64) string {
+	if expireAt != 0 && (status == "unused" || status == "expired") {
 		return "unused/expired"
 	}
 	return status
@@ -184,7 +262,12 @@ func class(status string) string {
 
 func (c *checker) converged() {
 	unknown := make([][]string, len(c.desks)) // labels each desk does not know
+	expiredApart := map[string][]string{}     // expired at one side only, by desk and statuses
+	var expiredKeys []string
 	for l, lab := range c.r.labels {
+		if lab.Code == "" {
+			continue
+		}
 		sc, ok := c.server.Codes[lab.Code]
 		if !ok {
 			c.fail(InvConverged, l, "the server does not know the label")
@@ -196,7 +279,15 @@ func (c *checker) converged() {
 			switch {
 			case !ok:
 				unknown[d] = append(unknown[d], lab.Name)
-			case class(dc.Status) != class(sc.Status):
+			case lab.ExpireAt == 0 && class(dc.Status, 0) != class(sc.Status, 0) && (dc.Status == "expired" || sc.Status == "expired"):
+				// A close of the day that stayed at one place: one line per
+				// desk and pair of statuses, not one per label.
+				k := fmt.Sprintf("desk %s has %%d labels %s that the server has %s: %%s", deskName(d), dc.Status, sc.Status)
+				if expiredApart[k] == nil {
+					expiredKeys = append(expiredKeys, k)
+				}
+				expiredApart[k] = append(expiredApart[k], lab.Name)
+			case class(dc.Status, lab.ExpireAt) != class(sc.Status, lab.ExpireAt):
 				differ = append(differ, fmt.Sprintf("desk %s has it %s", deskName(d), dc.Status))
 			}
 		}
@@ -214,6 +305,9 @@ func (c *checker) converged() {
 				c.fail(InvConverged, l, "desks %s do not know the server's conflict %s/%s", strings.Join(missing, ", "), k.FirstEvent, k.SecondEvent)
 			}
 		}
+	}
+	for _, k := range expiredKeys {
+		c.fail(InvConverged, -1, k, len(expiredApart[k]), strings.Join(expiredApart[k], " "))
 	}
 	for d, names := range unknown {
 		if len(names) > 0 {
@@ -242,6 +336,76 @@ func (c *checker) noPhantom() {
 			c.fail(InvNoPhantom, v.Label, "the server holds redemption %s by %s (%s), but desk %s told its clerk %q", e.EventID, e.Station, e.Outcome, deskName(v.Desk), orNone(string(v.Outcome)+v.Err))
 		}
 	}
+}
+
+// undoWindow: an undo the desk accepted had its own standing redemption
+// within the window by its clock (read just before).
+func (c *checker) undoWindow() {
+	for _, u := range c.r.undos {
+		if !u.Accepted || u.Within {
+			continue
+		}
+		why := "no standing redemption of its own"
+		if u.RedeemedAt != 0 {
+			why = fmt.Sprintf("its redemption at %s, before the window's start %s", clock(u.RedeemedAt), clock(u.Since))
+		}
+		c.fail(InvUndoWindow, u.Label, "desk %s undid it at g%02d (event %s, server: %s) with %s", deskName(u.Desk), u.Group+1, u.EventID, orNone(u.Server), why)
+	}
+}
+
+// notLost: every redemption the server held before a restore is there
+// after convergence, redeemed or a conflict.
+func (c *checker) notLost() {
+	seen := map[string]bool{}
+	for _, rs := range c.r.restores {
+		for _, id := range slices.Sorted(maps.Keys(rs.Held)) {
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			if u, ok := c.undone[id]; ok {
+				if _, onServer := c.events[id]; !onServer {
+					c.notes = append(c.notes, fmt.Sprintf("the restore from backup %d at g%02d lost desk %s's redemption %s of %s, which the desk had undone (undo %s, then %s)",
+						rs.Backup, rs.Group+1, deskName(u.Desk), id, c.name(u.Label), u.EventID, orNone(c.events[u.EventID].Outcome)))
+				}
+				continue // an undone redemption is no longer one to keep
+			}
+			e, ok := c.events[id]
+			l := -1
+			if v, ok := c.traces[id]; ok {
+				l = v.Label
+			}
+			switch {
+			case !ok:
+				c.fail(InvNotLost, l, "the server held redemption %s before the restore from backup %d at g%02d; after convergence it has no such event", id, rs.Backup, rs.Group+1)
+			case e.Outcome != "redeemed" && e.Outcome != "conflict":
+				c.fail(InvNotLost, l, "the server held redemption %s before the restore from backup %d at g%02d; after convergence it is %s", id, rs.Backup, rs.Group+1, e.Outcome)
+			}
+		}
+	}
+}
+
+// dayFigures: each desk's own figures over the days of the run equal the
+// dashboard's row for it.
+func (c *checker) dayFigures(ctx context.Context) error {
+	now := time.Now()
+	from, to := now.AddDate(0, 0, -3).Unix(), now.AddDate(0, 0, 3).Unix()
+	rows, err := c.r.srv.dayRows(ctx, from, to)
+	if err != nil {
+		return fmt.Errorf("the dashboard's day: %w", err)
+	}
+	for _, d := range c.r.desks {
+		own, err := d.ownFigures(ctx, from, to)
+		if err != nil {
+			return err
+		}
+		srv := rows[d.name]
+		if own.Issued != srv.Issued || own.Redeemed != srv.Redeemed+srv.Conflicts {
+			c.fail(InvDayFigures, -1, "desk %s counts issued %d, redeemed %d (less undone); the dashboard's row says issued %d, redeemed %d + %d conflicts",
+				deskName(d.idx), own.Issued, own.Redeemed, srv.Issued, srv.Redeemed, srv.Conflicts)
+		}
+	}
+	return nil
 }
 
 func (c *checker) name(l int) string {
@@ -304,13 +468,29 @@ func (c *checker) labelFacts(b *strings.Builder, l int) {
 		exp = "expires " + clock(lab.ExpireAt)
 	}
 	fmt.Fprintf(b, "facts of %s (%s, issued at desk %s, %s):\n", lab.Name, lab.Code, deskName(lab.Desk), exp)
+	if lab.Code == "" {
+		return
+	}
+	var ent []string
+	for m, other := range c.r.labels {
+		if m != l && other.Code != "" && c.root(m) == c.root(l) {
+			ent = append(ent, other.Name+" "+other.Code)
+		}
+	}
+	if len(ent) > 0 {
+		fmt.Fprintf(b, "  one entitlement with %s\n", strings.Join(ent, ", "))
+	}
 	actions := slices.Clone(c.r.actions)
 	slices.SortFunc(actions, func(a, b action) int { return cmp.Or(cmp.Compare(a.Group, b.Group), cmp.Compare(a.Step, b.Step)) })
 	for _, a := range actions {
 		if a.Label != l {
 			continue
 		}
-		line := fmt.Sprintf("  g%02d.%d desk %s %s → %s", a.Group+1, a.Step+1, deskName(a.Desk), map[StepKind]string{Scan: "scans", Disable: "disables", Enable: "enables"}[a.Kind], a.Result)
+		verb := map[StepKind]string{Scan: "scans", Disable: "disables", Enable: "enables", Replace: "replaces", Undo: "undoes"}[a.Kind]
+		if a.Kind == Replace && lab.Of >= 0 && a.Label == l && strings.HasPrefix(a.Result, "made") {
+			verb = "replacement"
+		}
+		line := fmt.Sprintf("  g%02d.%d desk %s %s → %s", a.Group+1, a.Step+1, deskName(a.Desk), verb, a.Result)
 		if a.Kind == Scan {
 			for _, v := range c.r.verdicts {
 				if v.Group == a.Group && v.Step == a.Step {
@@ -410,7 +590,7 @@ func (r *Result) Report(replay string) string {
 		}
 		name := "-"
 		if v.Label >= 0 {
-			name = labelName(v.Label, r.Config.CodesPerDesk)
+			name = labelName(v.Label, r.Config.CodesPerDesk, r.Config.Desks)
 		}
 		fmt.Fprintf(&b, "[%s] %s: %s\n", v.Invariant, name, v.What)
 	}
@@ -438,7 +618,7 @@ func (r *Result) Summary() string {
 		return "ok"
 	}
 	var parts []string
-	for _, inv := range []string{InvOneUse, InvDelivered, InvConverged, InvNoPhantom} {
+	for _, inv := range Invariants {
 		if count[inv] > 0 {
 			parts = append(parts, fmt.Sprintf("%s ×%d", inv[:2], count[inv]))
 		}

@@ -21,10 +21,12 @@ type desk struct {
 	svc   *app.Service
 	proxy *proxy
 	skew  atomic.Int64 // added to the real clock
+	extra atomic.Int64 // added too, for the one step that needs it (an undo past the window)
 
 	// Changed only between groups or in this desk's own token step (the
 	// planner never runs two token steps of a desk in one group).
 	serverName string   // the station the server knows the desk's token as
+	token      string   // the desk's bearer token (a restore sets it again on the server)
 	tokens     int      // tokens the desk had, for the next station name
 	stations   []string // every station name the desk had on the server
 
@@ -42,7 +44,7 @@ func openDesk(ctx context.Context, cfg Config, idx int, keyFile string, srv *cen
 	}
 	d := &desk{idx: idx, name: "Desk " + deskName(idx), db: db}
 	d.svc = app.NewService(db, keys, nil)
-	d.svc.Now = func() time.Time { return time.Now().Add(time.Duration(d.skew.Load())) }
+	d.svc.Now = func() time.Time { return time.Now().Add(time.Duration(d.skew.Load() + d.extra.Load())) }
 	d.svc.OnlineTimeout, d.svc.OfflineFor = cfg.OnlineTimeout, cfg.OfflineFor
 	if _, err := d.svc.UpdateSettings(ctx, map[string]string{
 		"station_id": deskName(idx), "station_name": d.name, "serial_digits": "4", "configured": "true",
@@ -69,7 +71,7 @@ func (d *desk) newToken(ctx context.Context, srv *central) error {
 	if err != nil {
 		return err
 	}
-	d.serverName = name
+	d.serverName, d.token = name, token
 	d.stations = append(d.stations, name)
 	d.revoked.Store(false)
 	d.svc.Remote = newRemote(d.proxy.URL(), token)
@@ -162,4 +164,18 @@ func scanEach(rows *sql.Rows, err error, scan func(*sql.Rows) error) error {
 		}
 	}
 	return rows.Err()
+}
+
+// ownFigures are the desk's own figures for [from, to): issued, and
+// redeemed less undone. It assumes the desk's day figures
+// (store.DB.DayFigures, as close-day, 'stats' and Today count them) are
+// this desk's own, as issue 17 item 6 asks: on main they count every
+// desk's redemptions the feed brought. The one place to adapt when the
+// desk's API names its own figures apart.
+func (d *desk) ownFigures(ctx context.Context, from, to int64) (dayRow, error) {
+	f, err := d.db.DayFigures(ctx, time.Unix(from, 0).Format("2006-01-02"), from, to)
+	if err != nil {
+		return dayRow{}, fmt.Errorf("desk %s day figures: %w", deskName(d.idx), err)
+	}
+	return dayRow{Issued: f.Issued, Redeemed: f.Redeemed - f.Undone}, nil
 }

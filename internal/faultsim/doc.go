@@ -3,9 +3,15 @@
 // a real qrdesk-server (SQLite or PostgreSQL) in this process, a fault
 // proxy between each desk and the server, and a schedule drawn from a seed
 // — scans biased to labels already used elsewhere, disables and enables,
-// syncs, late answers, dropped requests and answers, duplicated requests,
-// a dead network, server kills, revoked tokens and skewed clocks, some
-// steps at the same moment. Afterwards every fault ends, every desk syncs
+// replacements (the new label joins the universe: later steps scan it, and
+// a label and its replacements are one entitlement), undos of a desk's own
+// redemption (inside the undo window and past it), a close of the day that
+// expires the day's unused labels, syncs, late answers, dropped requests
+// and answers, duplicated requests, a dead network, server kills, backups
+// of the server's database taken with it stopped and restores of one of
+// them later (a SQLite file copy; a PostgreSQL database made from the
+// server's as a template), revoked tokens and skewed clocks, some steps at
+// the same moment. Afterwards every fault ends, every desk syncs
 // twice, and a checker reads the server's and every desk's database for the
 // product's promise: one label, one use — and where two desks used one
 // label while apart, everyone is told (see the Inv constants in check.go).
@@ -15,8 +21,12 @@
 //	go test -run TestPropertyFixedSeeds ./internal/faultsim/
 //	QRDESK_SOAK=1 [QRDESK_SOAK_RUNS=1000] go test -run TestPropertySoak -timeout 0 ./internal/faultsim/
 //	QRDESK_SEED=N go test -run TestPropertySoak ./internal/faultsim/   (replays one seed)
+//	QRDESK_SEEDS=1-50 go test -run TestPropertySoak ./internal/faultsim/   (a range of seeds)
 //
 // QRDESK_FAULTS_OFF=late,drop-answer,… switches fault classes off (see
-// FaultClasses) to look past a known bug; it changes the schedule a seed
-// draws, so a replay needs the same setting (the failure message says so).
+// FaultClasses; "new" is the actions of issue 17: replace, undo, close-day,
+// restore) to look past a known bug; it changes the schedule a seed draws,
+// so a replay needs the same setting (the failure message says so). With
+// the new actions off a seed draws the schedule it drew before them.
+// QRDESK_FAULTSIM_DAY_FIGURES=1 also checks InvDayFigures.
 package faultsim

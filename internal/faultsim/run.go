@@ -2,6 +2,7 @@ package faultsim
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -28,6 +29,10 @@ type Config struct {
 	// Off switches fault classes off (see FaultClasses), to look past a
 	// known bug; it changes the schedule a seed draws.
 	Off []string
+	// DayFigures checks InvDayFigures: a desk's own day figures equal the
+	// dashboard's row for it. Off until desks count their own figures
+	// (issue 17 item 6); QRDESK_FAULTSIM_DAY_FIGURES=1 in the tests.
+	DayFigures bool
 }
 
 func (c Config) withDefaults() Config {
@@ -51,11 +56,31 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// label is one code of the universe: every desk's batch.
+// label is one code of the universe: every desk's batch, then the
+// replacements (Code empty while, or if, the desk has not made it).
 type label struct {
 	Name, Code string
 	Desk       int
 	ExpireAt   int64
+	Of         int // the label it replaces, -1 for none
+}
+
+// undoRecord is one Undo step and what came of it.
+type undoRecord struct {
+	Group, Desk, Label int
+	Outside            bool   // the step was drawn past the window
+	Within             bool   // the desk had a standing redemption of its own within the window
+	RedeemedAt, Since  int64  // that redemption's time (0: none), the window's start
+	Accepted           bool   // the desk undid it
+	EventID, Server    string // the undo's event, what the server said
+	Undoes             string // the redemption it undid (its trace id)
+}
+
+// restoreRecord is one server restore: the redemptions the server held just
+// before it (acknowledged: they must come back).
+type restoreRecord struct {
+	Group, Backup int
+	Held          map[string]bool
 }
 
 // action is a clerk's action on a label and what the desk answered.
@@ -94,6 +119,10 @@ type run struct {
 	mu       sync.Mutex
 	verdicts []verdict
 	actions  []action
+	undos    []undoRecord
+	restores []restoreRecord
+	closes   int
+	closeExp int // labels the closes expired
 	log      []string
 	unhealed []string
 }
@@ -126,6 +155,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	if err := r.issue(ctx); err != nil {
 		return nil, err
+	}
+	for range r.plan.Replacements {
+		r.labels = append(r.labels, label{Of: -1})
 	}
 
 	for g, group := range r.plan.Groups {
@@ -163,7 +195,7 @@ func (r *run) issue(ctx context.Context) error {
 				return err
 			}
 			n := len(r.labels)
-			r.labels = append(r.labels, label{Name: labelName(n, r.cfg.CodesPerDesk), Code: c.String(), Desk: d.idx, ExpireAt: rec.ExpireAt})
+			r.labels = append(r.labels, label{Name: labelName(n, r.cfg.CodesPerDesk, r.cfg.Desks), Code: c.String(), Desk: d.idx, ExpireAt: rec.ExpireAt, Of: -1})
 			r.byCode[c.String()] = n
 		}
 		if _, err := d.svc.Sync(ctx); err != nil {
@@ -196,8 +228,37 @@ func (r *run) group(ctx context.Context, g int, steps []Step) error {
 func (r *run) step(ctx context.Context, g, i int, s Step) (string, error) {
 	d := r.desks[s.Desk]
 	switch s.Kind {
+	case Scan, Disable, Enable, Replace, Undo:
+		if r.labels[s.Label].Code == "" {
+			return "skipped: " + labelName(s.Label, r.cfg.CodesPerDesk, r.cfg.Desks) + " was never made (its replacement was refused)", nil
+		}
+	}
+	switch s.Kind {
 	case Scan:
 		return r.scan(ctx, g, i, d, s.Label), nil
+	case Replace:
+		return r.replace(ctx, g, i, d, s), nil
+	case Undo:
+		return r.undo(ctx, g, i, d, s)
+	case CloseDay:
+		lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		dc, err := d.svc.CloseDay(lctx, app.CloseDayRequest{ExpireUnused: true, Operator: "clerk " + deskName(d.idx)})
+		if err != nil {
+			return "refused: " + app.ErrorMessage(err), nil
+		}
+		r.mu.Lock()
+		r.closes++
+		r.closeExp += dc.ExpiredNow
+		r.mu.Unlock()
+		return fmt.Sprintf("closed %s, %d unused labels expired", dc.Figures.Date, dc.ExpiredNow), nil
+	case Backup:
+		if err := r.srv.backup(ctx, s.Backup); err != nil {
+			return "", fmt.Errorf("server backup: %w", err)
+		}
+		return "ok", nil
+	case ServerRestore:
+		return r.restore(ctx, g, s)
 	case Disable, Enable:
 		lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		defer cancel()
@@ -240,6 +301,100 @@ func (r *run) step(ctx context.Context, g, i int, s Step) (string, error) {
 		return "ok", nil
 	}
 	return "", fmt.Errorf("unknown step kind %d", s.Kind)
+}
+
+// replace replaces a label at a desk; the new label takes index s.New.
+func (r *run) replace(ctx context.Context, g, i int, d *desk, s Step) string {
+	lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	rep, err := d.svc.Replace(lctx, app.ReplaceRequest{Code: r.labels[s.Label].Code, Reason: "label torn", Operator: "clerk " + deskName(d.idx)})
+	out := "refused: "
+	if err != nil {
+		out += app.ErrorMessage(err)
+	} else {
+		name := labelName(s.New, r.cfg.CodesPerDesk, r.cfg.Desks)
+		r.mu.Lock()
+		r.labels[s.New] = label{Name: name, Code: rep.New.Code, Desk: d.idx, ExpireAt: rep.New.ExpireAt, Of: s.Label}
+		r.byCode[rep.New.Code] = s.New
+		r.mu.Unlock()
+		out = "replaced by " + name + " (" + rep.New.Code + ")"
+	}
+	r.mu.Lock()
+	r.actions = append(r.actions, action{Group: g, Step: i, Desk: d.idx, Label: s.Label, Kind: Replace, Result: out})
+	if err == nil {
+		r.actions = append(r.actions, action{Group: g, Step: i, Desk: d.idx, Label: s.New, Kind: Replace, Result: "made, replacing " + r.labels[s.Label].Name})
+	}
+	r.mu.Unlock()
+	return out
+}
+
+// undo undoes the desk's redemption of a label; past the window, the desk's
+// clock is set ahead by the window (and a minute) for the step.
+func (r *run) undo(ctx context.Context, g, i int, d *desk, s Step) (string, error) {
+	lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	set, err := d.db.LoadSettings(lctx)
+	if err != nil {
+		return "", err
+	}
+	if s.Outside {
+		d.extra.Store(int64(set.UndoWindow + time.Minute))
+		defer d.extra.Store(0)
+	}
+	rec := undoRecord{Group: g, Desk: d.idx, Label: s.Label, Outside: s.Outside, Since: d.svc.Now().Add(-set.UndoWindow).Unix()}
+	// The desk's own standing redemption, read before the undo (no other
+	// step of this desk runs in the group).
+	err = d.db.SQL().QueryRowContext(lctx, `SELECT r.redeemed_at FROM redemptions r JOIN codes c ON c.id = r.code_id
+		WHERE c.code = ? AND r.undone_at = 0 AND r.station = ? ORDER BY r.id DESC LIMIT 1`, r.labels[s.Label].Code, d.name).Scan(&rec.RedeemedAt)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("desk %s redemptions: %w", deskName(d.idx), err)
+	}
+	rec.Within = rec.RedeemedAt != 0 && rec.RedeemedAt >= rec.Since
+	u, err := d.svc.UndoRedemption(lctx, app.UndoRequest{Code: r.labels[s.Label].Code, Reason: "wrong parcel", Operator: "supervisor " + deskName(d.idx)})
+	out := "refused: "
+	if err != nil {
+		out += app.ErrorMessage(err)
+	} else {
+		rec.Accepted, rec.EventID, rec.Server, rec.Undoes = true, u.EventID, u.Server, u.Undoes
+		out = "undone (server: " + orNone(u.Server) + ", event " + u.EventID + ")"
+	}
+	r.mu.Lock()
+	r.undos = append(r.undos, rec)
+	r.actions = append(r.actions, action{Group: g, Step: i, Desk: d.idx, Label: s.Label, Kind: Undo, Result: out})
+	r.mu.Unlock()
+	return out, nil
+}
+
+// restore notes the redemptions the server holds, restores backup
+// s.Backup, and sets every desk's token as it stands (the backup has the
+// tokens of its time; the planner keeps token steps out of this group).
+func (r *run) restore(ctx context.Context, g int, s Step) (string, error) {
+	held, err := r.srv.acknowledged(ctx)
+	if err != nil {
+		return "", fmt.Errorf("server redemptions before the restore: %w", err)
+	}
+	if err := r.srv.restore(ctx, s.Backup); err != nil {
+		return "", fmt.Errorf("server restore: %w", err)
+	}
+	for _, d := range r.desks {
+		if err := r.srv.setToken(ctx, d.serverName, d.token, d.revoked.Load()); err != nil {
+			return "", fmt.Errorf("desk %s's token after the restore: %w", deskName(d.idx), err)
+		}
+	}
+	after, err := r.srv.acknowledged(ctx)
+	if err != nil {
+		return "", err
+	}
+	lost := 0
+	for id := range held {
+		if !after[id] {
+			lost++
+		}
+	}
+	r.mu.Lock()
+	r.restores = append(r.restores, restoreRecord{Group: g, Backup: s.Backup, Held: held})
+	r.mu.Unlock()
+	return fmt.Sprintf("ok (the server held %d redemptions, %d of them not in the backup)", len(held), lost), nil
 }
 
 func (r *run) scan(ctx context.Context, g, i int, d *desk, l int) string {
@@ -319,7 +474,20 @@ func (r *run) stats(took time.Duration) string {
 	for _, g := range r.plan.Groups {
 		steps += len(g)
 	}
-	return fmt.Sprintf("%d desks, %d labels, %d groups / %d steps, %d scans (%d redeemed, %d already used, %d disabled, %d expired), %d server restarts; "+
+	made, undone := 0, 0
+	for _, l := range r.labels[len(r.labels)-r.plan.Replacements:] {
+		if l.Code != "" {
+			made++
+		}
+	}
+	for _, u := range r.undos {
+		if u.Accepted {
+			undone++
+		}
+	}
+	actions := fmt.Sprintf("%d/%d replacements made, %d/%d undos done, %d day closes (%d labels expired), %d backups, %d restores, ",
+		made, r.plan.Replacements, undone, len(r.undos), r.closes, r.closeExp, len(r.srv.backups), r.srv.restores)
+	return fmt.Sprintf("%d desks, %d labels, %d groups / %d steps, %d scans (%d redeemed, %d already used, %d disabled, %d expired), "+actions+"%d server restarts; "+
 		"network: %d forwarded, %d delayed, %d requests dropped, %d answers dropped, %d duplicated, %d refused, %d while the server was down; %v",
 		len(r.desks), len(r.labels), len(r.plan.Groups), steps, len(r.verdicts), outcomes[app.OutcomeRedeemed], outcomes[app.OutcomeAlreadyUsed],
 		outcomes[app.OutcomeDisabled], outcomes[app.OutcomeExpired], r.srv.restarts,

@@ -12,25 +12,34 @@ import (
 type StepKind int
 
 const (
-	Scan    StepKind = iota // a clerk scans a label at a desk
-	Disable                 // a clerk disables a label at a desk
-	Enable                  // a clerk enables it again
-	Sync                    // a desk syncs with the server
-	SetMode                 // a desk's network changes (its proxy's mode)
-	Restart                 // the server is killed and started again
-	Revoke                  // the desk's token is revoked on the server
-	Retoken                 // the desk gets a working token again (a new station on the server)
-	Skew                    // a desk's clock changes
+	Scan          StepKind = iota // a clerk scans a label at a desk
+	Disable                       // a clerk disables a label at a desk
+	Enable                        // a clerk enables it again
+	Sync                          // a desk syncs with the server
+	SetMode                       // a desk's network changes (its proxy's mode)
+	Restart                       // the server is killed and started again
+	Revoke                        // the desk's token is revoked on the server
+	Retoken                       // the desk gets a working token again (a new station on the server)
+	Skew                          // a desk's clock changes
+	Replace                       // a desk replaces a label it knows; the new label joins the universe
+	Undo                          // a desk undoes its own redemption of a label (Outside: past the undo window)
+	CloseDay                      // a desk closes the day and expires the day's unused labels
+	Backup                        // the server is stopped, its database copied (backup Backup), and started
+	ServerRestore                 // the server is stopped, its database replaced by backup Backup, and started
 )
 
-// Step is one action of a schedule. Desk, Label, Mode and Skew are used as
-// the kind needs them; Label indexes the label universe.
+// Step is one action of a schedule. Desk, Label, Mode, Skew, New, Outside
+// and Backup are used as the kind needs them; Label and New index the label
+// universe (the desks' batches, then the replacements in order).
 type Step struct {
-	Kind  StepKind
-	Desk  int
-	Label int
-	Mode  Mode
-	Skew  time.Duration
+	Kind    StepKind
+	Desk    int
+	Label   int
+	Mode    Mode
+	Skew    time.Duration
+	New     int  // Replace: the index the replacement label gets
+	Outside bool // Undo: the desk's clock is past the undo window
+	Backup  int  // Backup, ServerRestore: which backup (numbered from 1)
 }
 
 // Plan is a schedule drawn from a seed: groups of steps, the steps of a group
@@ -39,13 +48,28 @@ type Plan struct {
 	Seed   uint64
 	Groups [][]Step
 	per    int // labels per desk, for names
+	desks  int
+	// Replacements is how many labels Replace steps add to the universe
+	// (indexes desks×per …); a replacement the desk refused stays empty.
+	Replacements int
 }
 
 // Fault classes that Config.Off can switch off (to look past a known bug).
-var FaultClasses = []string{"disable", "revoke", "restart", "skew", "delay", "late", "drop-request", "drop-answer", "duplicate", "refuse", "race"}
+// The last four are actions rather than faults: with all four off a seed
+// draws the schedule it drew before they existed.
+var FaultClasses = []string{"disable", "revoke", "restart", "skew", "delay", "late", "drop-request", "drop-answer", "duplicate", "refuse", "race",
+	"replace", "undo", "close-day", "restore"}
 
-// labelName is a label's short name: its desk letter and its number there.
-func labelName(label, per int) string {
+// NewActions are the classes added with issue 17 (replace, undo, close-day
+// expiry, server restore): QRDESK_FAULTS_OFF=new switches them all off.
+var NewActions = []string{"replace", "undo", "close-day", "restore"}
+
+// labelName is a label's short name: its desk letter and its number there,
+// or R and its number for a replacement.
+func labelName(label, per, desks int) string {
+	if label >= per*desks {
+		return fmt.Sprintf("R%02d", label-per*desks+1)
+	}
 	return fmt.Sprintf("%c%02d", 'A'+label/per, label%per+1)
 }
 
@@ -53,13 +77,27 @@ func deskName(d int) string { return string(rune('A' + d)) }
 
 func (p Plan) stepString(s Step) string {
 	d := "desk " + deskName(s.Desk)
+	name := func(l int) string { return labelName(l, p.per, p.desks) }
 	switch s.Kind {
 	case Scan:
-		return d + " scans " + labelName(s.Label, p.per)
+		return d + " scans " + name(s.Label)
 	case Disable:
-		return d + " disables " + labelName(s.Label, p.per)
+		return d + " disables " + name(s.Label)
 	case Enable:
-		return d + " enables " + labelName(s.Label, p.per)
+		return d + " enables " + name(s.Label)
+	case Replace:
+		return d + " replaces " + name(s.Label) + " by " + name(s.New)
+	case Undo:
+		if s.Outside {
+			return d + " undoes its redemption of " + name(s.Label) + " past the undo window"
+		}
+		return d + " undoes its redemption of " + name(s.Label)
+	case CloseDay:
+		return d + " closes the day, expiring unused labels"
+	case Backup:
+		return fmt.Sprintf("server stopped, backup %d taken, started", s.Backup)
+	case ServerRestore:
+		return fmt.Sprintf("server stopped, restored from backup %d, started", s.Backup)
 	case Sync:
 		return d + " syncs"
 	case SetMode:
@@ -99,6 +137,13 @@ type planner struct {
 	by       map[int]uint64 // label → bit set of desks that scanned it
 	disabled []int          // labels a plan step disabled and none enabled since
 	revoked  []bool
+	group    int // the group being drawn
+	extra    int // replacement labels scannable (drawn in earlier groups)
+	newExtra int // replacement labels drawn in this group
+	closed   bool
+	backups  int
+	pairs    [][2]int    // replaced label, replacement
+	first    map[int]int // label → the desk that scanned it first (most likely the one that redeemed it)
 }
 
 // NewPlan draws the schedule of cfg.Seed.
@@ -106,13 +151,14 @@ func NewPlan(cfg Config) Plan {
 	cfg = cfg.withDefaults()
 	g := &planner{
 		cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x9e3779b97f4a7c15)),
-		off: map[string]bool{}, by: map[int]uint64{}, revoked: make([]bool, cfg.Desks),
+		off: map[string]bool{}, by: map[int]uint64{}, revoked: make([]bool, cfg.Desks), first: map[int]int{},
 	}
 	for _, o := range cfg.Off {
 		g.off[o] = true
 	}
-	p := Plan{Seed: cfg.Seed, per: cfg.CodesPerDesk}
+	p := Plan{Seed: cfg.Seed, per: cfg.CodesPerDesk, desks: cfg.Desks}
 	for len(p.Groups) < cfg.Groups {
+		g.group = len(p.Groups)
 		var group []Step
 		switch x := g.rng.IntN(100); {
 		case x < 12 && !g.off["race"]:
@@ -124,7 +170,10 @@ func NewPlan(cfg Config) Plan {
 			group = g.mixed()
 		}
 		p.Groups = append(p.Groups, group)
+		g.extra += g.newExtra // scannable from the next group on
+		g.newExtra = 0
 	}
+	p.Replacements = g.extra
 	return p
 }
 
@@ -189,8 +238,11 @@ type weighted struct {
 type groupState struct {
 	busy      []bool // the desk has a step in the group
 	token     []bool // the desk's token is revoked or replaced in the group
-	restarted bool
+	restarted bool   // a server step (restart, backup, restore) is in the group
+	restored  bool   // a restore is in the group: no token step alongside
 }
+
+func (gs *groupState) anyToken() bool { return slices.Contains(gs.token, true) }
 
 func (g *planner) step(gs *groupState) (Step, bool) {
 	kinds := []weighted{{Scan, 46}, {Sync, 13}, {SetMode, 13}}
@@ -203,12 +255,29 @@ func (g *planner) step(gs *groupState) (Step, bool) {
 	if !g.off["restart"] && !gs.restarted {
 		kinds = append(kinds, weighted{Restart, 3})
 	}
-	if !g.off["revoke"] {
+	if !g.off["revoke"] && !gs.restored {
 		if g.revokedCount()*2 < g.cfg.Desks {
 			kinds = append(kinds, weighted{Revoke, 2})
 		}
 		if g.revokedCount() > 0 {
 			kinds = append(kinds, weighted{Retoken, 8})
+		}
+	}
+	// The actions of issue 17 (appended, so with them off the draws are
+	// those of before).
+	if !g.off["replace"] {
+		kinds = append(kinds, weighted{Replace, 4})
+	}
+	if !g.off["undo"] {
+		kinds = append(kinds, weighted{Undo, 5})
+	}
+	if !g.off["close-day"] && !g.closed && g.group*3 >= g.cfg.Groups*2 {
+		kinds = append(kinds, weighted{CloseDay, 2}) // once, in the last third
+	}
+	if !g.off["restore"] && !gs.restarted {
+		kinds = append(kinds, weighted{Backup, 2})
+		if g.backups > 0 && !gs.anyToken() {
+			kinds = append(kinds, weighted{ServerRestore, 3})
 		}
 	}
 	total := 0
@@ -224,9 +293,17 @@ func (g *planner) step(gs *groupState) (Step, bool) {
 		}
 		x -= k.w
 	}
-	if kind == Restart {
+	switch kind {
+	case Restart:
 		gs.restarted = true
 		return Step{Kind: Restart}, true
+	case Backup:
+		gs.restarted = true
+		g.backups++
+		return Step{Kind: Backup, Backup: g.backups}, true
+	case ServerRestore:
+		gs.restarted, gs.restored = true, true
+		return Step{Kind: ServerRestore, Backup: 1 + g.rng.IntN(g.backups)}, true
 	}
 	// A free desk; for a retoken, a revoked one; for a revoke, one with a
 	// working token (its other step in this group may run alongside).
@@ -268,6 +345,36 @@ func (g *planner) step(gs *groupState) (Step, bool) {
 	case Skew:
 		skews := []time.Duration{0, 0, 15 * time.Second, -40 * time.Second, 7 * time.Minute, -25 * time.Minute, 2 * time.Hour, -24 * time.Hour}
 		s.Skew = skews[g.rng.IntN(len(skews))]
+	case Replace:
+		s.Label = g.label(d)
+		s.New = g.universe() + g.newExtra
+		g.newExtra++
+		g.pairs = append(g.pairs, [2]int{s.Label, s.New})
+	case Undo:
+		// Mostly the latest label this desk scanned first (likely its own
+		// redemption), else any it scanned.
+		var mine, firsts []int
+		for _, l := range g.scanned {
+			if g.by[l]&(1<<d) != 0 {
+				mine = append(mine, l)
+			}
+			if g.first[l] == d {
+				firsts = append(firsts, l)
+			}
+		}
+		switch x := g.rng.IntN(10); {
+		case len(firsts) > 0 && x < 5:
+			s.Label = firsts[len(firsts)-1]
+		case len(firsts) > 0 && x < 8:
+			s.Label = firsts[g.rng.IntN(len(firsts))]
+		case len(mine) > 0:
+			s.Label = mine[g.rng.IntN(len(mine))]
+		default:
+			return Step{}, false
+		}
+		s.Outside = g.rng.IntN(3) == 0
+	case CloseDay:
+		g.closed = true
 	case Revoke:
 		g.revoked[d], gs.token[d] = true, true
 		return s, true // the desk's own step in this group, if any, runs alongside
@@ -278,11 +385,14 @@ func (g *planner) step(gs *groupState) (Step, bool) {
 	return s, true
 }
 
-func (g *planner) universe() int { return g.cfg.Desks * g.cfg.CodesPerDesk }
+// universe is the labels a step may name: the desks' batches and the
+// replacements drawn in earlier groups.
+func (g *planner) universe() int { return g.cfg.Desks*g.cfg.CodesPerDesk + g.extra }
 
 func (g *planner) scan(d, label int) Step {
 	if g.by[label] == 0 {
 		g.scanned = append(g.scanned, label)
+		g.first[label] = d
 	}
 	g.by[label] |= 1 << d
 	return Step{Kind: Scan, Desk: d, Label: label}
@@ -305,6 +415,19 @@ func (g *planner) label(d int) int {
 	}
 	if x < 68 && len(g.disabled) > 0 {
 		return g.disabled[g.rng.IntN(len(g.disabled))]
+	}
+	// A replaced label or its replacement (only once there are any, so the
+	// draws without replacements are those of before).
+	if x < 78 && g.extra > 0 {
+		var pairs [][2]int
+		for _, p := range g.pairs {
+			if p[1] < g.universe() {
+				pairs = append(pairs, p)
+			}
+		}
+		if len(pairs) > 0 {
+			return pairs[g.rng.IntN(len(pairs))][g.rng.IntN(2)]
+		}
 	}
 	return g.rng.IntN(g.universe())
 }
