@@ -173,9 +173,9 @@ func scanEach(rows *sql.Rows, err error, scan func(*sql.Rows) error) error {
 // desk's redemptions the feed brought. The one place to adapt when the
 // desk's API names its own figures apart.
 func (d *desk) ownFigures(ctx context.Context, from, to int64) (dayRow, error) {
-	f, err := d.db.DayFigures(ctx, time.Unix(from, 0).Format("2006-01-02"), from, to)
+	f, err := d.db.DayFigures(ctx, time.Unix(from, 0).Format("2006-01-02"), d.name, from, to)
 	if err != nil {
 		return dayRow{}, fmt.Errorf("desk %s day figures: %w", deskName(d.idx), err)
 	}
-	return dayRow{Issued: f.Issued, Redeemed: f.Redeemed - f.Undone}, nil
+	return dayRow{Issued: f.Issued, Redeemed: f.Redeemed, Conflicts: f.Conflicts}, nil
 }
