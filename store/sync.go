@@ -52,7 +52,11 @@ func (d *DB) MarkBatchUploaded(ctx context.Context, id int64) error {
 }
 
 func (d *DB) PendingEvents(ctx context.Context, after int64, limit int) ([]app.RemoteEvent, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT id, event_id, kind, code, operator, at, offline, reason, undoes FROM outbox WHERE state = 'pending' AND id > ? ORDER BY id LIMIT ?`, after, limit)
+	// A redemption goes as this desk's fact: one the server answered
+	// online (offline 0) goes again only after a restore lost it, and the
+	// parcel was handed over.
+	rows, err := d.db.QueryContext(ctx, `SELECT id, event_id, kind, code, operator, at, CASE WHEN kind = 'redeem' THEN 1 ELSE offline END, reason, undoes
+		FROM outbox WHERE state = 'pending' AND id > ? ORDER BY id LIMIT ?`, after, limit)
 	if err != nil {
 		return nil, d.wrap(err, "cannot read the outbox")
 	}
@@ -295,6 +299,16 @@ func (d *DB) MirrorRemote(ctx context.Context, c app.Code, a app.Attempt, r app.
 		v.Status = app.StatusUsed
 		if v.Outcome == app.OutcomeRedeemed {
 			v.Affected = 1
+			// What this desk sent, as it sent it (its event id and its own
+			// time), in the outbox as sent: a server restored from a backup
+			// that lost it is sent it again as this desk's fact, in its
+			// place before any undo of it (SendAgain).
+			result, _ := json.Marshal(r)
+			if _, err := tx.ExecContext(ctx, `INSERT INTO outbox (event_id, kind, code, operator, at, offline, state, result, sent_at)
+				VALUES (?, 'redeem', ?, ?, ?, 0, 'sent', ?, ?) ON CONFLICT (event_id) DO NOTHING`,
+				a.TraceID, c.String(), a.Operator, a.At, string(result), a.At); err != nil {
+				return app.Verdict{}, d.wrap(err, "cannot record the scan")
+			}
 		}
 	case app.OutcomeDisabled:
 		v.DisabledReason = r.Reason
@@ -395,10 +409,14 @@ func (d *DB) SendAgain(ctx context.Context, station string) error {
 	if _, err := tx.ExecContext(ctx, `UPDATE outbox SET state = 'pending' WHERE state = 'sent'`); err != nil {
 		return d.wrap(err, "cannot queue everything for the server again")
 	}
-	// Redemptions the server decided online for this desk are not in the
-	// outbox: they go as this desk's facts (a known one is a duplicate).
+	// Redemptions the server decided online for this desk are in the
+	// outbox as sent (MirrorRemote), so they went pending above, in their
+	// place. Those answered before this desk kept them there go as this
+	// desk's facts at the end, with the desk's time of the scan (a known
+	// one is a duplicate).
 	if _, err := tx.ExecContext(ctx, `INSERT INTO outbox (event_id, kind, code, operator, at, offline)
-		SELECT r.trace_id, 'redeem', c.code, r.operator, r.redeemed_at, 1 FROM redemptions r JOIN codes c ON c.id = r.code_id
+		SELECT r.trace_id, 'redeem', c.code, r.operator, COALESCE((SELECT s.at FROM scans s WHERE s.trace_id = r.trace_id), r.redeemed_at), 1
+		FROM redemptions r JOIN codes c ON c.id = r.code_id
 		WHERE r.station = ? AND r.undone_at = 0 AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.event_id = r.trace_id)`, station); err != nil {
 		return d.wrap(err, "cannot queue everything for the server again")
 	}

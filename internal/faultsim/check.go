@@ -149,10 +149,11 @@ func (c *checker) label(code string) int {
 }
 
 // atDesk reports whether desk d decided the scan with this trace itself
-// (its outbox carries the event) rather than the server online.
+// (its outbox carries the event as decided there) rather than the server
+// online (the outbox keeps those too, offline 0, for a restore).
 func (c *checker) atDesk(v verdict) bool {
-	_, ok := c.outbox[v.Desk][v.TraceID]
-	return ok
+	e, ok := c.outbox[v.Desk][v.TraceID]
+	return ok && e.Offline
 }
 
 // root is the first label of l's entitlement (l, if it replaces none).

@@ -104,6 +104,10 @@ type (
 	outboxEvent struct {
 		EventID, Kind, Code, State, Result string
 		At                                 int64
+		// Offline: decided at the desk; a redemption the server answered
+		// online is kept in the outbox too (sent, offline 0), to be sent
+		// again if a restore loses it.
+		Offline bool
 	}
 	deskState struct {
 		Codes     map[string]deskCode
@@ -125,9 +129,9 @@ func (d *desk) read(ctx context.Context) (deskState, error) {
 	if err != nil {
 		return st, fmt.Errorf("desk %s codes: %w", deskName(d.idx), err)
 	}
-	err = eachRow(ctx, db, `SELECT event_id, kind, code, state, result, at FROM outbox ORDER BY id`, func(rows *sql.Rows) error {
+	err = eachRow(ctx, db, `SELECT event_id, kind, code, state, result, at, offline FROM outbox ORDER BY id`, func(rows *sql.Rows) error {
 		var e outboxEvent
-		err := rows.Scan(&e.EventID, &e.Kind, &e.Code, &e.State, &e.Result, &e.At)
+		err := rows.Scan(&e.EventID, &e.Kind, &e.Code, &e.State, &e.Result, &e.At, &e.Offline)
 		st.Outbox = append(st.Outbox, e)
 		return err
 	})
