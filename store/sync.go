@@ -370,7 +370,7 @@ func (d *DB) ApplySnapshot(ctx context.Context, page app.RemoteSnapshot, positio
 			data, _ := json.Marshal(map[string]any{"reason": c.DisabledReason})
 			changes = append(changes, app.RemoteChange{Kind: "disable", Code: c.Code, Data: string(data)})
 		case "unused":
-			if err := undoneWhileAway(ctx, tx, c.Code); err != nil {
+			if err := notHeldByServer(ctx, tx, c.Code); err != nil {
 				return d.wrap(err, "cannot apply the server's snapshot")
 			}
 			changes = append(changes, app.RemoteChange{Kind: "enable", Code: c.Code, Data: "{}"})

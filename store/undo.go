@@ -133,34 +133,53 @@ func (d *DB) UndoWaiting(ctx context.Context, c app.Code) (bool, error) {
 	return n > 0, d.wrap(err, "cannot read the outbox")
 }
 
-// undoneWhileAway applies a snapshot's "unused" to a label this desk has
+// notHeldByServer applies a snapshot's "unused" to a label this desk has
 // used by a redemption the server has heard of (none of this desk's
-// waiting or refused events): the redemption was undone while this desk
-// did not follow the feed. A redemption the server has not got yet stays.
-func undoneWhileAway(ctx context.Context, tx *sql.Tx, code string) error {
-	var redemptionID, codeID, redeemedAt int64
-	var trace, redeemedBy string
-	err := tx.QueryRowContext(ctx, `SELECT r.id, r.code_id, r.trace_id, r.redeemed_at, r.operator FROM redemptions r JOIN codes c ON c.id = r.code_id
-		WHERE c.code = ? AND c.status = 'used' AND r.undone_at = 0
-		AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.event_id = r.trace_id AND o.state IN ('pending', 'rejected'))`, code).
-		Scan(&redemptionID, &codeID, &trace, &redeemedAt, &redeemedBy)
-	if errors.Is(err, sql.ErrNoRows) {
+// waiting or refused events): the server does not hold that redemption.
+//
+// One of this desk's own (an event it sent, or a redemption the server
+// answered online for it) was never undone by anyone else: the server lost
+// it (restored from a backup), so it goes again, and the label stays used.
+// Another desk's: the desk cannot tell why — undone while this desk did
+// not follow the feed, or lost by a restore (its desk then sends it again,
+// and the feed brings it back) — so it invents no undo: its copy follows
+// the server. That redemption is dropped (kept, taken out, when an undo
+// names it), and the label is unused.
+func notHeldByServer(ctx context.Context, tx *sql.Tx, code string) error {
+	var redemptionID, codeID int64
+	var trace, outbox string
+	var own bool
+	err := tx.QueryRowContext(ctx, `SELECT r.id, r.code_id, r.trace_id, COALESCE(o.state, ''),
+		r.station = COALESCE((SELECT value FROM sync_state WHERE key = 'server_station'), '')
+		FROM redemptions r JOIN codes c ON c.id = r.code_id LEFT JOIN outbox o ON o.event_id = r.trace_id
+		WHERE c.code = ? AND c.status = 'used' AND r.undone_at = 0`, code).
+		Scan(&redemptionID, &codeID, &trace, &outbox, &own)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
 		return nil
-	}
-	if err != nil {
+	case err != nil:
+		return err
+	case outbox == "pending" || outbox == "rejected":
+		return nil // the server has not got it yet, or refused it
+	case outbox == "sent":
+		_, err := tx.ExecContext(ctx, `UPDATE outbox SET state = 'pending' WHERE event_id = ?`, trace)
+		return err
+	case own:
+		// Answered online before this desk kept its online redemptions in
+		// the outbox (see SendAgain).
+		_, err := tx.ExecContext(ctx, `INSERT INTO outbox (event_id, kind, code, operator, at, offline)
+			SELECT r.trace_id, 'redeem', ?, r.operator, COALESCE((SELECT s.at FROM scans s WHERE s.trace_id = r.trace_id), r.redeemed_at), 1
+			FROM redemptions r WHERE r.id = ?`, code, redemptionID)
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE redemptions SET undone_at = ? WHERE id = ?`, redeemedAt, redemptionID); err != nil {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM redemptions WHERE id = ? AND NOT EXISTS (SELECT 1 FROM undos WHERE undos.redemption_id = redemptions.id)`, redemptionID); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE codes SET status = 'unused', used_at = 0 WHERE id = ?`, codeID); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE redemptions SET undone_at = max(redeemed_at, 1) WHERE id = ?`, redemptionID); err != nil {
 		return err
 	}
-	// The undo itself is not in a snapshot: it is recorded at the time of
-	// the redemption, by the server.
-	u := app.Undo{Code: code, EventID: "snapshot-" + trace, Undoes: trace, RedeemedAt: redeemedAt, RedeemedBy: redeemedBy,
-		At: redeemedAt, Reason: "undone while this desk was away (from the server's snapshot)"}
-	return insertUndo(ctx, tx, redemptionID, codeID, u, "server")
+	_, err = tx.ExecContext(ctx, `UPDATE codes SET status = 'unused', used_at = 0 WHERE id = ?`, codeID)
+	return err
 }
 
 // RefusedUndos lists the undos of this desk the server refused.
