@@ -7,6 +7,10 @@ type RemoteSnapshot struct {
 	// desk follows the feed from there (changes after it are applied again,
 	// harmlessly).
 	Position int64 `json:"position"`
+	// Check is the tag of the change at Position (RemoteChange.Tag; none
+	// when it was compacted, or from an older server): the desk asks for
+	// the feed after Position with it.
+	Check string `json:"check,omitempty"`
 	// Codes in the server's order; NextID asks for the next page (0: done).
 	Codes     []RemoteCodeState `json:"codes"`
 	NextID    int64             `json:"next_id"`

@@ -47,6 +47,11 @@ type RemoteChange struct {
 	Code    string `json:"code"`
 	Station string `json:"station"`
 	Data    string `json:"data"`
+	// Tag is the change's random tag (none from an older server): a desk
+	// asks for the feed after a position with the tag of the change it
+	// applied there, and a server that holds another change there (it was
+	// restored from a backup) answers feed_reset.
+	Tag string `json:"tag,omitempty"`
 }
 
 // Conflict is a code redeemed at two stations while offline.
@@ -83,9 +88,12 @@ type Remote interface {
 	UploadBatch(ctx context.Context, ringID string, codes []UploadCode) (int64, error)
 	Redeem(ctx context.Context, ringID string, ev RemoteEvent) (RemoteResult, error)
 	Events(ctx context.Context, ringID string, evs []RemoteEvent) ([]RemoteResult, error)
-	// Changes returns the feed after the cursor; with wait > 0 the server
-	// holds an empty answer until a change arrives or wait passes.
-	Changes(ctx context.Context, ringID string, after int64, wait time.Duration) ([]RemoteChange, int64, error)
+	// Feed returns the feed after the cursor; with wait > 0 the server
+	// holds an empty answer until a change arrives or wait passes. check is
+	// the tag of the change the desk applied at after (RemoteChange.Tag;
+	// "": none known): a server that holds another change there, or none
+	// though it should, answers feed_reset.
+	Feed(ctx context.Context, ringID string, after int64, check string, wait time.Duration) ([]RemoteChange, int64, error)
 	// Snapshot returns a page of the server's codes after afterID, for a
 	// desk whose cursor is below the compacted feed.
 	Snapshot(ctx context.Context, ringID string, afterID int64) (RemoteSnapshot, error)
@@ -105,7 +113,9 @@ type SyncStore interface {
 	PendingEvents(ctx context.Context, after int64, limit int) ([]RemoteEvent, error)
 	// MarkEvents records the server's results: sent, or rejected with the reason.
 	MarkEvents(ctx context.Context, results []RemoteResult, at int64) error
-	// ApplyChanges applies other stations' changes and stores the cursor.
+	// ApplyChanges applies other stations' changes and stores the cursor,
+	// with the tag of the change at next when changes hold it (a change of
+	// no kind is a position only: one the desk dropped).
 	ApplyChanges(ctx context.Context, changes []RemoteChange, next int64) error
 	// SendAgain queues every batch issued here and every event sent for
 	// upload again (a server restored from a backup lost them).
@@ -134,10 +144,12 @@ type SyncStore interface {
 
 // SyncStatus is what the station shows about syncing.
 type SyncStatus struct {
-	Cursor   int64 `json:"cursor"`
-	LastOK   int64 `json:"last_ok"`
-	Waiting  int   `json:"waiting"` // outbox events not uploaded yet
-	Rejected int   `json:"rejected"`
+	Cursor int64 `json:"cursor"`
+	// Check is the tag of the change at Cursor ("": not known).
+	Check    string `json:"-"`
+	LastOK   int64  `json:"last_ok"`
+	Waiting  int    `json:"waiting"` // outbox events not uploaded yet
+	Rejected int    `json:"rejected"`
 	// WaitingUpgrade counts the waiting events the server does not know
 	// (it is older than this desk): they go once it is upgraded.
 	WaitingUpgrade int `json:"waiting_upgrade,omitempty"`
@@ -277,7 +289,7 @@ func (s *Service) downloadChanges(ctx context.Context, ss SyncStore, ring string
 		return err
 	}
 	for {
-		changes, next, err := s.Remote.Changes(ctx, ring, st.Cursor, wait)
+		changes, next, err := s.Remote.Feed(ctx, ring, st.Cursor, st.Check, wait)
 		var sr *ServerRefusal
 		if errors.As(err, &sr) && (sr.Code == RefusedFeedCompacted || sr.Code == RefusedFeedReset) {
 			if sr.Code == RefusedFeedReset {
@@ -291,7 +303,10 @@ func (s *Service) downloadChanges(ctx context.Context, ss SyncStore, ring string
 				}
 				continue
 			}
-			if st.Cursor, err = s.startOver(ctx, ss, ring); err != nil {
+			if _, err = s.startOver(ctx, ss, ring); err != nil {
+				return err
+			}
+			if st, err = ss.SyncState(ctx); err != nil {
 				return err
 			}
 			continue
@@ -307,14 +322,17 @@ func (s *Service) downloadChanges(ctx context.Context, ss SyncStore, ring string
 		for _, ch := range changes {
 			if err := s.verifyCode(ch.Code); err != nil {
 				s.Log.Warn("dropped a change that does not verify", "seq", ch.Seq, "kind", ch.Kind, "code", truncateForLog(ch.Code), "station", ch.Station, "error", err.Error())
-				continue
+				ch = RemoteChange{Seq: ch.Seq, Tag: ch.Tag} // its position only: the cursor's check
 			}
 			kept = append(kept, ch)
 		}
 		if err := ss.ApplyChanges(ctx, kept, next); err != nil {
 			return err
 		}
-		st.Cursor = next
+		st.Cursor, st.Check = next, ""
+		if last := changes[len(changes)-1]; last.Seq == next {
+			st.Check = last.Tag
+		}
 		if len(changes) < FeedPage {
 			return nil // the last page: asking again would find nothing
 		}
@@ -356,14 +374,16 @@ func (s *Service) resendAll(ctx context.Context, ss SyncStore, ring, why string)
 // for long), and returns the cursor to follow the feed from.
 func (s *Service) startOver(ctx context.Context, ss SyncStore, ring string) (int64, error) {
 	var position, after int64
+	var check string
 	for first := true; ; first = false {
 		page, err := s.Remote.Snapshot(ctx, ring, after)
 		if err != nil {
 			return 0, err
 		}
 		if first {
-			position = page.Position
+			position, check = page.Position, page.Check
 		}
+		page.Check = check // the last page stores it with the position
 		kept := page.Codes[:0:0]
 		for _, c := range page.Codes {
 			if err := s.verifyCode(c.Code); err != nil {

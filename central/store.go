@@ -35,6 +35,10 @@ type Store interface {
 	// when changes after it were compacted away (the desk then starts over
 	// from a Snapshot).
 	Changes(ctx context.Context, after int64, limit int) ([]Change, error)
+	// FeedTag returns the tag of the change at position pos (Change.Tag);
+	// held is false when the feed has none there (compacted, or not
+	// written yet).
+	FeedTag(ctx context.Context, pos int64) (tag string, held bool, err error)
 	// FeedBounds returns the feed's floor (positions up to it were
 	// compacted away) and its head (the highest position given so far).
 	FeedBounds(ctx context.Context) (floor, head int64, err error)

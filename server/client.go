@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -105,12 +106,21 @@ func (c *Client) Events(ctx context.Context, ring string, evs []app.RemoteEvent)
 	return out.Results, err
 }
 
+// Changes is Feed without a check of the change at after.
 func (c *Client) Changes(ctx context.Context, ring string, after int64, wait time.Duration) ([]app.RemoteChange, int64, error) {
+	return c.Feed(ctx, ring, after, "", wait)
+}
+
+func (c *Client) Feed(ctx context.Context, ring string, after int64, check string, wait time.Duration) ([]app.RemoteChange, int64, error) {
 	var out struct {
 		Changes []app.RemoteChange
 		Next    int64
 	}
-	err := c.do(ctx, "GET", fmt.Sprintf("/v1/changes?after=%d&wait=%d&limit=%d", after, int(wait/time.Second), app.FeedPage), ring, nil, &out)
+	q := fmt.Sprintf("/v1/changes?after=%d&wait=%d&limit=%d", after, int(wait/time.Second), app.FeedPage)
+	if check != "" {
+		q += "&check=" + url.QueryEscape(check)
+	}
+	err := c.do(ctx, "GET", q, ring, nil, &out)
 	return out.Changes, out.Next, err
 }
 

@@ -33,6 +33,11 @@ type feedTail struct {
 	ready       bool
 	floor, head int64
 	entries     []tailEntry
+	// floorTag is the tag of the change at floor; floorHeld is false when
+	// the feed holds none there (compacted, or an empty feed): a desk at
+	// floor then has nothing to check, as the database would say.
+	floorTag  string
+	floorHeld bool
 
 	pagesMu sync.Mutex
 	pages   map[pageKey]builtPage // answers built since the tail last changed
@@ -47,6 +52,7 @@ type feedTail struct {
 
 type tailEntry struct {
 	pos  int64
+	tag  string
 	json []byte
 }
 
@@ -109,13 +115,17 @@ func (t *feedTail) readNew(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		tag, held, err := t.store.FeedTag(ctx, top)
+		if err != nil {
+			return err
+		}
 		// Start empty at the top: desks behind it read the database.
 		t.mu.Lock()
-		t.ready, t.floor, t.head, t.entries = true, top, top, nil
+		t.ready, t.floor, t.head, t.entries, t.floorTag, t.floorHeld = true, top, top, nil, tag, held
 		t.mu.Unlock()
 		head = top
 	}
-	for {
+	for first := true; ; first = false {
 		changes, err := t.store.Changes(ctx, head, central.MaxChangesPage)
 		if errors.Is(err, central.ErrFeedCompacted) || errors.Is(err, central.ErrFeedReset) {
 			// Compacted past the tail (it was idle), or the database was
@@ -129,20 +139,36 @@ func (t *feedTail) readNew(ctx context.Context) error {
 		if len(changes) == 0 {
 			break
 		}
+		if first {
+			// The database restored from a backup (a failover to a standby
+			// that was behind) under this process, and written again past
+			// the tail's head: the tail holds changes it no longer has.
+			t.mu.RLock()
+			tag := t.tagAt(head)
+			t.mu.RUnlock()
+			now, held, err := t.store.FeedTag(ctx, head)
+			if err != nil {
+				return err
+			}
+			if held && tag != "" && now != tag {
+				t.reset()
+				return nil
+			}
+		}
 		add := make([]tailEntry, len(changes))
 		for i, ch := range changes {
 			b, err := json.Marshal(ch)
 			if err != nil {
 				return err
 			}
-			add[i] = tailEntry{pos: ch.Seq, json: b}
+			add[i] = tailEntry{pos: ch.Seq, tag: ch.Tag, json: b}
 		}
 		head = changes[len(changes)-1].Seq
 		t.mu.Lock()
 		t.entries = append(t.entries, add...)
 		t.head = head
 		if drop := len(t.entries) - tailKeep; drop > 0 {
-			t.floor = t.entries[drop-1].pos
+			t.floor, t.floorTag, t.floorHeld = t.entries[drop-1].pos, t.entries[drop-1].tag, true
 			t.entries = append([]tailEntry(nil), t.entries[drop:]...)
 		}
 		t.mu.Unlock()
@@ -159,6 +185,9 @@ func (t *feedTail) readNew(ctx context.Context) error {
 	t.mu.Lock()
 	if floor > t.floor {
 		i := sort.Search(len(t.entries), func(i int) bool { return t.entries[i].pos > floor })
+		if i > 0 { // the change at the new floor (at most head) is entries[i-1]
+			t.floorTag, t.floorHeld = t.entries[i-1].tag, t.entries[i-1].pos == min(floor, t.head)
+		}
 		t.entries = t.entries[i:]
 		t.floor = min(floor, t.head)
 	}
@@ -168,8 +197,38 @@ func (t *feedTail) readNew(ctx context.Context) error {
 
 func (t *feedTail) reset() {
 	t.mu.Lock()
-	t.ready, t.entries = false, nil
+	t.ready, t.entries, t.floorTag, t.floorHeld = false, nil, "", false
 	t.mu.Unlock()
+}
+
+// tagAt returns the tag of the change at pos in [floor, head] ("": not
+// known, or none), under t.mu.
+func (t *feedTail) tagAt(pos int64) string {
+	if pos == t.floor {
+		return t.floorTag
+	}
+	i := sort.Search(len(t.entries), func(i int) bool { return t.entries[i].pos >= pos })
+	if i < len(t.entries) && t.entries[i].pos == pos {
+		return t.entries[i].tag
+	}
+	return ""
+}
+
+// rewound reports whether the change at after is not the one a desk
+// applied there (its tag is check): the database was restored from a
+// backup and the position written again, or never written since. ok is
+// false when the tail does not hold the position.
+func (t *feedTail) rewound(after int64, check string) (rewound, ok bool) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	if !t.ready || after < t.floor || after > t.head {
+		return false, false
+	}
+	if after == t.floor {
+		return t.floorHeld && t.floorTag != check, true
+	}
+	tag := t.tagAt(after)
+	return tag != check, true
 }
 
 // pageKey is what an answer depends on besides the tail's content.

@@ -415,6 +415,12 @@ func (a *API) changes(r *http.Request, st central.Station) (any, error) {
 			return nil, central.Badf("limit must be 1 to %d", central.MaxChangesPage)
 		}
 	}
+	// The tag of the change the desk applied at after (a desk of this
+	// release sends it): the feed is checked to hold that very change.
+	check := r.URL.Query().Get("check")
+	if len(check) > 64 {
+		return nil, central.Badf("check must be a change's tag")
+	}
 	wait := 0
 	if w := r.URL.Query().Get("wait"); w != "" {
 		if wait, err = strconv.Atoi(w); err != nil || wait < 0 || wait > MaxWait {
@@ -433,10 +439,15 @@ func (a *API) changes(r *http.Request, st central.Station) (any, error) {
 	}
 	notBefore := time.Now()
 	deadline := notBefore.Add(time.Duration(wait) * time.Second)
-	for {
+	for first := true; ; first = false {
 		changed := a.feedChanged() // before the read: a change committed after it wakes this poll
 		if err := a.tail.refresh(ctx, notBefore); err != nil {
 			return nil, err
+		}
+		if first && check != "" && after > 0 {
+			if err := a.checkFeed(ctx, after, check); err != nil {
+				return nil, err
+			}
 		}
 		var answer any
 		found := 0
@@ -468,6 +479,39 @@ func (a *API) changes(r *http.Request, st central.Station) (any, error) {
 			notBefore = time.Now().Add(-feedPoll)
 		}
 	}
+}
+
+// checkFeed returns central.ErrFeedReset when the change at position after
+// is not the one the desk applied there (its tag is check), or the feed
+// holds none there though it was never compacted so far: the server's
+// database was restored from a backup (or failed over to a standby that
+// was behind) and the positions after it were written again, or not yet.
+// The feed from memory answers without the database when it holds the
+// position.
+func (a *API) checkFeed(ctx context.Context, after int64, check string) error {
+	if rewound, ok := a.tail.rewound(after, check); ok {
+		if rewound {
+			return central.ErrFeedReset
+		}
+		return nil
+	}
+	tag, held, err := a.Store.FeedTag(ctx, after)
+	switch {
+	case err != nil:
+		return err
+	case held && tag != check:
+		return central.ErrFeedReset
+	case held:
+		return nil
+	}
+	floor, _, err := a.Store.FeedBounds(ctx)
+	if err != nil {
+		return err
+	}
+	if after > floor {
+		return central.ErrFeedReset
+	}
+	return nil // compacted: nothing to check it against
 }
 
 // MaxWait bounds a long poll of the feed, below the server's 30 s write

@@ -2,7 +2,9 @@ package serverdb
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -304,14 +306,14 @@ func (c *DB) addChanges(ctx context.Context, tx *etx, changes ...change) error {
 	// (placeChanges); on SQLite writers are one at a time, so seq order is
 	// commit order.
 	var q strings.Builder
-	q.WriteString(`INSERT INTO changes (kind, code, station, data) VALUES `)
-	args := make([]any, 0, 4*len(changes))
+	q.WriteString(`INSERT INTO changes (kind, code, station, data, tag) VALUES `)
+	args := make([]any, 0, 5*len(changes))
 	for i, ch := range changes {
 		if i > 0 {
 			q.WriteString(", ")
 		}
-		q.WriteString("(?, ?, ?, ?)")
-		args = append(args, ch.kind, ch.code, ch.station, ch.data)
+		q.WriteString("(?, ?, ?, ?, ?)")
+		args = append(args, ch.kind, ch.code, ch.station, ch.data, changeTag())
 	}
 	_, err := tx.exec(ctx, q.String(), args...)
 	return err
@@ -624,12 +626,12 @@ func (c *DB) setDisabled(ctx context.Context, tx *etx, st central.Station, ev ce
 // Changes returns the feed after the cursor: on SQLite the position is
 // seq; on PostgreSQL the position placeChanges gave.
 func (c *DB) Changes(ctx context.Context, after int64, limit int) ([]central.Change, error) {
-	query := `SELECT seq, kind, code, station, data FROM changes WHERE seq > ? ORDER BY seq LIMIT ?`
+	query := `SELECT seq, kind, code, station, data, tag FROM changes WHERE seq > ? ORDER BY seq LIMIT ?`
 	if c.e.postgres {
 		if err := c.placeChanges(ctx); err != nil {
 			return nil, err
 		}
-		query = `SELECT pos, kind, code, station, data FROM changes WHERE pos > ? ORDER BY pos LIMIT ?`
+		query = `SELECT pos, kind, code, station, data, tag FROM changes WHERE pos > ? ORDER BY pos LIMIT ?`
 	}
 	rows, err := c.e.query(ctx, query, after, limit)
 	if err != nil {
@@ -639,7 +641,7 @@ func (c *DB) Changes(ctx context.Context, after int64, limit int) ([]central.Cha
 	out := []central.Change{}
 	for rows.Next() {
 		var ch central.Change
-		if err := rows.Scan(&ch.Seq, &ch.Kind, &ch.Code, &ch.Station, &ch.Data); err != nil {
+		if err := rows.Scan(&ch.Seq, &ch.Kind, &ch.Code, &ch.Station, &ch.Data, &ch.Tag); err != nil {
 			return nil, err
 		}
 		out = append(out, ch)
@@ -666,6 +668,30 @@ func (c *DB) Changes(ctx context.Context, after int64, limit int) ([]central.Cha
 		}
 	}
 	return out, nil
+}
+
+// changeTag is a new feed change's tag: random, so a change written again
+// at a position after a restore never has the tag of the one a desk read
+// there before.
+func changeTag() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// FeedTag returns the tag of the change at position pos; held is false
+// when the feed has no change there (compacted, or not written yet).
+func (c *DB) FeedTag(ctx context.Context, pos int64) (tag string, held bool, err error) {
+	if c.e.postgres {
+		if err := c.placeChanges(ctx); err != nil {
+			return "", false, err
+		}
+	}
+	err = c.e.queryRow(ctx, `SELECT tag FROM changes WHERE `+c.feedColumn()+` = ?`, pos).Scan(&tag)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	return tag, err == nil, err
 }
 
 // placeChanges gives feed positions (PostgreSQL) to the changes committed

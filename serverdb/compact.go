@@ -143,6 +143,11 @@ func (c *DB) Snapshot(ctx context.Context, afterID int64, limit int) (central.Sn
 	if snap.Position, err = c.feedHead(ctx, floor); err != nil {
 		return snap, err
 	}
+	if afterID == 0 { // the desk keeps the first page's position
+		if snap.Check, _, err = c.FeedTag(ctx, snap.Position); err != nil {
+			return snap, err
+		}
+	}
 	rows, err := c.e.query(ctx, `SELECT id, code, issued_by, status, expire_at, created_at, used_at, used_station, used_operator, used_event, disabled_reason
 		FROM codes WHERE id > ? ORDER BY id LIMIT ?`, afterID, limit)
 	if err != nil {

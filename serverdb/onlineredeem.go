@@ -41,8 +41,8 @@ func (c *DB) redeemOnlineOneStatement(ctx context.Context, st central.Station, e
 			WHERE code = ? AND status = 'unused' AND (expire_at = 0 OR expire_at > ?) AND EXISTS (SELECT 1 FROM active)
 			RETURNING code),
 		fed AS (
-			INSERT INTO changes (kind, code, station, data)
-			SELECT 'redeem', code, CAST(? AS TEXT), CAST(? AS TEXT) FROM used),
+			INSERT INTO changes (kind, code, station, data, tag)
+			SELECT 'redeem', code, CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT) FROM used),
 		numbered AS (
 			UPDATE stations SET writes = writes + 1 WHERE id = ? AND EXISTS (SELECT 1 FROM used)
 			RETURNING writes),
@@ -53,7 +53,7 @@ func (c *DB) redeemOnlineOneStatement(ctx context.Context, st central.Station, e
 		SELECT (SELECT count(*) FROM used), EXISTS (SELECT 1 FROM active), COALESCE((SELECT writes FROM numbered), 0)`,
 		st.ID, st.TokenHash,
 		now, st.Name, ev.Operator, ev.EventID, ev.Code, now,
-		st.Name, string(feed),
+		st.Name, string(feed), changeTag(),
 		st.ID,
 		ev.EventID, st.Name, ev.Operator, ev.At, now, now, string(detail), ev.Reason).Scan(&n, &active, &r.Write)
 	switch {

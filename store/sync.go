@@ -146,8 +146,16 @@ func (d *DB) ApplyChanges(ctx context.Context, changes []app.RemoteChange, next 
 	if err := tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT CAST(value AS INTEGER) FROM sync_state WHERE key = 'cursor'), 0)`).Scan(&cursor); err != nil {
 		return d.wrap(err, "cannot apply the server's changes")
 	}
-	next = max(next, cursor)
+	if next <= cursor {
+		return nil // applied already
+	}
+	// The tag of the change at the new cursor: the desk's check of it at
+	// its next feed request (a restored server holds another change there).
+	check := ""
 	for _, ch := range changes {
+		if ch.Seq == next {
+			check = ch.Tag
+		}
 		if ch.Seq <= cursor {
 			continue
 		}
@@ -155,10 +163,18 @@ func (d *DB) ApplyChanges(ctx context.Context, changes []app.RemoteChange, next 
 			return d.wrap(err, "cannot apply change %d", ch.Seq)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO sync_state (key, value) VALUES ('cursor', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, strconv.FormatInt(next, 10)); err != nil {
+	if err := setFeedPosition(ctx, tx, next, check); err != nil {
 		return d.wrap(err, "cannot apply the server's changes")
 	}
 	return d.wrap(tx.Commit(), "cannot apply the server's changes")
+}
+
+// setFeedPosition stores the feed cursor and the tag of the change there.
+func setFeedPosition(ctx context.Context, tx *sql.Tx, cursor int64, check string) error {
+	if err := setSyncState(ctx, tx, "cursor", strconv.FormatInt(cursor, 10)); err != nil {
+		return err
+	}
+	return setSyncState(ctx, tx, "feed_check", check)
 }
 
 // noPendingToggle holds a feed disable or enable back while this desk's
@@ -326,11 +342,12 @@ func (d *DB) SyncState(ctx context.Context) (app.SyncStatus, error) {
 	var st app.SyncStatus
 	err := d.db.QueryRowContext(ctx, `SELECT
 		COALESCE((SELECT CAST(value AS INTEGER) FROM sync_state WHERE key = 'cursor'), 0),
+		COALESCE((SELECT value FROM sync_state WHERE key = 'feed_check'), ''),
 		COALESCE((SELECT CAST(value AS INTEGER) FROM sync_state WHERE key = 'last_ok'), 0),
 		(SELECT count(*) FROM outbox WHERE state = 'pending'),
 		(SELECT count(*) FROM outbox WHERE state = 'rejected'),
 		(SELECT count(*) FROM outbox WHERE state = 'pending' AND result <> '' AND json_extract(result, '$.outcome') = ?)`, app.OutcomeUnsupported).
-		Scan(&st.Cursor, &st.LastOK, &st.Waiting, &st.Rejected, &st.WaitingUpgrade)
+		Scan(&st.Cursor, &st.Check, &st.LastOK, &st.Waiting, &st.Rejected, &st.WaitingUpgrade)
 	return st, d.wrap(err, "cannot read the sync state")
 }
 
@@ -390,7 +407,7 @@ func (d *DB) ApplySnapshot(ctx context.Context, page app.RemoteSnapshot, positio
 		}
 	}
 	if page.NextID == 0 {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO sync_state (key, value) VALUES ('cursor', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, strconv.FormatInt(position, 10)); err != nil {
+		if err := setFeedPosition(ctx, tx, position, page.Check); err != nil {
 			return d.wrap(err, "cannot apply the server's snapshot")
 		}
 	}
