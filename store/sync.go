@@ -400,6 +400,17 @@ func (d *DB) ApplySnapshot(ctx context.Context, page app.RemoteSnapshot, positio
 			}
 		}
 	}
+	// The conflicts of the page's labels are the server's: one this desk
+	// holds that the server does not (a restore lost it; the redemptions
+	// sent again make it anew, and the feed brings it) is dropped.
+	codes := make([]string, len(page.Codes))
+	for i, c := range page.Codes {
+		codes[i] = c.Code
+	}
+	list, _ := json.Marshal(codes)
+	if _, err := tx.ExecContext(ctx, `DELETE FROM conflicts WHERE code IN (SELECT value FROM json_each(?))`, string(list)); err != nil {
+		return d.wrap(err, "cannot apply the server's snapshot")
+	}
 	for _, k := range page.Conflicts {
 		data, _ := json.Marshal(k)
 		if err := applyChange(ctx, tx, app.RemoteChange{Kind: "conflict", Code: k.Code, Data: string(data)}); err != nil {

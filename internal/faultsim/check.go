@@ -244,6 +244,11 @@ func (c *checker) delivered() {
 		switch {
 		case !ok:
 			c.fail(InvDelivered, v.Label, "desk %s told a clerk \"redeemed\" online (trace %s) but the server has no such event", deskName(v.Desk), v.TraceID)
+		case e.Outcome == "conflict" && e.Offline && len(c.r.restores) > 0:
+			// A restore lost it; the desk sent it again as its fact, and
+			// the restored server found the label used by then (or used
+			// first elsewhere): a conflict, which I1 counts.
+			c.notes = append(c.notes, fmt.Sprintf("desk %s's online redemption of %s (trace %s), lost by a restore and sent again, is a conflict", deskName(v.Desk), c.name(v.Label), v.TraceID))
 		case e.Outcome != "redeemed":
 			c.fail(InvDelivered, v.Label, "desk %s told a clerk \"redeemed\" online (trace %s) but the server recorded %s", deskName(v.Desk), v.TraceID, e.Outcome)
 		}
