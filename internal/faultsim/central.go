@@ -37,6 +37,10 @@ type central struct {
 	// 'qrdesk-server station add' opens it: it works while the server is
 	// down, and the checker reads through it.
 	admin *serverdb.DB
+	// adminMu is held while the handle is closed and opened again (a backup
+	// or a restore) and by the steps that use it, which may run at once
+	// with those in one group.
+	adminMu sync.Mutex
 
 	mu       sync.Mutex
 	db       *serverdb.DB
@@ -132,6 +136,8 @@ func isPostgres(dsn string) bool {
 // fn on the database at rest, and opens and starts both again: a backup or
 // a restore as an administrator does it (qrdesk-server stopped).
 func (c *central) stopped(ctx context.Context, fn func() error) error {
+	c.adminMu.Lock()
+	defer c.adminMu.Unlock()
 	c.kill()
 	c.admin.Close()
 	err := fn()
@@ -225,11 +231,13 @@ func copyFile(from, to string) error {
 // a restore the backup holds the tokens of its time, and an administrator
 // renews the desks' tokens (and revokes again) as they stand.
 func (c *central) setToken(ctx context.Context, name, token string, revoked bool) error {
+	c.adminMu.Lock()
+	defer c.adminMu.Unlock()
 	if err := c.admin.RenewStation(ctx, name, server.HashToken(token)); err != nil {
 		return err
 	}
 	if revoked {
-		return c.revokeStation(ctx, name)
+		return c.revokeLocked(ctx, name)
 	}
 	return nil
 }
@@ -237,6 +245,8 @@ func (c *central) setToken(ctx context.Context, name, token string, revoked bool
 // acknowledged lists the redemptions the server holds now (event ids of
 // kind redeem, outcome redeemed or conflict).
 func (c *central) acknowledged(ctx context.Context) (map[string]bool, error) {
+	c.adminMu.Lock()
+	defer c.adminMu.Unlock()
 	out := map[string]bool{}
 	err := queryEach(ctx, c.admin, `SELECT event_id FROM events WHERE kind = 'redeem' AND outcome IN ('redeemed', 'conflict')`, func(rows *sql.Rows) error {
 		var id string
@@ -331,6 +341,8 @@ func (c *central) address() string { return c.addr.Load().(string) }
 // station name the server knows it by and the bearer token.
 func (c *central) token(ctx context.Context, name, letter string, n int) (station, token string, err error) {
 	token = "qrd_faultsim_" + app.NewTraceID()
+	c.adminMu.Lock()
+	defer c.adminMu.Unlock()
 	if n > 1 {
 		return name, token, c.admin.RenewStation(ctx, name, server.HashToken(token))
 	}
@@ -338,6 +350,12 @@ func (c *central) token(ctx context.Context, name, letter string, n int) (statio
 }
 
 func (c *central) revokeStation(ctx context.Context, name string) error {
+	c.adminMu.Lock()
+	defer c.adminMu.Unlock()
+	return c.revokeLocked(ctx, name)
+}
+
+func (c *central) revokeLocked(ctx context.Context, name string) error {
 	err := c.admin.RevokeStation(ctx, name, time.Now().Unix())
 	if errors.Is(err, qcentral.ErrNoStation) || errors.Is(err, qcentral.ErrAlreadyRevoked) {
 		return nil // revoked already
