@@ -425,6 +425,12 @@ func (d *DB) ApplySnapshot(ctx context.Context, page app.RemoteSnapshot, positio
 	return d.wrap(tx.Commit(), "cannot apply the server's snapshot")
 }
 
+// SendAgain queues again every batch issued here and every event the
+// server accepted (online redemptions included, in their place). An event
+// the server refused is not: it changed nothing there, and decided anew
+// on the restored server it could do what the clerk was told was refused
+// (a disable refused because the label was used elsewhere, accepted on a
+// server that lost that use); the desk keeps the refusal.
 func (d *DB) SendAgain(ctx context.Context, station string) error {
 	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {

@@ -21,7 +21,11 @@ const (
 	InvOneUse = "I1 one use, or a conflict"
 	// InvDelivered: every outbox event of every desk is on the server
 	// (event_id is UNIQUE there, so at most once), none is still pending,
-	// and every "redeemed" the server decided online is on the server.
+	// and every "redeemed" the server decided online is on the server. An
+	// event the server refused is not sent again after a restore that lost
+	// the server's record of it (it changed nothing; decided anew, it could
+	// do what the clerk was told was refused); an online redemption a
+	// restore lost is sent again, and may become a conflict.
 	InvDelivered = "I2 every event on the server once"
 	// InvConverged: every desk has every label in the server's state (used,
 	// disabled, or unused/expired alike: expiry is a matter of whose clock)
@@ -215,6 +219,14 @@ func (c *checker) oneUse() {
 	}
 }
 
+// recordedRefusal reports whether an outbox answer is the server's
+// refusal as it recorded it (a write number), not the desk's marking of an
+// event whose request the server refused unread.
+func recordedRefusal(result string) bool {
+	var r app.RemoteResult
+	return json.Unmarshal([]byte(result), &r) == nil && r.Outcome == "rejected" && r.Write > 0
+}
+
 func (c *checker) delivered() {
 	for d, st := range c.desks {
 		for _, e := range st.Outbox {
@@ -223,6 +235,12 @@ func (c *checker) delivered() {
 			switch {
 			case e.State == "pending":
 				c.fail(InvDelivered, l, "desk %s's %s event %s is still pending after two syncs (last answer %s)", deskName(d), e.Kind, e.EventID, orNone(e.Result))
+			case !onServer && e.State == "rejected" && recordedRefusal(e.Result) && len(c.r.restores) > 0:
+				// The server refused it and recorded the refusal; a restore
+				// lost the record. A refused event changed nothing, and is
+				// not sent again: decided anew on the restored server, it
+				// could do what the clerk was told was refused.
+				c.notes = append(c.notes, fmt.Sprintf("desk %s's %s of %s (event %s) was refused (%s); a restore lost the server's record of the refusal", deskName(d), e.Kind, c.name(l), e.EventID, resultReason(e.Result)))
 			case !onServer:
 				c.fail(InvDelivered, l, "desk %s's %s event %s is marked %s (%s) but the server never recorded it", deskName(d), e.Kind, e.EventID, e.State, orNone(e.Result))
 			case e.State == "rejected":
