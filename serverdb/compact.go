@@ -171,7 +171,7 @@ func (c *DB) Snapshot(ctx context.Context, afterID int64, limit int) (central.Sn
 
 // conflictsOf lists the conflicts of the codes with ids in (afterID, last].
 func (c *DB) conflictsOf(ctx context.Context, afterID, last int64) ([]central.Conflict, error) {
-	rows, err := c.e.query(ctx, `SELECT code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, flag
+	rows, err := c.e.query(ctx, `SELECT code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, flag, second_code
 		FROM conflicts WHERE code IN (SELECT code FROM codes WHERE id > ? AND id <= ?) ORDER BY id`, afterID, last)
 	if err != nil {
 		return nil, err

@@ -326,7 +326,7 @@ func (d *DB) SetSyncOK(ctx context.Context, at int64) error {
 }
 
 func (d *DB) Conflicts(ctx context.Context) ([]app.Conflict, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, flag
+	rows, err := d.db.QueryContext(ctx, `SELECT code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, flag, second_code
 		FROM conflicts ORDER BY first_at`)
 	if err != nil {
 		return nil, d.wrap(err, "cannot read the conflicts")
