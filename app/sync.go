@@ -36,7 +36,10 @@ type RemoteResult struct {
 	UsedAt       int64  `json:"used_at,omitempty"`
 	UsedStation  string `json:"used_station,omitempty"`
 	UsedOperator string `json:"used_operator,omitempty"`
-	Reason       string `json:"reason,omitempty"`
+	// UsedCode is the label that was used when it is not the event's: one
+	// of the same entitlement (a label and its replacement).
+	UsedCode string `json:"used_code,omitempty"`
+	Reason   string `json:"reason,omitempty"`
 	// Status is the label's status at the server after the event (unused,
 	// used, disabled, expired); "" from an older server, or where the
 	// server has nothing to say (an unknown label).

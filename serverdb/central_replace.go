@@ -102,7 +102,7 @@ func (c *DB) refuseEntitlementUsed(ctx context.Context, tx *etx, ev central.Even
 	if _, err := tx.exec(ctx, `UPDATE codes SET status = 'unused', used_at = 0, used_station = '', used_operator = '', used_event = '' WHERE code = ?`, ev.Code); err != nil {
 		return central.Result{}, err
 	}
-	return central.Result{Outcome: central.OutcomeAlreadyUsed, UsedAt: used.UsedAt, UsedStation: used.UsedStation, UsedOperator: used.UsedOperator,
+	return central.Result{Outcome: central.OutcomeAlreadyUsed, UsedAt: used.UsedAt, UsedStation: used.UsedStation, UsedOperator: used.UsedOperator, UsedCode: used.Code,
 		Reason: central.SiblingUsedReason(ev.Code, used), Status: string(app.StatusUnused)}, nil
 }
 
@@ -119,7 +119,7 @@ func (c *DB) entitlementConflict(ctx context.Context, tx *etx, st central.Statio
 	if err := c.addConflict(ctx, tx, k, now); err != nil {
 		return central.Result{}, err
 	}
-	return central.Result{Outcome: central.OutcomeConflict, UsedAt: used.UsedAt, UsedStation: used.UsedStation, UsedOperator: used.UsedOperator,
+	return central.Result{Outcome: central.OutcomeConflict, UsedAt: used.UsedAt, UsedStation: used.UsedStation, UsedOperator: used.UsedOperator, UsedCode: used.Code,
 		Reason: central.EntitlementConflictReason(used.Code, ev.Code), Status: string(app.StatusUsed)}, nil
 }
 
