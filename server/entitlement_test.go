@@ -297,4 +297,3 @@ func TestEnableReplacedLabelIsRefused(t *testing.T) {
 		}
 	})
 }
-
