@@ -116,16 +116,17 @@ func (c *DB) entitlementConflict(ctx context.Context, tx *etx, st central.Statio
 		k = central.Conflict{Code: ev.Code, FirstEvent: ev.EventID, FirstStation: st.Name, FirstOperator: ev.Operator, FirstAt: when,
 			SecondCode: used.Code, SecondEvent: used.UsedEvent, SecondStation: used.UsedStation, SecondOperator: used.UsedOperator, SecondAt: used.UsedAt}
 	}
-	if err := c.addConflict(ctx, tx, k, now); err != nil {
+	if err := c.addConflict(ctx, tx, st, k, now); err != nil {
 		return central.Result{}, err
 	}
 	return central.Result{Outcome: central.OutcomeConflict, UsedAt: used.UsedAt, UsedStation: used.UsedStation, UsedOperator: used.UsedOperator, UsedCode: used.Code,
 		Reason: central.EntitlementConflictReason(used.Code, ev.Code), Status: string(app.StatusUsed)}, nil
 }
 
-// addConflict stores a conflict of one entitlement and puts it in the feed
-// (a conflict already stored for the same second use is not stored again).
-func (c *DB) addConflict(ctx context.Context, tx *etx, k central.Conflict, now int64) error {
+// addConflict stores a conflict of one entitlement found deciding an event
+// of st and puts it in the feed (a conflict already stored for the same
+// second use is not stored again).
+func (c *DB) addConflict(ctx context.Context, tx *etx, st central.Station, k central.Conflict, now int64) error {
 	res, err := tx.exec(ctx, `INSERT INTO conflicts (code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, detected_at, flag, second_code)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, k.Code, k.FirstEvent, k.FirstStation, k.FirstOperator, k.FirstAt,
 		k.SecondEvent, k.SecondStation, k.SecondOperator, k.SecondAt, now, k.Flag, k.SecondCode)
@@ -136,7 +137,7 @@ func (c *DB) addConflict(ctx context.Context, tx *etx, k central.Conflict, now i
 		return nil
 	}
 	data, _ := json.Marshal(k)
-	return c.addChanges(ctx, tx, change{"conflict", k.Code, k.SecondStation, string(data)})
+	return c.addChanges(ctx, tx, change{"conflict", k.Code, st.Name, string(data)})
 }
 
 // replaceLabel decides a replace event (central.DecideReplace) in one
@@ -232,7 +233,7 @@ func (c *DB) replaceLabel(ctx context.Context, tx *etx, st central.Station, ev c
 		if nc.status == string(app.StatusUsed) {
 			k.SecondEvent, k.SecondStation, k.SecondOperator, k.SecondAt, k.Flag = nc.usedEvent, nc.usedStation, nc.usedOperator, nc.usedAt, ""
 		}
-		if err := c.addConflict(ctx, tx, k, now); err != nil {
+		if err := c.addConflict(ctx, tx, st, k, now); err != nil {
 			return central.Result{}, err
 		}
 		r.UsedAt, r.UsedStation, r.UsedOperator = v.Used.UsedAt, v.Used.UsedStation, v.Used.UsedOperator
