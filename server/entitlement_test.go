@@ -143,9 +143,8 @@ func TestOriginalUsedOfflineAfterReplacementUsed(t *testing.T) {
 func TestEntitlementUsedIsRefused(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := twoDesks(t, dbPath, 2)
-		// Y used online; B asks the server for X... X is disabled there
-		// (replaced), so the refusal B can meet online is of a chain's
-		// void label; offline, B refuses X from its copy.
+		// Y used online at A; B, synced since, refuses X offline from its
+		// copy (replaced there too, and its entitlement used).
 		x := codes[0]
 		y := a.replace(t, x, "li")
 		a.sync(t)
