@@ -52,6 +52,12 @@ if [ ! -f "$dll" ]; then
   flock 9
   if [ ! -f "$dll" ]; then
     "$wine" wineboot -i >/dev/null 2>&1
+    # Wine links Documents, Desktop… to the Unix home; make them the
+    # prefix's own folders, as on Windows, so nothing lands in $HOME.
+    find "$WINEPREFIX/drive_c/users" -mindepth 2 -maxdepth 2 -type l -delete
+    for d in Desktop Documents Downloads Music Pictures Videos; do
+      mkdir -p "$WINEPREFIX/drive_c/users/$USER/$d"
+    done
     x86_64-w64-mingw32-gcc -shared -O2 -o "$WINEPREFIX/shim.dll" \
       "$here/internal/winetest/shim/processprng.c" -ladvapi32
     mv "$WINEPREFIX/shim.dll" "$dll"
