@@ -4,7 +4,7 @@ BIN       := bin/qrdesk
 GOFLAGS   ?=
 export CGO_ENABLED := 1
 
-.PHONY: deps deps-build build run test check bench clean screenshots fuzz soak days package package-desk package-server
+.PHONY: deps deps-build build run test test-windows check bench clean screenshots fuzz soak days package package-desk package-server
 
 # System packages (idempotent) and Go modules: deps-build to build and run,
 # deps for the tests too.
@@ -30,6 +30,8 @@ check:
 	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) vet -tags qrdesk_testclock ./cmd/...
+	GOOS=windows CGO_ENABLED=0 $(GO) vet ./app/ ./printing/ ./store/ ./internal/... ./ui/...
+	GOOS=windows CGO_ENABLED=0 $(GO) vet -tags qrdesk_nogui .
 
 # Everything but the window's screens runs under the race detector, including
 # the qrdesk processes the CLI tests start (their reports fail the run). The
@@ -45,7 +47,15 @@ GUI_PKGS  := . ./ui/...
 test: deps check
 	$(GO) test -race -count=1 -timeout 15m $(RACE_PKGS)
 	$(GO) test -count=1 -timeout 10m $(GUI_PKGS)
+	@$(MAKE) --no-print-directory test-windows
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=3s
+
+# The Windows checks on this Linux machine, under wine (docs/windows.md):
+# the portable packages' tests cross-compiled for Windows (no cgo) and run
+# in a throwaway wine prefix, the display language, and qrdesk.exe end to
+# end. scripts/test-windows.sh; WINDOWS_PKGS=... narrows the packages.
+test-windows: deps
+	@bash scripts/test-windows.sh
 
 # The whole suite on other days and in other time zones: TZ:QRDESK_TEST_DATE
 # pairs ("today" is the machine's date). See docs/reliability.md.
