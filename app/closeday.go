@@ -15,8 +15,16 @@ import (
 // for that day), optionally expiring that day's unused labels in the same
 // transaction. Every close is recorded; closing again shows what changed.
 
-// DayFigures are one local day's figures for the close. Issued, Printed,
-// Scans, Redeemed, Refused and Unused are the figures of Stats.
+// KindExpire is the outbox and feed kind of the day's expiry of one
+// unused label (close-day --expire-unused).
+const KindExpire = "expire"
+
+// DayFigures are one local day's figures for the close: this desk's own
+// (what it issued, printed, scanned, redeemed, refused, undid, disabled;
+// once synced, its row on the server's dashboard), the state of the day's
+// labels (expired, unused), and apart, every desk's figures as known at
+// its last sync. Issued, Printed, Scans, Redeemed, Refused and Unused are
+// the figures of Stats.
 type DayFigures struct {
 	Date      string `json:"date"`
 	Issued    int    `json:"issued"`
@@ -24,8 +32,9 @@ type DayFigures struct {
 	Reprints  int    `json:"reprints"`   // of which reprints
 	Printed   int    `json:"printed"`    // labels printed that day
 	Scans     int    `json:"scans"`
-	// Redeemed counts every redemption made that day, undone ones too;
-	// Undone counts the undos made that day.
+	// Redeemed counts the redemptions made here that day, undone ones and
+	// double uses the server reported left out (as the dashboard counts);
+	// Undone counts the undos made here that day.
 	Redeemed           int             `json:"redeemed"`
 	RedeemedByOperator map[string]int  `json:"redeemed_by_operator"`
 	RedeemedByHour     []DayHour       `json:"redeemed_by_hour"`
@@ -34,7 +43,10 @@ type DayFigures struct {
 	Expired            int             `json:"expired"`   // labels of that day now expired
 	Unused             int             `json:"unused"`    // labels of that day still unused
 	Undone             int             `json:"undone"`    // redemptions undone that day
-	Conflicts          int             `json:"conflicts"` // double uses reported that day
+	Conflicts          int             `json:"conflicts"` // redemptions made here the server found used elsewhere
+	// AllDesks are every desk's figures as known at the last sync (nil
+	// before the first sync).
+	AllDesks *AllDesks `json:"all_desks,omitempty"`
 	// RedeemedQuarters are the redemptions per quarter hour (start time in
 	// Unix seconds): the store counts them, the service sorts them into
 	// the hours of its zone.
@@ -139,8 +151,9 @@ func OutcomeLabel(o Outcome) string {
 
 // DayCloseStore is what closing the day needs of the desk database.
 type DayCloseStore interface {
-	// DayFigures counts the figures of [from, to) (label day day).
-	DayFigures(ctx context.Context, day string, from, to int64) (DayFigures, error)
+	// DayFigures counts the figures of [from, to) (label day day) of the
+	// desk named station (redemptions and undos made there).
+	DayFigures(ctx context.Context, day, station string, from, to int64) (DayFigures, error)
 	// CloseDay, in one transaction: expires the unused labels of day when
 	// expireUnused is set, counts the figures (completed by finish), reads
 	// the previous close of the day and records this one.
@@ -161,8 +174,15 @@ func (s *Service) DayFigures(ctx context.Context, date string) (DayFigures, erro
 	if err != nil {
 		return DayFigures{}, err
 	}
-	f, err := cs.DayFigures(ctx, day.Format("2006-01-02"), day.Unix(), day.AddDate(0, 0, 1).Unix())
+	set, err := s.Store.LoadSettings(ctx)
 	if err != nil {
+		return DayFigures{}, err
+	}
+	f, err := cs.DayFigures(ctx, day.Format("2006-01-02"), set.StationName, day.Unix(), day.AddDate(0, 0, 1).Unix())
+	if err != nil {
+		return DayFigures{}, err
+	}
+	if f.AllDesks, err = s.allDesks(ctx, day.Unix(), day.AddDate(0, 0, 1).Unix()); err != nil {
 		return DayFigures{}, err
 	}
 	return s.byHour(f, day), nil
@@ -189,6 +209,9 @@ func (s *Service) CloseDay(ctx context.Context, req CloseDayRequest) (DayClose, 
 	dc, err := cs.CloseDay(ctx, day.Format("2006-01-02"), day.Unix(), day.AddDate(0, 0, 1).Unix(), req.ExpireUnused,
 		Actor{Station: set.StationName, Operator: req.Operator}, now.Unix(), func(f DayFigures) DayFigures { return s.byHour(f, day) })
 	if err != nil {
+		return DayClose{}, err
+	}
+	if dc.Figures.AllDesks, err = s.allDesks(ctx, day.Unix(), day.AddDate(0, 0, 1).Unix()); err != nil {
 		return DayClose{}, err
 	}
 	if dc.Previous != nil {

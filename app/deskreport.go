@@ -72,7 +72,7 @@ func (s *Service) DeskReport(ctx context.Context, st SyncStatus) (DeskReport, er
 		r.PrintJobs, r.LabelsPrinted, r.Reprints = c.jobs, c.labels, c.reprints
 		return r, nil
 	}
-	f, err := s.Store.DayFigures(ctx, r.Date, day.Unix(), day.AddDate(0, 0, 1).Unix())
+	f, err := s.Store.DayFigures(ctx, r.Date, "", day.Unix(), day.AddDate(0, 0, 1).Unix())
 	if err != nil {
 		return DeskReport{}, err
 	}

@@ -2,6 +2,7 @@ package app
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -37,6 +38,25 @@ func TestFrontEndsOnlyThroughService(t *testing.T) {
 			if strings.Contains(string(src), `"qrdesk/store"`) && (dir == "../ui" || (base != "common.go" && base != "restore.go")) {
 				t.Errorf("%s imports the store package; only cli/common.go opens the database", f)
 			}
+		}
+	}
+}
+
+// TestDeskLinksNoPostgres: the desk binary (the module root) links neither
+// the server's database (serverdb) nor the PostgreSQL driver; the desk's
+// database is store, and what both share is internal/sqlstore (issue #17).
+func TestDeskLinksNoPostgres(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go tool on PATH")
+	}
+	out, err := exec.Command(goTool, "list", "-deps", "qrdesk").Output()
+	if err != nil {
+		t.Fatalf("go list -deps qrdesk: %v", err)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		if strings.Contains(pkg, "github.com/jackc/pgx") || pkg == "qrdesk/serverdb" {
+			t.Errorf("the desk binary links %s", pkg)
 		}
 	}
 }

@@ -311,6 +311,9 @@ func VerdictFor(rec CodeRecord, now int64) Verdict {
 		v.Outcome, v.DisabledReason, v.Reason = OutcomeDisabled, rec.DisabledReason, "disabled: "+rec.DisabledReason
 	case rec.Status == StatusExpired || (rec.ExpireAt != 0 && rec.ExpireAt <= now):
 		v.Outcome, v.Reason = OutcomeExpired, "expired at "+FormatTime(rec.ExpireAt)
+		if rec.ExpireAt == 0 || rec.ExpireAt > now {
+			v.Reason = "expired when its day was closed"
+		}
 	default:
 		v.Outcome = OutcomeValid
 	}
@@ -358,16 +361,29 @@ func (s *Service) Stats(ctx context.Context, date string) (Stats, error) {
 	if err != nil {
 		return Stats{}, err
 	}
-	return s.dayStats(ctx, day)
+	set, err := s.Store.LoadSettings(ctx)
+	if err != nil {
+		return Stats{}, err
+	}
+	st, err := s.dayStats(ctx, day, set.StationName)
+	if err != nil {
+		return Stats{}, err
+	}
+	st.AllDesks, err = s.allDesks(ctx, day.Unix(), day.AddDate(0, 0, 1).Unix())
+	return st, err
 }
 
 // DailyFigures returns the figures of the last n local days, oldest first
 // (the Today screen's chart). A code's own history is CodeHistory.
 func (s *Service) DailyFigures(ctx context.Context, n int) ([]Stats, error) {
 	today := Day(s.Now())
+	set, err := s.Store.LoadSettings(ctx)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]Stats, 0, n)
 	for i := n - 1; i >= 0; i-- {
-		st, err := s.dayStats(ctx, today.AddDate(0, 0, -i))
+		st, err := s.dayStats(ctx, today.AddDate(0, 0, -i), set.StationName)
 		if err != nil {
 			return nil, err
 		}
@@ -378,9 +394,9 @@ func (s *Service) DailyFigures(ctx context.Context, n int) ([]Stats, error) {
 
 // dayStats counts the figures of the local day that starts at day (local
 // midnight). A day is 23 or 25 hours long when the clocks change.
-func (s *Service) dayStats(ctx context.Context, day time.Time) (Stats, error) {
+func (s *Service) dayStats(ctx context.Context, day time.Time, station string) (Stats, error) {
 	date := FormatDate(day)
-	st, err := s.Store.Stats(ctx, date, day.Unix(), day.AddDate(0, 0, 1).Unix())
+	st, err := s.Store.Stats(ctx, date, station, day.Unix(), day.AddDate(0, 0, 1).Unix())
 	if err != nil {
 		return Stats{}, err
 	}

@@ -67,10 +67,12 @@ type BatchStore interface {
 
 // FiguresStore counts a day's figures.
 type FiguresStore interface {
-	// Stats counts the figures of [from, to) in Unix seconds; unused counts
+	// Stats counts this desk's figures of [from, to) in Unix seconds
+	// (station is its name: redemptions and undos made here); unused counts
 	// the codes with label date day (YYYY-MM-DD). The caller names the day:
 	// the store cannot tell which time zone from is midnight in.
-	Stats(ctx context.Context, day string, from, to int64) (Stats, error)
+	Stats(ctx context.Context, day, station string, from, to int64) (Stats, error)
+	AllDesksStore
 }
 
 // ExportStore writes the data out.
@@ -201,7 +203,11 @@ type Stats struct {
 	Issued   int             `json:"issued"`
 	Printed  int             `json:"printed"`
 	Scans    int             `json:"scans"`
-	Redeemed int             `json:"redeemed"`
+	Redeemed int             `json:"redeemed"` // redemptions made here, undone ones left out
+	Undone   int             `json:"undone"`   // redemptions undone here
 	Refused  map[Outcome]int `json:"refused"`
 	Unused   int             `json:"unused"`
+	// AllDesks are every desk's figures as known at the last sync (Stats
+	// of one day; nil in DailyFigures and before the first sync).
+	AllDesks *AllDesks `json:"all_desks,omitempty"`
 }

@@ -31,6 +31,10 @@ type RemoteResult struct {
 	UsedStation  string `json:"used_station,omitempty"`
 	UsedOperator string `json:"used_operator,omitempty"`
 	Reason       string `json:"reason,omitempty"`
+	// Status is the label's status at the server after the event (unused,
+	// used, disabled, expired); "" from an older server, or where the
+	// server has nothing to say (an unknown label).
+	Status string `json:"status,omitempty"`
 	// Write is the server's write number for this desk's station given to
 	// the event (0: not recorded); a duplicate carries the first number.
 	Write int64 `json:"write,omitempty"`

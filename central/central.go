@@ -75,4 +75,4 @@ const (
 // Kinds are the event kinds this server decides, in the order they were
 // added; the enrol answer lists them (API.Kinds may name fewer, to play an
 // older server in tests).
-var Kinds = []string{KindRedeem, KindDisable, KindEnable, KindUndo}
+var Kinds = []string{KindRedeem, KindDisable, KindEnable, KindUndo, KindExpire}

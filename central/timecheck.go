@@ -11,24 +11,10 @@ import (
 // time may be before it is suspect: desk clocks drift, but not by hours.
 const FutureTolerance = 10 * 60
 
-// EffectiveTime is the time the server decides an event at. Online, it is
-// the server's clock. Offline, the desk's clock, unless that is not
-// plausible: before the label was issued, or ahead of the server's clock
-// by more than FutureTolerance. Such a time is kept in the event row but
-// flagged, and the server's clock is used instead, so a wrong desk clock
-// can neither make its redemption the one of record nor file it under
-// another day.
+// EffectiveTime is DecideTime with the note's wording only.
 func EffectiveTime(ev Event, issuedAt, now int64) (at int64, flag string) {
-	if !ev.Offline {
-		return now, ""
-	}
-	switch {
-	case ev.At > now+FutureTolerance:
-		return now, fmt.Sprintf("desk clock ahead: said %s, server received it at %s", formatAt(ev.At), app.FormatTime(now))
-	case issuedAt > 0 && ev.At < issuedAt-FutureTolerance:
-		return now, fmt.Sprintf("desk clock behind: said %s, before the label was issued (%s)", formatAt(ev.At), app.FormatTime(issuedAt))
-	}
-	return ev.At, ""
+	at, n := DecideTime(ev, issuedAt, now)
+	return at, n.Text
 }
 
 // formatAt shows a desk's time, even an absurd one, without overflowing.

@@ -34,8 +34,8 @@ func validateEvent(ev Event) error {
 	switch {
 	case !eventIDPattern.MatchString(ev.EventID):
 		return Badf("event_id must be 8–64 letters, digits, - or _")
-	case ev.Kind != KindRedeem && ev.Kind != KindDisable && ev.Kind != KindEnable && ev.Kind != KindUndo:
-		return Badf("kind must be redeem, disable, enable or undo")
+	case ev.Kind != KindRedeem && ev.Kind != KindDisable && ev.Kind != KindEnable && ev.Kind != KindUndo && ev.Kind != KindExpire:
+		return Badf("kind must be redeem, disable, enable, undo or expire")
 	case ev.Kind == KindUndo && !eventIDPattern.MatchString(ev.Undoes):
 		return Badf("an undo names the event_id of the redemption it undoes in undoes")
 	case ev.Kind != KindUndo && ev.Undoes != "":

@@ -66,8 +66,9 @@ func runCloseDay(ctx context.Context, env *Env, args []string) error {
 		at := func(unix int64) string { return time.Unix(unix, 0).In(loc).Format("2006-01-02 15:04") }
 		fmt.Fprintf(w, "day %s closed at %s by %s (%s)\n", dc.Figures.Date, at(dc.ClosedAt), dc.Operator, dc.Station)
 		if *expire {
-			fmt.Fprintf(w, "expired now: %d unused labels of the day\n", dc.ExpiredNow)
+			fmt.Fprintf(w, "expired now: %d unused labels of the day (every desk is told at the next sync)\n", dc.ExpiredNow)
 		}
+		fmt.Fprintf(w, "this desk (%s):\n", dc.Station)
 		for _, r := range dc.Figures.Rows() {
 			label := r.Label
 			if r.Sub {
@@ -75,6 +76,7 @@ func runCloseDay(ctx context.Context, env *Env, args []string) error {
 			}
 			fmt.Fprintf(w, "%-34s %6d\n", label, r.Value)
 		}
+		writeAllDesks(w, dc.Figures.AllDesks, loc)
 		if dc.PreviousAt != 0 {
 			fmt.Fprintf(w, "changed since the close at %s:\n", at(dc.PreviousAt))
 			if len(dc.Changes) == 0 {

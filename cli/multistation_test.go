@@ -19,7 +19,7 @@ import (
 
 	"qrdesk/internal/testclock"
 	"qrdesk/internal/testpg"
-	"qrdesk/store"
+	"qrdesk/serverdb"
 )
 
 // centralServer is a real qrdesk-server process on loopback.
@@ -223,7 +223,7 @@ func multiStation(t *testing.T, cs *centralServer, servers int) {
 	syncAll()
 	syncAll() // the second round brings every desk the conflicts the others caused
 
-	central, err := store.OpenCentral(context.Background(), cs.db)
+	central, err := serverdb.Open(context.Background(), cs.db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +293,7 @@ func multiStation(t *testing.T, cs *centralServer, servers int) {
 
 func (cs *centralServer) openCentral(t *testing.T) *centralQuery {
 	t.Helper()
-	db, err := store.OpenCentral(context.Background(), cs.db)
+	db, err := serverdb.Open(context.Background(), cs.db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +302,7 @@ func (cs *centralServer) openCentral(t *testing.T) *centralQuery {
 }
 
 // centralQuery reads the server database in tests, on either engine.
-type centralQuery struct{ db *store.CentralDB }
+type centralQuery struct{ db *serverdb.DB }
 
 func (c *centralQuery) QueryRow(query string, args ...any) *sql.Row {
 	return c.db.QueryRowForTests(query, args...)

@@ -39,12 +39,14 @@ func runStats(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	loc := env.now().Location()
 	return s.output(st, func(w io.Writer) {
-		fmt.Fprintf(w, "date      %s\nissued    %d\nprinted   %d\nscans     %d\nredeemed  %d\nunused    %d\nrefused:\n",
-			st.Date, st.Issued, st.Printed, st.Scans, st.Redeemed, st.Unused)
+		fmt.Fprintf(w, "date      %s\nthis desk:\nissued    %d\nprinted   %d\nscans     %d\nredeemed  %d\nundone    %d\nunused    %d (labels of the day)\nrefused:\n",
+			st.Date, st.Issued, st.Printed, st.Scans, st.Redeemed, st.Undone, st.Unused)
 		for _, o := range app.RefusalOutcomes {
 			fmt.Fprintf(w, "  %-14s %d\n", o, st.Refused[o])
 		}
+		writeAllDesks(w, st.AllDesks, loc)
 	})
 }
 

@@ -11,12 +11,13 @@ import (
 	"time"
 
 	"qrdesk/central"
+	"qrdesk/internal/testpg"
 	"qrdesk/server"
-	"qrdesk/store"
+	"qrdesk/serverdb"
 )
 
 func TestCentralRedeemOnceAcrossStations(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h := newCentral(t, dbPath, 20)
 		a, b := h.station(t, "Desk 1", "A"), h.station(t, "Desk 2", "B")
 		h.upload(t, a)
@@ -80,7 +81,7 @@ func TestCentralRedeemOnceAcrossStations(t *testing.T) {
 }
 
 func TestCentralOfflineConflict(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h := newCentral(t, dbPath, 20)
 		a, b := h.station(t, "Desk 1", "A"), h.station(t, "Desk 2", "B")
 		h.upload(t, a)
@@ -118,7 +119,7 @@ func TestCentralOfflineConflict(t *testing.T) {
 // SQL metacharacters: each refused with the right status and code, and
 // nothing changed.
 func TestCentralRefusals(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h := newCentral(t, dbPath, 20)
 		a := h.station(t, "Desk 1", "A")
 		h.upload(t, a)
@@ -170,12 +171,12 @@ func TestCentralRefusals(t *testing.T) {
 // connection pool, on one database (as behind a load balancer); 50 desks
 // redeem one code through either: exactly one wins.
 func TestTwoServersOneDatabase(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		path := dbPath(t)
 		h := newCentral(t, func(testing.TB) string { return path }, 20)
 		token := h.station(t, "Desk 1", "A")
 		h.upload(t, token)
-		second, err := store.OpenCentral(context.Background(), path)
+		second, err := serverdb.Open(context.Background(), path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -211,7 +212,7 @@ func TestTwoServersOneDatabase(t *testing.T) {
 // uploading in either order: one redemption of record (the earlier
 // clock), one conflict, both facts kept, nothing lost.
 func TestCentralClockSkew(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h := newCentral(t, dbPath, 20)
 		a, b := h.station(t, "Fast desk", "A"), h.station(t, "Slow desk", "B")
 		h.upload(t, a)

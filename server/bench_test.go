@@ -13,7 +13,7 @@ import (
 	"qrdesk/central"
 	"qrdesk/internal/testpg"
 	"qrdesk/server"
-	"qrdesk/store"
+	"qrdesk/serverdb"
 )
 
 // BenchmarkServerRedeem64 sends online redemptions through the HTTP API
@@ -42,7 +42,7 @@ func benchRedeem(b *testing.B, engine string, servers int) {
 	h.upload(b, token)
 	urls := []string{h.url}
 	if servers == 2 {
-		db2, err := store.OpenCentral(context.Background(), path)
+		db2, err := serverdb.Open(context.Background(), path)
 		if err != nil {
 			b.Fatal(err)
 		}

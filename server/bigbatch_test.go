@@ -8,6 +8,7 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/central"
+	"qrdesk/internal/testpg"
 )
 
 // Defect 7: one big batch held one lock for its whole upload, so every
@@ -18,7 +19,7 @@ func TestBigBatchDoesNotBlockScans(t *testing.T) {
 	if testing.Short() {
 		t.Skip("100,000 codes")
 	}
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h := newCentral(t, dbPath, 10)
 		a, b := h.station(t, "Desk 1", "A"), h.station(t, "Desk 2", "B")
 		h.upload(t, a)

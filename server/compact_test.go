@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/internal/testpg"
 )
 
 // compact stores the desks' feed positions and compacts, as the server
@@ -56,7 +57,7 @@ func sameState(t *testing.T, h *centralHarness, name string, d *desk) {
 // snapshot and agree with the server, and the desks that stayed keep
 // following the feed.
 func TestFeedCompaction(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, _ := twoDesks(t, dbPath, 1)
 		silent := h.desk(t, "Desk S", "S", h.station(t, "Desk S", "S"))
 		silent.sync(t)

@@ -10,6 +10,7 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/central"
+	"qrdesk/internal/testpg"
 )
 
 // dashboardDay makes a day at two desks through the API: online and
@@ -65,7 +66,7 @@ func dashboardDay(t *testing.T, h *centralHarness) (a, b string, conflictCode st
 // hour, the desks, conflicts and their resolutions, a label's history) and
 // its administrators and sessions, on both engines.
 func TestDashboardStore(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		ctx := context.Background()
 		h := newCentral(t, dbPath, 10)
 		start := h.now

@@ -13,8 +13,9 @@ import (
 	"time"
 
 	"qrdesk/central"
+	"qrdesk/internal/testpg"
 	"qrdesk/server"
-	"qrdesk/store"
+	"qrdesk/serverdb"
 )
 
 // feedPage is GET /v1/changes's answer.
@@ -30,12 +31,12 @@ type feedPage struct {
 // memory has no hole and repeats nothing, also for writes of the other
 // process.
 func TestFeedTailUnderAStorm(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		path := dbPath(t)
 		h := newCentral(t, func(testing.TB) string { return path }, 300)
 		token := h.station(t, "Desk 1", "A")
 		// A second server process on the same database.
-		db2, err := store.OpenCentral(context.Background(), path)
+		db2, err := serverdb.Open(context.Background(), path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,12 +128,12 @@ func TestFeedTailUnderAStorm(t *testing.T) {
 // change committed before it was asked, whichever server process took
 // the write; the memory of the feed never answers from before it.
 func TestFeedReadSeesEveryEarlierWrite(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		path := dbPath(t)
 		h := newCentral(t, func(testing.TB) string { return path }, 20)
 		token := h.station(t, "Desk 1", "A")
 		h.upload(t, token)
-		db2, err := store.OpenCentral(context.Background(), path)
+		db2, err := serverdb.Open(context.Background(), path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -170,7 +171,7 @@ func TestFeedReadSeesEveryEarlierWrite(t *testing.T) {
 // short of a redemption committed before it was asked, and the desk,
 // stopping after a short page, took itself for up to date.
 func TestFeedReadAfterAFailedRefresh(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h := newCentral(t, dbPath, 3)
 		token := h.station(t, "Desk 1", "A")
 		h.upload(t, token)

@@ -6,13 +6,14 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/internal/testpg"
 )
 
 // TestFollowLearnsAtOnce: while online, a desk that follows the feed
 // (long poll) learns of another desk's redemption without a sync, so the
 // label is already "used" there if the network fails right after.
 func TestFollowLearnsAtOnce(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		_, a, b, codes := twoDesks(t, dbPath, 3)
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()

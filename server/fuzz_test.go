@@ -13,7 +13,7 @@ import (
 	"qrdesk/internal/testclock"
 	"qrdesk/internal/testpg"
 	"qrdesk/server"
-	"qrdesk/store"
+	"qrdesk/serverdb"
 )
 
 // fuzzRing is a well-formed key-ring id the fuzzed deployment is bound to.
@@ -24,7 +24,7 @@ const fuzzRing = "0123456789abcdef"
 func FuzzRequests(f *testing.F) {
 	var handlers []http.Handler
 	for _, path := range []string{filepath.Join(f.TempDir(), "server.db"), testpg.URL(f)} {
-		db, err := store.OpenCentral(context.Background(), path)
+		db, err := serverdb.Open(context.Background(), path)
 		if err != nil {
 			f.Fatal(err)
 		}

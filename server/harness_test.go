@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,22 +18,11 @@ import (
 	"qrdesk/internal/testclock"
 	"qrdesk/internal/testpg"
 	"qrdesk/server"
+	"qrdesk/serverdb"
 	"qrdesk/store"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testpg.Stop()
-	os.Exit(code)
-}
-
-// engines runs a test against both storage engines of the server.
-func engines(t *testing.T, test func(t *testing.T, dbPath func(t testing.TB) string)) {
-	t.Run("SQLite", func(t *testing.T) {
-		test(t, func(t testing.TB) string { return filepath.Join(t.TempDir(), "server.db") })
-	})
-	t.Run("PostgreSQL", func(t *testing.T) { test(t, func(t testing.TB) string { return testpg.URL(t) }) })
-}
+func TestMain(m *testing.M) { testpg.Main(m) }
 
 // testNow is the pinned "now" of these tests (the suite's day, see
 // internal/testclock): every time is derived from it.
@@ -44,7 +32,7 @@ var testNow = testclock.Base()
 // deployment's key ring, and the codes of one desk's batch.
 type centralHarness struct {
 	url   string
-	db    *store.CentralDB
+	db    *serverdb.DB
 	keys  app.Keys
 	ring  string
 	codes []string
@@ -56,7 +44,7 @@ type centralHarness struct {
 // desk with letter A (not uploaded).
 func newCentral(t testing.TB, dbPath func(t testing.TB) string, n int) *centralHarness {
 	t.Helper()
-	db, err := store.OpenCentral(context.Background(), dbPath(t))
+	db, err := serverdb.Open(context.Background(), dbPath(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +164,7 @@ func (h *centralHarness) upload(t testing.TB, token string) {
 }
 
 // count runs a count query written with ? placeholders on either engine.
-func count(t testing.TB, db *store.CentralDB, query string, args ...any) int {
+func count(t testing.TB, db *serverdb.DB, query string, args ...any) int {
 	t.Helper()
 	var n int
 	if err := db.QueryRowForTests(query, args...).Scan(&n); err != nil {
@@ -195,3 +183,53 @@ func newClient(h *centralHarness, name string) *server.Client {
 // keepAlive is the tests' HTTP client: like a desk, each of up to 128
 // concurrent callers keeps its connection (the default client keeps two).
 var keepAlive = &http.Client{Transport: &http.Transport{MaxIdleConns: 128, MaxIdleConnsPerHost: 128}}
+
+// redeem, sync, issue and count act at a desk and fail the test on error.
+func (d *desk) redeem(t testing.TB, code, operator string) app.Verdict {
+	t.Helper()
+	v, err := d.svc.Redeem(context.Background(), code, operator)
+	if err != nil {
+		t.Fatalf("redeem %s: %v", code, err)
+	}
+	return v
+}
+
+func (d *desk) sync(t testing.TB) {
+	t.Helper()
+	if _, err := d.svc.Sync(context.Background()); err != nil {
+		t.Fatalf("sync: %v", err)
+	}
+}
+
+func (d *desk) issue(t testing.TB, n int) []string {
+	t.Helper()
+	_, codes, err := d.svc.Issue(context.Background(), app.IssueRequest{Count: n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]string, len(codes))
+	for i, c := range codes {
+		out[i] = c.String()
+	}
+	return out
+}
+
+func (d *desk) count(t testing.TB, query string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := d.db.SQL().QueryRow(query, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return n
+}
+
+// twoDesks enrols desks A and B, issues codes at A and syncs both.
+func twoDesks(t *testing.T, dbPath func(t testing.TB) string, n int) (*centralHarness, *desk, *desk, []string) {
+	h := newCentral(t, dbPath, 0)
+	a := h.desk(t, "Desk A", "A", h.station(t, "Desk A", "A"))
+	b := h.desk(t, "Desk B", "B", h.station(t, "Desk B", "B"))
+	codes := a.issue(t, n)
+	a.sync(t)
+	b.sync(t)
+	return h, a, b, codes
+}

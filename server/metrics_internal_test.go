@@ -7,14 +7,14 @@ import (
 	"time"
 
 	"qrdesk/central"
-	"qrdesk/store"
+	"qrdesk/serverdb"
 )
 
 // BenchmarkMetricsPerRequest is what the metrics add to one online
 // redemption: the desk seen, the request counted and timed, the outcome
 // counted (docs/performance.md compares it with the request itself).
 func BenchmarkMetricsPerRequest(b *testing.B) {
-	db, err := store.OpenCentral(context.Background(), filepath.Join(b.TempDir(), "server.db"))
+	db, err := serverdb.Open(context.Background(), filepath.Join(b.TempDir(), "server.db"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func BenchmarkMetricsPerRequest(b *testing.B) {
 // mux leaves r.Pattern empty) is counted under route "unmatched", so
 // scanners' garbage and probes of random paths add no series.
 func TestUnmatchedRequestsShareOneRoute(t *testing.T) {
-	db, err := store.OpenCentral(context.Background(), filepath.Join(t.TempDir(), "server.db"))
+	db, err := serverdb.Open(context.Background(), filepath.Join(t.TempDir(), "server.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

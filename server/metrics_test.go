@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"qrdesk/central"
+	"qrdesk/internal/testpg"
 )
 
 // scrape reads /metrics with the Prometheus text parser (what Prometheus
@@ -64,7 +65,7 @@ series:
 	return -1
 }
 
-// engineName is the db_name the pool metrics carry in an engines() subtest.
+// engineName is the db_name the pool metrics carry in a testpg.Engines subtest.
 func engineName(t *testing.T) string {
 	if strings.Contains(t.Name(), "PostgreSQL") {
 		return "postgresql"
@@ -77,7 +78,7 @@ func engineName(t *testing.T) string {
 // outcome (a repeat not again), requests by route pattern (never a raw
 // path), conflicts, the feed position, the desks by state and the pool.
 func TestMetricsCountWhatHappened(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h := newCentral(t, dbPath, 5)
 		a, b := h.station(t, "Desk 1", "A"), h.station(t, "Desk 2", "B")
 		h.station(t, "Desk 3", "C") // enrolled, never connects

@@ -9,6 +9,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"qrdesk/internal/testpg"
 )
 
 // TestReadyzFollowsTheDatabase: /readyz needs no token, says ready while
@@ -16,7 +18,7 @@ import (
 // SQLite file overwritten, as by a failed disk or a wrong restore; the
 // PostgreSQL database refusing connections, as during maintenance).
 func TestReadyzFollowsTheDatabase(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		var path string
 		h := newCentral(t, func(t testing.TB) string { path = dbPath(t); return path }, 0)
 		status, body := getReady(t, h.url)

@@ -5,12 +5,13 @@ import (
 	"testing"
 
 	"qrdesk/app"
+	"qrdesk/internal/testpg"
 )
 
 // A replacement travels through the existing outbox and batch upload: the
 // other desks refuse the old label and redeem the new one.
 func TestReplaceTravels(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := twoDesks(t, dbPath, 1)
 		r, err := a.svc.Replace(context.Background(), app.ReplaceRequest{Code: codes[0], Reason: "label torn", Operator: "li"})
 		if err != nil {

@@ -16,8 +16,9 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/internal/testpg"
 	"qrdesk/server"
-	"qrdesk/store"
+	"qrdesk/serverdb"
 )
 
 // restorable is a server whose database can be backed up and restored
@@ -58,7 +59,7 @@ func newRestorable(t *testing.T, dbPath func(t testing.TB) string) *restorable {
 // open serves the database at path with a new server (a restart).
 func (g *restorable) open(path string) {
 	g.t.Helper()
-	db, err := store.OpenCentral(context.Background(), path)
+	db, err := serverdb.Open(context.Background(), path)
 	if err != nil {
 		g.t.Fatal(err)
 	}
@@ -225,7 +226,7 @@ func (g *restorable) serverStatus(t *testing.T, code string) (status, station st
 // was given) and send it again, so desk C's online redemption of X is
 // refused as already used.
 func TestRestoreBehindCursorLosesNoRedemption(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
 		a, b, c := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk B", "B"), g.deskAt(t, "Desk C", "C")
 		codes := a.issue(t, 3)
@@ -263,7 +264,7 @@ func TestRestoreBehindCursorLosesNoRedemption(t *testing.T) {
 // online redemption, an offline one, a batch) and sends it all again in
 // the same sync: no sync passes with an acknowledged redemption missing.
 func TestRestoreWithoutNewWrites(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
 		a, b := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk B", "B")
 		codes := a.issue(t, 3)
@@ -307,7 +308,7 @@ func TestRestoreWithoutNewWrites(t *testing.T) {
 // number A holds for its lost redemption: A starts over at its next sync
 // and sends the lost redemption again.
 func TestRestoreThenSameDeskWrites(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
 		a, b := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk B", "B")
 		codes := a.issue(t, 4)
@@ -351,7 +352,7 @@ func TestRestoreThenSameDeskWrites(t *testing.T) {
 // own syncs enrol (a number given after an enrolment read the counter),
 // events sent offline, batches and another desk at work.
 func TestNoFalseRestoreDetection(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
 		a, b := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk B", "B")
 		codes := a.issue(t, 60)

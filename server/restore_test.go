@@ -10,8 +10,9 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/internal/testpg"
 	"qrdesk/server"
-	"qrdesk/store"
+	"qrdesk/serverdb"
 )
 
 // TestServerRestoredFromBackup (found by the second hostile pass): the
@@ -43,7 +44,7 @@ func TestServerRestoredFromBackup(t *testing.T) {
 	b.sync(t)
 
 	// The server comes back on the backup.
-	restored, err := store.OpenCentral(context.Background(), backup)
+	restored, err := serverdb.Open(context.Background(), backup)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +90,7 @@ func TestServerRestoredFromBackup(t *testing.T) {
 // told to start over (410 feed_reset), never acknowledged; a negative one
 // is a 400.
 func TestFeedAheadRefused(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h := newCentral(t, dbPath, 2)
 		a := h.station(t, "Desk 1", "A")
 		h.upload(t, a)

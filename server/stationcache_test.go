@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"qrdesk/central"
+	"qrdesk/internal/testpg"
 	"qrdesk/server"
 )
 
@@ -15,7 +16,7 @@ import (
 // the one the desk would get without the cache, and the label stays
 // unused, on both engines.
 func TestRevocationBeatsTheTokenCache(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h := newCentral(t, dbPath, 4)
 		token := h.station(t, "Desk 1", "A")
 		h.upload(t, token)

@@ -10,6 +10,7 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/central"
+	"qrdesk/internal/testpg"
 	"qrdesk/server"
 )
 
@@ -22,7 +23,7 @@ func (h *centralHarness) report(waiting, jobs, labels, reprints int, at int64) a
 // engines; a late report made earlier does not replace a newer one, and
 // the Desks page reads the events waiting of the newest report.
 func TestDeskStatusStore(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h := newCentral(t, dbPath, 0)
 		h.station(t, "Desk 1", "A")
 		h.station(t, "Desk 2", "B")
@@ -65,7 +66,7 @@ func TestDeskStatusStore(t *testing.T) {
 // TestDeskStatusAPI: POST /v1/status validates with clear 400s, refuses
 // unknown and revoked tokens as every endpoint does, and keeps the latest.
 func TestDeskStatusAPI(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h := newCentral(t, dbPath, 0)
 		a := h.station(t, "Desk 1", "A")
 		gone := h.station(t, "Old desk", "")
@@ -123,7 +124,7 @@ func TestDeskStatusAPI(t *testing.T) {
 // A server without /v1/status (404) or one refusing the report does not
 // fail the sync, and the events still go.
 func TestDeskReportsAfterSync(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h := newCentral(t, dbPath, 0)
 		ctx := context.Background()
 		d := h.desk(t, "Desk 2", "B", h.station(t, "Desk 2", "B"))

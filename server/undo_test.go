@@ -8,6 +8,7 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/central"
+	"qrdesk/internal/testpg"
 )
 
 func (d *desk) undo(t testing.TB, code, reason string) app.Undo {
@@ -32,7 +33,7 @@ func (d *desk) status(t testing.TB, code string) app.Status {
 // the server, and reaches the other desks through the feed; the label can
 // then be redeemed at any desk.
 func TestUndoTravels(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := twoDesks(t, dbPath, 2)
 		if v := a.redeem(t, codes[0], "li"); v.Outcome != app.OutcomeRedeemed {
 			t.Fatalf("desk A: %+v", v)
@@ -70,7 +71,7 @@ func TestUndoTravels(t *testing.T) {
 // both offline): the server refuses the undo, the desk shows why and its
 // label is used again, as everywhere else.
 func TestUndoRefusedForAnotherDesksRecord(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := twoDesks(t, dbPath, 1)
 		remoteA, remoteB := a.svc.Remote, b.svc.Remote
 		a.svc.Remote, b.svc.Remote = nil, nil // both offline
@@ -120,7 +121,7 @@ func TestUndoRefusedForAnotherDesksRecord(t *testing.T) {
 // back. The label stays unused, and once the undo is uploaded every desk
 // agrees.
 func TestUndoRacesFeed(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := twoDesks(t, dbPath, 1)
 		if v := a.redeem(t, codes[0], "li"); v.Outcome != app.OutcomeRedeemed {
 			t.Fatalf("desk A: %+v", v)
@@ -156,7 +157,7 @@ func TestUndoRacesFeed(t *testing.T) {
 // An undo event sent twice is applied once; the same id with other
 // content is refused.
 func TestUndoReplayed(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h := newCentral(t, dbPath, 2)
 		tok := h.station(t, "Desk 1", "A")
 		other := h.station(t, "Desk 2", "B")
@@ -214,7 +215,7 @@ func TestUndoReplayed(t *testing.T) {
 // still has the label used), so the redemption follows the undo in the
 // outbox and every desk ends with the new redemption.
 func TestRescanBeforeUndoUploaded(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := twoDesks(t, dbPath, 1)
 		if v := a.redeem(t, codes[0], "li"); v.Outcome != app.OutcomeRedeemed {
 			t.Fatalf("desk A: %+v", v)
@@ -245,7 +246,7 @@ func TestRescanBeforeUndoUploaded(t *testing.T) {
 // place in the feed was compacted meanwhile, learns of the undo from the
 // snapshot it starts over from.
 func TestUndoReachesDeskAway(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := twoDesks(t, dbPath, 2)
 		away := h.desk(t, "Desk S", "S", h.station(t, "Desk S", "S"))
 		a.redeem(t, codes[0], "li")

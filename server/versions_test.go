@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/internal/testpg"
 )
 
 // preVersionServer plays a server of the release before undo and before
@@ -58,7 +59,7 @@ func (p *preVersionServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func TestNewerDeskOlderServer(t *testing.T) {
 	for _, older := range []string{"fewer kinds", "before versions"} {
 		t.Run(older, func(t *testing.T) {
-			engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+			testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 				g := newRestorable(t, dbPath)
 				proxy := &preVersionServer{}
 				if older == "fewer kinds" {
@@ -146,7 +147,7 @@ func TestNewerDeskOlderServer(t *testing.T) {
 // The enrol answer says the protocol, the kinds and the station's write
 // counter; every answer carries the protocol header.
 func TestUnknownKindAnsweredAlone(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h := newCentral(t, dbPath, 3)
 		tok := h.station(t, "Desk 1", "A")
 		h.upload(t, tok)

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"qrdesk/app"
-	"qrdesk/internal/testpg"
 )
 
 // BenchmarkIssue100k issues one batch of 100,000 codes (target ≤ 1 s) and
@@ -180,7 +179,6 @@ func millionCodes(b *testing.B) (*app.Service, *DB, []app.Code) {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	testpg.Stop()
 	if bigDB.db != nil {
 		bigDB.db.Close()
 		os.RemoveAll(filepath.Dir(bigDB.db.Path()))

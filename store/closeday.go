@@ -12,8 +12,8 @@ import (
 var _ app.DayCloseStore = (*DB)(nil)
 
 // DayFigures counts one day's figures (see app.DayCloseStore).
-func (d *DB) DayFigures(ctx context.Context, day string, from, to int64) (app.DayFigures, error) {
-	f, err := dayFigures(ctx, d.db, day, from, to)
+func (d *DB) DayFigures(ctx context.Context, day, station string, from, to int64) (app.DayFigures, error) {
+	f, err := dayFigures(ctx, d.db, day, station, from, to)
 	return f, d.wrap(err, "cannot count the day's figures")
 }
 
@@ -26,14 +26,13 @@ func (d *DB) CloseDay(ctx context.Context, day string, from, to int64, expireUnu
 	defer tx.Rollback()
 	dc := app.DayClose{ClosedAt: at, Station: actor.Station, Operator: actor.Operator}
 	if expireUnused {
-		res, err := tx.ExecContext(ctx, `UPDATE codes SET status = 'expired' WHERE label_date = ? AND status = 'unused'`, day)
+		n, err := expireDay(ctx, tx, day, actor, at)
 		if err != nil {
 			return app.DayClose{}, d.wrap(err, "cannot expire the day's unused labels")
 		}
-		n, _ := res.RowsAffected()
-		dc.ExpiredNow = int(n)
+		dc.ExpiredNow = n
 	}
-	if dc.Figures, err = dayFigures(ctx, tx, day, from, to); err != nil {
+	if dc.Figures, err = dayFigures(ctx, tx, day, actor.Station, from, to); err != nil {
 		return app.DayClose{}, d.wrap(err, "cannot close the day")
 	}
 	dc.Figures = finish(dc.Figures)
@@ -61,9 +60,10 @@ func (d *DB) CloseDay(ctx context.Context, day string, from, to int64, expireUnu
 	return dc, d.wrap(tx.Commit(), "cannot close the day")
 }
 
-// dayFigures counts in or out of a transaction. The first six figures are
-// counted exactly as Stats counts them, so the close and 'stats' agree.
-func dayFigures(ctx context.Context, q querier, day string, from, to int64) (app.DayFigures, error) {
+// dayFigures counts the figures of the desk named station in or out of a
+// transaction. The first six figures are counted exactly as Stats counts
+// them, so the close and 'stats' agree.
+func dayFigures(ctx context.Context, q querier, day, station string, from, to int64) (app.DayFigures, error) {
 	f := app.DayFigures{Date: day, Refused: map[app.Outcome]int{}, RedeemedByOperator: map[string]int{}}
 	for _, o := range app.RefusalOutcomes {
 		f.Refused[o] = 0
@@ -73,14 +73,14 @@ func dayFigures(ctx context.Context, q querier, day string, from, to int64) (app
 		(SELECT count(DISTINCT p.code_id) FROM print_jobs j JOIN print_job_codes p ON p.job_id = j.id
 			WHERE j.status = 'done' AND j.finished_at >= ?1 AND j.finished_at < ?2),
 		(SELECT count(*) FROM scans WHERE at >= ?1 AND at < ?2),
-		(SELECT count(*) FROM redemptions WHERE redeemed_at >= ?1 AND redeemed_at < ?2),
+		(SELECT count(*) FROM redemptions r WHERE r.redeemed_at >= ?1 AND r.redeemed_at < ?2 AND `+ownRedemption("?4")+`),
 		(SELECT count(*) FROM codes WHERE label_date = ?3 AND status = 'unused'),
 		(SELECT count(*) FROM print_jobs WHERE status = 'done' AND finished_at >= ?1 AND finished_at < ?2),
 		(SELECT count(*) FROM print_jobs WHERE status = 'done' AND reprint = 1 AND finished_at >= ?1 AND finished_at < ?2),
 		(SELECT count(*) FROM audit WHERE action IN ('disable', 'replace') AND at >= ?1 AND at < ?2),
 		(SELECT count(*) FROM codes WHERE label_date = ?3 AND status = 'expired'),
-		(SELECT count(*) FROM undos WHERE refused = '' AND at >= ?1 AND at < ?2),
-		(SELECT count(*) FROM conflicts WHERE (first_at >= ?1 AND first_at < ?2) OR (second_at >= ?1 AND second_at < ?2))`, from, to, day).
+		(SELECT count(*) FROM undos WHERE refused = '' AND at >= ?1 AND at < ?2 AND station = ?4),
+		(SELECT count(*) FROM outbox o WHERE o.kind = 'redeem' AND o.at >= ?1 AND o.at < ?2 AND `+outboxConflict+`)`, from, to, day, station).
 		Scan(&f.Issued, &f.Printed, &f.Scans, &f.Redeemed, &f.Unused, &f.PrintJobs, &f.Reprints, &f.Disabled, &f.Expired, &f.Undone, &f.Conflicts)
 	if err != nil {
 		return app.DayFigures{}, err
@@ -104,7 +104,7 @@ func dayFigures(ctx context.Context, q querier, day string, from, to int64) (app
 		}
 		f.RedeemedByOperator[op] = n
 		return nil
-	}, `SELECT operator, count(*) FROM redemptions WHERE redeemed_at >= ? AND redeemed_at < ? GROUP BY operator`, from, to); err != nil {
+	}, `SELECT r.operator, count(*) FROM redemptions r WHERE r.redeemed_at >= ?1 AND r.redeemed_at < ?2 AND `+ownRedemption("?3")+` GROUP BY r.operator`, from, to, station); err != nil {
 		return app.DayFigures{}, err
 	}
 	// Quarter hours: the service sorts them into its zone's hours.
@@ -115,7 +115,7 @@ func dayFigures(ctx context.Context, q querier, day string, from, to int64) (app
 		}
 		f.RedeemedQuarters = append(f.RedeemedQuarters, tc)
 		return nil
-	}, `SELECT redeemed_at - redeemed_at % 900, count(*) FROM redemptions WHERE redeemed_at >= ? AND redeemed_at < ? GROUP BY 1 ORDER BY 1`, from, to)
+	}, `SELECT r.redeemed_at - r.redeemed_at % 900, count(*) FROM redemptions r WHERE r.redeemed_at >= ?1 AND r.redeemed_at < ?2 AND `+ownRedemption("?3")+` GROUP BY 1 ORDER BY 1`, from, to, station)
 	return f, err
 }
 

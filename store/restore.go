@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/internal/sqlstore"
 )
 
 // CheckBackup looks into a backup and returns its settings. It never writes
@@ -30,7 +31,7 @@ func CheckBackup(ctx context.Context, path string) (app.Settings, error) {
 	case info.Size() == 0:
 		return app.Settings{}, app.Errorf(app.KindInvalid, "the backup %s is empty: %s", path, hint)
 	}
-	sqldb, err := sql.Open("sqlite", readOnlyDSN(path))
+	sqldb, err := sql.Open("sqlite", sqlstore.ReadOnlyDSN(path))
 	if err != nil {
 		return app.Settings{}, app.ErrorfWrap(app.KindInternal, err, "cannot open the backup %s", path)
 	}

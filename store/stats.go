@@ -6,9 +6,10 @@ import (
 	"qrdesk/app"
 )
 
-// Stats counts one period's figures. "unused" counts the codes whose label
-// date is day and that are still unused.
-func (d *DB) Stats(ctx context.Context, day string, from, to int64) (app.Stats, error) {
+// Stats counts one period's figures of the desk named station (the
+// redemptions and undos made there; see dayfigures.go). "unused" counts
+// the codes whose label date is day and that are still unused.
+func (d *DB) Stats(ctx context.Context, day, station string, from, to int64) (app.Stats, error) {
 	st := app.Stats{Refused: map[app.Outcome]int{}}
 	for _, o := range app.RefusalOutcomes {
 		st.Refused[o] = 0
@@ -18,9 +19,10 @@ func (d *DB) Stats(ctx context.Context, day string, from, to int64) (app.Stats, 
 		(SELECT count(DISTINCT p.code_id) FROM print_jobs j JOIN print_job_codes p ON p.job_id = j.id
 			WHERE j.status = 'done' AND j.finished_at >= ?1 AND j.finished_at < ?2),
 		(SELECT count(*) FROM scans WHERE at >= ?1 AND at < ?2),
-		(SELECT count(*) FROM redemptions WHERE redeemed_at >= ?1 AND redeemed_at < ?2),
-		(SELECT count(*) FROM codes WHERE label_date = ?3 AND status = 'unused')`, from, to, day).
-		Scan(&st.Issued, &st.Printed, &st.Scans, &st.Redeemed, &st.Unused)
+		(SELECT count(*) FROM redemptions r WHERE r.redeemed_at >= ?1 AND r.redeemed_at < ?2 AND `+ownRedemption("?4")+`),
+		(SELECT count(*) FROM codes WHERE label_date = ?3 AND status = 'unused'),
+		(SELECT count(*) FROM undos WHERE refused = '' AND at >= ?1 AND at < ?2 AND station = ?4)`, from, to, day, station).
+		Scan(&st.Issued, &st.Printed, &st.Scans, &st.Redeemed, &st.Unused, &st.Undone)
 	if err != nil {
 		return app.Stats{}, d.wrap(err, "cannot count the figures")
 	}

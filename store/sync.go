@@ -102,6 +102,9 @@ func (d *DB) MarkEvents(ctx context.Context, results []app.RemoteResult, at int6
 				return d.wrap(err, "cannot update the outbox")
 			}
 		}
+		if err := undoAnswered(ctx, tx, r); err != nil {
+			return d.wrap(err, "cannot update the outbox")
+		}
 	}
 	return d.wrap(tx.Commit(), "cannot update the outbox")
 }
@@ -158,6 +161,17 @@ func (d *DB) ApplyChanges(ctx context.Context, changes []app.RemoteChange, next 
 // own disable or enable of the code waits in the outbox.
 const noPendingToggle = ` AND NOT EXISTS (SELECT 1 FROM outbox WHERE outbox.code = ? AND outbox.state = 'pending' AND outbox.kind IN ('disable', 'enable'))`
 
+// carried is the status a feed change carries, or def (what the change's
+// kind meant) when it carries none a desk knows.
+func carried(said string, def app.Status) app.Status {
+	for _, s := range app.Statuses {
+		if string(s) == said {
+			return s
+		}
+	}
+	return def
+}
+
 func applyChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
 	var data struct {
 		At       int64  `json:"at"`
@@ -166,6 +180,9 @@ func applyChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
 		Reason   string `json:"reason"`
 		ExpireAt int64  `json:"expire_at"`
 		Created  int64  `json:"created_at"`
+		// Status is the label's status at the server after the change
+		// (absent from an older server's feed).
+		Status string `json:"status"`
 		app.Conflict
 	}
 	json.Unmarshal([]byte(ch.Data), &data)
@@ -186,7 +203,10 @@ func applyChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
 		_, err = tx.ExecContext(ctx, `INSERT INTO codes (code, random, prefix, label_date, station_id, serial, batch_id, key_id, expire_at, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 			c.String(), c.Random, c.Prefix, c.LabelDate(), stationID, serial, batch, string(c.KeyID), data.ExpireAt, data.Created)
-		return err
+		if err != nil {
+			return err
+		}
+		return completeForeignCode(ctx, tx, c, batch, data.ExpireAt, data.Created)
 	case "redeem":
 		var id int64
 		// The server's redemption of record wins over a disable or an expiry
@@ -209,14 +229,20 @@ func applyChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
 	// that is newer than anything in the feed, and it comes back through
 	// the feed once the server has it. A disable also covers a label this
 	// desk marked expired by its own clock (the server never expires one).
+	// The label takes the status the change carries (an older server's:
+	// what the kind meant).
 	case "disable":
-		_, err := tx.ExecContext(ctx, `UPDATE codes SET status = 'disabled', disabled_reason = ? WHERE code = ? AND status IN ('unused', 'expired')`+noPendingToggle, data.Reason, ch.Code, ch.Code)
+		_, err := tx.ExecContext(ctx, `UPDATE codes SET status = ?, disabled_reason = ? WHERE code = ? AND status IN ('unused', 'expired')`+noPendingToggle,
+			string(carried(data.Status, app.StatusDisabled)), data.Reason, ch.Code, ch.Code)
 		return err
 	case "enable":
-		_, err := tx.ExecContext(ctx, `UPDATE codes SET status = 'unused', disabled_reason = '' WHERE code = ? AND status = 'disabled'`+noPendingToggle, ch.Code, ch.Code)
+		_, err := tx.ExecContext(ctx, `UPDATE codes SET status = ?, disabled_reason = '' WHERE code = ? AND status = 'disabled'`+noPendingToggle,
+			string(carried(data.Status, app.StatusUnused)), ch.Code, ch.Code)
 		return err
 	case app.KindUndo:
 		return applyUndoChange(ctx, tx, ch)
+	case app.KindExpire:
+		return applyExpireChange(ctx, tx, ch)
 	case "conflict":
 		k := data.Conflict
 		_, err := tx.ExecContext(ctx, `INSERT INTO conflicts (code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, flag)
@@ -334,6 +360,8 @@ func (d *DB) ApplySnapshot(ctx context.Context, page app.RemoteSnapshot, positio
 				return d.wrap(err, "cannot apply the server's snapshot")
 			}
 			changes = append(changes, app.RemoteChange{Kind: "enable", Code: c.Code, Data: "{}"})
+		case "expired":
+			changes = append(changes, app.RemoteChange{Kind: app.KindExpire, Code: c.Code, Data: `{"status":"expired"}`})
 		}
 		for _, ch := range changes {
 			if err := applyChange(ctx, tx, ch); err != nil {

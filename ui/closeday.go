@@ -84,7 +84,7 @@ func (d *closeDayDialog) show(dc app.DayClose) {
 		value := widget.NewLabelWithStyle(fmt.Sprint(r.Value), fyne.TextAlignTrailing, name.TextStyle)
 		d.rows.Add(container.NewBorder(nil, nil, nil, value, name))
 	}
-	d.result.SetText(changesText(dc))
+	d.result.SetText(changesText(dc) + "\n" + allDesksText(dc.Figures.AllDesks))
 	content := container.NewBorder(nil, d.save, nil, nil, container.NewVScroll(container.NewVBox(d.rows, d.result)))
 	dlg := dialog.NewCustom(T("Day closed: {{.Date}}", map[string]any{"Date": dc.Figures.Date}), T("Close"), content, d.env.win)
 	dlg.Resize(fyne.NewSize(560, 720))
@@ -99,6 +99,7 @@ func closeDayText(dc app.DayClose) string {
 		fmt.Fprintf(&b, "%s: %d\n", printing.FigureLabel(r.Key, r.Label, dayWords), r.Value)
 	}
 	b.WriteString(changesText(dc))
+	b.WriteString("\n" + allDesksText(dc.Figures.AllDesks))
 	return b.String()
 }
 

@@ -15,7 +15,7 @@ import (
 	"qrdesk/app"
 	centralpkg "qrdesk/central"
 	"qrdesk/server"
-	"qrdesk/store"
+	"qrdesk/serverdb"
 )
 
 func TestSyncBanner(t *testing.T) {
@@ -51,7 +51,7 @@ func TestSyncBanner(t *testing.T) {
 	}
 
 	// With a real server on loopback the window syncs in the background.
-	central, err := store.OpenCentral(context.Background(), filepath.Join(t.TempDir(), "server.db"))
+	central, err := serverdb.Open(context.Background(), filepath.Join(t.TempDir(), "server.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

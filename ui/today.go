@@ -30,6 +30,7 @@ type todayScreen struct {
 	refused   map[app.Outcome]*figureCard
 	hours     *fyne.Container
 	conflicts *widget.Label
+	allDesks  *widget.Label // every desk's figures, apart from this desk's own
 	chart     *fyne.Container
 	message   *widget.Label
 	stats     app.Stats
@@ -58,6 +59,8 @@ func newTodayScreen(e *env) *todayScreen {
 	s.hours = container.NewGridWithColumns(24)
 	s.chart = container.NewGridWithColumns(chartDays)
 	s.conflicts = widget.NewLabel("")
+	s.allDesks = widget.NewLabel("")
+	s.allDesks.Wrapping = fyne.TextWrapWord
 	s.conflicts.Wrapping = fyne.TextWrapWord
 	s.message = widget.NewLabel("")
 	s.message.Wrapping = fyne.TextWrapWord
@@ -70,11 +73,12 @@ func newTodayScreen(e *env) *todayScreen {
 	s.header = container.NewHBox(s.title, refresh, export, closeDay)
 	s.content = container.NewVScroll(container.NewVBox(
 		s.header, s.message,
-		cards,
+		bold(T("This desk")), cards,
 		bold(T("Refused, by reason")), refusals,
 		bold(T("Redeemed per hour")), s.hours,
 		bold(T("Redeemed, last 14 days")), s.chart,
-		bold(T("Conflicts: codes redeemed at two desks while offline")), s.conflicts))
+		bold(T("Conflicts: codes redeemed at two desks while offline")), s.conflicts,
+		s.allDesks))
 	return s
 }
 
@@ -112,6 +116,10 @@ func (s *todayScreen) refresh() {
 		if err == nil {
 			hours, err = s.env.svc.RedeemedByHour(ctx, "")
 		}
+		var today app.Stats
+		if err == nil {
+			today, err = s.env.svc.Stats(ctx, "")
+		}
 		conflicts := conflictText(s.env.svc)
 		fyne.Do(func() {
 			s.conflicts.SetText(conflicts)
@@ -123,6 +131,7 @@ func (s *todayScreen) refresh() {
 				return
 			}
 			s.show(days, hours)
+			s.allDesks.SetText(allDesksText(today.AllDesks))
 		})
 	})
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"qrdesk/internal/testpg"
 )
 
 var discard = slog.New(slog.DiscardHandler)
@@ -89,7 +91,7 @@ var dashboardPages = []struct{ method, path string }{
 // with a made-up or signed-out one, answers with the sign-in page and no
 // data, and changes nothing.
 func TestWithoutSessionNoData(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		s := newSite(t, dbPath(t), false)
 		token := s.station(t, "Desk 1", "A")
 		s.upload(t, token, s.issue(t, 3))

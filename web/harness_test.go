@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -21,6 +20,7 @@ import (
 	"qrdesk/internal/testclock"
 	"qrdesk/internal/testpg"
 	"qrdesk/server"
+	"qrdesk/serverdb"
 	"qrdesk/store"
 	"qrdesk/web"
 )
@@ -31,17 +31,7 @@ var realCost int
 func TestMain(m *testing.M) {
 	realCost = web.PasswordCost
 	web.PasswordCost = bcrypt.MinCost
-	code := m.Run()
-	testpg.Stop()
-	os.Exit(code)
-}
-
-// engines runs a test against both storage engines of the server.
-func engines(t *testing.T, test func(t *testing.T, dbPath func(t testing.TB) string)) {
-	t.Run("SQLite", func(t *testing.T) {
-		test(t, func(t testing.TB) string { return filepath.Join(t.TempDir(), "server.db") })
-	})
-	t.Run("PostgreSQL", func(t *testing.T) { test(t, func(t testing.TB) string { return testpg.URL(t) }) })
+	testpg.Main(m)
 }
 
 func sqlitePath(t testing.TB) string { return filepath.Join(t.TempDir(), "server.db") }
@@ -68,7 +58,7 @@ func (c *clock) Add(d time.Duration) {
 // over a real database, with the deployment's key ring.
 type site struct {
 	url   string
-	db    *store.CentralDB
+	db    *serverdb.DB
 	api   *server.API
 	dash  *web.Dashboard
 	keys  app.Keys
@@ -80,7 +70,7 @@ type site struct {
 // newSite serves a new database; tls serves HTTPS.
 func newSite(t testing.TB, path string, tls bool) *site {
 	t.Helper()
-	db, err := store.OpenCentral(context.Background(), path)
+	db, err := serverdb.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"qrdesk/app"
+	"qrdesk/internal/testpg"
 )
 
 // TestDeskReportsShown: what the desks reported (printed, events waiting)
 // is on Today, in its CSV and on Desks, in English and Chinese; a desk
 // that sent no report shows –, never 0.
 func TestDeskReportsShown(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		s := newSite(t, dbPath(t), false)
 		desk1, desk2 := s.station(t, "Desk 1", "A"), s.station(t, "Desk 2", "B")
 		codes := s.issue(t, 5)

@@ -6,7 +6,7 @@ import (
 	"qrdesk/central"
 )
 
-// Store is what the dashboard reads and writes (store.CentralDB on SQLite
+// Store is what the dashboard reads and writes (serverdb.DB on SQLite
 // or PostgreSQL).
 type Store interface {
 	// DayActivity counts issues and redemptions in [from, to) per desk.

@@ -16,14 +16,10 @@ import (
 	"qrdesk/app"
 	"qrdesk/internal/testpg"
 	"qrdesk/server"
-	"qrdesk/store"
+	"qrdesk/serverdb"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testpg.Stop()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testpg.Main(m) }
 
 // TestLoad runs the tool for 3 s with 20 desks against a server in this
 // process, on each engine, with many outages and double uses, and checks
@@ -46,7 +42,7 @@ func TestLoad(t *testing.T) {
 			if tc.engine == "PostgreSQL" {
 				db = testpg.URL(t)
 			}
-			cdb, err := store.OpenCentral(context.Background(), db)
+			cdb, err := serverdb.Open(context.Background(), db)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,7 +121,7 @@ func TestUsage(t *testing.T) {
 func TestStartOverAfterCompaction(t *testing.T) {
 	ctx := context.Background()
 	db := filepath.Join(t.TempDir(), "server.db")
-	cdb, err := store.OpenCentral(ctx, db)
+	cdb, err := serverdb.Open(ctx, db)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 	"qrdesk/app"
 	"qrdesk/central"
 	"qrdesk/server"
-	"qrdesk/store"
+	"qrdesk/serverdb"
 )
 
 // station is one enrolled desk: its name and bearer token.
@@ -25,7 +25,7 @@ type station struct{ name, token string }
 // letters are one of A–Z). Names carry the run id, so runs on one database
 // never collide.
 func enrol(ctx context.Context, db, runID string, n int, keys app.Keys) ([]station, error) {
-	cdb, err := store.OpenCentral(ctx, db)
+	cdb, err := serverdb.Open(ctx, db)
 	if err != nil {
 		return nil, err
 	}

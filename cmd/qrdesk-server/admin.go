@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"qrdesk/central"
-	"qrdesk/store"
+	"qrdesk/serverdb"
 	"qrdesk/web"
 )
 
@@ -25,7 +25,7 @@ const adminUsage = `say one of:
   admin list`
 
 // admin manages the web dashboard's administrator accounts.
-func admin(ctx context.Context, st *store.CentralDB, now func() time.Time, args []string, out io.Writer) error {
+func admin(ctx context.Context, st *serverdb.DB, now func() time.Time, args []string, out io.Writer) error {
 	switch {
 	case len(args) == 2 && args[0] == "add":
 		if err := central.ValidateAdminName(args[1]); err != nil {

@@ -32,7 +32,7 @@ import (
 	"qrdesk/app"
 	"qrdesk/central"
 	"qrdesk/server"
-	"qrdesk/store"
+	"qrdesk/serverdb"
 	"qrdesk/web"
 )
 
@@ -89,7 +89,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 		fmt.Fprintf(stderr, "qrdesk-server %s: %v\n", cmd, err)
 		return 2
 	}
-	st, err := store.OpenCentral(ctx, *db)
+	st, err := serverdb.Open(ctx, *db)
 	if err != nil {
 		fmt.Fprintf(stderr, "qrdesk-server: %v\n", err)
 		return 3
@@ -235,7 +235,7 @@ const stationUsage = `say one of:
   station revoke NAME           refuse the desk's token from now on
   station list`
 
-func station(ctx context.Context, st *store.CentralDB, now func() time.Time, args []string, letter string, out io.Writer) error {
+func station(ctx context.Context, st *serverdb.DB, now func() time.Time, args []string, letter string, out io.Writer) error {
 	switch {
 	case len(args) == 2 && args[0] == "add":
 		token, err := newToken()
@@ -293,7 +293,7 @@ func newToken() (string, error) {
 
 // ring repairs the deployment's key-ring binding: the first desk to call
 // binds it, so a desk with the wrong key file can take it first.
-func ring(ctx context.Context, st *store.CentralDB, args []string, out io.Writer) error {
+func ring(ctx context.Context, st *serverdb.DB, args []string, out io.Writer) error {
 	switch {
 	case len(args) == 1 && args[0] == "show":
 		id, err := st.RingID(ctx)
@@ -319,7 +319,7 @@ func usageErr(msg string) error { return &usageError{msg} }
 // reportStore is what the report reads.
 type reportStore interface {
 	Conflicts(ctx context.Context, from, to int64) ([]central.Conflict, error)
-	FlaggedEvents(ctx context.Context, from, to int64) ([]store.FlaggedEvent, error)
+	FlaggedEvents(ctx context.Context, from, to int64) ([]serverdb.FlaggedEvent, error)
 }
 
 // report prints the conflicts whose first redemption was on one local day
@@ -340,7 +340,7 @@ func report(ctx context.Context, st reportStore, now func() time.Time, date stri
 		return err
 	}
 	if flagged == nil {
-		flagged = []store.FlaggedEvent{}
+		flagged = []serverdb.FlaggedEvent{}
 	}
 	enc := json.NewEncoder(out)
 	enc.SetIndent("", "  ")

@@ -14,7 +14,7 @@ import (
 
 	"qrdesk/central"
 	"qrdesk/internal/testclock"
-	"qrdesk/store"
+	"qrdesk/serverdb"
 )
 
 // now is the tests' clock: the suite's day ($QRDESK_TEST_DATE), running on.
@@ -117,7 +117,7 @@ func (c *conflictsAsked) Conflicts(_ context.Context, from, to int64) ([]central
 	return []central.Conflict{}, nil
 }
 
-func (c *conflictsAsked) FlaggedEvents(_ context.Context, from, to int64) ([]store.FlaggedEvent, error) {
+func (c *conflictsAsked) FlaggedEvents(_ context.Context, from, to int64) ([]serverdb.FlaggedEvent, error) {
 	return nil, nil
 }
 

@@ -22,10 +22,10 @@ import (
 	"qrdesk/app"
 	qcentral "qrdesk/central"
 	"qrdesk/server"
-	"qrdesk/store"
+	"qrdesk/serverdb"
 )
 
-// central is qrdesk-server in this process: server.API over store.OpenCentral
+// central is qrdesk-server in this process: server.API over serverdb.Open
 // on a loopback listener, which the harness can kill and restart.
 type central struct {
 	dsn  string       // SQLite file or postgres:// URL
@@ -33,10 +33,10 @@ type central struct {
 	// admin is the administrator's own handle on the database, as
 	// 'qrdesk-server station add' opens it: it works while the server is
 	// down, and the checker reads through it.
-	admin *store.CentralDB
+	admin *serverdb.DB
 
 	mu       sync.Mutex
-	db       *store.CentralDB
+	db       *serverdb.DB
 	srv      *http.Server
 	gate     *gate
 	restarts int
@@ -100,7 +100,7 @@ func startCentral(ctx context.Context, dsn string) (*central, error) {
 		return nil, err
 	}
 	var err error
-	if c.admin, err = store.OpenCentral(ctx, dsn); err != nil {
+	if c.admin, err = serverdb.Open(ctx, dsn); err != nil {
 		c.kill()
 		return nil, fmt.Errorf("open the server database for the administrator: %w", err)
 	}
@@ -114,7 +114,7 @@ func (c *central) close() {
 }
 
 func (c *central) start(ctx context.Context) error {
-	db, err := store.OpenCentral(ctx, c.dsn)
+	db, err := serverdb.Open(ctx, c.dsn)
 	if err != nil {
 		return fmt.Errorf("open the server database: %w", err)
 	}
@@ -256,7 +256,7 @@ func (c *central) readServer(ctx context.Context) (serverState, error) {
 
 // queryEach runs a query without parameters (so it reads the same on both
 // engines) on the server's database and calls scan for every row.
-func queryEach(ctx context.Context, db *store.CentralDB, query string, scan func(*sql.Rows) error) error {
+func queryEach(ctx context.Context, db *serverdb.DB, query string, scan func(*sql.Rows) error) error {
 	rows, err := db.QueryForTests(query)
 	return scanEach(rows, err, scan)
 }

@@ -16,11 +16,7 @@ import (
 	"qrdesk/internal/testpg"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testpg.Stop()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testpg.Main(m) }
 
 // fixedSeeds run on every 'go test': about 30 s per engine.
 var fixedSeeds = []uint64{1, 2, 3, 4, 5, 6, 7, 8}

@@ -103,7 +103,26 @@ func freePort() (int, error) {
 	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
-// Stop stops the cluster, if one was started; call it from TestMain.
+// Main runs a package's tests, stops the cluster if one was started, and
+// exits with the tests' status: a package's TestMain, or its last line.
+func Main(m *testing.M) {
+	code := m.Run()
+	Stop()
+	os.Exit(code)
+}
+
+// Engines runs test against both engines of the server's database: once
+// with dbPath giving a fresh SQLite file (server.db in the test's folder),
+// once with it giving a fresh PostgreSQL database (URL).
+func Engines(t *testing.T, test func(t *testing.T, dbPath func(testing.TB) string)) {
+	t.Run("SQLite", func(t *testing.T) {
+		test(t, func(t testing.TB) string { return filepath.Join(t.TempDir(), "server.db") })
+	})
+	t.Run("PostgreSQL", func(t *testing.T) { test(t, URL) })
+}
+
+// Stop stops the cluster, if one was started; call it from TestMain (Main
+// does).
 func Stop() {
 	if cluster.dir == "" {
 		return

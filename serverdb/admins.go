@@ -1,4 +1,4 @@
-package store
+package serverdb
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 
 // AddAdmin creates an administrator with a password hash;
 // central.ErrAdminExists when the name is taken.
-func (c *CentralDB) AddAdmin(ctx context.Context, a central.Admin, passwordHash string) error {
+func (c *DB) AddAdmin(ctx context.Context, a central.Admin, passwordHash string) error {
 	if err := central.ValidateAdminName(a.Name); err != nil {
 		return err
 	}
@@ -33,20 +33,20 @@ func (c *CentralDB) AddAdmin(ctx context.Context, a central.Admin, passwordHash 
 }
 
 // RemoveAdmin deletes an administrator and signs out their sessions.
-func (c *CentralDB) RemoveAdmin(ctx context.Context, name string, at int64) error {
+func (c *DB) RemoveAdmin(ctx context.Context, name string, at int64) error {
 	return c.changeAdmin(ctx, name, "admin_remove", at, `DELETE FROM admins WHERE name = ?`, name)
 }
 
 // ResetAdminPassword gives an administrator a new password hash and signs
 // out their sessions; central.ErrNoAdmin when there is no such one.
-func (c *CentralDB) ResetAdminPassword(ctx context.Context, name, passwordHash string, at int64) error {
+func (c *DB) ResetAdminPassword(ctx context.Context, name, passwordHash string, at int64) error {
 	return c.changeAdmin(ctx, name, "admin_reset", at, `UPDATE admins SET password_hash = ? WHERE name = ?`, passwordHash, name)
 }
 
 // changeAdmin runs the statement on the administrator's row, signs out
 // their sessions and logs the action, in one transaction;
 // central.ErrNoAdmin when the statement found no such administrator.
-func (c *CentralDB) changeAdmin(ctx context.Context, name, action string, at int64, query string, args ...any) error {
+func (c *DB) changeAdmin(ctx context.Context, name, action string, at int64, query string, args ...any) error {
 	tx, err := c.e.begin(ctx)
 	if err != nil {
 		return err
@@ -69,7 +69,7 @@ func (c *CentralDB) changeAdmin(ctx context.Context, name, action string, at int
 }
 
 // Admins lists the administrators by name.
-func (c *CentralDB) Admins(ctx context.Context) ([]central.Admin, error) {
+func (c *DB) Admins(ctx context.Context) ([]central.Admin, error) {
 	rows, err := c.e.query(ctx, `SELECT name, created_at FROM admins ORDER BY name`)
 	if err != nil {
 		return nil, err
@@ -88,7 +88,7 @@ func (c *CentralDB) Admins(ctx context.Context) ([]central.Admin, error) {
 
 // AdminPasswordHash returns an administrator's password hash;
 // central.ErrNoAdmin when there is no such administrator.
-func (c *CentralDB) AdminPasswordHash(ctx context.Context, name string) (string, error) {
+func (c *DB) AdminPasswordHash(ctx context.Context, name string) (string, error) {
 	var h string
 	err := c.e.queryRow(ctx, `SELECT password_hash FROM admins WHERE name = ?`, name).Scan(&h)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -98,7 +98,7 @@ func (c *CentralDB) AdminPasswordHash(ctx context.Context, name string) (string,
 }
 
 // AddSession records a signed-in browser and drops expired sessions.
-func (c *CentralDB) AddSession(ctx context.Context, s central.Session) error {
+func (c *DB) AddSession(ctx context.Context, s central.Session) error {
 	tx, err := c.e.begin(ctx)
 	if err != nil {
 		return err
@@ -118,7 +118,7 @@ func (c *CentralDB) AddSession(ctx context.Context, s central.Session) error {
 
 // Session returns the session with the id hash if it has not expired at
 // now and its administrator still exists; central.ErrNoSession otherwise.
-func (c *CentralDB) Session(ctx context.Context, idHash string, now int64) (central.Session, error) {
+func (c *DB) Session(ctx context.Context, idHash string, now int64) (central.Session, error) {
 	var s central.Session
 	err := c.e.queryRow(ctx, `SELECT s.id_hash, s.admin, s.created_at, s.expires_at FROM admin_sessions s
 		JOIN admins a ON a.name = s.admin WHERE s.id_hash = ? AND s.expires_at > ?`, idHash, now).Scan(&s.IDHash, &s.Admin, &s.CreatedAt, &s.ExpiresAt)
@@ -129,13 +129,13 @@ func (c *CentralDB) Session(ctx context.Context, idHash string, now int64) (cent
 }
 
 // DeleteSession signs a browser out.
-func (c *CentralDB) DeleteSession(ctx context.Context, idHash string) error {
+func (c *DB) DeleteSession(ctx context.Context, idHash string) error {
 	_, err := c.e.exec(ctx, `DELETE FROM admin_sessions WHERE id_hash = ?`, idHash)
 	return err
 }
 
 // LogAdmin adds a line to the administrators' audit trail.
-func (c *CentralDB) LogAdmin(ctx context.Context, a central.AdminAction) error {
+func (c *DB) LogAdmin(ctx context.Context, a central.AdminAction) error {
 	tx, err := c.e.begin(ctx)
 	if err != nil {
 		return err
@@ -148,7 +148,7 @@ func (c *CentralDB) LogAdmin(ctx context.Context, a central.AdminAction) error {
 }
 
 // AdminLog returns the audit trail's lines from at on, oldest first.
-func (c *CentralDB) AdminLog(ctx context.Context, since int64) ([]central.AdminAction, error) {
+func (c *DB) AdminLog(ctx context.Context, since int64) ([]central.AdminAction, error) {
 	rows, err := c.e.query(ctx, `SELECT at, admin, action, subject, detail FROM admin_log WHERE at >= ? ORDER BY id`, since)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package store
+package serverdb
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 // SetDeskStatus keeps the latest report per desk and day. A report that
 // arrives late (a retry overtaken by the next sync) has an older desk time
 // and leaves the newer one in place.
-func (c *CentralDB) SetDeskStatus(ctx context.Context, s central.DeskStatus) error {
+func (c *DB) SetDeskStatus(ctx context.Context, s central.DeskStatus) error {
 	tx, err := c.e.begin(ctx) // through the writer queue, as every SQLite write
 	if err != nil {
 		return err
@@ -27,7 +27,7 @@ func (c *CentralDB) SetDeskStatus(ctx context.Context, s central.DeskStatus) err
 }
 
 // DeskStatuses returns the desks' reports of a label day, by station name.
-func (c *CentralDB) DeskStatuses(ctx context.Context, date string) ([]central.DeskStatus, error) {
+func (c *DB) DeskStatuses(ctx context.Context, date string) ([]central.DeskStatus, error) {
 	rows, err := c.e.query(ctx, `SELECT station, date, events_waiting, print_jobs, labels_printed, reprints, at, received_at
 		FROM desk_status WHERE date = ? ORDER BY station`, date)
 	if err != nil {

@@ -1,4 +1,4 @@
-package store
+package serverdb
 
 import (
 	"context"
@@ -17,11 +17,12 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/central"
+	"qrdesk/internal/sqlstore"
 )
 
-// CentralDB is qrdesk-server's database: a SQLite file, or PostgreSQL.
+// DB is qrdesk-server's database: a SQLite file, or PostgreSQL.
 // Every statement goes through the engine seam (engine.go).
-type CentralDB struct {
+type DB struct {
 	e    *engine
 	path string
 
@@ -32,23 +33,23 @@ type CentralDB struct {
 	placeStarted time.Time  // when the last one that succeeded began
 }
 
-var _ central.Store = (*CentralDB)(nil)
+var _ central.Store = (*DB)(nil)
 
 // uploadPiece is how many codes of an uploaded batch one transaction
 // stores: a big batch never holds the write lock for long, so other
 // desks' scans keep their normal latency while it is ingested.
 const uploadPiece = 500
 
-// OpenCentral opens (creating if needed) the server database: a SQLite
+// Open opens (creating if needed) the server database: a SQLite
 // file, or PostgreSQL when path is a postgres:// URL.
-func OpenCentral(ctx context.Context, path string) (*CentralDB, error) {
+func Open(ctx context.Context, path string) (*DB, error) {
 	if strings.HasPrefix(path, "postgres://") || strings.HasPrefix(path, "postgresql://") {
 		return openCentralPostgres(ctx, path)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, err
 	}
-	sqldb, err := sql.Open("sqlite", dsn(path))
+	sqldb, err := sql.Open("sqlite", sqlstore.DSN(path, sqlstore.BusyTimeout))
 	if err != nil {
 		return nil, err
 	}
@@ -56,17 +57,17 @@ func OpenCentral(ctx context.Context, path string) (*CentralDB, error) {
 	// the server's CPU under 1,000 desks when the pool kept only two idle.
 	sqldb.SetMaxOpenConns(32)
 	sqldb.SetMaxIdleConns(32)
-	c := &CentralDB{e: &engine{db: sqldb}, path: path}
+	c := &DB{e: &engine{db: sqldb}, path: path}
 	if err := migrate(ctx, c.e, centralMigrations); err != nil {
 		sqldb.Close()
-		return nil, (&DB{path: path}).wrap(err, "cannot open the server database %s", path)
+		return nil, sqlstore.Wrap(err, path, "cannot open the server database %s", path)
 	}
 	return c, nil
 }
 
 // openCentralPostgres opens qrdesk-server's PostgreSQL database and applies
 // its migrations.
-func openCentralPostgres(ctx context.Context, url string) (*CentralDB, error) {
+func openCentralPostgres(ctx context.Context, url string) (*DB, error) {
 	db, err := sql.Open("pgx", url)
 	if err != nil {
 		return nil, fmt.Errorf("PostgreSQL address: %w", err)
@@ -77,7 +78,7 @@ func openCentralPostgres(ctx context.Context, url string) (*CentralDB, error) {
 		db.Close()
 		return nil, fmt.Errorf("cannot reach PostgreSQL (check the address, that the server runs, and the password): %w", err)
 	}
-	c := &CentralDB{e: &engine{db: db, postgres: true}, path: url}
+	c := &DB{e: &engine{db: db, postgres: true}, path: url}
 	if err := migrate(ctx, c.e, postgresMigrations); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("cannot prepare the PostgreSQL database: %w", err)
@@ -85,7 +86,7 @@ func openCentralPostgres(ctx context.Context, url string) (*CentralDB, error) {
 	return c, nil
 }
 
-func (c *CentralDB) Close() error {
+func (c *DB) Close() error {
 	c.groupOnce.Do(func() {}) // no committer may start after this
 	if c.jobs != nil {
 		close(c.jobs)
@@ -94,7 +95,7 @@ func (c *CentralDB) Close() error {
 	return c.e.db.Close()
 }
 
-func (c *CentralDB) RingID(ctx context.Context) (string, error) {
+func (c *DB) RingID(ctx context.Context) (string, error) {
 	var id string
 	err := c.e.queryRow(ctx, `SELECT value FROM deployment WHERE key = 'ring_id'`).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -103,19 +104,19 @@ func (c *CentralDB) RingID(ctx context.Context) (string, error) {
 	return id, err
 }
 
-func (c *CentralDB) BindRing(ctx context.Context, id string) (string, error) {
+func (c *DB) BindRing(ctx context.Context, id string) (string, error) {
 	if _, err := c.e.exec(ctx, `INSERT INTO deployment (key, value) VALUES ('ring_id', ?) ON CONFLICT (key) DO NOTHING`, id); err != nil {
 		return "", err
 	}
 	return c.RingID(ctx)
 }
 
-func (c *CentralDB) ResetRing(ctx context.Context) error {
+func (c *DB) ResetRing(ctx context.Context) error {
 	_, err := c.e.exec(ctx, `DELETE FROM deployment WHERE key = 'ring_id'`)
 	return err
 }
 
-func (c *CentralDB) AddStation(ctx context.Context, st central.Station, tokenHash string) error {
+func (c *DB) AddStation(ctx context.Context, st central.Station, tokenHash string) error {
 	if err := central.ValidateStation(st); err != nil {
 		return err
 	}
@@ -127,7 +128,7 @@ func (c *CentralDB) AddStation(ctx context.Context, st central.Station, tokenHas
 }
 
 // whyTaken explains a refused enrolment: the name or the letter is taken.
-func (c *CentralDB) whyTaken(ctx context.Context, st central.Station) error {
+func (c *DB) whyTaken(ctx context.Context, st central.Station) error {
 	var holder string
 	if st.Letter != "" {
 		if err := c.e.queryRow(ctx, `SELECT name FROM stations WHERE letter = ?`, st.Letter).Scan(&holder); err == nil && holder != st.Name {
@@ -138,7 +139,7 @@ func (c *CentralDB) whyTaken(ctx context.Context, st central.Station) error {
 }
 
 // SetStationLetter binds a letter to a station enrolled without one.
-func (c *CentralDB) SetStationLetter(ctx context.Context, name, letter string) error {
+func (c *DB) SetStationLetter(ctx context.Context, name, letter string) error {
 	if err := central.ValidateStation(central.Station{Name: name, Letter: letter}); err != nil {
 		return err
 	}
@@ -159,7 +160,7 @@ func (c *CentralDB) SetStationLetter(ctx context.Context, name, letter string) e
 	return nil
 }
 
-func (c *CentralDB) RenewStation(ctx context.Context, name, tokenHash string) error {
+func (c *DB) RenewStation(ctx context.Context, name, tokenHash string) error {
 	res, err := c.e.exec(ctx, `UPDATE stations SET token_hash = ?, revoked_at = 0 WHERE name = ?`, tokenHash, name)
 	if err != nil {
 		return err
@@ -170,7 +171,7 @@ func (c *CentralDB) RenewStation(ctx context.Context, name, tokenHash string) er
 	return nil
 }
 
-func (c *CentralDB) RevokeStation(ctx context.Context, name string, at int64) error {
+func (c *DB) RevokeStation(ctx context.Context, name string, at int64) error {
 	res, err := c.e.exec(ctx, `UPDATE stations SET revoked_at = ? WHERE name = ? AND revoked_at = 0`, at, name)
 	if err != nil {
 		return err
@@ -185,7 +186,7 @@ func (c *CentralDB) RevokeStation(ctx context.Context, name string, at int64) er
 	return nil
 }
 
-func (c *CentralDB) Stations(ctx context.Context) ([]central.Station, error) {
+func (c *DB) Stations(ctx context.Context) ([]central.Station, error) {
 	rows, err := c.e.query(ctx, `SELECT id, name, letter, created_at, revoked_at FROM stations ORDER BY name`)
 	if err != nil {
 		return nil, err
@@ -202,7 +203,7 @@ func (c *CentralDB) Stations(ctx context.Context) ([]central.Station, error) {
 	return out, rows.Err()
 }
 
-func (c *CentralDB) StationByToken(ctx context.Context, tokenHash string) (central.Station, error) {
+func (c *DB) StationByToken(ctx context.Context, tokenHash string) (central.Station, error) {
 	s := central.Station{TokenHash: tokenHash}
 	err := c.e.queryRow(ctx, `SELECT id, name, letter, created_at, revoked_at, writes FROM stations WHERE token_hash = ?`, tokenHash).
 		Scan(&s.ID, &s.Name, &s.Letter, &s.CreatedAt, &s.RevokedAt, &s.Writes)
@@ -219,7 +220,7 @@ func (c *CentralDB) StationByToken(ctx context.Context, tokenHash string) (centr
 // transaction with one multi-row INSERT; a code already stored is skipped,
 // so a retried upload adds nothing twice. A piece that added codes takes
 // the station's next write number; write is the last one given (0: none).
-func (c *CentralDB) UploadBatch(ctx context.Context, st central.Station, codes []central.CodeIn, at int64) (added int, write int64, err error) {
+func (c *DB) UploadBatch(ctx context.Context, st central.Station, codes []central.CodeIn, at int64) (added int, write int64, err error) {
 	for len(codes) > 0 {
 		n := min(len(codes), uploadPiece)
 		k, w, err := c.uploadPiece(ctx, st, codes[:n])
@@ -233,7 +234,7 @@ func (c *CentralDB) UploadBatch(ctx context.Context, st central.Station, codes [
 	return added, write, nil
 }
 
-func (c *CentralDB) uploadPiece(ctx context.Context, st central.Station, codes []central.CodeIn) (int, int64, error) {
+func (c *DB) uploadPiece(ctx context.Context, st central.Station, codes []central.CodeIn) (int, int64, error) {
 	var q strings.Builder
 	q.WriteString(`INSERT INTO codes (code, random, prefix, label_date, station_id, serial, issued_by, expire_at, created_at) VALUES `)
 	args := make([]any, 0, 9*len(codes))
@@ -295,7 +296,7 @@ func (c *CentralDB) uploadPiece(ctx context.Context, st central.Station, codes [
 // change is one entry for the feed.
 type change struct{ kind, code, station, data string }
 
-func (c *CentralDB) addChanges(ctx context.Context, tx *etx, changes ...change) error {
+func (c *DB) addChanges(ctx context.Context, tx *etx, changes ...change) error {
 	if len(changes) == 0 {
 		return nil
 	}
@@ -316,7 +317,7 @@ func (c *CentralDB) addChanges(ctx context.Context, tx *etx, changes ...change) 
 	return err
 }
 
-func (c *CentralDB) Apply(ctx context.Context, st central.Station, evs []central.Event, at int64) ([]central.Result, error) {
+func (c *DB) Apply(ctx context.Context, st central.Station, evs []central.Event, at int64) ([]central.Result, error) {
 	if !c.e.postgres {
 		return c.groupApplyAll(ctx, st, evs, at)
 	}
@@ -371,7 +372,7 @@ func stationActive(ctx context.Context, queryRow func(context.Context, string, .
 // (known says otherwise): a known id makes the event row's insert fail at
 // the end, the transaction is rolled back whole, and Apply decides again
 // with known set. Two round trips fewer for every event.
-func (c *CentralDB) applyOne(ctx context.Context, st central.Station, ev central.Event, now int64, known bool) (central.Result, error) {
+func (c *DB) applyOne(ctx context.Context, st central.Station, ev central.Event, now int64, known bool) (central.Result, error) {
 	tx, err := c.e.begin(ctx)
 	if err != nil {
 		return central.Result{}, err
@@ -402,7 +403,7 @@ type storedEvent struct {
 	write   int64 // the station's write number given to it
 }
 
-func (c *CentralDB) readEvent(ctx context.Context, tx *etx, id string) (storedEvent, error) {
+func (c *DB) readEvent(ctx context.Context, tx *etx, id string) (storedEvent, error) {
 	var s storedEvent
 	err := tx.queryRow(ctx, `SELECT event_id, station, kind, code, operator, at, offline, reason, outcome, detail, undoes, write_no FROM events WHERE event_id = ?`, id).
 		Scan(&s.ev.EventID, &s.station, &s.ev.Kind, &s.ev.Code, &s.ev.Operator, &s.ev.At, &s.ev.Offline, &s.ev.Reason, &s.outcome, &s.detail, &s.ev.Undoes, &s.write)
@@ -411,7 +412,7 @@ func (c *CentralDB) readEvent(ctx context.Context, tx *etx, id string) (storedEv
 
 // applyInTx decides one event inside tx: the event's identity, the guarded
 // change, the event row.
-func (c *CentralDB) applyInTx(ctx context.Context, tx *etx, st central.Station, ev central.Event, now int64) (central.Result, error) {
+func (c *DB) applyInTx(ctx context.Context, tx *etx, st central.Station, ev central.Event, now int64) (central.Result, error) {
 	prev, err := c.readEvent(ctx, tx, ev.EventID)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
@@ -438,17 +439,20 @@ func (c *CentralDB) applyInTx(ctx context.Context, tx *etx, st central.Station, 
 
 // decide applies a new event and records it (replace: over the row of the
 // online attempt under the same id).
-func (c *CentralDB) decide(ctx context.Context, tx *etx, st central.Station, ev central.Event, now int64, replace bool) (central.Result, error) {
+func (c *DB) decide(ctx context.Context, tx *etx, st central.Station, ev central.Event, now int64, replace bool) (central.Result, error) {
 	var r central.Result
-	var flag string
+	var note central.Note
+	decidedAt := now
 	var err error
 	switch ev.Kind {
 	case central.KindRedeem:
-		r, flag, err = c.redeem(ctx, tx, st, ev, now)
+		r, note, decidedAt, err = c.redeem(ctx, tx, st, ev, now)
 	case central.KindDisable, central.KindEnable:
 		r, err = c.setDisabled(ctx, tx, st, ev)
 	case central.KindUndo:
 		r, err = c.undo(ctx, tx, st, ev)
+	case central.KindExpire:
+		r, err = c.expire(ctx, tx, st, ev)
 	default:
 		r = central.Result{Outcome: central.OutcomeRejected, Reason: "unknown event kind " + ev.Kind}
 	}
@@ -464,15 +468,15 @@ func (c *CentralDB) decide(ctx context.Context, tx *etx, st central.Station, ev 
 	detail, _ := json.Marshal(r)
 	if replace {
 		// The row keeps the write number its online attempt was given.
-		err = tx.queryRow(ctx, `UPDATE events SET offline = ?, outcome = ?, detail = ?, flag = ?, received_at = ? WHERE event_id = ? RETURNING write_no`,
-			ev.Offline, r.Outcome, string(detail), flag, now, ev.EventID).Scan(&r.Write)
+		err = tx.queryRow(ctx, `UPDATE events SET offline = ?, outcome = ?, detail = ?, flag = ?, flags = ?, decided_at = ?, received_at = ? WHERE event_id = ? RETURNING write_no`,
+			ev.Offline, r.Outcome, string(detail), note.Text, note.Flags, decidedAt, now, ev.EventID).Scan(&r.Write)
 		return r, err
 	}
 	if r.Write, err = nextWrite(ctx, tx, st); err != nil {
 		return central.Result{}, err
 	}
-	_, err = tx.exec(ctx, `INSERT INTO events (event_id, station, kind, code, operator, at, received_at, offline, outcome, detail, reason, flag, undoes, write_no)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, ev.EventID, st.Name, ev.Kind, ev.Code, ev.Operator, ev.At, now, ev.Offline, r.Outcome, string(detail), ev.Reason, flag, ev.Undoes, r.Write)
+	_, err = tx.exec(ctx, `INSERT INTO events (event_id, station, kind, code, operator, at, received_at, offline, outcome, detail, reason, flag, flags, decided_at, undoes, write_no)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, ev.EventID, st.Name, ev.Kind, ev.Code, ev.Operator, ev.At, now, ev.Offline, r.Outcome, string(detail), ev.Reason, note.Text, note.Flags, decidedAt, ev.Undoes, r.Write)
 	return r, err
 }
 
@@ -489,7 +493,7 @@ type centralCode struct {
 	usedAt, expireAt, createdAt                          int64
 }
 
-func (c *CentralDB) readCode(ctx context.Context, tx *etx, code string) (centralCode, error) {
+func (c *DB) readCode(ctx context.Context, tx *etx, code string) (centralCode, error) {
 	var cc centralCode
 	err := tx.queryRow(ctx, `SELECT status, used_at, used_station, used_operator, used_event, disabled_reason, expire_at, created_at FROM codes WHERE code = ?`, code).
 		Scan(&cc.status, &cc.usedAt, &cc.usedStation, &cc.usedOperator, &cc.usedEvent, &cc.reason, &cc.expireAt, &cc.createdAt)
@@ -501,70 +505,74 @@ func (c *CentralDB) readCode(ctx context.Context, tx *etx, code string) (central
 // handed the parcel over: the label becomes used whatever the server
 // thought of it (a disabled or expired one is flagged), at the desk's time
 // if that is plausible. A label already used is a conflict: both facts are
-// kept, and the earlier plausible redemption stays the one of record.
-func (c *CentralDB) redeem(ctx context.Context, tx *etx, st central.Station, ev central.Event, now int64) (central.Result, string, error) {
+// kept, and the earlier plausible redemption stays the one of record. The
+// rules are central's (DecideTime, TakenOffline, RecordTakesOver); it
+// returns the event's note and the time it was decided at.
+func (c *DB) redeem(ctx context.Context, tx *etx, st central.Station, ev central.Event, now int64) (central.Result, central.Note, int64, error) {
 	var cc centralCode
 	var err error
-	when, flag := now, ""
+	when, note := now, central.Note{}
+	unknown := central.Result{Outcome: central.OutcomeUnknown, Reason: "the server has no such code: upload the batch first"}
 	set := `UPDATE codes SET status = 'used', used_at = ?, used_station = ?, used_operator = ?, used_event = ? `
 	var res sql.Result
 	if ev.Offline {
 		// The desk's time needs the label's issue time to be judged.
 		cc, err = c.readCode(ctx, tx, ev.Code)
 		if errors.Is(err, sql.ErrNoRows) {
-			return central.Result{Outcome: central.OutcomeUnknown, Reason: "the server has no such code: upload the batch first"}, "", nil
+			return unknown, note, now, nil
 		}
 		if err != nil {
-			return central.Result{}, "", err
+			return central.Result{}, note, now, err
 		}
-		when, flag = central.EffectiveTime(ev, central.IssuedNotBefore(ev.Code, cc.createdAt, time.Local), now)
+		when, note = central.DecideTime(ev, central.IssuedNotBefore(ev.Code, cc.createdAt, time.Local), now)
 		res, err = tx.exec(ctx, set+`WHERE code = ? AND status <> 'used'`, when, st.Name, ev.Operator, ev.EventID, ev.Code)
 	} else {
 		res, err = tx.exec(ctx, set+`WHERE code = ? AND status = 'unused' AND (expire_at = 0 OR expire_at > ?)`, when, st.Name, ev.Operator, ev.EventID, ev.Code, when)
 	}
 	if err != nil {
-		return central.Result{}, "", err
+		return central.Result{}, note, when, err
 	}
 	if n, _ := res.RowsAffected(); n == 1 {
-		r := central.Result{Outcome: central.OutcomeRedeemed, UsedAt: when, UsedStation: st.Name, UsedOperator: ev.Operator}
-		switch {
-		case !ev.Offline:
-		case cc.status == "disabled":
-			flag = strings.TrimPrefix(flag+"; ", "; ") + flagDisabled + cc.reason
-		case cc.expireAt != 0 && cc.expireAt <= when:
-			flag = strings.TrimPrefix(flag+"; ", "; ") + "redeemed offline after its expiry " + app.FormatTime(cc.expireAt)
+		if ev.Offline {
+			label := central.Label{Status: cc.status, DisabledReason: cc.reason, ExpireAt: cc.expireAt}
+			if cc.status == string(app.StatusExpired) {
+				if label.ClosedAt, err = c.closedAt(ctx, tx, ev.Code); err != nil {
+					return central.Result{}, note, when, err
+				}
+			}
+			note = central.TakenOffline(note, label, when)
 		}
-		r.Reason = flag
-		data, _ := json.Marshal(map[string]any{"at": when, "operator": ev.Operator, "event_id": ev.EventID})
-		return r, flag, c.addChanges(ctx, tx, change{"redeem", ev.Code, st.Name, string(data)})
+		r := central.Result{Outcome: central.OutcomeRedeemed, UsedAt: when, UsedStation: st.Name, UsedOperator: ev.Operator, Reason: note.Text, Status: string(app.StatusUsed)}
+		data, _ := json.Marshal(map[string]any{"at": when, "operator": ev.Operator, "event_id": ev.EventID, "status": app.StatusUsed})
+		return r, note, when, c.addChanges(ctx, tx, change{"redeem", ev.Code, st.Name, string(data)})
 	}
 	// Read the label as it is now: on PostgreSQL the UPDATE may have
 	// waited for another desk's redemption of it.
 	cc, err = c.readCode(ctx, tx, ev.Code)
 	if errors.Is(err, sql.ErrNoRows) {
-		return central.Result{Outcome: central.OutcomeUnknown, Reason: "the server has no such code: upload the batch first"}, "", nil
+		return unknown, central.Note{}, now, nil
 	}
 	if err != nil {
-		return central.Result{}, "", err
+		return central.Result{}, note, when, err
 	}
 	switch {
 	case cc.status == "used" && ev.Offline:
-		r, err := c.conflict(ctx, tx, st, ev, cc, when, flag, now)
-		return r, flag, err
+		r, err := c.conflict(ctx, tx, st, ev, cc, when, note, now)
+		return r, note, when, err
 	case cc.status == "used":
-		return central.Result{Outcome: central.OutcomeAlreadyUsed, UsedAt: cc.usedAt, UsedStation: cc.usedStation, UsedOperator: cc.usedOperator}, "", nil
+		return central.Result{Outcome: central.OutcomeAlreadyUsed, UsedAt: cc.usedAt, UsedStation: cc.usedStation, UsedOperator: cc.usedOperator, Status: cc.status}, note, when, nil
 	case cc.status == "disabled":
-		return central.Result{Outcome: central.OutcomeDisabled, Reason: cc.reason}, "", nil
+		return central.Result{Outcome: central.OutcomeDisabled, Reason: cc.reason, Status: cc.status}, note, when, nil
 	default:
-		return central.Result{Outcome: central.OutcomeExpired, Reason: "expired at " + app.FormatTime(cc.expireAt)}, "", nil
+		return central.Result{Outcome: central.OutcomeExpired, Reason: expiredReason(cc), Status: cc.status}, note, when, nil
 	}
 }
 
 // conflict records a label redeemed offline that was used already.
-func (c *CentralDB) conflict(ctx context.Context, tx *etx, st central.Station, ev central.Event, cc centralCode, when int64, flag string, now int64) (central.Result, error) {
+func (c *DB) conflict(ctx context.Context, tx *etx, st central.Station, ev central.Event, cc centralCode, when int64, note central.Note, now int64) (central.Result, error) {
 	k := central.Conflict{Code: ev.Code, FirstEvent: cc.usedEvent, FirstStation: cc.usedStation, FirstOperator: cc.usedOperator, FirstAt: cc.usedAt,
-		SecondEvent: ev.EventID, SecondStation: st.Name, SecondOperator: ev.Operator, SecondAt: when, Flag: flag}
-	if flag == "" && when < cc.usedAt { // this one came first: it becomes the redemption of record
+		SecondEvent: ev.EventID, SecondStation: st.Name, SecondOperator: ev.Operator, SecondAt: when, Flag: note.Text}
+	if central.RecordTakesOver(note, when, cc.usedAt) { // this one came first: it becomes the redemption of record
 		k = central.Conflict{Code: ev.Code, FirstEvent: ev.EventID, FirstStation: st.Name, FirstOperator: ev.Operator, FirstAt: when,
 			SecondEvent: cc.usedEvent, SecondStation: cc.usedStation, SecondOperator: cc.usedOperator, SecondAt: cc.usedAt}
 		if _, err := tx.exec(ctx, `UPDATE codes SET used_at = ?, used_station = ?, used_operator = ?, used_event = ? WHERE code = ?`,
@@ -582,10 +590,10 @@ func (c *CentralDB) conflict(ctx context.Context, tx *etx, st central.Station, e
 		return central.Result{}, err
 	}
 	return central.Result{Outcome: central.OutcomeConflict, UsedAt: k.FirstAt, UsedStation: k.FirstStation, UsedOperator: k.FirstOperator,
-		Reason: "redeemed at two desks while they could not both reach the server"}, nil
+		Reason: "redeemed at two desks while they could not both reach the server", Status: string(app.StatusUsed)}, nil
 }
 
-func (c *CentralDB) setDisabled(ctx context.Context, tx *etx, st central.Station, ev central.Event) (central.Result, error) {
+func (c *DB) setDisabled(ctx context.Context, tx *etx, st central.Station, ev central.Event) (central.Result, error) {
 	q := `UPDATE codes SET status = 'disabled', disabled_reason = ? WHERE code = ? AND status = 'unused'`
 	reason := ev.Reason
 	if ev.Kind == central.KindEnable {
@@ -603,15 +611,19 @@ func (c *CentralDB) setDisabled(ctx context.Context, tx *etx, st central.Station
 		if err != nil {
 			return central.Result{}, err
 		}
-		return central.Result{Outcome: central.OutcomeRejected, Reason: "the code is " + cc.status}, nil
+		return central.Result{Outcome: central.OutcomeRejected, Reason: "the code is " + cc.status, Status: cc.status}, nil
 	}
-	data, _ := json.Marshal(map[string]any{"reason": reason, "operator": ev.Operator, "at": ev.At})
-	return central.Result{Outcome: ev.Kind + "d"}, c.addChanges(ctx, tx, change{ev.Kind, ev.Code, st.Name, string(data)})
+	status := app.StatusDisabled
+	if ev.Kind == central.KindEnable {
+		status = app.StatusUnused
+	}
+	data, _ := json.Marshal(map[string]any{"reason": reason, "operator": ev.Operator, "at": ev.At, "status": status})
+	return central.Result{Outcome: ev.Kind + "d", Status: string(status)}, c.addChanges(ctx, tx, change{ev.Kind, ev.Code, st.Name, string(data)})
 }
 
 // Changes returns the feed after the cursor: on SQLite the position is
 // seq; on PostgreSQL the position placeChanges gave.
-func (c *CentralDB) Changes(ctx context.Context, after int64, limit int) ([]central.Change, error) {
+func (c *DB) Changes(ctx context.Context, after int64, limit int) ([]central.Change, error) {
 	query := `SELECT seq, kind, code, station, data FROM changes WHERE seq > ? ORDER BY seq LIMIT ?`
 	if c.e.postgres {
 		if err := c.placeChanges(ctx); err != nil {
@@ -666,7 +678,7 @@ func (c *CentralDB) Changes(ctx context.Context, after int64, limit int) ([]cent
 // lock here, in the feed reader, never in a writer); one that finds
 // another process's at work waits for it and places after it: that
 // placing may have begun before a change this reader must see committed.
-func (c *CentralDB) placeChanges(ctx context.Context) error {
+func (c *DB) placeChanges(ctx context.Context) error {
 	// Readers arriving together share one placing: one that began after
 	// this reader arrived, and succeeded, has placed everything this
 	// reader could see.
@@ -709,7 +721,7 @@ func (c *CentralDB) placeChanges(ctx context.Context) error {
 	return nil
 }
 
-func (c *CentralDB) Conflicts(ctx context.Context, from, to int64) ([]central.Conflict, error) {
+func (c *DB) Conflicts(ctx context.Context, from, to int64) ([]central.Conflict, error) {
 	rows, err := c.e.query(ctx, `SELECT code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, flag
 		FROM conflicts WHERE first_at >= ? AND first_at < ? ORDER BY first_at, id`, from, to)
 	if err != nil {
@@ -745,7 +757,7 @@ type FlaggedEvent struct {
 
 // FlaggedEvents lists the events received in [from, to) with a flag, for
 // the report.
-func (c *CentralDB) FlaggedEvents(ctx context.Context, from, to int64) ([]FlaggedEvent, error) {
+func (c *DB) FlaggedEvents(ctx context.Context, from, to int64) ([]FlaggedEvent, error) {
 	rows, err := c.e.query(ctx, `SELECT event_id, station, kind, code, flag, at, received_at FROM events
 		WHERE flag <> '' AND received_at >= ? AND received_at < ? ORDER BY received_at, id`, from, to)
 	if err != nil {
@@ -765,12 +777,12 @@ func (c *CentralDB) FlaggedEvents(ctx context.Context, from, to int64) ([]Flagge
 
 // QueryRowForTests runs a read-only query written with ? placeholders on
 // either engine (this module's tests).
-func (c *CentralDB) QueryRowForTests(query string, args ...any) *sql.Row {
+func (c *DB) QueryRowForTests(query string, args ...any) *sql.Row {
 	return c.e.queryRow(context.Background(), query, args...)
 }
 
 // QueryForTests runs a read-only query written with ? placeholders on
 // either engine (this module's tests and the fault harness).
-func (c *CentralDB) QueryForTests(query string, args ...any) (*sql.Rows, error) {
+func (c *DB) QueryForTests(query string, args ...any) (*sql.Rows, error) {
 	return c.e.query(context.Background(), query, args...)
 }

@@ -1,4 +1,4 @@
-package store
+package serverdb
 
 import (
 	"context"
@@ -34,7 +34,7 @@ const maxGroup = 128
 // waiting for one each; then collects the answers. An event whose id turned
 // out to be known at once (a retry racing the original) is decided again:
 // the group path reads the event id first, so the second time it is found.
-func (c *CentralDB) groupApplyAll(ctx context.Context, st central.Station, evs []central.Event, now int64) ([]central.Result, error) {
+func (c *DB) groupApplyAll(ctx context.Context, st central.Station, evs []central.Event, now int64) ([]central.Result, error) {
 	c.groupOnce.Do(c.startCommitter)
 	jobs := make([]groupJob, len(evs))
 	for i, ev := range evs {
@@ -69,13 +69,13 @@ func (c *CentralDB) groupApplyAll(ctx context.Context, st central.Station, evs [
 
 // startCommitter makes the queue and starts its committer (once, through
 // groupOnce: whoever reads c.jobs goes through groupOnce first).
-func (c *CentralDB) startCommitter() {
+func (c *DB) startCommitter() {
 	c.jobs = make(chan groupJob, 1024)
 	go c.committer()
 }
 
 // committer runs until the database is closed.
-func (c *CentralDB) committer() {
+func (c *DB) committer() {
 	for first := range c.jobs {
 		group := []groupJob{first}
 	drain:
@@ -94,7 +94,7 @@ func (c *CentralDB) committer() {
 	}
 }
 
-func (c *CentralDB) commitGroup(group []groupJob) {
+func (c *DB) commitGroup(group []groupJob) {
 	replies, err := c.runGroup(group, false)
 	if errors.Is(err, errGroupRetry) {
 		replies, err = c.runGroup(group, true)
@@ -118,7 +118,7 @@ var errGroupRetry = errors.New("group to run again with savepoints")
 // that is not simply new and decided undoes the group (errGroupRetry);
 // with them, such an event is undone alone and decided again knowing its
 // id, and an event that fails gets its error while the others commit.
-func (c *CentralDB) runGroup(group []groupJob, savepoints bool) ([]groupReply, error) {
+func (c *DB) runGroup(group []groupJob, savepoints bool) ([]groupReply, error) {
 	replies := make([]groupReply, len(group))
 	ctx := context.Background()
 	tx, err := c.e.begin(ctx)
@@ -173,7 +173,7 @@ func (c *CentralDB) runGroup(group []groupJob, savepoints bool) ([]groupReply, e
 // fail, and the event is decided again from the savepoint "ev", knowing
 // it. An event that was not recorded (its label unknown) had its id
 // checked by no insert, so it is decided again too.
-func (c *CentralDB) decideAssumingNew(ctx context.Context, tx *etx, st central.Station, ev central.Event, now int64) (central.Result, error) {
+func (c *DB) decideAssumingNew(ctx context.Context, tx *etx, st central.Station, ev central.Event, now int64) (central.Result, error) {
 	r, err := c.decide(ctx, tx, st, ev, now, false)
 	if err == nil && r.Outcome != central.OutcomeUnknown {
 		return r, nil

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"qrdesk/central"
+	"qrdesk/internal/testpg"
 )
 
 // A label disabled at the server (torn, reported stolen) and redeemed
@@ -11,7 +12,7 @@ import (
 // back the redemption, not the disabling. The label must not come out of
 // the undo redeemable.
 func TestUndoKeepsDisabled(t *testing.T) {
-	engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h := newCentral(t, dbPath, 2)
 		tok := h.station(t, "Desk 1", "A")
 		other := h.station(t, "Desk 2", "B")

@@ -1,4 +1,4 @@
-package store
+package serverdb
 
 import (
 	"context"
@@ -20,7 +20,7 @@ const compactPiece = 5000
 
 // feedColumn is the column of the feed position: seq on SQLite (writers
 // take turns, so seq order is commit order), pos on PostgreSQL.
-func (c *CentralDB) feedColumn() string {
+func (c *DB) feedColumn() string {
 	if c.e.postgres {
 		return "pos"
 	}
@@ -28,7 +28,7 @@ func (c *CentralDB) feedColumn() string {
 }
 
 // feedFloor is the position up to which the feed was compacted.
-func (c *CentralDB) feedFloor(ctx context.Context) (int64, error) {
+func (c *DB) feedFloor(ctx context.Context) (int64, error) {
 	var v string
 	err := c.e.queryRow(ctx, `SELECT value FROM deployment WHERE key = 'feed_floor'`).Scan(&v)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -42,7 +42,7 @@ func (c *CentralDB) feedFloor(ctx context.Context) (int64, error) {
 
 // feedHead is the highest feed position ever given, compacted ones too
 // (floor is feedFloor, which the callers have read already).
-func (c *CentralDB) feedHead(ctx context.Context, floor int64) (int64, error) {
+func (c *DB) feedHead(ctx context.Context, floor int64) (int64, error) {
 	query := `SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'changes'), 0)`
 	if c.e.postgres {
 		query = `SELECT COALESCE(max(pos), 0) FROM changes`
@@ -57,7 +57,7 @@ func (c *CentralDB) feedHead(ctx context.Context, floor int64) (int64, error) {
 // Changes makes, so a reader that starts at head misses nothing — and the
 // feed from memory, which asks for the bounds after each read of Changes,
 // places once per refresh instead of twice.
-func (c *CentralDB) FeedBounds(ctx context.Context) (floor, head int64, err error) {
+func (c *DB) FeedBounds(ctx context.Context) (floor, head int64, err error) {
 	if floor, err = c.feedFloor(ctx); err != nil {
 		return 0, 0, err
 	}
@@ -65,7 +65,7 @@ func (c *CentralDB) FeedBounds(ctx context.Context) (floor, head int64, err erro
 	return floor, head, err
 }
 
-func (c *CentralDB) AckFeed(ctx context.Context, acks map[int64]central.FeedAck) error {
+func (c *DB) AckFeed(ctx context.Context, acks map[int64]central.FeedAck) error {
 	if len(acks) == 0 {
 		return nil
 	}
@@ -82,7 +82,7 @@ func (c *CentralDB) AckFeed(ctx context.Context, acks map[int64]central.FeedAck)
 	return tx.commit()
 }
 
-func (c *CentralDB) Compact(ctx context.Context, staleBefore int64) (int64, error) {
+func (c *DB) Compact(ctx context.Context, staleBefore int64) (int64, error) {
 	var floor int64
 	if err := c.e.queryRow(ctx, `SELECT COALESCE(min(feed_ack), 0) FROM stations
 		WHERE revoked_at = 0 AND feed_ack > 0 AND feed_acked_at >= ?`, staleBefore).Scan(&floor); err != nil {
@@ -128,7 +128,7 @@ func (c *CentralDB) Compact(ctx context.Context, staleBefore int64) (int64, erro
 	}
 }
 
-func (c *CentralDB) Snapshot(ctx context.Context, afterID int64, limit int) (central.Snapshot, error) {
+func (c *DB) Snapshot(ctx context.Context, afterID int64, limit int) (central.Snapshot, error) {
 	// The position first: the state read after it is at least as new.
 	if c.e.postgres {
 		if err := c.placeChanges(ctx); err != nil {
@@ -170,7 +170,7 @@ func (c *CentralDB) Snapshot(ctx context.Context, afterID int64, limit int) (cen
 }
 
 // conflictsOf lists the conflicts of the codes with ids in (afterID, last].
-func (c *CentralDB) conflictsOf(ctx context.Context, afterID, last int64) ([]central.Conflict, error) {
+func (c *DB) conflictsOf(ctx context.Context, afterID, last int64) ([]central.Conflict, error) {
 	rows, err := c.e.query(ctx, `SELECT code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, flag
 		FROM conflicts WHERE code IN (SELECT code FROM codes WHERE id > ? AND id <= ?) ORDER BY id`, afterID, last)
 	if err != nil {

@@ -1,9 +1,10 @@
-package store
+package serverdb
 
 import (
 	"context"
 	"encoding/json"
 
+	"qrdesk/app"
 	"qrdesk/central"
 )
 
@@ -27,10 +28,10 @@ import (
 // UNIQUE constraint undoes the whole statement): the caller then decides
 // the event on the general path, which explains the refusal or finds the
 // earlier answer.
-func (c *CentralDB) redeemOnlineOneStatement(ctx context.Context, st central.Station, ev central.Event, now int64) (r central.Result, done bool, err error) {
-	r = central.Result{EventID: ev.EventID, Outcome: central.OutcomeRedeemed, UsedAt: now, UsedStation: st.Name, UsedOperator: ev.Operator}
+func (c *DB) redeemOnlineOneStatement(ctx context.Context, st central.Station, ev central.Event, now int64) (r central.Result, done bool, err error) {
+	r = central.Result{EventID: ev.EventID, Outcome: central.OutcomeRedeemed, UsedAt: now, UsedStation: st.Name, UsedOperator: ev.Operator, Status: string(app.StatusUsed)}
 	detail, _ := json.Marshal(r)
-	feed, _ := json.Marshal(map[string]any{"at": now, "operator": ev.Operator, "event_id": ev.EventID})
+	feed, _ := json.Marshal(map[string]any{"at": now, "operator": ev.Operator, "event_id": ev.EventID, "status": app.StatusUsed})
 	var n int
 	var active bool
 	err = c.e.queryRow(ctx, `WITH active AS (
@@ -46,15 +47,15 @@ func (c *CentralDB) redeemOnlineOneStatement(ctx context.Context, st central.Sta
 			UPDATE stations SET writes = writes + 1 WHERE id = ? AND EXISTS (SELECT 1 FROM used)
 			RETURNING writes),
 		recorded AS (
-			INSERT INTO events (event_id, station, kind, code, operator, at, received_at, offline, outcome, detail, reason, flag, write_no)
-			SELECT CAST(? AS TEXT), CAST(? AS TEXT), 'redeem', code, CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS BIGINT), false, 'redeemed', CAST(? AS TEXT), CAST(? AS TEXT), '',
+			INSERT INTO events (event_id, station, kind, code, operator, at, received_at, decided_at, offline, outcome, detail, reason, flag, write_no)
+			SELECT CAST(? AS TEXT), CAST(? AS TEXT), 'redeem', code, CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT), false, 'redeemed', CAST(? AS TEXT), CAST(? AS TEXT), '',
 				(SELECT writes FROM numbered) FROM used)
 		SELECT (SELECT count(*) FROM used), EXISTS (SELECT 1 FROM active), COALESCE((SELECT writes FROM numbered), 0)`,
 		st.ID, st.TokenHash,
 		now, st.Name, ev.Operator, ev.EventID, ev.Code, now,
 		st.Name, string(feed),
 		st.ID,
-		ev.EventID, st.Name, ev.Operator, ev.At, now, string(detail), ev.Reason).Scan(&n, &active, &r.Write)
+		ev.EventID, st.Name, ev.Operator, ev.At, now, now, string(detail), ev.Reason).Scan(&n, &active, &r.Write)
 	switch {
 	case isUniqueAny(err):
 		return central.Result{}, false, nil

@@ -1,4 +1,4 @@
-package store
+package serverdb
 
 import (
 	"context"
@@ -13,14 +13,14 @@ import (
 // The dashboard's reads: a day across desks, the desks' state, conflicts
 // with their resolutions, one label's history.
 
-// effectiveAt is the time the server decided a redemption at (see
-// central.EffectiveTime): the desk's clock for an offline event unless it
-// was flagged as implausible, the server's otherwise.
-const effectiveAt = `CASE WHEN offline AND flag NOT LIKE 'desk clock%' THEN at ELSE received_at END`
+// A redemption is filed under the time the server decided it at, stored
+// with it (events.decided_at, see central.DecideTime): always either the
+// desk's time (at) or the server's (received_at), so the day's rows are
+// found through the index of either.
 
 // DayActivity counts the codes issued and the redemptions decided in
 // [from, to), per desk, and the redemptions per quarter hour.
-func (c *CentralDB) DayActivity(ctx context.Context, from, to int64) (central.DayActivity, error) {
+func (c *DB) DayActivity(ctx context.Context, from, to int64) (central.DayActivity, error) {
 	desks := map[string]*central.DeskDay{}
 	desk := func(name string) *central.DeskDay {
 		if desks[name] == nil {
@@ -48,7 +48,7 @@ func (c *CentralDB) DayActivity(ctx context.Context, from, to int64) (central.Da
 	// The OR finds an offline redemption uploaded on a later day by its
 	// desk time; each side uses an index.
 	rows, err = c.e.query(ctx, `SELECT station, outcome, eff / `+quarter+`, count(*) FROM (
-			SELECT station, outcome, `+effectiveAt+` AS eff FROM events
+			SELECT station, outcome, decided_at AS eff FROM events
 			WHERE kind = 'redeem' AND ((received_at >= ? AND received_at < ?) OR (at >= ? AND at < ?))) e
 		WHERE eff >= ? AND eff < ? GROUP BY station, outcome, eff / `+quarter, from, to, from, to, from, to)
 	if err != nil {
@@ -98,8 +98,8 @@ const undoReach = 2 * 24 * 3600
 // (an undo event the server accepted names them) out of the day's counts.
 // Undo events are found by the time the server received them, through
 // its index, within undoReach of the day.
-func (c *CentralDB) subtractUndone(ctx context.Context, from, to int64, desk func(string) *central.DeskDay, day *central.DayActivity) error {
-	eff := `CASE WHEN r.offline AND r.flag NOT LIKE 'desk clock%' THEN r.at ELSE r.received_at END` // effectiveAt of r
+func (c *DB) subtractUndone(ctx context.Context, from, to int64, desk func(string) *central.DeskDay, day *central.DayActivity) error {
+	const eff = `r.decided_at`
 	rows, err := c.e.query(ctx, `SELECT r.station, (`+eff+`) / `+quarter+`, count(*) FROM events u
 		JOIN events r ON r.event_id = u.undoes
 		WHERE u.received_at >= ? AND u.received_at < ? AND u.kind = 'undo' AND u.outcome = 'undone'
@@ -125,7 +125,7 @@ func (c *CentralDB) subtractUndone(ctx context.Context, from, to int64, desk fun
 // Desks returns every enrolled desk with when the server last saw it (its
 // stored feed read, its latest event or report), the events waiting in its
 // outbox by its latest report, and the feed's head.
-func (c *CentralDB) Desks(ctx context.Context) ([]central.DeskState, int64, error) {
+func (c *DB) Desks(ctx context.Context) ([]central.DeskState, int64, error) {
 	rows, err := c.e.query(ctx, `SELECT id, name, letter, created_at, revoked_at, feed_ack, feed_acked_at,
 		COALESCE((SELECT max(received_at) FROM events WHERE events.station = stations.name), 0),
 		COALESCE((SELECT events_waiting FROM desk_status s WHERE s.station = stations.name ORDER BY received_at DESC, at DESC LIMIT 1), 0),
@@ -165,7 +165,7 @@ const conflictColumns = `id, code, first_event, first_station, first_operator, f
 
 // ConflictRecords lists the conflicts whose first redemption is in
 // [from, to) with their resolutions.
-func (c *CentralDB) ConflictRecords(ctx context.Context, from, to int64) ([]central.ConflictRecord, error) {
+func (c *DB) ConflictRecords(ctx context.Context, from, to int64) ([]central.ConflictRecord, error) {
 	rows, err := c.e.query(ctx, `SELECT `+conflictColumns+` FROM conflicts WHERE first_at >= ? AND first_at < ? ORDER BY first_at, id`, from, to)
 	if err != nil {
 		return nil, err
@@ -193,7 +193,7 @@ func scanConflictRecords(rows *sql.Rows) ([]central.ConflictRecord, error) {
 
 // addResolutions attaches the resolutions query selects (conflict id,
 // admin, note, at) to their conflicts in list.
-func (c *CentralDB) addResolutions(ctx context.Context, list []central.ConflictRecord, query string, args ...any) error {
+func (c *DB) addResolutions(ctx context.Context, list []central.ConflictRecord, query string, args ...any) error {
 	if len(list) == 0 {
 		return nil
 	}
@@ -222,7 +222,7 @@ func (c *CentralDB) addResolutions(ctx context.Context, list []central.ConflictR
 // ResolveConflict adds a resolution to a conflict, and a line to the
 // administrators' audit trail. Nothing is ever deleted: a conflict resolved
 // twice keeps both notes.
-func (c *CentralDB) ResolveConflict(ctx context.Context, id int64, r central.Resolution) error {
+func (c *DB) ResolveConflict(ctx context.Context, id int64, r central.Resolution) error {
 	if err := central.ValidateNote(r.Note); err != nil {
 		return err
 	}
@@ -248,7 +248,7 @@ func (c *CentralDB) ResolveConflict(ctx context.Context, id int64, r central.Res
 
 // CodeHistory returns a label's state, every event of it from any desk, and
 // its conflicts; central.ErrNoCode when the server has no such label.
-func (c *CentralDB) CodeHistory(ctx context.Context, code string) (central.CodeHistory, error) {
+func (c *DB) CodeHistory(ctx context.Context, code string) (central.CodeHistory, error) {
 	var h central.CodeHistory
 	s := &h.Code
 	err := c.e.queryRow(ctx, `SELECT code, issued_by, status, expire_at, created_at, used_at, used_station, used_operator, used_event, disabled_reason

@@ -1,19 +1,19 @@
-package store
+package serverdb
 
 import (
 	"context"
 	"database/sql"
 	"errors"
-	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"qrdesk/internal/sqlstore"
 )
 
 // engine is the one seam between SQLite and PostgreSQL: every statement of
-// the central store and of the migrations goes through it, written once
-// with ? placeholders, and is rebound for the engine here. Its handle is
+// the server's database goes through it, written once with ? placeholders,
+// and is rebound for the engine here. Its handle is
 // unexported, so a statement cannot reach PostgreSQL un-rewritten.
 type engine struct {
 	db       *sql.DB
@@ -27,28 +27,12 @@ type engine struct {
 	stmts stmtCache // SQLite's prepared statements
 }
 
-// rebind numbers the placeholders for PostgreSQL ($1, $2, …). Statements
-// here never hold a literal '?' inside quotes. Not cached (multi-row
-// statements come in many lengths): the text is copied in the pieces
-// between placeholders, which costs well under a microsecond.
+// rebind numbers the placeholders for PostgreSQL (sqlstore.Rebind).
 func (e *engine) rebind(query string) string {
-	if !e.postgres || !strings.Contains(query, "?") {
+	if !e.postgres {
 		return query
 	}
-	b := make([]byte, 0, len(query)+2*strings.Count(query, "?"))
-	n := int64(0)
-	for {
-		i := strings.IndexByte(query, '?')
-		if i < 0 {
-			break
-		}
-		n++
-		b = append(b, query[:i]...)
-		b = append(b, '$')
-		b = strconv.AppendInt(b, n, 10)
-		query = query[i+1:]
-	}
-	return string(append(b, query...))
+	return sqlstore.Rebind(query)
 }
 
 func (e *engine) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
@@ -141,5 +125,5 @@ func (t *etx) done() {
 // isUniqueAny reports a UNIQUE violation from either engine.
 func isUniqueAny(err error) bool {
 	var pe *pgconn.PgError
-	return isUnique(err) || (errors.As(err, &pe) && pe.Code == "23505")
+	return sqlstore.IsUnique(err) || (errors.As(err, &pe) && pe.Code == "23505")
 }

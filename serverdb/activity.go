@@ -1,4 +1,4 @@
-package store
+package serverdb
 
 import (
 	"context"
@@ -13,13 +13,13 @@ import (
 // Ping reports whether the database answers a query (not only whether a
 // pooled connection is open): SQLite reads the file, PostgreSQL makes a
 // round trip to the node that takes writes.
-func (c *CentralDB) Ping(ctx context.Context) error {
+func (c *DB) Ping(ctx context.Context) error {
 	var n int
 	return c.e.queryRow(ctx, `SELECT count(*) FROM deployment`).Scan(&n)
 }
 
 // Engine names the database engine: "sqlite" or "postgresql".
-func (c *CentralDB) Engine() string {
+func (c *DB) Engine() string {
 	if c.e.postgres {
 		return "postgresql"
 	}
@@ -27,11 +27,11 @@ func (c *CentralDB) Engine() string {
 }
 
 // PoolStats are the connection pool's statistics.
-func (c *CentralDB) PoolStats() sql.DBStats { return c.e.db.Stats() }
+func (c *DB) PoolStats() sql.DBStats { return c.e.db.Stats() }
 
 // Activity reads the feed position, the number of conflicts, the events
 // waiting for a commit and every desk's last contact.
-func (c *CentralDB) Activity(ctx context.Context) (central.Activity, error) {
+func (c *DB) Activity(ctx context.Context) (central.Activity, error) {
 	var a central.Activity
 	floor, err := c.feedFloor(ctx)
 	if err != nil {

@@ -1,0 +1,136 @@
+package central
+
+import (
+	"fmt"
+
+	"qrdesk/app"
+)
+
+// Flags is what the server notes about an event it did not take at its
+// word, as a set of bits stored with the event (events.flags). Rules read
+// the bits, never the wording: the wording (Note.Text) is stored beside
+// them for people (the report, a label's history) and may be reworded
+// freely.
+type Flags int64
+
+// The bits. Their values are stored: never renumber one.
+const (
+	// FlagClockAhead: the desk's time was ahead of the server's clock by
+	// more than FutureTolerance; the event was decided at the server's time.
+	FlagClockAhead Flags = 1
+	// FlagClockBehind: the desk's time was before the label was issued;
+	// the event was decided at the server's time.
+	FlagClockBehind Flags = 2
+	// FlagWhileDisabled: redeemed offline while the label was disabled at
+	// the server.
+	FlagWhileDisabled Flags = 4
+	// FlagAfterExpiry: redeemed offline after the label's expiry.
+	FlagAfterExpiry Flags = 8
+	// FlagAfterClose: redeemed offline after its day was closed with the
+	// unused labels expired (close-day --expire-unused at a desk).
+	FlagAfterClose Flags = 16
+
+	// FlagsClock are the flags that set the desk's time aside.
+	FlagsClock = FlagClockAhead | FlagClockBehind
+)
+
+// The wording of each flag (fmt formats). The server's migrations read
+// the texts an older server stored only once, to set the bits of its
+// events (serverdb/migrations/*: "desk clock ahead%", "desk clock behind%",
+// "%redeemed offline while disabled: %", "%redeemed offline after its
+// expiry %").
+const (
+	wordClockAhead    = "desk clock ahead: said %s, server received it at %s"
+	wordClockBehind   = "desk clock behind: said %s, before the label was issued (%s)"
+	wordWhileDisabled = "redeemed offline while disabled: %s"
+	wordAfterExpiry   = "redeemed offline after its expiry %s"
+	wordAfterClose    = "redeemed offline after its day was closed (expired %s)"
+)
+
+// Has reports whether any of the flags g is set.
+func (f Flags) Has(g Flags) bool { return f&g != 0 }
+
+// Note is the flags of an event with their wording.
+type Note struct {
+	Flags Flags
+	Text  string // the wordings of the flags, joined by "; "
+}
+
+// add sets a flag with its wording.
+func (n Note) add(f Flags, text string) Note {
+	if n.Text != "" {
+		text = n.Text + "; " + text
+	}
+	return Note{Flags: n.Flags | f, Text: text}
+}
+
+// DecideTime is the time the server decides an event at, with the note
+// that says why when it is not the desk's. Online, it is the server's clock
+// (now). Offline, the desk's clock, unless that is not plausible: before
+// the label was issued (issuedAt, see IssuedNotBefore), or ahead of the
+// server's clock by more than FutureTolerance. Such a time is kept in the
+// event row but flagged, and the server's clock is used instead, so a wrong
+// desk clock can neither make its redemption the one of record nor file it
+// under another day. The decided time is stored with the event
+// (events.decided_at): the dashboard files a redemption under it.
+func DecideTime(ev Event, issuedAt, now int64) (int64, Note) {
+	if !ev.Offline {
+		return now, Note{}
+	}
+	switch {
+	case ev.At > now+FutureTolerance:
+		return now, Note{}.add(FlagClockAhead, fmt.Sprintf(wordClockAhead, formatAt(ev.At), app.FormatTime(now)))
+	case issuedAt > 0 && ev.At < issuedAt-FutureTolerance:
+		return now, Note{}.add(FlagClockBehind, fmt.Sprintf(wordClockBehind, formatAt(ev.At), app.FormatTime(issuedAt)))
+	}
+	return ev.At, Note{}
+}
+
+// Label is what the server holds of a label when it decides an event.
+type Label struct {
+	Status         string // unused, used, disabled (as stored)
+	DisabledReason string
+	ExpireAt       int64 // 0: never
+	// ClosedAt is when a desk closed the label's day expiring it (status
+	// expired; the desk's clock), 0 when it was not.
+	ClosedAt int64
+}
+
+// TakenOffline adds to an offline redemption's note (from DecideTime) what
+// the server notes when the redemption takes a label that was not unused
+// for it: disabled (a label torn or reported stolen, the desk had not
+// heard), or past its expiry at the decided time at. The redemption stands
+// either way: the desk handed the parcel over.
+func TakenOffline(n Note, l Label, at int64) Note {
+	switch {
+	case l.Status == string(app.StatusDisabled):
+		return n.add(FlagWhileDisabled, fmt.Sprintf(wordWhileDisabled, l.DisabledReason))
+	case l.ExpireAt != 0 && l.ExpireAt <= at:
+		return n.add(FlagAfterExpiry, fmt.Sprintf(wordAfterExpiry, app.FormatTime(l.ExpireAt)))
+	case l.Status == string(app.StatusExpired) && l.ClosedAt <= at:
+		// A redemption made before the close reached the server is not
+		// flagged: the label was unused when the parcel went out.
+		return n.add(FlagAfterClose, fmt.Sprintf(wordAfterClose, app.FormatTime(l.ClosedAt)))
+	}
+	return n
+}
+
+// UndoRestores is the status an accepted undo leaves a label in, given the
+// flags of the redemption it takes back: the undo takes back the
+// redemption, not a disabling the desk had not heard of, so a label
+// redeemed offline while disabled goes back to disabled; any other goes
+// back to unused (an expired one is refused by its expiry time).
+func UndoRestores(redemption Flags) app.Status {
+	if redemption.Has(FlagWhileDisabled) {
+		return app.StatusDisabled
+	}
+	return app.StatusUnused
+}
+
+// RecordTakesOver reports whether an offline redemption at the decided
+// time at, with the note n, becomes the redemption of record of a label
+// already used at usedAt: only when it came first by a desk clock the
+// server trusts.
+func RecordTakesOver(n Note, at, usedAt int64) bool {
+	return !n.Flags.Has(FlagsClock) && at < usedAt
+}

@@ -1,0 +1,116 @@
+package central
+
+import (
+	"strings"
+	"testing"
+
+	"qrdesk/app"
+)
+
+func TestDecideTime(t *testing.T) {
+	const now, issued = int64(1_800_000_000), int64(1_799_990_000)
+	tests := []struct {
+		name    string
+		ev      Event
+		wantAt  int64
+		want    Flags
+		wording string
+	}{
+		{"Online", Event{At: now - 500}, now, 0, ""},
+		{"OfflineTrusted", Event{At: now - 500, Offline: true}, now - 500, 0, ""},
+		{"OfflineSlightlyAhead", Event{At: now + FutureTolerance, Offline: true}, now + FutureTolerance, 0, ""},
+		{"ClockAhead", Event{At: now + FutureTolerance + 1, Offline: true}, now, FlagClockAhead, "desk clock ahead"},
+		{"ClockBehind", Event{At: issued - FutureTolerance - 1, Offline: true}, now, FlagClockBehind, "desk clock behind"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			at, n := DecideTime(tt.ev, issued, now)
+			if at != tt.wantAt || n.Flags != tt.want || !strings.HasPrefix(n.Text, tt.wording) || (tt.wording == "") != (n.Text == "") {
+				t.Fatalf("got %d %+v, want %d flags %d %q…", at, n, tt.wantAt, tt.want, tt.wording)
+			}
+		})
+	}
+}
+
+// Which flags an offline redemption that takes the label gets.
+func TestTakenOffline(t *testing.T) {
+	const at = int64(1_800_000_000)
+	ahead := Note{}.add(FlagClockAhead, "desk clock ahead: …")
+	tests := []struct {
+		name  string
+		clock Note
+		label Label
+		want  Flags
+		text  string
+	}{
+		{"Unused", Note{}, Label{Status: "unused"}, 0, ""},
+		{"Disabled", Note{}, Label{Status: "disabled", DisabledReason: "torn"}, FlagWhileDisabled, "redeemed offline while disabled: torn"},
+		{"Expired", Note{}, Label{Status: "unused", ExpireAt: at}, FlagAfterExpiry, "redeemed offline after its expiry "},
+		{"NotYetExpired", Note{}, Label{Status: "unused", ExpireAt: at + 1}, 0, ""},
+		{"DisabledAndExpiredIsDisabled", Note{}, Label{Status: "disabled", DisabledReason: "x", ExpireAt: at - 1}, FlagWhileDisabled, "redeemed offline while disabled: x"},
+		{"ClockAndDisabled", ahead, Label{Status: "disabled", DisabledReason: "torn"}, FlagClockAhead | FlagWhileDisabled, "desk clock ahead: …; redeemed offline while disabled: torn"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n := TakenOffline(tt.clock, tt.label, at)
+			if n.Flags != tt.want || !strings.HasPrefix(n.Text, tt.text) || (tt.text == "") != (n.Text == "") {
+				t.Fatalf("got %+v, want flags %d text %q…", n, tt.want, tt.text)
+			}
+		})
+	}
+}
+
+// What status an undo restores: the undo takes back the redemption, not a
+// disabling the desk had not heard of.
+func TestUndoRestores(t *testing.T) {
+	tests := []struct {
+		flags Flags
+		want  app.Status
+	}{
+		{0, app.StatusUnused},
+		{FlagClockAhead, app.StatusUnused},
+		{FlagAfterExpiry, app.StatusUnused},
+		{FlagWhileDisabled, app.StatusDisabled},
+		{FlagClockBehind | FlagWhileDisabled, app.StatusDisabled},
+	}
+	for _, tt := range tests {
+		if got := UndoRestores(tt.flags); got != tt.want {
+			t.Errorf("UndoRestores(%d) = %s, want %s", tt.flags, got, tt.want)
+		}
+	}
+}
+
+// An offline redemption becomes the one of record only when it came first
+// by a desk clock the server trusts.
+func TestRecordTakesOver(t *testing.T) {
+	ahead := Note{Flags: FlagClockAhead, Text: "desk clock ahead: …"}
+	disabled := Note{Flags: FlagWhileDisabled}
+	tests := []struct {
+		name      string
+		n         Note
+		at, used  int64
+		takesOver bool
+	}{
+		{"Earlier", Note{}, 10, 20, true},
+		{"Later", Note{}, 30, 20, false},
+		{"Same", Note{}, 20, 20, false},
+		{"EarlierButClockSetAside", ahead, 10, 20, false},
+		{"EarlierOtherFlag", disabled, 10, 20, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := RecordTakesOver(tt.n, tt.at, tt.used); got != tt.takesOver {
+				t.Fatalf("got %v, want %v", got, tt.takesOver)
+			}
+		})
+	}
+}
+
+// The stored bits never change: old rows keep their meaning.
+func TestFlagValuesStored(t *testing.T) {
+	for f, want := range map[Flags]Flags{FlagClockAhead: 1, FlagClockBehind: 2, FlagWhileDisabled: 4, FlagAfterExpiry: 8} {
+		if f != want {
+			t.Errorf("flag %d, want %d: a stored bit was renumbered", f, want)
+		}
+	}
+}

@@ -1,0 +1,97 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Migrate applies the numbered migrations of dir in fsys (embedded) not
+// applied yet to db, PostgreSQL when postgres is set, else SQLite opened
+// with DSN. Each runs in its own transaction with its record, so processes
+// starting together apply each one exactly once: SQLite's writing
+// transactions are immediate, and on PostgreSQL an advisory lock
+// (migrations only, never the write path) makes servers starting together
+// take turns.
+func Migrate(ctx context.Context, db *sql.DB, fsys fs.FS, dir string, postgres bool) error {
+	files, err := migrationFiles(fsys, dir)
+	if err != nil {
+		return err
+	}
+	for _, m := range files {
+		if err := applyMigration(ctx, db, fsys, postgres, m); err != nil {
+			return fmt.Errorf("migration %s: %w", m.name, err)
+		}
+	}
+	return nil
+}
+
+type migrationFile struct {
+	name    string
+	version int
+}
+
+// migrationFiles lists the embedded migrations of dir in version order;
+// each file name starts with its number (0001_init.sql).
+func migrationFiles(fsys fs.FS, dir string) ([]migrationFile, error) {
+	names, err := fs.Glob(fsys, dir+"/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	out := make([]migrationFile, 0, len(names))
+	for _, name := range names {
+		version, err := strconv.Atoi(strings.SplitN(filepath.Base(name), "_", 2)[0])
+		if err != nil {
+			return nil, fmt.Errorf("migration %s: name must start with its number", name)
+		}
+		out = append(out, migrationFile{name, version})
+	}
+	return out, nil
+}
+
+func applyMigration(ctx context.Context, db *sql.DB, fsys fs.FS, postgres bool, m migrationFile) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	rebind := func(query string) string { return query }
+	if postgres {
+		rebind = Rebind
+	}
+	table := `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT`
+	if postgres {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(8428)`); err != nil {
+			return err
+		}
+		table = `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)`
+	}
+	if _, err := tx.ExecContext(ctx, table); err != nil {
+		return err
+	}
+	var n int
+	if err := tx.QueryRowContext(ctx, rebind(`SELECT count(*) FROM schema_migrations WHERE version = ?`), m.version).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		return nil
+	}
+	body, err := fs.ReadFile(fsys, m.name)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, rebind(`INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`), m.version, time.Now().Unix()); err != nil {
+		return err
+	}
+	return tx.Commit()
+}

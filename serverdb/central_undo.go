@@ -1,0 +1,70 @@
+package serverdb
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+
+	"qrdesk/app"
+	"qrdesk/central"
+)
+
+// undo applies a desk's undo of its redemption with one guarded UPDATE: the
+// label goes back (to the status central.UndoRestores gives for the
+// redemption's flags) only while the redemption of record is the one the
+// undo names, made at the desk that sends it, and no other desk redeemed
+// the label too (a conflict: two parcels went out, and which redemption to
+// take back is not one desk's call). Otherwise it is refused, with the
+// redemption of record in the answer so the desk puts the label back to
+// used. The feed carries an accepted undo to every desk, with the status
+// the label went back to.
+func (c *DB) undo(ctx context.Context, tx *etx, st central.Station, ev central.Event) (central.Result, error) {
+	// The flags of the redemption it would take back (no row: none, and
+	// the guarded UPDATE changes nothing). An event row's flags never
+	// change once it is the redemption of record.
+	var flags central.Flags
+	if err := tx.queryRow(ctx, `SELECT flags FROM events WHERE event_id = ? AND kind = 'redeem'`, ev.Undoes).Scan(&flags); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return central.Result{}, err
+	}
+	status := central.UndoRestores(flags)
+	var disabledReason string
+	err := tx.queryRow(ctx, `UPDATE codes SET used_at = 0, used_station = '', used_operator = '', used_event = '', status = ?
+		WHERE code = ? AND status = 'used' AND used_event = ? AND used_station = ?
+		AND NOT EXISTS (SELECT 1 FROM conflicts k WHERE k.code = codes.code)
+		RETURNING disabled_reason`, string(status), ev.Code, ev.Undoes, st.Name).Scan(&disabledReason)
+	if err == nil {
+		if status != app.StatusDisabled {
+			disabledReason = ""
+		}
+		data, _ := json.Marshal(map[string]any{"at": ev.At, "operator": ev.Operator, "event_id": ev.EventID, "undoes": ev.Undoes, "reason": ev.Reason,
+			"status": status, "disabled_reason": disabledReason})
+		return central.Result{Outcome: central.OutcomeUndone, Status: string(status)}, c.addChanges(ctx, tx, change{central.KindUndo, ev.Code, st.Name, string(data)})
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return central.Result{}, err
+	}
+	cc, err := c.readCode(ctx, tx, ev.Code)
+	if errors.Is(err, sql.ErrNoRows) {
+		return central.Result{Outcome: central.OutcomeUnknown, Reason: "the server has no such code: upload the batch first"}, nil
+	}
+	if err != nil {
+		return central.Result{}, err
+	}
+	refuse := func(reason string) (central.Result, error) {
+		r := central.Result{Outcome: central.OutcomeRejected, Reason: reason, Status: cc.status}
+		if cc.status == "used" {
+			r.UsedAt, r.UsedStation, r.UsedOperator = cc.usedAt, cc.usedStation, cc.usedOperator
+		}
+		return r, nil
+	}
+	switch {
+	case cc.status != "used":
+		return refuse("the label is " + cc.status + " at the server, not used: there is no redemption to undo")
+	case cc.usedStation != st.Name:
+		return refuse("the redemption of record is " + cc.usedStation + "'s (" + app.FormatTime(cc.usedAt) + ", " + cc.usedOperator + "): only that desk can undo it")
+	case cc.usedEvent != ev.Undoes:
+		return refuse("the redemption of record is another scan of this desk (" + app.FormatTime(cc.usedAt) + "), not the one undone")
+	}
+	return refuse("the label was redeemed at two desks (a conflict): a supervisor settles it, an undo cannot")
+}

@@ -1,0 +1,93 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"sort"
+
+	"qrdesk/app"
+)
+
+// A desk's own day figures, counted as the server's dashboard counts its
+// row (store/dashboard.go, DayActivity): a redemption is this desk's when
+// it was made here, it counts while it stands (an undo takes it out), and
+// a redemption the server found used elsewhere counts as a conflict, not
+// a redemption.
+
+// ownRedemption is the condition on a redemptions row r that it is one of
+// this desk's standing redemptions; station is the placeholder of the
+// desk's name (e.g. "?4").
+func ownRedemption(station string) string {
+	return `r.station = ` + station + ` AND r.undone_at = 0 AND NOT EXISTS (SELECT 1 FROM outbox o
+		WHERE o.event_id = r.trace_id AND o.kind = 'redeem' AND ` + outboxConflict + `)`
+}
+
+// outboxConflict is the condition on an outbox row o that the server
+// answered it as a double use (its stored answer's outcome).
+const outboxConflict = `(CASE WHEN json_valid(o.result) THEN json_extract(o.result, '$.outcome') END) = 'conflict'`
+
+// AllDesks counts every desk's figures of [from, to) as this desk knows
+// them from its last sync (see app.AllDesksStore); nil before the first.
+func (d *DB) AllDesks(ctx context.Context, from, to int64) (*app.AllDesks, error) {
+	var a app.AllDesks
+	err := d.db.QueryRowContext(ctx, `SELECT COALESCE((SELECT CAST(value AS INTEGER) FROM sync_state WHERE key = 'last_ok'), 0)`).Scan(&a.SyncedAt)
+	if err != nil || a.SyncedAt == 0 {
+		return nil, d.wrap(err, "cannot count the figures of all desks")
+	}
+	if err := d.db.QueryRowContext(ctx, `SELECT
+		(SELECT count(*) FROM undos WHERE refused = '' AND at >= ?1 AND at < ?2),
+		(SELECT count(*) FROM conflicts WHERE (first_at >= ?1 AND first_at < ?2) OR (second_at >= ?1 AND second_at < ?2))`, from, to).
+		Scan(&a.Undone, &a.Conflicts); err != nil {
+		return nil, d.wrap(err, "cannot count the figures of all desks")
+	}
+	desks := map[string]*app.DeskCounts{}
+	desk := func(name string) *app.DeskCounts {
+		if desks[name] == nil {
+			desks[name] = &app.DeskCounts{Station: name}
+		}
+		return desks[name]
+	}
+	// Codes by issue time, with the station of their batch (another
+	// desk's codes sit in a placeholder batch named after that desk).
+	if err := eachRow(ctx, d.db, func(rows *sql.Rows) error {
+		var name string
+		var n int
+		if err := rows.Scan(&name, &n); err != nil {
+			return err
+		}
+		desk(name).Issued += n
+		a.Issued += n
+		return nil
+	}, `SELECT b.station, count(*) FROM codes c JOIN batches b ON b.id = c.batch_id WHERE c.created_at >= ? AND c.created_at < ? GROUP BY b.station`, from, to); err != nil {
+		return nil, d.wrap(err, "cannot count the figures of all desks")
+	}
+	// Standing redemptions: one per label (a double use counts once).
+	if err := eachRow(ctx, d.db, func(rows *sql.Rows) error {
+		var name string
+		var n int
+		if err := rows.Scan(&name, &n); err != nil {
+			return err
+		}
+		desk(name).Redeemed += n
+		a.Redeemed += n
+		return nil
+	}, `SELECT station, count(*) FROM redemptions WHERE undone_at = 0 AND redeemed_at >= ? AND redeemed_at < ? GROUP BY station`, from, to); err != nil {
+		return nil, d.wrap(err, "cannot count the figures of all desks")
+	}
+	a.Desks = []app.DeskCounts{}
+	for _, dc := range desks {
+		a.Desks = append(a.Desks, *dc)
+	}
+	sort.Slice(a.Desks, func(i, j int) bool { return a.Desks[i].Station < a.Desks[j].Station })
+	return &a, nil
+}
+
+// completeForeignCode gives a code this desk first met through a scan
+// (insertForeignCode: no batch of its desk, no issue time) the batch of
+// the desk that issued it and its times, when the feed brings the code:
+// every desk's figures count it as that desk's, issued that day.
+func completeForeignCode(ctx context.Context, tx *sql.Tx, c app.Code, batch, expireAt, createdAt int64) error {
+	_, err := tx.ExecContext(ctx, `UPDATE codes SET batch_id = ?, expire_at = ?, created_at = ? WHERE random = ? AND code = ? AND created_at = 0`,
+		batch, expireAt, createdAt, c.Random, c.String())
+	return err
+}
