@@ -4,7 +4,7 @@ BIN       := bin/qrdesk
 GOFLAGS   ?=
 export CGO_ENABLED := 1
 
-.PHONY: deps deps-build build run test test-windows check bench clean screenshots fuzz soak days package package-desk package-server
+.PHONY: deps deps-build build run test test-windows windows check bench clean screenshots fuzz soak days package package-desk package-server
 
 # System packages (idempotent) and Go modules: deps-build to build and run,
 # deps for the tests too.
@@ -129,6 +129,15 @@ package-server: $(NFPM)
 	@mkdir -p bin/package $(DIST)
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='-s -w' -o bin/package/qrdesk-server ./cmd/qrdesk-server
 	VERSION='$(VERSION)' ARCH='$(ARCH)' $(NFPM) package --config deploy/nfpm-server.yaml --packager deb --target $(DIST)/qrdesk-server_$(VERSION)_$(ARCH).deb
+
+# Windows 10/11 (x64), built here: dist/windows/qrdesk.exe (console: the
+# commands), qrdeskw.exe (the same as a window program, for the Start-menu
+# entries), qrdesk-server.exe, each with the icon and version information,
+# and dist/qrdesk-X.Y.Z-x64.msi (wixl). The window needs cgo through
+# mingw-w64: about 6 minutes cold. README "Windows", docs/windows.md.
+WIN_VERSION ?= $(shell sed -n 's/^Version = "\(.*\)"/\1/p' FyneApp.toml)
+windows: deps
+	DIST=$(DIST) bash scripts/build-windows.sh $(WIN_VERSION)
 
 # Screenshots of every screen (docs/screenshots), taken by the end-to-end test,
 # and of the web dashboard (web-*.png), taken by its test in headless Chromium.

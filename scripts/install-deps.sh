@@ -27,6 +27,8 @@ if [ "${1:-test}" = "test" ]; then
     # test binaries and qrdesk.exe; mingw builds the test-only ProcessPrng
     # shim wine 8.0 lacks (internal/winetest/shim)
     wine64 gcc-mingw-w64-x86-64
+    # the MSI (make windows, and its test under wine)
+    wixl
   )
 fi
 

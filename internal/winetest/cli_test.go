@@ -67,11 +67,17 @@ func newHarness(t *testing.T) *harness {
 func (h *harness) home() string { return filepath.Join(h.prefix, "drive_c", "users", winUser) }
 
 // run runs qrdesk.exe with args under wine: exit code, stdout, stderr.
-// The environment names no qrdesk folder, so qrdesk.exe uses its Windows
-// defaults.
 func (h *harness) run(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(h.root, "scripts", "wine-exec.sh"), append([]string{h.exe}, args...)...)
+	return h.wine(t, h.exe, args...)
+}
+
+// wine runs program (a Linux path, or a Windows one such as
+// C:\Program Files\qrdesk\qrdesk.exe) under wine. The environment names
+// no qrdesk folder, so qrdesk.exe uses its Windows defaults.
+func (h *harness) wine(t *testing.T, program string, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(h.root, "scripts", "wine-exec.sh"), append([]string{program}, args...)...)
 	var env []string
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "QRDESK_HOME=") && !strings.HasPrefix(kv, "QRDESK_DB=") && !strings.HasPrefix(kv, "QRDESK_KEY_FILE=") {
@@ -86,16 +92,21 @@ func (h *harness) run(t *testing.T, args ...string) (int, string, string) {
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
 	} else if err != nil {
-		t.Fatalf("qrdesk.exe %v: %v", args, err)
+		t.Fatalf("%s %v: %v", program, args, err)
 	}
 	return code, strings.ReplaceAll(out.String(), "\r\n", "\n"), errb.String()
 }
 
 func (h *harness) must(t *testing.T, args ...string) string {
 	t.Helper()
-	code, out, errOut := h.run(t, args...)
+	return h.mustWine(t, h.exe, args...)
+}
+
+func (h *harness) mustWine(t *testing.T, program string, args ...string) string {
+	t.Helper()
+	code, out, errOut := h.wine(t, program, args...)
 	if code != 0 {
-		t.Fatalf("qrdesk.exe %s: exit %d\n%s%s", strings.Join(args, " "), code, out, errOut)
+		t.Fatalf("%s %s: exit %d\n%s%s", filepath.Base(program), strings.Join(args, " "), code, out, errOut)
 	}
 	return out
 }
