@@ -29,6 +29,9 @@ if [ "${1:-test}" = "test" ]; then
     wine64 gcc-mingw-w64-x86-64
     # the MSI (make windows, and its test under wine)
     wixl
+    # a private CUPS server the Windows print test starts (wine hands
+    # spooler jobs to CUPS), and ghostscript to render the spooled page
+    cups-daemon cups-client ghostscript
   )
 fi
 

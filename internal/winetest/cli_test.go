@@ -24,9 +24,10 @@ const winUser = "Zoë Lämmer"
 
 // harness is one wine prefix with a cross-built qrdesk.exe.
 type harness struct {
-	root   string // the repository
-	prefix string // WINEPREFIX
-	exe    string // qrdesk.exe (a Linux path)
+	root     string   // the repository
+	prefix   string   // WINEPREFIX
+	exe      string   // qrdesk.exe (a Linux path)
+	extraEnv []string // more environment for wine (CUPS_SERVER)
 }
 
 // newHarness builds qrdesk.exe (the command line: -tags qrdesk_nogui, no
@@ -84,7 +85,7 @@ func (h *harness) wine(t *testing.T, program string, args ...string) (int, strin
 			env = append(env, kv)
 		}
 	}
-	cmd.Env = append(env, "QRDESK_WINEPREFIX="+h.prefix)
+	cmd.Env = append(append(env, "QRDESK_WINEPREFIX="+h.prefix), h.extraEnv...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -109,6 +110,24 @@ func (h *harness) mustWine(t *testing.T, program string, args ...string) string 
 		t.Fatalf("%s %s: exit %d\n%s%s", filepath.Base(program), strings.Join(args, " "), code, out, errOut)
 	}
 	return out
+}
+
+// issueOut is 'qrdesk issue --json'.
+type issueOut struct {
+	Batch int64    `json:"batch"`
+	Codes []string `json:"codes"`
+}
+
+func (h *harness) decode(t *testing.T, out string, v any) {
+	t.Helper()
+	if err := json.Unmarshal([]byte(out), v); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+}
+
+func (h *harness) mustJSON(t *testing.T, v any, args ...string) {
+	t.Helper()
+	h.decode(t, h.must(t, args...), v)
 }
 
 // TestCLIUnderWine: qrdesk.exe on Windows (wine), as a clerk would use it
@@ -205,25 +224,36 @@ var (
 	zbarData   = regexp.MustCompile(`<data><!\[CDATA\[(.*?)\]\]></data>`)
 )
 
-// decodeSheet renders the PDF at 300 dpi, cuts each label out where the
-// template puts it, and decodes each tile with zbarimg: the codes in label
-// order ("" for a label that did not decode).
+// rasterDPI is the resolution printed pages are rendered at for decoding.
+const rasterDPI = 300
+
+// decodeSheet renders the PDF at 300 dpi and decodes it label by label
+// (decodePages).
 func decodeSheet(t *testing.T, pdf []byte, template string, n int) []string {
+	t.Helper()
+	dir := t.TempDir()
+	in := filepath.Join(dir, "sheet.pdf")
+	os.WriteFile(in, pdf, 0o600)
+	if out, err := exec.Command("pdftoppm", "-r", fmt.Sprint(rasterDPI), "-png", in, filepath.Join(dir, "page")).CombinedOutput(); err != nil {
+		t.Fatalf("pdftoppm: %v %s", err, out)
+	}
+	pages, _ := filepath.Glob(filepath.Join(dir, "page-*.png"))
+	sort.Strings(pages)
+	return decodePages(t, pages, template, n)
+}
+
+// decodePages cuts each label out of the pages (PNGs of whole sheets at
+// rasterDPI, the paper's corner at 0,0) exactly where the template puts it,
+// and decodes each tile with zbarimg: the codes in label order ("" for a
+// label that did not decode). A label drawn out of place does not decode.
+func decodePages(t *testing.T, pages []string, template string, n int) []string {
 	t.Helper()
 	tmpl, err := printing.FindTemplate("", template)
 	if err != nil {
 		t.Fatal(err)
 	}
-	const dpi = 300
 	dir := t.TempDir()
-	in := filepath.Join(dir, "sheet.pdf")
-	os.WriteFile(in, pdf, 0o600)
-	if out, err := exec.Command("pdftoppm", "-r", fmt.Sprint(dpi), "-png", in, filepath.Join(dir, "page")).CombinedOutput(); err != nil {
-		t.Fatalf("pdftoppm: %v %s", err, out)
-	}
-	pages, _ := filepath.Glob(filepath.Join(dir, "page-*.png"))
-	sort.Strings(pages)
-	px := func(mm float64) int { return int(mm * dpi / 25.4) }
+	px := func(mm float64) int { return int(mm * rasterDPI / 25.4) }
 	var tiles []string
 	for i := 0; i < n; i++ {
 		page, pos := i/tmpl.PerPage(), i%tmpl.PerPage()
