@@ -226,7 +226,7 @@ func (s *todayScreen) exportToFolder() (string, int, error) {
 
 // export writes today's codes with their status as CSV.
 func (s *todayScreen) export(path string) (int, error) {
-	f, err := os.Create(path)
+	f, err := app.CreateCSV(path)
 	if err != nil {
 		return 0, err
 	}
