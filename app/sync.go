@@ -448,7 +448,11 @@ func (s *Service) uploadEvents(ctx context.Context, ss SyncStore, ring string) e
 		send := evs[:0:0]
 		var kept []RemoteResult
 		for _, ev := range evs {
-			if !KnowsKind(server.Kinds, ev.Kind) || held[ev.Code] {
+			switch {
+			case held[ev.Code]:
+				kept = append(kept, RemoteResult{EventID: ev.EventID, Outcome: OutcomeUnsupported, Reason: HeldBehindReason})
+				continue
+			case !KnowsKind(server.Kinds, ev.Kind):
 				held[ev.Code] = true
 				kept = append(kept, RemoteResult{EventID: ev.EventID, Outcome: OutcomeUnsupported, Reason: UnsupportedReason})
 				continue
@@ -460,13 +464,25 @@ func (s *Service) uploadEvents(ctx context.Context, ss SyncStore, ring string) e
 			results, err = s.Remote.Events(ctx, ring, send)
 			var sr *ServerRefusal
 			if errors.As(err, &sr) && sr.AboutContent() {
-				results, err = s.uploadOneByOne(ctx, ring, send)
+				results, err = s.uploadOneByOne(ctx, ring, send, held)
 			}
 			if r := DeskRefusal(err); r != nil {
 				s.setRefusal(r)
 			}
 			if err != nil {
 				return err
+			}
+			// An event the server found it cannot decide holds the later
+			// events of its label back, in the next pages too (the server
+			// holds them within one request).
+			code := make(map[string]string, len(send))
+			for _, ev := range send {
+				code[ev.EventID] = ev.Code
+			}
+			for _, r := range results {
+				if r.Outcome == OutcomeUnsupported {
+					held[code[r.EventID]] = true
+				}
 			}
 		}
 		if err := ss.MarkEvents(ctx, append(results, kept...), s.Now().Unix()); err != nil {
@@ -479,13 +495,24 @@ func (s *Service) uploadEvents(ctx context.Context, ss SyncStore, ring string) e
 	}
 }
 
-func (s *Service) uploadOneByOne(ctx context.Context, ring string, evs []RemoteEvent) ([]RemoteResult, error) {
+// uploadOneByOne sends evs one a request; an event of a label held back
+// (held: an earlier event of it the server cannot decide) waits with it.
+func (s *Service) uploadOneByOne(ctx context.Context, ring string, evs []RemoteEvent, held map[string]bool) ([]RemoteResult, error) {
 	results := make([]RemoteResult, 0, len(evs))
 	for _, ev := range evs {
+		if held[ev.Code] {
+			results = append(results, RemoteResult{EventID: ev.EventID, Outcome: OutcomeUnsupported, Reason: HeldBehindReason})
+			continue
+		}
 		r, err := s.Remote.Events(ctx, ring, []RemoteEvent{ev})
 		var sr *ServerRefusal
 		switch {
 		case err == nil:
+			for _, x := range r {
+				if x.Outcome == OutcomeUnsupported {
+					held[ev.Code] = true
+				}
+			}
 			results = append(results, r...)
 		case errors.As(err, &sr) && sr.AboutContent():
 			// This event's content is refused: keep it with the reason.

@@ -16,6 +16,9 @@ const (
 
 var eventIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{8,64}$`)
 
+// ValidEventID reports whether id has the shape of an event id.
+func ValidEventID(id string) bool { return eventIDPattern.MatchString(id) }
+
 // ValidateEvent checks one event's fields; i is its place in the request
 // (-1 for a request of one event).
 // The text limits are the desk's own (app.CheckOperator, app.CheckReason),

@@ -432,6 +432,14 @@ func (c *DB) applyInTx(ctx context.Context, tx *etx, st central.Station, ev cent
 		var r central.Result
 		json.Unmarshal([]byte(prev.detail), &r)
 		r.Duplicate, r.Write = true, prev.write
+		// The label's status now, not when the event was first decided: a
+		// desk sets its copy to it (its event waited in its outbox, so
+		// it held back the changes since).
+		if cc, err := c.readCode(ctx, tx, prev.ev.Code); err == nil {
+			r.Status = cc.status
+		} else if !errors.Is(err, sql.ErrNoRows) {
+			return central.Result{}, err
+		}
 		return r, nil
 	}
 	return c.decide(ctx, tx, st, ev, now, false)

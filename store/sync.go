@@ -102,7 +102,7 @@ func (d *DB) MarkEvents(ctx context.Context, results []app.RemoteResult, at int6
 				return d.wrap(err, "cannot update the outbox")
 			}
 		}
-		if err := undoAnswered(ctx, tx, r); err != nil {
+		if err := answerStatus(ctx, tx, r, at); err != nil {
 			return d.wrap(err, "cannot update the outbox")
 		}
 	}
@@ -186,6 +186,20 @@ func applyChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
 		app.Conflict
 	}
 	json.Unmarshal([]byte(ch.Data), &data)
+	// A change that carries the label's resulting status sets this desk's
+	// copy to it (feedstatus.go); without one (an older server's feed, a
+	// snapshot's page) the kind says what to change, as before.
+	if status, ok := knownStatus(data.Status); ok {
+		switch ch.Kind {
+		case "redeem":
+			if status == app.StatusUsed {
+				return applyRedeemChange(ctx, tx, ch, data.EventID, data.Operator, data.At)
+			}
+			return applyStatusChange(ctx, tx, ch.Code, status, "", data.At)
+		case "disable", "enable", app.KindExpire:
+			return applyStatusChange(ctx, tx, ch.Code, status, data.Reason, data.At)
+		}
+	}
 	switch ch.Kind {
 	case "code":
 		c, err := app.Parse(ch.Code)
@@ -304,8 +318,29 @@ func (d *DB) MirrorRemote(ctx context.Context, c app.Code, a app.Attempt, r app.
 		if v.Outcome == app.OutcomeRedeemed {
 			v.Affected = 1
 		}
-	case app.OutcomeDisabled:
-		v.DisabledReason = r.Reason
+	case app.OutcomeDisabled, app.OutcomeExpired:
+		if v.Outcome == app.OutcomeDisabled {
+			v.DisabledReason = r.Reason
+		}
+		// The server's status of the label is this desk's copy's, unless
+		// an event of this desk on it waits (feedstatus.go).
+		status, ok := knownStatus(r.Status)
+		if ok && status != app.StatusUsed && codeID.Valid {
+			waits, err := waitsHere(ctx, tx, c.String())
+			if err != nil {
+				return app.Verdict{}, d.wrap(err, "cannot record the scan")
+			}
+			if !waits {
+				reason := ""
+				if status == app.StatusDisabled {
+					reason = r.Reason
+				}
+				if err := settleStatus(ctx, tx, codeID.Int64, status, reason, 0, a.At); err != nil {
+					return app.Verdict{}, d.wrap(err, "cannot record the scan")
+				}
+				v.Status = status
+			}
+		}
 	}
 	if err := insertScan(ctx, tx, a, v.Outcome, codeID); err != nil {
 		return app.Verdict{}, d.wrap(err, "cannot record the scan")
