@@ -1,3 +1,5 @@
+//go:build !qrdesk_nogui
+
 // Command qrdesk is the warehouse print-station app: the window by default,
 // and a command line for everything it does (see 'qrdesk help').
 package main

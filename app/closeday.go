@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/csv"
 	"fmt"
 	"io"
 	"maps"
@@ -287,7 +286,7 @@ func (c FigureChange) String() string {
 // WriteCSV writes the figures as CSV: figure (key), label, value; the
 // same figures as the page and the JSON.
 func (f DayFigures) WriteCSV(w io.Writer) error {
-	cw := csv.NewWriter(w)
+	cw := NewCSVWriter(w)
 	cw.Write([]string{"date", "figure", "label", "value"})
 	for _, r := range f.Rows() {
 		cw.Write([]string{f.Date, r.Key, r.Label, strconv.Itoa(r.Value)})

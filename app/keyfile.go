@@ -12,7 +12,9 @@ import (
 	"time"
 )
 
-// keyFile is the on-disk form of a key ring (JSON, mode 0600).
+// keyFile is the on-disk form of a key ring (JSON, readable by its owner
+// only: mode 0600 on Unix, an owner-only ACL on Windows; see
+// keyfile_unix.go and keyfile_windows.go).
 type keyFile struct {
 	Version int          `json:"version"`
 	Active  string       `json:"active"`
@@ -37,7 +39,8 @@ func (e *NoKeyFileError) Error() string {
 func (e *NoKeyFileError) Is(target error) bool { return target == fs.ErrNotExist }
 
 // LoadKeys reads the key ring at path. With create set, a missing file is
-// created with one new key (mode 0600); without, it is a *NoKeyFileError.
+// created with one new key, readable by its owner only; without, it is a
+// *NoKeyFileError.
 // Only set-up ('qrdesk init', the window's first run) creates: a command
 // given a mistyped path must not start a second key ring. A file that other
 // users can read is refused: anyone holding the key can forge labels.
@@ -55,8 +58,8 @@ func LoadKeysAt(path string, create bool, now time.Time) (Keys, error) {
 	if err != nil {
 		return Keys{}, fmt.Errorf("cannot read key file %s: %w", path, err)
 	}
-	if info.Mode().Perm()&0o077 != 0 {
-		return Keys{}, fmt.Errorf("key file %s can be read by other users (mode %04o); run 'chmod 600 %s'", path, info.Mode().Perm(), path)
+	if err := checkKeyFileAccess(path, info); err != nil {
+		return Keys{}, err
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -137,7 +140,8 @@ func (ks *Keys) Retire(id byte) error {
 	return fmt.Errorf("there is no key %c; 'qrdesk key list' shows the ids", id)
 }
 
-// SaveKeys writes the ring atomically (temporary file, fsync, rename), mode 0600.
+// SaveKeys writes the ring atomically (temporary file, fsync, rename),
+// readable by its owner only (ProtectKeyFile) before the secret is written.
 func SaveKeys(path string, ks Keys) error {
 	kf := keyFile{Version: 1, Active: string(ks.Active)}
 	for _, k := range ks.List {
@@ -155,7 +159,7 @@ func SaveKeys(path string, ks Keys) error {
 		return fmt.Errorf("cannot write key file %s: %w", path, err)
 	}
 	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
+	if err := protectKeyFile(tmp); err != nil {
 		tmp.Close()
 		return fmt.Errorf("cannot write key file %s: %w", path, err)
 	}
@@ -172,6 +176,22 @@ func SaveKeys(path string, ks Keys) error {
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("cannot write key file %s: %w", path, err)
+	}
+	return nil
+}
+
+// ProtectKeyFile makes the key file at path readable and writable by its
+// owner only: mode 0600 on Unix; on Windows a protected DACL (nothing
+// inherited) granting the current user full control and nobody else
+// anything. 'qrdesk key protect' runs it on a file LoadKeys refused.
+func ProtectKeyFile(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return fmt.Errorf("cannot open key file %s: %w", path, err)
+	}
+	defer f.Close()
+	if err := protectKeyFile(f); err != nil {
+		return fmt.Errorf("cannot protect key file %s: %w", path, err)
 	}
 	return nil
 }

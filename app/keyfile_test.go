@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestKeyFile(t *testing.T) {
@@ -15,13 +16,7 @@ func TestKeyFile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		info, err := os.Stat(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if info.Mode().Perm() != 0o600 {
-			t.Fatalf("mode %04o, want 0600", info.Mode().Perm())
-		}
+		assertKeyFilePrivate(t, path)
 		again, err := LoadKeys(path, true)
 		if err != nil {
 			t.Fatal(err)
@@ -31,18 +26,48 @@ func TestKeyFile(t *testing.T) {
 		}
 	})
 	t.Run("RefusedWhenReadable", func(t *testing.T) {
-		if err := os.Chmod(path, 0o644); err != nil {
+		makeKeyFileReadable(t, path)
+		_, err := LoadKeys(path, true)
+		if err == nil || !strings.Contains(err.Error(), keyFileFix) {
+			t.Fatalf("LoadKeys of a file others can read: %v, want a refusal naming %q", err, keyFileFix)
+		}
+		if err := ProtectKeyFile(path); err != nil {
 			t.Fatal(err)
 		}
-		_, err := LoadKeys(path, true)
-		if err == nil || !strings.Contains(err.Error(), "chmod 600") {
-			t.Fatalf("LoadKeys of a 0644 file: %v, want a refusal naming chmod 600", err)
+		assertKeyFilePrivate(t, path)
+		if _, err := LoadKeys(path, false); err != nil {
+			t.Fatalf("LoadKeys after ProtectKeyFile: %v", err)
 		}
-		os.Chmod(path, 0o600)
+	})
+	t.Run("SavedPrivate", func(t *testing.T) {
+		ks, err := LoadKeys(path, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ks.Rotate(time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if err := SaveKeys(path, ks); err != nil {
+			t.Fatal(err)
+		}
+		assertKeyFilePrivate(t, path)
+	})
+	t.Run("PathWithSpacesAndAccents", func(t *testing.T) {
+		odd := filepath.Join(t.TempDir(), "Zoë Lämmer 张", "qrdesk data", "qrdesk.key")
+		if _, err := LoadKeys(odd, true); err != nil {
+			t.Fatal(err)
+		}
+		assertKeyFilePrivate(t, odd)
+		if _, err := LoadKeys(odd, false); err != nil {
+			t.Fatal(err)
+		}
 	})
 	t.Run("Damaged", func(t *testing.T) {
 		bad := filepath.Join(t.TempDir(), "bad.key")
 		os.WriteFile(bad, []byte("{not json"), 0o600)
+		if err := ProtectKeyFile(bad); err != nil {
+			t.Fatal(err)
+		}
 		if _, err := LoadKeys(bad, true); err == nil || !strings.Contains(err.Error(), "damaged") {
 			t.Fatalf("LoadKeys(damaged) = %v", err)
 		}

@@ -25,6 +25,11 @@ const OutcomeUnsupported = "unsupported"
 // UnsupportedReason is what a clerk reads about such an event.
 const UnsupportedReason = "the server is older than this desk: upgrade qrdesk-server"
 
+// HeldBehindReason is what a clerk reads about an event that waits behind
+// an earlier event of the same label the server could not decide: the
+// desk queued them in that order, and they are decided in that order.
+const HeldBehindReason = "waits behind an earlier event of this label the server could not decide (it is older than this desk: upgrade qrdesk-server)"
+
 // BaseKinds are the event kinds every server knows: a server that
 // announces no kinds (one from before versions) is taken to know these.
 var BaseKinds = []string{"redeem", "disable", "enable"}

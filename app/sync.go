@@ -18,6 +18,12 @@ type RemoteEvent struct {
 	Reason   string `json:"reason,omitempty"`
 	// Undoes is the event id of the redemption an undo takes back.
 	Undoes string `json:"undoes,omitempty"`
+	// NewCode, NewExpireAt and NewCreatedAt are the label a replace event
+	// (KindReplace, on the old label's code) links into the old one's
+	// entitlement: the server stores it if its batch has not arrived.
+	NewCode      string `json:"new_code,omitempty"`
+	NewExpireAt  int64  `json:"new_expire_at,omitempty"`
+	NewCreatedAt int64  `json:"new_created_at,omitempty"`
 	// OutboxID is the event's place in the desk's outbox (not sent).
 	OutboxID int64 `json:"-"`
 }
@@ -30,7 +36,10 @@ type RemoteResult struct {
 	UsedAt       int64  `json:"used_at,omitempty"`
 	UsedStation  string `json:"used_station,omitempty"`
 	UsedOperator string `json:"used_operator,omitempty"`
-	Reason       string `json:"reason,omitempty"`
+	// UsedCode is the label that was used when it is not the event's: one
+	// of the same entitlement (a label and its replacement).
+	UsedCode string `json:"used_code,omitempty"`
+	Reason   string `json:"reason,omitempty"`
 	// Status is the label's status at the server after the event (unused,
 	// used, disabled, expired); "" from an older server, or where the
 	// server has nothing to say (an unknown label).
@@ -67,6 +76,9 @@ type Conflict struct {
 	SecondAt       int64  `json:"second_at"`
 	// Flag says why the server did not take a desk's word for its time.
 	Flag string `json:"flag,omitempty"`
+	// SecondCode is the label of the second use when it is not Code: the
+	// other label of the same entitlement (a label and its replacement).
+	SecondCode string `json:"second_code,omitempty"`
 }
 
 // UploadCode is one code of a batch sent to the server.
@@ -456,7 +468,11 @@ func (s *Service) uploadEvents(ctx context.Context, ss SyncStore, ring string) e
 		send := evs[:0:0]
 		var kept []RemoteResult
 		for _, ev := range evs {
-			if !KnowsKind(server.Kinds, ev.Kind) || held[ev.Code] {
+			switch {
+			case held[ev.Code]:
+				kept = append(kept, RemoteResult{EventID: ev.EventID, Outcome: OutcomeUnsupported, Reason: HeldBehindReason})
+				continue
+			case !KnowsKind(server.Kinds, ev.Kind):
 				held[ev.Code] = true
 				kept = append(kept, RemoteResult{EventID: ev.EventID, Outcome: OutcomeUnsupported, Reason: UnsupportedReason})
 				continue
@@ -468,13 +484,25 @@ func (s *Service) uploadEvents(ctx context.Context, ss SyncStore, ring string) e
 			results, err = s.Remote.Events(ctx, ring, send)
 			var sr *ServerRefusal
 			if errors.As(err, &sr) && sr.AboutContent() {
-				results, err = s.uploadOneByOne(ctx, ring, send)
+				results, err = s.uploadOneByOne(ctx, ring, send, held)
 			}
 			if r := DeskRefusal(err); r != nil {
 				s.setRefusal(r)
 			}
 			if err != nil {
 				return err
+			}
+			// An event the server found it cannot decide holds the later
+			// events of its label back, in the next pages too (the server
+			// holds them within one request).
+			code := make(map[string]string, len(send))
+			for _, ev := range send {
+				code[ev.EventID] = ev.Code
+			}
+			for _, r := range results {
+				if r.Outcome == OutcomeUnsupported {
+					held[code[r.EventID]] = true
+				}
 			}
 		}
 		if err := ss.MarkEvents(ctx, append(results, kept...), s.Now().Unix()); err != nil {
@@ -487,13 +515,24 @@ func (s *Service) uploadEvents(ctx context.Context, ss SyncStore, ring string) e
 	}
 }
 
-func (s *Service) uploadOneByOne(ctx context.Context, ring string, evs []RemoteEvent) ([]RemoteResult, error) {
+// uploadOneByOne sends evs one a request; an event of a label held back
+// (held: an earlier event of it the server cannot decide) waits with it.
+func (s *Service) uploadOneByOne(ctx context.Context, ring string, evs []RemoteEvent, held map[string]bool) ([]RemoteResult, error) {
 	results := make([]RemoteResult, 0, len(evs))
 	for _, ev := range evs {
+		if held[ev.Code] {
+			results = append(results, RemoteResult{EventID: ev.EventID, Outcome: OutcomeUnsupported, Reason: HeldBehindReason})
+			continue
+		}
 		r, err := s.Remote.Events(ctx, ring, []RemoteEvent{ev})
 		var sr *ServerRefusal
 		switch {
 		case err == nil:
+			for _, x := range r {
+				if x.Outcome == OutcomeUnsupported {
+					held[ev.Code] = true
+				}
+			}
 			results = append(results, r...)
 		case errors.As(err, &sr) && sr.AboutContent():
 			// This event's content is refused: keep it with the reason.

@@ -58,7 +58,7 @@ func runCloseDay(ctx context.Context, env *Env, args []string) error {
 		if err := dc.Figures.WriteCSV(&buf); err != nil {
 			return err
 		}
-		if err := os.WriteFile(*csvOut, buf.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile(*csvOut, append([]byte(app.UTF8BOM), buf.Bytes()...), 0o644); err != nil {
 			return app.ErrorfWrap(app.KindUnavailable, err, "cannot write %s: check the folder exists and is writable", *csvOut)
 		}
 	}

@@ -4,7 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
+
+	"qrdesk/app"
 )
 
 func init() {
@@ -32,9 +33,9 @@ func runExport(ctx context.Context, env *Env, args []string) error {
 	defer s.Close()
 	w := env.Stdout
 	if *outPath != "" {
-		f, err := os.Create(*outPath)
+		f, err := app.CreateCSV(*outPath) // with the BOM Excel needs to read UTF-8
 		if err != nil {
-			return fmt.Errorf("cannot write %s: %w", *outPath, err)
+			return err
 		}
 		defer f.Close()
 		w = f

@@ -10,7 +10,7 @@ import (
 )
 
 func init() {
-	register("key", "manage signing keys: list, rotate, retire ID", runKey)
+	register("key", "manage signing keys: list, rotate, retire ID, protect", runKey)
 }
 
 type keyInfo struct {
@@ -22,13 +22,23 @@ type keyInfo struct {
 }
 
 func runKey(ctx context.Context, env *Env, args []string) error {
-	fs, c := newFlags(env, "key", "list|rotate|retire ID")
+	fs, c := newFlags(env, "key", "list|rotate|retire ID|protect")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) == 0 {
-		return usagef("say list, rotate or retire ID")
+		return usagef("say list, rotate, retire ID or protect")
+	}
+	if pos[0] == "protect" && len(pos) == 1 {
+		// Makes a key file the others refuse (readable by other users)
+		// owner-only again: chmod 600, or an owner-only ACL on Windows.
+		if err := app.ProtectKeyFile(c.keyFile); err != nil {
+			return &app.Error{Kind: app.KindUnavailable, Message: err.Error()}
+		}
+		return output(env.Stdout, c.json, map[string]string{"protected": c.keyFile}, func(w io.Writer) {
+			fmt.Fprintf(w, "key file %s is now readable by you only\n", c.keyFile)
+		})
 	}
 	keys, err := app.LoadKeysAt(c.keyFile, false, env.now())
 	if err != nil {
@@ -51,7 +61,7 @@ func runKey(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 	default:
-		return usagef("say list, rotate or retire ID (ID is one character, see 'qrdesk key list')")
+		return usagef("say list, rotate, retire ID or protect (ID is one character, see 'qrdesk key list')")
 	}
 	infos := make([]keyInfo, 0, len(keys.List))
 	for _, k := range keys.List {

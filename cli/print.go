@@ -51,7 +51,7 @@ func runPrint(ctx context.Context, env *Env, args []string) error {
 	fs.StringVar(&f.out, "o", "", "write the output to FILE (.pdf or .zpl)")
 	fs.StringVar(&f.format, "format", "pdf", "pdf, or zpl for Zebra-compatible thermal printers")
 	fs.IntVar(&f.dpi, "dpi", 203, "thermal printer resolution for ZPL: 203 or 300")
-	fs.StringVar(&f.printer, "printer", "", "send to this CUPS printer (ZPL goes to a raw queue)")
+	fs.StringVar(&f.printer, "printer", "", "send to this printer: a CUPS queue, or on Windows an installed printer (ZPL goes raw)")
 	fs.StringVar(&f.printerAddr, "printer-addr", "", "send ZPL straight to a network printer at HOST:PORT (usually port 9100)")
 	fs.StringVar(&f.operator, "operator", "", "who prints")
 	if err := parseNone(fs, args); err != nil {

@@ -12,7 +12,7 @@ import (
 
 func init() {
 	register("templates", "list the label templates with their geometry", runTemplates)
-	register("printers", "list the printers (CUPS queues)", runPrinters)
+	register("printers", "list the printers (CUPS queues; on Windows, the installed printers)", runPrinters)
 }
 
 // templateDir holds the clerk's own templates (*.json).
@@ -53,7 +53,7 @@ func runPrinters(ctx context.Context, env *Env, args []string) error {
 	}
 	return output(env.Stdout, c.json, names, func(w io.Writer) {
 		if len(names) == 0 {
-			fmt.Fprintln(w, "no printers are set up in CUPS; save a PDF with -o and print it at 100 % scale")
+			fmt.Fprintln(w, "no printers are set up (CUPS queues; on Windows, installed printers); save a PDF with -o and print it at 100 % scale")
 		}
 		for _, n := range names {
 			fmt.Fprintln(w, n)

@@ -61,8 +61,14 @@ func Print(ctx context.Context, svc *app.Service, j Job) (Printed, error) {
 		if err != nil {
 			return nil, err
 		}
+		// A Windows printer is drawn on through GDI from the labels
+		// themselves, not sent the PDF (spooler_windows.go).
+		labels, err := LabelsFor(recs, j.Title)
+		if err != nil {
+			return nil, err
+		}
 		return func() (err error) {
-			queueJob, err = j.To.Deliver(data, j.Format == FormatZPL)
+			queueJob, err = j.To.deliver(data, j.Format == FormatZPL, &sheet{labels: labels, options: j.Options})
 			return err
 		}, nil
 	}
@@ -108,16 +114,29 @@ func LabelsFor(recs []app.CodeRecord, title string) ([]Label, error) {
 	return labels, nil
 }
 
+// sheet is a print's labels and options, for a printer that is drawn on
+// rather than sent a file (a Windows printer through the spooler).
+type sheet struct {
+	labels  []Label
+	options Options
+}
+
 // Deliver writes data to the file and sends it to the printers set; it
-// returns the CUPS queue's job id when it went to a CUPS queue.
+// returns the printer queue's job id when it went to a queue. On Windows a
+// PDF page given this way (calibration, scanner test, badges) cannot go to
+// a printer: only label sheets (Print) and ZPL can.
 func (d Destination) Deliver(data []byte, zpl bool) (queueJob string, err error) {
+	return d.deliver(data, zpl, nil)
+}
+
+func (d Destination) deliver(data []byte, zpl bool, labels *sheet) (queueJob string, err error) {
 	if d.File != "" {
 		if err := os.WriteFile(d.File, data, 0o644); err != nil {
 			return "", fmt.Errorf("cannot write %s: %w", d.File, err)
 		}
 	}
 	if d.Printer != "" {
-		if queueJob, err = SendCUPSJob(d.Printer, firstOf(d.Title, "qrdesk"), data, zpl); err != nil {
+		if queueJob, err = sendToPrinter(d.Printer, firstOf(d.Title, "qrdesk"), data, zpl, labels); err != nil {
 			return "", err
 		}
 	}

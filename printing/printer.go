@@ -12,8 +12,12 @@ import (
 // ErrNoCUPS means this system has no CUPS commands (lp, lpstat).
 var ErrNoCUPS = errors.New("this computer has no CUPS printing (lp/lpstat not found): open the saved file and print it at 100 % scale")
 
-// Printers lists the CUPS queues.
-func Printers() ([]string, error) {
+// Printers lists the printers a job can go to by name: the CUPS queues, or
+// on Windows the installed Windows printers (spooler_windows.go).
+func Printers() ([]string, error) { return systemPrinters() }
+
+// cupsPrinters lists the CUPS queues.
+func cupsPrinters() ([]string, error) {
 	if _, err := exec.LookPath("lpstat"); err != nil {
 		return nil, ErrNoCUPS
 	}

@@ -23,6 +23,15 @@ if [ "${1:-test}" = "test" ]; then
     # headless Chromium for the web dashboard's browser test, and a CJK font
     # so its Chinese pages (and screenshots) show characters, not boxes
     chromium fonts-wqy-zenhei
+    # the Windows checks (make test-windows): wine runs the cross-built
+    # test binaries and qrdesk.exe; mingw builds the test-only ProcessPrng
+    # shim wine 8.0 lacks (internal/winetest/shim)
+    wine64 gcc-mingw-w64-x86-64
+    # the MSI (make windows, and its test under wine)
+    wixl
+    # a private CUPS server the Windows print test starts (wine hands
+    # spooler jobs to CUPS), and ghostscript to render the spooled page
+    cups-daemon cups-client ghostscript
   )
 fi
 

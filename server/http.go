@@ -332,7 +332,10 @@ func (a *API) redeem(r *http.Request, st central.Station) (any, error) {
 // events decides a desk's events in order. An event this server does not
 // know (its kind, or a field a newer desk added) is answered "unsupported"
 // alone, unrecorded: the desk keeps it until the server is upgraded, and
-// the others are decided as usual.
+// the others are decided as usual, except the later events of the same
+// label: they wait behind it (answered "unsupported" too), as the desk
+// queued them. An event this server cannot read (a field of the wrong
+// type, an event id of the wrong shape) is refused alone ("rejected").
 func (a *API) events(r *http.Request, st central.Station) (any, error) {
 	var req struct {
 		Events []json.RawMessage `json:"events"`
@@ -346,17 +349,33 @@ func (a *API) events(r *http.Request, st central.Station) (any, error) {
 	out := make([]central.Result, len(req.Events))
 	evs := make([]central.Event, 0, len(req.Events))
 	at := make([]int, 0, len(req.Events)) // where each of evs answers in out
+	held := map[string]bool{}             // labels with an event the server cannot decide
 	for i, raw := range req.Events {
 		ev, supported, err := a.readEvent(i, raw)
-		if err != nil {
+		var br *central.BadRequest
+		switch {
+		case errors.As(err, &br):
+			out[i] = central.Result{EventID: ev.EventID, Outcome: central.OutcomeRejected, Reason: br.Reason}
+			continue
+		case err != nil:
 			return nil, err
-		}
-		if !supported {
+		case !supported:
+			if ev.Code != "" {
+				held[ev.Code] = true
+			}
 			out[i] = central.Result{EventID: ev.EventID, Outcome: central.OutcomeUnsupported, Reason: app.UnsupportedReason}
+			continue
+		case ev.Code != "" && held[ev.Code]:
+			out[i] = central.Result{EventID: ev.EventID, Outcome: central.OutcomeUnsupported, Reason: app.HeldBehindReason}
 			continue
 		}
 		if err := central.ValidateEvent(i, ev); err != nil {
 			return nil, err
+		}
+		if ev.Kind == central.KindReplace {
+			if _, err := central.ReplacementCode(st, ev); err != nil {
+				return nil, central.Badf("events[%d]: %v", i, err)
+			}
 		}
 		evs, at = append(evs, ev), append(at, i)
 	}
@@ -384,17 +403,35 @@ var eventFields = func() map[string]bool {
 }()
 
 // readEvent reads events[i]; supported is false when its kind is not one
-// this server decides or it carries a field this server does not read.
+// this server decides or it carries a field this server does not read. An
+// event it cannot read is a *central.BadRequest, with the event's id when
+// that is one (the desk matches the answer by it): an event id of the
+// wrong shape is never echoed back.
 func (a *API) readEvent(i int, raw json.RawMessage) (ev central.Event, supported bool, err error) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); err != nil {
 		return ev, false, central.Badf("events[%d]: malformed JSON: %v", i, err)
 	}
-	if err := json.Unmarshal(raw, &ev); err != nil {
-		return ev, false, central.Badf("events[%d]: malformed JSON: %v", i, err)
+	// The id and the kind first: an event of a kind this server does not
+	// know may type its other fields as a newer protocol does.
+	var id, kind, code string
+	for name, v := range map[string]*string{"event_id": &id, "kind": &kind} {
+		if f, ok := fields[name]; ok {
+			if err := json.Unmarshal(f, v); err != nil {
+				return ev, false, central.Badf("events[%d]: %s must be a string", i, name)
+			}
+		}
 	}
-	if !slices.Contains(a.kinds(), ev.Kind) {
+	json.Unmarshal(fields["code"], &code) // a code of another type holds nothing back
+	if !central.ValidEventID(id) {
+		return ev, false, central.Badf("events[%d]: event_id must be 8–64 letters, digits, - or _", i)
+	}
+	ev.EventID, ev.Kind, ev.Code = id, kind, code
+	if !slices.Contains(a.kinds(), kind) {
 		return ev, false, nil
+	}
+	if err := json.Unmarshal(raw, &ev); err != nil {
+		return central.Event{EventID: id, Kind: kind, Code: code}, false, central.Badf("events[%d]: malformed JSON: %v", i, err)
 	}
 	for name := range fields {
 		if !eventFields[name] {

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -54,13 +53,6 @@ func BenchmarkIssue100k(b *testing.B) {
 	b.ReportMetric(oursCPU.Seconds()/float64(b.N), "cpu_s")
 	b.ReportMetric(impCPU.Seconds(), "cpu_s_sqlite3_import")
 	b.ReportMetric((oursCPU.Seconds()/float64(b.N))/impCPU.Seconds(), "cpu_x_sqlite3_import")
-}
-
-// processCPU is the CPU time (user+system) this process has used.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // sqlite3Import times the sqlite3 shell's .import of the same rows (a CSV

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/csv"
 	"io"
 	"strconv"
 	"strings"
@@ -33,7 +32,7 @@ func (d *DB) ExportCodes(ctx context.Context, q app.SearchQuery, w io.Writer) (i
 		return 0, d.wrap(err, "cannot export codes")
 	}
 	defer rows.Close()
-	cw := csv.NewWriter(w)
+	cw := app.NewCSVWriter(w) // CRLF, as Excel writes
 	if err := cw.Write(exportHeader); err != nil {
 		return 0, err
 	}

@@ -55,7 +55,7 @@ func (d *DB) PendingEvents(ctx context.Context, after int64, limit int) ([]app.R
 	// A redemption goes as this desk's fact: one the server answered
 	// online (offline 0) goes again only after a restore lost it, and the
 	// parcel was handed over.
-	rows, err := d.db.QueryContext(ctx, `SELECT id, event_id, kind, code, operator, at, CASE WHEN kind = 'redeem' THEN 1 ELSE offline END, reason, undoes
+	rows, err := d.db.QueryContext(ctx, `SELECT id, event_id, kind, code, operator, at, CASE WHEN kind = 'redeem' THEN 1 ELSE offline END, reason, undoes, new_code, new_expire_at, new_created_at
 		FROM outbox WHERE state = 'pending' AND id > ? ORDER BY id LIMIT ?`, after, limit)
 	if err != nil {
 		return nil, d.wrap(err, "cannot read the outbox")
@@ -64,7 +64,7 @@ func (d *DB) PendingEvents(ctx context.Context, after int64, limit int) ([]app.R
 	var out []app.RemoteEvent
 	for rows.Next() {
 		var e app.RemoteEvent
-		if err := rows.Scan(&e.OutboxID, &e.EventID, &e.Kind, &e.Code, &e.Operator, &e.At, &e.Offline, &e.Reason, &e.Undoes); err != nil {
+		if err := rows.Scan(&e.OutboxID, &e.EventID, &e.Kind, &e.Code, &e.Operator, &e.At, &e.Offline, &e.Reason, &e.Undoes, &e.NewCode, &e.NewExpireAt, &e.NewCreatedAt); err != nil {
 			return nil, err
 		}
 		out = append(out, e)
@@ -106,7 +106,7 @@ func (d *DB) MarkEvents(ctx context.Context, results []app.RemoteResult, at int6
 				return d.wrap(err, "cannot update the outbox")
 			}
 		}
-		if err := undoAnswered(ctx, tx, r); err != nil {
+		if err := answerStatus(ctx, tx, r, at); err != nil {
 			return d.wrap(err, "cannot update the outbox")
 		}
 	}
@@ -179,7 +179,7 @@ func setFeedPosition(ctx context.Context, tx *sql.Tx, cursor int64, check string
 
 // noPendingToggle holds a feed disable or enable back while this desk's
 // own disable or enable of the code waits in the outbox.
-const noPendingToggle = ` AND NOT EXISTS (SELECT 1 FROM outbox WHERE outbox.code = ? AND outbox.state = 'pending' AND outbox.kind IN ('disable', 'enable'))`
+const noPendingToggle = ` AND NOT EXISTS (SELECT 1 FROM outbox WHERE outbox.code = ? AND outbox.state = 'pending' AND outbox.kind IN ('disable', 'enable', 'replace'))`
 
 // carried is the status a feed change carries, or def (what the change's
 // kind meant) when it carries none a desk knows.
@@ -206,6 +206,20 @@ func applyChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
 		app.Conflict
 	}
 	json.Unmarshal([]byte(ch.Data), &data)
+	// A change that carries the label's resulting status sets this desk's
+	// copy to it (feedstatus.go); without one (an older server's feed, a
+	// snapshot's page) the kind says what to change, as before.
+	if status, ok := knownStatus(data.Status); ok {
+		switch ch.Kind {
+		case "redeem":
+			if status == app.StatusUsed {
+				return applyRedeemChange(ctx, tx, ch, data.EventID, data.Operator, data.At)
+			}
+			return applyStatusChange(ctx, tx, ch.Code, status, "", data.At)
+		case "disable", "enable", app.KindExpire:
+			return applyStatusChange(ctx, tx, ch.Code, status, data.Reason, data.At)
+		}
+	}
 	switch ch.Kind {
 	case "code":
 		c, err := app.Parse(ch.Code)
@@ -263,11 +277,13 @@ func applyChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
 		return applyUndoChange(ctx, tx, ch)
 	case app.KindExpire:
 		return applyExpireChange(ctx, tx, ch)
+	case app.KindReplace:
+		return applyReplaceChange(ctx, tx, ch)
 	case "conflict":
 		k := data.Conflict
-		_, err := tx.ExecContext(ctx, `INSERT INTO conflicts (code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, flag)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, k.Code, k.FirstEvent, k.FirstStation, k.FirstOperator, k.FirstAt,
-			k.SecondEvent, k.SecondStation, k.SecondOperator, k.SecondAt, k.Flag)
+		_, err := tx.ExecContext(ctx, `INSERT INTO conflicts (code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, flag, second_code)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, k.Code, k.FirstEvent, k.FirstStation, k.FirstOperator, k.FirstAt,
+			k.SecondEvent, k.SecondStation, k.SecondOperator, k.SecondAt, k.Flag, k.SecondCode)
 		return err
 	}
 	return nil
@@ -291,6 +307,12 @@ func (d *DB) MirrorRemote(ctx context.Context, c app.Code, a app.Attempt, r app.
 	}
 	switch v.Outcome {
 	case app.OutcomeRedeemed, app.OutcomeAlreadyUsed:
+		if r.UsedCode != "" && v.Outcome == app.OutcomeAlreadyUsed {
+			// Another label of its entitlement was used: this one stays
+			// as it is (the server keeps it so too).
+			v.UsedCode = r.UsedCode
+			break
+		}
 		if !codeID.Valid {
 			// A code of another desk this desk has not downloaded yet: keep
 			// what the server said, so a second scan here (offline) is not
@@ -326,8 +348,29 @@ func (d *DB) MirrorRemote(ctx context.Context, c app.Code, a app.Attempt, r app.
 				return app.Verdict{}, d.wrap(err, "cannot record the scan")
 			}
 		}
-	case app.OutcomeDisabled:
-		v.DisabledReason = r.Reason
+	case app.OutcomeDisabled, app.OutcomeExpired:
+		if v.Outcome == app.OutcomeDisabled {
+			v.DisabledReason = r.Reason
+		}
+		// The server's status of the label is this desk's copy's, unless
+		// an event of this desk on it waits (feedstatus.go).
+		status, ok := knownStatus(r.Status)
+		if ok && status != app.StatusUsed && codeID.Valid {
+			waits, err := waitsHere(ctx, tx, c.String())
+			if err != nil {
+				return app.Verdict{}, d.wrap(err, "cannot record the scan")
+			}
+			if !waits {
+				reason := ""
+				if status == app.StatusDisabled {
+					reason = r.Reason
+				}
+				if err := settleStatus(ctx, tx, codeID.Int64, status, reason, 0, a.At); err != nil {
+					return app.Verdict{}, d.wrap(err, "cannot record the scan")
+				}
+				v.Status = status
+			}
+		}
 	}
 	if err := insertScan(ctx, tx, a, v.Outcome, codeID); err != nil {
 		return app.Verdict{}, d.wrap(err, "cannot record the scan")
@@ -357,7 +400,7 @@ func (d *DB) SetSyncOK(ctx context.Context, at int64) error {
 }
 
 func (d *DB) Conflicts(ctx context.Context) ([]app.Conflict, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, flag
+	rows, err := d.db.QueryContext(ctx, `SELECT code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, flag, second_code
 		FROM conflicts ORDER BY first_at`)
 	if err != nil {
 		return nil, d.wrap(err, "cannot read the conflicts")
@@ -396,6 +439,11 @@ func (d *DB) ApplySnapshot(ctx context.Context, page app.RemoteSnapshot, positio
 		}
 		for _, ch := range changes {
 			if err := applyChange(ctx, tx, ch); err != nil {
+				return d.wrap(err, "cannot apply the server's snapshot")
+			}
+		}
+		if c.Entitlement != "" {
+			if _, err := tx.ExecContext(ctx, `UPDATE codes SET entitlement = ? WHERE code = ? AND entitlement = ''`, c.Entitlement, c.Code); err != nil {
 				return d.wrap(err, "cannot apply the server's snapshot")
 			}
 		}

@@ -245,11 +245,6 @@ func undoRefused(ctx context.Context, tx *sql.Tx, r app.RemoteResult, at int64) 
 	return err
 }
 
-// noPendingHere holds the server's status for a label back while an event
-// of this desk on it still waits in the outbox: that event is newer than
-// the change, and comes back through the feed once the server has it.
-const noPendingHere = ` AND NOT EXISTS (SELECT 1 FROM outbox WHERE outbox.code = codes.code AND outbox.state = 'pending')`
-
 // undoStatus is the status an undo leaves a label in, as the server said
 // (the feed change's or the answer's "status"); an older server's undo
 // always meant unused. Used is no undo's result.
@@ -260,39 +255,14 @@ func undoStatus(said string) app.Status {
 	return app.StatusUnused
 }
 
-// settleUndone sets a label this desk has already put back (its own undo,
-// or one applied before) to the status the server's undo left it in: the
-// server keeps a label disabled when the redemption undone was made
-// offline while it was disabled. A label used again here stays used.
-func settleUndone(ctx context.Context, tx *sql.Tx, code string, status app.Status, disabledReason string) error {
-	_, err := tx.ExecContext(ctx, `UPDATE codes SET status = ?1, disabled_reason = CASE WHEN ?1 = 'disabled' THEN ?2 ELSE '' END
-		WHERE code = ?3 AND status IN ('unused', 'disabled', 'expired') AND status <> ?1`+noPendingHere, string(status), disabledReason, code)
-	return err
-}
-
-// undoAnswered applies the status in the server's answer to an undo of
-// this desk (accepted or refused, after undoRefused): a desk learns at
-// once what its undo left the label as. Results of other events are left
-// alone.
-func undoAnswered(ctx context.Context, tx *sql.Tx, r app.RemoteResult) error {
-	if r.Status == "" || app.Status(r.Status) == app.StatusUsed {
-		return nil
-	}
-	var code string
-	err := tx.QueryRowContext(ctx, `SELECT c.code FROM undos u JOIN codes c ON c.id = u.code_id WHERE u.event_id = ?`, r.EventID).Scan(&code)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil // not an undo
-	}
-	if err != nil {
-		return err
-	}
-	return settleUndone(ctx, tx, code, undoStatus(r.Status), "")
-}
-
 // applyUndoChange applies an undo the server accepted (this desk's own or
-// another desk's). It is recorded once (by its event id), and only against
-// the standing redemption it names; the label takes the status the server
-// left it in (unless an event of this desk on it waits in the outbox).
+// another desk's). The label takes the status the server left it in,
+// whatever this desk's copy was, unless an event of this desk on it waits
+// in the outbox; the redemption standing here no longer stands: the one
+// the undo names, or this desk's copy of the server's record under another
+// id (an online "already used" answer), recorded as undone by this undo
+// (once, by its event id). A handover of this desk the server decided
+// after the undo stops standing too, unrecorded: its redeem change follows.
 func applyUndoChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
 	var data struct {
 		At             int64  `json:"at"`
@@ -307,28 +277,36 @@ func applyUndoChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error
 		return nil // not ours to judge
 	}
 	status := undoStatus(data.Status)
+	codeID, found, err := deskLabel(ctx, tx, ch.Code)
+	if err != nil || !found {
+		return err
+	}
 	var known int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM undos WHERE event_id = ?`, data.EventID).Scan(&known); err != nil {
 		return err
 	}
-	if known > 0 {
-		return settleUndone(ctx, tx, ch.Code, status, data.DisabledReason)
-	}
-	var redemptionID, codeID, redeemedAt int64
-	var redeemedBy string
-	err := tx.QueryRowContext(ctx, `UPDATE redemptions SET undone_at = ? WHERE trace_id = ? AND undone_at = 0 RETURNING id, code_id, redeemed_at, operator`,
-		data.At, data.Undoes).Scan(&redemptionID, &codeID, &redeemedAt, &redeemedBy)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil // this desk never recorded that redemption
-	}
+	waits, err := waitsHere(ctx, tx, ch.Code)
 	if err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE codes SET status = ?1, used_at = 0, disabled_reason = CASE WHEN ?1 = 'disabled' THEN ?2 ELSE disabled_reason END
-		WHERE id = ?3 AND status = 'used'`+noPendingHere, string(status), data.DisabledReason, codeID); err != nil {
+	row, standing, err := standingRedemption(ctx, tx, codeID)
+	if err != nil {
 		return err
 	}
-	u := app.Undo{Code: ch.Code, EventID: data.EventID, Undoes: data.Undoes, RedeemedAt: redeemedAt, RedeemedBy: redeemedBy,
-		At: data.At, Operator: data.Operator, Reason: data.Reason}
-	return insertUndo(ctx, tx, redemptionID, codeID, u, ch.Station)
+	if standing && (row.trace == data.Undoes || !waits) {
+		if _, err := tx.ExecContext(ctx, `UPDATE redemptions SET undone_at = ? WHERE id = ?`, max(data.At, 1), row.id); err != nil {
+			return err
+		}
+		if known == 0 && (row.trace == data.Undoes || !row.own) {
+			u := app.Undo{Code: ch.Code, EventID: data.EventID, Undoes: data.Undoes, RedeemedAt: row.redeemedAt, RedeemedBy: row.operator,
+				At: data.At, Operator: data.Operator, Reason: data.Reason}
+			if err := insertUndo(ctx, tx, row.id, codeID, u, ch.Station); err != nil {
+				return err
+			}
+		}
+	}
+	if waits {
+		return nil
+	}
+	return settleStatus(ctx, tx, codeID, status, data.DisabledReason, 0, data.At)
 }

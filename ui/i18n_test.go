@@ -108,3 +108,35 @@ func TestChineseLocale(t *testing.T) {
 		}
 	}
 }
+
+// TestOverrideFollowsPreferredLanguage: on Windows the window speaks the
+// language the user asked for (LANG, else the display language) even where
+// Fyne, reading the regional format, chose the other one.
+func TestOverrideFollowsPreferredLanguage(t *testing.T) {
+	zh := chineseTexts(t)
+	for _, tc := range []struct {
+		want        string
+		fyneChinese bool
+		scan        string
+	}{
+		{"zh-CN", true, ""},
+		{"en-US", false, ""},
+		{"zh-CN", false, "扫码"},
+		{"zh-Hans-CN", false, "扫码"},
+		{"en-GB", true, "Scan"},
+		{"de-DE", true, "Scan"},
+	} {
+		override = overrideFor(tc.want, tc.fyneChinese, zh)
+		got := ""
+		if override != nil {
+			got = T("Scan")
+			if n := T("Today: {{.Redeemed}} redeemed, {{.Refused}} refused", map[string]any{"Redeemed": 3, "Refused": 1}); tc.scan == "扫码" && n != "今日：核销 3，拒绝 1" {
+				t.Errorf("want %s: %q", tc.want, n)
+			}
+		}
+		if got != tc.scan {
+			t.Errorf("want %s, Fyne Chinese %v: T(Scan) = %q, want %q (\"\" = Fyne's choice)", tc.want, tc.fyneChinese, got, tc.scan)
+		}
+	}
+	override = nil
+}

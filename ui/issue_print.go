@@ -14,16 +14,17 @@ import (
 )
 
 // saveFolder is where Save PDF and Export CSV put files: the clerk's
-// Documents/qrdesk, shown in the message that names the file.
+// Documents/qrdesk (documentsDir: on Windows the Documents known folder,
+// wherever it was moved), shown in the message that names the file.
 func (e *env) saveFolder() (string, error) {
 	if e.saveDir != "" {
 		return e.saveDir, nil
 	}
-	home, err := os.UserHomeDir()
+	docs, err := documentsDir()
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(home, "Documents", "qrdesk"), nil
+	return filepath.Join(docs, "qrdesk"), nil
 }
 
 // freePath is dir/name.ext, or name-2.ext, name-3.ext … if that exists:

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -117,7 +116,7 @@ func (p *Pair) KillPrimary() error {
 	p.stalled = nil
 	p.mu.Unlock()
 	for _, pid := range stalled {
-		syscall.Kill(pid, syscall.SIGKILL)
+		killProcess(pid)
 	}
 	return p.stopNode(n, "immediate")
 }
@@ -155,7 +154,7 @@ func (p *Pair) StallReplication(ctx context.Context) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, pid := range pids {
-		if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		if err := freezeProcess(pid); err != nil {
 			return fmt.Errorf("freezing WAL sender %d: %w", pid, err)
 		}
 		p.stalled = append(p.stalled, pid)
@@ -329,7 +328,7 @@ func (p *Pair) exec(ctx context.Context, n *pairNode, stmt string) error {
 // close stops whatever runs and removes the folder.
 func (p *Pair) close() {
 	for _, pid := range p.stalled {
-		syscall.Kill(pid, syscall.SIGKILL)
+		killProcess(pid)
 	}
 	for _, n := range p.nodes {
 		if n != nil && n.up {

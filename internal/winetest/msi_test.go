@@ -1,0 +1,149 @@
+package winetest
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// buildMSI runs scripts/build-windows.sh for version with the command-line
+// qrdesk.exe (QRDESK_WINDOWS_NOGUI=1: no cgo, seconds; make windows builds
+// the window) and returns the MSI's path.
+func (h *harness) buildMSI(t *testing.T, version string) string {
+	t.Helper()
+	dist := t.TempDir()
+	cmd := exec.Command("bash", "scripts/build-windows.sh", version)
+	cmd.Dir = h.root
+	cmd.Env = append(os.Environ(), "QRDESK_WINDOWS_NOGUI=1", "DIST="+dist)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build-windows.sh %s: %v\n%s", version, err, out)
+	}
+	// A space in the folder, as in a Downloads folder on Windows.
+	msi := filepath.Join(dist, "my downloads", "qrdesk-"+version+"-x64.msi")
+	os.MkdirAll(filepath.Dir(msi), 0o755)
+	if err := os.Rename(filepath.Join(dist, "qrdesk-"+version+"-x64.msi"), msi); err != nil {
+		t.Fatal(err)
+	}
+	return msi
+}
+
+// winPath is the Windows name of a Linux path (wine's Z: drive).
+func winPath(p string) string { return `Z:` + strings.ReplaceAll(p, "/", `\`) }
+
+// TestMSIUnderWine: the MSI installs into Program Files with the two
+// Start-menu entries; the installed qrdesk.exe issues, prints and redeems;
+// a newer MSI replaces the old one and keeps the data; uninstalling
+// removes the program and keeps the data.
+func TestMSIUnderWine(t *testing.T) {
+	if _, err := exec.LookPath("wixl"); err != nil && os.Getenv("QRDESK_TEST_WINDOWS") == "1" {
+		t.Fatal("wixl is not installed: run 'make deps' (Debian package wixl)")
+	}
+	h := newHarness(t)
+	// A prefix of its own: installs and uninstalls change it.
+	h.prefix = filepath.Join(t.TempDir(), "prefix")
+	t.Cleanup(func() {
+		k := exec.Command("/usr/lib/wine/wineserver", "-k")
+		k.Env = append(os.Environ(), "WINEPREFIX="+h.prefix)
+		k.Run()
+	})
+	older, newer := h.buildMSI(t, "0.1.0"), h.buildMSI(t, "0.1.1")
+
+	h.mustWine(t, "msiexec", "/i", winPath(older), "/qn")
+	progDir := filepath.Join(h.prefix, "drive_c", "Program Files", "qrdesk")
+	for _, f := range []string{"qrdesk.exe", "qrdeskw.exe", "qrdesk-server.exe"} {
+		if _, err := os.Stat(filepath.Join(progDir, f)); err != nil {
+			t.Fatalf("installed: %v", err)
+		}
+	}
+	// ALLUSERS=1 (a per-machine MSI): Windows puts the entries in the
+	// common Start menu; wine 8.0 puts them in the installing user's.
+	menu := filepath.Join(h.prefix, "drive_c", "ProgramData", "Microsoft", "Windows", "Start Menu", "Programs", "qrdesk")
+	if _, err := os.Stat(menu); err != nil {
+		menu = filepath.Join(h.home(), "AppData", "Roaming", "Microsoft", "Windows", "Start Menu", "Programs", "qrdesk")
+	}
+	lnk, err := os.ReadFile(filepath.Join(menu, "qrdesk pickup desk.lnk"))
+	if err != nil {
+		t.Fatalf("Start-menu entry: %v", err)
+	}
+	if !strings.Contains(utf16le(lnk), "gui --desk --screen scan") || !strings.Contains(utf16le(lnk), "qrdeskw.exe") {
+		t.Errorf("the pickup-desk shortcut does not start qrdeskw.exe gui --desk --screen scan")
+	}
+	if _, err := os.Stat(filepath.Join(menu, "qrdesk.lnk")); err != nil {
+		t.Errorf("Start-menu entry: %v", err)
+	}
+
+	// The installed program, as a clerk runs it from a command prompt.
+	installed := `C:\Program Files\qrdesk\qrdesk.exe`
+	h.mustWine(t, installed, "init")
+	var issued struct {
+		Batch int64    `json:"batch"`
+		Codes []string `json:"codes"`
+	}
+	if err := json.Unmarshal([]byte(h.mustWine(t, installed, "issue", "--count", "3", "--json")), &issued); err != nil || len(issued.Codes) != 3 {
+		t.Fatalf("issue: %+v, %v", issued, err)
+	}
+	docs := filepath.Join(h.home(), "Documents", "qrdesk")
+	os.MkdirAll(docs, 0o755)
+	h.mustWine(t, installed, "print", "--batch", fmt.Sprint(issued.Batch), "--template", "L7160", "-o", `C:\users\`+winUser+`\Documents\qrdesk\installed.pdf`)
+	pdf, err := os.ReadFile(filepath.Join(docs, "installed.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := decodeSheet(t, pdf, "L7160", 3); strings.Join(got, " ") != strings.Join(issued.Codes, " ") {
+		t.Fatalf("the installed program's sheet decodes to %q, want %q", got, issued.Codes)
+	}
+	h.mustWine(t, installed, "redeem", issued.Codes[0])
+
+	// The newer MSI replaces the older (one product, the new version) and
+	// the data stays: the redeemed label is still used.
+	h.mustWine(t, "msiexec", "/i", winPath(newer), "/qn")
+	_, reg, _ := h.wine(t, "reg", "query", `HKLM\Software\Microsoft\Windows\CurrentVersion\Uninstall`, "/s")
+	if n := strings.Count(reg, "qrdesk"); !strings.Contains(reg, "0.1.1") || strings.Contains(reg, "0.1.0") || n == 0 {
+		t.Errorf("after the upgrade the installed products are:\n%s", reg)
+	}
+	for _, line := range strings.Split(reg, "\n") {
+		if strings.Contains(line, "DisplayVersion") || strings.Contains(line, "DisplayName") {
+			t.Logf("installed after the upgrade: %s", strings.TrimSpace(line))
+		}
+	}
+	if exit, out, errOut := h.wine(t, installed, "redeem", issued.Codes[0]); exit != 1 {
+		t.Fatalf("after the upgrade, a label redeemed before: exit %d, want 1 (already used)\n%s%s", exit, out, errOut)
+	}
+	h.mustWine(t, installed, "redeem", issued.Codes[1])
+
+	// Uninstalling removes the program, not the clerk's data.
+	h.mustWine(t, "msiexec", "/x", winPath(newer), "/qn")
+	if _, err := os.Stat(filepath.Join(progDir, "qrdesk.exe")); err == nil {
+		t.Error("qrdesk.exe is still in Program Files after the uninstall")
+	}
+	for _, f := range []string{"qrdesk.db", "qrdesk.key"} {
+		if _, err := os.Stat(filepath.Join(h.home(), "AppData", "Roaming", "qrdesk", f)); err != nil {
+			t.Errorf("after the uninstall: %v", err)
+		}
+	}
+}
+
+// utf16le reads the UTF-16 strings in a shortcut as text (ASCII only), at
+// even and odd offsets.
+func utf16le(b []byte) string {
+	var s strings.Builder
+	for i := 0; i+1 < len(b); i += 2 {
+		if b[i+1] == 0 && b[i] >= 0x20 && b[i] < 0x7f {
+			s.WriteByte(b[i])
+		} else {
+			s.WriteByte('\n')
+		}
+	}
+	for i := 1; i+1 < len(b); i += 2 {
+		if b[i+1] == 0 && b[i] >= 0x20 && b[i] < 0x7f {
+			s.WriteByte(b[i])
+		} else {
+			s.WriteByte('\n')
+		}
+	}
+	return s.String()
+}
