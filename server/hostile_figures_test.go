@@ -1,0 +1,89 @@
+package server_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"qrdesk/app"
+	"qrdesk/internal/testpg"
+)
+
+// Hostile review of claim (3): a desk's stats and close-day show its own
+// figures, equal to its row on the dashboard once synced.
+
+// dashRow is the dashboard's row of station for the harness's day.
+func dashRow(t *testing.T, h *centralHarness, station string) (issued, redeemed, conflicts int) {
+	t.Helper()
+	day := app.Day(h.now)
+	dash, err := h.db.DayActivity(context.Background(), day.Unix(), day.AddDate(0, 0, 1).Unix())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dash.Desks {
+		if d.Station == station {
+			return d.Issued, d.Redeemed, d.Conflicts
+		}
+	}
+	return 0, 0, 0
+}
+
+// The supervisor renames the desk in its settings in the middle of the
+// day (the server still knows it by its enrolled name). The redemptions it
+// made under its old name are still its own: stats and close-day must
+// still equal its dashboard row.
+func TestHostileFiguresSurviveDeskRename(t *testing.T) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		h, a, _, codes := twoDesks(t, dbPath, 3)
+		if v := a.redeem(t, codes[0], "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("desk A: %+v", v)
+		}
+		h.now = h.now.Add(time.Minute)
+		if _, err := a.svc.UpdateSettings(context.Background(), map[string]string{"station_name": "Front desk"}, "boss"); err != nil {
+			t.Fatal(err)
+		}
+		if v := a.redeem(t, codes[1], "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("desk A renamed: %+v", v)
+		}
+		a.sync(t)
+		_, redeemed, _ := dashRow(t, h, "Desk A")
+		if redeemed != 2 {
+			t.Fatalf("dashboard row of Desk A: %d redeemed, want 2 (the test's premise)", redeemed)
+		}
+		st, err := a.svc.Stats(context.Background(), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		dc := a.closeDay(t, false)
+		if st.Redeemed != redeemed || dc.Figures.Redeemed != redeemed {
+			t.Errorf("renamed desk: stats redeemed %d, close-day redeemed %d; its dashboard row %d", st.Redeemed, dc.Figures.Redeemed, redeemed)
+		}
+	})
+}
+
+// The same with the desk renamed before the day's first scan: every
+// redemption it makes is its own, whatever name the server enrolled.
+func TestHostileFiguresOfDeskNamedOtherThanEnrolled(t *testing.T) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		h, a, _, codes := twoDesks(t, dbPath, 2)
+		if _, err := a.svc.UpdateSettings(context.Background(), map[string]string{"station_name": "Front desk"}, "boss"); err != nil {
+			t.Fatal(err)
+		}
+		if v := a.redeem(t, codes[0], "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("desk A: %+v", v)
+		}
+		a.offline(func() {
+			if v := a.redeem(t, codes[1], "li"); v.Outcome != app.OutcomeRedeemed {
+				t.Fatalf("desk A offline: %+v", v)
+			}
+		})
+		before, _ := a.svc.Stats(context.Background(), "")
+		a.sync(t)
+		_, redeemed, _ := dashRow(t, h, "Desk A")
+		st, _ := a.svc.Stats(context.Background(), "")
+		t.Logf("redemption rows at the desk: %d named Desk A, %d named Front desk", a.count(t, `SELECT count(*) FROM redemptions WHERE station = 'Desk A'`), a.count(t, `SELECT count(*) FROM redemptions WHERE station = 'Front desk'`))
+		if st.Redeemed != redeemed || before.Redeemed != 2 {
+			t.Errorf("desk renamed \"Front desk\" (enrolled as Desk A): stats redeemed %d before sync, %d after; its dashboard row %d", before.Redeemed, st.Redeemed, redeemed)
+		}
+	})
+}
