@@ -87,3 +87,46 @@ func TestHostileFiguresOfDeskNamedOtherThanEnrolled(t *testing.T) {
 		}
 	})
 }
+
+// Around midnight with the desk's clock a minute slow (within the drift
+// the server tolerates): the desk redeems online at 23:59:30 by its clock,
+// 00:00:30 by the server's. Its day figures and its dashboard row must put
+// the redemption on the same day.
+func TestHostileFiguresAcrossMidnightSlowDesk(t *testing.T) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		h, a, _, codes := twoDesks(t, dbPath, 2)
+		ctx := context.Background()
+		day := app.Day(h.now)
+		next := day.AddDate(0, 0, 1)
+		h.now = next.Add(30 * time.Second)
+		a.svc.Now = func() time.Time { return h.now.Add(-time.Minute) }
+		if v := a.redeem(t, codes[0], "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("desk A online: %+v", v)
+		}
+		a.offline(func() {
+			if v := a.redeem(t, codes[1], "li"); v.Outcome != app.OutcomeRedeemed {
+				t.Fatalf("desk A offline: %+v", v)
+			}
+		})
+		a.sync(t)
+		for _, d := range []time.Time{day, next} {
+			dash, err := h.db.DayActivity(ctx, d.Unix(), d.AddDate(0, 0, 1).Unix())
+			if err != nil {
+				t.Fatal(err)
+			}
+			row := 0
+			for _, r := range dash.Desks {
+				if r.Station == "Desk A" {
+					row = r.Redeemed
+				}
+			}
+			f, err := a.svc.DayFigures(ctx, d.Format("2006-01-02"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.Redeemed != row {
+				t.Errorf("%s: desk A's figures: %d redeemed; its dashboard row: %d", d.Format("2006-01-02"), f.Redeemed, row)
+			}
+		}
+	})
+}
