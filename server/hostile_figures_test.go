@@ -130,3 +130,38 @@ func TestHostileFiguresAcrossMidnightSlowDesk(t *testing.T) {
 		}
 	})
 }
+
+// Desk B hands X over offline at 10:00; desk A online at 10:05 (the server
+// has not heard of B's); B uploads at 10:10. Whichever the server keeps as
+// the redemption of record, each desk's own figures must equal its
+// dashboard row: redeemed and conflicts.
+func TestHostileFiguresWhenEarlierOfflineUseArrivesLate(t *testing.T) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		h, a, b, codes := twoDesks(t, dbPath, 1)
+		ctx := context.Background()
+		x := codes[0]
+		b.offline(func() {
+			if v := b.redeem(t, x, "wang"); v.Outcome != app.OutcomeRedeemed {
+				t.Fatalf("desk B offline: %+v", v)
+			}
+		})
+		h.now = h.now.Add(5 * time.Minute)
+		if v := a.redeem(t, x, "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("desk A online: %+v", v)
+		}
+		h.now = h.now.Add(5 * time.Minute)
+		for _, d := range []*desk{b, a, b, a} {
+			d.sync(t)
+		}
+		for name, d := range map[string]*desk{"Desk A": a, "Desk B": b} {
+			_, redeemed, conflicts := dashRow(t, h, name)
+			f, err := d.svc.DayFigures(ctx, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.Redeemed != redeemed || f.Conflicts != conflicts {
+				t.Errorf("%s: its figures redeemed %d, conflicts %d; its dashboard row redeemed %d, conflicts %d", name, f.Redeemed, f.Conflicts, redeemed, conflicts)
+			}
+		}
+	})
+}
