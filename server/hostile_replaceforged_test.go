@@ -43,3 +43,24 @@ func TestHostileReplaceNamingUsedCodeAsNew(t *testing.T) {
 		}
 	})
 }
+
+// A replace event that closes a cycle (Y replaced "by" X, after X was
+// replaced by Y): the server answers replaced and disables Y, leaving X
+// disabled "replaced by Y" and Y disabled "replaced by X": the parcel has
+// no valid label left, and nothing says so.
+func TestHostileReplaceCycle(t *testing.T) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		h, a, _, codes := twoDesks(t, dbPath, 1)
+		x := codes[0]
+		y := a.replace(t, x, "li")
+		a.sync(t)
+		var res struct{ Results []central.Result }
+		ev := central.Event{EventID: "forged-cycle-1", Kind: central.KindReplace, Code: y, Operator: "li", At: h.now.Unix(), Reason: "torn",
+			NewCode: x, NewCreatedAt: h.now.Unix()}
+		h.call(t, "POST", "/v1/events", "qrd_test_Desk_A", h.ring, map[string]any{"events": []central.Event{ev}}, &res)
+		t.Logf("server answered %+v", res.Results)
+		if n := count(t, h.db, `SELECT count(*) FROM codes WHERE code IN (?, ?) AND status = 'unused'`, x, y); n != 1 {
+			t.Errorf("after a replace of Y by X, %d of X and Y are valid at the server, want 1", n)
+		}
+	})
+}
