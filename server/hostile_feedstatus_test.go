@@ -1,0 +1,69 @@
+package server_test
+
+import (
+	"testing"
+	"time"
+
+	"qrdesk/internal/testpg"
+)
+
+// Hostile review of claim (4): a desk's copy is the server's status plus
+// its own waiting events.
+
+// wantConverged checks that every desk holds the server's status of every
+// code and has nothing waiting.
+func wantConverged(t *testing.T, h *centralHarness, desks map[string]*desk, codes ...string) {
+	t.Helper()
+	for name, d := range desks {
+		if n := d.count(t, `SELECT count(*) FROM outbox WHERE state = 'pending'`); n != 0 {
+			t.Errorf("desk %s: %d events still waiting", name, n)
+		}
+	}
+	for _, code := range codes {
+		var st string
+		h.db.QueryRowForTests(`SELECT status FROM codes WHERE code = ?`, code).Scan(&st)
+		for name, d := range desks {
+			if got := d.status(t, code); string(got) != st {
+				t.Errorf("desk %s: %s is %s, the server has it %s", name, code, got, st)
+			}
+		}
+	}
+}
+
+// Desk A closes the day expiring X and syncs; desk B, not told, replaces X
+// by Y. The server refuses the late replacement (X expired there) and
+// voids Y. Once both have synced, every desk must hold X as the server
+// does (expired), not "disabled, replaced by Y".
+func TestHostileReplaceOfLabelExpiredElsewhereConverges(t *testing.T) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		h, a, b, codes := twoDesks(t, dbPath, 1)
+		x := codes[0]
+		a.closeDay(t, true)
+		a.sync(t)
+		h.now = h.now.Add(time.Minute)
+		var y string
+		b.offline(func() { y = b.replace(t, x, "wang") })
+		for _, d := range []*desk{b, a, b, a} {
+			d.sync(t)
+		}
+		wantConverged(t, h, map[string]*desk{"A": a, "B": b}, x, y)
+	})
+}
+
+// X→Y at desk A (synced) and X→Y' at desk B offline: the server keeps Y
+// and voids Y'. Nobody has used either; after syncing, both desks hold the
+// server's status of X, Y and Y'.
+func TestHostileTwoReplacementsConverge(t *testing.T) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		h, a, b, codes := twoDesks(t, dbPath, 1)
+		x := codes[0]
+		y := a.replace(t, x, "li")
+		a.sync(t)
+		var y2 string
+		b.offline(func() { y2 = b.replace(t, x, "wang") })
+		for _, d := range []*desk{b, a, b, a} {
+			d.sync(t)
+		}
+		wantConverged(t, h, map[string]*desk{"A": a, "B": b}, x, y, y2)
+	})
+}
