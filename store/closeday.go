@@ -73,7 +73,7 @@ func dayFigures(ctx context.Context, q querier, day, station string, from, to in
 		(SELECT count(DISTINCT p.code_id) FROM print_jobs j JOIN print_job_codes p ON p.job_id = j.id
 			WHERE j.status = 'done' AND j.finished_at >= ?1 AND j.finished_at < ?2),
 		(SELECT count(*) FROM scans WHERE at >= ?1 AND at < ?2),
-		(SELECT count(*) FROM redemptions r WHERE r.redeemed_at >= ?1 AND r.redeemed_at < ?2 AND `+ownRedemption("?4")+`),
+		(SELECT count(*) FROM redemptions r WHERE r.redeemed_at >= ?1 AND r.redeemed_at < ?2 AND `+ownRedemption+`),
 		(SELECT count(*) FROM codes WHERE label_date = ?3 AND status = 'unused'),
 		(SELECT count(*) FROM print_jobs WHERE status = 'done' AND finished_at >= ?1 AND finished_at < ?2),
 		(SELECT count(*) FROM print_jobs WHERE status = 'done' AND reprint = 1 AND finished_at >= ?1 AND finished_at < ?2),
@@ -104,7 +104,7 @@ func dayFigures(ctx context.Context, q querier, day, station string, from, to in
 		}
 		f.RedeemedByOperator[op] = n
 		return nil
-	}, `SELECT r.operator, count(*) FROM redemptions r WHERE r.redeemed_at >= ?1 AND r.redeemed_at < ?2 AND `+ownRedemption("?3")+` GROUP BY r.operator`, from, to, station); err != nil {
+	}, `SELECT r.operator, count(*) FROM redemptions r WHERE r.redeemed_at >= ?1 AND r.redeemed_at < ?2 AND `+ownRedemption+` GROUP BY r.operator`, from, to); err != nil {
 		return app.DayFigures{}, err
 	}
 	// Quarter hours: the service sorts them into its zone's hours.
@@ -115,7 +115,7 @@ func dayFigures(ctx context.Context, q querier, day, station string, from, to in
 		}
 		f.RedeemedQuarters = append(f.RedeemedQuarters, tc)
 		return nil
-	}, `SELECT r.redeemed_at - r.redeemed_at % 900, count(*) FROM redemptions r WHERE r.redeemed_at >= ?1 AND r.redeemed_at < ?2 AND `+ownRedemption("?3")+` GROUP BY 1 ORDER BY 1`, from, to, station)
+	}, `SELECT r.redeemed_at - r.redeemed_at % 900, count(*) FROM redemptions r WHERE r.redeemed_at >= ?1 AND r.redeemed_at < ?2 AND `+ownRedemption+` GROUP BY 1 ORDER BY 1`, from, to)
 	return f, err
 }
 

@@ -15,12 +15,16 @@ import (
 // a redemption.
 
 // ownRedemption is the condition on a redemptions row r that it is one of
-// this desk's standing redemptions; station is the placeholder of the
-// desk's name (e.g. "?4").
-func ownRedemption(station string) string {
-	return `r.station = ` + station + ` AND r.undone_at = 0 AND NOT EXISTS (SELECT 1 FROM outbox o
+// this desk's standing redemptions: one it made (r.own: its offline
+// decision, or the online answer to its own scan), whatever name the row
+// carries (the server's name for the desk, or the desk's before a rename).
+const ownRedemption = `r.own = 1 AND r.undone_at = 0 AND NOT EXISTS (SELECT 1 FROM outbox o
 		WHERE o.event_id = r.trace_id AND o.kind = 'redeem' AND ` + outboxConflict + `)`
-}
+
+// ownEvent is the value of redemptions.own for a redemption the feed
+// brings whose event id is the placeholder: 1 when this desk sent it (its
+// outbox holds the event).
+const ownEvent = `EXISTS (SELECT 1 FROM outbox WHERE outbox.event_id = ? AND outbox.kind = 'redeem')`
 
 // outboxConflict is the condition on an outbox row o that the server
 // answered it as a double use (its stored answer's outcome).

@@ -147,8 +147,8 @@ func applyRedeemChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange, eve
 		_, err = tx.ExecContext(ctx, `UPDATE redemptions SET trace_id = ?, station = ?, operator = ?, redeemed_at = ? WHERE id = ?`, eventID, ch.Station, operator, at, row.id)
 		return err
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO redemptions (code_id, station, operator, redeemed_at, trace_id) VALUES (?, ?, ?, ?, ?)`,
-		id, ch.Station, operator, at, eventID)
+	_, err = tx.ExecContext(ctx, `INSERT INTO redemptions (code_id, station, operator, redeemed_at, trace_id, own) VALUES (?, ?, ?, ?, ?, `+ownEvent+`)`,
+		id, ch.Station, operator, at, eventID, eventID)
 	return err
 }
 

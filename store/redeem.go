@@ -76,7 +76,7 @@ func (d *DB) Redeem(ctx context.Context, c app.Code, a app.Attempt) (app.Verdict
 		}
 		v.Outcome, v.Status = app.OutcomeRedeemed, app.StatusUsed
 		v.UsedAt, v.UsedStation, v.UsedOperator = a.At, a.Station, a.Operator
-		if _, err := tx.ExecContext(ctx, `INSERT INTO redemptions (code_id, station, operator, redeemed_at, trace_id) VALUES (?, ?, ?, ?, ?)`,
+		if _, err := tx.ExecContext(ctx, `INSERT INTO redemptions (code_id, station, operator, redeemed_at, trace_id, own) VALUES (?, ?, ?, ?, ?, 1)`,
 			ids[0], a.Station, a.Operator, a.At, a.TraceID); err != nil {
 			return app.Verdict{}, d.wrap(err, "cannot redeem %s", c)
 		}
@@ -180,7 +180,7 @@ func insertUnknown(ctx context.Context, tx *sql.Tx, c app.Code, a app.Attempt) (
 	if err != nil {
 		return 0, err
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO redemptions (code_id, station, operator, redeemed_at, trace_id) VALUES (?, ?, ?, ?, ?)`,
+	if _, err := tx.ExecContext(ctx, `INSERT INTO redemptions (code_id, station, operator, redeemed_at, trace_id, own) VALUES (?, ?, ?, ?, ?, 1)`,
 		id, a.Station, a.Operator, a.At, a.TraceID); err != nil {
 		return 0, err
 	}

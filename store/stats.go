@@ -19,7 +19,7 @@ func (d *DB) Stats(ctx context.Context, day, station string, from, to int64) (ap
 		(SELECT count(DISTINCT p.code_id) FROM print_jobs j JOIN print_job_codes p ON p.job_id = j.id
 			WHERE j.status = 'done' AND j.finished_at >= ?1 AND j.finished_at < ?2),
 		(SELECT count(*) FROM scans WHERE at >= ?1 AND at < ?2),
-		(SELECT count(*) FROM redemptions r WHERE r.redeemed_at >= ?1 AND r.redeemed_at < ?2 AND `+ownRedemption("?4")+`),
+		(SELECT count(*) FROM redemptions r WHERE r.redeemed_at >= ?1 AND r.redeemed_at < ?2 AND `+ownRedemption+`),
 		(SELECT count(*) FROM codes WHERE label_date = ?3 AND status = 'unused'),
 		(SELECT count(*) FROM undos WHERE refused = '' AND at >= ?1 AND at < ?2 AND station = ?4)`, from, to, day, station).
 		Scan(&st.Issued, &st.Printed, &st.Scans, &st.Redeemed, &st.Unused, &st.Undone)

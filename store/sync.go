@@ -254,8 +254,8 @@ func applyChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO redemptions (code_id, station, operator, redeemed_at, trace_id) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-			id, ch.Station, data.Operator, data.At, data.EventID)
+		_, err = tx.ExecContext(ctx, `INSERT INTO redemptions (code_id, station, operator, redeemed_at, trace_id, own) VALUES (?, ?, ?, ?, ?, `+ownEvent+`) ON CONFLICT DO NOTHING`,
+			id, ch.Station, data.Operator, data.At, data.EventID, data.EventID)
 		return err
 	// Disables and enables are applied in feed order, this desk's own too,
 	// so every desk ends in the server's state; except while this desk has
@@ -329,8 +329,10 @@ func (d *DB) MirrorRemote(ctx context.Context, c app.Code, a app.Attempt, r app.
 		}
 		if n, _ := res.RowsAffected(); n == 1 {
 			v.Affected = 1
-			if _, err := tx.ExecContext(ctx, `INSERT INTO redemptions (code_id, station, operator, redeemed_at, trace_id) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-				codeID.Int64, r.UsedStation, r.UsedOperator, r.UsedAt, r.EventID); err != nil {
+			// This desk's own when the server redeemed it for this scan.
+			own := v.Outcome == app.OutcomeRedeemed
+			if _, err := tx.ExecContext(ctx, `INSERT INTO redemptions (code_id, station, operator, redeemed_at, trace_id, own) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+				codeID.Int64, r.UsedStation, r.UsedOperator, r.UsedAt, r.EventID, own); err != nil {
 				return app.Verdict{}, d.wrap(err, "cannot record the scan")
 			}
 		}
