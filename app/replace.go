@@ -34,7 +34,8 @@ type Replacement struct {
 // ReplaceStore is what replacing needs of the desk database.
 type ReplaceStore interface {
 	// ReplaceCode disables old with the reason "replaced by NEW" (only while
-	// it is unused or disabled, and not expired at spec.CreatedAt) and
+	// it is unused, and not expired at spec.CreatedAt: a disabled label is
+	// enabled first, by a supervisor) and
 	// issues one new code with old's type, ref and expiry under spec (label
 	// date, prefix, serial scheme, actor), in one transaction with an audit
 	// row on each naming the other and the outbox event of the replacement

@@ -35,6 +35,11 @@ type Sibling struct {
 	UsedStation  string
 	UsedOperator string
 	UsedEvent    string
+	// LabelDate is the label's day (YYYY-MM-DD), the day a close expires.
+	LabelDate string
+	// Reason is a disabled label's reason, for the clerk only: no rule
+	// reads it.
+	Reason string
 }
 
 // UsedSibling returns the label among others (the other labels of an
@@ -122,7 +127,71 @@ func DecideReplace(old Sibling, newCode string, others []Sibling) ReplaceVerdict
 				VoidReason: fmt.Sprintf("void: %s was already replaced by %s, which is valid", old.Code, s.Code)}
 		}
 	}
+	if old.Status == app.StatusDisabled {
+		// A replacement of a disabled label would be an enable by another
+		// name, without the supervisor an enable needs.
+		return ReplaceVerdict{Outcome: OutcomeRejected, Void: true,
+			VoidReason: fmt.Sprintf("void: it replaces %s, which is disabled at the server (%s): enable it first (supervisor), then replace it", old.Code, old.Reason)}
+	}
 	return ReplaceVerdict{Outcome: OutcomeReplaced, DisableOld: true}
+}
+
+// ExistingNew is a replace event's new label that the server already
+// holds (its batch arrived first, or it is another label altogether).
+type ExistingNew struct {
+	Code        string
+	Status      app.Status
+	Entitlement string // its root label's code; "" never linked
+	IssuedBy    string // the station whose batch upload brought it
+	CreatedAt   int64
+	Redeemed    bool // a redemption of it was ever recorded
+}
+
+// IssueSlack is how far a replacement's new label's issue time may lie
+// from the time its batch upload gave it (the same desk's clock: equal in
+// practice).
+const IssueSlack = 120
+
+// CheckExistingNew says why a replace event of station by root's
+// entitlement may not take the label n, which the server already holds,
+// as its new label: only a label fresh from that desk's own batch upload
+// is one (unused, never linked nor redeemed, issued by the same station at
+// the replacement's issue time createdAt). A label of the old one's own
+// entitlement would close a cycle; any other would link two parcels into
+// one, or revive a label that was used or disabled.
+func CheckExistingNew(station, root string, createdAt int64, n ExistingNew) error {
+	switch {
+	case n.Entitlement != "" && n.Entitlement == root:
+		return Badf("new label %s is already a label of this entitlement (%s): a replacement cannot close a cycle", n.Code, root)
+	case n.Entitlement != "":
+		return Badf("new label %s belongs to another entitlement (%s): a replacement must be a fresh label", n.Code, n.Entitlement)
+	case n.Status != app.StatusUnused || n.Redeemed:
+		return Badf("new label %s is %s at the server: a replacement must be a fresh label", n.Code, n.Status)
+	case n.IssuedBy != station || n.CreatedAt < createdAt-IssueSlack || n.CreatedAt > createdAt+IssueSlack:
+		return Badf("new label %s was issued by %s at %s, not by %s at the replacement (%s): a replacement must be a fresh label",
+			n.Code, n.IssuedBy, app.FormatTime(n.CreatedAt), station, app.FormatTime(createdAt))
+	}
+	return nil
+}
+
+// ExpireTarget is the label a close's expiry of old (one of the closed
+// day's labels, unused where the day was closed) expires at the server:
+// old itself while it is unused; when old is no longer valid (replaced)
+// and its entitlement holds a valid label of the same label day, that
+// label: the parcel of the day is what expires. ok is false when nothing
+// expires (old was used, or disabled with no valid label of its day left).
+func ExpireTarget(old Sibling, others []Sibling) (target string, ok bool) {
+	switch old.Status {
+	case app.StatusUnused:
+		return old.Code, true
+	case app.StatusDisabled:
+		for _, s := range others {
+			if s.Status == app.StatusUnused && s.LabelDate == old.LabelDate {
+				return s.Code, true
+			}
+		}
+	}
+	return "", false
 }
 
 // ReplacedReason is the disabled reason of a replaced label.

@@ -68,11 +68,13 @@ func TestDecideReplace(t *testing.T) {
 		used       string
 	}{
 		{"Unused", Sibling{Code: "X", Status: app.StatusUnused}, nil, OutcomeReplaced, true, false, ""},
-		{"Disabled", Sibling{Code: "X", Status: app.StatusDisabled}, nil, OutcomeReplaced, true, false, ""},
+		// A disabled label is enabled first (a supervisor): a replacement
+		// would be an enable by another name.
+		{"Disabled", Sibling{Code: "X", Status: app.StatusDisabled}, nil, OutcomeRejected, false, true, ""},
 		{"UsedElsewhere", usedX, nil, OutcomeConflict, false, true, "X"},
 		{"EntitlementUsed", Sibling{Code: "Y", Status: app.StatusDisabled}, []Sibling{usedX}, OutcomeConflict, false, true, "X"},
 		{"ReplacedAlready", Sibling{Code: "X", Status: app.StatusDisabled}, []Sibling{{Code: "Y", Status: app.StatusUnused}}, OutcomeRejected, false, true, ""},
-		{"EarlierReplacementDisabled", Sibling{Code: "X", Status: app.StatusDisabled}, []Sibling{{Code: "Y", Status: app.StatusDisabled}}, OutcomeReplaced, true, false, ""},
+		{"EarlierReplacementDisabled", Sibling{Code: "X", Status: app.StatusDisabled}, []Sibling{{Code: "Y", Status: app.StatusDisabled}}, OutcomeRejected, false, true, ""},
 		{"Expired", Sibling{Code: "X", Status: app.StatusExpired}, nil, OutcomeRejected, false, true, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -97,3 +99,59 @@ func TestSiblingUsedReasonNamesBoth(t *testing.T) {
 }
 
 const testUnix = 1_764_576_000
+
+func TestCheckExistingNew(t *testing.T) {
+	fresh := ExistingNew{Code: "Y", Status: app.StatusUnused, IssuedBy: "Desk A", CreatedAt: testUnix}
+	for _, tc := range []struct {
+		name string
+		edit func(n *ExistingNew)
+		want string // "" accepted, else a word of the refusal
+	}{
+		{"FreshFromOwnBatch", func(n *ExistingNew) {}, ""},
+		{"AboutTheSameTime", func(n *ExistingNew) { n.CreatedAt += IssueSlack }, ""},
+		{"Used", func(n *ExistingNew) { n.Status = app.StatusUsed }, "fresh"},
+		{"Disabled", func(n *ExistingNew) { n.Status = app.StatusDisabled }, "fresh"},
+		{"RedeemedThenUndone", func(n *ExistingNew) { n.Redeemed = true }, "fresh"},
+		{"Cycle", func(n *ExistingNew) { n.Entitlement = "X" }, "cycle"},
+		{"OtherEntitlement", func(n *ExistingNew) { n.Entitlement = "W" }, "another entitlement"},
+		{"OtherDesk", func(n *ExistingNew) { n.IssuedBy = "Desk B" }, "issued by Desk B"},
+		{"IssuedEarlier", func(n *ExistingNew) { n.CreatedAt -= 3600 }, "issued by"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := fresh
+			tc.edit(&n)
+			err := CheckExistingNew("Desk A", "X", testUnix, n)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("got %v, want a refusal saying %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestExpireTarget(t *testing.T) {
+	const day, next = "2025-12-01", "2025-12-02"
+	for _, tc := range []struct {
+		name   string
+		old    Sibling
+		others []Sibling
+		want   string // "" nothing expires
+	}{
+		{"Unused", Sibling{Code: "X", Status: app.StatusUnused, LabelDate: day}, nil, "X"},
+		{"Used", Sibling{Code: "X", Status: app.StatusUsed, LabelDate: day}, []Sibling{{Code: "Y", Status: app.StatusUnused, LabelDate: day}}, ""},
+		{"ReplacedSameDay", Sibling{Code: "X", Status: app.StatusDisabled, LabelDate: day}, []Sibling{{Code: "Y", Status: app.StatusUnused, LabelDate: day}}, "Y"},
+		{"ReplacedNextDay", Sibling{Code: "X", Status: app.StatusDisabled, LabelDate: day}, []Sibling{{Code: "Y", Status: app.StatusUnused, LabelDate: next}}, ""},
+		{"ReplacementUsed", Sibling{Code: "X", Status: app.StatusDisabled, LabelDate: day}, []Sibling{{Code: "Y", Status: app.StatusUsed, LabelDate: day}}, ""},
+		{"DisabledNoEntitlement", Sibling{Code: "X", Status: app.StatusDisabled, LabelDate: day}, nil, ""},
+		{"Expired", Sibling{Code: "X", Status: app.StatusExpired, LabelDate: day}, nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := ExpireTarget(tc.old, tc.others)
+			if got != tc.want || ok != (tc.want != "") {
+				t.Fatalf("got %q, %v; want %q", got, ok, tc.want)
+			}
+		})
+	}
+}

@@ -33,6 +33,13 @@ func (c *DB) expire(ctx context.Context, tx *etx, st central.Station, ev central
 	if err != nil {
 		return central.Result{}, err
 	}
+	if cc.entitlement != "" {
+		// Replaced: the parcel of the day expires, on the entitlement's
+		// valid label of that day (central.ExpireTarget).
+		if r, ok, err := c.expireReplacement(ctx, tx, st, ev, cc); err != nil || ok {
+			return r, err
+		}
+	}
 	r := central.Result{Outcome: central.OutcomeNotExpired, Reason: "the label is " + cc.status + " at the server", Status: cc.status}
 	if cc.status == string(app.StatusUsed) {
 		r.UsedAt, r.UsedStation, r.UsedOperator = cc.usedAt, cc.usedStation, cc.usedOperator
@@ -56,4 +63,41 @@ func (c *DB) closedAt(ctx context.Context, tx *etx, code string) (int64, error) 
 	var at int64
 	err := tx.queryRow(ctx, `SELECT COALESCE(min(at), 0) FROM events WHERE code = ? AND kind = ? AND outcome = ?`, code, central.KindExpire, central.OutcomeExpired).Scan(&at)
 	return at, err
+}
+
+// expireReplacement expires, for a close's expiry of the label ev.Code
+// (cc) that is no longer valid at the server, the valid label of its
+// entitlement of the same label day, if there is one (central.ExpireTarget):
+// the feed's expire change names that label. ok is false when nothing
+// expired.
+func (c *DB) expireReplacement(ctx context.Context, tx *etx, st central.Station, ev central.Event, cc centralCode) (central.Result, bool, error) {
+	if err := c.lockEntitlement(ctx, tx, cc.entitlement); err != nil {
+		return central.Result{}, false, err
+	}
+	var day string
+	if err := tx.queryRow(ctx, `SELECT label_date FROM codes WHERE code = ?`, ev.Code).Scan(&day); err != nil {
+		return central.Result{}, false, err
+	}
+	others, err := c.siblings(ctx, tx, cc.entitlement, ev.Code)
+	if err != nil {
+		return central.Result{}, false, err
+	}
+	old := central.Sibling{Code: ev.Code, Status: app.Status(cc.status), LabelDate: day, Reason: cc.reason}
+	target, ok := central.ExpireTarget(old, others)
+	if !ok || target == ev.Code {
+		return central.Result{}, false, nil
+	}
+	res, err := tx.exec(ctx, `UPDATE codes SET status = 'expired' WHERE code = ? AND status = 'unused'`, target)
+	if err != nil {
+		return central.Result{}, false, err
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return central.Result{}, false, nil
+	}
+	data, _ := json.Marshal(map[string]any{"at": ev.At, "operator": ev.Operator, "event_id": ev.EventID, "reason": ev.Reason + " (expiring " + ev.Code + ")", "status": app.StatusExpired})
+	if err := c.addChanges(ctx, tx, change{central.KindExpire, target, st.Name, string(data)}); err != nil {
+		return central.Result{}, false, err
+	}
+	return central.Result{Outcome: central.OutcomeExpired, Status: cc.status,
+		Reason: ev.Code + " is " + cc.status + " at the server: " + target + ", the valid label of its entitlement for that day, expired instead"}, true, nil
 }

@@ -54,7 +54,7 @@ func (c *DB) lockEntitlementOf(ctx context.Context, tx *etx, code string) error 
 
 // siblings reads the labels of the entitlement ent but the codes except.
 func (c *DB) siblings(ctx context.Context, tx *etx, ent string, except ...string) ([]central.Sibling, error) {
-	rows, err := tx.query(ctx, `SELECT code, status, used_at, used_station, used_operator, used_event FROM codes
+	rows, err := tx.query(ctx, `SELECT code, status, used_at, used_station, used_operator, used_event, label_date, disabled_reason FROM codes
 		WHERE entitlement = ? AND entitlement <> '' ORDER BY id`, ent)
 	if err != nil {
 		return nil, err
@@ -64,7 +64,7 @@ func (c *DB) siblings(ctx context.Context, tx *etx, ent string, except ...string
 next:
 	for rows.Next() {
 		var s central.Sibling
-		if err := rows.Scan(&s.Code, &s.Status, &s.UsedAt, &s.UsedStation, &s.UsedOperator, &s.UsedEvent); err != nil {
+		if err := rows.Scan(&s.Code, &s.Status, &s.UsedAt, &s.UsedStation, &s.UsedOperator, &s.UsedEvent, &s.LabelDate, &s.Reason); err != nil {
 			return nil, err
 		}
 		for _, e := range except {
@@ -190,8 +190,17 @@ func (c *DB) replaceLabel(ctx context.Context, tx *etx, st central.Station, ev c
 	if err != nil {
 		return central.Result{}, err
 	}
-	if nc.entitlement != "" && nc.entitlement != root {
-		return central.Result{Outcome: central.OutcomeRejected, Reason: fmt.Sprintf("new label %s belongs to another entitlement (%s)", in.Code, nc.entitlement), Status: old.status}, nil
+	if added == "" {
+		// The server held the new label already: only one fresh from this
+		// desk's own batch upload is a replacement (central.CheckExistingNew).
+		n := central.ExistingNew{Code: in.Code, Status: app.Status(nc.status), Entitlement: nc.entitlement, CreatedAt: nc.createdAt}
+		if err := tx.queryRow(ctx, `SELECT issued_by, EXISTS (SELECT 1 FROM events WHERE code = ? AND kind = ?) FROM codes WHERE code = ?`,
+			in.Code, central.KindRedeem, in.Code).Scan(&n.IssuedBy, &n.Redeemed); err != nil {
+			return central.Result{}, err
+		}
+		if err := central.CheckExistingNew(st.Name, root, in.CreatedAt, n); err != nil {
+			return central.Result{Outcome: central.OutcomeRejected, Reason: err.Error(), Status: old.status}, nil
+		}
 	}
 	if _, err := tx.exec(ctx, `UPDATE codes SET entitlement = ? WHERE code IN (?, ?) AND entitlement = ''`, root, ev.Code, in.Code); err != nil {
 		return central.Result{}, err
@@ -200,7 +209,7 @@ func (c *DB) replaceLabel(ctx context.Context, tx *etx, st central.Station, ev c
 	if err != nil {
 		return central.Result{}, err
 	}
-	oldLabel := central.Sibling{Code: ev.Code, Status: app.Status(old.status), UsedAt: old.usedAt, UsedStation: old.usedStation, UsedOperator: old.usedOperator, UsedEvent: old.usedEvent}
+	oldLabel := central.Sibling{Code: ev.Code, Status: app.Status(old.status), UsedAt: old.usedAt, UsedStation: old.usedStation, UsedOperator: old.usedOperator, UsedEvent: old.usedEvent, Reason: old.reason}
 	v := central.DecideReplace(oldLabel, in.Code, others)
 	if v.DisableOld {
 		old.status, old.reason = string(app.StatusDisabled), central.ReplacedReason(in.Code)

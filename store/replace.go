@@ -56,9 +56,9 @@ func (d *DB) ReplaceCode(ctx context.Context, old app.Code, reason string, spec 
 		return app.Replacement{}, err
 	}
 	// The guarded change of the old label: only while it is still unused
-	// or disabled and not expired, whatever happened since the lookup.
+	// and not expired, whatever happened since the lookup.
 	res, err := tx.ExecContext(ctx, `UPDATE codes SET status = 'disabled', disabled_reason = ?, entitlement = ?
-		WHERE id = ? AND status IN ('unused', 'disabled') AND (expire_at = 0 OR expire_at > ?)`, central.ReplacedReason(nc.String()), root, rec.ID, spec.CreatedAt)
+		WHERE id = ? AND status = 'unused' AND (expire_at = 0 OR expire_at > ?)`, central.ReplacedReason(nc.String()), root, rec.ID, spec.CreatedAt)
 	if err != nil {
 		return app.Replacement{}, d.wrap(err, "cannot replace %s", old)
 	}
@@ -116,6 +116,15 @@ func replaceable(rec app.CodeRecord, now int64) error {
 		return app.Errorf(app.KindConflict, "label %s was already used (%s at %s): a used label cannot be replaced", rec.Code, app.FormatTime(rec.UsedAt), rec.UsedStation)
 	case rec.Status == app.StatusExpired || (rec.ExpireAt != 0 && rec.ExpireAt <= now):
 		return app.Errorf(app.KindConflict, "label %s expired at %s: issue a new label instead", rec.Code, app.FormatTime(rec.ExpireAt))
+	case rec.Status == app.StatusDisabled:
+		// A replacement would be an enable by another name, without the
+		// supervisor an enable needs (the server refuses it too:
+		// central.DecideReplace).
+		reason := rec.DisabledReason
+		if reason == "" {
+			reason = "no reason given"
+		}
+		return app.Errorf(app.KindConflict, "label %s is disabled (%s): enable it first (supervisor), then replace it", rec.Code, reason)
 	}
 	return nil
 }

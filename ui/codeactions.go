@@ -23,10 +23,11 @@ func (s *codesScreen) newCodeActionButtons() {
 }
 
 // enableCodeActions enables what the picked label allows: a replacement
-// for an unused or disabled label, an undo for a used one (the desk
-// refuses it with the reason when it is another desk's or too late).
+// for an unused label (a disabled one is enabled first, by a supervisor),
+// an undo for a used one (the desk refuses it with the reason when it is
+// another desk's or too late).
 func (s *codesScreen) enableCodeActions(r app.CodeRecord) {
-	if r.Status == app.StatusUnused || r.Status == app.StatusDisabled {
+	if r.Status == app.StatusUnused {
 		s.replaceBtn.Enable()
 	} else {
 		s.replaceBtn.Disable()

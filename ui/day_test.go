@@ -65,6 +65,11 @@ func TestCodesReplaceAndUndo(t *testing.T) {
 		t.Fatalf("old label after replace: %+v", v)
 	}
 
+	s = codesDetail(t, h, codes[0])
+	if !s.replaceBtn.Disabled() {
+		t.Fatal("a disabled label: Replace must be off (enable it first)")
+	}
+
 	h.clock.advance(time.Minute)
 	s = codesDetail(t, h, codes[1])
 	if !s.replaceBtn.Disabled() || s.undoBtn.Disabled() {
