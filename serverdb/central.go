@@ -606,7 +606,15 @@ func (c *DB) redeem(ctx context.Context, tx *etx, st central.Station, ev central
 func (c *DB) conflict(ctx context.Context, tx *etx, st central.Station, ev central.Event, cc centralCode, when int64, note central.Note, now int64) (central.Result, error) {
 	k := central.Conflict{Code: ev.Code, FirstEvent: cc.usedEvent, FirstStation: cc.usedStation, FirstOperator: cc.usedOperator, FirstAt: cc.usedAt,
 		SecondEvent: ev.EventID, SecondStation: st.Name, SecondOperator: ev.Operator, SecondAt: when, Flag: note.Text}
-	if central.RecordTakesOver(note, when, cc.usedAt) { // this one came first: it becomes the redemption of record
+	// The redemption of record may already be the second use of an earlier
+	// conflict (a restore, then the desks' events sent again in another
+	// order): its double use is recorded, so this one is recorded against
+	// it and does not take over (a second_event names one conflict).
+	var alreadySecond int
+	if err := tx.queryRow(ctx, `SELECT count(*) FROM conflicts WHERE second_event = ?`, cc.usedEvent).Scan(&alreadySecond); err != nil {
+		return central.Result{}, err
+	}
+	if alreadySecond == 0 && central.RecordTakesOver(note, when, cc.usedAt) { // this one came first: it becomes the redemption of record
 		k = central.Conflict{Code: ev.Code, FirstEvent: ev.EventID, FirstStation: st.Name, FirstOperator: ev.Operator, FirstAt: when,
 			SecondEvent: cc.usedEvent, SecondStation: cc.usedStation, SecondOperator: cc.usedOperator, SecondAt: cc.usedAt}
 		if _, err := tx.exec(ctx, `UPDATE codes SET used_at = ?, used_station = ?, used_operator = ?, used_event = ? WHERE code = ?`,
@@ -615,7 +623,7 @@ func (c *DB) conflict(ctx context.Context, tx *etx, st central.Station, ev centr
 		}
 	}
 	if _, err := tx.exec(ctx, `INSERT INTO conflicts (code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, detected_at, flag)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, k.Code, k.FirstEvent, k.FirstStation, k.FirstOperator, k.FirstAt,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, k.Code, k.FirstEvent, k.FirstStation, k.FirstOperator, k.FirstAt,
 		k.SecondEvent, k.SecondStation, k.SecondOperator, k.SecondAt, now, k.Flag); err != nil {
 		return central.Result{}, err
 	}
