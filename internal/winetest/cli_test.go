@@ -86,16 +86,31 @@ func (h *harness) wine(t *testing.T, program string, args ...string) (int, strin
 		}
 	}
 	cmd.Env = append(append(env, "QRDESK_WINEPREFIX="+h.prefix), h.extraEnv...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
+	// Files, not pipes: wine's helper processes (wineserver, services.exe)
+	// inherit the program's standard output and hold a pipe open for
+	// seconds after the program has ended, and exec waits for its end.
+	dir := t.TempDir()
+	outF, err := os.Create(filepath.Join(dir, "stdout"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	errF, err := os.Create(filepath.Join(dir, "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = outF, errF
+	err = cmd.Run()
+	outF.Close()
+	errF.Close()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
 	} else if err != nil {
 		t.Fatalf("%s %v: %v", program, args, err)
 	}
-	return code, strings.ReplaceAll(out.String(), "\r\n", "\n"), errb.String()
+	out, _ := os.ReadFile(outF.Name())
+	errb, _ := os.ReadFile(errF.Name())
+	return code, strings.ReplaceAll(string(out), "\r\n", "\n"), string(errb)
 }
 
 func (h *harness) must(t *testing.T, args ...string) string {
