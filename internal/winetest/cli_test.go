@@ -78,6 +78,15 @@ func (h *harness) run(t *testing.T, args ...string) (int, string, string) {
 // no qrdesk folder, so qrdesk.exe uses its Windows defaults.
 func (h *harness) wine(t *testing.T, program string, args ...string) (int, string, string) {
 	t.Helper()
+	code, out, errOut, err := h.wineRun(t, program, args...)
+	if err != nil {
+		t.Fatalf("%s %v: %v", program, args, err)
+	}
+	return code, out, errOut
+}
+
+// wineRun is wine without failing the test: for goroutines.
+func (h *harness) wineRun(t *testing.T, program string, args ...string) (int, string, string, error) {
 	cmd := exec.Command(filepath.Join(h.root, "scripts", "wine-exec.sh"), append([]string{program}, args...)...)
 	var env []string
 	for _, kv := range os.Environ() {
@@ -92,11 +101,12 @@ func (h *harness) wine(t *testing.T, program string, args ...string) (int, strin
 	dir := t.TempDir()
 	outF, err := os.Create(filepath.Join(dir, "stdout"))
 	if err != nil {
-		t.Fatal(err)
+		return 0, "", "", err
 	}
 	errF, err := os.Create(filepath.Join(dir, "stderr"))
 	if err != nil {
-		t.Fatal(err)
+		outF.Close()
+		return 0, "", "", err
 	}
 	cmd.Stdout, cmd.Stderr = outF, errF
 	err = cmd.Run()
@@ -104,13 +114,14 @@ func (h *harness) wine(t *testing.T, program string, args ...string) (int, strin
 	errF.Close()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("%s %v: %v", program, args, err)
+		code, err = ee.ExitCode(), nil
+	}
+	if err != nil {
+		return 0, "", "", err
 	}
 	out, _ := os.ReadFile(outF.Name())
 	errb, _ := os.ReadFile(errF.Name())
-	return code, strings.ReplaceAll(string(out), "\r\n", "\n"), string(errb)
+	return code, strings.ReplaceAll(string(out), "\r\n", "\n"), string(errb), nil
 }
 
 func (h *harness) must(t *testing.T, args ...string) string {
