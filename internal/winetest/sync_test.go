@@ -93,7 +93,8 @@ func (h *harness) desk(t *testing.T, folder string, env ...string) (*harness, st
 // both desks redeem the same label: each, offline, can only say
 // "redeemed". Once the server is back and both have synced, the server and
 // both desks list that one conflict, and the other labels are as they were.
-// sync.json, which holds the desk's token, is readable by its owner only.
+// sync.json, which holds the desk's token, is readable by its owner only,
+// and one that others may read is made so.
 func TestSyncUnderWine(t *testing.T) {
 	h := newHarness(t)
 	srv := newLinuxServer(t, h.root)
@@ -122,9 +123,19 @@ func TestSyncUnderWine(t *testing.T) {
 		out := d.h.must(t, "sync", "--server", "http://"+srv.addr, "--token-file", `C:\users\`+winUser+`\Documents\`+d.letter+` token.txt`)
 		t.Logf("%s: qrdesk.exe sync --server http://%s --token-file …:\n%s", d.name, srv.addr, out)
 		os.Remove(tokenFile)
-		// STEP4 assertOwnerOnly(t, filepath.Join(d.data, "sync.json"))
+		assertOwnerOnly(t, filepath.Join(d.data, "sync.json"))
 	}
 	a, b := desks[0].h, desks[1].h
+
+	// A sync.json Everyone may read (wine shows that as the others' mode
+	// bits), as an older qrdesk.exe left it: the next command makes it the
+	// user's only.
+	loose := filepath.Join(desks[0].data, "sync.json")
+	if err := os.Chmod(loose, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a.must(t, "conflicts")
+	assertOwnerOnly(t, loose)
 
 	var issued issueOut
 	a.mustJSON(t, &issued, "issue", "--count", "4", "--ref", "Zoë 张", "--json")
@@ -202,16 +213,17 @@ func TestSyncUnderWine(t *testing.T) {
 }
 
 // assertOwnerOnly: a file holding a secret is the user's alone. Wine keeps
-// no DACL but turns the one it is given into Unix mode bits (and derives
-// one from them when asked), so a file whose DACL grants Everyone or the
-// users group anything shows up as group or other bits here.
+// no DACL: it turns the one it is given into Unix mode bits and derives one
+// from them when asked, with Everyone for the others' bits. An owner-only
+// DACL comes out as 0770 (the key file's too), a file Everyone may read
+// as 0644; so the others' bits are what tells (as in TestCLIUnderWine).
 func assertOwnerOnly(t *testing.T, path string) {
 	t.Helper()
 	info, err := os.Stat(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.Mode().Perm()&0o077 != 0 {
-		t.Fatalf("%s is %v under wine: other users may read it, want owner-only", path, info.Mode().Perm())
+	if info.Mode().Perm()&0o007 != 0 {
+		t.Fatalf("%s is %v under wine: Everyone may read it, want owner-only", path, info.Mode().Perm())
 	}
 }
