@@ -11,6 +11,11 @@ import (
 // expiry, in a batch of its own so it can be printed at once; the history
 // of each names the other.
 
+// KindReplace is the outbox and feed kind of a replacement: an event on the
+// old label's code naming the new label (RemoteEvent.NewCode). The server
+// links both into one entitlement: a use of both is a double use.
+const KindReplace = "replace"
+
 // ReplaceRequest asks for a replacement of one label.
 type ReplaceRequest struct {
 	Code     string
@@ -32,7 +37,9 @@ type ReplaceStore interface {
 	// it is unused or disabled, and not expired at spec.CreatedAt) and
 	// issues one new code with old's type, ref and expiry under spec (label
 	// date, prefix, serial scheme, actor), in one transaction with an audit
-	// row on each naming the other and the outbox event of the disable.
+	// row on each naming the other and the outbox event of the replacement
+	// (KindReplace). Both labels join old's entitlement; a label of an
+	// entitlement that has another valid or used label is not replaced.
 	ReplaceCode(ctx context.Context, old Code, reason string, spec BatchSpec, makeCode func(serial int) (Code, error)) (Replacement, error)
 }
 

@@ -25,6 +25,9 @@ type RemoteCodeState struct {
 	UsedOperator   string `json:"used_operator,omitempty"`
 	UsedEvent      string `json:"used_event,omitempty"`
 	DisabledReason string `json:"disabled_reason,omitempty"`
+	// Entitlement is the root label's code of a label linked by a
+	// replacement ("" for a label never replaced).
+	Entitlement string `json:"entitlement,omitempty"`
 }
 
 // RefusedFeedCompacted is the server's answer when the changes after a

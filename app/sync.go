@@ -18,6 +18,12 @@ type RemoteEvent struct {
 	Reason   string `json:"reason,omitempty"`
 	// Undoes is the event id of the redemption an undo takes back.
 	Undoes string `json:"undoes,omitempty"`
+	// NewCode, NewExpireAt and NewCreatedAt are the label a replace event
+	// (KindReplace, on the old label's code) links into the old one's
+	// entitlement: the server stores it if its batch has not arrived.
+	NewCode      string `json:"new_code,omitempty"`
+	NewExpireAt  int64  `json:"new_expire_at,omitempty"`
+	NewCreatedAt int64  `json:"new_created_at,omitempty"`
 	// OutboxID is the event's place in the desk's outbox (not sent).
 	OutboxID int64 `json:"-"`
 }
@@ -30,7 +36,10 @@ type RemoteResult struct {
 	UsedAt       int64  `json:"used_at,omitempty"`
 	UsedStation  string `json:"used_station,omitempty"`
 	UsedOperator string `json:"used_operator,omitempty"`
-	Reason       string `json:"reason,omitempty"`
+	// UsedCode is the label that was used when it is not the event's: one
+	// of the same entitlement (a label and its replacement).
+	UsedCode string `json:"used_code,omitempty"`
+	Reason   string `json:"reason,omitempty"`
 	// Status is the label's status at the server after the event (unused,
 	// used, disabled, expired); "" from an older server, or where the
 	// server has nothing to say (an unknown label).
@@ -62,6 +71,9 @@ type Conflict struct {
 	SecondAt       int64  `json:"second_at"`
 	// Flag says why the server did not take a desk's word for its time.
 	Flag string `json:"flag,omitempty"`
+	// SecondCode is the label of the second use when it is not Code: the
+	// other label of the same entitlement (a label and its replacement).
+	SecondCode string `json:"second_code,omitempty"`
 }
 
 // UploadCode is one code of a batch sent to the server.

@@ -19,6 +19,9 @@ type Verdict struct {
 	UsedOperator   string `json:"used_operator,omitempty"`
 	ExpireAt       int64  `json:"expire_at,omitempty"`
 	DisabledReason string `json:"disabled_reason,omitempty"`
+	// UsedCode is the label that was used when it is not this one: this
+	// label and it are one entitlement (a label and its replacement).
+	UsedCode string `json:"used_code,omitempty"`
 
 	Record *CodeRecord `json:"record,omitempty"`
 }
@@ -32,6 +35,9 @@ func (v Verdict) Message() string {
 	case OutcomeValid:
 		return "Valid: not used yet"
 	case OutcomeAlreadyUsed:
+		if v.UsedCode != "" {
+			return fmt.Sprintf("Already used: this label and %s are one entitlement (a replacement), and %s was used at %s, %s, by %s", v.UsedCode, v.UsedCode, FormatTime(v.UsedAt), v.UsedStation, v.UsedOperator)
+		}
 		return fmt.Sprintf("Already used at %s, %s, by %s", FormatTime(v.UsedAt), v.UsedStation, v.UsedOperator)
 	case OutcomeExpired:
 		return "Expired at " + FormatTime(v.ExpireAt)

@@ -58,6 +58,9 @@ const (
 	KindEnable  = "enable"
 	// KindUndo takes back a redemption of the same desk (see Event.Undoes).
 	KindUndo = "undo"
+	// KindReplace links a new label (Event.NewCode) into the entitlement of
+	// the old one and disables the old one (see entitlement.go).
+	KindReplace = app.KindReplace
 
 	OutcomeRedeemed    = "redeemed"
 	OutcomeAlreadyUsed = "already_used"
@@ -67,6 +70,7 @@ const (
 	OutcomeUnknown     = "unknown"
 	OutcomeRejected    = "rejected"
 	OutcomeUndone      = "undone"
+	OutcomeReplaced    = "replaced"
 	// OutcomeUnsupported: the server does not know the event's kind (it is
 	// older than the desk); the event is not recorded and waits at the desk.
 	OutcomeUnsupported = app.OutcomeUnsupported
@@ -75,4 +79,4 @@ const (
 // Kinds are the event kinds this server decides, in the order they were
 // added; the enrol answer lists them (API.Kinds may name fewer, to play an
 // older server in tests).
-var Kinds = []string{KindRedeem, KindDisable, KindEnable, KindUndo, KindExpire}
+var Kinds = []string{KindRedeem, KindDisable, KindEnable, KindUndo, KindExpire, KindReplace}

@@ -34,8 +34,14 @@ func validateEvent(ev Event) error {
 	switch {
 	case !eventIDPattern.MatchString(ev.EventID):
 		return Badf("event_id must be 8–64 letters, digits, - or _")
-	case ev.Kind != KindRedeem && ev.Kind != KindDisable && ev.Kind != KindEnable && ev.Kind != KindUndo && ev.Kind != KindExpire:
-		return Badf("kind must be redeem, disable, enable, undo or expire")
+	case ev.Kind != KindRedeem && ev.Kind != KindDisable && ev.Kind != KindEnable && ev.Kind != KindUndo && ev.Kind != KindExpire && ev.Kind != KindReplace:
+		return Badf("kind must be redeem, disable, enable, undo, expire or replace")
+	case ev.Kind == KindReplace && ev.NewCode == "":
+		return Badf("a replace names the new label in new_code")
+	case ev.Kind != KindReplace && (ev.NewCode != "" || ev.NewExpireAt != 0 || ev.NewCreatedAt != 0):
+		return Badf("new_code, new_expire_at and new_created_at are only for a replace")
+	case ev.NewExpireAt < 0 || ev.NewCreatedAt < 0:
+		return Badf("new_expire_at and new_created_at must be Unix seconds")
 	case ev.Kind == KindUndo && !eventIDPattern.MatchString(ev.Undoes):
 		return Badf("an undo names the event_id of the redemption it undoes in undoes")
 	case ev.Kind != KindUndo && ev.Undoes != "":
@@ -53,6 +59,20 @@ func validateEvent(ev Event) error {
 		return err
 	}
 	return nil
+}
+
+// ReplacementCode checks the new label of a replace event as a batch
+// upload checks its codes (ValidateCodes: the printed form, the uploading
+// station's letter) and returns it with its parsed fields.
+func ReplacementCode(st Station, ev Event) (CodeIn, error) {
+	in := []CodeIn{{Code: ev.NewCode, ExpireAt: ev.NewExpireAt, CreatedAt: ev.NewCreatedAt}}
+	if err := ValidateCodes(st, in); err != nil {
+		return CodeIn{}, Badf("new_code: %v", err)
+	}
+	if in[0].Code == ev.Code {
+		return CodeIn{}, Badf("new_code: a label cannot replace itself")
+	}
+	return in[0], nil
 }
 
 // ParseCode reads a code that must be in its printed form.

@@ -285,8 +285,12 @@ func runConflicts(ctx context.Context, env *Env, args []string) error {
 			fmt.Fprintln(w, "no conflicts")
 		}
 		for _, k := range list {
-			fmt.Fprintf(w, "%s\n  first:  %s at %s by %s\n  second: %s at %s by %s\n", k.Code,
-				app.FormatTime(k.FirstAt), k.FirstStation, k.FirstOperator, app.FormatTime(k.SecondAt), k.SecondStation, k.SecondOperator)
+			head, second := k.Code, ""
+			if k.SecondCode != "" {
+				head, second = k.Code+" and "+k.SecondCode+" (one entitlement: a label and its replacement)", " ("+k.SecondCode+")"
+			}
+			fmt.Fprintf(w, "%s\n  first:  %s at %s by %s\n  second%s: %s at %s by %s\n", head,
+				app.FormatTime(k.FirstAt), k.FirstStation, k.FirstOperator, second, app.FormatTime(k.SecondAt), k.SecondStation, k.SecondOperator)
 		}
 		printRefusedUndos(w, refused)
 	})

@@ -356,6 +356,11 @@ func (a *API) events(r *http.Request, st central.Station) (any, error) {
 		if err := central.ValidateEvent(i, ev); err != nil {
 			return nil, err
 		}
+		if ev.Kind == central.KindReplace {
+			if _, err := central.ReplacementCode(st, ev); err != nil {
+				return nil, central.Badf("events[%d]: %v", i, err)
+			}
+		}
 		evs, at = append(evs, ev), append(at, i)
 	}
 	res, err := a.Store.Apply(r.Context(), st, evs, a.Now().Unix())

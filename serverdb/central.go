@@ -453,6 +453,8 @@ func (c *DB) decide(ctx context.Context, tx *etx, st central.Station, ev central
 		r, err = c.undo(ctx, tx, st, ev)
 	case central.KindExpire:
 		r, err = c.expire(ctx, tx, st, ev)
+	case central.KindReplace:
+		r, err = c.replaceLabel(ctx, tx, st, ev, now)
 	default:
 		r = central.Result{Outcome: central.OutcomeRejected, Reason: "unknown event kind " + ev.Kind}
 	}
@@ -491,12 +493,13 @@ func nextWrite(ctx context.Context, tx *etx, st central.Station) (int64, error) 
 type centralCode struct {
 	status, usedStation, usedOperator, usedEvent, reason string
 	usedAt, expireAt, createdAt                          int64
+	entitlement                                          string // its root label's code; "" never replaced
 }
 
 func (c *DB) readCode(ctx context.Context, tx *etx, code string) (centralCode, error) {
 	var cc centralCode
-	err := tx.queryRow(ctx, `SELECT status, used_at, used_station, used_operator, used_event, disabled_reason, expire_at, created_at FROM codes WHERE code = ?`, code).
-		Scan(&cc.status, &cc.usedAt, &cc.usedStation, &cc.usedOperator, &cc.usedEvent, &cc.reason, &cc.expireAt, &cc.createdAt)
+	err := tx.queryRow(ctx, `SELECT status, used_at, used_station, used_operator, used_event, disabled_reason, expire_at, created_at, entitlement FROM codes WHERE code = ?`, code).
+		Scan(&cc.status, &cc.usedAt, &cc.usedStation, &cc.usedOperator, &cc.usedEvent, &cc.reason, &cc.expireAt, &cc.createdAt, &cc.entitlement)
 	return cc, err
 }
 
@@ -514,7 +517,7 @@ func (c *DB) redeem(ctx context.Context, tx *etx, st central.Station, ev central
 	when, note := now, central.Note{}
 	unknown := central.Result{Outcome: central.OutcomeUnknown, Reason: "the server has no such code: upload the batch first"}
 	set := `UPDATE codes SET status = 'used', used_at = ?, used_station = ?, used_operator = ?, used_event = ? `
-	var res sql.Result
+	var ent string // the label's entitlement, as the UPDATE left it (central_replace.go)
 	if ev.Offline {
 		// The desk's time needs the label's issue time to be judged.
 		cc, err = c.readCode(ctx, tx, ev.Code)
@@ -524,15 +527,30 @@ func (c *DB) redeem(ctx context.Context, tx *etx, st central.Station, ev central
 		if err != nil {
 			return central.Result{}, note, now, err
 		}
+		if err := c.lockEntitlement(ctx, tx, cc.entitlement); err != nil {
+			return central.Result{}, note, now, err
+		}
 		when, note = central.DecideTime(ev, central.IssuedNotBefore(ev.Code, cc.createdAt, time.Local), now)
-		res, err = tx.exec(ctx, set+`WHERE code = ? AND status <> 'used'`, when, st.Name, ev.Operator, ev.EventID, ev.Code)
+		err = tx.queryRow(ctx, set+`WHERE code = ? AND status <> 'used' RETURNING entitlement`, when, st.Name, ev.Operator, ev.EventID, ev.Code).Scan(&ent)
 	} else {
-		res, err = tx.exec(ctx, set+`WHERE code = ? AND status = 'unused' AND (expire_at = 0 OR expire_at > ?)`, when, st.Name, ev.Operator, ev.EventID, ev.Code, when)
+		if err := c.lockEntitlementOf(ctx, tx, ev.Code); err != nil {
+			return central.Result{}, note, now, err
+		}
+		err = tx.queryRow(ctx, set+`WHERE code = ? AND status = 'unused' AND (expire_at = 0 OR expire_at > ?) RETURNING entitlement`, when, st.Name, ev.Operator, ev.EventID, ev.Code, when).Scan(&ent)
 	}
-	if err != nil {
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return central.Result{}, note, when, err
 	}
-	if n, _ := res.RowsAffected(); n == 1 {
+	if err == nil {
+		// A label of an entitlement: was another of its labels used?
+		used, double, err := c.entitlementUsed(ctx, tx, ev.Code, ent)
+		if err != nil {
+			return central.Result{}, note, when, err
+		}
+		if double && !ev.Offline {
+			r, err := c.refuseEntitlementUsed(ctx, tx, ev, used)
+			return r, note, when, err
+		}
 		if ev.Offline {
 			label := central.Label{Status: cc.status, DisabledReason: cc.reason, ExpireAt: cc.expireAt}
 			if cc.status == string(app.StatusExpired) {
@@ -544,7 +562,13 @@ func (c *DB) redeem(ctx context.Context, tx *etx, st central.Station, ev central
 		}
 		r := central.Result{Outcome: central.OutcomeRedeemed, UsedAt: when, UsedStation: st.Name, UsedOperator: ev.Operator, Reason: note.Text, Status: string(app.StatusUsed)}
 		data, _ := json.Marshal(map[string]any{"at": when, "operator": ev.Operator, "event_id": ev.EventID, "status": app.StatusUsed})
-		return r, note, when, c.addChanges(ctx, tx, change{"redeem", ev.Code, st.Name, string(data)})
+		if err := c.addChanges(ctx, tx, change{"redeem", ev.Code, st.Name, string(data)}); err != nil {
+			return central.Result{}, note, when, err
+		}
+		if double {
+			r, err = c.entitlementConflict(ctx, tx, st, ev, used, when, note, now)
+		}
+		return r, note, when, err
 	}
 	// Read the label as it is now: on PostgreSQL the UPDATE may have
 	// waited for another desk's redemption of it.
@@ -598,6 +622,15 @@ func (c *DB) setDisabled(ctx context.Context, tx *etx, st central.Station, ev ce
 	reason := ev.Reason
 	if ev.Kind == central.KindEnable {
 		q, reason = `UPDATE codes SET status = 'unused', disabled_reason = ? WHERE code = ? AND status = 'disabled'`, ""
+	}
+	if ev.Kind == central.KindEnable {
+		// A replaced label valid again would be a second valid label.
+		var bad *central.BadRequest
+		if err := c.checkOneValid(ctx, tx, ev.Code); errors.As(err, &bad) {
+			return central.Result{Outcome: central.OutcomeRejected, Reason: bad.Reason, Status: string(app.StatusDisabled)}, nil
+		} else if err != nil {
+			return central.Result{}, err
+		}
 	}
 	res, err := tx.exec(ctx, q, reason, ev.Code)
 	if err != nil {
@@ -722,7 +755,7 @@ func (c *DB) placeChanges(ctx context.Context) error {
 }
 
 func (c *DB) Conflicts(ctx context.Context, from, to int64) ([]central.Conflict, error) {
-	rows, err := c.e.query(ctx, `SELECT code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, flag
+	rows, err := c.e.query(ctx, `SELECT code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, flag, second_code
 		FROM conflicts WHERE first_at >= ? AND first_at < ? ORDER BY first_at, id`, from, to)
 	if err != nil {
 		return nil, err
@@ -736,7 +769,7 @@ func scanConflicts(rows *sql.Rows) ([]central.Conflict, error) {
 	out := []central.Conflict{}
 	for rows.Next() {
 		var k central.Conflict
-		if err := rows.Scan(&k.Code, &k.FirstEvent, &k.FirstStation, &k.FirstOperator, &k.FirstAt, &k.SecondEvent, &k.SecondStation, &k.SecondOperator, &k.SecondAt, &k.Flag); err != nil {
+		if err := rows.Scan(&k.Code, &k.FirstEvent, &k.FirstStation, &k.FirstOperator, &k.FirstAt, &k.SecondEvent, &k.SecondStation, &k.SecondOperator, &k.SecondAt, &k.Flag, &k.SecondCode); err != nil {
 			return nil, err
 		}
 		out = append(out, k)

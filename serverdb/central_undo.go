@@ -31,7 +31,7 @@ func (c *DB) undo(ctx context.Context, tx *etx, st central.Station, ev central.E
 	var disabledReason string
 	err := tx.queryRow(ctx, `UPDATE codes SET used_at = 0, used_station = '', used_operator = '', used_event = '', status = ?
 		WHERE code = ? AND status = 'used' AND used_event = ? AND used_station = ?
-		AND NOT EXISTS (SELECT 1 FROM conflicts k WHERE k.code = codes.code)
+		AND NOT EXISTS (SELECT 1 FROM conflicts k WHERE k.code = codes.code OR k.second_code = codes.code)
 		RETURNING disabled_reason`, string(status), ev.Code, ev.Undoes, st.Name).Scan(&disabledReason)
 	if err == nil {
 		if status != app.StatusDisabled {

@@ -143,7 +143,7 @@ func (c *DB) Snapshot(ctx context.Context, afterID int64, limit int) (central.Sn
 	if snap.Position, err = c.feedHead(ctx, floor); err != nil {
 		return snap, err
 	}
-	rows, err := c.e.query(ctx, `SELECT id, code, issued_by, status, expire_at, created_at, used_at, used_station, used_operator, used_event, disabled_reason
+	rows, err := c.e.query(ctx, `SELECT id, code, issued_by, status, expire_at, created_at, used_at, used_station, used_operator, used_event, disabled_reason, entitlement
 		FROM codes WHERE id > ? ORDER BY id LIMIT ?`, afterID, limit)
 	if err != nil {
 		return snap, err
@@ -153,7 +153,7 @@ func (c *DB) Snapshot(ctx context.Context, afterID int64, limit int) (central.Sn
 	var last int64
 	for rows.Next() {
 		var s central.CodeState
-		if err := rows.Scan(&last, &s.Code, &s.IssuedBy, &s.Status, &s.ExpireAt, &s.CreatedAt, &s.UsedAt, &s.UsedStation, &s.UsedOperator, &s.UsedEvent, &s.DisabledReason); err != nil {
+		if err := rows.Scan(&last, &s.Code, &s.IssuedBy, &s.Status, &s.ExpireAt, &s.CreatedAt, &s.UsedAt, &s.UsedStation, &s.UsedOperator, &s.UsedEvent, &s.DisabledReason, &s.Entitlement); err != nil {
 			return snap, err
 		}
 		snap.Codes = append(snap.Codes, s)
@@ -171,7 +171,7 @@ func (c *DB) Snapshot(ctx context.Context, afterID int64, limit int) (central.Sn
 
 // conflictsOf lists the conflicts of the codes with ids in (afterID, last].
 func (c *DB) conflictsOf(ctx context.Context, afterID, last int64) ([]central.Conflict, error) {
-	rows, err := c.e.query(ctx, `SELECT code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, flag
+	rows, err := c.e.query(ctx, `SELECT code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, flag, second_code
 		FROM conflicts WHERE code IN (SELECT code FROM codes WHERE id > ? AND id <= ?) ORDER BY id`, afterID, last)
 	if err != nil {
 		return nil, err

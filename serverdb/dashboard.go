@@ -161,7 +161,7 @@ func (c *DB) Desks(ctx context.Context) ([]central.DeskState, int64, error) {
 	return out, head, err
 }
 
-const conflictColumns = `id, code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, flag`
+const conflictColumns = `id, code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, flag, second_code`
 
 // ConflictRecords lists the conflicts whose first redemption is in
 // [from, to) with their resolutions.
@@ -183,7 +183,7 @@ func scanConflictRecords(rows *sql.Rows) ([]central.ConflictRecord, error) {
 	out := []central.ConflictRecord{}
 	for rows.Next() {
 		var k central.ConflictRecord
-		if err := rows.Scan(&k.ID, &k.Code, &k.FirstEvent, &k.FirstStation, &k.FirstOperator, &k.FirstAt, &k.SecondEvent, &k.SecondStation, &k.SecondOperator, &k.SecondAt, &k.Flag); err != nil {
+		if err := rows.Scan(&k.ID, &k.Code, &k.FirstEvent, &k.FirstStation, &k.FirstOperator, &k.FirstAt, &k.SecondEvent, &k.SecondStation, &k.SecondOperator, &k.SecondAt, &k.Flag, &k.SecondCode); err != nil {
 			return nil, err
 		}
 		out = append(out, k)
@@ -275,7 +275,7 @@ func (c *DB) CodeHistory(ctx context.Context, code string) (central.CodeHistory,
 	if err := rows.Err(); err != nil {
 		return h, err
 	}
-	rows, err = c.e.query(ctx, `SELECT `+conflictColumns+` FROM conflicts WHERE code = ? ORDER BY id`, code)
+	rows, err = c.e.query(ctx, `SELECT `+conflictColumns+` FROM conflicts WHERE code = ? OR second_code = ? ORDER BY id`, code, code)
 	if err != nil {
 		return h, err
 	}
@@ -283,7 +283,7 @@ func (c *DB) CodeHistory(ctx context.Context, code string) (central.CodeHistory,
 		return h, err
 	}
 	return h, c.addResolutions(ctx, h.Conflicts, `SELECT r.conflict_id, r.admin, r.note, r.at FROM conflict_resolutions r
-		JOIN conflicts k ON k.id = r.conflict_id WHERE k.code = ? ORDER BY r.id`, code)
+		JOIN conflicts k ON k.id = r.conflict_id WHERE k.code = ? OR k.second_code = ? ORDER BY r.id`, code, code)
 }
 
 // logAdmin adds a line to the administrators' audit trail.

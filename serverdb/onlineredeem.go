@@ -24,7 +24,9 @@ import (
 // changes nothing (ErrRevoked).
 //
 // done is false when the statement wrote nothing (the label is not unused,
-// is expired or unknown) or the event id is known already (the event row's
+// is expired or unknown, or belongs to an entitlement: a replacement's
+// labels are decided on the general path, which serializes on the
+// entitlement and checks its other labels) or the event id is known already (the event row's
 // UNIQUE constraint undoes the whole statement): the caller then decides
 // the event on the general path, which explains the refusal or finds the
 // earlier answer.
@@ -38,7 +40,7 @@ func (c *DB) redeemOnlineOneStatement(ctx context.Context, st central.Station, e
 			SELECT 1 FROM stations WHERE id = ? AND token_hash = ? AND revoked_at = 0),
 		used AS (
 			UPDATE codes SET status = 'used', used_at = ?, used_station = ?, used_operator = ?, used_event = ?
-			WHERE code = ? AND status = 'unused' AND (expire_at = 0 OR expire_at > ?) AND EXISTS (SELECT 1 FROM active)
+			WHERE code = ? AND status = 'unused' AND (expire_at = 0 OR expire_at > ?) AND entitlement = '' AND EXISTS (SELECT 1 FROM active)
 			RETURNING code),
 		fed AS (
 			INSERT INTO changes (kind, code, station, data)

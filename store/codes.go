@@ -82,6 +82,11 @@ func (d *DB) SetDisabled(ctx context.Context, c app.Code, disable bool, reason s
 	if err != nil {
 		return app.CodeRecord{}, d.wrap(err, "cannot change %s", c)
 	}
+	if !disable {
+		if err := oneValidHere(ctx, tx, id, c); err != nil {
+			return app.CodeRecord{}, err
+		}
+	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO audit (at, station, operator, action, subject, code_id, detail) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 		now, actor.Station, actor.Operator, action, c.String(), id, reason); err != nil {
 		return app.CodeRecord{}, d.wrap(err, "cannot change %s", c)

@@ -14,7 +14,7 @@ func scanConflicts(rows *sql.Rows) ([]app.Conflict, error) {
 	out := []app.Conflict{}
 	for rows.Next() {
 		var k app.Conflict
-		if err := rows.Scan(&k.Code, &k.FirstEvent, &k.FirstStation, &k.FirstOperator, &k.FirstAt, &k.SecondEvent, &k.SecondStation, &k.SecondOperator, &k.SecondAt, &k.Flag); err != nil {
+		if err := rows.Scan(&k.Code, &k.FirstEvent, &k.FirstStation, &k.FirstOperator, &k.FirstAt, &k.SecondEvent, &k.SecondStation, &k.SecondOperator, &k.SecondAt, &k.Flag, &k.SecondCode); err != nil {
 			return nil, err
 		}
 		out = append(out, k)

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"qrdesk/app"
+	"qrdesk/central"
 )
 
 // maxRawLen bounds the stored copy of what was typed.
@@ -59,6 +60,20 @@ func (d *DB) Redeem(ctx context.Context, c app.Code, a app.Attempt) (app.Verdict
 	switch len(ids) {
 	case 1:
 		codeID = sql.NullInt64{Int64: ids[0], Valid: true}
+		// A label of an entitlement another label of which this desk
+		// knows was used: refused, as at the server (store/replace.go).
+		used, double, err := entitlementUsedHere(ctx, tx, ids[0])
+		if err != nil {
+			return app.Verdict{}, d.wrap(err, "cannot redeem %s", c)
+		}
+		if double {
+			if _, err := tx.ExecContext(ctx, `UPDATE codes SET status = 'unused', used_at = 0 WHERE id = ?`, ids[0]); err != nil {
+				return app.Verdict{}, d.wrap(err, "cannot redeem %s", c)
+			}
+			v = app.Verdict{Code: c.String(), Outcome: app.OutcomeAlreadyUsed, Status: app.StatusUnused, UsedCode: used.Code,
+				UsedAt: used.UsedAt, UsedStation: used.UsedStation, UsedOperator: used.UsedOperator, Reason: central.SiblingUsedReason(c.String(), used)}
+			break
+		}
 		v.Outcome, v.Status = app.OutcomeRedeemed, app.StatusUsed
 		v.UsedAt, v.UsedStation, v.UsedOperator = a.At, a.Station, a.Operator
 		if _, err := tx.ExecContext(ctx, `INSERT INTO redemptions (code_id, station, operator, redeemed_at, trace_id) VALUES (?, ?, ?, ?, ?)`,

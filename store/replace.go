@@ -3,9 +3,11 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 
 	"qrdesk/app"
+	"qrdesk/central"
 )
 
 var _ app.ReplaceStore = (*DB)(nil)
@@ -28,6 +30,15 @@ func (d *DB) ReplaceCode(ctx context.Context, old app.Code, reason string, spec 
 	if err := replaceable(rec, spec.CreatedAt); err != nil {
 		return app.Replacement{}, err
 	}
+	// Both labels join old's entitlement; it may not get a second valid
+	// label (old was replaced already, and that replacement is valid).
+	root, others, err := entitlementHere(ctx, tx, rec.ID)
+	if err != nil {
+		return app.Replacement{}, d.wrap(err, "cannot replace %s", old)
+	}
+	if err := central.OneValid(old.String(), others); err != nil {
+		return app.Replacement{}, app.Errorf(app.KindConflict, "label %s cannot be replaced: %v", old, err)
+	}
 
 	b := app.Batch{LabelDate: spec.LabelDate, Count: 1, Type: rec.Type, Ref: rec.Ref, ExpireAt: rec.ExpireAt, CreatedAt: spec.CreatedAt,
 		Station: spec.Station, Operator: spec.Operator}
@@ -46,8 +57,8 @@ func (d *DB) ReplaceCode(ctx context.Context, old app.Code, reason string, spec 
 	}
 	// The guarded change of the old label: only while it is still unused
 	// or disabled and not expired, whatever happened since the lookup.
-	res, err := tx.ExecContext(ctx, `UPDATE codes SET status = 'disabled', disabled_reason = ?
-		WHERE id = ? AND status IN ('unused', 'disabled') AND (expire_at = 0 OR expire_at > ?)`, "replaced by "+nc.String(), rec.ID, spec.CreatedAt)
+	res, err := tx.ExecContext(ctx, `UPDATE codes SET status = 'disabled', disabled_reason = ?, entitlement = ?
+		WHERE id = ? AND status IN ('unused', 'disabled') AND (expire_at = 0 OR expire_at > ?)`, central.ReplacedReason(nc.String()), root, rec.ID, spec.CreatedAt)
 	if err != nil {
 		return app.Replacement{}, d.wrap(err, "cannot replace %s", old)
 	}
@@ -68,9 +79,9 @@ func (d *DB) ReplaceCode(ctx context.Context, old app.Code, reason string, spec 
 		serial = sql.NullInt64{Int64: int64(b.FirstSerial), Valid: true}
 	}
 	var newID int64
-	if err := tx.QueryRowContext(ctx, `INSERT INTO codes (code, random, prefix, label_date, station_id, serial, batch_id, type, ref, key_id, expire_at, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`, nc.String(), nc.Random, nc.Prefix, b.LabelDate, stationID, serial,
-		b.ID, b.Type, b.Ref, string(nc.KeyID), b.ExpireAt, b.CreatedAt).Scan(&newID); err != nil {
+	if err := tx.QueryRowContext(ctx, `INSERT INTO codes (code, random, prefix, label_date, station_id, serial, batch_id, type, ref, key_id, expire_at, created_at, entitlement)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`, nc.String(), nc.Random, nc.Prefix, b.LabelDate, stationID, serial,
+		b.ID, b.Type, b.Ref, string(nc.KeyID), b.ExpireAt, b.CreatedAt, root).Scan(&newID); err != nil {
 		return app.Replacement{}, d.issueError(err, b.FirstSerial)
 	}
 	audit := `INSERT INTO audit (at, station, operator, action, subject, code_id, detail) VALUES (?, ?, ?, ?, ?, ?, ?)`
@@ -80,13 +91,13 @@ func (d *DB) ReplaceCode(ctx context.Context, old app.Code, reason string, spec 
 	if _, err := tx.ExecContext(ctx, audit, spec.CreatedAt, spec.Station, spec.Operator, "replacement", nc.String(), newID, "replaces "+old.String()+": "+reason); err != nil {
 		return app.Replacement{}, d.wrap(err, "cannot replace %s", old)
 	}
-	// The server hears of the disable through the outbox and of the new
-	// code through the batch upload. A label disabled before is disabled
-	// there already (or on its way): only its reason changes here.
-	if rec.Status == app.StatusUnused {
-		if err := addOutbox(ctx, tx, app.NewTraceID(), "disable", old.String(), spec.Operator, spec.CreatedAt, "replaced by "+nc.String()); err != nil {
-			return app.Replacement{}, d.wrap(err, "cannot replace %s", old)
-		}
+	// The server hears of the replacement through the outbox (one event
+	// naming both labels: it links them into one entitlement and stores
+	// the new one if its batch has not arrived) and of the new code through
+	// the batch upload too.
+	if _, err := tx.ExecContext(ctx, `INSERT INTO outbox (event_id, kind, code, operator, at, reason, new_code, new_expire_at, new_created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		app.NewTraceID(), app.KindReplace, old.String(), spec.Operator, spec.CreatedAt, reason, nc.String(), b.ExpireAt, b.CreatedAt); err != nil {
+		return app.Replacement{}, d.wrap(err, "cannot replace %s", old)
 	}
 	newRec, err := lookup(ctx, tx, nc)
 	if err != nil {
@@ -108,3 +119,116 @@ func replaceable(rec app.CodeRecord, now int64) error {
 	}
 	return nil
 }
+
+// entitlementHere returns the entitlement a replacement of the code with
+// id joins (central.Root) and its other labels as this desk knows them.
+func entitlementHere(ctx context.Context, tx *sql.Tx, id int64) (string, []central.Sibling, error) {
+	var code, ent string
+	if err := tx.QueryRowContext(ctx, `SELECT code, entitlement FROM codes WHERE id = ?`, id).Scan(&code, &ent); err != nil {
+		return "", nil, err
+	}
+	root := central.Root(code, ent)
+	others, err := siblingsHere(ctx, tx, root, id)
+	return root, others, err
+}
+
+// siblingsHere reads the labels of the entitlement ent but the one with id,
+// with their standing redemption.
+func siblingsHere(ctx context.Context, tx *sql.Tx, ent string, id int64) ([]central.Sibling, error) {
+	if ent == "" {
+		return nil, nil
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT c.code, c.status, c.used_at, COALESCE(r.station, ''), COALESCE(r.operator, ''), COALESCE(r.trace_id, '')
+		FROM codes c LEFT JOIN redemptions r ON r.code_id = c.id AND r.undone_at = 0
+		WHERE c.entitlement = ? AND c.entitlement <> '' AND c.id <> ? ORDER BY c.id`, ent, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []central.Sibling
+	for rows.Next() {
+		var s central.Sibling
+		if err := rows.Scan(&s.Code, &s.Status, &s.UsedAt, &s.UsedStation, &s.UsedOperator, &s.UsedEvent); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// entitlementUsedHere reports another label of the entitlement of the code
+// with id that this desk knows was used (central.UsedSibling): a use of
+// both is a double use, refused here as at the server.
+func entitlementUsedHere(ctx context.Context, tx *sql.Tx, id int64) (central.Sibling, bool, error) {
+	var ent string
+	if err := tx.QueryRowContext(ctx, `SELECT entitlement FROM codes WHERE id = ?`, id).Scan(&ent); err != nil || ent == "" {
+		return central.Sibling{}, false, err
+	}
+	others, err := siblingsHere(ctx, tx, ent, id)
+	if err != nil {
+		return central.Sibling{}, false, err
+	}
+	used, ok := central.UsedSibling(others)
+	return used, ok, nil
+}
+
+// oneValidHere refuses making the code with id valid again (an enable)
+// while another label of its entitlement is valid or used
+// (central.OneValid).
+func oneValidHere(ctx context.Context, tx *sql.Tx, id int64, code app.Code) error {
+	var ent string
+	if err := tx.QueryRowContext(ctx, `SELECT entitlement FROM codes WHERE id = ?`, id).Scan(&ent); err != nil || ent == "" {
+		return err
+	}
+	others, err := siblingsHere(ctx, tx, ent, id)
+	if err != nil {
+		return err
+	}
+	if err := central.OneValid(code.String(), others); err != nil {
+		return app.Errorf(app.KindConflict, "code %s cannot be enabled: %v", code, err)
+	}
+	return nil
+}
+
+// applyReplaceChange applies a replacement from the feed: the new label
+// (stored if this desk has not heard of it), the link of both labels into
+// one entitlement, and each label's status at the server, except where this
+// desk's own event on the label still waits in the outbox, or it used the
+// label here (the server hears of that and decides).
+func applyReplaceChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
+	var data struct {
+		Status         string `json:"status"`
+		DisabledReason string `json:"disabled_reason"`
+		Entitlement    string `json:"entitlement"`
+		NewCode        string `json:"new_code"`
+		NewStatus      string `json:"new_status"`
+		NewReason      string `json:"new_reason"`
+		NewExpireAt    int64  `json:"new_expire_at"`
+		NewCreatedAt   int64  `json:"new_created_at"`
+	}
+	json.Unmarshal([]byte(ch.Data), &data)
+	if data.NewCode == "" || data.Entitlement == "" {
+		return nil
+	}
+	code, _ := json.Marshal(map[string]any{"expire_at": data.NewExpireAt, "created_at": data.NewCreatedAt})
+	if err := applyChange(ctx, tx, app.RemoteChange{Kind: "code", Code: data.NewCode, Station: ch.Station, Data: string(code)}); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE codes SET entitlement = ? WHERE code IN (?, ?) AND entitlement = ''`, data.Entitlement, ch.Code, data.NewCode); err != nil {
+		return err
+	}
+	for _, l := range []struct{ code, status, reason string }{{ch.Code, data.Status, data.DisabledReason}, {data.NewCode, data.NewStatus, data.NewReason}} {
+		if l.status != string(app.StatusDisabled) && l.status != string(app.StatusUnused) {
+			continue // used: the feed's redemption brings it; expired stays as it is
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE codes SET status = ?, disabled_reason = ? WHERE code = ? AND status IN ('unused', 'disabled', 'expired')`+noPendingOwn,
+			l.status, l.reason, l.code, l.code); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// noPendingOwn holds a feed change of a label back while this desk's own
+// disable, enable or replacement of it waits in the outbox.
+const noPendingOwn = ` AND NOT EXISTS (SELECT 1 FROM outbox WHERE outbox.code = ? AND outbox.state = 'pending' AND outbox.kind IN ('disable', 'enable', 'replace'))`

@@ -39,8 +39,11 @@ func TestReplaceLabel(t *testing.T) {
 		if v.Outcome != app.OutcomeDisabled || v.DisabledReason != "replaced by "+r.New.Code {
 			t.Fatalf("old label: %+v, want disabled with the reason 'replaced by NEW'", v)
 		}
-		if n := count(t, db, `SELECT count(*) FROM outbox WHERE kind = 'disable' AND code = ? AND reason = ?`, torn, "replaced by "+r.New.Code); n != 1 {
-			t.Fatal("the disable of the old label is not in the outbox")
+		if n := count(t, db, `SELECT count(*) FROM outbox WHERE kind = 'replace' AND code = ? AND new_code = ? AND reason = 'label torn' AND new_created_at > 0`, torn, r.New.Code); n != 1 {
+			t.Fatal("the replacement naming both labels is not in the outbox")
+		}
+		if n := count(t, db, `SELECT count(*) FROM codes WHERE code IN (?, ?) AND entitlement = ?`, torn, r.New.Code, torn); n != 2 {
+			t.Fatal("the old and the new label are not one entitlement")
 		}
 	})
 	t.Run("HistoriesNameEachOther", func(t *testing.T) {
@@ -57,6 +60,18 @@ func TestReplaceLabel(t *testing.T) {
 			if !found {
 				t.Errorf("history of %s %+v does not name %s with the reason", tc.code, events, tc.names)
 			}
+		}
+	})
+	t.Run("ErrReplacedAgainOrEnabled", func(t *testing.T) {
+		// The replacement was used (above): the old label may become valid
+		// neither by a second replacement nor by an enable.
+		_, err := svc.Replace(ctx, app.ReplaceRequest{Code: torn, Reason: "label torn", Operator: "li"})
+		if app.KindOf(err) != app.KindConflict || !strings.Contains(app.ErrorMessage(err), r.New.Code) {
+			t.Fatalf("replacing a replaced label again: %v, want refused naming %s", err, r.New.Code)
+		}
+		_, err = svc.SetDisabled(ctx, torn, false, "", "li")
+		if app.KindOf(err) != app.KindConflict || !strings.Contains(app.ErrorMessage(err), r.New.Code) {
+			t.Fatalf("enabling a replaced label: %v, want refused naming %s", err, r.New.Code)
 		}
 	})
 	t.Run("ErrUsed", func(t *testing.T) {

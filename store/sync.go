@@ -52,7 +52,7 @@ func (d *DB) MarkBatchUploaded(ctx context.Context, id int64) error {
 }
 
 func (d *DB) PendingEvents(ctx context.Context, after int64, limit int) ([]app.RemoteEvent, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT id, event_id, kind, code, operator, at, offline, reason, undoes FROM outbox WHERE state = 'pending' AND id > ? ORDER BY id LIMIT ?`, after, limit)
+	rows, err := d.db.QueryContext(ctx, `SELECT id, event_id, kind, code, operator, at, offline, reason, undoes, new_code, new_expire_at, new_created_at FROM outbox WHERE state = 'pending' AND id > ? ORDER BY id LIMIT ?`, after, limit)
 	if err != nil {
 		return nil, d.wrap(err, "cannot read the outbox")
 	}
@@ -60,7 +60,7 @@ func (d *DB) PendingEvents(ctx context.Context, after int64, limit int) ([]app.R
 	var out []app.RemoteEvent
 	for rows.Next() {
 		var e app.RemoteEvent
-		if err := rows.Scan(&e.OutboxID, &e.EventID, &e.Kind, &e.Code, &e.Operator, &e.At, &e.Offline, &e.Reason, &e.Undoes); err != nil {
+		if err := rows.Scan(&e.OutboxID, &e.EventID, &e.Kind, &e.Code, &e.Operator, &e.At, &e.Offline, &e.Reason, &e.Undoes, &e.NewCode, &e.NewExpireAt, &e.NewCreatedAt); err != nil {
 			return nil, err
 		}
 		out = append(out, e)
@@ -159,7 +159,7 @@ func (d *DB) ApplyChanges(ctx context.Context, changes []app.RemoteChange, next 
 
 // noPendingToggle holds a feed disable or enable back while this desk's
 // own disable or enable of the code waits in the outbox.
-const noPendingToggle = ` AND NOT EXISTS (SELECT 1 FROM outbox WHERE outbox.code = ? AND outbox.state = 'pending' AND outbox.kind IN ('disable', 'enable'))`
+const noPendingToggle = ` AND NOT EXISTS (SELECT 1 FROM outbox WHERE outbox.code = ? AND outbox.state = 'pending' AND outbox.kind IN ('disable', 'enable', 'replace'))`
 
 // carried is the status a feed change carries, or def (what the change's
 // kind meant) when it carries none a desk knows.
@@ -243,11 +243,13 @@ func applyChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
 		return applyUndoChange(ctx, tx, ch)
 	case app.KindExpire:
 		return applyExpireChange(ctx, tx, ch)
+	case app.KindReplace:
+		return applyReplaceChange(ctx, tx, ch)
 	case "conflict":
 		k := data.Conflict
-		_, err := tx.ExecContext(ctx, `INSERT INTO conflicts (code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, flag)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, k.Code, k.FirstEvent, k.FirstStation, k.FirstOperator, k.FirstAt,
-			k.SecondEvent, k.SecondStation, k.SecondOperator, k.SecondAt, k.Flag)
+		_, err := tx.ExecContext(ctx, `INSERT INTO conflicts (code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, flag, second_code)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, k.Code, k.FirstEvent, k.FirstStation, k.FirstOperator, k.FirstAt,
+			k.SecondEvent, k.SecondStation, k.SecondOperator, k.SecondAt, k.Flag, k.SecondCode)
 		return err
 	}
 	return nil
@@ -271,6 +273,12 @@ func (d *DB) MirrorRemote(ctx context.Context, c app.Code, a app.Attempt, r app.
 	}
 	switch v.Outcome {
 	case app.OutcomeRedeemed, app.OutcomeAlreadyUsed:
+		if r.UsedCode != "" && v.Outcome == app.OutcomeAlreadyUsed {
+			// Another label of its entitlement was used: this one stays
+			// as it is (the server keeps it so too).
+			v.UsedCode = r.UsedCode
+			break
+		}
 		if !codeID.Valid {
 			// A code of another desk this desk has not downloaded yet: keep
 			// what the server said, so a second scan here (offline) is not
@@ -326,7 +334,7 @@ func (d *DB) SetSyncOK(ctx context.Context, at int64) error {
 }
 
 func (d *DB) Conflicts(ctx context.Context) ([]app.Conflict, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, flag
+	rows, err := d.db.QueryContext(ctx, `SELECT code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, flag, second_code
 		FROM conflicts ORDER BY first_at`)
 	if err != nil {
 		return nil, d.wrap(err, "cannot read the conflicts")
@@ -365,6 +373,11 @@ func (d *DB) ApplySnapshot(ctx context.Context, page app.RemoteSnapshot, positio
 		}
 		for _, ch := range changes {
 			if err := applyChange(ctx, tx, ch); err != nil {
+				return d.wrap(err, "cannot apply the server's snapshot")
+			}
+		}
+		if c.Entitlement != "" {
+			if _, err := tx.ExecContext(ctx, `UPDATE codes SET entitlement = ? WHERE code = ? AND entitlement = ''`, c.Entitlement, c.Code); err != nil {
 				return d.wrap(err, "cannot apply the server's snapshot")
 			}
 		}

@@ -255,6 +255,10 @@ func (s *scanScreen) show(v app.Verdict, rec *app.CodeRecord, err error) {
 		return // no second beep: nothing went wrong
 	case v.Outcome == app.OutcomeRedeemed:
 		s.paint(colorRedeemed, outcomeTitle(v.Outcome), T("Hand over the parcel"))
+	case v.Outcome == app.OutcomeAlreadyUsed && v.UsedCode != "":
+		// Its entitlement was used: the label it replaces, or its replacement.
+		s.paint(colorUsed, outcomeTitle(v.Outcome), T("Its replacement or original {{.Code}} was used {{.Time}} at {{.Station}} by {{.Operator}}",
+			map[string]any{"Code": v.UsedCode, "Time": app.FormatTime(v.UsedAt), "Station": v.UsedStation, "Operator": v.UsedOperator}))
 	case v.Outcome == app.OutcomeAlreadyUsed:
 		s.paint(colorUsed, outcomeTitle(v.Outcome), T("First used {{.Time}} at {{.Station}} by {{.Operator}}",
 			map[string]any{"Time": app.FormatTime(v.UsedAt), "Station": v.UsedStation, "Operator": v.UsedOperator}))

@@ -248,8 +248,13 @@ func conflictText(svc *app.Service) string {
 	}
 	var b strings.Builder
 	for _, k := range list {
-		fmt.Fprintf(&b, "%s: %s %s (%s) / %s %s (%s)\n", k.Code, app.FormatTime(k.FirstAt), k.FirstStation, k.FirstOperator,
-			app.FormatTime(k.SecondAt), k.SecondStation, k.SecondOperator)
+		codes, second := k.Code, ""
+		if k.SecondCode != "" {
+			// A label and its replacement, one entitlement: both named.
+			codes, second = k.Code+" + "+k.SecondCode, k.SecondCode+" "
+		}
+		fmt.Fprintf(&b, "%s: %s %s (%s) / %s%s %s (%s)\n", codes, app.FormatTime(k.FirstAt), k.FirstStation, k.FirstOperator,
+			second, app.FormatTime(k.SecondAt), k.SecondStation, k.SecondOperator)
 	}
 	return b.String()
 }

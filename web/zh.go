@@ -80,6 +80,7 @@ var zh = map[string]string{
 	"Revoked":                              "已吊销",
 	"Revoke…":                              "吊销…",
 	"Second redemption":                    "第二次核销",
+	"and its replacement":                  "及其替换标签",
 	"Show":                                 "显示",
 	"Sign in":                              "登录",
 	"Sign out":                             "退出",

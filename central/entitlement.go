@@ -1,0 +1,129 @@
+package central
+
+import (
+	"fmt"
+
+	"qrdesk/app"
+)
+
+// A replacement links two labels into one entitlement: the label replaced
+// (X) and the one that replaces it (Y), and a replacement of Y (Z) after
+// them. One entitlement is one parcel: a use of two of its labels, in
+// either order, at any desks, online or offline, is a double use. These
+// are the rules, stated once; the server's database (serverdb) and the
+// desk's (store) only store what they decide.
+//
+// An entitlement is named by its root label's code: the first label of the
+// chain. A label never replaced belongs to no entitlement (""), so the
+// common path of a redemption never looks further than its own row.
+
+// Root is the entitlement a replacement of code links it into: the one code
+// already belongs to (entitlement), or code itself when it was never
+// replaced.
+func Root(code, entitlement string) string {
+	if entitlement != "" {
+		return entitlement
+	}
+	return code
+}
+
+// Sibling is another label of the same entitlement, as a database holds it.
+type Sibling struct {
+	Code         string
+	Status       app.Status
+	UsedAt       int64
+	UsedStation  string
+	UsedOperator string
+	UsedEvent    string
+}
+
+// UsedSibling returns the label among others (the other labels of an
+// entitlement) that was used, if any: a use of it and of another label of
+// the entitlement is a double use. Of several, the earliest use.
+func UsedSibling(others []Sibling) (Sibling, bool) {
+	var used Sibling
+	found := false
+	for _, s := range others {
+		if s.Status == app.StatusUsed && (!found || s.UsedAt < used.UsedAt) {
+			used, found = s, true
+		}
+	}
+	return used, found
+}
+
+// SiblingUsedReason is what a clerk reads when code is refused (online, or
+// at a desk that knows) because another label of its entitlement was used.
+func SiblingUsedReason(code string, used Sibling) string {
+	return fmt.Sprintf("%s and %s are one entitlement (a replacement): %s was already used at %s at %s (%s)",
+		code, used.Code, used.Code, app.FormatTime(used.UsedAt), used.UsedStation, used.UsedOperator)
+}
+
+// EntitlementConflictReason explains a double use of two labels of one
+// entitlement: the parcel went out for both.
+func EntitlementConflictReason(first, second string) string {
+	return fmt.Sprintf("%s and %s are one entitlement (a replacement) and both were used while the desks could not all reach the server", first, second)
+}
+
+// OneValid says why code may not become valid (an enable, or a new
+// replacement of it): at most one label of an entitlement is valid or
+// used; the others are disabled (or expired). nil when none of others is.
+func OneValid(code string, others []Sibling) error {
+	for _, s := range others {
+		switch s.Status {
+		case app.StatusUnused:
+			return Badf("%s and %s are one entitlement (a replacement) and %s is valid: a second valid label would let one parcel go out twice; disable %s first, or replace %s instead", code, s.Code, s.Code, s.Code, s.Code)
+		case app.StatusUsed:
+			return Badf("%s and %s are one entitlement (a replacement) and %s was used at %s at %s: the parcel went out already", code, s.Code, s.Code, app.FormatTime(s.UsedAt), s.UsedStation)
+		}
+	}
+	return nil
+}
+
+// ReplaceVerdict is what the server does with a replacement of a label
+// whose status at the server is old, given the other labels already in its
+// entitlement (others, the new label not among them).
+type ReplaceVerdict struct {
+	// Outcome answers the replace event: OutcomeReplaced, OutcomeConflict
+	// (the old label was used: the replacement came too late) or
+	// OutcomeRejected (another label of the entitlement is valid already,
+	// or the old label expired).
+	Outcome string
+	// DisableOld: the old label becomes disabled "replaced by NEW" (it was
+	// unused or disabled).
+	DisableOld bool
+	// Void: the new label must not be a second valid label: it is disabled
+	// with VoidReason.
+	Void       bool
+	VoidReason string
+	// Used is the label already used, for the conflict (Outcome conflict).
+	Used Sibling
+}
+
+// DecideReplace decides a replacement of old (its status and use at the
+// server) by newCode. A replacement that reaches the server after old was
+// used elsewhere (the desk that replaced it had not heard) is the same
+// double use as two redemptions: a conflict naming both labels, and the new
+// label void, so it cannot become a second valid label.
+func DecideReplace(old Sibling, newCode string, others []Sibling) ReplaceVerdict {
+	if old.Status == app.StatusUsed {
+		return ReplaceVerdict{Outcome: OutcomeConflict, Void: true, Used: old,
+			VoidReason: fmt.Sprintf("void: it replaces %s, which was already used at %s at %s", old.Code, app.FormatTime(old.UsedAt), old.UsedStation)}
+	}
+	if used, ok := UsedSibling(others); ok {
+		return ReplaceVerdict{Outcome: OutcomeConflict, Void: true, Used: used,
+			VoidReason: fmt.Sprintf("void: it replaces %s, whose entitlement was already used (%s at %s at %s)", old.Code, used.Code, app.FormatTime(used.UsedAt), used.UsedStation)}
+	}
+	if old.Status == app.StatusExpired {
+		return ReplaceVerdict{Outcome: OutcomeRejected, Void: true, VoidReason: fmt.Sprintf("void: it replaces %s, which had expired", old.Code)}
+	}
+	for _, s := range others {
+		if s.Status == app.StatusUnused && s.Code != newCode {
+			return ReplaceVerdict{Outcome: OutcomeRejected, Void: true,
+				VoidReason: fmt.Sprintf("void: %s was already replaced by %s, which is valid", old.Code, s.Code)}
+		}
+	}
+	return ReplaceVerdict{Outcome: OutcomeReplaced, DisableOld: true}
+}
+
+// ReplacedReason is the disabled reason of a replaced label.
+func ReplacedReason(newCode string) string { return "replaced by " + newCode }

@@ -1,0 +1,298 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"qrdesk/app"
+	"qrdesk/central"
+	"qrdesk/internal/testpg"
+)
+
+// A replacement links two labels into one entitlement (issue 17, item 1):
+// a use of both, in either order, at any desks, online or offline, is a
+// double use, recorded as a conflict naming both labels on the server and
+// at every desk. Real desks and a real server on loopback, both engines.
+
+// named returns the codes a conflict names (its label, and the other
+// label of the entitlement when it has one), sorted.
+func named(k app.Conflict) string {
+	var w struct {
+		Code       string `json:"code"`
+		SecondCode string `json:"second_code"`
+	}
+	data, _ := json.Marshal(k)
+	json.Unmarshal(data, &w)
+	codes := []string{w.Code}
+	if w.SecondCode != "" {
+		codes = append(codes, w.SecondCode)
+	}
+	sort.Strings(codes)
+	return strings.Join(codes, " ")
+}
+
+// pair is the two codes a conflict of x and y should name.
+func pair(x, y string) string {
+	codes := []string{x, y}
+	sort.Strings(codes)
+	return strings.Join(codes, " ")
+}
+
+// replace replaces code at the desk and returns the new label.
+func (d *desk) replace(t testing.TB, code, operator string) string {
+	t.Helper()
+	r, err := d.svc.Replace(context.Background(), app.ReplaceRequest{Code: code, Reason: "label torn", Operator: operator})
+	if err != nil {
+		t.Fatalf("replace %s: %v", code, err)
+	}
+	return r.New.Code
+}
+
+// offline runs f with the desk cut off from the server (it decides alone).
+func (d *desk) offline(f func()) {
+	remote := d.svc.Remote
+	d.svc.Remote = nil
+	defer func() { d.svc.Remote = remote }()
+	f()
+}
+
+// wantEntitlementConflict checks that the server, its report and
+// dashboard, and every desk list exactly one conflict, naming x and y.
+func wantEntitlementConflict(t *testing.T, h *centralHarness, x, y string, desks map[string]*desk) {
+	t.Helper()
+	ctx := context.Background()
+	want := pair(x, y)
+	report, err := h.db.Conflicts(ctx, 0, math.MaxInt64) // what qrdesk-server report lists
+	if err != nil || len(report) != 1 || named(report[0]) != want {
+		t.Fatalf("server conflicts %+v %v, want one naming %s", report, err, want)
+	}
+	dash, err := h.db.ConflictRecords(ctx, 0, math.MaxInt64)
+	if err != nil || len(dash) != 1 || named(dash[0].Conflict) != want {
+		t.Fatalf("dashboard conflicts %+v %v, want one naming %s", dash, err, want)
+	}
+	for name, d := range desks {
+		list, err := d.svc.Conflicts(ctx)
+		if err != nil || len(list) != 1 || named(list[0]) != want {
+			t.Errorf("desk %s lists %+v %v, want one conflict naming %s", name, list, err, want)
+		}
+	}
+}
+
+// The issue's scenario exactly: desk A replaces X by Y ("torn"); desk B,
+// offline and not told, redeems X (green); A redeems Y. After every desk
+// syncs, the server has X and Y used, and one conflict naming both, on the
+// server, its dashboard and report, and at every desk.
+func TestReplacementAndOriginalBothUsedIsAConflict(t *testing.T) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		h, a, b, codes := twoDesks(t, dbPath, 1)
+		c := h.desk(t, "Desk C", "C", h.station(t, "Desk C", "C"))
+		x := codes[0]
+		y := a.replace(t, x, "li")
+		b.offline(func() {
+			if v := b.redeem(t, x, "wang"); v.Outcome != app.OutcomeRedeemed {
+				t.Fatalf("desk B offline, X: %+v", v)
+			}
+		})
+		if v := a.redeem(t, y, "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("desk A, Y: %+v", v)
+		}
+		for _, d := range []*desk{a, b, c, a, b, c} {
+			d.sync(t)
+		}
+		for _, code := range []string{x, y} {
+			if n := count(t, h.db, `SELECT count(*) FROM codes WHERE code = ? AND status = 'used'`, code); n != 1 {
+				t.Fatalf("server: %s not used", code)
+			}
+		}
+		wantEntitlementConflict(t, h, x, y, map[string]*desk{"A": a, "B": b, "C": c})
+	})
+}
+
+// The reverse order: A replaces X by Y and syncs, then redeems Y online;
+// B, offline since before the replacement, redeems X; its upload is the
+// conflict naming both. Online, a desk that asks after that is refused.
+func TestOriginalUsedOfflineAfterReplacementUsed(t *testing.T) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		h, a, b, codes := twoDesks(t, dbPath, 1)
+		x := codes[0]
+		y := a.replace(t, x, "li")
+		a.sync(t)
+		if v := a.redeem(t, y, "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("desk A online, Y: %+v", v)
+		}
+		b.offline(func() {
+			if v := b.redeem(t, x, "wang"); v.Outcome != app.OutcomeRedeemed {
+				t.Fatalf("desk B offline, X: %+v", v)
+			}
+		})
+		b.sync(t)
+		a.sync(t)
+		wantEntitlementConflict(t, h, x, y, map[string]*desk{"A": a, "B": b})
+	})
+}
+
+// Online, a redemption of a label whose entitlement was used is refused as
+// already used, naming the other label and where it was used; a desk that
+// knows refuses it offline too, in either direction.
+func TestEntitlementUsedIsRefused(t *testing.T) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		h, a, b, codes := twoDesks(t, dbPath, 2)
+		// Y used online at A; B, synced since, refuses X offline from its
+		// copy (replaced there too, and its entitlement used).
+		x := codes[0]
+		y := a.replace(t, x, "li")
+		a.sync(t)
+		if v := a.redeem(t, y, "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("desk A, Y: %+v", v)
+		}
+		b.sync(t)
+		b.offline(func() {
+			if v := b.redeem(t, x, "wang"); v.Outcome == app.OutcomeRedeemed {
+				t.Fatalf("desk B offline, X after it heard Y was used: %+v, want refused", v)
+			}
+		})
+		// X used offline (the label was disabled at the server) by B, then
+		// Y asked online at A: already used, naming X.
+		x2 := codes[1]
+		y2 := a.replace(t, x2, "li")
+		a.sync(t)
+		b.offline(func() {
+			if v := b.redeem(t, x2, "wang"); v.Outcome != app.OutcomeRedeemed {
+				t.Fatalf("desk B offline, X2: %+v", v)
+			}
+		})
+		b.sync(t)
+		v := a.redeem(t, y2, "li")
+		if v.Outcome != app.OutcomeAlreadyUsed || v.UsedStation != "Desk B" || !strings.Contains(v.Message(), x2) {
+			t.Fatalf("desk A online, Y2 after X2 was used at B: %+v (%s), want already used naming %s at Desk B", v, v.Message(), x2)
+		}
+		if n := count(t, h.db, `SELECT count(*) FROM codes WHERE code = ? AND status = 'unused'`, y2); n != 1 {
+			t.Fatal("the server changed the refused label")
+		}
+		// A knows now (its copy): offline it refuses Y2 as well.
+		a.sync(t)
+		a.offline(func() {
+			if v := a.redeem(t, y2, "li"); v.Outcome != app.OutcomeAlreadyUsed {
+				t.Fatalf("desk A offline, Y2: %+v, want already used", v)
+			}
+		})
+		if n := count(t, h.db, `SELECT count(*) FROM conflicts`); n != 0 {
+			t.Fatalf("%d conflicts, want none: every double use was refused", n)
+		}
+	})
+}
+
+// A replacement that reaches the server after X was used at another desk
+// (A had not heard): the same conflict, naming X and Y, and Y is void
+// (disabled, saying why) at the server and at every desk, so it cannot
+// become a second valid label.
+func TestReplaceAfterUseElsewhereIsAConflict(t *testing.T) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		h, a, b, codes := twoDesks(t, dbPath, 1)
+		x := codes[0]
+		if v := b.redeem(t, x, "wang"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("desk B online, X: %+v", v)
+		}
+		var y string
+		a.offline(func() { y = a.replace(t, x, "li") })
+		a.sync(t)
+		b.sync(t)
+		if n := count(t, h.db, `SELECT count(*) FROM codes WHERE code = ? AND status = 'disabled' AND disabled_reason LIKE 'void: %'`, y); n != 1 {
+			t.Fatal("the server did not void the late replacement")
+		}
+		for name, d := range map[string]*desk{"A": a, "B": b} {
+			if got := d.status(t, y); got != app.StatusDisabled {
+				t.Errorf("desk %s: Y is %s, want disabled (void)", name, got)
+			}
+			if got := d.status(t, x); got != app.StatusUsed {
+				t.Errorf("desk %s: X is %s, want used", name, got)
+			}
+		}
+		if v := a.redeem(t, y, "li"); v.Outcome != app.OutcomeDisabled || !strings.Contains(v.DisabledReason, x) {
+			t.Fatalf("desk A, Y: %+v, want refused as void naming %s", v, x)
+		}
+		wantEntitlementConflict(t, h, x, y, map[string]*desk{"A": a, "B": b})
+	})
+}
+
+// Two redemptions of X and Y at once (X offline at B, uploaded, and Y
+// online at A) never both pass without a conflict: the server serializes
+// on the entitlement. Many pairs race; for each, either Y was refused or a
+// conflict names both.
+func TestEntitlementRaceIsNeverSilent(t *testing.T) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		const pairs = 40
+		h, a, b, codes := twoDesks(t, dbPath, pairs)
+		ys := make([]string, pairs)
+		for i, x := range codes {
+			ys[i] = a.replace(t, x, "li")
+		}
+		a.sync(t) // B has not heard
+		b.offline(func() {
+			for _, x := range codes {
+				if v := b.redeem(t, x, "wang"); v.Outcome != app.OutcomeRedeemed {
+					t.Fatalf("desk B offline, X: %+v", v)
+				}
+			}
+		})
+		tok := "qrd_test_Desk_A"
+		green := make([]bool, pairs)
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for i := range ys {
+			wg.Go(func() {
+				<-start
+				var r central.Result
+				ev := central.Event{EventID: fmt.Sprintf("race-y-%03d", i), Code: ys[i], Operator: "li", At: h.now.Unix()}
+				h.call(t, "POST", "/v1/redeem", tok, h.ring, ev, &r)
+				green[i] = r.Outcome == central.OutcomeRedeemed
+			})
+		}
+		wg.Go(func() {
+			<-start
+			if _, err := b.svc.Sync(context.Background()); err != nil {
+				t.Errorf("desk B sync: %v", err)
+			}
+		})
+		close(start)
+		wg.Wait()
+		for i, x := range codes {
+			n := count(t, h.db, `SELECT count(*) FROM conflicts WHERE (code = ? AND second_code = ?) OR (code = ? AND second_code = ?)`, x, ys[i], ys[i], x)
+			if green[i] && n != 1 {
+				t.Errorf("pair %d: Y redeemed online and X used offline, %d conflicts naming both, want 1", i, n)
+			}
+			if !green[i] && n != 0 {
+				t.Errorf("pair %d: Y refused, yet %d conflicts", i, n)
+			}
+		}
+	})
+}
+
+// Enabling a replaced label again would make two valid labels of one
+// entitlement: refused at the desk and at the server, saying why.
+func TestEnableReplacedLabelIsRefused(t *testing.T) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		h, a, _, codes := twoDesks(t, dbPath, 1)
+		x := codes[0]
+		y := a.replace(t, x, "li")
+		if _, err := a.svc.SetDisabled(context.Background(), x, false, "", "li"); err == nil || !strings.Contains(err.Error(), y) {
+			t.Fatalf("desk A enabling X: %v, want refused naming %s", err, y)
+		}
+		a.sync(t)
+		var res struct{ Results []central.Result }
+		ev := central.Event{EventID: "enable-replaced-x", Kind: central.KindEnable, Code: x, Operator: "li", At: h.now.Unix()}
+		h.call(t, "POST", "/v1/events", "qrd_test_Desk_B", h.ring, map[string]any{"events": []central.Event{ev}}, &res)
+		if len(res.Results) != 1 || res.Results[0].Outcome != central.OutcomeRejected || !strings.Contains(res.Results[0].Reason, y) {
+			t.Fatalf("server, enable of X: %+v, want rejected naming %s", res.Results, y)
+		}
+		if n := count(t, h.db, `SELECT count(*) FROM codes WHERE code = ? AND status = 'disabled'`, x); n != 1 {
+			t.Fatal("the server enabled the replaced label")
+		}
+	})
+}

@@ -1,0 +1,272 @@
+package serverdb
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"qrdesk/app"
+	"qrdesk/central"
+)
+
+// Entitlements (central/entitlement.go states the rules): a replacement
+// links its labels by the code of their root label (codes.entitlement).
+// Every transaction that makes a label of an entitlement used, valid again
+// or replaced holds the root label's row (PostgreSQL: FOR UPDATE) before it
+// reads the other labels, so of two redemptions of one entitlement at
+// once the second sees the first. SQLite's writers go one at a time. A
+// label never replaced has no entitlement and takes none of this.
+
+// lockEntitlement holds the root label's row of the entitlement ent until
+// the transaction ends (PostgreSQL; nothing on SQLite, and nothing for "").
+func (c *DB) lockEntitlement(ctx context.Context, tx *etx, ent string) error {
+	if ent == "" || !c.e.postgres {
+		return nil
+	}
+	var one int
+	err := tx.queryRow(ctx, `SELECT 1 FROM codes WHERE code = ? FOR UPDATE`, ent).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	return err
+}
+
+// lockEntitlementOf is lockEntitlement for the entitlement code belongs to
+// (PostgreSQL; its online redemption came off the one-statement path).
+// The root's row comes first, before the label's own: a replacement of
+// the label holds them in that order too.
+func (c *DB) lockEntitlementOf(ctx context.Context, tx *etx, code string) error {
+	if !c.e.postgres {
+		return nil
+	}
+	var ent string
+	err := tx.queryRow(ctx, `SELECT entitlement FROM codes WHERE code = ?`, code).Scan(&ent)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return c.lockEntitlement(ctx, tx, ent)
+}
+
+// siblings reads the labels of the entitlement ent but the codes except.
+func (c *DB) siblings(ctx context.Context, tx *etx, ent string, except ...string) ([]central.Sibling, error) {
+	rows, err := tx.query(ctx, `SELECT code, status, used_at, used_station, used_operator, used_event FROM codes
+		WHERE entitlement = ? AND entitlement <> '' ORDER BY id`, ent)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []central.Sibling
+next:
+	for rows.Next() {
+		var s central.Sibling
+		if err := rows.Scan(&s.Code, &s.Status, &s.UsedAt, &s.UsedStation, &s.UsedOperator, &s.UsedEvent); err != nil {
+			return nil, err
+		}
+		for _, e := range except {
+			if s.Code == e {
+				continue next
+			}
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// entitlementUsed reports, for code just made used, another label of its
+// entitlement ent that was used (central.UsedSibling), holding the root's
+// row first.
+func (c *DB) entitlementUsed(ctx context.Context, tx *etx, code, ent string) (central.Sibling, bool, error) {
+	if ent == "" {
+		return central.Sibling{}, false, nil
+	}
+	if err := c.lockEntitlement(ctx, tx, ent); err != nil {
+		return central.Sibling{}, false, err
+	}
+	others, err := c.siblings(ctx, tx, ent, code)
+	if err != nil {
+		return central.Sibling{}, false, err
+	}
+	used, ok := central.UsedSibling(others)
+	return used, ok, nil
+}
+
+// refuseEntitlementUsed takes back an online redemption the guarded UPDATE
+// made of a label whose entitlement was used (nothing of it was written
+// but the row): already used, naming the other label.
+func (c *DB) refuseEntitlementUsed(ctx context.Context, tx *etx, ev central.Event, used central.Sibling) (central.Result, error) {
+	if _, err := tx.exec(ctx, `UPDATE codes SET status = 'unused', used_at = 0, used_station = '', used_operator = '', used_event = '' WHERE code = ?`, ev.Code); err != nil {
+		return central.Result{}, err
+	}
+	return central.Result{Outcome: central.OutcomeAlreadyUsed, UsedAt: used.UsedAt, UsedStation: used.UsedStation, UsedOperator: used.UsedOperator, UsedCode: used.Code,
+		Reason: central.SiblingUsedReason(ev.Code, used), Status: string(app.StatusUnused)}, nil
+}
+
+// entitlementConflict records an offline redemption (the label is used
+// now) of a label whose entitlement was used already: the conflict names
+// both labels, the earlier use by a trusted clock first.
+func (c *DB) entitlementConflict(ctx context.Context, tx *etx, st central.Station, ev central.Event, used central.Sibling, when int64, note central.Note, now int64) (central.Result, error) {
+	k := central.Conflict{Code: used.Code, FirstEvent: used.UsedEvent, FirstStation: used.UsedStation, FirstOperator: used.UsedOperator, FirstAt: used.UsedAt,
+		SecondCode: ev.Code, SecondEvent: ev.EventID, SecondStation: st.Name, SecondOperator: ev.Operator, SecondAt: when, Flag: note.Text}
+	if central.RecordTakesOver(note, when, used.UsedAt) {
+		k = central.Conflict{Code: ev.Code, FirstEvent: ev.EventID, FirstStation: st.Name, FirstOperator: ev.Operator, FirstAt: when,
+			SecondCode: used.Code, SecondEvent: used.UsedEvent, SecondStation: used.UsedStation, SecondOperator: used.UsedOperator, SecondAt: used.UsedAt}
+	}
+	if err := c.addConflict(ctx, tx, st, k, now); err != nil {
+		return central.Result{}, err
+	}
+	return central.Result{Outcome: central.OutcomeConflict, UsedAt: used.UsedAt, UsedStation: used.UsedStation, UsedOperator: used.UsedOperator, UsedCode: used.Code,
+		Reason: central.EntitlementConflictReason(used.Code, ev.Code), Status: string(app.StatusUsed)}, nil
+}
+
+// addConflict stores a conflict of one entitlement found deciding an event
+// of st and puts it in the feed (a conflict already stored for the same
+// second use is not stored again).
+func (c *DB) addConflict(ctx context.Context, tx *etx, st central.Station, k central.Conflict, now int64) error {
+	res, err := tx.exec(ctx, `INSERT INTO conflicts (code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, detected_at, flag, second_code)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, k.Code, k.FirstEvent, k.FirstStation, k.FirstOperator, k.FirstAt,
+		k.SecondEvent, k.SecondStation, k.SecondOperator, k.SecondAt, now, k.Flag, k.SecondCode)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil
+	}
+	data, _ := json.Marshal(k)
+	return c.addChanges(ctx, tx, change{"conflict", k.Code, st.Name, string(data)})
+}
+
+// replaceLabel decides a replace event (central.DecideReplace) in one
+// transaction: the new label is stored if its batch has not arrived, both
+// labels join the old one's entitlement, the old one is disabled ("replaced
+// by NEW"), or the new one is void (disabled) when the old one was used
+// meanwhile (a conflict naming both) or another label of the entitlement
+// is valid. The feed's replace change carries both labels, the link and
+// their resulting status.
+func (c *DB) replaceLabel(ctx context.Context, tx *etx, st central.Station, ev central.Event, now int64) (central.Result, error) {
+	in, err := central.ReplacementCode(st, ev)
+	if err != nil {
+		return central.Result{Outcome: central.OutcomeRejected, Reason: err.Error()}, nil
+	}
+	old, err := c.readCode(ctx, tx, ev.Code)
+	if errors.Is(err, sql.ErrNoRows) {
+		return central.Result{Outcome: central.OutcomeUnknown, Reason: "the server has no such code: upload the batch first"}, nil
+	}
+	if err != nil {
+		return central.Result{}, err
+	}
+	// The root is the same before and after the lock: a label's
+	// entitlement is set once (a root's is its own code).
+	root := central.Root(ev.Code, old.entitlement)
+	if err := c.lockEntitlement(ctx, tx, root); err != nil {
+		return central.Result{}, err
+	}
+	if old, err = c.readCode(ctx, tx, ev.Code); err != nil {
+		return central.Result{}, err
+	}
+	// The new label, if its batch has not arrived yet.
+	var added string
+	err = tx.queryRow(ctx, `INSERT INTO codes (code, random, prefix, label_date, station_id, serial, issued_by, expire_at, created_at, entitlement)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING code`,
+		in.Code, in.Random, in.Prefix, in.LabelDate, nullIf(in.StationID == "", in.StationID), nullIf(in.StationID == "", in.Serial), st.Name, in.ExpireAt, in.CreatedAt, root).Scan(&added)
+	switch {
+	case err != nil && !errors.Is(err, sql.ErrNoRows):
+		return central.Result{}, err
+	case err == nil:
+		data, _ := json.Marshal(map[string]any{"expire_at": in.ExpireAt, "created_at": in.CreatedAt})
+		if err := c.addChanges(ctx, tx, change{"code", in.Code, st.Name, string(data)}); err != nil {
+			return central.Result{}, err
+		}
+	}
+	nc, err := c.readCode(ctx, tx, in.Code)
+	if errors.Is(err, sql.ErrNoRows) {
+		// Not added, and not there: another code holds its serial.
+		return central.Result{Outcome: central.OutcomeRejected, Reason: fmt.Sprintf("new label %s repeats the serial of another code: two desks share station letter %s", in.Code, st.Letter), Status: old.status}, nil
+	}
+	if err != nil {
+		return central.Result{}, err
+	}
+	if nc.entitlement != "" && nc.entitlement != root {
+		return central.Result{Outcome: central.OutcomeRejected, Reason: fmt.Sprintf("new label %s belongs to another entitlement (%s)", in.Code, nc.entitlement), Status: old.status}, nil
+	}
+	if _, err := tx.exec(ctx, `UPDATE codes SET entitlement = ? WHERE code IN (?, ?) AND entitlement = ''`, root, ev.Code, in.Code); err != nil {
+		return central.Result{}, err
+	}
+	others, err := c.siblings(ctx, tx, root, ev.Code, in.Code)
+	if err != nil {
+		return central.Result{}, err
+	}
+	oldLabel := central.Sibling{Code: ev.Code, Status: app.Status(old.status), UsedAt: old.usedAt, UsedStation: old.usedStation, UsedOperator: old.usedOperator, UsedEvent: old.usedEvent}
+	v := central.DecideReplace(oldLabel, in.Code, others)
+	if v.DisableOld {
+		old.status, old.reason = string(app.StatusDisabled), central.ReplacedReason(in.Code)
+		if _, err := tx.exec(ctx, `UPDATE codes SET status = 'disabled', disabled_reason = ? WHERE code = ?`, old.reason, ev.Code); err != nil {
+			return central.Result{}, err
+		}
+	}
+	if v.Void && nc.status != string(app.StatusUsed) {
+		nc.status, nc.reason = string(app.StatusDisabled), v.VoidReason
+		if _, err := tx.exec(ctx, `UPDATE codes SET status = 'disabled', disabled_reason = ? WHERE code = ?`, nc.reason, in.Code); err != nil {
+			return central.Result{}, err
+		}
+	}
+	r := central.Result{Outcome: v.Outcome, Status: old.status}
+	if v.Void {
+		r.Reason = in.Code + " is " + v.VoidReason
+	}
+	data, _ := json.Marshal(map[string]any{"at": ev.At, "operator": ev.Operator, "event_id": ev.EventID, "reason": ev.Reason,
+		"status": old.status, "disabled_reason": old.reason, "entitlement": root,
+		"new_code": in.Code, "new_status": nc.status, "new_reason": nc.reason, "new_expire_at": nc.expireAt, "new_created_at": nc.createdAt})
+	if err := c.addChanges(ctx, tx, change{central.KindReplace, ev.Code, st.Name, string(data)}); err != nil {
+		return central.Result{}, err
+	}
+	if v.Outcome == central.OutcomeConflict {
+		// The replacement came after the use: the second "use" is the new
+		// label's redemption if it was redeemed, else the replacement.
+		k := central.Conflict{Code: v.Used.Code, FirstEvent: v.Used.UsedEvent, FirstStation: v.Used.UsedStation, FirstOperator: v.Used.UsedOperator, FirstAt: v.Used.UsedAt,
+			SecondCode: in.Code, SecondEvent: ev.EventID, SecondStation: st.Name, SecondOperator: ev.Operator, SecondAt: ev.At,
+			Flag: fmt.Sprintf("replaced by %s at %s after it was used: %s is void", in.Code, st.Name, in.Code)}
+		if nc.status == string(app.StatusUsed) {
+			k.SecondEvent, k.SecondStation, k.SecondOperator, k.SecondAt, k.Flag = nc.usedEvent, nc.usedStation, nc.usedOperator, nc.usedAt, ""
+		}
+		if err := c.addConflict(ctx, tx, st, k, now); err != nil {
+			return central.Result{}, err
+		}
+		r.UsedAt, r.UsedStation, r.UsedOperator = v.Used.UsedAt, v.Used.UsedStation, v.Used.UsedOperator
+	}
+	return r, nil
+}
+
+// checkOneValid refuses an enable of code (central.OneValid) when another
+// label of its entitlement is valid or used; it holds the root's row.
+func (c *DB) checkOneValid(ctx context.Context, tx *etx, code string) error {
+	var ent string
+	err := tx.queryRow(ctx, `SELECT entitlement FROM codes WHERE code = ?`, code).Scan(&ent)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && ent == "") {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := c.lockEntitlement(ctx, tx, ent); err != nil {
+		return err
+	}
+	others, err := c.siblings(ctx, tx, ent, code)
+	if err != nil {
+		return err
+	}
+	return central.OneValid(code, others)
+}
+
+// nullIf is nil when null, else v (a code without a station letter stores
+// NULL station_id and serial, as a batch upload does).
+func nullIf(null bool, v any) any {
+	if null {
+		return nil
+	}
+	return v
+}
