@@ -195,3 +195,21 @@ func ProtectKeyFile(path string) error {
 	}
 	return nil
 }
+
+// ProtectOwnerOnly gives f, a file that is about to hold a secret (the key
+// file, the sync token), the key file's protection: mode 0600 on Unix; on
+// Windows a protected DACL granting the current user full control and
+// nobody else anything.
+func ProtectOwnerOnly(f *os.File) error { return protectKeyFile(f) }
+
+// OtherReaders says who besides its owner may read the file at path, as
+// LoadKeys judges a key file ("mode 0644" on Unix; the accounts, such as
+// "Everyone", on Windows, where SYSTEM and Administrators do not count),
+// or "" when nobody may.
+func OtherReaders(path string) (string, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	return otherReaders(path, info)
+}

@@ -78,3 +78,30 @@ func TestKeyFile(t *testing.T) {
 		}
 	})
 }
+
+// TestOwnerOnlySecretFile: the protection sync.json borrows from the key
+// file. A file made with ProtectOwnerOnly has no other readers; one opened
+// to others is named as such.
+func TestOwnerOnlySecretFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "Zoë 张", "sync.json")
+	os.MkdirAll(filepath.Dir(path), 0o700)
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ProtectOwnerOnly(f); err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"token":"qrd_x"}`)
+	f.Close()
+	assertKeyFilePrivate(t, path)
+	if others, err := OtherReaders(path); err != nil || others != "" {
+		t.Fatalf("OtherReaders of an owner-only file: %q, %v", others, err)
+	}
+	makeKeyFileReadable(t, path)
+	if others, err := OtherReaders(path); err != nil || others == "" {
+		t.Fatalf("OtherReaders of a file others may read: %q, %v", others, err)
+	} else {
+		t.Logf("other readers: %s", others)
+	}
+}

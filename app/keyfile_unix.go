@@ -19,3 +19,11 @@ func checkKeyFileAccess(path string, info fs.FileInfo) error {
 
 // protectKeyFile sets mode 0600.
 func protectKeyFile(f *os.File) error { return f.Chmod(0o600) }
+
+// otherReaders is the mode when group or others may read or write path.
+func otherReaders(_ string, info fs.FileInfo) (string, error) {
+	if perm := info.Mode().Perm(); perm&0o077 != 0 {
+		return fmt.Sprintf("mode %04o", perm), nil
+	}
+	return "", nil
+}

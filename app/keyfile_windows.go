@@ -113,6 +113,12 @@ func checkKeyFileAccess(path string, _ fs.FileInfo) error {
 		path, strings.Join(others, ", "), path, user, quoteAll(others))
 }
 
+// otherReaders names the accounts keyFileReaders finds, if any.
+func otherReaders(path string, _ fs.FileInfo) (string, error) {
+	others, err := keyFileReaders(path)
+	return strings.Join(others, ", "), err
+}
+
 // keyFileReaders names the accounts, other than the current user, SYSTEM
 // and Administrators, that path's DACL lets read it. A missing (NULL) DACL
 // lets everyone in.

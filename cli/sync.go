@@ -27,7 +27,8 @@ func init() {
 }
 
 // syncConfig is where this station's server is; the token is a secret, so
-// the file is 0600 like the key file.
+// the file is readable by its owner only, like the key file: mode 0600 on
+// Unix, an owner-only DACL on Windows (app.ProtectOwnerOnly).
 type syncConfig struct {
 	Server string `json:"server"`
 	Token  string `json:"token"`
@@ -48,11 +49,38 @@ func loadSyncConfig(c *common) (*syncConfig, error) {
 	if err := json.Unmarshal(data, &sc); err != nil || sc.Server == "" {
 		return nil, fmt.Errorf("%s is damaged: run 'qrdesk sync --server URL --token-file FILE' again", syncConfigPath(c))
 	}
+	if err := keepSyncConfigPrivate(syncConfigPath(c)); err != nil {
+		return nil, err
+	}
 	return &sc, nil
 }
 
-// saveSyncConfig writes sync.json with mode 0600 whatever the old file's
-// mode was: a new file in the same folder, fsynced, then renamed over it.
+// keepSyncConfigPrivate makes a sync.json other users may read (written by
+// an older qrdesk, or copied in with a loose mode or ACL) owner-only again:
+// it is this station's own file, so it is fixed rather than refused. A file
+// that cannot be fixed (another user's) is refused.
+func keepSyncConfigPrivate(path string) error {
+	others, err := app.OtherReaders(path)
+	if err != nil || others == "" {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err == nil {
+		err = app.ProtectOwnerOnly(f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		return app.ErrorfWrap(app.KindUnavailable, err, "%s holds this station's token and can be read by other users (%s), and it could not be made yours only; run 'qrdesk sync --server URL --token-file FILE' again", path, others)
+	}
+	return nil
+}
+
+// saveSyncConfig writes sync.json readable by its owner only (mode 0600;
+// an owner-only DACL on Windows) whatever the old file allowed: a new file
+// in the same folder, protected before the token is written, fsynced, then
+// renamed over it.
 func saveSyncConfig(c *common, sc syncConfig) error {
 	path := syncConfigPath(c)
 	failed := func(err error) error {
@@ -70,8 +98,8 @@ func saveSyncConfig(c *common, sc syncConfig) error {
 		return failed(err)
 	}
 	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(data)
-	for _, step := range []func() error{func() error { return tmp.Chmod(0o600) }, tmp.Sync} {
+	err = app.ProtectOwnerOnly(tmp)
+	for _, step := range []func() error{func() error { _, err := tmp.Write(data); return err }, tmp.Sync} {
 		if err == nil {
 			err = step()
 		}
@@ -102,7 +130,8 @@ const syncUsage = `Usage: qrdesk sync [--server URL (--token-file FILE | --token
 Syncs with the central server: uploads new batches and queued scans and
 downloads the other desks' codes and scans. The first time, give the server
 and this station's token (from 'qrdesk-server station add NAME'); both are
-saved in sync.json (mode 0600) beside the database for next time:
+saved in sync.json (yours only: mode 0600, an owner-only ACL on Windows)
+beside the database for next time:
 
   qrdesk sync --server https://server:8427 --token-file desk2.token
   qrdesk sync --server https://server:8427 --token - < desk2.token
@@ -118,7 +147,7 @@ Flags:
 func runSync(ctx context.Context, env *Env, args []string) error {
 	fs, c := newFlags(env, "sync", "")
 	serverURL := fs.String("server", "", "the central server, e.g. https://qrdesk.example:8427 (saved for next time)")
-	tokenFile := fs.String("token-file", "", "read this station's token from `FILE` (saved in sync.json, mode 0600)")
+	tokenFile := fs.String("token-file", "", "read this station's token from `FILE` (saved in sync.json, readable by you only)")
 	token := fs.String("token", "", "this station's token; '-' reads it from standard input (a token typed here is visible to other users: prefer --token-file)")
 	fs.Usage = func() { fmt.Fprint(env.Stderr, syncUsage); fs.PrintDefaults() }
 	if err := parseNone(fs, args); err != nil {

@@ -75,6 +75,24 @@ func TestSyncConfigMode(t *testing.T) {
 	}
 }
 
+// TestSyncConfigMadePrivate: a sync.json others may read (an older
+// qrdesk, a copy) is made 0600 by the next command that reads it.
+func TestSyncConfigMadePrivate(t *testing.T) {
+	srv := newFakeServer(t)
+	s := newStation(t)
+	path := filepath.Join(s.dir, "sync.json")
+	writeFile(t, path, []byte(`{"server":"`+srv.URL+`","token":"qrd_x"}`))
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := s.run(t, "conflicts"); code != 0 {
+		t.Fatalf("conflicts: exit %d %s", code, errOut)
+	}
+	if _, mode := savedSyncConfig(t, s); mode != 0o600 {
+		t.Errorf("sync.json has mode %04o after a command read it, want 0600", mode)
+	}
+}
+
 // TestSyncTokenSources: the token can come from a file, stdin or
 // $QRDESK_TOKEN, none of which shows in the process list; --token T still
 // works but warns.

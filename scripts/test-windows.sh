@@ -7,7 +7,10 @@
 #    there skips with its reason (go test -v ... | grep SKIP lists them).
 # 2. The display language: internal/locale under a Chinese Windows display
 #    language, LANG unset inside the test.
-# 3. qrdesk.exe end to end (internal/winetest), driven from Linux.
+# 3. qrdesk.exe end to end (internal/winetest), driven from Linux: the
+#    commands, sync with a Linux qrdesk-server, two processes on one
+#    database, the MSI, the spooler, and the real window (cgo build, about
+#    6 minutes with an empty Go cache) under Xvfb typed by xdotool.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -32,5 +35,5 @@ LC_ALL=zh_CN.UTF-8 QRDESK_TEST_UI_LANGUAGE=zh-CN GOOS=windows GOARCH=amd64 CGO_E
   $GO test -count=1 -exec "$exec_wine" -run '^TestPreferredFollowsWindowsUILanguage$' ./internal/locale/
 
 echo "== qrdesk.exe end to end under wine"
-QRDESK_TEST_WINDOWS=1 $GO test -count=1 -timeout 10m ./internal/winetest/
+QRDESK_TEST_WINDOWS=1 $GO test -count=1 -timeout 20m ./internal/winetest/
 echo "== Windows checks passed in $(( $(date +%s) - start )) s"

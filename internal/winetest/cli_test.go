@@ -78,6 +78,15 @@ func (h *harness) run(t *testing.T, args ...string) (int, string, string) {
 // no qrdesk folder, so qrdesk.exe uses its Windows defaults.
 func (h *harness) wine(t *testing.T, program string, args ...string) (int, string, string) {
 	t.Helper()
+	code, out, errOut, err := h.wineRun(t, program, args...)
+	if err != nil {
+		t.Fatalf("%s %v: %v", program, args, err)
+	}
+	return code, out, errOut
+}
+
+// wineRun is wine without failing the test: for goroutines.
+func (h *harness) wineRun(t *testing.T, program string, args ...string) (int, string, string, error) {
 	cmd := exec.Command(filepath.Join(h.root, "scripts", "wine-exec.sh"), append([]string{program}, args...)...)
 	var env []string
 	for _, kv := range os.Environ() {
@@ -86,16 +95,33 @@ func (h *harness) wine(t *testing.T, program string, args ...string) (int, strin
 		}
 	}
 	cmd.Env = append(append(env, "QRDESK_WINEPREFIX="+h.prefix), h.extraEnv...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
+	// Files, not pipes: wine's helper processes (wineserver, services.exe)
+	// inherit the program's standard output and hold a pipe open for
+	// seconds after the program has ended, and exec waits for its end.
+	dir := t.TempDir()
+	outF, err := os.Create(filepath.Join(dir, "stdout"))
+	if err != nil {
+		return 0, "", "", err
+	}
+	errF, err := os.Create(filepath.Join(dir, "stderr"))
+	if err != nil {
+		outF.Close()
+		return 0, "", "", err
+	}
+	cmd.Stdout, cmd.Stderr = outF, errF
+	err = cmd.Run()
+	outF.Close()
+	errF.Close()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("%s %v: %v", program, args, err)
+		code, err = ee.ExitCode(), nil
 	}
-	return code, strings.ReplaceAll(out.String(), "\r\n", "\n"), errb.String()
+	if err != nil {
+		return 0, "", "", err
+	}
+	out, _ := os.ReadFile(outF.Name())
+	errb, _ := os.ReadFile(errF.Name())
+	return code, strings.ReplaceAll(string(out), "\r\n", "\n"), string(errb), nil
 }
 
 func (h *harness) must(t *testing.T, args ...string) string {

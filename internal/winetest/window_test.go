@@ -1,0 +1,294 @@
+//go:build linux
+
+package winetest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// guiExe cross-builds the real window, qrdesk.exe with Fyne's OpenGL
+// driver (cgo through mingw-w64): about 6 minutes with an empty Go cache,
+// seconds warm. -trimpath as make windows builds it, so the two share the
+// cache.
+func (h *harness) guiExe(t *testing.T) string {
+	t.Helper()
+	exe := filepath.Join(t.TempDir(), "qrdesk.exe")
+	build := exec.Command("go", "build", "-trimpath", "-o", exe, ".")
+	build.Dir = h.root
+	build.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=1", "CC=x86_64-w64-mingw32-gcc")
+	t0 := time.Now()
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("cross-building the window (cgo, mingw-w64): %v\n%s", err, out)
+	}
+	t.Logf("qrdesk.exe (the window) built in %v", time.Since(t0).Round(100*time.Millisecond))
+	return exe
+}
+
+// xvfb starts a virtual X display and returns its name.
+func xvfb(t *testing.T) string {
+	t.Helper()
+	for n := 140 + os.Getpid()%50; ; n++ {
+		sock := fmt.Sprintf("/tmp/.X11-unix/X%d", n)
+		if _, err := os.Stat(sock); err == nil {
+			continue
+		}
+		if _, err := os.Stat(fmt.Sprintf("/tmp/.X%d-lock", n)); err == nil {
+			continue
+		}
+		display := fmt.Sprintf(":%d", n)
+		x := exec.Command("Xvfb", display, "-screen", "0", "1280x1024x24", "-nolisten", "tcp")
+		if err := x.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { x.Process.Kill(); x.Wait() })
+		poll(t, 10*time.Second, "Xvfb "+display, func() bool {
+			_, err := os.Stat(sock)
+			return err == nil
+		})
+		return display
+	}
+}
+
+// poll calls cond every 100 ms until it holds, failing after limit.
+func poll(t *testing.T, limit time.Duration, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(limit); ; time.Sleep(100 * time.Millisecond) {
+		if cond() {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", limit, what)
+		}
+	}
+}
+
+// screen is the X display the window is on, driven by xdotool as a
+// keyboard-wedge scanner types.
+type screen struct {
+	t       *testing.T
+	display string
+}
+
+func (s *screen) xdotool(ctx context.Context, args ...string) string {
+	s.t.Helper()
+	c := exec.CommandContext(ctx, "xdotool", args...)
+	c.Env = append(os.Environ(), "DISPLAY="+s.display)
+	out, err := c.CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("xdotool %s: %v %s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// scan types text at scanner speed (5 ms a key) and Enter.
+func (s *screen) scan(text string) {
+	s.t.Helper()
+	s.xdotool(context.Background(), "type", "--delay", "5", text)
+	s.xdotool(context.Background(), "key", "Return")
+}
+
+// grab is the whole screen.
+func (s *screen) grab() image.Image {
+	s.t.Helper()
+	c := exec.Command("import", "-window", "root", "png:-")
+	c.Env = append(os.Environ(), "DISPLAY="+s.display)
+	out, err := c.Output()
+	if err != nil {
+		s.t.Fatalf("import (screenshot): %v", err)
+	}
+	img, err := png.Decode(bytes.NewReader(out))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return img
+}
+
+// settled grabs the screen until r looks the same twice in a row and
+// differs from the region in unlike (nil: anything): the window has drawn
+// what the last keys asked for.
+func (s *screen) settled(what string, r image.Rectangle, unlike image.Image) image.Image {
+	s.t.Helper()
+	var last, img image.Image
+	poll(s.t, 30*time.Second, what, func() bool {
+		img = s.grab()
+		ok := last != nil && sameRegion(img, last, r) && (unlike == nil || !sameRegion(img, unlike, r))
+		last = img
+		return ok
+	})
+	return img
+}
+
+func sameRegion(a, b image.Image, r image.Rectangle) bool {
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if a.At(x, y) != b.At(x, y) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// save writes the part r of img as PNG, into $QRDESK_SCREENSHOTS if set.
+func (s *screen) save(img image.Image, r image.Rectangle, name string) {
+	img = img.(interface {
+		SubImage(image.Rectangle) image.Image
+	}).SubImage(r)
+	dir := os.Getenv("QRDESK_SCREENSHOTS")
+	if dir == "" {
+		dir = s.t.TempDir()
+	}
+	f, err := os.Create(filepath.Join(dir, name))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer f.Close()
+	png.Encode(f, img)
+}
+
+// TestWindowScanUnderWine: the real window, qrdesk.exe cross-built with
+// cgo, under wine on a virtual X display (Xvfb, software OpenGL). A label
+// typed by xdotool into the Scan screen, as a USB scanner types, is
+// redeemed; a label typed on the Codes screen is looked up (its details
+// are shown) and stays unused.
+func TestWindowScanUnderWine(t *testing.T) {
+	h := newHarness(t)
+	for _, tool := range []string{"Xvfb", "xdotool", "import"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("the window under wine needs Xvfb, xdotool and ImageMagick's import; %s is missing (make deps installs them)", tool)
+		}
+	}
+	h.exe = h.guiExe(t)
+	s := &screen{t: t, display: xvfb(t)}
+	// Every wine process of this test sees the display: wine's desktop
+	// process (explorer.exe), started with the prefix's first program,
+	// owns the windows of all, and one started without a display makes
+	// the window fail ("Failed to create helper window"). So the wine of
+	// the tests before, which had none, is waited out first.
+	waitWine := exec.Command("/usr/lib/wine/wineserver", "-w")
+	waitWine.Env = append(os.Environ(), "WINEPREFIX="+h.prefix)
+	waitWine.Run()
+	h, _ = h.desk(t, "qrdesk-window", "DISPLAY="+s.display, "LIBGL_ALWAYS_SOFTWARE=1")
+	h.must(t, "init")
+	h.must(t, "settings", "--prefix", "WH", "--station-name", "Desk 1", "--configured=true", "--default-operator", "li", "--sound=false")
+	var issued issueOut
+	h.mustJSON(t, &issued, "issue", "--count", "3", "--ref", "Zoë 张", "--json")
+
+	gui := exec.Command(filepath.Join(h.root, "scripts", "wine-exec.sh"), h.exe, "gui", "--screen", "scan")
+	gui.Env = append(append(os.Environ(), "QRDESK_WINEPREFIX="+h.prefix), h.extraEnv...)
+	logFile := filepath.Join(t.TempDir(), "window.log")
+	lf, err := os.Create(logFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gui.Stdout, gui.Stderr = lf, lf
+	// Its own process group: wine-exec.sh, wine and qrdesk.exe end together.
+	gui.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	start := time.Now()
+	if err := gui.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		syscall.Kill(-gui.Process.Pid, syscall.SIGKILL)
+		gui.Wait()
+		lf.Close()
+		if t.Failed() {
+			out, _ := os.ReadFile(logFile)
+			t.Logf("the window's output:\n%s", out)
+		}
+	})
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	win := s.xdotool(ctx, "search", "--sync", "--onlyvisible", "--name", "^qrdesk$")
+	if i := strings.IndexByte(win, '\n'); i >= 0 {
+		win = win[:i]
+	}
+	t.Logf("window %s visible after %v", win, time.Since(start).Round(100*time.Millisecond))
+	geo := map[string]int{}
+	for _, line := range strings.Split(s.xdotool(ctx, "getwindowgeometry", "--shell", win), "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok {
+			geo[k], _ = strconv.Atoi(v)
+		}
+	}
+	x, y, w, ht := geo["X"], geo["Y"], geo["WIDTH"], geo["HEIGHT"]
+	if w < 400 || ht < 300 {
+		t.Fatalf("window geometry %v", geo)
+	}
+
+	scans := func() int {
+		var st struct {
+			Scans    int `json:"scans"`
+			Redeemed int `json:"redeemed"`
+		}
+		h.mustJSON(t, &st, "stats", "--json", "--date", start.Format("2006-01-02"))
+		return st.Scans
+	}
+	// The first frame and the keyboard focus come a moment after the window
+	// is mapped: type a probe (a refused scan) until one is logged, so no
+	// real scan is lost.
+	probes := 0
+	poll(t, 60*time.Second, "the Scan screen to take a scan", func() bool {
+		s.scan("PROBE")
+		probes++
+		for i := 0; i < 10; i++ {
+			if scans() > 0 {
+				return true
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		return false
+	})
+	t.Logf("the Scan screen took its first scan %v after the start (%d probe(s))", time.Since(start).Round(100*time.Millisecond), probes)
+	before := scans()
+
+	status := func(code string) string {
+		var v struct{ Status string }
+		_, out, _ := h.run(t, "check", "--json", code) // exit 1 once used
+		h.decode(t, out, &v)
+		return v.Status
+	}
+	typed := time.Now()
+	s.scan(issued.Codes[0])
+	poll(t, 30*time.Second, "the label typed on Scan to be redeemed", func() bool { return status(issued.Codes[0]) == "used" })
+	t.Logf("typed on Scan and redeemed in %v", time.Since(typed).Round(10*time.Millisecond))
+	whole := image.Rect(x, y, x+w, y+ht)
+	scanned := s.settled("the redeemed scan on the screen", whole, nil)
+	s.save(scanned, whole, "windows-wine-scan.png")
+
+	// Codes (Ctrl+3): the label is looked up. The details pane, on the
+	// right, changes from "pick a code" to the label's details.
+	details := image.Rect(x+w*3/4, y+ht/4, x+w-8, y+ht-8)
+	s.xdotool(ctx, "key", "ctrl+3")
+	codes := s.settled("the Codes screen", whole, scanned)
+	s.scan(issued.Codes[1])
+	s.save(s.settled("the looked-up label's details", details, codes), whole, "windows-wine-codes.png")
+
+	// Back on Scan (Ctrl+1), another label: once it is redeemed, every key
+	// typed before it has been handled.
+	s.xdotool(ctx, "key", "ctrl+1")
+	s.scan(issued.Codes[2])
+	poll(t, 30*time.Second, "the second label typed on Scan to be redeemed", func() bool { return status(issued.Codes[2]) == "used" })
+	if st := status(issued.Codes[1]); st != "unused" {
+		t.Fatalf("the label typed on Codes to look it up is %s, want unused", st)
+	}
+	if n := scans(); n != before+2 {
+		t.Fatalf("%d scans logged, want %d: typing on Codes must not scan", n, before+2)
+	}
+	out, _ := os.ReadFile(logFile)
+	if bytes.Contains(out, []byte("panic")) {
+		t.Fatalf("the window panicked:\n%s", out)
+	}
+}
