@@ -296,3 +296,49 @@ func TestEnableReplacedLabelIsRefused(t *testing.T) {
 		}
 	})
 }
+
+// The replacement's own batch reaches the server before its replace event
+// (the event waits in the outbox: a revoked token, a dead link), and the
+// new label is redeemed there meanwhile. The replace event that arrives
+// then is still that replacement: it links the labels, and as the old label
+// was used before, the use of the new one is a conflict naming both (it
+// was refused as "not a fresh label", and the parcel went out twice with
+// no conflict: faultsim seeds 154, 273, 360 SQLite, 2190 PostgreSQL).
+func TestReplaceArrivingAfterItsNewLabelWasUsed(t *testing.T) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		ctx := context.Background()
+		h, a, b, codes := twoDesks(t, dbPath, 1)
+		x := codes[0]
+		if v := b.redeem(t, x, "wang"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("desk B online, X: %+v", v)
+		}
+		var y string
+		a.offline(func() { y = a.replace(t, x, "li") })
+		// Only A's batch goes up; its replace event stays in the outbox.
+		ring := a.svc.Keys.RingID()
+		batches, err := a.svc.Store.PendingBatches(ctx)
+		if err != nil || len(batches) != 1 {
+			t.Fatalf("pending batches %v %v, want the replacement's", batches, err)
+		}
+		up, err := a.svc.Store.BatchUploadCodes(ctx, batches[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.svc.Remote.UploadBatch(ctx, ring, up); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.svc.Store.MarkBatchUploaded(ctx, batches[0]); err != nil {
+			t.Fatal(err)
+		}
+		if v := b.redeem(t, y, "wang"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("desk B online, Y before the server knows it replaces X: %+v", v)
+		}
+		a.sync(t)
+		b.sync(t)
+		a.sync(t)
+		if n := count(t, h.db, `SELECT count(*) FROM codes WHERE code IN (?, ?) AND entitlement = ?`, x, y, x); n != 2 {
+			t.Fatalf("%d of X and Y linked into X's entitlement, want 2", n)
+		}
+		wantEntitlementConflict(t, h, x, y, map[string]*desk{"A": a, "B": b})
+	})
+}
