@@ -154,26 +154,19 @@ const IssueSlack = 120
 
 // CheckExistingNew says why a replace event of station by root's
 // entitlement may not take the label n, which the server already holds,
-// as its new label: only the label that desk's own batch upload brought
-// is one (never linked, issued by the same station at the replacement's
-// issue time createdAt). A label of the old one's own entitlement would
-// close a cycle; any other would link two parcels into one.
-//
-// Its status does not matter: the replace event may reach the server
-// after uses of the new label (the desk that made the replacement
-// redeemed it online while the event waited in its outbox, a revoked
-// token or a dead link, and other desks redeemed it from the batch). It
-// is still that replacement's label: refused, the link would be lost and
-// a use of the old label and of the new one, one parcel given out twice,
-// would be no conflict. Linking it revives nothing: DecideReplace never
-// makes the new label valid, and a use of it after the old one's is the
-// conflict.
+// as its new label: only a label fresh from that desk's own batch upload
+// is one (unused, never linked nor redeemed, issued by the same station at
+// the replacement's issue time createdAt). A label of the old one's own
+// entitlement would close a cycle; any other would link two parcels into
+// one, or revive a label that was used or disabled.
 func CheckExistingNew(station, root string, createdAt int64, n ExistingNew) error {
 	switch {
 	case n.Entitlement != "" && n.Entitlement == root:
 		return Badf("new label %s is already a label of this entitlement (%s): a replacement cannot close a cycle", n.Code, root)
 	case n.Entitlement != "":
 		return Badf("new label %s belongs to another entitlement (%s): a replacement must be a fresh label", n.Code, n.Entitlement)
+	case n.Status != app.StatusUnused || n.Redeemed:
+		return Badf("new label %s is %s at the server: a replacement must be a fresh label", n.Code, n.Status)
 	case n.IssuedBy != station || n.CreatedAt < createdAt-IssueSlack || n.CreatedAt > createdAt+IssueSlack:
 		return Badf("new label %s was issued by %s at %s, not by %s at the replacement (%s): a replacement must be a fresh label",
 			n.Code, n.IssuedBy, app.FormatTime(n.CreatedAt), station, app.FormatTime(createdAt))

@@ -109,11 +109,9 @@ func TestCheckExistingNew(t *testing.T) {
 	}{
 		{"FreshFromOwnBatch", func(n *ExistingNew) {}, ""},
 		{"AboutTheSameTime", func(n *ExistingNew) { n.CreatedAt += IssueSlack }, ""},
-		// Used since its batch arrived, before the replace event: still
-		// the replacement's own label (the link must not be lost).
-		{"UsedSince", func(n *ExistingNew) { n.Status = app.StatusUsed; n.Redeemed = true }, ""},
-		{"DisabledSince", func(n *ExistingNew) { n.Status = app.StatusDisabled }, ""},
-		{"RedeemedThenUndone", func(n *ExistingNew) { n.Redeemed = true }, ""},
+		{"Used", func(n *ExistingNew) { n.Status = app.StatusUsed }, "fresh"},
+		{"Disabled", func(n *ExistingNew) { n.Status = app.StatusDisabled }, "fresh"},
+		{"RedeemedThenUndone", func(n *ExistingNew) { n.Redeemed = true }, "fresh"},
 		{"Cycle", func(n *ExistingNew) { n.Entitlement = "X" }, "cycle"},
 		{"OtherEntitlement", func(n *ExistingNew) { n.Entitlement = "W" }, "another entitlement"},
 		{"OtherDesk", func(n *ExistingNew) { n.IssuedBy = "Desk B" }, "issued by Desk B"},
