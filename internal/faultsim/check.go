@@ -14,7 +14,7 @@ import (
 )
 
 // The invariants, checked on the server's database and every desk's after
-// the faults end and every desk synced twice.
+// the faults end and every desk synced until the desks were quiet (heal).
 const (
 	// InvOneUse: for every label, the clerks told "redeemed" are at most one
 	// more than the conflicts the server recorded for it.

@@ -12,7 +12,7 @@
 // them later (a SQLite file copy; a PostgreSQL database made from the
 // server's as a template), revoked tokens and skewed clocks, some steps at
 // the same moment. Afterwards every fault ends, every desk syncs
-// twice, and a checker reads the server's and every desk's database for the
+// in rounds until the desks are quiet (at least twice), and a checker reads the server's and every desk's database for the
 // product's promise: one label, one use — and where two desks used one
 // label while apart, everyone is told (see the Inv constants in check.go).
 //

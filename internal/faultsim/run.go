@@ -23,7 +23,7 @@ type Config struct {
 	Desks, CodesPerDesk, Groups int
 	// OnlineTimeout and OfflineFor are the desks' (short, so a run is fast);
 	// SyncTimeout bounds one sync during the schedule; SyncInterval is the
-	// pause before each of the two final sync rounds (a desk syncs every 5 s;
+	// pause before each of the final sync rounds (a desk syncs every 5 s;
 	// a server may take a moment to publish a commit in its feed).
 	OnlineTimeout, OfflineFor, SyncTimeout, SyncInterval time.Duration
 	// Off switches fault classes off (see FaultClasses), to look past a
@@ -129,7 +129,7 @@ type run struct {
 
 // Run sets up a server and cfg.Desks desks, runs the schedule of cfg.Seed
 // through the fault proxies, brings everything back to health, syncs every
-// desk twice and checks the invariants. An error is a failure of the
+// desk until they are quiet (heal) and checks the invariants. An error is a failure of the
 // harness itself (it could not set up), not of the product.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	start := time.Now()
@@ -418,8 +418,15 @@ func (r *run) scan(ctx context.Context, g, i int, d *desk, l int) string {
 }
 
 // heal ends every fault: the network passes, revoked desks get a working
-// token, and every desk syncs twice (the second round brings each desk the
-// conflicts that the others' uploads caused in the first).
+// token, and every desk syncs in rounds until the desks are quiet: at least
+// twice (the second round brings each desk the conflicts that the others'
+// uploads caused in the first), and again while a round ends with the desks
+// at different feed positions or the feed grew during it. An event of a
+// label another desk issued offline waits ("unknown") until that desk has
+// uploaded it: if the issuing desk syncs later in the round, the event goes
+// in the next round and its conflict reaches the desks that synced before
+// it only in the round after (heal used to stop at two rounds, and I3 found
+// desks that had simply not synced since).
 func (r *run) heal(ctx context.Context) error {
 	for _, d := range r.desks {
 		d.proxy.setMode(Mode{Kind: Pass})
@@ -437,8 +444,10 @@ func (r *run) heal(ctx context.Context) error {
 			r.log = append(r.log, fmt.Sprintf("heal: desk %s gets a new token (station %s)", deskName(d.idx), d.serverName))
 		}
 	}
-	for round := 1; round <= 2; round++ {
+	var head int64 // the highest feed position a desk reached in the last round
+	for round := 1; round <= healRounds; round++ {
 		time.Sleep(r.cfg.SyncInterval)
+		low, high := int64(-1), int64(0)
 		for _, d := range r.desks {
 			sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 			st, err := d.svc.Sync(sctx)
@@ -449,10 +458,25 @@ func (r *run) heal(ctx context.Context) error {
 				r.unhealed = append(r.unhealed, fmt.Sprintf("desk %s, round %d: %s", deskName(d.idx), round, oneLine(err)))
 			}
 			r.log = append(r.log, fmt.Sprintf("heal: sync round %d, desk %s → %s", round, deskName(d.idx), out))
+			if err == nil {
+				if low < 0 || st.Cursor < low {
+					low = st.Cursor
+				}
+				high = max(high, st.Cursor)
+			}
+		}
+		quiet := low == high && high == head
+		head = high
+		if round >= 2 && quiet {
+			break
 		}
 	}
 	return nil
 }
+
+// healRounds bounds heal's sync rounds (a desk whose sync fails every time
+// would keep it going; r.unhealed reports it).
+const healRounds = 6
 
 func (r *run) stats(took time.Duration) string {
 	outcomes := map[app.Outcome]int{}
