@@ -60,5 +60,8 @@ type Store interface {
 	SetDeskStatus(ctx context.Context, s DeskStatus) error
 	// Ping reports whether the database answers a query (readiness).
 	Ping(ctx context.Context) error
+	// ProbeWrite writes one row to see whether the database takes writes
+	// (readiness); a refusal is a *WriteFailure.
+	ProbeWrite(ctx context.Context, at int64) error
 	Close() error
 }
