@@ -331,6 +331,20 @@ func (a *API) batches(r *http.Request, st central.Station) (any, error) {
 	if err := decode(r, &req); err != nil {
 		return nil, err
 	}
+	if letter := central.SoleLetter(req.Codes); st.Letter == "" && letter != "" {
+		// A station from the first release, whose letter the upgrade
+		// could not bind from codes it had uploaded: its first upload
+		// binds it, if no other station holds it.
+		bound, err := a.Store.BindLetterAtUpload(r.Context(), st, letter)
+		if err != nil {
+			return nil, err
+		}
+		if bound {
+			a.Log.Info("station letter bound at its first upload", "station", st.Name, "letter", letter)
+			st.Letter = letter
+			a.stations.drop(st.TokenHash)
+		}
+	}
 	if err := central.ValidateCodes(st, req.Codes); err != nil {
 		return nil, err
 	}

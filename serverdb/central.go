@@ -65,6 +65,10 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		sqldb.Close()
 		return nil, sqlstore.Wrap(err, path, "cannot open the server database %s", path)
 	}
+	if err := c.bindLetters(ctx); err != nil {
+		sqldb.Close()
+		return nil, sqlstore.Wrap(err, path, "cannot open the server database %s", path)
+	}
 	return c, nil
 }
 
@@ -83,6 +87,10 @@ func openCentralPostgres(ctx context.Context, url string) (*DB, error) {
 	}
 	c := &DB{e: &engine{db: db, postgres: true}, path: url}
 	if err := migrate(ctx, c.e, postgresMigrations); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("cannot prepare the PostgreSQL database: %w", err)
+	}
+	if err := c.bindLetters(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("cannot prepare the PostgreSQL database: %w", err)
 	}
