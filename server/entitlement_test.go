@@ -296,3 +296,54 @@ func TestEnableReplacedLabelIsRefused(t *testing.T) {
 		}
 	})
 }
+
+// A replacement's batch is not uploaded apart from its replace event: the
+// event brings the new label, linked. Uploaded first alone (the events
+// request of that sync dropped, a revoked token), the new label was an
+// ordinary one at the server, its redemptions no double use, and the
+// replace event arriving after them was refused as "not a fresh label":
+// the parcel went out twice with no conflict (faultsim seeds 154, 273, 360
+// SQLite, 2190 PostgreSQL). Here the sync stops after the batches, and
+// desk A then redeems Y online.
+func TestReplacementBatchWaitsForItsReplaceEvent(t *testing.T) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		ctx := context.Background()
+		h, a, b, codes := twoDesks(t, dbPath, 1)
+		x := codes[0]
+		if v := b.redeem(t, x, "wang"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("desk B online, X: %+v", v)
+		}
+		var y string
+		a.offline(func() { y = a.replace(t, x, "li") })
+		// The batches of a sync whose events request then fails.
+		batches, err := a.svc.Store.PendingBatches(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ring := a.svc.Keys.RingID()
+		for _, id := range batches {
+			up, err := a.svc.Store.BatchUploadCodes(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := a.svc.Remote.UploadBatch(ctx, ring, up); err != nil {
+				t.Fatal(err)
+			}
+			if err := a.svc.Store.MarkBatchUploaded(ctx, id); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if v := a.redeem(t, y, "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("desk A, Y: %+v", v)
+		}
+		a.sync(t)
+		b.sync(t)
+		a.sync(t)
+		if n := count(t, h.db, `SELECT count(*) FROM codes WHERE code IN (?, ?) AND entitlement = ?`, x, y, x); n != 2 {
+			t.Fatalf("%d of X and Y linked into X's entitlement, want 2", n)
+		}
+		if n := count(t, h.db, `SELECT count(*) FROM conflicts WHERE (code = ? AND second_code = ?) OR (code = ? AND second_code = ?)`, x, y, y, x); n < 1 {
+			t.Fatalf("%d conflicts naming X and Y, want one at least: Y was used after X", n)
+		}
+	})
+}

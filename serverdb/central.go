@@ -623,7 +623,15 @@ func (c *DB) conflict(ctx context.Context, tx *etx, st central.Station, ev centr
 	if err := tx.queryRow(ctx, `SELECT count(*) FROM conflicts WHERE second_event = ?`, cc.usedEvent).Scan(&alreadySecond); err != nil {
 		return central.Result{}, err
 	}
+	// A new event is the second use of no conflict yet, unless this very
+	// decision recorded one for its entitlement: that one stands. When this
+	// one takes over, the one it displaces must not be a second use yet: on
+	// PostgreSQL two events racing to take over the same record meet on
+	// second_event UNIQUE, and the loser is decided again (Apply).
+	insert := `INSERT INTO conflicts (code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, detected_at, flag)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
 	if alreadySecond == 0 && central.RecordTakesOver(note, when, cc.usedAt) { // this one came first: it becomes the redemption of record
+		insert = strings.TrimSuffix(insert, " ON CONFLICT DO NOTHING")
 		k = central.Conflict{Code: ev.Code, FirstEvent: ev.EventID, FirstStation: st.Name, FirstOperator: ev.Operator, FirstAt: when,
 			SecondEvent: cc.usedEvent, SecondStation: cc.usedStation, SecondOperator: cc.usedOperator, SecondAt: cc.usedAt}
 		if _, err := tx.exec(ctx, `UPDATE codes SET used_at = ?, used_station = ?, used_operator = ?, used_event = ? WHERE code = ?`,
@@ -631,8 +639,7 @@ func (c *DB) conflict(ctx context.Context, tx *etx, st central.Station, ev centr
 			return central.Result{}, err
 		}
 	}
-	if _, err := tx.exec(ctx, `INSERT INTO conflicts (code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, detected_at, flag)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, k.Code, k.FirstEvent, k.FirstStation, k.FirstOperator, k.FirstAt,
+	if _, err := tx.exec(ctx, insert, k.Code, k.FirstEvent, k.FirstStation, k.FirstOperator, k.FirstAt,
 		k.SecondEvent, k.SecondStation, k.SecondOperator, k.SecondAt, now, k.Flag); err != nil {
 		return central.Result{}, err
 	}

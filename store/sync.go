@@ -13,7 +13,17 @@ import (
 var _ app.SyncStore = (*DB)(nil)
 
 func (d *DB) PendingBatches(ctx context.Context) ([]int64, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT id FROM batches WHERE uploaded = 0 AND created_at > 0 ORDER BY id`)
+	// A replacement's one-label batch waits while its replace event is
+	// pending: the event brings the label to the server linked to the one
+	// it replaces. Uploaded alone first (the event's request dropped, the
+	// token revoked), the label is an ordinary one there; a use of it
+	// before the event arrives is no double use, and the event is then
+	// refused (its new label is no longer fresh): the parcel of the old
+	// label can go out twice with no conflict.
+	rows, err := d.db.QueryContext(ctx, `SELECT id FROM batches WHERE uploaded = 0 AND created_at > 0
+		AND NOT EXISTS (SELECT 1 FROM codes JOIN outbox ON outbox.new_code = codes.code
+			WHERE codes.batch_id = batches.id AND outbox.kind = 'replace' AND outbox.state = 'pending')
+		ORDER BY id`)
 	if err != nil {
 		return nil, d.wrap(err, "cannot read the batches to upload")
 	}
