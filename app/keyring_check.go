@@ -76,3 +76,8 @@ func groupThousands(n int) string {
 	}
 	return s
 }
+
+// LabelsByKey returns how many codes of the database each key id signed.
+func (s *Service) LabelsByKey(ctx context.Context) (map[byte]int, error) {
+	return s.Store.KeyIDCounts(ctx)
+}

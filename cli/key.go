@@ -115,7 +115,7 @@ func keyCheck(ctx context.Context, env *Env, c *common) error {
 	if err := s.svc.CheckKeyFile(ctx); err != nil {
 		return err
 	}
-	counts, err := s.svc.Store.KeyIDCounts(ctx)
+	counts, err := s.svc.LabelsByKey(ctx)
 	if err != nil {
 		return err
 	}
