@@ -51,6 +51,12 @@ func (ks Keys) find(id byte) (Key, bool) {
 	return Key{}, false
 }
 
+// Has reports whether the ring holds key id (retired or not).
+func (ks Keys) Has(id byte) bool {
+	_, ok := ks.find(id)
+	return ok
+}
+
 // ActiveKey returns the key new codes are signed with.
 func (ks Keys) ActiveKey() (Key, error) {
 	k, ok := ks.find(ks.Active)

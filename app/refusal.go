@@ -1,6 +1,9 @@
 package app
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Codes of the server's refusals (the "code" of a 4xx answer).
 const (
@@ -48,6 +51,42 @@ func DeskRefusal(err error) *ServerRefusal {
 	var sr *ServerRefusal
 	if errors.As(err, &sr) && sr.AboutDesk() {
 		return sr
+	}
+	return nil
+}
+
+// FailedDatabase is the code of the server's 503 when its database cannot
+// take writes (read-only, disk full).
+const FailedDatabase = "database"
+
+// ServerFailure is the server answering with an error (HTTP 5xx, 408,
+// 429) instead of a decision: its database refused a write, it is
+// overloaded, a proxy in front of it failed. Like no answer it lets the
+// desk decide alone (errors.Is(err, ErrTransient) holds), but the desk
+// says the server answered with an error, and which, so the
+// administrator looks at the server, not at the network.
+type ServerFailure struct {
+	Status  int    // HTTP status
+	Code    string // FailedDatabase, "internal", or "" from a proxy
+	Message string // the server's explanation ("" if it gave none)
+}
+
+func (e *ServerFailure) Error() string {
+	msg := e.Message
+	if msg == "" {
+		msg = "no explanation"
+	}
+	return fmt.Sprintf("the server answered with an error (HTTP %d): %s", e.Status, msg)
+}
+
+// Is makes a ServerFailure ErrTransient: the desk decides alone.
+func (e *ServerFailure) Is(target error) bool { return target == ErrTransient }
+
+// ServerFailed returns the server's error answer in err, or nil.
+func ServerFailed(err error) *ServerFailure {
+	var sf *ServerFailure
+	if errors.As(err, &sf) {
+		return sf
 	}
 	return nil
 }

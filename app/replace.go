@@ -72,6 +72,9 @@ func (s *Service) Replace(ctx context.Context, req ReplaceRequest) (Replacement,
 	if set.DateSerial {
 		spec.StationID = set.StationID
 	}
+	if err := s.CheckKeyFile(ctx); err != nil {
+		return Replacement{}, err
+	}
 	makeCode := s.codeMaker(set, day, "raise the serial digits in settings to replace more labels today")
 	return rs.ReplaceCode(ctx, old, reason, spec, makeCode)
 }

@@ -82,6 +82,9 @@ func (s *Service) Issue(ctx context.Context, req IssueRequest) (Batch, []Code, e
 	if req.Count < 1 || req.Count > MaxBatch {
 		return Batch{}, nil, Errorf(KindInvalid, "count %d is not allowed: issue 1 to %d codes at a time", req.Count, MaxBatch)
 	}
+	if err := s.CheckKeyFile(ctx); err != nil {
+		return Batch{}, nil, err
+	}
 	day, err := s.ParseDay(req.Date)
 	if err != nil {
 		return Batch{}, nil, err
@@ -184,8 +187,16 @@ func (s *Service) Redeem(ctx context.Context, raw, operator string) (Verdict, er
 	if refusal != nil && refusal.Outcome == OutcomeBadge {
 		a.Raw = "(operator badge)"
 	}
+	var older error
+	if refusal != nil && refusal.Outcome == OutcomeBadSignature && !s.Keys.Has(c.KeyID) {
+		older = s.CheckKeyFile(ctx)
+	}
 	var v Verdict
 	switch {
+	case older != nil:
+		// Not a forgery: a label of a key this key file lacks, and this
+		// database holds labels of keys it lacks. Say so, count nothing.
+		err = older
 	case refusal != nil:
 		v = *refusal
 		err = s.Store.LogScan(ctx, a, v)

@@ -5,7 +5,12 @@
 // (package app), whose wire types it shares.
 package central
 
-import "qrdesk/app"
+import (
+	"fmt"
+	"strings"
+
+	"qrdesk/app"
+)
 
 // Station is an enrolled desk. Letter is the station letter its codes carry
 // ("" when the desk issues codes without one); no other desk may upload
@@ -80,3 +85,25 @@ const (
 // added; the enrol answer lists them (API.Kinds may name fewer, to play an
 // older server in tests).
 var Kinds = []string{KindRedeem, KindDisable, KindEnable, KindUndo, KindExpire, KindReplace}
+
+// Unbound is a station without a letter (enrolled by the first release)
+// that the upgrade could not bind one to: Letters are the letters its
+// uploaded codes carry, HeldBy the stations holding one of them.
+type Unbound struct {
+	Name    string
+	Letters []string
+	HeldBy  []string
+}
+
+// Why says why no letter was bound and what to do.
+func (u Unbound) Why() string {
+	switch {
+	case len(u.Letters) == 0:
+		return "no letter yet: it gets the letter of its codes at its first upload, if free"
+	case len(u.HeldBy) > 0:
+		return fmt.Sprintf("no letter: its codes carry %s, held by %s: give each desk its own letter ('qrdesk-server station letter')", strings.Join(u.Letters, ", "), strings.Join(u.HeldBy, ", "))
+	case len(u.Letters) > 1:
+		return fmt.Sprintf("no letter: its codes carry letters %s: bind one with 'qrdesk-server station letter %q L'", strings.Join(u.Letters, ", "), u.Name)
+	}
+	return fmt.Sprintf("no letter: other stations' codes carry %s too: bind it with 'qrdesk-server station letter %q %s'", u.Letters[0], u.Name, u.Letters[0])
+}

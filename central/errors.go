@@ -48,3 +48,15 @@ type EventReused struct {
 func (e *EventReused) Error() string {
 	return fmt.Sprintf("event %s was sent before with another %s: an event id names one event; send a new id for a new event", e.EventID, e.What)
 }
+
+// WriteFailure is the server's database failing a write it should take: it
+// is read-only, its disk is full, its role may not write. Reason says so in
+// words an administrator can act on; Err is the driver's error, for the
+// log. The desk treats it as no answer (it decides alone) but says which.
+type WriteFailure struct {
+	Reason string
+	Err    error
+}
+
+func (e *WriteFailure) Error() string { return "the server's database cannot take writes: " + e.Reason }
+func (e *WriteFailure) Unwrap() error { return e.Err }

@@ -60,5 +60,12 @@ type Store interface {
 	SetDeskStatus(ctx context.Context, s DeskStatus) error
 	// Ping reports whether the database answers a query (readiness).
 	Ping(ctx context.Context) error
+	// BindLetterAtUpload binds letter to st, a station without one (from
+	// the first release), at its first upload when no other station holds
+	// it; it reports whether st has the letter now.
+	BindLetterAtUpload(ctx context.Context, st Station, letter string) (bool, error)
+	// ProbeWrite writes one row to see whether the database takes writes
+	// (readiness); a refusal is a *WriteFailure.
+	ProbeWrite(ctx context.Context, at int64) error
 	Close() error
 }

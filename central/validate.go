@@ -111,6 +111,20 @@ func ValidateCodes(st Station, codes []CodeIn) error {
 	return nil
 }
 
+// SoleLetter is the station letter every code of an upload carries, or ""
+// when they carry none or several (or one does not parse).
+func SoleLetter(codes []CodeIn) string {
+	letter := ""
+	for _, in := range codes {
+		c, err := app.Parse(app.Normalize(in.Code))
+		if err != nil || c.Station == "" || (letter != "" && c.Station != letter) {
+			return ""
+		}
+		letter = c.Station
+	}
+	return letter
+}
+
 // ValidateStation checks a new station's name and letter.
 func ValidateStation(st Station) error {
 	if st.Name == "" {

@@ -4,13 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"qrdesk/app"
 )
 
 func init() {
-	register("key", "manage signing keys: list, rotate, retire ID, protect", runKey)
+	register("key", "manage signing keys: list, rotate, retire ID, protect, check", runKey)
 }
 
 type keyInfo struct {
@@ -22,13 +23,16 @@ type keyInfo struct {
 }
 
 func runKey(ctx context.Context, env *Env, args []string) error {
-	fs, c := newFlags(env, "key", "list|rotate|retire ID|protect")
+	fs, c := newFlags(env, "key", "list|rotate|retire ID|protect|check")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) == 0 {
-		return usagef("say list, rotate, retire ID or protect")
+		return usagef("say list, rotate, retire ID, protect or check")
+	}
+	if pos[0] == "check" && len(pos) == 1 {
+		return keyCheck(ctx, env, c)
 	}
 	if pos[0] == "protect" && len(pos) == 1 {
 		// Makes a key file the others refuse (readable by other users)
@@ -47,6 +51,14 @@ func runKey(ctx context.Context, env *Env, args []string) error {
 	switch {
 	case pos[0] == "list" && len(pos) == 1:
 	case pos[0] == "rotate" && len(pos) == 1:
+		// Rotating a key file older than the database would give the
+		// next id to a new secret: the labels that id signed would then
+		// read as forged for good.
+		if _, err := os.Stat(c.db); err == nil {
+			if err := keyCheckOnly(ctx, env, c); err != nil {
+				return err
+			}
+		}
 		if err := keys.Rotate(env.now()); err != nil {
 			return err
 		}
@@ -61,7 +73,7 @@ func runKey(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 	default:
-		return usagef("say list, rotate, retire ID or protect (ID is one character, see 'qrdesk key list')")
+		return usagef("say list, rotate, retire ID, protect or check (ID is one character, see 'qrdesk key list')")
 	}
 	infos := make([]keyInfo, 0, len(keys.List))
 	for _, k := range keys.List {
@@ -78,5 +90,40 @@ func runKey(ctx context.Context, env *Env, args []string) error {
 			}
 			fmt.Fprintf(w, "%s  %s  %s  %s\n", k.ID, k.Fingerprint, k.Created, state)
 		}
+	})
+}
+
+// keyCheckOnly is CheckKeyFile on the station's database.
+func keyCheckOnly(ctx context.Context, env *Env, c *common) error {
+	s, err := open(ctx, env, c)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return s.svc.CheckKeyFile(ctx)
+}
+
+// keyCheck says whether the key file holds every key the database's codes
+// were signed with: a key file restored from before a rotation does not
+// (app.Service.CheckKeyFile), and the desk then issues nothing.
+func keyCheck(ctx context.Context, env *Env, c *common) error {
+	s, err := open(ctx, env, c)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if err := s.svc.CheckKeyFile(ctx); err != nil {
+		return err
+	}
+	counts, err := s.svc.LabelsByKey(ctx)
+	if err != nil {
+		return err
+	}
+	labels := 0
+	for _, n := range counts {
+		labels += n
+	}
+	return s.output(map[string]any{"key_file": c.keyFile, "ok": true, "labels": labels}, func(w io.Writer) {
+		fmt.Fprintf(w, "key file %s holds every key this database's %d labels were signed with\n", c.keyFile, labels)
 	})
 }

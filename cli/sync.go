@@ -187,6 +187,9 @@ func runSync(ctx context.Context, env *Env, args []string) error {
 	}
 	st, err := s.svc.Sync(ctx)
 	if err != nil {
+		if sf := app.ServerFailed(err); sf != nil {
+			return &app.Error{Kind: app.KindUnavailable, Message: sf.Error() + "; scans go on offline and will be uploaded later", Err: err}
+		}
 		if server.IsTransient(err) {
 			return &app.Error{Kind: app.KindUnavailable, Message: "the server could not be reached; scans go on offline and will be uploaded later", Err: err}
 		}

@@ -17,9 +17,10 @@ import (
 )
 
 // Client is a station's connection to qrdesk-server; it implements
-// app.Remote. No answer (network failures, timeouts, 5xx, 408, 429) wraps
-// app.ErrTransient; any other 4xx is the server's answer "no", an
-// *app.ServerRefusal.
+// app.Remote. No answer (network failures, timeouts) wraps
+// app.ErrTransient; an error answer (5xx, 408, 429) is an
+// *app.ServerFailure, transient too; any other 4xx is the server's answer
+// "no", an *app.ServerRefusal.
 type Client struct {
 	URL   string
 	Token string
@@ -60,7 +61,7 @@ func (c *Client) do(ctx context.Context, method, path, ring string, body, out an
 		json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&e)
 		switch {
 		case resp.StatusCode >= 500 || resp.StatusCode == http.StatusRequestTimeout || resp.StatusCode == http.StatusTooManyRequests:
-			return fmt.Errorf("%w: server error %d %s", app.ErrTransient, resp.StatusCode, e.Error)
+			return &app.ServerFailure{Status: resp.StatusCode, Code: e.Code, Message: e.Error}
 		case resp.StatusCode < 400:
 			return fmt.Errorf("%w: unexpected answer %d", app.ErrTransient, resp.StatusCode)
 		}

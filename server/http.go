@@ -53,6 +53,8 @@ type API struct {
 
 	ackMu sync.Mutex
 	acks  map[int64]central.FeedAck // station id → how far it read the feed, not yet stored
+
+	probe writeProbe // the readiness check's last write (ready.go)
 }
 
 // HashToken is what the server stores of a station's bearer token.
@@ -87,6 +89,9 @@ func (a *API) Handler() http.Handler {
 type statusWriter struct {
 	http.ResponseWriter
 	status int
+	// writeFailed: the answer is the database refusing a write (a
+	// *central.WriteFailure), counted in the metrics.
+	writeFailed bool
 }
 
 func (w *statusWriter) WriteHeader(code int) { w.status = code; w.ResponseWriter.WriteHeader(code) }
@@ -99,6 +104,9 @@ func (a *API) accessLog(next http.Handler) http.Handler {
 		sw := &statusWriter{ResponseWriter: w, status: 200}
 		next.ServeHTTP(sw, r)
 		a.Metrics.observe(r.Pattern, sw.status, time.Since(start)) // the mux set r.Pattern
+		if sw.writeFailed {
+			a.Metrics.writeFailed(r.Pattern)
+		}
 		a.Log.Info("request", "method", r.Method, "path", r.URL.Path, "status", sw.status,
 			"duration_ms", float64(time.Since(start).Microseconds())/1000, "remote", r.RemoteAddr)
 	})
@@ -118,36 +126,54 @@ func fail(status int, code, format string, args ...any) error {
 	return &httpError{status: status, code: code, msg: fmt.Sprintf(format, args...)}
 }
 
+// answer is what the desk is told of err: the status, the code it acts on
+// and the message. What is not a refusal is a 500 whose cause stays in the
+// log, except a database that cannot take writes: the desk is told which
+// (503), since its clerk or the administrator can act on it.
+func answer(err error) (status int, code, msg string) {
+	var he *httpError
+	var br *central.BadRequest
+	var mbe *http.MaxBytesError
+	var reused *central.EventReused
+	var wf *central.WriteFailure
+	switch {
+	case errors.As(err, &he):
+		return he.status, he.code, he.msg
+	case errors.As(err, &reused):
+		return http.StatusConflict, app.RefusedEventReused, reused.Error()
+	case errors.As(err, &br):
+		return http.StatusBadRequest, app.RefusedInvalid, br.Reason
+	case errors.As(err, &mbe):
+		return http.StatusRequestEntityTooLarge, app.RefusedInvalid, fmt.Sprintf("request body over %d bytes: send smaller batches", mbe.Limit)
+	case errors.Is(err, central.ErrRevoked):
+		return http.StatusForbidden, app.RefusedRevoked, "this station was revoked by the administrator: ask for a new token ('qrdesk-server station renew NAME')"
+	case errors.Is(err, central.ErrFeedCompacted):
+		return http.StatusGone, app.RefusedFeedCompacted, err.Error()
+	case errors.Is(err, central.ErrFeedReset):
+		return http.StatusGone, app.RefusedFeedReset, err.Error()
+	case errors.As(err, &wf):
+		return http.StatusServiceUnavailable, app.FailedDatabase, wf.Error()
+	}
+	return http.StatusInternalServerError, "internal", "internal error; see the server log"
+}
+
 func (a *API) write(w http.ResponseWriter, v any, err error) {
 	w.Header().Set("Content-Type", "application/json")
 	if err != nil {
-		status, code := http.StatusInternalServerError, "internal"
-		msg := "internal error; see the server log"
-		var he *httpError
-		var br *central.BadRequest
-		var mbe *http.MaxBytesError
+		status, code, msg := answer(err)
 		var reused *central.EventReused
 		switch {
-		case errors.As(err, &he):
-			status, code, msg = he.status, he.code, he.msg
 		case errors.As(err, &reused):
-			status, code, msg = http.StatusConflict, app.RefusedEventReused, reused.Error()
 			a.Log.Warn("event id reused with other content", "event_id", reused.EventID, "differs", reused.What)
-		case errors.As(err, &br):
-			status, code, msg = http.StatusBadRequest, app.RefusedInvalid, br.Reason
-		case errors.As(err, &mbe):
-			status, code, msg = http.StatusRequestEntityTooLarge, app.RefusedInvalid, fmt.Sprintf("request body over %d bytes: send smaller batches", mbe.Limit)
-		case errors.Is(err, central.ErrRevoked):
-			status, code, msg = http.StatusForbidden, app.RefusedRevoked, "this station was revoked by the administrator: ask for a new token ('qrdesk-server station renew NAME')"
-		case errors.Is(err, central.ErrFeedCompacted):
-			status, code, msg = http.StatusGone, app.RefusedFeedCompacted, err.Error()
-		case errors.Is(err, central.ErrFeedReset):
-			status, code, msg = http.StatusGone, app.RefusedFeedReset, err.Error()
 		case errors.Is(err, context.Canceled):
 			// The desk hung up (it gave up waiting): nothing to answer.
 			a.Log.Info("request cancelled by the desk", "error", err.Error())
-		default:
+		case status >= 500:
 			a.Log.Error("request failed", "error", err.Error())
+		}
+		var wf *central.WriteFailure
+		if sw, ok := w.(*statusWriter); ok && errors.As(err, &wf) {
+			sw.writeFailed = true
 		}
 		w.WriteHeader(status)
 		json.NewEncoder(w).Encode(map[string]string{"error": msg, "code": code})
@@ -304,6 +330,20 @@ func (a *API) batches(r *http.Request, st central.Station) (any, error) {
 	}
 	if err := decode(r, &req); err != nil {
 		return nil, err
+	}
+	if letter := central.SoleLetter(req.Codes); st.Letter == "" && letter != "" {
+		// A station from the first release, whose letter the upgrade
+		// could not bind from codes it had uploaded: its first upload
+		// binds it, if no other station holds it.
+		bound, err := a.Store.BindLetterAtUpload(r.Context(), st, letter)
+		if err != nil {
+			return nil, err
+		}
+		if bound {
+			a.Log.Info("station letter bound at its first upload", "station", st.Name, "letter", letter)
+			st.Letter = letter
+			a.stations.drop(st.TokenHash)
+		}
 	}
 	if err := central.ValidateCodes(st, req.Codes); err != nil {
 		return nil, err

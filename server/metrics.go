@@ -35,6 +35,7 @@ type Metrics struct {
 	requests    *prometheus.CounterVec
 	latency     *prometheus.HistogramVec
 	redemptions *prometheus.CounterVec
+	writeFails  *prometheus.CounterVec
 
 	seenMu sync.Mutex
 	seen   map[int64]int64 // station id → Unix time of its last request to this process
@@ -65,10 +66,14 @@ func NewMetrics(src MetricsSource, now func() time.Time) *Metrics {
 			Name: "qrdesk_redemptions_total",
 			Help: "Redemptions this server decided, by outcome and whether the desk asked online or uploaded a decision it made offline (repeats of an event already decided are not counted).",
 		}, []string{"outcome", "via"}),
+		writeFails: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "qrdesk_db_write_failures_total",
+			Help: "Requests the server answered 503 because its database refused a write (read-only, disk full, no right to write), by route.",
+		}, []string{"route"}),
 		seen:   map[int64]int64{},
 		outbox: map[int64]int{},
 	}
-	m.reg.MustRegister(m.requests, m.latency, m.redemptions,
+	m.reg.MustRegister(m.requests, m.latency, m.redemptions, m.writeFails,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		&stateCollector{src: src, now: now, m: m},
@@ -110,6 +115,14 @@ func (m *Metrics) countRedemptions(evs []central.Event, res []central.Result) {
 		}
 		m.redemptions.WithLabelValues(r.Outcome, via).Inc()
 	}
+}
+
+// writeFailed counts a request failed by the database refusing a write.
+func (m *Metrics) writeFailed(pattern string) {
+	if m == nil {
+		return
+	}
+	m.writeFails.WithLabelValues(pattern).Inc()
 }
 
 // sawDesk records that a station made an authenticated request.

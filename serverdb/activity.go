@@ -3,6 +3,7 @@ package serverdb
 import (
 	"context"
 	"database/sql"
+	"strconv"
 
 	"qrdesk/central"
 )
@@ -69,4 +70,21 @@ func (c *DB) Activity(ctx context.Context) (central.Activity, error) {
 		a.Desks = append(a.Desks, d)
 	}
 	return a, rows.Err()
+}
+
+// ProbeWrite writes one row (the time of the probe, in the deployment
+// table) to see whether the database takes writes now: a read-only file,
+// a full disk or a PostgreSQL standby answers Ping but fails every desk's
+// write. The readiness check calls it, at most about once a second.
+func (c *DB) ProbeWrite(ctx context.Context, at int64) error {
+	tx, err := c.e.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.done()
+	if _, err := tx.exec(ctx, `INSERT INTO deployment (key, value) VALUES ('ready_probe', ?)
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, strconv.FormatInt(at, 10)); err != nil {
+		return err
+	}
+	return tx.commit()
 }

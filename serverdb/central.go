@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 
@@ -64,6 +65,10 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		sqldb.Close()
 		return nil, sqlstore.Wrap(err, path, "cannot open the server database %s", path)
 	}
+	if err := c.bindLetters(ctx); err != nil {
+		sqldb.Close()
+		return nil, sqlstore.Wrap(err, path, "cannot open the server database %s", path)
+	}
 	return c, nil
 }
 
@@ -82,6 +87,10 @@ func openCentralPostgres(ctx context.Context, url string) (*DB, error) {
 	}
 	c := &DB{e: &engine{db: db, postgres: true}, path: url}
 	if err := migrate(ctx, c.e, postgresMigrations); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("cannot prepare the PostgreSQL database: %w", err)
+	}
+	if err := c.bindLetters(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("cannot prepare the PostgreSQL database: %w", err)
 	}
@@ -867,4 +876,37 @@ func (c *DB) QueryRowForTests(query string, args ...any) *sql.Row {
 // either engine (this module's tests and the fault harness).
 func (c *DB) QueryForTests(query string, args ...any) (*sql.Rows, error) {
 	return c.e.query(context.Background(), query, args...)
+}
+
+// OpenRefusingWritesForTests opens the server database at path (made by
+// Open) so that it answers every read and refuses every write, as a
+// read-only file or a PostgreSQL standby does (this module's tests):
+// SQLite with query_only on every connection; PostgreSQL with
+// default_transaction_read_only set on the database, for every session
+// opened after (the handles open already still write). No migration runs.
+func OpenRefusingWritesForTests(ctx context.Context, path string) (*DB, error) {
+	if !strings.HasPrefix(path, "postgres://") && !strings.HasPrefix(path, "postgresql://") {
+		sqldb, err := sql.Open("sqlite", sqlstore.DSN(path, sqlstore.BusyTimeout)+"&_pragma=query_only(1)")
+		if err != nil {
+			return nil, err
+		}
+		return &DB{e: &engine{db: sqldb}, path: path}, nil
+	}
+	admin, err := sql.Open("pgx", path)
+	if err != nil {
+		return nil, err
+	}
+	defer admin.Close()
+	var name string
+	if err := admin.QueryRowContext(ctx, `SELECT current_database()`).Scan(&name); err != nil {
+		return nil, err
+	}
+	if _, err := admin.ExecContext(ctx, `ALTER DATABASE `+pgx.Identifier{name}.Sanitize()+` SET default_transaction_read_only = on`); err != nil {
+		return nil, err
+	}
+	db, err := sql.Open("pgx", path)
+	if err != nil {
+		return nil, err
+	}
+	return &DB{e: &engine{db: db, postgres: true}, path: path}, nil
 }

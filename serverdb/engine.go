@@ -4,10 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strings"
 	"sync"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"qrdesk/central"
 	"qrdesk/internal/sqlstore"
 )
 
@@ -37,9 +39,11 @@ func (e *engine) rebind(query string) string {
 
 func (e *engine) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	if s := e.prepared(ctx, query); s != nil {
-		return s.ExecContext(ctx, args...)
+		r, err := s.ExecContext(ctx, args...)
+		return r, writeFailure(err)
 	}
-	return e.db.ExecContext(ctx, e.rebind(query), args...)
+	r, err := e.db.ExecContext(ctx, e.rebind(query), args...)
+	return r, writeFailure(err)
 }
 
 func (e *engine) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
@@ -75,7 +79,7 @@ func (e *engine) begin(ctx context.Context) (*etx, error) {
 		if !e.postgres {
 			e.writeMu.Unlock()
 		}
-		return nil, err
+		return nil, writeFailure(err)
 	}
 	return &etx{tx: tx, e: e}, nil
 }
@@ -89,9 +93,11 @@ type etx struct {
 
 func (t *etx) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	if s := t.e.prepared(ctx, query); s != nil {
-		return t.tx.StmtContext(ctx, s).ExecContext(ctx, args...)
+		r, err := t.tx.StmtContext(ctx, s).ExecContext(ctx, args...)
+		return r, writeFailure(err)
 	}
-	return t.tx.ExecContext(ctx, t.e.rebind(query), args...)
+	r, err := t.tx.ExecContext(ctx, t.e.rebind(query), args...)
+	return r, writeFailure(err)
 }
 
 func (t *etx) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
@@ -108,7 +114,7 @@ func (t *etx) queryRow(ctx context.Context, query string, args ...any) *sql.Row 
 	return t.tx.QueryRowContext(ctx, t.e.rebind(query), args...)
 }
 
-func (t *etx) commit() error { return t.tx.Commit() }
+func (t *etx) commit() error { return writeFailure(t.tx.Commit()) }
 
 // done rolls back an uncommitted transaction and releases the writer slot.
 func (t *etx) done() {
@@ -126,4 +132,32 @@ func (t *etx) done() {
 func isUniqueAny(err error) bool {
 	var pe *pgconn.PgError
 	return sqlstore.IsUnique(err) || (errors.As(err, &pe) && pe.Code == "23505")
+}
+
+// writeFailure translates, at the store boundary, a write the database
+// refuses as a whole (read-only, disk full, no right to write, an I/O
+// error) into a *central.WriteFailure; any other error (a constraint, a
+// cancelled request) passes unchanged. A statement that reads only never
+// fails this way, so wrapping every exec is safe.
+func writeFailure(err error) error {
+	if err == nil {
+		return nil
+	}
+	if reason := sqlstore.WriteRefusal(err); reason != "" {
+		return &central.WriteFailure{Reason: reason, Err: err}
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch {
+		case pe.Code == "25006": // read_only_sql_transaction
+			return &central.WriteFailure{Reason: "PostgreSQL is read-only (a standby, or default_transaction_read_only is on)", Err: err}
+		case pe.Code == "53100": // disk_full
+			return &central.WriteFailure{Reason: "PostgreSQL's disk is full", Err: err}
+		case pe.Code == "42501": // insufficient_privilege
+			return &central.WriteFailure{Reason: "PostgreSQL does not let the server's role write (" + pe.Message + ")", Err: err}
+		case strings.HasPrefix(pe.Code, "53") || strings.HasPrefix(pe.Code, "58"): // insufficient resources, system error
+			return &central.WriteFailure{Reason: "PostgreSQL cannot write: " + pe.Message, Err: err}
+		}
+	}
+	return err
 }

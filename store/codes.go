@@ -216,3 +216,24 @@ func (d *DB) ExpireDue(ctx context.Context, now int64) (int64, error) {
 	n, err := res.RowsAffected()
 	return n, d.wrap(err, "cannot expire codes")
 }
+
+// KeyIDCounts returns how many codes each key id signed.
+func (d *DB) KeyIDCounts(ctx context.Context) (map[byte]int, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT key_id, count(*) FROM codes GROUP BY key_id`)
+	if err != nil {
+		return nil, d.wrap(err, "cannot count the codes by key")
+	}
+	defer rows.Close()
+	out := map[byte]int{}
+	for rows.Next() {
+		var id string
+		var n int
+		if err := rows.Scan(&id, &n); err != nil {
+			return nil, err
+		}
+		if len(id) == 1 {
+			out[id[0]] = n
+		}
+	}
+	return out, rows.Err()
+}

@@ -69,6 +69,10 @@ func (b *syncBanner) text(st app.SyncStatus, err error) string {
 		// administrator acts.
 		refusal = app.DeskRefusal(err)
 		state = T("REFUSED BY THE SERVER: no scan is accepted here") + " (" + deskRefusalText(refusal) + ")"
+	case app.ServerFailed(err) != nil:
+		// An answer, but not a decision: the desk decides alone as when
+		// offline, and says what the server said, for the administrator.
+		state = T("SERVER ERROR: scans are decided here and uploaded later") + " (" + app.ServerFailed(err).Error() + ")"
 	case err != nil && app.IsTransient(err):
 		state = T("OFFLINE: scans are decided here and uploaded later")
 	case err != nil:

@@ -21,6 +21,9 @@ type deskView struct {
 	central.DeskState
 	Online bool
 	Behind int64
+	// NoLetter says why a desk from the first release has no letter yet
+	// (central.Unbound.Why), "" when it has one.
+	NoLetter string
 }
 
 func (d *Dashboard) desks(w http.ResponseWriter, r *http.Request, s session) {
@@ -28,6 +31,15 @@ func (d *Dashboard) desks(w http.ResponseWriter, r *http.Request, s session) {
 	if err != nil {
 		d.fail(w, r, err)
 		return
+	}
+	unbound, err := d.Store.Unbound(r.Context())
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	noLetter := map[string]string{}
+	for _, u := range unbound {
+		noLetter[u.Name] = u.Why()
 	}
 	var pending map[int64]central.FeedAck
 	if d.PendingAcks != nil {
@@ -39,7 +51,7 @@ func (d *Dashboard) desks(w http.ResponseWriter, r *http.Request, s session) {
 		if a, ok := pending[k.ID]; ok {
 			k.LastSeenAt, k.FeedAck = max(k.LastSeenAt, a.At), max(k.FeedAck, a.Position)
 		}
-		data.Desks = append(data.Desks, deskView{DeskState: k, Online: k.RevokedAt == 0 && k.Online(now), Behind: k.FeedBehind(head)})
+		data.Desks = append(data.Desks, deskView{DeskState: k, Online: k.RevokedAt == 0 && k.Online(now), Behind: k.FeedBehind(head), NoLetter: noLetter[k.Name]})
 	}
 	l := langOf(r)
 	p := page{Title: "Desks", Nav: "desks", Data: data}

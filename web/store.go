@@ -15,6 +15,9 @@ type Store interface {
 	DeskStatuses(ctx context.Context, date string) ([]central.DeskStatus, error)
 	// Desks lists the enrolled desks and returns the feed's head.
 	Desks(ctx context.Context) ([]central.DeskState, int64, error)
+	// Unbound lists the desks from the first release without a letter,
+	// and why none was bound.
+	Unbound(ctx context.Context) ([]central.Unbound, error)
 	// RevokeStation refuses a desk's token from now on;
 	// central.ErrAlreadyRevoked, central.ErrNoStation.
 	RevokeStation(ctx context.Context, name string, at int64) error

@@ -264,14 +264,28 @@ func station(ctx context.Context, st *serverdb.DB, now func() time.Time, args []
 		return st.RevokeStation(ctx, args[1], now().Unix())
 	case len(args) == 1 && args[0] == "list":
 		list, err := st.Stations(ctx)
+		if err != nil {
+			return err
+		}
+		unbound, err := st.Unbound(ctx)
+		if err != nil {
+			return err
+		}
+		why := map[string]string{}
+		for _, u := range unbound {
+			why[u.Name] = u.Why()
+		}
 		for _, s := range list {
 			state := "active"
 			if s.RevokedAt != 0 {
 				state = "revoked"
 			}
+			if w := why[s.Name]; w != "" {
+				state += "\t" + w
+			}
 			fmt.Fprintf(out, "%s\t%s\t%s\n", s.Name, orNone(s.Letter), state)
 		}
-		return err
+		return nil
 	}
 	return usageErr(stationUsage)
 }

@@ -91,6 +91,26 @@ func Wrap(err error, path, format string, args ...any) error {
 	return app.ErrorfWrap(app.KindInternal, err, "%s", msg)
 }
 
+// WriteRefusal says why SQLite refused a write as a whole (the file is
+// read-only, the disk is full, the disk failed), or "" for any other error.
+func WriteRefusal(err error) string {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return ""
+	}
+	switch se.Code() & 0xff {
+	case sqlite3.SQLITE_READONLY:
+		return "the database file is read-only"
+	case sqlite3.SQLITE_FULL:
+		return "the disk is full"
+	case sqlite3.SQLITE_IOERR:
+		return "the disk reported an error"
+	case sqlite3.SQLITE_CANTOPEN:
+		return "the database file cannot be opened for writing"
+	}
+	return ""
+}
+
 // IsUnique reports a SQLite UNIQUE constraint violation.
 func IsUnique(err error) bool {
 	var se *sqlite.Error
