@@ -80,12 +80,13 @@ fuzz:
 # The long fault tests behind docs/reliability.md: 20 SIGKILLs of a 200,000-code
 # issue, 40 waves of killed redeem processes, a million forgeries, the
 # 8-station test, five PostgreSQL failovers, the fault-injection property
-# test on SOAK_RUNS random schedules per engine (about 2.7 s each; a failing
-# seed is printed, QRDESK_SEED=N replays it), fuzzing.
+# test on SOAK_RUNS random schedules per engine, SOAK_PARALLEL at a time (a
+# failing seed is printed, QRDESK_SEED=N replays it), fuzzing.
 SOAK_RUNS ?= 1000
+SOAK_PARALLEL ?= 3
 soak: deps
 	QRDESK_SOAK=1 $(GO) test -count=1 -v -timeout 60m -run 'TestKill|TestForgeryMillion|TestMultiStationSync|TestFailoverWithoutLoss' ./cli/ ./app/ ./server/ | grep -E '^(=== RUN|--- |ok|FAIL)|_test.go'
-	QRDESK_SOAK=1 QRDESK_SOAK_RUNS=$(SOAK_RUNS) $(GO) test -count=1 -timeout 4h -run TestPropertySoak ./internal/faultsim/
+	QRDESK_SOAK=1 QRDESK_SOAK_RUNS=$(SOAK_RUNS) $(GO) test -count=1 -parallel $(SOAK_PARALLEL) -timeout 4h -run TestPropertySoak ./internal/faultsim/
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=2m
 
 # Benchmarks behind docs/performance.md.

@@ -131,7 +131,7 @@ type SyncStore interface {
 	ApplyChanges(ctx context.Context, changes []RemoteChange, next int64) error
 	// SendAgain queues every batch issued here and every event sent for
 	// upload again (a server restored from a backup lost them).
-	SendAgain(ctx context.Context, station string) error
+	SendAgain(ctx context.Context) error
 	// ServerState returns what the desk knows of its server.
 	ServerState(ctx context.Context) (ServerState, error)
 	// SetServer records the enrolment: the station this desk is at the
@@ -359,25 +359,13 @@ func (s *Service) downloadChanges(ctx context.Context, ss SyncStore, ring string
 // again), and the desk's copy starts over from the server's snapshot.
 func (s *Service) resendAll(ctx context.Context, ss SyncStore, ring, why string) error {
 	s.Log.Warn(why + ": starting over and sending everything again")
-	set, err := s.Store.LoadSettings(ctx)
-	if err != nil {
-		return err
-	}
-	st, err := ss.ServerState(ctx)
-	if err != nil {
-		return err
-	}
-	station := st.Station // the server's name for this desk, as in its answers
-	if station == "" {
-		station = set.StationName
-	}
-	if err := ss.SendAgain(ctx, station); err != nil {
+	if err := ss.SendAgain(ctx); err != nil {
 		return err
 	}
 	if err := ss.ForgetWrites(ctx); err != nil {
 		return err
 	}
-	_, err = s.startOver(ctx, ss, ring)
+	_, err := s.startOver(ctx, ss, ring)
 	return err
 }
 

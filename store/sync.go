@@ -434,18 +434,24 @@ func (d *DB) ApplySnapshot(ctx context.Context, page app.RemoteSnapshot, positio
 	for _, c := range page.Codes {
 		data, _ := json.Marshal(map[string]any{"expire_at": c.ExpireAt, "created_at": c.CreatedAt})
 		changes := []app.RemoteChange{{Kind: "code", Code: c.Code, Station: c.IssuedBy, Data: string(data)}}
+		// Each status as a feed change that carries it: this desk's copy
+		// becomes the server's, unless an event of this desk on the label
+		// waits (feedstatus.go).
 		switch c.Status {
 		case "used":
-			data, _ := json.Marshal(map[string]any{"at": c.UsedAt, "operator": c.UsedOperator, "event_id": c.UsedEvent})
+			if err := undoneOnlyHere(ctx, tx, c.UsedEvent); err != nil {
+				return d.wrap(err, "cannot apply the server's snapshot")
+			}
+			data, _ := json.Marshal(map[string]any{"at": c.UsedAt, "operator": c.UsedOperator, "event_id": c.UsedEvent, "status": "used"})
 			changes = append(changes, app.RemoteChange{Kind: "redeem", Code: c.Code, Station: c.UsedStation, Data: string(data)})
 		case "disabled":
-			data, _ := json.Marshal(map[string]any{"reason": c.DisabledReason})
+			data, _ := json.Marshal(map[string]any{"reason": c.DisabledReason, "status": "disabled"})
 			changes = append(changes, app.RemoteChange{Kind: "disable", Code: c.Code, Data: string(data)})
 		case "unused":
 			if err := notHeldByServer(ctx, tx, c.Code); err != nil {
 				return d.wrap(err, "cannot apply the server's snapshot")
 			}
-			changes = append(changes, app.RemoteChange{Kind: "enable", Code: c.Code, Data: "{}"})
+			changes = append(changes, app.RemoteChange{Kind: "enable", Code: c.Code, Data: `{"status":"unused"}`})
 		case "expired":
 			changes = append(changes, app.RemoteChange{Kind: app.KindExpire, Code: c.Code, Data: `{"status":"expired"}`})
 		}
@@ -487,11 +493,11 @@ func (d *DB) ApplySnapshot(ctx context.Context, page app.RemoteSnapshot, positio
 
 // SendAgain queues again every batch issued here and every event the
 // server accepted (online redemptions included, in their place). An event
-// the server refused is not: it changed nothing there, and decided anew
+// the server refused is not (but for a replacement, below): it changed nothing there, and decided anew
 // on the restored server it could do what the clerk was told was refused
 // (a disable refused because the label was used elsewhere, accepted on a
 // server that lost that use); the desk keeps the refusal.
-func (d *DB) SendAgain(ctx context.Context, station string) error {
+func (d *DB) SendAgain(ctx context.Context) error {
 	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
 		return d.wrap(err, "cannot queue everything for the server again")
@@ -500,18 +506,22 @@ func (d *DB) SendAgain(ctx context.Context, station string) error {
 	if _, err := tx.ExecContext(ctx, `UPDATE batches SET uploaded = 0 WHERE created_at > 0 AND uploaded = 1`); err != nil {
 		return d.wrap(err, "cannot queue everything for the server again")
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE outbox SET state = 'pending' WHERE state = 'sent'`); err != nil {
+	// A refused replacement goes again too: its refusal made the new label
+	// void at the server, which the restored server must hold as well.
+	if _, err := tx.ExecContext(ctx, `UPDATE outbox SET state = 'pending' WHERE state = 'sent' OR (state = 'rejected' AND kind = ?)`, app.KindReplace); err != nil {
 		return d.wrap(err, "cannot queue everything for the server again")
 	}
 	// Redemptions the server decided online for this desk are in the
 	// outbox as sent (MirrorRemote), so they went pending above, in their
 	// place. Those answered before this desk kept them there go as this
 	// desk's facts at the end, with the desk's time of the scan (a known
-	// one is a duplicate).
+	// one is a duplicate). Only its own: a row mirrored from an answer
+	// "already used at this desk" carries the refused attempt's id, and
+	// sending that as a redemption would make one the clerk was refused.
 	if _, err := tx.ExecContext(ctx, `INSERT INTO outbox (event_id, kind, code, operator, at, offline)
 		SELECT r.trace_id, 'redeem', c.code, r.operator, COALESCE((SELECT s.at FROM scans s WHERE s.trace_id = r.trace_id), r.redeemed_at), 1
 		FROM redemptions r JOIN codes c ON c.id = r.code_id
-		WHERE r.station = ? AND r.undone_at = 0 AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.event_id = r.trace_id)`, station); err != nil {
+		WHERE r.own = 1 AND r.undone_at = 0 AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.event_id = r.trace_id)`); err != nil {
 		return d.wrap(err, "cannot queue everything for the server again")
 	}
 	return d.wrap(tx.Commit(), "cannot queue everything for the server again")

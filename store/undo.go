@@ -182,6 +182,25 @@ func notHeldByServer(ctx context.Context, tx *sql.Tx, code string) error {
 	return err
 }
 
+// undoneOnlyHere applies a snapshot's "used by event" to the undos this
+// desk holds of that redemption: the server holds none (restored from a
+// backup that predates it). Another desk's undo, learned from the feed,
+// goes (its desk sends it again, and the feed brings it back); one of
+// this desk's own that the server had answered goes to the outbox again.
+// One still waiting stays: it is newer than the snapshot.
+func undoneOnlyHere(ctx context.Context, tx *sql.Tx, event string) error {
+	if event == "" {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE outbox SET state = 'pending'
+		WHERE state = 'sent' AND kind = 'undo' AND event_id IN (SELECT event_id FROM undos WHERE undoes = ? AND refused = '')`, event); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `DELETE FROM undos WHERE undoes = ? AND refused = ''
+		AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.event_id = undos.event_id)`, event)
+	return err
+}
+
 // RefusedUndos lists the undos of this desk the server refused.
 func (d *DB) RefusedUndos(ctx context.Context) ([]app.Undo, error) {
 	rows, err := d.db.QueryContext(ctx, `SELECT u.event_id FROM undos u WHERE u.refused <> '' ORDER BY u.id DESC`)

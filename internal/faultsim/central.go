@@ -385,6 +385,7 @@ type (
 		Codes     map[string]serverCode
 		Events    []serverEvent
 		Conflicts []serverConflict
+		Feed      map[string][]string // the feed's changes of each code, in order (for the facts)
 		Now       int64 // the server's clock when read
 	}
 )
@@ -392,7 +393,7 @@ type (
 // readServer reads the whole server database (it is small).
 func (c *central) readServer(ctx context.Context) (serverState, error) {
 	db := c.admin
-	st := serverState{Codes: map[string]serverCode{}, Now: time.Now().Unix()}
+	st := serverState{Codes: map[string]serverCode{}, Feed: map[string][]string{}, Now: time.Now().Unix()}
 	err := queryEach(ctx, db, `SELECT code, status, used_station, used_event, expire_at, used_at FROM codes`, func(rows *sql.Rows) error {
 		var k serverCode
 		err := rows.Scan(&k.Code, &k.Status, &k.UsedStation, &k.UsedEvent, &k.ExpireAt, &k.UsedAt)
@@ -419,6 +420,16 @@ func (c *central) readServer(ctx context.Context) (serverState, error) {
 	})
 	if err != nil {
 		return st, fmt.Errorf("read the server's conflicts: %w", err)
+	}
+	err = queryEach(ctx, db, `SELECT seq, kind, code, station, data FROM changes ORDER BY seq`, func(rows *sql.Rows) error {
+		var seq int64
+		var kind, code, station, data string
+		err := rows.Scan(&seq, &kind, &code, &station, &data)
+		st.Feed[code] = append(st.Feed[code], fmt.Sprintf("%d %s by %s %s", seq, kind, station, data))
+		return err
+	})
+	if err != nil {
+		return st, fmt.Errorf("read the server's feed: %w", err)
 	}
 	return st, nil
 }

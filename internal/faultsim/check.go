@@ -538,6 +538,9 @@ func (c *checker) labelFacts(b *strings.Builder, l int) {
 		}
 		fmt.Fprintf(b, "  server event %s: %s by %s, %s, at %s (received %s) → %s\n", e.EventID, e.Kind, e.Station, mode, clock(e.At), clock(e.ReceivedAt), e.Outcome)
 	}
+	for _, ch := range c.server.Feed[lab.Code] {
+		fmt.Fprintf(b, "  server feed %s\n", ch)
+	}
 	for _, k := range c.conflicts[lab.Code] {
 		fmt.Fprintf(b, "  server conflict: first %s by %s at %s, second %s by %s at %s\n", k.FirstEvent, k.FirstStation, clock(k.FirstAt), k.SecondEvent, k.SecondStation, clock(k.SecondAt))
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"log/slog"
+	"os"
 	"path/filepath"
 	"sync/atomic"
 	"time"
@@ -43,7 +45,11 @@ func openDesk(ctx context.Context, cfg Config, idx int, keyFile string, srv *cen
 		return nil, err
 	}
 	d := &desk{idx: idx, name: "Desk " + deskName(idx), db: db}
-	d.svc = app.NewService(db, keys, nil)
+	var logger *slog.Logger
+	if os.Getenv("QRDESK_FAULTSIM_LOG") != "" {
+		logger = slog.New(slog.NewTextHandler(os.Stderr, nil)).With("desk", d.name)
+	}
+	d.svc = app.NewService(db, keys, logger)
 	d.svc.Now = func() time.Time { return time.Now().Add(time.Duration(d.skew.Load() + d.extra.Load())) }
 	d.svc.OnlineTimeout, d.svc.OfflineFor = cfg.OnlineTimeout, cfg.OfflineFor
 	if _, err := d.svc.UpdateSettings(ctx, map[string]string{

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -183,26 +184,39 @@ func TestPropertySoak(t *testing.T) {
 	}
 	for _, e := range engines {
 		t.Run(e.name, func(t *testing.T) {
-			var failed []uint64
+			var (
+				mu     sync.Mutex
+				failed []uint64
+			)
 			start := time.Now()
-			for _, seed := range seeds {
-				// A subtest each, so its databases go when it ends.
-				t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
-					res := runSeed(t, e, seed)
-					switch {
-					case !res.Failed():
-						t.Logf("seed %d: %s", seed, res.Stats)
-					case len(seeds) == 1:
-						t.Error(res.Report(replay(e, seed)))
-					default:
-						failed = append(failed, seed)
-						if len(failed) == 1 {
-							t.Log(res.Report(replay(e, seed)))
+			// The seeds of a soak run side by side, as many as go test's
+			// -parallel allows (a run mostly waits on its network faults).
+			t.Run("seeds", func(t *testing.T) {
+				for _, seed := range seeds {
+					// A subtest each, so its databases go when it ends.
+					t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+						if len(seeds) > 1 {
+							t.Parallel()
 						}
-						t.Errorf("seed %d failed: %s\n    replay: %s", seed, res.Summary(), replay(e, seed))
-					}
-				})
-			}
+						res := runSeed(t, e, seed)
+						switch {
+						case !res.Failed():
+							t.Logf("seed %d: %s", seed, res.Stats)
+						case len(seeds) == 1:
+							t.Error(res.Report(replay(e, seed)))
+						default:
+							mu.Lock()
+							failed = append(failed, seed)
+							first := len(failed) == 1
+							mu.Unlock()
+							if first {
+								t.Log(res.Report(replay(e, seed)))
+							}
+							t.Errorf("seed %d failed: %s\n    replay: %s", seed, res.Summary(), replay(e, seed))
+						}
+					})
+				}
+			})
 			if len(seeds) > 1 {
 				t.Logf("%d seeds in %v, %d failed: %v", len(seeds), time.Since(start).Round(time.Second), len(failed), failed)
 			}

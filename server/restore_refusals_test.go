@@ -1,0 +1,149 @@
+package server_test
+
+import (
+	"context"
+	"testing"
+
+	"qrdesk/app"
+	"qrdesk/internal/testpg"
+)
+
+// What a restored server must get back from the desks, and what it must
+// not: found by the property test (internal/faultsim seeds 525, 211 and
+// 152 on SQLite).
+
+// TestRestoreRefusedScanStaysRefused: desk A redeems X online and a
+// supervisor undoes it; the server is restored from a backup that still
+// holds the redemption. A scans X again online before it syncs: the
+// restored server answers "already used" (by A), and the clerk hands
+// nothing over. When A then finds the restore and sends everything again,
+// that refused scan must not go as a redemption: the server would record a
+// handover nobody was told of.
+func TestRestoreRefusedScanStaysRefused(t *testing.T) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		g := newRestorable(t, dbPath)
+		a := g.deskAt(t, "Desk A", "A")
+		x := a.issue(t, 2)[0]
+		a.sync(t)
+		if v := a.redeem(t, x, "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("desk A online: %+v", v)
+		}
+		backup := g.backup()
+		if u := a.undo(t, x, "wrong parcel"); u.Server != "undone" {
+			t.Fatalf("undo: %+v, want undone by the server", u)
+		}
+
+		g.restore(backup)
+		refused := a.redeem(t, x, "li")
+		if refused.Outcome != app.OutcomeAlreadyUsed {
+			t.Fatalf("desk A's scan on the restored server: %+v, want already used", refused)
+		}
+		a.sync(t)
+		a.sync(t)
+		if a.restarts() == 0 {
+			t.Fatal("desk A never found that the server was restored")
+		}
+		if status, _ := g.serverStatus(t, x); status != "unused" {
+			t.Errorf("the server has %s %s, want unused (the undo sent again; the refused scan is no redemption)", x, status)
+		}
+		if n := count(t, g.db, `SELECT count(*) FROM events WHERE kind = 'redeem' AND outcome = 'redeemed' AND code = ?`, x); n != 1 {
+			t.Errorf("the server holds %d redemptions of %s, want 1 (the one that was undone)", n, x)
+		}
+		if got := a.status(t, x); got != app.StatusUnused {
+			t.Errorf("desk A has %s %s, want unused as the server", x, got)
+		}
+	})
+}
+
+// TestRestoreRevivesUndoneRedemptionElsewhere: desk A redeems X online;
+// after the backup a supervisor undoes it, and desk C learns the undo from
+// the feed. The server is restored (it holds the redemption, not the
+// undo). C starts over from the restored server's snapshot: it must hold X
+// used as the server does, not keep the undo the server no longer has; and
+// once A sends its undo again every desk holds X unused.
+func TestRestoreRevivesUndoneRedemptionElsewhere(t *testing.T) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		g := newRestorable(t, dbPath)
+		a, c := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk C", "C")
+		x := a.issue(t, 2)[0]
+		a.sync(t)
+		c.sync(t)
+		if v := a.redeem(t, x, "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("desk A online: %+v", v)
+		}
+		backup := g.backup()
+		if u := a.undo(t, x, "wrong parcel"); u.Server != "undone" {
+			t.Fatalf("undo: %+v, want undone by the server", u)
+		}
+		c.sync(t)
+		if got := c.status(t, x); got != app.StatusUnused {
+			t.Fatalf("desk C before the restore: %s %s, want unused", x, got)
+		}
+
+		g.restore(backup)
+		c.sync(t)
+		if c.restarts() == 0 {
+			t.Fatal("desk C never found that the server was restored")
+		}
+		if status, _ := g.serverStatus(t, x); status != "used" {
+			t.Fatalf("the restored server has %s %s, want used", x, status)
+		}
+		if got := c.status(t, x); got != app.StatusUsed {
+			t.Errorf("desk C after starting over: %s %s, want used as the restored server", x, got)
+		}
+		a.sync(t)
+		c.sync(t)
+		for name, d := range map[string]*watchedDesk{"A": a, "C": c} {
+			if got := d.status(t, x); got != app.StatusUnused {
+				t.Errorf("desk %s once A sent its undo again: %s %s, want unused", name, x, got)
+			}
+		}
+		if status, _ := g.serverStatus(t, x); status != "unused" {
+			t.Errorf("the server has %s %s, want unused (the undo sent again)", x, status)
+		}
+	})
+}
+
+// TestRestoreKeepsRefusedReplacementVoid: desk B disables X; desk A, which
+// has not heard, replaces X by Y. The server refuses the replacement (X is
+// disabled): Y is void, disabled at the server and at A. The server is
+// restored from a backup taken before Y existed; A sends its batches again,
+// Y among them. The restored server must hold Y void as well, or Y would
+// be a second valid label for X's entitlement at every other desk.
+func TestRestoreKeepsRefusedReplacementVoid(t *testing.T) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		g := newRestorable(t, dbPath)
+		a, b := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk B", "B")
+		x := a.issue(t, 2)[0]
+		a.sync(t)
+		b.sync(t)
+		if _, err := b.svc.SetDisabled(context.Background(), x, true, "damaged label", "boss"); err != nil {
+			t.Fatal(err)
+		}
+		b.sync(t)
+		backup := g.backup()
+		var y string
+		a.offline(func() { y = a.replace(t, x, "li") })
+		a.sync(t)
+		a.sync(t)
+		if status, _ := g.serverStatus(t, y); status != "disabled" {
+			t.Fatalf("before the restore the server has %s %s, want disabled (void)", y, status)
+		}
+		if got := a.status(t, y); got != app.StatusDisabled {
+			t.Fatalf("desk A before the restore: %s %s, want disabled (void)", y, got)
+		}
+
+		g.restore(backup)
+		a.sync(t)
+		a.sync(t)
+		if a.restarts() == 0 {
+			t.Fatal("desk A never found that the server was restored")
+		}
+		if status, _ := g.serverStatus(t, y); status != "disabled" {
+			t.Errorf("the restored server has %s %s, want disabled: the replacement was refused", y, status)
+		}
+		if got := a.status(t, y); got != app.StatusDisabled {
+			t.Errorf("desk A: %s %s, want disabled (void)", y, got)
+		}
+	})
+}
