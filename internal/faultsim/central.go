@@ -386,7 +386,7 @@ type (
 		Events    []serverEvent
 		Conflicts []serverConflict
 		Feed      map[string][]string // the feed's changes of each code, in order (for the facts)
-		Now       int64 // the server's clock when read
+		Now       int64               // the server's clock when read
 	}
 )
 
