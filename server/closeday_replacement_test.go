@@ -15,7 +15,7 @@ import (
 // syncs, the parcel of X must not still be redeemable: Y, issued before
 // the close for the same parcel, is a label of the day left valid at the
 // server and every desk, and is redeemed online after the close.
-func TestHostileCloseDayLeavesReplacementValid(t *testing.T) {
+func TestCloseDayLeavesReplacementValid(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := twoDesks(t, dbPath, 2)
 		x := codes[0]

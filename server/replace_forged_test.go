@@ -13,7 +13,7 @@ import (
 // handed over for another parcel. A real desk never does that (its new
 // label is fresh); the server must not link two parcels into one
 // entitlement, nor disable X "replaced by" a label that is already used.
-func TestHostileReplaceNamingUsedCodeAsNew(t *testing.T) {
+func TestReplaceNamingUsedCodeAsNew(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := twoDesks(t, dbPath, 2)
 		x, w := codes[0], codes[1]
@@ -48,7 +48,7 @@ func TestHostileReplaceNamingUsedCodeAsNew(t *testing.T) {
 // replaced by Y): the server answers replaced and disables Y, leaving X
 // disabled "replaced by Y" and Y disabled "replaced by X": the parcel has
 // no valid label left, and nothing says so.
-func TestHostileReplaceCycle(t *testing.T) {
+func TestReplaceCycle(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, _, codes := twoDesks(t, dbPath, 1)
 		x := codes[0]

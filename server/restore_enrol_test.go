@@ -11,7 +11,7 @@ import (
 	"qrdesk/server"
 )
 
-// TestHostileRestoreBeforeEnrolment: desk D is enrolled after the backup,
+// TestRestoreBeforeEnrolment: desk D is enrolled after the backup,
 // issues a batch and redeems one of its labels online. The server is
 // restored from the backup, which has no Desk D. D's sync fails with
 // "unknown station token: check the token": nothing tells D or its
@@ -19,7 +19,7 @@ import (
 // sends nothing again. Meanwhile the restored server does not know D's
 // label at all. The refusal must say what happened (the server was
 // restored from a backup older than this desk's enrolment) and what to do.
-func TestHostileRestoreBeforeEnrolment(t *testing.T) {
+func TestRestoreBeforeEnrolment(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
 		a := g.deskAt(t, "Desk A", "A")

@@ -26,7 +26,7 @@ func (g *restorable) follow(t *testing.T, d *watchedDesk, name string) {
 	}
 }
 
-// TestHostilePendingEnableSkipsUndoStatus: label X is disabled at the
+// TestPendingEnableSkipsUndoStatus: label X is disabled at the
 // server; desk B, following the feed, enables it (the enable waits in B's
 // outbox until B's next sync). Meanwhile desk A, which had not heard of the
 // disable, redeems X offline, syncs, and undoes the redemption: the server
@@ -35,7 +35,7 @@ func (g *restorable) follow(t *testing.T, d *watchedDesk, name string) {
 // waits. B's sync then sends the enable, which the server applies (X is
 // disabled there): X is unused at the server, and the feed's enable only
 // moves a label that is disabled at the desk: B keeps X "used" for good.
-func TestHostilePendingEnableSkipsUndoStatus(t *testing.T) {
+func TestPendingEnableSkipsUndoStatus(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
 		a, b, c := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk B", "B"), g.deskAt(t, "Desk C", "C")

@@ -7,7 +7,7 @@ import (
 	"qrdesk/internal/testpg"
 )
 
-// TestHostileRestoreSnapshotFakesUndo: after the backup, desk B redeems X
+// TestRestoreSnapshotFakesUndo: after the backup, desk B redeems X
 // online and desk A learns of it from the feed; A also redeems Y online.
 // The server is restored. A syncs first: it finds the restore, starts over
 // from the restored snapshot, where X is unused (B has not sent its
@@ -16,7 +16,7 @@ import (
 // sends its redemption of X again (the server has X used by B), but A's
 // made-up undo keeps that same redemption from ever marking X used at A.
 // Every desk must end with X used, and no undo must appear from nowhere.
-func TestHostileRestoreSnapshotFakesUndo(t *testing.T) {
+func TestRestoreSnapshotFakesUndo(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
 		a, b := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk B", "B")

@@ -15,7 +15,7 @@ func (g *restorable) offline(d *watchedDesk, name string) func() {
 	return func() { d.svc.Remote = newClient(g.centralHarness, name) }
 }
 
-// TestHostileRestoreFeedHoleMissesConflict: desk B only reads the feed
+// TestRestoreFeedHoleMissesConflict: desk B only reads the feed
 // after the backup (it writes nothing), so its write numbers never show the
 // restore; its cursor is past the restored feed's head. After the restore,
 // desk A redeems X online and desk D, which redeemed X offline, syncs: a
@@ -24,7 +24,7 @@ func (g *restorable) offline(d *watchedDesk, name string) func() {
 // the positions it had read before the restore (A's redemption of X, the
 // conflict) are never delivered to it. The conflict must be recorded at
 // every desk, and B must agree with the server.
-func TestHostileRestoreFeedHoleMissesConflict(t *testing.T) {
+func TestRestoreFeedHoleMissesConflict(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
 		a, b, c, d := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk B", "B"), g.deskAt(t, "Desk C", "C"), g.deskAt(t, "Desk D", "D")

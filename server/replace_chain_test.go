@@ -43,7 +43,7 @@ func wantConflicts(t *testing.T, h *centralHarness, desks map[string]*desk, want
 // X→Y at desk A and X→Y' at desk B, both offline and neither told; A hands
 // over Y, B hands over Y'. One parcel went out twice: the server must
 // record a conflict naming Y and Y' (both used), listed everywhere.
-func TestHostileTwoDesksReplaceAtOnceBothUsed(t *testing.T) {
+func TestTwoDesksReplaceAtOnceBothUsed(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := twoDesks(t, dbPath, 1)
 		x := codes[0]
@@ -76,7 +76,7 @@ func TestHostileTwoDesksReplaceAtOnceBothUsed(t *testing.T) {
 // parcel over: C (offline since before both replacements) X, A (offline,
 // not told of Y→Z) Y, B online Z. Two double uses: both recorded, every
 // desk converges with the server's statuses.
-func TestHostileChainUsedAtThreeDesks(t *testing.T) {
+func TestChainUsedAtThreeDesks(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := twoDesks(t, dbPath, 1)
 		c := h.desk(t, "Desk C", "C", h.station(t, "Desk C", "C"))

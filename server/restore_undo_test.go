@@ -8,14 +8,14 @@ import (
 	"qrdesk/internal/testpg"
 )
 
-// TestHostileRestoreUndoFalselyRefused: after the backup, desk A redeems X
+// TestRestoreUndoFalselyRefused: after the backup, desk A redeems X
 // online and a supervisor undoes it; the server accepts the undo. The
 // server is restored. A sends everything again: the undo, but not the
 // redemption it undid (an undone online redemption is not queued), so the
 // restored server refuses the undo ("there is no redemption to undo") and
 // A now lists the supervisor's undo as refused by the server, with an
 // audit entry undo_refused, though it was accepted and nothing is wrong.
-func TestHostileRestoreUndoFalselyRefused(t *testing.T) {
+func TestRestoreUndoFalselyRefused(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
 		a := g.deskAt(t, "Desk A", "A")

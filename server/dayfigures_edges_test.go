@@ -32,7 +32,7 @@ func dashRow(t *testing.T, h *centralHarness, station string) (issued, redeemed,
 // day (the server still knows it by its enrolled name). The redemptions it
 // made under its old name are still its own: stats and close-day must
 // still equal its dashboard row.
-func TestHostileFiguresSurviveDeskRename(t *testing.T) {
+func TestFiguresSurviveDeskRename(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, _, codes := twoDesks(t, dbPath, 3)
 		if v := a.redeem(t, codes[0], "li"); v.Outcome != app.OutcomeRedeemed {
@@ -63,7 +63,7 @@ func TestHostileFiguresSurviveDeskRename(t *testing.T) {
 
 // The same with the desk renamed before the day's first scan: every
 // redemption it makes is its own, whatever name the server enrolled.
-func TestHostileFiguresOfDeskNamedOtherThanEnrolled(t *testing.T) {
+func TestFiguresOfDeskNamedOtherThanEnrolled(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, _, codes := twoDesks(t, dbPath, 2)
 		if _, err := a.svc.UpdateSettings(context.Background(), map[string]string{"station_name": "Front desk"}, "boss"); err != nil {
@@ -92,7 +92,7 @@ func TestHostileFiguresOfDeskNamedOtherThanEnrolled(t *testing.T) {
 // the server tolerates): the desk redeems online at 23:59:30 by its clock,
 // 00:00:30 by the server's. Its day figures and its dashboard row must put
 // the redemption on the same day.
-func TestHostileFiguresAcrossMidnightSlowDesk(t *testing.T) {
+func TestFiguresAcrossMidnightSlowDesk(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, _, codes := twoDesks(t, dbPath, 2)
 		ctx := context.Background()
@@ -135,7 +135,7 @@ func TestHostileFiguresAcrossMidnightSlowDesk(t *testing.T) {
 // has not heard of B's); B uploads at 10:10. Whichever the server keeps as
 // the redemption of record, each desk's own figures must equal its
 // dashboard row: redeemed and conflicts.
-func TestHostileFiguresWhenEarlierOfflineUseArrivesLate(t *testing.T) {
+func TestFiguresWhenEarlierOfflineUseArrivesLate(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := twoDesks(t, dbPath, 1)
 		ctx := context.Background()

@@ -12,7 +12,7 @@ import (
 // enables X again, as OneValid allows). Desk A, offline and not told,
 // hands over Y; desk B hands over X online. One parcel, two hand-overs: a
 // conflict naming X and Y, on the server and at every desk.
-func TestHostileReplacementTakenBackThenBothUsed(t *testing.T) {
+func TestReplacementTakenBackThenBothUsed(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := twoDesks(t, dbPath, 1)
 		ctx := context.Background()

@@ -34,7 +34,7 @@ func wantConverged(t *testing.T, h *centralHarness, desks map[string]*desk, code
 // by Y. The server refuses the late replacement (X expired there) and
 // voids Y. Once both have synced, every desk must hold X as the server
 // does (expired), not "disabled, replaced by Y".
-func TestHostileReplaceOfLabelExpiredElsewhereConverges(t *testing.T) {
+func TestReplaceOfLabelExpiredElsewhereConverges(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := twoDesks(t, dbPath, 1)
 		x := codes[0]
@@ -53,7 +53,7 @@ func TestHostileReplaceOfLabelExpiredElsewhereConverges(t *testing.T) {
 // X→Y at desk A (synced) and X→Y' at desk B offline: the server keeps Y
 // and voids Y'. Nobody has used either; after syncing, both desks hold the
 // server's status of X, Y and Y'.
-func TestHostileTwoReplacementsConverge(t *testing.T) {
+func TestTwoReplacementsConverge(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := twoDesks(t, dbPath, 1)
 		x := codes[0]

@@ -8,7 +8,7 @@ import (
 	"qrdesk/internal/testpg"
 )
 
-// TestHostileUnsupportedUndoThenRescanConflicts: a server that does not
+// TestUnsupportedUndoThenRescanConflicts: a server that does not
 // decide undo (an older release behind the same address: a rollback, or a
 // rolling upgrade with two processes) answers desk A's undo of X
 // "unsupported", but decides in the same request A's later rescan of X,
@@ -18,7 +18,7 @@ import (
 // record where one parcel went out. Events of a label behind an event the
 // server cannot decide must wait with it, also when the server (not the
 // desk) finds it cannot decide it.
-func TestHostileUnsupportedUndoThenRescanConflicts(t *testing.T) {
+func TestUnsupportedUndoThenRescanConflicts(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
 		a := g.deskAt(t, "Desk A", "A")

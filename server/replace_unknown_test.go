@@ -24,7 +24,7 @@ func unreachable(d *desk, f func()) {
 // Y before it has Y, then C's X, then A's replacement. One parcel, two
 // hand-overs: a conflict naming X and Y, listed everywhere, every desk
 // converged, nothing left waiting.
-func TestHostileReplacementScannedWhereUnknown(t *testing.T) {
+func TestReplacementScannedWhereUnknown(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := twoDesks(t, dbPath, 1)
 		c := h.desk(t, "Desk C", "C", h.station(t, "Desk C", "C"))

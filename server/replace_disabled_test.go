@@ -14,7 +14,7 @@ import (
 // and the parcel goes out on the new label Y online. A replacement of a
 // disabled label is an enable by another name (OneValid treats it as one),
 // without the supervisor, and against the server's disable.
-func TestHostileReplaceRevivesDisabledLabel(t *testing.T) {
+func TestReplaceRevivesDisabledLabel(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		_, a, b, codes := twoDesks(t, dbPath, 1)
 		x := codes[0]
