@@ -229,7 +229,10 @@ func (s *Service) redeemOnline(ctx context.Context, c Code, a Attempt) (Verdict,
 	// expire, whether or not the server has heard yet) is refused here: the
 	// server must not redeem a label this desk's clerk disabled, nor one
 	// this desk redeemed offline and has not uploaded yet.
-	if rec, err := s.Store.Lookup(ctx, c); err == nil && VerdictFor(rec, a.At).Outcome != OutcomeValid {
+	// So is a label another label of whose entitlement this desk knows
+	// was used: asked online, an answer that comes too late would leave
+	// the server holding a redemption the desk then refused.
+	if rec, err := s.Store.Lookup(ctx, c); err == nil && (VerdictFor(rec, a.At).Outcome != OutcomeValid || rec.EntitlementUsed != "") {
 		return Verdict{}, false, nil
 	}
 	if s.undoWaiting(ctx, c) {

@@ -15,6 +15,10 @@ type RemoteSnapshot struct {
 	Codes     []RemoteCodeState `json:"codes"`
 	NextID    int64             `json:"next_id"`
 	Conflicts []Conflict        `json:"conflicts"`
+	// First is set by the desk on the first page it applies: the
+	// conflicts it holds go (a restored server may not know a label one
+	// names yet), and the pages bring the server's.
+	First bool `json:"-"`
 }
 
 // RemoteCodeState is a code and what happened to it, as the server has it.

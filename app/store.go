@@ -176,6 +176,10 @@ type CodeRecord struct {
 	UsedOperator   string `json:"used_operator,omitempty"`
 	DisabledReason string `json:"disabled_reason,omitempty"`
 	PrintCount     int    `json:"print_count"`
+	// EntitlementUsed is, for an unused label, another label of its
+	// entitlement (a replacement) this desk knows was used: a scan of this
+	// one is refused as already used.
+	EntitlementUsed string `json:"entitlement_used,omitempty"`
 }
 
 // SearchQuery filters codes. Text matches a full code, part of the random

@@ -383,6 +383,7 @@ func (s *Service) startOver(ctx context.Context, ss SyncStore, ring string) (int
 		if first {
 			position, check = page.Position, page.Check
 		}
+		page.First = first
 		page.Check = check // the last page stores it with the position
 		kept := page.Codes[:0:0]
 		for _, c := range page.Codes {

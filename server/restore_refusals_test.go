@@ -147,3 +147,84 @@ func TestRestoreKeepsRefusedReplacementVoid(t *testing.T) {
 		}
 	})
 }
+
+// TestRestoreScanOfReplacedLabelStaysAtTheDesk: desk D replaces X by Y
+// after the backup and desk A redeems Y. The server is restored: it holds
+// neither the replacement nor Y. A starts over (X is unused at the
+// server) and still knows it handed Y over. A scan of X at A is refused
+// there, without asking the server: asked, the restored server would
+// redeem X (a second parcel for one entitlement), and an answer that came
+// too late, A then refusing alone, would leave the server holding a
+// handover the clerk was refused.
+func TestRestoreScanOfReplacedLabelStaysAtTheDesk(t *testing.T) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		g := newRestorable(t, dbPath)
+		a, d := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk D", "D")
+		x := a.issue(t, 2)[0]
+		a.sync(t)
+		d.sync(t)
+		backup := g.backup()
+		y := d.replace(t, x, "li")
+		d.sync(t)
+		a.sync(t)
+		if v := a.redeem(t, y, "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("desk A redeems the replacement: %+v", v)
+		}
+
+		g.restore(backup)
+		a.sync(t)
+		if a.restarts() == 0 {
+			t.Fatal("desk A never found that the server was restored")
+		}
+		v := a.redeem(t, x, "wang")
+		if v.Outcome != app.OutcomeAlreadyUsed || v.UsedCode != y {
+			t.Fatalf("desk A scans the replaced label: %+v, want already used (its replacement %s)", v, y)
+		}
+		if n := count(t, g.db, `SELECT count(*) FROM events WHERE code = ? AND kind = 'redeem'`, x); n != 0 {
+			t.Errorf("desk A asked the server about %s (%d events): it knew the entitlement was used", x, n)
+		}
+	})
+}
+
+// TestRestoreDropsConflictOfLabelTheServerLacks: desk D issues Y after the
+// backup; D redeems it online and desk B, offline, too: a conflict that
+// desk A learns. The server is restored; A starts over before D sends its
+// batch again, so the restored server holds neither Y nor the conflict. A
+// must not go on listing a conflict the server does not have (the desks
+// sending again make it anew).
+func TestRestoreDropsConflictOfLabelTheServerLacks(t *testing.T) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		g := newRestorable(t, dbPath)
+		a, b, d := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk B", "B"), g.deskAt(t, "Desk D", "D")
+		a.issue(t, 1)
+		for _, k := range []*watchedDesk{a, b, d} {
+			k.sync(t)
+		}
+		backup := g.backup()
+		y := d.issue(t, 1)[0]
+		d.sync(t)
+		b.sync(t)
+		if v := d.redeem(t, y, "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("desk D online: %+v", v)
+		}
+		b.offline(func() {
+			if v := b.redeem(t, y, "wang"); v.Outcome != app.OutcomeRedeemed {
+				t.Fatalf("desk B offline: %+v", v)
+			}
+		})
+		b.sync(t)
+		a.sync(t)
+		if list, err := a.svc.Conflicts(context.Background()); err != nil || len(list) != 1 {
+			t.Fatalf("desk A before the restore: conflicts %+v %v, want one", list, err)
+		}
+
+		g.restore(backup)
+		a.sync(t)
+		if a.restarts() == 0 {
+			t.Fatal("desk A never found that the server was restored")
+		}
+		if list, err := a.svc.Conflicts(context.Background()); err != nil || len(list) != 0 {
+			t.Errorf("desk A after starting over: conflicts %+v %v, want none (the restored server has none)", list, err)
+		}
+	})
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"qrdesk/app"
+	"qrdesk/central"
 )
 
 // querier is what *sql.DB and *sql.Tx share, so helpers run in or out of a
@@ -45,10 +46,19 @@ func lookup(ctx context.Context, q querier, c app.Code) (app.CodeRecord, error) 
 }
 
 // Lookup returns the stored record of c, or app.ErrNotFound.
+// An unused label says which label of its entitlement this desk knows was
+// used, if one was (a double use, refused as at the server).
 func (d *DB) Lookup(ctx context.Context, c app.Code) (app.CodeRecord, error) {
 	rec, err := lookup(ctx, d.db, c)
 	if errors.Is(err, app.ErrNotFound) {
 		return rec, err
+	}
+	if err == nil && rec.Status == app.StatusUnused {
+		var used central.Sibling
+		var double bool
+		if used, double, err = entitlementUsedHere(ctx, d.db, rec.ID); double {
+			rec.EntitlementUsed = used.Code
+		}
 	}
 	return rec, d.wrap(err, "cannot look up %s", c)
 }

@@ -143,7 +143,7 @@ func entitlementHere(ctx context.Context, tx *sql.Tx, id int64) (string, []centr
 
 // siblingsHere reads the labels of the entitlement ent but the one with id,
 // with their standing redemption.
-func siblingsHere(ctx context.Context, tx *sql.Tx, ent string, id int64) ([]central.Sibling, error) {
+func siblingsHere(ctx context.Context, tx querier, ent string, id int64) ([]central.Sibling, error) {
 	if ent == "" {
 		return nil, nil
 	}
@@ -168,7 +168,7 @@ func siblingsHere(ctx context.Context, tx *sql.Tx, ent string, id int64) ([]cent
 // entitlementUsedHere reports another label of the entitlement of the code
 // with id that this desk knows was used (central.UsedSibling): a use of
 // both is a double use, refused here as at the server.
-func entitlementUsedHere(ctx context.Context, tx *sql.Tx, id int64) (central.Sibling, bool, error) {
+func entitlementUsedHere(ctx context.Context, tx querier, id int64) (central.Sibling, bool, error) {
 	var ent string
 	if err := tx.QueryRowContext(ctx, `SELECT entitlement FROM codes WHERE id = ?`, id).Scan(&ent); err != nil || ent == "" {
 		return central.Sibling{}, false, err

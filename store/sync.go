@@ -468,13 +468,19 @@ func (d *DB) ApplySnapshot(ctx context.Context, page app.RemoteSnapshot, positio
 	}
 	// The conflicts of the page's labels are the server's: one this desk
 	// holds that the server does not (a restore lost it; the redemptions
-	// sent again make it anew, and the feed brings it) is dropped.
+	// sent again make it anew, and the feed brings it) is dropped. The
+	// first page drops them all: a label a conflict names may be one the
+	// restored server does not hold yet, on no page.
 	codes := make([]string, len(page.Codes))
 	for i, c := range page.Codes {
 		codes[i] = c.Code
 	}
 	list, _ := json.Marshal(codes)
-	if _, err := tx.ExecContext(ctx, `DELETE FROM conflicts WHERE code IN (SELECT value FROM json_each(?))`, string(list)); err != nil {
+	forget := `DELETE FROM conflicts WHERE code IN (SELECT value FROM json_each(?))`
+	if page.First {
+		forget = `DELETE FROM conflicts WHERE ? <> ''` // every one: the pages bring the server's
+	}
+	if _, err := tx.ExecContext(ctx, forget, string(list)); err != nil {
 		return d.wrap(err, "cannot apply the server's snapshot")
 	}
 	for _, k := range page.Conflicts {
