@@ -44,8 +44,8 @@ const (
 	InvNotLost = "I6 no acknowledged redemption lost across a restore"
 	// InvDayFigures: once synced, a desk's own figures (issued, and
 	// redeemed less undone) equal the dashboard's row for it (redeemed
-	// plus conflicts), over the days of the run. Checked with
-	// Config.DayFigures (see deskOwnFigures for the API it assumes).
+	// plus conflicts), over the days of the run (unless
+	// Config.SkipDayFigures).
 	InvDayFigures = "I7 a desk's own day figures equal the server's row"
 )
 
@@ -120,7 +120,7 @@ func (r *run) check(ctx context.Context, res *Result) error {
 	c.noPhantom()
 	c.undoWindow()
 	c.notLost()
-	if r.cfg.DayFigures {
+	if !r.cfg.SkipDayFigures {
 		if err := c.dayFigures(ctx); err != nil {
 			return err
 		}

@@ -28,7 +28,7 @@
 // restore) to look past a known bug; it changes the schedule a seed draws,
 // so a replay needs the same setting (the failure message says so). With
 // the new actions off a seed draws the schedule it drew before them.
-// QRDESK_FAULTSIM_DAY_FIGURES=1 also checks InvDayFigures.
+// QRDESK_FAULTSIM_DAY_FIGURES=0 leaves InvDayFigures out.
 // QRDESK_FAULTSIM_LOG=1 writes every desk's log to standard error (what a
 // desk decided and when it started over), to follow a failing seed. A soak
 // runs its seeds side by side, as many as go test's -parallel (make soak

@@ -85,15 +85,14 @@ func faultsOff(t *testing.T) []string {
 	return off
 }
 
-// dayFigures reads QRDESK_FAULTSIM_DAY_FIGURES=1: check InvDayFigures
-// (desks do not count their own figures apart yet, issue 17 item 6).
-func dayFigures() bool { return os.Getenv("QRDESK_FAULTSIM_DAY_FIGURES") == "1" }
+// skipDayFigures reads QRDESK_FAULTSIM_DAY_FIGURES=0: leave InvDayFigures out.
+func skipDayFigures() bool { return os.Getenv("QRDESK_FAULTSIM_DAY_FIGURES") == "0" }
 
 func runSeed(t *testing.T, e engine, seed uint64, off ...string) *Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	res, err := Run(ctx, Config{Seed: seed, Engine: e.name, DSN: e.dsn(t), Dir: t.TempDir(), Off: append(faultsOff(t), off...), DayFigures: dayFigures()})
+	res, err := Run(ctx, Config{Seed: seed, Engine: e.name, DSN: e.dsn(t), Dir: t.TempDir(), Off: append(faultsOff(t), off...), SkipDayFigures: skipDayFigures()})
 	if err != nil {
 		t.Fatalf("seed %d: the harness failed: %v", seed, err)
 	}
@@ -108,8 +107,8 @@ func replay(e engine, seed uint64, off ...string) string {
 	if len(off) > 0 {
 		env = "QRDESK_FAULTS_OFF=" + strings.Join(off, ",") + " "
 	}
-	if dayFigures() {
-		env += "QRDESK_FAULTSIM_DAY_FIGURES=1 "
+	if skipDayFigures() {
+		env += "QRDESK_FAULTSIM_DAY_FIGURES=0 "
 	}
 	return fmt.Sprintf("%sQRDESK_SEED=%d go test -count=1 -run 'TestPropertySoak/%s' ./internal/faultsim/", env, seed, e.name)
 }
