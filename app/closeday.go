@@ -15,10 +15,6 @@ import (
 // for that day), optionally expiring that day's unused labels in the same
 // transaction. Every close is recorded; closing again shows what changed.
 
-// KindExpire is the outbox and feed kind of the day's expiry of one
-// unused label (close-day --expire-unused).
-const KindExpire = "expire"
-
 // DayFigures are one local day's figures for the close: this desk's own
 // (what it issued, printed, scanned, redeemed, refused, undid, disabled;
 // once synced, its row on the server's dashboard), the state of the day's

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"qrdesk/protocol"
 )
 
 // TestFrontEndsOnlyThroughService: the command line and the window reach
@@ -58,5 +60,30 @@ func TestDeskLinksNoPostgres(t *testing.T) {
 		if strings.Contains(pkg, "github.com/jackc/pgx") || pkg == "qrdesk/serverdb" {
 			t.Errorf("the desk binary links %s", pkg)
 		}
+	}
+}
+
+// TestProtocolIsALeaf: the desk–server protocol (package protocol) imports
+// no package of qrdesk, so both sides can import it; its wire strings are
+// defined there once (issue #17: the desk and the server each had their
+// own "redeemed").
+func TestProtocolIsALeaf(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go tool on PATH")
+	}
+	out, err := exec.Command(goTool, "list", "-deps", "qrdesk/protocol").Output()
+	if err != nil {
+		t.Fatalf("go list -deps qrdesk/protocol: %v", err)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		if strings.HasPrefix(pkg, "qrdesk/") || pkg == "qrdesk" {
+			if pkg != "qrdesk/protocol" {
+				t.Errorf("package protocol imports %s", pkg)
+			}
+		}
+	}
+	if string(OutcomeRedeemed) != protocol.OutcomeRedeemed || OutcomeUnsupported != protocol.OutcomeUnsupported {
+		t.Error("the desk's outcomes are not the protocol's")
 	}
 }

@@ -11,11 +11,6 @@ import (
 // expiry, in a batch of its own so it can be printed at once; the history
 // of each names the other.
 
-// KindReplace is the outbox and feed kind of a replacement: an event on the
-// old label's code naming the new label (RemoteEvent.NewCode). The server
-// links both into one entitlement: a use of both is a double use.
-const KindReplace = "replace"
-
 // ReplaceRequest asks for a replacement of one label.
 type ReplaceRequest struct {
 	Code     string

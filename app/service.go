@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"qrdesk/protocol"
 	"slices"
 	"sync"
 	"time"
@@ -245,7 +246,7 @@ func (s *Service) redeemOnline(ctx context.Context, c Code, a Attempt) (Verdict,
 		return Verdict{}, false, ErrTransient
 	}
 	rctx, cancel := context.WithTimeout(ctx, s.OnlineTimeout)
-	r, err := s.Remote.Redeem(rctx, s.Keys.RingID(), RemoteEvent{EventID: a.TraceID, Kind: "redeem", Code: c.String(), Operator: a.Operator, At: a.At})
+	r, err := s.Remote.Redeem(rctx, s.Keys.RingID(), RemoteEvent{EventID: a.TraceID, Kind: protocol.KindRedeem, Code: c.String(), Operator: a.Operator, At: a.At})
 	cancel()
 	var refusal *ServerRefusal
 	switch {

@@ -1,5 +1,7 @@
 package app
 
+import "qrdesk/protocol"
+
 // Status is where a code is in its life. The state machine:
 //
 //	unused → used      (redeem; final)
@@ -30,13 +32,15 @@ func ParseStatus(s string) (Status, bool) {
 // Outcome is the verdict on one scan or check.
 type Outcome string
 
+// The outcomes the server also gives are the protocol's (package
+// protocol); the others are the desk's own.
 const (
-	OutcomeRedeemed     Outcome = "redeemed"
+	OutcomeRedeemed     Outcome = protocol.OutcomeRedeemed
 	OutcomeValid        Outcome = "valid" // check only: it would redeem
-	OutcomeAlreadyUsed  Outcome = "already_used"
-	OutcomeExpired      Outcome = "expired"
-	OutcomeDisabled     Outcome = "disabled"
-	OutcomeUnknown      Outcome = "unknown"
+	OutcomeAlreadyUsed  Outcome = protocol.OutcomeAlreadyUsed
+	OutcomeExpired      Outcome = protocol.OutcomeExpired
+	OutcomeDisabled     Outcome = protocol.OutcomeDisabled
+	OutcomeUnknown      Outcome = protocol.OutcomeUnknown
 	OutcomeBadSignature Outcome = "bad_signature"
 	OutcomeMalformed    Outcome = "malformed"
 	// OutcomeServerRefused: the central server answered no to the desk

@@ -51,9 +51,6 @@ func FormatUndoWindow(d time.Duration) string {
 // the server does not know undo yet.
 const UndoWaitsUpgrade = "waiting_upgrade"
 
-// KindUndo is the outbox and feed kind of an undo.
-const KindUndo = "undo"
-
 // UndoRequest is one undo: the label as scanned or typed, why, and who.
 type UndoRequest struct {
 	Code     string

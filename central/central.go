@@ -1,15 +1,16 @@
 // Package central is the domain of qrdesk-server, the central store several
 // desks sync with: its types, their validation, its errors and the store
 // interface. The HTTP server and client (package server) and the SQL
-// adapters (package store) both import it; it imports only the desk domain
-// (package app), whose wire types it shares.
+// adapters (package serverdb) both import it; it imports the desk domain
+// (package app) and the protocol (package protocol), whose wire types it
+// shares with the desks.
 package central
 
 import (
 	"fmt"
 	"strings"
 
-	"qrdesk/app"
+	"qrdesk/protocol"
 )
 
 // Station is an enrolled desk. Letter is the station letter its codes carry
@@ -43,42 +44,39 @@ type CodeIn struct {
 
 // Event is something that happened at a desk: a redemption, a disable or an
 // enable. Its EventID is bound to its content (see SameEvent). The wire
-// format is the desks' own.
-type Event = app.RemoteEvent
+// types are the protocol's (package protocol), shared with the desks.
+type Event = protocol.Event
 
 // Result is the server's answer to one event.
-type Result = app.RemoteResult
+type Result = protocol.Result
 
 // Change is one entry of the change feed.
-type Change = app.RemoteChange
+type Change = protocol.Change
 
 // Conflict is a label redeemed at two desks while they could not both ask
 // the server; both facts are kept.
-type Conflict = app.Conflict
+type Conflict = protocol.Conflict
 
-// Event kinds and outcomes the server gives.
+// Event kinds and outcomes the server gives: the protocol's.
 const (
-	KindRedeem  = "redeem"
-	KindDisable = "disable"
-	KindEnable  = "enable"
-	// KindUndo takes back a redemption of the same desk (see Event.Undoes).
-	KindUndo = "undo"
-	// KindReplace links a new label (Event.NewCode) into the entitlement of
-	// the old one and disables the old one (see entitlement.go).
-	KindReplace = app.KindReplace
+	KindRedeem  = protocol.KindRedeem
+	KindDisable = protocol.KindDisable
+	KindEnable  = protocol.KindEnable
+	KindUndo    = protocol.KindUndo
+	KindReplace = protocol.KindReplace
 
-	OutcomeRedeemed    = "redeemed"
-	OutcomeAlreadyUsed = "already_used"
-	OutcomeConflict    = "conflict"
-	OutcomeDisabled    = "disabled"
-	OutcomeExpired     = "expired"
-	OutcomeUnknown     = "unknown"
-	OutcomeRejected    = "rejected"
-	OutcomeUndone      = "undone"
-	OutcomeReplaced    = "replaced"
+	OutcomeRedeemed    = protocol.OutcomeRedeemed
+	OutcomeAlreadyUsed = protocol.OutcomeAlreadyUsed
+	OutcomeConflict    = protocol.OutcomeConflict
+	OutcomeDisabled    = protocol.OutcomeDisabled
+	OutcomeExpired     = protocol.OutcomeExpired
+	OutcomeUnknown     = protocol.OutcomeUnknown
+	OutcomeRejected    = protocol.OutcomeRejected
+	OutcomeUndone      = protocol.OutcomeUndone
+	OutcomeReplaced    = protocol.OutcomeReplaced
 	// OutcomeUnsupported: the server does not know the event's kind (it is
 	// older than the desk); the event is not recorded and waits at the desk.
-	OutcomeUnsupported = app.OutcomeUnsupported
+	OutcomeUnsupported = protocol.OutcomeUnsupported
 )
 
 // Kinds are the event kinds this server decides, in the order they were

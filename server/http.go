@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"qrdesk/protocol"
 	"reflect"
 	"regexp"
 	"slices"
@@ -357,7 +358,7 @@ func (a *API) redeem(r *http.Request, st central.Station) (any, error) {
 	if err := decode(r, &ev); err != nil {
 		return nil, err
 	}
-	ev.Kind, ev.Offline = "redeem", false
+	ev.Kind, ev.Offline = protocol.KindRedeem, false
 	if err := central.ValidateEvent(-1, ev); err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"qrdesk/protocol"
 	"strings"
 	"sync"
 	"time"
@@ -282,7 +283,7 @@ func (c *DB) uploadPiece(ctx context.Context, st central.Station, codes []centra
 			return 0, 0, err
 		}
 		data, _ := json.Marshal(map[string]any{"expire_at": expire, "created_at": created})
-		changes = append(changes, change{kind: "code", code: code, station: st.Name, data: string(data)})
+		changes = append(changes, change{kind: protocol.KindCode, code: code, station: st.Name, data: string(data)})
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -581,7 +582,7 @@ func (c *DB) redeem(ctx context.Context, tx *etx, st central.Station, ev central
 		}
 		r := central.Result{Outcome: central.OutcomeRedeemed, UsedAt: when, UsedStation: st.Name, UsedOperator: ev.Operator, Reason: note.Text, Status: string(app.StatusUsed)}
 		data, _ := json.Marshal(map[string]any{"at": when, "operator": ev.Operator, "event_id": ev.EventID, "status": app.StatusUsed})
-		if err := c.addChanges(ctx, tx, change{"redeem", ev.Code, st.Name, string(data)}); err != nil {
+		if err := c.addChanges(ctx, tx, change{protocol.KindRedeem, ev.Code, st.Name, string(data)}); err != nil {
 			return central.Result{}, note, when, err
 		}
 		if double {
@@ -644,7 +645,7 @@ func (c *DB) conflict(ctx context.Context, tx *etx, st central.Station, ev centr
 		return central.Result{}, err
 	}
 	data, _ := json.Marshal(k)
-	if err := c.addChanges(ctx, tx, change{"conflict", ev.Code, st.Name, string(data)}); err != nil {
+	if err := c.addChanges(ctx, tx, change{protocol.KindConflict, ev.Code, st.Name, string(data)}); err != nil {
 		return central.Result{}, err
 	}
 	return central.Result{Outcome: central.OutcomeConflict, UsedAt: k.FirstAt, UsedStation: k.FirstStation, UsedOperator: k.FirstOperator,

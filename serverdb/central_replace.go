@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"qrdesk/protocol"
 
 	"qrdesk/app"
 	"qrdesk/central"
@@ -137,7 +138,7 @@ func (c *DB) addConflict(ctx context.Context, tx *etx, st central.Station, k cen
 		return nil
 	}
 	data, _ := json.Marshal(k)
-	return c.addChanges(ctx, tx, change{"conflict", k.Code, st.Name, string(data)})
+	return c.addChanges(ctx, tx, change{protocol.KindConflict, k.Code, st.Name, string(data)})
 }
 
 // replaceLabel decides a replace event (central.DecideReplace) in one
@@ -178,7 +179,7 @@ func (c *DB) replaceLabel(ctx context.Context, tx *etx, st central.Station, ev c
 		return central.Result{}, err
 	case err == nil:
 		data, _ := json.Marshal(map[string]any{"expire_at": in.ExpireAt, "created_at": in.CreatedAt})
-		if err := c.addChanges(ctx, tx, change{"code", in.Code, st.Name, string(data)}); err != nil {
+		if err := c.addChanges(ctx, tx, change{protocol.KindCode, in.Code, st.Name, string(data)}); err != nil {
 			return central.Result{}, err
 		}
 	}

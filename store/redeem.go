@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"qrdesk/protocol"
 	"strconv"
 
 	"qrdesk/app"
@@ -81,7 +82,7 @@ func (d *DB) Redeem(ctx context.Context, c app.Code, a app.Attempt) (app.Verdict
 			return app.Verdict{}, d.wrap(err, "cannot redeem %s", c)
 		}
 		// Decided here: the central server hears of it through the outbox.
-		if err := addOutbox(ctx, tx, a.TraceID, "redeem", c.String(), a.Operator, a.At, ""); err != nil {
+		if err := addOutbox(ctx, tx, a.TraceID, protocol.KindRedeem, c.String(), a.Operator, a.At, ""); err != nil {
 			return app.Verdict{}, d.wrap(err, "cannot redeem %s", c)
 		}
 	case 0:
@@ -184,7 +185,7 @@ func insertUnknown(ctx context.Context, tx *sql.Tx, c app.Code, a app.Attempt) (
 		id, a.Station, a.Operator, a.At, a.TraceID); err != nil {
 		return 0, err
 	}
-	return id, addOutbox(ctx, tx, a.TraceID, "redeem", c.String(), a.Operator, a.At, "unknown here, accepted offline")
+	return id, addOutbox(ctx, tx, a.TraceID, protocol.KindRedeem, c.String(), a.Operator, a.At, "unknown here, accepted offline")
 }
 
 // insertForeignCode records a code of another desk that this desk meets

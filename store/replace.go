@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"qrdesk/protocol"
 
 	"qrdesk/app"
 	"qrdesk/central"
@@ -220,7 +221,7 @@ func applyReplaceChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) er
 		return nil
 	}
 	code, _ := json.Marshal(map[string]any{"expire_at": data.NewExpireAt, "created_at": data.NewCreatedAt})
-	if err := applyChange(ctx, tx, app.RemoteChange{Kind: "code", Code: data.NewCode, Station: ch.Station, Data: string(code)}); err != nil {
+	if err := applyChange(ctx, tx, app.RemoteChange{Kind: protocol.KindCode, Code: data.NewCode, Station: ch.Station, Data: string(code)}); err != nil {
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE codes SET entitlement = ? WHERE code IN (?, ?) AND entitlement = ''`, data.Entitlement, ch.Code, data.NewCode); err != nil {

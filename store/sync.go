@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"qrdesk/protocol"
 	"strconv"
 
 	"qrdesk/app"
@@ -221,17 +222,17 @@ func applyChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
 	// snapshot's page) the kind says what to change, as before.
 	if status, ok := knownStatus(data.Status); ok {
 		switch ch.Kind {
-		case "redeem":
+		case protocol.KindRedeem:
 			if status == app.StatusUsed {
 				return applyRedeemChange(ctx, tx, ch, data.EventID, data.Operator, data.At)
 			}
 			return applyStatusChange(ctx, tx, ch.Code, status, "", data.At)
-		case "disable", "enable", app.KindExpire:
+		case protocol.KindDisable, protocol.KindEnable, protocol.KindExpire:
 			return applyStatusChange(ctx, tx, ch.Code, status, data.Reason, data.At)
 		}
 	}
 	switch ch.Kind {
-	case "code":
+	case protocol.KindCode:
 		c, err := app.Parse(ch.Code)
 		if err != nil {
 			return nil // not ours to judge; the server accepted it
@@ -251,7 +252,7 @@ func applyChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
 			return err
 		}
 		return completeForeignCode(ctx, tx, c, batch, data.ExpireAt, data.Created)
-	case "redeem":
+	case protocol.KindRedeem:
 		var id int64
 		// The server's redemption of record wins over a disable or an expiry
 		// decided here: the parcel was handed over at that desk.
@@ -275,11 +276,11 @@ func applyChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
 	// desk marked expired by its own clock (the server never expires one).
 	// The label takes the status the change carries (an older server's:
 	// what the kind meant).
-	case "disable":
+	case protocol.KindDisable:
 		_, err := tx.ExecContext(ctx, `UPDATE codes SET status = ?, disabled_reason = ? WHERE code = ? AND status IN ('unused', 'expired')`+noPendingToggle,
 			string(carried(data.Status, app.StatusDisabled)), data.Reason, ch.Code, ch.Code)
 		return err
-	case "enable":
+	case protocol.KindEnable:
 		_, err := tx.ExecContext(ctx, `UPDATE codes SET status = ?, disabled_reason = '' WHERE code = ? AND status = 'disabled'`+noPendingToggle,
 			string(carried(data.Status, app.StatusUnused)), ch.Code, ch.Code)
 		return err
@@ -289,7 +290,7 @@ func applyChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
 		return applyExpireChange(ctx, tx, ch)
 	case app.KindReplace:
 		return applyReplaceChange(ctx, tx, ch)
-	case "conflict":
+	case protocol.KindConflict:
 		k := data.Conflict
 		_, err := tx.ExecContext(ctx, `INSERT INTO conflicts (code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, flag, second_code)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, k.Code, k.FirstEvent, k.FirstStation, k.FirstOperator, k.FirstAt,
@@ -433,7 +434,7 @@ func (d *DB) ApplySnapshot(ctx context.Context, page app.RemoteSnapshot, positio
 	defer tx.Rollback()
 	for _, c := range page.Codes {
 		data, _ := json.Marshal(map[string]any{"expire_at": c.ExpireAt, "created_at": c.CreatedAt})
-		changes := []app.RemoteChange{{Kind: "code", Code: c.Code, Station: c.IssuedBy, Data: string(data)}}
+		changes := []app.RemoteChange{{Kind: protocol.KindCode, Code: c.Code, Station: c.IssuedBy, Data: string(data)}}
 		// Each status as a feed change that carries it: this desk's copy
 		// becomes the server's, unless an event of this desk on the label
 		// waits (feedstatus.go).
@@ -443,15 +444,15 @@ func (d *DB) ApplySnapshot(ctx context.Context, page app.RemoteSnapshot, positio
 				return d.wrap(err, "cannot apply the server's snapshot")
 			}
 			data, _ := json.Marshal(map[string]any{"at": c.UsedAt, "operator": c.UsedOperator, "event_id": c.UsedEvent, "status": "used"})
-			changes = append(changes, app.RemoteChange{Kind: "redeem", Code: c.Code, Station: c.UsedStation, Data: string(data)})
+			changes = append(changes, app.RemoteChange{Kind: protocol.KindRedeem, Code: c.Code, Station: c.UsedStation, Data: string(data)})
 		case "disabled":
 			data, _ := json.Marshal(map[string]any{"reason": c.DisabledReason, "status": "disabled"})
-			changes = append(changes, app.RemoteChange{Kind: "disable", Code: c.Code, Data: string(data)})
+			changes = append(changes, app.RemoteChange{Kind: protocol.KindDisable, Code: c.Code, Data: string(data)})
 		case "unused":
 			if err := notHeldByServer(ctx, tx, c.Code); err != nil {
 				return d.wrap(err, "cannot apply the server's snapshot")
 			}
-			changes = append(changes, app.RemoteChange{Kind: "enable", Code: c.Code, Data: `{"status":"unused"}`})
+			changes = append(changes, app.RemoteChange{Kind: protocol.KindEnable, Code: c.Code, Data: `{"status":"unused"}`})
 		case "expired":
 			changes = append(changes, app.RemoteChange{Kind: app.KindExpire, Code: c.Code, Data: `{"status":"expired"}`})
 		}
@@ -485,7 +486,7 @@ func (d *DB) ApplySnapshot(ctx context.Context, page app.RemoteSnapshot, positio
 	}
 	for _, k := range page.Conflicts {
 		data, _ := json.Marshal(k)
-		if err := applyChange(ctx, tx, app.RemoteChange{Kind: "conflict", Code: k.Code, Data: string(data)}); err != nil {
+		if err := applyChange(ctx, tx, app.RemoteChange{Kind: protocol.KindConflict, Code: k.Code, Data: string(data)}); err != nil {
 			return d.wrap(err, "cannot apply the server's snapshot")
 		}
 	}

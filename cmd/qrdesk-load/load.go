@@ -12,6 +12,7 @@ import (
 	mrand "math/rand/v2"
 	"net"
 	"net/http"
+	"qrdesk/protocol"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -169,11 +170,11 @@ func (l *load) uploaded(d *desk, q queued, r app.RemoteResult) {
 		s.OfflineRedeemed++
 		l.used = append(l.used, usedLabel{code: q.ev.Code, desk: d.i})
 		return
-	case r.Outcome == "conflict" && q.double:
+	case r.Outcome == protocol.OutcomeConflict && q.double:
 		s.Accepted++
 		s.Conflicts++
 		return
-	case r.Outcome == "redeemed" || r.Outcome == "conflict":
+	case r.Outcome == protocol.OutcomeRedeemed || r.Outcome == protocol.OutcomeConflict:
 		s.Accepted++
 		s.Unexpected++
 	default:
@@ -433,7 +434,7 @@ func (l *load) redeemPositions(ctx context.Context) (map[string]int64, error) {
 			return out, nil
 		}
 		for _, x := range ch {
-			if _, seen := out[x.Code]; x.Kind == "redeem" && !seen {
+			if _, seen := out[x.Code]; x.Kind == protocol.KindRedeem && !seen {
 				out[x.Code] = x.Seq
 			}
 		}

@@ -1,0 +1,88 @@
+// Package protocol is the desk–server protocol: its version, the event
+// kinds, the outcomes the server gives and the wire types. Both sides
+// import it (the desk's app, the server's central); it imports nothing of
+// qrdesk.
+package protocol
+
+import "slices"
+
+// Event kinds: what a desk sends (redeem … expire) and, with code and
+// conflict, what the feed carries.
+const (
+	KindCode    = "code"
+	KindRedeem  = "redeem"
+	KindDisable = "disable"
+	KindEnable  = "enable"
+	// KindUndo takes back a redemption of the same desk (Event.Undoes).
+	KindUndo = "undo"
+	// KindReplace is an event on the old label's code naming the new label
+	// (Event.NewCode): the server links both into one entitlement, and a
+	// use of both is a double use.
+	KindReplace = "replace"
+	// KindExpire is the day's expiry of one unused label (close-day
+	// --expire-unused).
+	KindExpire   = "expire"
+	KindConflict = "conflict"
+)
+
+// Outcomes the server gives an event.
+const (
+	OutcomeRedeemed    = "redeemed"
+	OutcomeAlreadyUsed = "already_used"
+	OutcomeConflict    = "conflict"
+	OutcomeDisabled    = "disabled"
+	OutcomeExpired     = "expired"
+	OutcomeUnknown     = "unknown"
+	OutcomeRejected    = "rejected"
+	OutcomeUndone      = "undone"
+	OutcomeReplaced    = "replaced"
+	OutcomeNotExpired  = "not_expired"
+)
+
+// Version is the version of the desk–server protocol this build speaks,
+// sent both ways in the Header. 1: no header (before versions);
+// 2: the enrol answer lists the kinds and the station's write number,
+// answers carry write numbers, an unknown kind is "unsupported".
+const Version = 2
+
+// Header carries Version on every request and answer.
+const Header = "Qrdesk-Protocol"
+
+// OutcomeUnsupported is the server's answer to an event of a kind it does
+// not know: the event is not recorded; the desk keeps it and sends it again
+// once the server announces the kind.
+const OutcomeUnsupported = "unsupported"
+
+// UnsupportedReason is what a clerk reads about such an event.
+const UnsupportedReason = "the server is older than this desk: upgrade qrdesk-server"
+
+// HeldBehindReason is what a clerk reads about an event that waits behind
+// an earlier event of the same label the server could not decide: the
+// desk queued them in that order, and they are decided in that order.
+const HeldBehindReason = "waits behind an earlier event of this label the server could not decide (it is older than this desk: upgrade qrdesk-server)"
+
+// BaseKinds are the event kinds every server knows: a server that
+// announces no kinds (one from before versions) is taken to know these.
+var BaseKinds = []string{KindRedeem, KindDisable, KindEnable}
+
+// Enrolment is the server's answer to a desk's enrolment.
+type Enrolment struct {
+	Station  string `json:"station"`
+	Letter   string `json:"letter,omitempty"`
+	KeyRing  string `json:"key_ring,omitempty"`
+	Protocol int    `json:"protocol,omitempty"`
+	// Kinds are the event kinds the server decides (nil: BaseKinds).
+	Kinds []string `json:"kinds,omitempty"`
+	// Writes is the station's write counter: the number of the last write
+	// the server holds for this station (nil: a server before restore
+	// detection).
+	Writes *int64 `json:"writes,omitempty"`
+}
+
+// KnowsKind reports whether a server that announced kinds decides kind.
+func KnowsKind(kinds []string, kind string) bool {
+	if len(kinds) == 0 {
+		kinds = BaseKinds
+	}
+	return slices.Contains(kinds, kind)
+}

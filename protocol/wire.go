@@ -1,0 +1,132 @@
+package protocol
+
+// The wire types of the desk–server protocol: what a desk sends, what
+// the server answers, the feed and the snapshot.
+
+// Event is a change of a code's state sent to the central server.
+type Event struct {
+	EventID  string `json:"event_id"`
+	Kind     string `json:"kind"` // redeem, disable, enable, undo
+	Code     string `json:"code"`
+	Operator string `json:"operator"`
+	At       int64  `json:"at"`
+	Offline  bool   `json:"offline"`
+	Reason   string `json:"reason,omitempty"`
+	// Undoes is the event id of the redemption an undo takes back.
+	Undoes string `json:"undoes,omitempty"`
+	// NewCode, NewExpireAt and NewCreatedAt are the label a replace event
+	// (KindReplace, on the old label's code) links into the old one's
+	// entitlement: the server stores it if its batch has not arrived.
+	NewCode      string `json:"new_code,omitempty"`
+	NewExpireAt  int64  `json:"new_expire_at,omitempty"`
+	NewCreatedAt int64  `json:"new_created_at,omitempty"`
+	// OutboxID is the event's place in the desk's outbox (not sent).
+	OutboxID int64 `json:"-"`
+}
+
+// Result is the server's answer to one event.
+type Result struct {
+	EventID      string `json:"event_id"`
+	Outcome      string `json:"outcome"`
+	Duplicate    bool   `json:"duplicate,omitempty"`
+	UsedAt       int64  `json:"used_at,omitempty"`
+	UsedStation  string `json:"used_station,omitempty"`
+	UsedOperator string `json:"used_operator,omitempty"`
+	// UsedCode is the label that was used when it is not the event's: one
+	// of the same entitlement (a label and its replacement).
+	UsedCode string `json:"used_code,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+	// Status is the label's status at the server after the event (unused,
+	// used, disabled, expired); "" from an older server, or where the
+	// server has nothing to say (an unknown label).
+	Status string `json:"status,omitempty"`
+	// Write is the server's write number for this desk's station given to
+	// the event (0: not recorded); a duplicate carries the first number.
+	Write int64 `json:"write,omitempty"`
+}
+
+// Change is one entry of the server's change feed.
+type Change struct {
+	Seq     int64  `json:"seq"`
+	Kind    string `json:"kind"` // code, redeem, disable, enable, conflict
+	Code    string `json:"code"`
+	Station string `json:"station"`
+	Data    string `json:"data"`
+	// Tag is the change's random tag (none from an older server): a desk
+	// asks for the feed after a position with the tag of the change it
+	// applied there, and a server that holds another change there (it was
+	// restored from a backup) answers feed_reset.
+	Tag string `json:"tag,omitempty"`
+}
+
+// Conflict is a code redeemed at two stations while offline.
+type Conflict struct {
+	Code           string `json:"code"`
+	FirstEvent     string `json:"first_event"`
+	FirstStation   string `json:"first_station"`
+	FirstOperator  string `json:"first_operator"`
+	FirstAt        int64  `json:"first_at"`
+	SecondEvent    string `json:"second_event"`
+	SecondStation  string `json:"second_station"`
+	SecondOperator string `json:"second_operator"`
+	SecondAt       int64  `json:"second_at"`
+	// Flag says why the server did not take a desk's word for its time.
+	Flag string `json:"flag,omitempty"`
+	// SecondCode is the label of the second use when it is not Code: the
+	// other label of the same entitlement (a label and its replacement).
+	SecondCode string `json:"second_code,omitempty"`
+}
+
+// UploadCode is one code of a batch sent to the server.
+type UploadCode struct {
+	Code      string `json:"code"`
+	ExpireAt  int64  `json:"expire_at"`
+	CreatedAt int64  `json:"created_at"`
+}
+
+// Snapshot is one page of the central server's state, for a desk that
+// starts over because the feed was compacted past its cursor.
+type Snapshot struct {
+	// Position is the feed position this state is at least as new as: the
+	// desk follows the feed from there (changes after it are applied again,
+	// harmlessly).
+	Position int64 `json:"position"`
+	// Check is the tag of the change at Position (Change.Tag; none
+	// when it was compacted, or from an older server): the desk asks for
+	// the feed after Position with it.
+	Check string `json:"check,omitempty"`
+	// Codes in the server's order; NextID asks for the next page (0: done).
+	Codes     []CodeState `json:"codes"`
+	NextID    int64       `json:"next_id"`
+	Conflicts []Conflict  `json:"conflicts"`
+	// First is set by the desk on the first page it applies: the
+	// conflicts it holds go (a restored server may not know a label one
+	// names yet), and the pages bring the server's.
+	First bool `json:"-"`
+}
+
+// CodeState is a code and what happened to it, as the server has it.
+type CodeState struct {
+	Code           string `json:"code"`
+	IssuedBy       string `json:"issued_by"`
+	Status         string `json:"status"`
+	ExpireAt       int64  `json:"expire_at"`
+	CreatedAt      int64  `json:"created_at"`
+	UsedAt         int64  `json:"used_at,omitempty"`
+	UsedStation    string `json:"used_station,omitempty"`
+	UsedOperator   string `json:"used_operator,omitempty"`
+	UsedEvent      string `json:"used_event,omitempty"`
+	DisabledReason string `json:"disabled_reason,omitempty"`
+	// Entitlement is the root label's code of a label linked by a
+	// replacement ("" for a label never replaced).
+	Entitlement string `json:"entitlement,omitempty"`
+}
+
+// RefusedFeedCompacted is the server's answer when the changes after a
+// desk's cursor were compacted away: the desk starts over from a snapshot.
+const RefusedFeedCompacted = "feed_compacted"
+
+// RefusedFeedReset is the server's answer when a desk's cursor is ahead of
+// its feed (the server's database was restored or replaced): the desk
+// starts over from a snapshot and sends its batches and events again.
+const RefusedFeedReset = "feed_reset"
