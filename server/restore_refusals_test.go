@@ -3,8 +3,10 @@ package server_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"qrdesk/app"
+	"qrdesk/central"
 	"qrdesk/internal/testpg"
 )
 
@@ -225,6 +227,126 @@ func TestRestoreDropsConflictOfLabelTheServerLacks(t *testing.T) {
 		}
 		if list, err := a.svc.Conflicts(context.Background()); err != nil || len(list) != 0 {
 			t.Errorf("desk A after starting over: conflicts %+v %v, want none (the restored server has none)", list, err)
+		}
+	})
+}
+
+// TestOnlineRefusalTakenOverGetsAWriteNumber: desk A asked online about X
+// (already used at B: refused), gave up waiting and redeemed X alone; its
+// upload turns the server's record of the refused attempt into a conflict.
+// That decision is a write of its own, with a number above the attempt's:
+// a server restored from a backup that holds the attempt but not the
+// conflict has then given fewer numbers than A holds, and A sends its
+// redemption again (numbered as the attempt, the restore went unnoticed and
+// the double use was lost).
+func TestOnlineRefusalTakenOverGetsAWriteNumber(t *testing.T) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		h := newCentral(t, dbPath, 3)
+		a, b := h.station(t, "Desk 1", "A"), h.station(t, "Desk 2", "B")
+		h.upload(t, a)
+		x, at := h.codes[0], h.now.Unix()
+		var first, online central.Result
+		h.call(t, "POST", "/v1/redeem", b, h.ring, central.Event{EventID: "b-online", Code: x, Operator: "wang", At: at}, &first)
+		h.call(t, "POST", "/v1/redeem", a, h.ring, central.Event{EventID: "a-gave-up", Code: x, Operator: "li", At: at}, &online)
+		if first.Outcome != central.OutcomeRedeemed || online.Outcome != central.OutcomeAlreadyUsed || online.Write == 0 {
+			t.Fatalf("online: B %+v, A %+v", first, online)
+		}
+		var up struct{ Results []central.Result }
+		h.call(t, "POST", "/v1/events", a, h.ring, map[string]any{"events": []central.Event{{EventID: "a-gave-up", Kind: central.KindRedeem, Code: x, Operator: "li", At: at, Offline: true}}}, &up)
+		if len(up.Results) != 1 || up.Results[0].Outcome != central.OutcomeConflict {
+			t.Fatalf("upload: %+v, want a conflict", up.Results)
+		}
+		if up.Results[0].Write <= online.Write {
+			t.Errorf("the conflict has write number %d, the refused attempt %d: want a number of its own, above", up.Results[0].Write, online.Write)
+		}
+	})
+}
+
+// TestRefusedEnableSaysTheLabelIsUsed: X is replaced by Y (X disabled);
+// desk B redeems X offline (used at the server, flagged); desk C, offline
+// and not told of the replacement, disables X and enables it again. The server refuses the enable (Y is valid) and its answer
+// carries X's status, used: C's copy takes it (an answer saying disabled
+// left C at disabled for good while every other desk had X used).
+func TestRefusedEnableSaysTheLabelIsUsed(t *testing.T) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		g := newRestorable(t, dbPath)
+		a, b, c := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk B", "B"), g.deskAt(t, "Desk C", "C")
+		x := a.issue(t, 2)[0]
+		for _, d := range []*watchedDesk{a, b, c} {
+			d.sync(t)
+		}
+		a.replace(t, x, "li")
+		a.sync(t)
+		b.offline(func() {
+			if v := b.redeem(t, x, "wang"); v.Outcome != app.OutcomeRedeemed {
+				t.Fatalf("desk B offline: %+v", v)
+			}
+		})
+		b.sync(t)
+		c.offline(func() { // C has not heard of the replacement
+			for _, disable := range []bool{true, false} {
+				if _, err := c.svc.SetDisabled(context.Background(), x, disable, "torn label", "boss"); err != nil {
+					t.Fatalf("desk C disables (%v) %s: %v", disable, x, err)
+				}
+			}
+		})
+		c.sync(t)
+		c.sync(t)
+		if status, _ := g.serverStatus(t, x); status != "used" {
+			t.Fatalf("the server has %s %s, want used", x, status)
+		}
+		if got := c.status(t, x); got != app.StatusUsed {
+			t.Errorf("desk C: %s %s, want used as the server", x, got)
+		}
+		if n := c.count(t, `SELECT count(*) FROM outbox WHERE kind = 'enable' AND state = 'rejected' AND json_extract(result, '$.status') = 'used'`); n != 1 {
+			t.Errorf("the server's answer to C's enable does not say %s is used (%d answers say so)", x, n)
+		}
+	})
+}
+
+// TestRefusedUndoKeepsTheDesksFigures: desk A redeems X online; desk B,
+// offline, redeems X too (a conflict). A's supervisor, offline, undoes A's
+// redemption, and a clerk at A hands X over again. The server refuses the
+// undo (a conflict is a supervisor's to settle) and records A's second
+// handover as a double use: A's first redemption stands. A's own day
+// figures must still equal its row on the dashboard (the refused undo put
+// the label back to used, but left the redemption it took back undone).
+func TestRefusedUndoKeepsTheDesksFigures(t *testing.T) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		g := newRestorable(t, dbPath)
+		a, b := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk B", "B")
+		x := a.issue(t, 2)[0]
+		a.sync(t)
+		b.sync(t)
+		if v := a.redeem(t, x, "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("desk A online: %+v", v)
+		}
+		b.offline(func() { b.redeem(t, x, "wang") })
+		b.sync(t)
+		a.offline(func() {
+			if u := a.undo(t, x, "wrong parcel"); u.Server == "undone" {
+				t.Fatalf("undo offline: %+v", u)
+			}
+			if v := a.redeem(t, x, "li"); v.Outcome != app.OutcomeRedeemed {
+				t.Fatalf("desk A offline, after its undo: %+v", v)
+			}
+		})
+		a.sync(t)
+		a.sync(t)
+		ctx := context.Background()
+		from, to := g.now.Add(-24*time.Hour).Unix(), g.now.Add(24*time.Hour).Unix()
+		own, err := a.db.DayFigures(ctx, g.now.Format("2006-01-02"), "Desk A", from, to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		day, err := g.db.DayActivity(ctx, from, to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, row := range day.Desks {
+			if row.Station == "Desk A" && (row.Redeemed != own.Redeemed || row.Conflicts != own.Conflicts) {
+				t.Errorf("desk A counts redeemed %d, conflicts %d; its dashboard row says redeemed %d, conflicts %d", own.Redeemed, own.Conflicts, row.Redeemed, row.Conflicts)
+			}
 		}
 	})
 }

@@ -488,14 +488,16 @@ func (c *DB) decide(ctx context.Context, tx *etx, st central.Station, ev central
 		return r, nil
 	}
 	detail, _ := json.Marshal(r)
-	if replace {
-		// The row keeps the write number its online attempt was given.
-		err = tx.queryRow(ctx, `UPDATE events SET offline = ?, outcome = ?, detail = ?, flag = ?, flags = ?, decided_at = ?, received_at = ? WHERE event_id = ? RETURNING write_no`,
-			ev.Offline, r.Outcome, string(detail), note.Text, note.Flags, decidedAt, now, ev.EventID).Scan(&r.Write)
-		return r, err
-	}
+	// A write number of its own, also for the online attempt's row taken
+	// over: a server restored from a backup that holds the attempt but not
+	// this decision has given fewer numbers than the desk holds.
 	if r.Write, err = nextWrite(ctx, tx, st); err != nil {
 		return central.Result{}, err
+	}
+	if replace {
+		_, err = tx.exec(ctx, `UPDATE events SET offline = ?, outcome = ?, detail = ?, flag = ?, flags = ?, decided_at = ?, received_at = ?, write_no = ? WHERE event_id = ?`,
+			ev.Offline, r.Outcome, string(detail), note.Text, note.Flags, decidedAt, now, r.Write, ev.EventID)
+		return r, err
 	}
 	_, err = tx.exec(ctx, `INSERT INTO events (event_id, station, kind, code, operator, at, received_at, offline, outcome, detail, reason, flag, flags, decided_at, undoes, write_no)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, ev.EventID, st.Name, ev.Kind, ev.Code, ev.Operator, ev.At, now, ev.Offline, r.Outcome, string(detail), ev.Reason, note.Text, note.Flags, decidedAt, ev.Undoes, r.Write)
@@ -662,7 +664,12 @@ func (c *DB) setDisabled(ctx context.Context, tx *etx, st central.Station, ev ce
 		// A replaced label valid again would be a second valid label.
 		var bad *central.BadRequest
 		if err := c.checkOneValid(ctx, tx, ev.Code); errors.As(err, &bad) {
-			return central.Result{Outcome: central.OutcomeRejected, Reason: bad.Reason, Status: string(app.StatusDisabled)}, nil
+			// The label stays as it is: disabled, or used meanwhile.
+			cc, err := c.readCode(ctx, tx, ev.Code)
+			if err != nil {
+				return central.Result{}, err
+			}
+			return central.Result{Outcome: central.OutcomeRejected, Reason: bad.Reason, Status: cc.status}, nil
 		} else if err != nil {
 			return central.Result{}, err
 		}

@@ -114,8 +114,13 @@ func applyRedeemChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange, eve
 	if err != nil || !ok {
 		return err
 	}
+	// Only this desk's own undo holds the redemption back: another desk's,
+	// learned from the feed, came before this change in the feed's order,
+	// so the server holds the redemption again (restored from a backup
+	// that predates the undo).
 	var undone int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM undos WHERE undoes = ? AND refused = ''`, eventID).Scan(&undone); err != nil || undone > 0 {
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM undos u WHERE u.undoes = ? AND u.refused = ''
+		AND EXISTS (SELECT 1 FROM outbox o WHERE o.event_id = u.event_id)`, eventID).Scan(&undone); err != nil || undone > 0 {
 		return err
 	}
 	row, standing, err := standingRedemption(ctx, tx, id)

@@ -234,8 +234,8 @@ func (d *DB) RefusedUndos(ctx context.Context) ([]app.Undo, error) {
 // undoRefused records the server's refusal of an undo event of this desk
 // (another desk's redemption is the one of record, or a conflict). When the
 // server says the label is used, it is used here again: the undo is
-// recorded as refused and the redemption stands again, unless the label
-// was redeemed anew here meanwhile (then the server hears of that one).
+// recorded as refused and the redemption stands again (a handover of the
+// label anew here meanwhile is a double use the server records).
 // Results of other events are left alone.
 func undoRefused(ctx context.Context, tx *sql.Tx, r app.RemoteResult, at int64) error {
 	var undoID, redemptionID, codeID int64
@@ -249,14 +249,19 @@ func undoRefused(ctx context.Context, tx *sql.Tx, r app.RemoteResult, at int64) 
 		return err
 	}
 	if r.UsedStation != "" {
-		res, err := tx.ExecContext(ctx, `UPDATE codes SET status = 'used', used_at = ? WHERE id = ? AND status = 'unused'`, r.UsedAt, codeID)
-		if err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE codes SET status = 'used', used_at = ? WHERE id = ? AND status = 'unused'`, r.UsedAt, codeID); err != nil {
 			return err
 		}
-		if n, _ := res.RowsAffected(); n == 1 {
-			if _, err := tx.ExecContext(ctx, `UPDATE redemptions SET undone_at = 0 WHERE id = ?`, redemptionID); err != nil {
-				return err
-			}
+		// The handover stands again, whatever set the label used here
+		// first (the answer's status, the feed). Another standing here
+		// gives way: a copy of another desk's record, or this desk's own
+		// handover of the label anew after the undo, which the server,
+		// holding this one, records as a double use.
+		if _, err := tx.ExecContext(ctx, `UPDATE redemptions SET undone_at = max(redeemed_at, 1) WHERE code_id = ? AND id <> ? AND undone_at = 0`, codeID, redemptionID); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE redemptions SET undone_at = 0 WHERE id = ?`, redemptionID); err != nil {
+			return err
 		}
 	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO audit (at, station, operator, action, subject, code_id, detail)

@@ -373,9 +373,9 @@ type (
 		ExpireAt, UsedAt                     int64
 	}
 	serverEvent struct {
-		EventID, Station, Kind, Code, Outcome, Detail string
-		At, ReceivedAt                                int64
-		Offline                                       bool
+		EventID, Station, Kind, Code, Outcome, Detail, Undoes string
+		At, ReceivedAt                                        int64
+		Offline                                               bool
 	}
 	serverConflict struct {
 		Code, FirstEvent, FirstStation, SecondEvent, SecondStation string
@@ -403,9 +403,9 @@ func (c *central) readServer(ctx context.Context) (serverState, error) {
 	if err != nil {
 		return st, fmt.Errorf("read the server's codes: %w", err)
 	}
-	err = queryEach(ctx, db, `SELECT event_id, station, kind, code, outcome, detail, at, received_at, offline FROM events ORDER BY id`, func(rows *sql.Rows) error {
+	err = queryEach(ctx, db, `SELECT event_id, station, kind, code, outcome, detail, at, received_at, offline, COALESCE(undoes, '') FROM events ORDER BY id`, func(rows *sql.Rows) error {
 		var e serverEvent
-		err := rows.Scan(&e.EventID, &e.Station, &e.Kind, &e.Code, &e.Outcome, &e.Detail, &e.At, &e.ReceivedAt, &e.Offline)
+		err := rows.Scan(&e.EventID, &e.Station, &e.Kind, &e.Code, &e.Outcome, &e.Detail, &e.At, &e.ReceivedAt, &e.Offline, &e.Undoes)
 		st.Events = append(st.Events, e)
 		return err
 	})

@@ -145,6 +145,14 @@ func (c *checker) fail(inv string, label int, format string, args ...any) {
 	c.violations = append(c.violations, Violation{Invariant: inv, Label: label, What: fmt.Sprintf(format, args...)})
 }
 
+// codeName is a label's name in the run (A04, R01), or the code.
+func (c *checker) codeName(code string) string {
+	if l := c.label(code); l >= 0 {
+		return c.name(l)
+	}
+	return code
+}
+
 func (c *checker) label(code string) int {
 	if l, ok := c.r.byCode[code]; ok {
 		return l
@@ -425,8 +433,9 @@ func (c *checker) dayFigures(ctx context.Context) error {
 		}
 		srv := rows[d.name]
 		if own != srv {
-			c.fail(InvDayFigures, -1, "desk %s counts issued %d, redeemed %d, conflicts %d; the dashboard's row says issued %d, redeemed %d, conflicts %d",
-				deskName(d.idx), own.Issued, own.Redeemed, own.Conflicts, srv.Issued, srv.Redeemed, srv.Conflicts)
+			apart, l := c.redeemedApart(ctx, d)
+			c.fail(InvDayFigures, l, "desk %s counts issued %d, redeemed %d, conflicts %d; the dashboard's row says issued %d, redeemed %d, conflicts %d%s",
+				deskName(d.idx), own.Issued, own.Redeemed, own.Conflicts, srv.Issued, srv.Redeemed, srv.Conflicts, apart)
 		}
 	}
 	return nil
@@ -652,4 +661,42 @@ func (r *Result) Summary() string {
 	}
 	first := r.Violations[0]
 	return fmt.Sprintf("%s; first: [%s] %s", strings.Join(parts, ", "), first.Invariant[:2], first.What)
+}
+
+// redeemedApart names the redemptions one side counts as the desk's and
+// the other does not: the desk's own standing ones, and the server's
+// redeemed events of its station no accepted undo names; and the first
+// such label, for the facts (-1: none).
+func (c *checker) redeemedApart(ctx context.Context, d *desk) (string, int) {
+	own, err := d.ownRedemptions(ctx)
+	if err != nil {
+		return "; " + err.Error(), -1
+	}
+	first := -1
+	note := func(code string) {
+		if first < 0 {
+			first = c.label(code)
+		}
+	}
+	undone := map[string]bool{}
+	for _, e := range c.server.Events {
+		if e.Kind == "undo" && e.Outcome == "undone" {
+			undone[e.Undoes] = true
+		}
+	}
+	var b strings.Builder
+	for _, e := range c.server.Events {
+		if e.Kind == "redeem" && e.Outcome == "redeemed" && e.Station == d.name && !undone[e.EventID] {
+			if _, ok := own[e.EventID]; !ok {
+				fmt.Fprintf(&b, "; the server counts %s (%s), the desk does not", e.EventID, c.codeName(e.Code))
+				note(e.Code)
+			}
+			delete(own, e.EventID)
+		}
+	}
+	for id, code := range own {
+		fmt.Fprintf(&b, "; the desk counts %s (%s), the server does not", id, c.codeName(code))
+		note(code)
+	}
+	return b.String(), first
 }
