@@ -13,8 +13,10 @@ type ServerState struct {
 	Station string
 	// Kinds are the event kinds the server announced (nil: BaseKinds).
 	Kinds []string
-	// Highest is the highest write number the server gave this desk.
-	Highest int64
+	// Highest is the highest write number the server gave this desk, and
+	// HighestKey what for (the desk names it at its enrolment).
+	Highest    int64
+	HighestKey string
 	// Lost is set when the server gave a number this desk holds for
 	// another write: the server lost history, the desk starts over.
 	Lost bool
@@ -28,5 +30,5 @@ func lostHistory(before ServerState, en Enrolment) bool {
 	if before.Station != "" && before.Station != en.Station {
 		return false // another station's counter: nothing to compare
 	}
-	return before.Lost || (en.Writes != nil && *en.Writes < before.Highest)
+	return before.Lost || en.Lost || (en.Writes != nil && *en.Writes < before.Highest)
 }

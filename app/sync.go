@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"qrdesk/protocol"
 	"time"
 )
 
@@ -14,7 +15,9 @@ var ErrTransient = errors.New("the server could not be reached")
 type Remote interface {
 	// Enrol tells the desk who it is at the server and what the server
 	// speaks (Enrolment).
-	Enrol(ctx context.Context, ringID string) (Enrolment, error)
+	// check names the desk's highest write, for the server to confirm it
+	// holds it (Enrolment.Lost).
+	Enrol(ctx context.Context, ringID string, check protocol.WriteCheck) (Enrolment, error)
 	// UploadBatch returns the server's write number for the codes (0: none).
 	UploadBatch(ctx context.Context, ringID string, codes []UploadCode) (int64, error)
 	Redeem(ctx context.Context, ringID string, ev RemoteEvent) (RemoteResult, error)
@@ -108,7 +111,7 @@ func (s *Service) Sync(ctx context.Context) (SyncStatus, error) {
 	if err != nil {
 		return SyncStatus{}, err
 	}
-	en, err := s.Remote.Enrol(ctx, ring)
+	en, err := s.Remote.Enrol(ctx, ring, protocol.WriteCheck{Number: before.Highest, Key: before.HighestKey})
 	if err != nil {
 		if r := DeskRefusal(err); r != nil {
 			s.setRefusal(r)
@@ -191,7 +194,7 @@ func (s *Service) uploadBatches(ctx context.Context, ss SyncStore, ring string) 
 			if err != nil {
 				break
 			}
-			if err = ss.RecordWrite(ctx, write, fmt.Sprintf("batch %d from %s", id, codes[0].Code)); err != nil {
+			if err = ss.RecordWrite(ctx, write, protocol.BatchWriteKey(id, codes[0].Code)); err != nil {
 				return err
 			}
 			codes = codes[n:]
@@ -355,7 +358,7 @@ func (s *Service) uploadEvents(ctx context.Context, ss SyncStore, ring string) e
 	if server.Station == "" {
 		// Never enrolled by this version (an undo right after the desk's
 		// upgrade): ask what the server speaks before sending anything.
-		en, err := s.Remote.Enrol(ctx, ring)
+		en, err := s.Remote.Enrol(ctx, ring, protocol.WriteCheck{})
 		if err != nil {
 			return err
 		}

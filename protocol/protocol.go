@@ -4,7 +4,11 @@
 // qrdesk.
 package protocol
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
 
 // Event kinds: what a desk sends (redeem … expire) and, with code and
 // conflict, what the feed carries.
@@ -77,6 +81,35 @@ type Enrolment struct {
 	// the server holds for this station (nil: a server before restore
 	// detection).
 	Writes *int64 `json:"writes,omitempty"`
+	// Lost is set when the write the desk named at its enrolment (its
+	// highest number and what it was given for, WriteCheck) is not the
+	// server's write of that number: the server lost it (restored from a
+	// backup) though its counter may have caught up since.
+	Lost bool `json:"lost,omitempty"`
+}
+
+// WriteCheck is the write a desk names at its enrolment: the highest
+// write number the server gave it and the key it was given for (an event
+// id, or BatchWriteKey of a batch upload).
+type WriteCheck struct {
+	Number int64
+	Key    string
+}
+
+// BatchWriteKey is the key a desk keeps for the write number of a batch
+// upload: the batch and its first code (the server checks the code).
+func BatchWriteKey(batch int64, firstCode string) string {
+	return fmt.Sprintf("batch %d from %s", batch, firstCode)
+}
+
+// BatchWriteCode is the first code a BatchWriteKey names ("" when key is
+// an event id).
+func BatchWriteCode(key string) string {
+	if !strings.HasPrefix(key, "batch ") {
+		return ""
+	}
+	_, code, _ := strings.Cut(key, " from ")
+	return code
 }
 
 // KnowsKind reports whether a server that announced kinds decides kind.

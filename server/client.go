@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"qrdesk/protocol"
 	"strconv"
 	"strings"
 	"time"
@@ -78,9 +79,13 @@ func (c *Client) do(ctx context.Context, method, path, ring string, body, out an
 
 // Enrol asks the server who this desk is there and what it speaks; a
 // server from before versions answers without kinds or writes.
-func (c *Client) Enrol(ctx context.Context, ring string) (app.Enrolment, error) {
+func (c *Client) Enrol(ctx context.Context, ring string, check protocol.WriteCheck) (app.Enrolment, error) {
 	var out app.Enrolment
-	err := c.do(ctx, "POST", "/v1/enrol", ring, struct{}{}, &out)
+	path := "/v1/enrol"
+	if check.Number > 0 && check.Key != "" {
+		path += "?" + url.Values{"write": {strconv.FormatInt(check.Number, 10)}, "key": {check.Key}}.Encode()
+	}
+	err := c.do(ctx, "POST", path, ring, struct{}{}, &out)
 	return out, err
 }
 

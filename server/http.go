@@ -313,8 +313,19 @@ func (a *API) health(w http.ResponseWriter, r *http.Request) {
 // counter, by which a desk finds that the server lost history.
 func (a *API) enrol(r *http.Request, st central.Station) (any, error) {
 	writes := st.Writes
-	return app.Enrolment{Station: st.Name, Letter: st.Letter, KeyRing: r.Header.Get(RingHeader),
-		Protocol: app.Protocol, Kinds: a.kinds(), Writes: &writes}, nil
+	en := app.Enrolment{Station: st.Name, Letter: st.Letter, KeyRing: r.Header.Get(RingHeader),
+		Protocol: app.Protocol, Kinds: a.kinds(), Writes: &writes}
+	// The desk names its highest write: one the server does not hold as
+	// that write was lost (a restore), even if the counter caught up with
+	// writes whose answers never reached the desk.
+	if n, err := strconv.ParseInt(r.URL.Query().Get("write"), 10, 64); err == nil && n > 0 {
+		held, err := a.Store.HoldsWrite(r.Context(), st, protocol.WriteCheck{Number: n, Key: r.URL.Query().Get("key")})
+		if err != nil {
+			return nil, err
+		}
+		en.Lost = !held
+	}
+	return en, nil
 }
 
 // kinds returns the event kinds this server decides.

@@ -2,6 +2,8 @@ package server_test
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
 	"testing"
 	"time"
 
@@ -347,6 +349,42 @@ func TestRefusedUndoKeepsTheDesksFigures(t *testing.T) {
 			if row.Station == "Desk A" && (row.Redeemed != own.Redeemed || row.Conflicts != own.Conflicts) {
 				t.Errorf("desk A counts redeemed %d, conflicts %d; its dashboard row says redeemed %d, conflicts %d", own.Redeemed, own.Conflicts, row.Redeemed, row.Conflicts)
 			}
+		}
+	})
+}
+
+// TestRestoreFoundThoughTheCounterCaughtUp: desk A's online redemption of
+// X is answered after the backup. The server is restored; before A syncs,
+// requests of A reach it whose answers never reach A (a network dropping
+// answers), so the station's write counter climbs back to the highest
+// number A holds. At its enrolment A names that write (its number and the
+// event it was given for); the server does not hold it, so A starts over
+// and sends its redemption again.
+func TestRestoreFoundThoughTheCounterCaughtUp(t *testing.T) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		g := newRestorable(t, dbPath)
+		token := g.station(t, "Desk A", "A")
+		a := &watchedDesk{desk: g.desk(t, "Desk A", "A", token)}
+		a.svc.Log = slog.New(&a.log)
+		codes := a.issue(t, 6)
+		a.sync(t)
+		backup := g.backup()
+		x := codes[0]
+		if v := a.redeem(t, x, "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("desk A online: %+v", v)
+		}
+
+		g.restore(backup)
+		for i, code := range codes[1:3] { // answered into the void
+			var r central.Result
+			g.call(t, "POST", "/v1/redeem", token, g.ring, central.Event{EventID: fmt.Sprintf("lost-answer-%d", i), Code: code, Operator: "li", At: g.now.Unix()}, &r)
+		}
+		a.sync(t)
+		if a.restarts() == 0 {
+			t.Fatal("desk A did not find that the server was restored")
+		}
+		if status, station := g.serverStatus(t, x); status != "used" || station != "Desk A" {
+			t.Errorf("the server has %s %s (%s), want used by Desk A: an acknowledged redemption was lost", x, status, station)
 		}
 	})
 }

@@ -14,12 +14,19 @@ import (
 // a redemption the server found used elsewhere counts as a conflict, not
 // a redemption.
 
-// ownRedemption is the condition on a redemptions row r that it is one of
-// this desk's standing redemptions: one it made (r.own: its offline
+// ownRedemption is the condition on a redemptions row r that it counts
+// as one of this desk's redemptions: one it made (r.own: its offline
 // decision, or the online answer to its own scan), whatever name the row
-// carries (the server's name for the desk, or the desk's before a rename).
-const ownRedemption = `r.own = 1 AND r.undone_at = 0 AND NOT EXISTS (SELECT 1 FROM outbox o
-		WHERE o.event_id = r.trace_id AND o.kind = 'redeem' AND ` + outboxConflict + `)`
+// carries (the server's name for the desk, or the desk's before a rename),
+// not answered as a double use, that stands here or that the server
+// answered "redeemed" and no undo took back. The second: of two handovers
+// of one label by this desk (one undone here, the undo refused), the
+// server counts the one it decided first as redeemed even when the other,
+// earlier by the desk's clock, is the redemption of record standing here.
+const ownRedemption = `r.own = 1 AND NOT EXISTS (SELECT 1 FROM outbox o
+		WHERE o.event_id = r.trace_id AND o.kind = 'redeem' AND ` + outboxConflict + `)
+	AND (r.undone_at = 0 OR (EXISTS (SELECT 1 FROM outbox o WHERE o.event_id = r.trace_id AND o.kind = 'redeem' AND ` + outboxRedeemed + `)
+		AND NOT EXISTS (SELECT 1 FROM undos u WHERE u.undoes = r.trace_id AND u.refused = '')))`
 
 // ownEvent is the value of redemptions.own for a redemption the feed
 // brings whose event id is the placeholder: 1 when this desk sent it (its
@@ -29,6 +36,10 @@ const ownEvent = `EXISTS (SELECT 1 FROM outbox WHERE outbox.event_id = ? AND out
 // outboxConflict is the condition on an outbox row o that the server
 // answered it as a double use (its stored answer's outcome).
 const outboxConflict = `(CASE WHEN json_valid(o.result) THEN json_extract(o.result, '$.outcome') END) = 'conflict'`
+
+// outboxRedeemed is the condition on an outbox row o that the server
+// answered it as a redemption.
+const outboxRedeemed = `(CASE WHEN json_valid(o.result) THEN json_extract(o.result, '$.outcome') END) = 'redeemed'`
 
 // AllDesks counts every desk's figures of [from, to) as this desk knows
 // them from its last sync (see app.AllDesksStore); nil before the first.

@@ -22,7 +22,8 @@ func (d *DB) ServerState(ctx context.Context) (app.ServerState, error) {
 		COALESCE((SELECT value FROM sync_state WHERE key = 'server_station'), ''),
 		COALESCE((SELECT value FROM sync_state WHERE key = 'server_kinds'), ''),
 		COALESCE((SELECT CAST(value AS INTEGER) FROM sync_state WHERE key = 'server_lost'), 0),
-		COALESCE((SELECT max(number) FROM server_writes), 0)`).Scan(&st.Station, &kinds, &lost, &st.Highest)
+		COALESCE((SELECT max(number) FROM server_writes), 0),
+		COALESCE((SELECT key FROM server_writes ORDER BY number DESC LIMIT 1), '')`).Scan(&st.Station, &kinds, &lost, &st.Highest, &st.HighestKey)
 	if err != nil {
 		return st, d.wrap(err, "cannot read the sync state")
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"qrdesk/protocol"
 	"sync"
 	"time"
 
@@ -182,7 +183,7 @@ func (d *desk) sync(ctx context.Context) error {
 
 func (d *desk) syncOnce(ctx context.Context) error {
 	l := d.l
-	if _, err := d.c.Enrol(ctx, l.ring); err != nil {
+	if _, err := d.c.Enrol(ctx, l.ring, protocol.WriteCheck{}); err != nil {
 		return err
 	}
 	d.mu.Lock()

@@ -190,13 +190,16 @@ func (d *desk) ownFigures(ctx context.Context, from, to int64) (dayRow, error) {
 	return dayRow{Issued: f.Issued, Redeemed: f.Redeemed, Conflicts: f.Conflicts}, nil
 }
 
-// ownRedemptions are the labels of the desk's own standing redemptions
-// (as its day figures count them), by event id: the facts of an I7 failure.
+// ownRedemptions are the labels of the desk's own redemptions as its day
+// figures count them (store/dayfigures.go's ownRedemption), by event id: the facts of an I7 failure.
 func (d *desk) ownRedemptions(ctx context.Context) (map[string]string, error) {
 	out := map[string]string{}
 	rows, err := d.db.SQL().QueryContext(ctx, `SELECT r.trace_id, c.code FROM redemptions r JOIN codes c ON c.id = r.code_id
-		WHERE r.own = 1 AND r.undone_at = 0 AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.event_id = r.trace_id AND o.kind = 'redeem'
-			AND (CASE WHEN json_valid(o.result) THEN json_extract(o.result, '$.outcome') END) = 'conflict')`)
+		WHERE r.own = 1 AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.event_id = r.trace_id AND o.kind = 'redeem'
+			AND (CASE WHEN json_valid(o.result) THEN json_extract(o.result, '$.outcome') END) = 'conflict')
+		AND (r.undone_at = 0 OR (EXISTS (SELECT 1 FROM outbox o WHERE o.event_id = r.trace_id AND o.kind = 'redeem'
+			AND (CASE WHEN json_valid(o.result) THEN json_extract(o.result, '$.outcome') END) = 'redeemed')
+			AND NOT EXISTS (SELECT 1 FROM undos u WHERE u.undoes = r.trace_id AND u.refused = '')))`)
 	return out, scanEach(rows, err, func(rows *sql.Rows) error {
 		var id, code string
 		err := rows.Scan(&id, &code)
