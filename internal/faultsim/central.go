@@ -230,10 +230,16 @@ func copyFile(from, to string) error {
 // setToken sets a station's token on the server again, revoked or not: after
 // a restore the backup holds the tokens of its time, and an administrator
 // renews the desks' tokens (and revokes again) as they stand.
-func (c *central) setToken(ctx context.Context, name, token string, revoked bool) error {
+func (c *central) setToken(ctx context.Context, name, letter, token string, revoked bool) error {
 	c.adminMu.Lock()
 	defer c.adminMu.Unlock()
-	if err := c.admin.RenewStation(ctx, name, server.HashToken(token)); err != nil {
+	err := c.admin.RenewStation(ctx, name, server.HashToken(token))
+	if errors.Is(err, qcentral.ErrNoStation) {
+		// Enrolled after the backup: the administrator enrols it again
+		// under the same name and letter (docs/deploy.md).
+		err = c.admin.AddStation(ctx, qcentral.Station{Name: name, Letter: letter, CreatedAt: time.Now().Unix()}, server.HashToken(token))
+	}
+	if err != nil {
 		return err
 	}
 	if revoked {

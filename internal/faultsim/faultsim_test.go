@@ -128,6 +128,7 @@ func TestPropertyFixedSeeds(t *testing.T) {
 				t.Run(set.name, func(t *testing.T) {
 					for _, seed := range fixedSeeds {
 						t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+							t.Parallel() // a run mostly waits on its network faults
 							var off []string
 							if set.off != nil {
 								off = NewActions

@@ -377,7 +377,7 @@ func (r *run) restore(ctx context.Context, g int, s Step) (string, error) {
 		return "", fmt.Errorf("server restore: %w", err)
 	}
 	for _, d := range r.desks {
-		if err := r.srv.setToken(ctx, d.serverName, d.token, d.revoked.Load()); err != nil {
+		if err := r.srv.setToken(ctx, d.serverName, deskName(d.idx), d.token, d.revoked.Load()); err != nil {
 			return "", fmt.Errorf("desk %s's token after the restore: %w", deskName(d.idx), err)
 		}
 	}
