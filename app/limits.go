@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -27,7 +28,9 @@ func CheckReason(reason string) error {
 // ValidStationLetter reports whether id is a station letter: one of A–Z.
 func ValidStationLetter(id string) bool { return len(id) == 1 && id[0] >= 'A' && id[0] <= 'Z' }
 
-// CheckText validates one line of text of at most max characters.
+// CheckText validates one line of text of at most max characters: valid
+// UTF-8, no control characters, line breaks or direction marks (a name
+// with U+202E reads backwards on the dashboard and in every list).
 func CheckText(what, s string, max int) error {
 	if !utf8.ValidString(s) {
 		return fmt.Errorf("%s is not valid text (UTF-8)", what)
@@ -36,9 +39,21 @@ func CheckText(what, s string, max int) error {
 		return fmt.Errorf("%s is %d characters long: at most %d", what, n, max)
 	}
 	for _, r := range s {
-		if unicode.IsControl(r) {
+		switch {
+		case unicode.IsControl(r):
 			return fmt.Errorf("%s contains a control character (%U): use plain text on one line", what, r)
+		case unicode.Is(unicode.Bidi_Control, r):
+			return fmt.Errorf("%s contains an invisible direction mark (%U), which can make it read backwards on other screens: type it again without it", what, r)
+		case r == '\u2028' || r == '\u2029':
+			return fmt.Errorf("%s contains a line break (%U): use plain text on one line", what, r)
 		}
 	}
 	return nil
+}
+
+// HasDirectionMark reports whether s holds an invisible direction mark
+// (Unicode's Bidi_Control: U+061C, U+200E, U+200F, U+202A–U+202E,
+// U+2066–U+2069), which reverses how the text around it reads.
+func HasDirectionMark(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return unicode.Is(unicode.Bidi_Control, r) })
 }

@@ -229,11 +229,14 @@ func (s *Service) redeemOnline(ctx context.Context, c Code, a Attempt) (Verdict,
 	// What this desk already refuses (a label it disabled, used or saw
 	// expire, whether or not the server has heard yet) is refused here: the
 	// server must not redeem a label this desk's clerk disabled, nor one
-	// this desk redeemed offline and has not uploaded yet.
-	// So is a label another label of whose entitlement this desk knows
-	// was used: asked online, an answer that comes too late would leave
-	// the server holding a redemption the desk then refused.
-	if rec, err := s.Store.Lookup(ctx, c); err == nil && (VerdictFor(rec, a.At).Outcome != OutcomeValid || rec.EntitlementUsed != "") {
+	// this desk redeemed offline and has not uploaded yet. A label past its
+	// expiry by this desk's clock alone (stored unused) is asked about:
+	// online, the server's clock decides expiry, and a desk whose clock is
+	// ahead must not turn a customer away on its own. A label another label
+	// of whose entitlement this desk knows was used is refused here too:
+	// asked online, an answer that came too late would leave the server
+	// holding a redemption the desk then refused.
+	if rec, err := s.Store.Lookup(ctx, c); err == nil && (!askServer(rec, a.At) || rec.EntitlementUsed != "") {
 		return Verdict{}, false, nil
 	}
 	if s.undoWaiting(ctx, c) {
@@ -266,6 +269,19 @@ func (s *Service) redeemOnline(ctx context.Context, c Code, a Attempt) (Verdict,
 	}
 	v, err := s.Store.MirrorRemote(ctx, c, a, r)
 	return v, true, err
+}
+
+// askServer reports whether an online scan of rec goes to the server: it
+// would redeem here at now, or it is refused here only because this desk's
+// clock says it expired.
+func askServer(rec CodeRecord, now int64) bool {
+	switch VerdictFor(rec, now).Outcome {
+	case OutcomeValid:
+		return true
+	case OutcomeExpired:
+		return rec.Status == StatusUnused
+	}
+	return false
 }
 
 // setRefusal remembers whether the server refuses this desk itself, for

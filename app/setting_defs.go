@@ -121,11 +121,15 @@ const (
 	ruleOperator     = "use 1 to 40 characters on one line"
 	ruleScannerMap   = "use pairs of characters (what arrives, what was meant); run 'qrdesk scanner-test --save' to make one"
 	ruleUndoWindow   = "use a duration from 1m to 24h, e.g. 5m or 1h"
+	// A text setting with an invisible direction mark (U+202E and the
+	// like), which makes it read backwards.
+	ruleNoDirectionMark = "type it again without the invisible direction mark, which makes the text read backwards"
 )
 
 // SettingRules lists every rule sentence (for the translation check).
 var SettingRules = []string{rulePrefix, ruleDaily, ruleBool, ruleSerialDigits, ruleStationID, ruleStationName, ruleExpiry,
-	ruleTemplate, ruleLabelTitle, ruleQREC, ruleOffset, rulePrinter, ruleScreen, ruleOperator, ruleScannerMap, ruleUndoWindow}
+	ruleTemplate, ruleLabelTitle, ruleQREC, ruleOffset, rulePrinter, ruleScreen, ruleOperator, ruleScannerMap, ruleUndoWindow,
+	ruleNoDirectionMark}
 
 // ParseBool reads an on/off setting: true/false, yes/no, on/off, 1/0.
 func parseBool(v string) (bool, bool) {
@@ -170,6 +174,9 @@ func offsetSetting(key, flag, label, help string, field func(*Settings) *float64
 func textSetting(key, flag, label, help, rule string, field func(*Settings) *string, ok func(string) bool) SettingDef {
 	d := SettingDef{Key: key, Flag: flag, Label: label, Help: help, Kind: SettingText}
 	d.parse = func(s *Settings, v string) error {
+		if HasDirectionMark(v) {
+			return d.refuse(v, ruleNoDirectionMark)
+		}
 		if !ok(v) {
 			return d.refuse(v, rule)
 		}

@@ -118,14 +118,47 @@ func (st *Staff) Find(ctx context.Context, name string) (Operator, error) {
 	return op, err
 }
 
-// StillHere reports whether the operator with id is still a current one
-// (not removed since they signed in).
-func (st *Staff) StillHere(ctx context.Context, id int64) (bool, error) {
-	op, err := st.Store.OperatorByID(ctx, id)
-	if err != nil {
-		return false, err
+// Why an operator who signed in earlier no longer counts (Recheck); each
+// is wrapped in an *Error whose message says what to do.
+var (
+	ErrOperatorRemoved = errors.New("operator removed")
+	ErrBadgeReplaced   = errors.New("badge replaced")
+	ErrNotSupervisor   = errors.New("not a supervisor")
+)
+
+// NoLongerCurrent reports whether err is Recheck's refusal of an operator
+// who no longer counts (not a database error).
+func NoLongerCurrent(err error) bool {
+	return errors.Is(err, ErrOperatorRemoved) || errors.Is(err, ErrBadgeReplaced) || errors.Is(err, ErrNotSupervisor)
+}
+
+// Recheck re-reads an operator who signed in (or approved) earlier and
+// returns them as they are now, when they still count: not removed since,
+// their badge not replaced since (a lost badge may be in other hands, and
+// the one who signed in with it is asked again), and a supervisor when
+// supervisor is set. Otherwise a KindConflict error wrapping
+// ErrOperatorRemoved, ErrBadgeReplaced or ErrNotSupervisor says why. Every
+// supervisor approval at the window goes through it, so a supervisor
+// removed or with a renewed badge approves nothing more.
+func (st *Staff) Recheck(ctx context.Context, op Operator, supervisor bool) (Operator, error) {
+	now, err := st.Store.OperatorByID(ctx, op.ID)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return Operator{}, &Error{Kind: KindConflict, Err: ErrOperatorRemoved,
+			Message: fmt.Sprintf("%s is not an operator of this desk: sign in again", op.Name)}
+	case err != nil:
+		return Operator{}, err
+	case now.RemovedAt != 0:
+		return Operator{}, &Error{Kind: KindConflict, Err: ErrOperatorRemoved,
+			Message: fmt.Sprintf("%s was removed from this desk on %s: they are signed out and approve nothing more", now.Name, FormatTime(now.RemovedAt))}
+	case now.BadgeVersion != op.BadgeVersion:
+		return Operator{}, &Error{Kind: KindConflict, Err: ErrBadgeReplaced,
+			Message: fmt.Sprintf("the badge of %s was replaced since they signed in: they are signed out; sign in again with the new badge or the PIN", now.Name)}
+	case supervisor && !now.Supervisor:
+		return Operator{}, &Error{Kind: KindConflict, Err: ErrNotSupervisor,
+			Message: fmt.Sprintf("%s is not a supervisor: a supervisor must approve this", now.Name)}
 	}
-	return op.RemovedAt == 0, nil
+	return now, nil
 }
 
 // Any reports whether the desk has operators: then the window asks who is

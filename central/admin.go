@@ -40,8 +40,11 @@ var (
 	ErrAdminExists = errors.New("an administrator with this name exists: pick another name, or give them a new password with 'admin reset NAME'")
 	ErrNoAdmin     = errors.New("no such administrator ('qrdesk-server admin list' shows them)")
 	ErrNoSession   = errors.New("not signed in, or the session expired: sign in again")
-	ErrNoConflict  = errors.New("no such conflict: it may have been listed under another day")
-	ErrNoCode      = errors.New("the server has no such label: the desk that issued it has not uploaded it yet, or it was never issued")
+	// ErrPasswordChanged: a sign-in checked a password that was reset (or
+	// whose account was removed) before its session was saved.
+	ErrPasswordChanged = errors.New("the password was changed, or the account removed, while signing in: sign in with the new password")
+	ErrNoConflict      = errors.New("no such conflict: it may have been listed under another day")
+	ErrNoCode          = errors.New("the server has no such label: the desk that issued it has not uploaded it yet, or it was never issued")
 )
 
 // MaxAdminName bounds an administrator's name (characters).

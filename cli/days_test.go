@@ -63,8 +63,10 @@ func TestCommandsTakeTheDayFromTheirClock(t *testing.T) {
 		t.Fatalf("stats at midnight: %+v, want %s: 2 scans, 1 redeemed, 1 expired, 1 unused, none issued", st, tomorrow)
 	}
 	s.mustJSON(t, &st, "stats", "--date", today)
-	if st.Date != today || st.Scans != 1 || st.Redeemed != 1 || st.Issued != 4 || st.Unused != 0 {
-		t.Fatalf("stats of %s: %+v, want 1 scan, 1 redeemed, 4 issued, 0 unused", today, st)
+	// The label refused as expired at midnight is still unused here: the
+	// desk's clock alone does not store it expired (a close of the day does).
+	if st.Date != today || st.Scans != 1 || st.Redeemed != 1 || st.Issued != 4 || st.Unused != 1 {
+		t.Fatalf("stats of %s: %+v, want 1 scan, 1 redeemed, 4 issued, 1 unused", today, st)
 	}
 
 	// Tomorrow's label lives until tomorrow ends.

@@ -64,7 +64,7 @@ func BenchmarkDashboardToday(b *testing.B) {
 			h.db.AddAdmin(ctx, central.Admin{Name: "manager"}, "x")
 			id := "bench-session-id-0123456789abcdef"
 			sum := sha256.Sum256([]byte(id))
-			if err := h.db.AddSession(ctx, central.Session{IDHash: hex.EncodeToString(sum[:]), Admin: "manager", CreatedAt: h.now.Unix(), ExpiresAt: h.now.Add(time.Hour).Unix()}); err != nil {
+			if err := h.db.AddSession(ctx, central.Session{IDHash: hex.EncodeToString(sum[:]), Admin: "manager", CreatedAt: h.now.Unix(), ExpiresAt: h.now.Add(time.Hour).Unix()}, "x"); err != nil {
 				b.Fatal(err)
 			}
 			page := func() {

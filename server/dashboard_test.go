@@ -216,7 +216,10 @@ func TestDashboardStore(t *testing.T) {
 				t.Fatalf("hash %q %v", hash, err)
 			}
 			s := central.Session{IDHash: "abc", Admin: "manager", CreatedAt: now, ExpiresAt: now + 60}
-			if err := h.db.AddSession(ctx, s); err != nil {
+			if err := h.db.AddSession(ctx, s, "hash2"); !errors.Is(err, central.ErrPasswordChanged) {
+				t.Fatalf("a session for a hash that is not the administrator's: %v", err)
+			}
+			if err := h.db.AddSession(ctx, s, "hash1"); err != nil {
 				t.Fatal(err)
 			}
 			if got, err := h.db.Session(ctx, "abc", now+59); err != nil || got != s {
@@ -237,7 +240,10 @@ func TestDashboardStore(t *testing.T) {
 			if err := h.db.ResetAdminPassword(ctx, "nobody", "h", now); !errors.Is(err, central.ErrNoAdmin) {
 				t.Fatalf("reset of no one: %v", err)
 			}
-			if err := h.db.AddSession(ctx, s); err != nil {
+			if err := h.db.AddSession(ctx, s, "hash1"); !errors.Is(err, central.ErrPasswordChanged) {
+				t.Fatalf("a session for the hash before the reset: %v", err)
+			}
+			if err := h.db.AddSession(ctx, s, "hash3"); err != nil {
 				t.Fatal(err)
 			}
 			if err := h.db.RemoveAdmin(ctx, "manager", now); err != nil {

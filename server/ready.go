@@ -26,7 +26,8 @@ type writeProbe struct {
 
 // readyz says whether the server can serve desks now: 200 when the
 // database answers a query and takes a write (a one-row update, at most
-// once a second), 503 with the reason when it does not. A load balancer or
+// once a second), 503 with the reason when it does not (in general terms:
+// the details are in the log). A load balancer or
 // Kubernetes takes a not-ready server out of rotation; /v1/health only
 // says the process is alive.
 func (a *API) readyz(w http.ResponseWriter, r *http.Request) {
@@ -38,14 +39,16 @@ func (a *API) readyz(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		json.NewEncoder(w).Encode(map[string]string{"status": "not ready", "error": msg})
 	}
+	// The answer needs no credentials: the driver's error (which can name
+	// the database, its user, host and port) goes to the log only.
 	if err := a.Store.Ping(ctx); err != nil {
 		a.Log.Warn("not ready: the database does not answer", "error", err.Error())
-		notReady("the database does not answer: " + err.Error())
+		notReady("the database does not answer")
 		return
 	}
 	if err := a.probeWrite(ctx); err != nil {
 		a.Log.Warn("not ready: the database takes no writes", "error", err.Error())
-		notReady("the database takes no writes: " + err.Error())
+		notReady("the database takes no writes")
 		return
 	}
 	json.NewEncoder(w).Encode(map[string]string{"status": "ready"})

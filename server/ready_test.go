@@ -1,13 +1,16 @@
 package server_test
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"qrdesk/internal/testpg"
@@ -16,21 +19,46 @@ import (
 // TestReadyzFollowsTheDatabase: /readyz needs no token, says ready while
 // the database answers and 503 with the reason once it does not (the
 // SQLite file overwritten, as by a failed disk or a wrong restore; the
-// PostgreSQL database refusing connections, as during maintenance).
+// PostgreSQL database refusing connections, as during maintenance). The
+// driver's error, which names the database, its user, host and port, is
+// logged, not answered.
 func TestReadyzFollowsTheDatabase(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		var path string
 		h := newCentral(t, func(t testing.TB) string { path = dbPath(t); return path }, 0)
+		var logged lockedBuffer
+		h.api.Log = slog.New(slog.NewTextHandler(&logged, nil))
 		status, body := getReady(t, h.url)
 		if status != 200 || body["status"] != "ready" {
 			t.Fatalf("healthy database: %d %v", status, body)
 		}
 		breakDatabase(t, path)
 		status, body = getReady(t, h.url)
-		if status != http.StatusServiceUnavailable || body["status"] != "not ready" || !strings.Contains(body["error"], "the database does not answer") {
-			t.Fatalf("database gone: %d %v, want 503 saying the database does not answer", status, body)
+		if status != http.StatusServiceUnavailable || body["status"] != "not ready" || body["error"] != "the database does not answer" {
+			t.Fatalf("database gone: %d %v, want 503 saying only that the database does not answer", status, body)
+		}
+		if log := logged.String(); !strings.Contains(log, "not ready: the database does not answer") || !strings.Contains(log, "error=") {
+			t.Fatalf("the driver's error is not in the log:\n%s", log)
 		}
 	})
+}
+
+// lockedBuffer is a log's output, written by the server's goroutines.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 func getReady(t *testing.T, base string) (int, map[string]string) {

@@ -2,13 +2,30 @@ package serverdb
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 
 	"qrdesk/central"
 )
 
 // The dashboard's administrators and their sessions.
+//
+// Each administrator has a secret: a random value made when the account is
+// added and replaced by every password reset. A session records the secret
+// it was made under, and is live only while that is still the
+// administrator's: a reset or a removal ends every session of the old
+// secret, including one saved by a sign-in that checked the old password
+// while the reset committed, and a name added again has a new secret, so a
+// session left from the removed account opens nothing.
+
+// newAdminSecret is a new random secret for an administrator.
+func newAdminSecret() string {
+	var b [16]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
 
 // AddAdmin creates an administrator with a password hash;
 // central.ErrAdminExists when the name is taken.
@@ -21,9 +38,14 @@ func (c *DB) AddAdmin(ctx context.Context, a central.Admin, passwordHash string)
 		return err
 	}
 	defer tx.done()
-	if _, err := tx.exec(ctx, `INSERT INTO admins (name, password_hash, created_at) VALUES (?, ?, ?)`, a.Name, passwordHash, a.CreatedAt); isUniqueAny(err) {
+	if _, err := tx.exec(ctx, `INSERT INTO admins (name, password_hash, secret, created_at) VALUES (?, ?, ?, ?)`, a.Name, passwordHash, newAdminSecret(), a.CreatedAt); isUniqueAny(err) {
 		return central.ErrAdminExists
 	} else if err != nil {
+		return err
+	}
+	// Sessions left from a removed account of this name: dead already (their
+	// secret is not the new one), deleted for tidiness.
+	if _, err := tx.exec(ctx, `DELETE FROM admin_sessions WHERE admin = ?`, a.Name); err != nil {
 		return err
 	}
 	if err := logAdmin(ctx, tx, central.AdminAction{At: a.CreatedAt, Action: "admin_add", Subject: a.Name}); err != nil {
@@ -37,10 +59,11 @@ func (c *DB) RemoveAdmin(ctx context.Context, name string, at int64) error {
 	return c.changeAdmin(ctx, name, "admin_remove", at, `DELETE FROM admins WHERE name = ?`, name)
 }
 
-// ResetAdminPassword gives an administrator a new password hash and signs
-// out their sessions; central.ErrNoAdmin when there is no such one.
+// ResetAdminPassword gives an administrator a new password hash and a new
+// secret, which signs out their sessions (a sign-in with the old password
+// still under way too); central.ErrNoAdmin when there is no such one.
 func (c *DB) ResetAdminPassword(ctx context.Context, name, passwordHash string, at int64) error {
-	return c.changeAdmin(ctx, name, "admin_reset", at, `UPDATE admins SET password_hash = ? WHERE name = ?`, passwordHash, name)
+	return c.changeAdmin(ctx, name, "admin_reset", at, `UPDATE admins SET password_hash = ?, secret = ? WHERE name = ?`, passwordHash, newAdminSecret(), name)
 }
 
 // changeAdmin runs the statement on the administrator's row, signs out
@@ -97,8 +120,13 @@ func (c *DB) AdminPasswordHash(ctx context.Context, name string) (string, error)
 	return h, err
 }
 
-// AddSession records a signed-in browser and drops expired sessions.
-func (c *DB) AddSession(ctx context.Context, s central.Session) error {
+// AddSession records a signed-in browser, if passwordHash (the hash the
+// sign-in checked the password against) is still the administrator's, and
+// drops expired sessions. The session is made under the administrator's
+// current secret in the same statement that checks the hash; a reset that
+// commits after that ends it anyway. central.ErrPasswordChanged when the
+// password was reset or the account removed since the hash was read.
+func (c *DB) AddSession(ctx context.Context, s central.Session, passwordHash string) error {
 	tx, err := c.e.begin(ctx)
 	if err != nil {
 		return err
@@ -107,8 +135,13 @@ func (c *DB) AddSession(ctx context.Context, s central.Session) error {
 	if _, err := tx.exec(ctx, `DELETE FROM admin_sessions WHERE expires_at <= ?`, s.CreatedAt); err != nil {
 		return err
 	}
-	if _, err := tx.exec(ctx, `INSERT INTO admin_sessions (id_hash, admin, created_at, expires_at) VALUES (?, ?, ?, ?)`, s.IDHash, s.Admin, s.CreatedAt, s.ExpiresAt); err != nil {
+	res, err := tx.exec(ctx, `INSERT INTO admin_sessions (id_hash, admin, secret, created_at, expires_at)
+		SELECT ?, name, secret, ?, ? FROM admins WHERE name = ? AND password_hash = ?`, s.IDHash, s.CreatedAt, s.ExpiresAt, s.Admin, passwordHash)
+	if err != nil {
 		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return central.ErrPasswordChanged
 	}
 	if err := logAdmin(ctx, tx, central.AdminAction{At: s.CreatedAt, Admin: s.Admin, Action: "sign_in", Subject: s.Admin}); err != nil {
 		return err
@@ -117,11 +150,13 @@ func (c *DB) AddSession(ctx context.Context, s central.Session) error {
 }
 
 // Session returns the session with the id hash if it has not expired at
-// now and its administrator still exists; central.ErrNoSession otherwise.
+// now and was made under its administrator's current secret (the account
+// exists, its password was not reset since); central.ErrNoSession
+// otherwise.
 func (c *DB) Session(ctx context.Context, idHash string, now int64) (central.Session, error) {
 	var s central.Session
 	err := c.e.queryRow(ctx, `SELECT s.id_hash, s.admin, s.created_at, s.expires_at FROM admin_sessions s
-		JOIN admins a ON a.name = s.admin WHERE s.id_hash = ? AND s.expires_at > ?`, idHash, now).Scan(&s.IDHash, &s.Admin, &s.CreatedAt, &s.ExpiresAt)
+		JOIN admins a ON a.name = s.admin AND a.secret = s.secret WHERE s.id_hash = ? AND s.expires_at > ?`, idHash, now).Scan(&s.IDHash, &s.Admin, &s.CreatedAt, &s.ExpiresAt)
 	if errors.Is(err, sql.ErrNoRows) {
 		return s, central.ErrNoSession
 	}

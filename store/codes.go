@@ -71,7 +71,10 @@ func (d *DB) SetDisabled(ctx context.Context, c app.Code, disable bool, reason s
 	}
 	defer tx.Rollback()
 	now := d.now().Unix()
-	action, query := "enable", `UPDATE codes SET status = CASE WHEN expire_at <> 0 AND expire_at <= ?1 THEN 'expired' ELSE 'unused' END,
+	// An enabled label is unused again; past its expiry by this desk's
+	// clock it is refused as expired at a scan, but not stored so (the
+	// clock may be wrong: see Redeem).
+	action, query := "enable", `UPDATE codes SET status = 'unused',
 		disabled_reason = '' WHERE random = ?2 AND code = ?3 AND status = 'disabled' RETURNING id`
 	if disable {
 		action, query = "disable", `UPDATE codes SET status = 'disabled', disabled_reason = ?4

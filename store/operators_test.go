@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -145,5 +146,76 @@ func TestStaffSignIn(t *testing.T) {
 	}
 	if n := count(t, db, `SELECT count(*) FROM audit WHERE action = 'sign_in' AND subject = 'Wang' AND operator = 'Wang'`); n != 6 {
 		t.Fatalf("%d sign-ins of Wang audited, want 6", n)
+	}
+}
+
+// TestStaffRecheck: an operator who signed in earlier counts only while
+// current: a supervisor removed, or whose badge was renewed since, approves
+// nothing more, and a picker never approves as a supervisor.
+func TestStaffRecheck(t *testing.T) {
+	ctx := context.Background()
+	svc, db, _ := mustOpen(t)
+	staff := app.NewStaff(db, svc.Keys, svc.Now)
+	if _, err := staff.Add(ctx, "li", "4321", false, "admin"); err != nil {
+		t.Fatal(err)
+	}
+	boss, err := staff.Add(ctx, "boss", "876543", true, "admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	badge, _ := staff.Badge(boss)
+	signedIn, err := staff.SignInBadge(ctx, badge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	li, err := staff.SignInPIN(ctx, "li", "4321")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if got, err := staff.Recheck(ctx, signedIn, true); err != nil || got.Name != "boss" {
+		t.Fatalf("a current supervisor: %+v %v", got, err)
+	}
+	if _, err := staff.Recheck(ctx, li, false); err != nil {
+		t.Fatalf("a current picker: %v", err)
+	}
+	if _, err := staff.Recheck(ctx, li, true); !errors.Is(err, app.ErrNotSupervisor) || !strings.Contains(app.ErrorMessage(err), "li is not a supervisor") {
+		t.Fatalf("a picker as supervisor: %v", err)
+	}
+
+	if _, err := staff.RenewBadge(ctx, "boss", "admin"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = staff.Recheck(ctx, signedIn, true)
+	if !errors.Is(err, app.ErrBadgeReplaced) || !app.NoLongerCurrent(err) || app.KindOf(err) != app.KindConflict ||
+		!strings.Contains(app.ErrorMessage(err), "the badge of boss was replaced since they signed in") {
+		t.Fatalf("signed in before the badge was renewed: %v", err)
+	}
+	renewed, err := staff.SignInPIN(ctx, "boss", "876543")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := staff.Recheck(ctx, renewed, true); err != nil {
+		t.Fatalf("signed in after the renewal: %v", err)
+	}
+
+	if _, err := staff.Remove(ctx, "boss", "admin"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := staff.Recheck(ctx, renewed, true); !errors.Is(err, app.ErrOperatorRemoved) || !strings.Contains(app.ErrorMessage(err), "boss was removed from this desk on") {
+		t.Fatalf("a removed supervisor: %v", err)
+	}
+	// Added again under the same name: a new operator; the old sign-in
+	// stays dead.
+	if _, err := staff.Add(ctx, "boss", "876543", true, "admin"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := staff.Recheck(ctx, renewed, true); !errors.Is(err, app.ErrOperatorRemoved) {
+		t.Fatalf("the removed supervisor's sign-in after the name was added again: %v", err)
+	}
+	// A database error is not a refusal.
+	db.Close()
+	if _, err := staff.Recheck(ctx, li, false); err == nil || app.NoLongerCurrent(err) {
+		t.Fatalf("with the database closed: %v", err)
 	}
 }

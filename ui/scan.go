@@ -82,9 +82,10 @@ type scanScreen struct {
 	entry    *scanEntry
 	panel    *canvas.Rectangle
 	title    *canvas.Text
-	label    *canvas.Text // which label: serial and ref
-	detail   *canvas.Text
-	note     *widget.Label // longer text (the scanner test's advice), wraps
+	label    *canvas.Text    // which label: serial and ref
+	detail   *wrapText       // why, where, by whom: wraps to the panel
+	result   *fyne.Container // title, label, detail and note (resultLayout)
+	note     *widget.Label   // longer text (the scanner test's advice), wraps
 	counters *widget.Label
 	list     *widget.List
 	banner   *syncBanner
@@ -109,9 +110,8 @@ func newScanScreen(e *env) *scanScreen {
 	s.label = canvas.NewText("", color.White)
 	s.label.TextStyle = fyne.TextStyle{Monospace: true}
 	s.label.Alignment = fyne.TextAlignCenter
-	s.detail = canvas.NewText("", color.White)
+	s.detail = newWrapText(color.White)
 	s.detail.TextSize = 24
-	s.detail.Alignment = fyne.TextAlignCenter
 	s.note = widget.NewLabel("")
 	s.note.Wrapping = fyne.TextWrapWord
 	s.note.Alignment = fyne.TextAlignCenter
@@ -127,7 +127,8 @@ func newScanScreen(e *env) *scanScreen {
 				showRecentRow(o, s.recent[i])
 			}
 		})
-	result := container.NewStack(s.panel, container.New(&resultLayout{title: s.title, label: s.label, detail: s.detail}, s.title, s.label, s.detail, s.note))
+	s.result = container.New(&resultLayout{title: s.title, label: s.label, detail: s.detail}, s.title, s.label, s.detail, s.note)
+	result := container.NewStack(s.panel, s.result)
 	side := container.NewBorder(s.counters, nil, nil, nil, s.list)
 	split := container.NewHSplit(result, side)
 	split.Offset = 0.62 // the recent list fits the longest code (see recentCodeSize)
@@ -282,7 +283,7 @@ func (s *scanScreen) paint(c color.Color, title, detail string) {
 	s.detail.Text = detail
 	s.panel.Refresh()
 	s.title.Refresh()
-	s.detail.Refresh()
+	s.result.Refresh() // the detail's lines changed: lay the panel out again
 	s.mu.Lock()
 	s.shownGen++
 	gen := s.shownGen
@@ -308,7 +309,7 @@ func (s *scanScreen) idle() {
 	s.detail.Text = T("Scan a label")
 	s.panel.Refresh()
 	s.title.Refresh()
-	s.detail.Refresh()
+	s.result.Refresh() // the detail's lines changed: lay the panel out again
 }
 
 func (s *scanScreen) loadCounters() {

@@ -15,7 +15,8 @@ import (
 // the text to the panel, so the verdict reads from a metre away on a small
 // screen and grows on a large one.
 type resultLayout struct {
-	title, label, detail *canvas.Text
+	title, label *canvas.Text
+	detail       *wrapText
 }
 
 // resultSizes are the text sizes for a panel: the title a sixth of the
@@ -54,6 +55,9 @@ func (l *resultLayout) height(o fyne.CanvasObject, w float32) float32 {
 		return fyne.MeasureText(t.Text, t.TextSize, t.TextStyle).Height
 	}
 	if lb, ok := o.(*widget.Label); ok && lb.Text == "" {
+		return 0
+	}
+	if t, ok := o.(*wrapText); ok && t.Text == "" {
 		return 0
 	}
 	o.Resize(fyne.NewSize(w, o.MinSize().Height))

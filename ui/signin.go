@@ -2,8 +2,10 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -92,25 +94,86 @@ func (s *signIn) show() {
 
 // needed reports, off the UI goroutine, whether a scan must wait for a
 // sign-in: nobody is signed in and the desk has operators, or the one
-// signed in was removed meanwhile ('qrdesk operators remove'): they are
-// signed out.
+// signed in no longer counts (removed with 'qrdesk operators remove', or
+// their badge renewed): they are signed out.
 func (s *signIn) needed(ctx context.Context) bool {
 	if s == nil {
 		return false
 	}
 	if op, ok := s.current(); ok {
-		if here, err := s.staff.StillHere(ctx, op.ID); err != nil || here {
+		if _, err := s.staff.Recheck(ctx, op, false); !app.NoLongerCurrent(err) {
 			return false // a database error is reported by the scan itself
 		}
-		fyne.Do(func() {
-			if cur, ok := s.current(); ok && cur.ID == op.ID {
-				s.set(nil)
-			}
-		})
+		fyne.Do(func() { s.signOutIf(op) })
 		return true
 	}
 	has, err := s.staff.Any(ctx)
 	return err == nil && has
+}
+
+// signInCheckEvery is how often the window re-reads the signed-in
+// operator (watch): a supervisor removed or whose badge was renewed from
+// the command line stops unlocking a desk within it.
+const signInCheckEvery = 3 * time.Second
+
+// watch re-checks the signed-in operator every signInCheckEvery until ctx
+// ends (the window closes).
+func (s *signIn) watch(ctx context.Context, scan *scanScreen) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(signInCheckEvery):
+		}
+		s.recheck(ctx, scan)
+	}
+}
+
+// recheck, off the UI goroutine, signs out the signed-in operator if they
+// no longer count (removed, their badge renewed since they signed in) and
+// says why on the Scan screen; a desk-mode window locks with it. A database
+// error changes nothing (the next check or scan tries again).
+func (s *signIn) recheck(ctx context.Context, scan *scanScreen) {
+	op, ok := s.current()
+	if !ok {
+		return
+	}
+	_, err := s.staff.Recheck(ctx, op, false)
+	if !app.NoLongerCurrent(err) {
+		return
+	}
+	fyne.Do(func() {
+		if s.signOutIf(op) {
+			scan.paint(colorRefused, T("SIGNED OUT"), notCurrentText(op, err))
+			s.env.beep(false)
+		}
+	})
+}
+
+// signOutIf signs op out (on the UI goroutine) if they are still the one
+// signed in, with the same badge; it reports whether it did.
+func (s *signIn) signOutIf(op app.Operator) bool {
+	cur, ok := s.current()
+	if !ok || cur.ID != op.ID || cur.BadgeVersion != op.BadgeVersion {
+		return false
+	}
+	s.set(nil)
+	return true
+}
+
+// notCurrentText says, in the window's language, why op no longer counts
+// (app.Staff.Recheck's refusal err).
+func notCurrentText(op app.Operator, err error) string {
+	name := map[string]any{"Name": op.Name}
+	switch {
+	case errors.Is(err, app.ErrOperatorRemoved):
+		return T("{{.Name}} was removed from this desk: signed out, and approves nothing more", name)
+	case errors.Is(err, app.ErrBadgeReplaced):
+		return T("The badge of {{.Name}} was renewed: signed out; sign in again with the new badge or the PIN", name)
+	case errors.Is(err, app.ErrNotSupervisor):
+		return T("{{.Name}} is not a supervisor: a supervisor must approve this", name)
+	}
+	return app.ErrorMessage(err)
 }
 
 // badgeScanned signs in the operator of a badge scanned on the Scan screen
@@ -147,14 +210,30 @@ func (e *env) supervisor(what string, retry func()) (string, bool) {
 	if approved != nil {
 		return approved.Name, true
 	}
+	// The supervisor signed in approves only while still current: one
+	// small indexed read, since operators may be removed or their badges
+	// renewed from the command line while the window runs.
+	var refused string
 	if op, ok := s.current(); ok && op.Supervisor {
-		return op.Name, true
+		cur, err := s.staff.Recheck(context.Background(), op, true)
+		if err == nil {
+			return cur.Name, true
+		}
+		refused = notCurrentText(op, err)
+		if app.NoLongerCurrent(err) {
+			s.signOutIf(op) // a desk-mode window locks
+		}
 	}
 	// One small indexed read: operators may be added from the command line
 	// while the window runs.
 	if has, err := s.staff.Any(context.Background()); err == nil && !has {
 		return e.operator(), true
 	}
+	defer func() {
+		if refused != "" && s.form != nil {
+			s.form.message.SetText(refused)
+		}
+	}()
 	s.ask(T("A supervisor must approve"), what, true, func(op app.Operator) {
 		s.mu.Lock()
 		s.approved = &op

@@ -62,6 +62,9 @@ func Run(a fyne.App, svc *app.Service, opts Options) error {
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	go ui.scan.banner.run(ctx)
+	if ui.env.signIn != nil {
+		go ui.env.signIn.watch(ctx, ui.scan)
+	}
 	w.ShowAndRun()
 	return nil
 }

@@ -245,19 +245,74 @@ func TestLanguage(t *testing.T) {
 	if _, _, body := v.get(t, "/"); !strings.Contains(body, "每小时核销") || strings.Contains(body, "Redemptions per hour") {
 		t.Fatalf("Today in Chinese:\n%s", body)
 	}
-	if st, loc, _ := v.get(t, "/lang?to=en&back=%2Fdesks"); st != http.StatusSeeOther || loc != "/desks" {
+	if st, loc, _ := v.post(t, "/lang", url.Values{"to": {"en"}, "back": {"/desks"}}); st != http.StatusSeeOther || loc != "/desks" {
 		t.Fatalf("switch: %d %s", st, loc)
 	}
 	if _, _, body := v.get(t, "/desks"); !strings.Contains(body, `lang="en"`) || !strings.Contains(body, "Sign out") {
 		t.Fatal("after switching to English, the page is not in English")
 	}
 	// A switch never sends anyone to another site.
-	if _, loc, _ := v.get(t, "/lang?to=en&back=//evil.example/"); loc != "/" {
+	if _, loc, _ := v.post(t, "/lang", url.Values{"to": {"en"}, "back": {"//evil.example/"}}); loc != "/" {
 		t.Fatalf("back to another site: %q", loc)
 	}
 	v.lang = "en-US,en;q=0.9"
 	if _, _, body := v.get(t, "/desks"); !strings.Contains(body, `lang="en"`) {
 		t.Fatal("en-US browser after picking English")
+	}
+}
+
+// TestLanguageSwitchOnlyFromTheDashboard: the switch on the page (a form)
+// works signed out too; a link or form of another site does not change a
+// manager's language.
+func TestLanguageSwitchOnlyFromTheDashboard(t *testing.T) {
+	s := newSite(t, sqlitePath(t), false)
+	password := s.admin(t, "manager")
+	v := s.visitor()
+	_, _, body := v.get(t, "/login")
+	if !strings.Contains(body, `<form method="post" action="/lang"`) || !strings.Contains(body, `name="to" value="zh"`) || !strings.Contains(body, `name="back" value="/login"`) {
+		t.Fatalf("the sign-in page has no switch form:\n%s", body)
+	}
+	// (Back to /, which sends a signed-out visitor to the sign-in page.)
+	if st, loc, _ := v.post(t, "/lang", url.Values{"to": {"zh"}, "back": {"/login"}}); st != http.StatusSeeOther || loc != "/" {
+		t.Fatalf("switch signed out: %d %s", st, loc)
+	}
+	if _, _, body := v.get(t, "/login"); !strings.Contains(body, `lang="zh-Hans"`) {
+		t.Fatal("the sign-in page is not in Chinese after the switch")
+	}
+	v.signIn(t, "manager", password)
+
+	// A plain GET, as a link or image of any site sends it, changes nothing.
+	for _, path := range []string{"/lang?to=en&back=%2Fdesks", "/lang?to=en"} {
+		st, _, _ := v.get(t, path)
+		if st == http.StatusSeeOther {
+			t.Fatalf("GET %s: %d, want no switch", path, st)
+		}
+	}
+	// A form of another site, or one without Origin or Referer, is refused.
+	for _, origin := range []string{"https://evil.example", ""} {
+		v.origin = origin
+		if st, _, _ := v.post(t, "/lang", url.Values{"to": {"en"}, "back": {"/desks"}}); st != http.StatusForbidden {
+			t.Fatalf("switch from origin %q: %d, want 403", origin, st)
+		}
+	}
+	v.origin = s.url
+	if _, _, body := v.get(t, "/desks"); !strings.Contains(body, `lang="zh-Hans"`) {
+		t.Fatal("another site changed the manager's language")
+	}
+}
+
+// TestStaticNoListing: the stylesheet is served; the folder is not listed.
+func TestStaticNoListing(t *testing.T) {
+	s := newSite(t, sqlitePath(t), false)
+	v := s.visitor()
+	if st, _, body := v.get(t, "/static/style.css"); st != 200 || !strings.Contains(body, ".who") {
+		t.Fatalf("the stylesheet: %d", st)
+	}
+	for _, path := range []string{"/static/", "/static", "/static/./", "/static//"} {
+		st, _, body := v.get(t, path)
+		if strings.Contains(body, "style.css") || st == 200 {
+			t.Fatalf("GET %s: %d, lists the folder:\n%s", path, st, body)
+		}
 	}
 }
 

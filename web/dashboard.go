@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -46,10 +47,12 @@ func (d *Dashboard) Handler() http.Handler {
 	d.once.Do(d.init)
 	mux := http.NewServeMux()
 	static, _ := fs.Sub(staticFS, "static")
-	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
+	mux.Handle("GET /static/", noListing(http.StripPrefix("/static/", http.FileServerFS(static))))
 	mux.HandleFunc("GET /login", d.loginPage)
 	mux.HandleFunc("POST /login", d.sameOrigin(d.login))
-	mux.HandleFunc("GET /lang", d.switchLang)
+	// A POST from the dashboard's own pages: a link or form of another site
+	// does not change a manager's language.
+	mux.HandleFunc("POST /lang", d.sameOrigin(d.switchLang))
 	mux.HandleFunc("POST /logout", d.sameOrigin(d.auth(d.logout)))
 	mux.HandleFunc("GET /{$}", d.auth(d.today))
 	mux.HandleFunc("GET /today.csv", d.auth(d.todayCSV))
@@ -107,4 +110,16 @@ func (d *Dashboard) fail(w http.ResponseWriter, r *http.Request, err error) {
 	d.Log.Error("dashboard", "path", r.URL.Path, "error", err.Error())
 	l := langOf(r)
 	http.Error(w, l.T("Something went wrong on the server; the details are in its log."), http.StatusInternalServerError)
+}
+
+// noListing serves the stylesheet and other files, but not a folder's
+// list of them: a path ending in / (the folder itself) is a 404.
+func noListing(files http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/") {
+			http.NotFound(w, r)
+			return
+		}
+		files.ServeHTTP(w, r)
+	})
 }

@@ -3,7 +3,6 @@ package web
 import (
 	"fmt"
 	"net/http"
-	"net/url"
 	"time"
 
 	"golang.org/x/text/language"
@@ -67,19 +66,17 @@ func (l Lang) minutes(d time.Duration) string {
 	return l.Tf("%d minutes", m)
 }
 
-// switchLang remembers the language picked and goes back to the page.
+// switchLang remembers the language picked (form field to) and goes back
+// to the page (back). It is a POST from the dashboard's own origin
+// (sameOrigin), like the sign-in form; no session is needed, since the
+// sign-in page has the switch too.
 func (d *Dashboard) switchLang(w http.ResponseWriter, r *http.Request) {
-	to := r.URL.Query().Get("to")
+	to := r.PostFormValue("to")
 	if to != "en" && to != "zh" {
 		to = "en"
 	}
 	http.SetCookie(w, &http.Cookie{Name: langCookie, Value: to, Path: "/", MaxAge: 365 * 24 * 3600, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
-	http.Redirect(w, r, localPath(r.URL.Query().Get("back")), http.StatusSeeOther)
-}
-
-// langLink is the switch's address on the page at path.
-func langLink(to, path string) string {
-	return "/lang?to=" + to + "&back=" + url.QueryEscape(path)
+	http.Redirect(w, r, localPath(r.PostFormValue("back")), http.StatusSeeOther)
 }
 
 // outcomeNames are the server's outcomes and event kinds in words.

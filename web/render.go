@@ -19,7 +19,8 @@ type page struct {
 	L        Lang
 	Admin    string // "" on the sign-in page
 	CSRF     string
-	LangLink string
+	LangTo   string // the language the switch offers ("zh" or "en")
+	LangBack string // the page the switch comes back to
 	LangName string
 }
 
@@ -55,7 +56,7 @@ func parsePages() map[string]*pageTemplate {
 func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, name string, p page) {
 	p.L = langOf(r)
 	code, langName := p.L.Other()
-	p.LangLink, p.LangName = langLink(code, r.URL.RequestURI()), langName
+	p.LangTo, p.LangBack, p.LangName = code, r.URL.RequestURI(), langName
 	var buf bytes.Buffer
 	if err := d.pages[name].Execute(&buf, p); err != nil {
 		d.fail(w, r, err)

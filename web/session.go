@@ -157,7 +157,12 @@ func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s := central.Session{IDHash: hashID(id), Admin: name, CreatedAt: now.Unix(), ExpiresAt: now.Add(d.SessionLength).Unix()}
-	if err := d.Store.AddSession(r.Context(), s); err != nil {
+	if err := d.Store.AddSession(r.Context(), s, hash); errors.Is(err, central.ErrPasswordChanged) {
+		d.Log.Warn("dashboard: sign-in refused, the password was reset or the account removed meanwhile", "name", name, "remote", ip)
+		d.render(w, r, http.StatusUnauthorized, "login", page{Title: "Sign in", Data: data,
+			Error: l.T("This account's password was just replaced, or the account removed: sign in with the new password.")})
+		return
+	} else if err != nil {
 		d.fail(w, r, err)
 		return
 	}

@@ -30,7 +30,9 @@ type Store interface {
 
 	// AdminPasswordHash returns the hash; central.ErrNoAdmin.
 	AdminPasswordHash(ctx context.Context, name string) (string, error)
-	AddSession(ctx context.Context, s central.Session) error
+	// AddSession saves a session if passwordHash, the hash the sign-in
+	// checked, is still the administrator's; central.ErrPasswordChanged.
+	AddSession(ctx context.Context, s central.Session, passwordHash string) error
 	// Session finds a live session; central.ErrNoSession.
 	Session(ctx context.Context, idHash string, now int64) (central.Session, error)
 	DeleteSession(ctx context.Context, idHash string) error

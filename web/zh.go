@@ -106,6 +106,7 @@ var zh = map[string]string{
 	"Type or scan a label, e.g. WH-261129-A0001-…": "输入或扫描标签，例如 WH-261129-A0001-…",
 	"Updates itself every %d seconds.":             "每 %d 秒自动更新。",
 	"Write a note saying how the conflict was resolved, e.g. 'customer had two parcels, checked with Desk 2'.":                       "请填写备注说明冲突如何处理，例如“客户确有两个包裹，已与 2 号工位核实”。",
+	"This account's password was just replaced, or the account removed: sign in with the new password.":                              "此账户的密码刚被更换，或账户已被删除：请用新密码登录。",
 	"Wrong name or password. Check Caps Lock; a forgotten password is replaced on the server with 'qrdesk-server admin reset NAME'.": "用户名或密码错误。请检查大写锁定；忘记密码时可在服务器上用 'qrdesk-server admin reset 名称' 生成新密码。",
 	"never":    "从未",
 	"offline":  "离线",

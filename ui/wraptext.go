@@ -1,0 +1,107 @@
+package ui
+
+import (
+	"image/color"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/widget"
+)
+
+// wrapText is centred text of any size that wraps to the width it is
+// given, at spaces (and inside a word wider than the whole line): the scan
+// result's detail line, sized to its panel like the title, which a
+// canvas.Text would draw past the panel's edges ("BADGE REFUSED" with the
+// reason, "ALREADY USED" with where and by whom). Set Text and TextSize,
+// then Refresh; its MinSize is the height of its lines at its width.
+type wrapText struct {
+	widget.BaseWidget
+	Text     string
+	TextSize float32
+	Color    color.Color
+}
+
+func newWrapText(c color.Color) *wrapText {
+	t := &wrapText{Color: c, TextSize: defaultWrapTextSize}
+	t.ExtendBaseWidget(t)
+	return t
+}
+
+// defaultWrapTextSize is a readable size until the layout sets one.
+const defaultWrapTextSize = 14
+
+func (t *wrapText) CreateRenderer() fyne.WidgetRenderer { return &wrapTextRenderer{t: t} }
+
+// lines splits the text into lines no wider than width.
+func (t *wrapText) lines(width float32) []string {
+	if t.Text == "" {
+		return nil
+	}
+	fits := func(s string) bool {
+		return width <= 0 || fyne.MeasureText(s, t.TextSize, fyne.TextStyle{}).Width <= width
+	}
+	var out []string
+	for _, para := range strings.Split(t.Text, "\n") {
+		line := ""
+		for _, word := range strings.Fields(para) {
+			next := word
+			if line != "" {
+				next = line + " " + word
+			}
+			if fits(next) {
+				line = next
+				continue
+			}
+			if line != "" {
+				out = append(out, line)
+			}
+			// A word wider than the line is cut where it no longer fits.
+			for !fits(word) {
+				r := []rune(word)
+				n := len(r) - 1
+				for n > 1 && !fits(string(r[:n])) {
+					n--
+				}
+				out = append(out, string(r[:n]))
+				word = string(r[n:])
+			}
+			line = word
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+type wrapTextRenderer struct {
+	t     *wrapText
+	texts []fyne.CanvasObject
+}
+
+func (r *wrapTextRenderer) lineHeight() float32 {
+	return fyne.MeasureText("Mg", r.t.TextSize, fyne.TextStyle{}).Height
+}
+
+func (r *wrapTextRenderer) Layout(size fyne.Size) {
+	lines := r.t.lines(size.Width)
+	for len(r.texts) < len(lines) {
+		r.texts = append(r.texts, canvas.NewText("", r.t.Color))
+	}
+	r.texts = r.texts[:len(lines)]
+	h := r.lineHeight()
+	for i, line := range lines {
+		c := r.texts[i].(*canvas.Text)
+		c.Text, c.TextSize, c.Color, c.Alignment = line, r.t.TextSize, r.t.Color, fyne.TextAlignCenter
+		c.Move(fyne.NewPos(0, float32(i)*h))
+		c.Resize(fyne.NewSize(size.Width, h))
+		c.Refresh()
+	}
+}
+
+func (r *wrapTextRenderer) MinSize() fyne.Size {
+	return fyne.NewSize(0, float32(len(r.t.lines(r.t.Size().Width)))*r.lineHeight())
+}
+
+func (r *wrapTextRenderer) Refresh()                     { r.Layout(r.t.Size()) }
+func (r *wrapTextRenderer) Objects() []fyne.CanvasObject { return r.texts }
+func (r *wrapTextRenderer) Destroy()                     {}
