@@ -50,10 +50,11 @@ func (p BatchPart) Describe() string {
 	if p.Sheet > 0 {
 		return fmt.Sprintf("sheet %d", p.Sheet)
 	}
-	if p.To == "" || p.To == p.From {
-		return p.From
+	from, to := strings.ToUpper(strings.TrimSpace(p.From)), strings.ToUpper(strings.TrimSpace(p.To))
+	if to == "" || to == from {
+		return from
 	}
-	return p.From + "–" + p.To
+	return from + "–" + to
 }
 
 // Sheets is how many sheets count labels take after skip blank positions.

@@ -35,7 +35,9 @@ type issueScreen struct {
 	batchList   *widget.List
 	batches     []app.Batch
 	selected    *app.Batch
-	issuing     bool // a batch is being issued: the button stays locked
+	part        *app.BatchPart // the part of the batch to print again (issue_reprint.go); nil: all of it
+	reprint     *reprintForm   // the reprint question while it is up
+	issuing     bool           // a batch is being issued: the button stays locked
 	cache       labelCache
 	previewLoad latest
 	content     fyne.CanvasObject
@@ -95,6 +97,7 @@ func newIssueScreen(e *env) *issueScreen {
 	s.batchList.OnSelected = func(i widget.ListItemID) {
 		b := s.batches[i]
 		s.selected = &b
+		s.part = nil
 		s.renderPreview()
 	}
 
@@ -259,6 +262,11 @@ func (s *issueScreen) printOptions() (printing.Options, error) {
 	start, err := startPosition(s.start.Text, t)
 	if err != nil {
 		return printing.Options{}, err
+	}
+	if s.part != nil {
+		if at := s.part.StartPosition(); at >= 0 {
+			start = at // a sheet printed again goes where it was
+		}
 	}
 	set := s.env.current()
 	return printing.Options{Template: t, Start: start, OffsetX: set.OffsetX, OffsetY: set.OffsetY, EC: set.QREC, Created: s.env.now()}, nil

@@ -320,6 +320,8 @@ func TestReprintNeedsSupervisor(t *testing.T) {
 		s.selected = &batch
 		s.confirmThen(func(reprint bool) { reprints = append(reprints, reprint) })
 	})
+	fyne.DoAndWait(func() { s.reprint.sheet.SetText("1") })
+	h.settle()
 	fyne.DoAndWait(func() { test.Tap(h.dialogButton(t, T("Print again"))) })
 	waitFor(t, "the supervisor form", func() bool { return h.ui.env.signIn.form != nil })
 	if len(reprints) != 0 {
