@@ -65,7 +65,7 @@ func (h *staffHarness) showsTabs() bool {
 }
 
 // typeInto types text and Enter into a field of the sign-in form.
-func typeInto(e *widget.Entry, text string) {
+func typeInto(e *escEntry, text string) {
 	fyne.DoAndWait(func() {
 		test.Type(e, text)
 		e.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
