@@ -4,15 +4,145 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 )
 
-// PrintSelection says which codes to print: one of a batch, a label date, a
-// list of codes, or a failed job to resume.
+// PrintSelection says which codes to print: one of a batch (or part of
+// it), a label date, a list of codes, or a failed job to resume.
 type PrintSelection struct {
 	BatchID   int64
+	Part      *BatchPart // with BatchID: only this part of the batch
 	Date      string
 	Codes     []string
 	ResumeJob int64
+}
+
+// BatchPart is part of a batch to print again, typically after a jam: one
+// sheet as the batch lies on the template's sheets, or the labels from one
+// serial to another.
+type BatchPart struct {
+	Sheet    int // from 1; 0 for a range of serials
+	PerSheet int // labels a sheet of the template (1 for a roll)
+	Skip     int // positions left blank on the batch's first sheet
+	// From and To are serials as printed on the labels ("A0041") or their
+	// numbers ("41"), both included; To "" is From alone.
+	From, To string
+}
+
+// StartPosition is how many positions the part's labels skip on their
+// sheet so that they land where they were: a first sheet's blank
+// positions, none for a later sheet. A range of serials starts where the
+// clerk says (-1).
+func (p BatchPart) StartPosition() int {
+	switch {
+	case p.Sheet == 1:
+		return p.Skip
+	case p.Sheet > 1:
+		return 0
+	}
+	return -1
+}
+
+// Describe names the part for the clerk and the log: "sheet 3" or
+// "A0041–A0060".
+func (p BatchPart) Describe() string {
+	if p.Sheet > 0 {
+		return fmt.Sprintf("sheet %d", p.Sheet)
+	}
+	from, to := strings.ToUpper(strings.TrimSpace(p.From)), strings.ToUpper(strings.TrimSpace(p.To))
+	if to == "" || to == from {
+		return from
+	}
+	return from + "–" + to
+}
+
+// Sheets is how many sheets count labels take after skip blank positions.
+func Sheets(perSheet, skip, count int) int {
+	if perSheet < 1 {
+		return count
+	}
+	return (skip + count + perSheet - 1) / perSheet
+}
+
+// pick returns the records of batch (in print order) the part names.
+func (p BatchPart) pick(batch int64, recs []CodeRecord) ([]CodeRecord, error) {
+	if p.Sheet > 0 {
+		per := max(p.PerSheet, 1)
+		sheets := Sheets(per, p.Skip, len(recs))
+		if p.Sheet > sheets {
+			return nil, Errorf(KindInvalid, "batch %d takes %s: choose a sheet from 1 to %d", batch, plural(sheets, "sheet", "sheets"), sheets)
+		}
+		first := max((p.Sheet-1)*per-p.Skip, 0)
+		last := min(p.Sheet*per-p.Skip, len(recs))
+		return recs[first:last], nil
+	}
+	if p.Sheet < 0 {
+		return nil, Errorf(KindInvalid, "sheet %d is not a sheet: sheets count from 1", p.Sheet)
+	}
+	if strings.TrimSpace(p.From) == "" {
+		return nil, Errorf(KindInvalid, "say which labels to print again: a sheet, or the serials from and to")
+	}
+	to := p.To
+	if strings.TrimSpace(to) == "" {
+		to = p.From
+	}
+	fromSt, from, err := readSerial(p.From)
+	if err != nil {
+		return nil, err
+	}
+	toSt, last, err := readSerial(to)
+	if err != nil {
+		return nil, err
+	}
+	if from > last {
+		return nil, Errorf(KindInvalid, "serial %s comes after %s: give the first serial first", strings.TrimSpace(p.From), strings.TrimSpace(to))
+	}
+	var out []CodeRecord
+	lo, hi := "", ""
+	for _, r := range recs {
+		c, err := Parse(r.Code)
+		if err != nil || !c.HasSerial() {
+			return nil, Errorf(KindInvalid, "the labels of batch %d have no serials: print a sheet again instead", batch)
+		}
+		printed := c.Station + c.SerialText()
+		if lo == "" {
+			lo = printed
+		}
+		hi = printed
+		if (fromSt != "" && fromSt != c.Station) || (toSt != "" && toSt != c.Station) {
+			continue
+		}
+		if c.Serial >= from && c.Serial <= last {
+			out = append(out, r)
+		}
+	}
+	if len(out) == 0 {
+		return nil, Errorf(KindNotFound, "batch %d has no labels with serials from %s to %s (its serials run from %s to %s)",
+			batch, strings.TrimSpace(p.From), strings.TrimSpace(to), lo, hi)
+	}
+	return out, nil
+}
+
+// readSerial reads a serial as printed ("A0041": station A, number 41) or
+// a bare number ("41", any station).
+func readSerial(text string) (station string, serial int, err error) {
+	t := strings.ToUpper(strings.TrimSpace(text))
+	if st, n, ok := PrintedSerial(t); ok {
+		return st, n, nil
+	}
+	if n, err := strconv.Atoi(t); err == nil && n > 0 {
+		return "", n, nil
+	}
+	return "", 0, Errorf(KindInvalid, "%q is not a serial: type it as printed on the label (A0041) or its number (41)", strings.TrimSpace(text))
+}
+
+// plural is "1 sheet" or "3 sheets".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // PrintJob is one recorded print.
@@ -61,7 +191,13 @@ func (s *Service) SelectForPrint(ctx context.Context, sel PrintSelection) ([]Cod
 		return recs, &job, nil
 	case sel.BatchID != 0:
 		recs, err := s.BatchCodes(ctx, sel.BatchID)
-		return recs, nil, err
+		if err == nil && sel.Part != nil {
+			recs, err = sel.Part.pick(sel.BatchID, recs)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		return recs, nil, nil
 	case sel.Date != "":
 		day, err := s.ParseDay(sel.Date)
 		if err != nil {
@@ -89,6 +225,9 @@ func (s *Service) SelectForPrint(ctx context.Context, sel PrintSelection) ([]Cod
 			recs = append(recs, rec)
 		}
 		return recs, nil, nil
+	}
+	if sel.Part != nil {
+		return nil, nil, Errorf(KindInvalid, "a sheet or a range of serials is part of a batch: say which batch")
 	}
 	return nil, nil, Errorf(KindInvalid, "say what to print: --batch ID, --date YYYY-MM-DD, --codes FILE or --resume JOB")
 }

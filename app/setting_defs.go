@@ -266,6 +266,8 @@ var SettingDefs = []SettingDef{
 	textSetting("operator", "default-operator", "Operator", "Who works at this station now", ruleOperator,
 		func(s *Settings) *string { return &s.Operator }, func(v string) bool { return v == "" || CheckOperator(v) == nil }),
 	undoWindowSetting(),
+	boolSetting("pickers_issue", "pickers-issue", "Pickers may issue", "Off: issuing labels needs a supervisor; going over the daily quantity always does (desks with operators)",
+		func(s *Settings) *bool { return &s.PickersIssue }),
 	boolSetting("configured", "configured", "Set up", "true skips the window's first-run set-up (stations set up by script)",
 		func(s *Settings) *bool { return &s.Configured }).hidden(),
 	textSetting("scanner_map", "", "Scanner map", "Fixes a scanner's keyboard layout; made by 'qrdesk scanner-test --save'", ruleScannerMap,

@@ -34,6 +34,11 @@ type Settings struct {
 	Configured  bool   // the first-run set-up was completed
 	ScannerMap  string // pairs arrived→meant fixing a scanner's keyboard layout (scanner test)
 
+	// PickersIssue lets an operator who is not a supervisor issue labels up
+	// to the daily quantity; off, every batch needs a supervisor. Going over
+	// the daily quantity needs one either way.
+	PickersIssue bool
+
 	// UndoWindow is how long after a redemption a supervisor may undo it.
 	UndoWindow time.Duration
 
@@ -45,7 +50,7 @@ type Settings struct {
 // DefaultSettings are used until the station is configured.
 func DefaultSettings() Settings {
 	return Settings{Daily: 100, DateSerial: true, SerialDigits: 4, StationID: "A", StationName: "Station A", Expires: Expiry{Kind: ExpireNever},
-		Template: "L7160", QREC: "M", Sound: true, StartScreen: "scan", UndoWindow: DefaultUndoWindow}
+		Template: "L7160", QREC: "M", Sound: true, StartScreen: "scan", UndoWindow: DefaultUndoWindow, PickersIssue: true}
 }
 
 // SettingKeys lists the keys 'qrdesk settings' shows, in order.

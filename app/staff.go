@@ -34,9 +34,19 @@ type OperatorStore interface {
 	// AuditSignIn records a sign-in by method (SignInBadge or SignInPIN),
 	// or a refused one with the reason, of subject.
 	AuditSignIn(ctx context.Context, subject string, method SignInMethod, ok bool, reason string, actor Actor) error
-	// PINFailures counts the wrong PINs audited since the last sign-in by
-	// PIN, and when the last of them was (Unix seconds).
-	PINFailures(ctx context.Context) (n int, last int64, err error)
+	// PINFailures counts the wrong PINs audited for name (any case) since
+	// name's last sign-in by PIN, and the desk's wrong PINs for any name
+	// since since (Unix seconds), with when the latest of name's and the
+	// earliest of the desk's were.
+	PINFailures(ctx context.Context, name string, since int64) (PINFailureCount, error)
+}
+
+// PINFailureCount is what the wrong-PIN lockout reads from the sign-in log.
+type PINFailureCount struct {
+	Name     int   // wrong PINs for the name since its last sign-in by PIN
+	NameLast int64 // when the latest of them was (Unix seconds)
+	Desk     int   // wrong PINs for any name at the desk in the window
+	DeskFrom int64 // when the earliest of those was
 }
 
 // SignInMethod is how an operator signed in (or tried to).
@@ -66,14 +76,22 @@ func NewStaff(st OperatorStore, keys Keys, now func() time.Time) *Staff {
 // Staff is the desk's operators on the service's store, key ring and clock.
 func (s *Service) Staff() *Staff { return NewStaff(s.Store, s.Keys, s.Now) }
 
-// Wrong PINs allowed in a row before the desk waits, and how long it waits
-// (doubling with every further wrong PIN, at most pinMaxWait). The desk,
-// not the name, is limited: guessing across names gains nothing. The count
-// is read from the audit rows, so restarting the window does not reset it.
+// Wrong PINs allowed for one name before its PIN is checked no more for a
+// while, and how long (doubling with every further wrong PIN, at most
+// pinMaxWait). The count is per name and only that name's own sign-in by
+// PIN ends it: a picker who signs in as themselves between guesses at a
+// supervisor's PIN no longer starts the supervisor's count again. The desk
+// is limited too, so that guessing across names gains nothing: after
+// DeskPINTries wrong PINs of any names within deskPINWindow, no PIN is
+// checked until the earliest of them is older than the window; successes
+// do not end that count. Both are read from the audit rows, so restarting
+// the window does not reset them. Badges work throughout.
 const (
-	PINTries   = 5
-	pinWait    = time.Minute
-	pinMaxWait = 15 * time.Minute
+	PINTries      = 5
+	pinWait       = time.Minute
+	pinMaxWait    = 15 * time.Minute
+	DeskPINTries  = 3 * PINTries
+	deskPINWindow = 15 * time.Minute
 )
 
 // ErrSignInRefused is wrapped by every refused sign-in.
@@ -226,16 +244,25 @@ func (st *Staff) SignInBadge(ctx context.Context, raw string) (Operator, error) 
 	return op, st.Store.AuditSignIn(ctx, op.Name, SignInBadge, true, "", st.actor(ctx, op.Name))
 }
 
-// SignInPIN checks an operator's name and PIN. After PINTries wrong PINs in
-// a row the desk checks no PIN for a while, longer after every further one.
+// SignInPIN checks an operator's name and PIN. After PINTries wrong PINs
+// for a name its PIN is checked no more for a while, longer after every
+// further one; after DeskPINTries wrong PINs of any names in a short time,
+// no PIN at the desk is (see PINTries).
 func (st *Staff) SignInPIN(ctx context.Context, name, pin string) (Operator, error) {
-	failures, last, err := st.Store.PINFailures(ctx)
+	now := st.Now()
+	f, err := st.Store.PINFailures(ctx, pinSubject(name), now.Add(-deskPINWindow).Unix())
 	if err != nil {
 		return Operator{}, err
 	}
-	if wait := time.Unix(last, 0).Add(pinLock(failures)).Sub(st.Now()); wait > 0 {
+	if wait := time.Unix(f.NameLast, 0).Add(pinLock(f.Name)).Sub(now); wait > 0 {
 		return Operator{}, &Error{Kind: KindConflict, Err: ErrSignInRefused,
-			Message: fmt.Sprintf("too many wrong PINs: try again in %s, or sign in with a badge", roundUp(wait))}
+			Message: fmt.Sprintf("too many wrong PINs for %s: try again in %s, or sign in with a badge", name, roundUp(wait))}
+	}
+	if f.Desk >= DeskPINTries {
+		if wait := time.Unix(f.DeskFrom, 0).Add(deskPINWindow).Sub(now); wait > 0 {
+			return Operator{}, &Error{Kind: KindConflict, Err: ErrSignInRefused,
+				Message: fmt.Sprintf("too many wrong PINs at this desk: try again in %s, or sign in with a badge", roundUp(wait))}
+		}
 	}
 	op, err := st.Store.OperatorByName(ctx, name)
 	if err != nil && !errors.Is(err, ErrNotFound) {
@@ -268,12 +295,19 @@ func pinLock(failures int) time.Duration {
 // Made on first use: hashing costs 19 MiB, which no other command should pay.
 var unknownOperatorHash = sync.OnceValue(func() string { h, _ := HashPIN("unknown operator"); return h })
 
+// pinSubject is the name a sign-in attempt is logged and counted under:
+// the name typed, or "?" for what cannot be a name.
+func pinSubject(name string) string {
+	if name == "" || CheckOperator(name) != nil {
+		return "?"
+	}
+	return name
+}
+
 // refuse audits a refused sign-in and returns the message for the clerk.
 func (st *Staff) refuse(ctx context.Context, subject string, method SignInMethod, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
-	if subject == "" || CheckOperator(subject) != nil {
-		subject = "?"
-	}
+	subject = pinSubject(subject)
 	if err := st.Store.AuditSignIn(ctx, subject, method, false, msg, st.actor(ctx, "")); err != nil {
 		return err
 	}

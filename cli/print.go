@@ -19,6 +19,8 @@ func init() {
 
 type printFlags struct {
 	batch                int64
+	sheet                int
+	serials              string
 	date, codesFile      string
 	resume               int64
 	template             string
@@ -39,6 +41,8 @@ func runPrint(ctx context.Context, env *Env, args []string) error {
 	fs.Int64Var(&f.batch, "batch", 0, "print the codes of this batch")
 	fs.StringVar(&f.date, "date", "", "print the codes with this label date (YYYY-MM-DD)")
 	fs.StringVar(&f.codesFile, "codes", "", "print the codes listed in FILE, one per line (- for standard input)")
+	fs.IntVar(&f.sheet, "sheet", 0, "with --batch: only this sheet of the batch (from 1, as laid out with --start), e.g. after a jam")
+	fs.StringVar(&f.serials, "serials", "", "with --batch: only the labels with these serials, FROM-TO as printed (A0041-A0060)")
 	fs.Int64Var(&f.resume, "resume", 0, "print a failed job again")
 	fs.StringVar(&f.template, "template", "", "label template (default: the setting; 'qrdesk templates' lists them)")
 	fs.IntVar(&f.start, "start", 0, "skip the first N label positions of a partly used sheet")
@@ -100,6 +104,25 @@ func runPrint(ctx context.Context, env *Env, args []string) error {
 	}
 
 	sel := app.PrintSelection{BatchID: f.batch, Date: f.date, ResumeJob: f.resume}
+	if f.sheet != 0 || f.serials != "" {
+		if f.batch == 0 {
+			return usagef("--sheet and --serials pick labels of one batch: add --batch ID")
+		}
+		if f.sheet != 0 && f.serials != "" {
+			return usagef("give --sheet or --serials, not both")
+		}
+		part := &app.BatchPart{Sheet: f.sheet, PerSheet: tmpl.PerPage(), Skip: f.start}
+		if f.sheet < 0 {
+			return usagef("--sheet %d: sheets count from 1", f.sheet)
+		}
+		if f.serials != "" {
+			part.From, part.To = splitSerials(f.serials)
+		}
+		if start := part.StartPosition(); start >= 0 {
+			opts.Start = start // the sheet's labels go where they were
+		}
+		sel.Part = part
+	}
 	if f.codesFile != "" {
 		if sel.Codes, err = readCodeList(env, f.codesFile); err != nil {
 			return err
@@ -120,8 +143,11 @@ func runPrint(ctx context.Context, env *Env, args []string) error {
 			what = "reprinted"
 		}
 		fmt.Fprintf(w, "job %d: %d labels %s on %s", done.ID, done.Codes, what, tmpl.Name)
+		if sel.Part != nil {
+			fmt.Fprintf(w, " (batch %d, %s)", f.batch, sel.Part.Describe())
+		}
 		if f.format == "pdf" {
-			if n := printing.Pages(tmpl, f.start, len(recs)); n == 1 {
+			if n := printing.Pages(tmpl, opts.Start, len(recs)); n == 1 {
 				fmt.Fprint(w, " (1 page)")
 			} else {
 				fmt.Fprintf(w, " (%d pages)", n)
@@ -134,6 +160,17 @@ func runPrint(ctx context.Context, env *Env, args []string) error {
 		}
 		fmt.Fprintln(w)
 	})
+}
+
+// splitSerials reads FROM-TO ("A0041-A0060", also with "–" or ".."); a
+// single serial is FROM alone.
+func splitSerials(s string) (from, to string) {
+	for _, sep := range []string{"..", "–", "-"} {
+		if a, b, ok := strings.Cut(s, sep); ok {
+			return strings.TrimSpace(a), strings.TrimSpace(b)
+		}
+	}
+	return strings.TrimSpace(s), ""
 }
 
 // destination is where the flags send the output.

@@ -4,7 +4,11 @@ import (
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -169,5 +173,87 @@ func TestPrintToCUPS(t *testing.T) {
 	code, _, errOut := s.run(t, "print", "--batch", "1", "--reprint", "--printer", "Gone")
 	if code == 0 || !strings.Contains(errOut, "does not exist") || !strings.Contains(errOut, "--resume") {
 		t.Fatalf("a missing printer: %d %q", code, errOut)
+	}
+}
+
+// TestPrintOneSheetAgain: after a jam, --sheet reprints one sheet of a
+// batch where its labels were, --serials a range; the PDF holds those
+// labels only and the job is logged as their reprint.
+func TestPrintOneSheetAgain(t *testing.T) {
+	needTool(t, "pdftotext")
+	needTool(t, "pdfinfo")
+	s := newStation(t)
+	var issued issueOut
+	s.mustJSON(t, &issued, "issue", "--count", "50")
+	dir := t.TempDir()
+	all := filepath.Join(dir, "all.pdf")
+	// L7160 holds 21 labels; 4 positions skipped: sheet 1 holds serials
+	// 1–17, sheet 2 18–38, sheet 3 39–50.
+	if code, out, errOut := s.run(t, "print", "--batch", "1", "--template", "L7160", "--start", "4", "-o", all); code != 0 || !strings.Contains(out, "(3 pages)") {
+		t.Fatalf("first print: exit %d %s %s", code, out, errOut)
+	}
+	for _, tc := range []struct {
+		name, flag, value string
+		first, last       int
+		out               string
+	}{
+		{"Sheet", "--sheet", "2", 18, 38, "job 2: 21 labels reprinted on L7160 (batch 1, sheet 2) (1 page)"},
+		{"Serials", "--serials", "A0005-A0009", 5, 9, "job 3: 5 labels reprinted on L7160 (batch 1, A0005–A0009) (1 page)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pdf := filepath.Join(dir, tc.name+".pdf")
+			code, out, errOut := s.run(t, "print", "--batch", "1", "--template", "L7160", "--start", "4", tc.flag, tc.value, "--reprint", "-o", pdf)
+			if code != 0 || !strings.Contains(out, tc.out) {
+				t.Fatalf("exit %d %q %s, want %q", code, out, errOut, tc.out)
+			}
+			info, _ := exec.Command("pdfinfo", pdf).Output()
+			if !regexp.MustCompile(`(?m)^Pages:\s+1$`).Match(info) {
+				t.Fatalf("pdfinfo:\n%s", info)
+			}
+			text, err := exec.Command("pdftotext", pdf, "-").Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := regexp.MustCompile(`\d{6}-A(\d{4})\b`).FindAllStringSubmatch(string(text), -1)
+			if len(got) != tc.last-tc.first+1 {
+				t.Fatalf("the PDF shows %d serials, want %d:\n%s", len(got), tc.last-tc.first+1, text)
+			}
+			nums := make([]int, len(got))
+			for i, m := range got {
+				nums[i], _ = strconv.Atoi(m[1])
+			}
+			sort.Ints(nums) // pdftotext reads the columns in its own order
+			for i, n := range nums {
+				if n != tc.first+i {
+					t.Fatalf("the PDF shows serials %v, want %d to %d:\n%s", nums, tc.first, tc.last, text)
+				}
+			}
+		})
+	}
+	// The labels off that sheet were printed once, the sheet's twice.
+	var rec []struct {
+		PrintCount int `json:"print_count"`
+	}
+	for i, want := range map[int]int{0: 1, 4: 2, 17: 2, 37: 2, 38: 1} {
+		s.mustJSON(t, &rec, "search", issued.Codes[i])
+		if len(rec) != 1 || rec[0].PrintCount != want {
+			t.Fatalf("serial %d: print count %+v, want %d", i+1, rec, want)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--sheet", "4"}, "choose a sheet from 1 to 3"},
+		{[]string{"--sheet", "1", "--serials", "A0001"}, "not both"},
+		{[]string{"--serials", "A0060-A0070"}, "its serials run from A0001 to A0050"},
+	} {
+		args := append([]string{"print", "--batch", "1", "--template", "L7160", "--start", "4", "--reprint", "-o", filepath.Join(dir, "x.pdf")}, tc.args...)
+		if code, _, errOut := s.run(t, args...); code == 0 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d %q, want %q", tc.args, code, errOut, tc.want)
+		}
+	}
+	if code, _, errOut := s.run(t, "print", "--sheet", "1", "-o", filepath.Join(dir, "x.pdf")); code != ExitUsage || !strings.Contains(errOut, "--batch") {
+		t.Errorf("--sheet without --batch: exit %d %q", code, errOut)
 	}
 }

@@ -141,12 +141,18 @@ func (d *DB) AuditSignIn(ctx context.Context, subject string, method app.SignInM
 	return d.wrap(tx.Commit(), "cannot record the sign-in")
 }
 
-// PINFailures counts the refused PIN sign-ins after the last sign-in by PIN.
-func (d *DB) PINFailures(ctx context.Context) (int, int64, error) {
-	var n int
-	var last int64
+// PINFailures counts the refused PIN sign-ins of name (any case) after its
+// last sign-in by PIN, and those of any name at or after since. Another
+// name's sign-in ends neither count.
+func (d *DB) PINFailures(ctx context.Context, name string, since int64) (app.PINFailureCount, error) {
+	var f app.PINFailureCount
 	err := d.db.QueryRowContext(ctx, `SELECT count(*), COALESCE(max(at), 0) FROM audit
-		WHERE action = 'sign_in_refused' AND detail LIKE 'PIN: %'
-		AND id > COALESCE((SELECT max(id) FROM audit WHERE action = 'sign_in' AND detail = 'PIN'), 0)`).Scan(&n, &last)
-	return n, last, d.wrap(err, "cannot read the sign-in log")
+		WHERE action = 'sign_in_refused' AND detail LIKE 'PIN: %' AND subject = ?1 COLLATE NOCASE
+		AND id > COALESCE((SELECT max(id) FROM audit WHERE action = 'sign_in' AND detail = 'PIN' AND subject = ?1 COLLATE NOCASE), 0)`,
+		name).Scan(&f.Name, &f.NameLast)
+	if err == nil {
+		err = d.db.QueryRowContext(ctx, `SELECT count(*), COALESCE(min(at), 0) FROM audit
+			WHERE action = 'sign_in_refused' AND detail LIKE 'PIN: %' AND at >= ?`, since).Scan(&f.Desk, &f.DeskFrom)
+	}
+	return f, d.wrap(err, "cannot read the sign-in log")
 }

@@ -114,7 +114,7 @@ func TestStaffSignIn(t *testing.T) {
 			}
 		}
 		// Now even the right PIN waits.
-		if _, err := staff.SignInPIN(ctx, "Wang", "876543"); err == nil || !strings.Contains(app.ErrorMessage(err), "too many wrong PINs: try again in 1 minute") {
+		if _, err := staff.SignInPIN(ctx, "Wang", "876543"); err == nil || !strings.Contains(app.ErrorMessage(err), "too many wrong PINs for Wang: try again in 1 minute") {
 			t.Fatalf("right PIN while locked: %v", err)
 		}
 		// Restarting the window does not help: the count is in the database.
@@ -127,8 +127,12 @@ func TestStaffSignIn(t *testing.T) {
 			t.Fatalf("badge while PINs are locked: %v", err)
 		}
 		clock.t = clock.t.Add(61 * time.Second)
-		// One more wrong PIN locks for twice as long.
-		staff.SignInPIN(ctx, "nobody", "1234")
+		// Another name's wrong PIN is not Wang's.
+		if _, err := staff.SignInPIN(ctx, "nobody", "1234"); err == nil || strings.Contains(app.ErrorMessage(err), "too many") {
+			t.Fatalf("a first wrong PIN for nobody: %v", err)
+		}
+		// One more wrong PIN for Wang locks Wang for twice as long.
+		staff.SignInPIN(ctx, "wang", "000000")
 		if _, err := staff.SignInPIN(ctx, "Wang", "876543"); err == nil || !strings.Contains(app.ErrorMessage(err), "try again in 2 minutes") {
 			t.Fatalf("after a sixth wrong PIN: %v", err)
 		}
@@ -217,5 +221,83 @@ func TestStaffRecheck(t *testing.T) {
 	db.Close()
 	if _, err := staff.Recheck(ctx, li, false); err == nil || app.NoLongerCurrent(err) {
 		t.Fatalf("with the database closed: %v", err)
+	}
+}
+
+// TestPINLockoutPerName: a picker guesses a supervisor's PIN four times,
+// signs in as themselves (which used to start the count again), and
+// guesses again: the supervisor's PIN locks at the fifth wrong guess; the
+// picker's own sign-in still works, and a sixth wrong PIN locks longer.
+// Wrong PINs spread over many names lock the desk.
+func TestPINLockoutPerName(t *testing.T) {
+	ctx := context.Background()
+	svc, db, clock := mustOpen(t)
+	staff := app.NewStaff(db, svc.Keys, clock.Now)
+	if _, err := staff.Add(ctx, "li", "4321", false, "admin"); err != nil {
+		t.Fatal(err)
+	}
+	wang, err := staff.Add(ctx, "wang", "876543", true, "admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	guesses := []string{"000000", "111111", "222222", "333333", "444444", "555555", "666666", "777777"}
+	locked := -1
+	for i, guess := range guesses {
+		// Alternate cases: the name's count is one whatever the case.
+		name := map[bool]string{true: "wang", false: "WANG"}[i%2 == 0]
+		_, err := staff.SignInPIN(ctx, name, guess)
+		if err != nil && strings.Contains(app.ErrorMessage(err), "too many wrong PINs for") {
+			locked = i
+			break
+		}
+		if err == nil {
+			t.Fatalf("guess %s signed in", guess)
+		}
+		if i%4 == 3 { // the picker signs in as themselves between guesses
+			if _, err := staff.SignInPIN(ctx, "li", "4321"); err != nil {
+				t.Fatalf("li's own sign-in after guess %d: %v", i+1, err)
+			}
+		}
+		clock.t = clock.t.Add(time.Second)
+	}
+	if locked != app.PINTries {
+		t.Fatalf("wang's PIN locked at guess %d, want after %d wrong ones", locked+1, app.PINTries)
+	}
+	// Wang's right PIN waits too; li's own PIN and wang's badge do not.
+	if _, err := staff.SignInPIN(ctx, "wang", "876543"); err == nil || !strings.Contains(app.ErrorMessage(err), "too many wrong PINs for wang: try again in 1 minute") {
+		t.Fatalf("wang's right PIN while locked: %v", err)
+	}
+	if _, err := staff.SignInPIN(ctx, "li", "4321"); err != nil {
+		t.Fatalf("li while wang is locked: %v", err)
+	}
+	badge, _ := staff.Badge(wang)
+	if _, err := staff.SignInBadge(ctx, badge); err != nil {
+		t.Fatalf("wang's badge while the PIN is locked: %v", err)
+	}
+	// Once the wait is over, the right PIN works and ends wang's count.
+	clock.t = clock.t.Add(61 * time.Second)
+	if _, err := staff.SignInPIN(ctx, "wang", "876543"); err != nil {
+		t.Fatalf("wang after the wait: %v", err)
+	}
+
+	// Guessing across names: every name gets fewer than PINTries, the desk
+	// still locks after DeskPINTries.
+	clock.t = clock.t.Add(time.Hour)
+	names := []string{"wang", "zhao", "qian", "sun", "zhou"}
+	for i := 0; i < app.DeskPINTries; i++ {
+		if _, err := staff.SignInPIN(ctx, names[i%len(names)], "999999"); err == nil || strings.Contains(app.ErrorMessage(err), "too many") {
+			t.Fatalf("spread guess %d: %v", i+1, err)
+		}
+		if i%len(names) == len(names)-1 {
+			staff.SignInPIN(ctx, "li", "4321") // successes do not end the desk's count
+		}
+		clock.t = clock.t.Add(10 * time.Second)
+	}
+	if _, err := staff.SignInPIN(ctx, "li", "4321"); err == nil || !strings.Contains(app.ErrorMessage(err), "too many wrong PINs at this desk") {
+		t.Fatalf("after %d wrong PINs across names: %v", app.DeskPINTries, err)
+	}
+	clock.t = clock.t.Add(15 * time.Minute)
+	if _, err := staff.SignInPIN(ctx, "li", "4321"); err != nil {
+		t.Fatalf("after the desk's window: %v", err)
 	}
 }

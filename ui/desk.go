@@ -57,3 +57,15 @@ func (ui *mainUI) signedIn(op *app.Operator) {
 	ui.layout()
 	ui.show(ui.current())
 }
+
+// quit closes the window; on a locked desk only once a supervisor approves
+// (a picker must not leave the desk's window for the desktop). The
+// Operator menu's Quit and the window's close button both come here.
+func (ui *mainUI) quit() {
+	if ui.desk && ui.locked && ui.env.signIn != nil {
+		if _, ok := ui.env.supervisor(T("Quit the desk's window"), ui.env.win.Close); !ok {
+			return
+		}
+	}
+	ui.env.win.Close()
+}

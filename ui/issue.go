@@ -35,7 +35,9 @@ type issueScreen struct {
 	batchList   *widget.List
 	batches     []app.Batch
 	selected    *app.Batch
-	issuing     bool // a batch is being issued: the button stays locked
+	part        *app.BatchPart // the part of the batch to print again (issue_reprint.go); nil: all of it
+	reprint     *reprintForm   // the reprint question while it is up
+	issuing     bool           // a batch is being issued: the button stays locked
 	cache       labelCache
 	previewLoad latest
 	content     fyne.CanvasObject
@@ -95,6 +97,7 @@ func newIssueScreen(e *env) *issueScreen {
 	s.batchList.OnSelected = func(i widget.ListItemID) {
 		b := s.batches[i]
 		s.selected = &b
+		s.part = nil
 		s.renderPreview()
 	}
 
@@ -163,6 +166,9 @@ func (s *issueScreen) refresh() {
 // issue checks the form, asks before going over the daily quantity and
 // issues the batch. The button is locked from the first press until the
 // batch is done or the question is answered: a double click issues once.
+// Where the desk has operators, a supervisor approves a batch that goes
+// over the daily quantity, and every batch when pickers may not issue
+// (the pickers_issue setting).
 func (s *issueScreen) issue() {
 	if s.issuing {
 		return
@@ -174,9 +180,17 @@ func (s *issueScreen) issue() {
 		s.status.SetText(err.Error())
 		return
 	}
+	set := s.env.current()
+	approved := false // by a supervisor, for this batch
+	if !set.PickersIssue {
+		if _, ok := s.env.supervisor(T("Issue labels: pickers may not issue at this desk"), s.issue); !ok {
+			return
+		}
+		approved = true
+	}
 	n, _ := strconv.Atoi(strings.TrimSpace(s.count.Text))
 	s.lock(true)
-	daily := s.env.current().Daily
+	daily := set.Daily
 	s.env.background(func() {
 		already, err := s.issuedToday(context.Background())
 		fyne.Do(func() {
@@ -188,11 +202,20 @@ func (s *issueScreen) issue() {
 				s.env.confirm(T("More than the daily quantity?"),
 					T("{{.Already}} codes were issued today; the daily quantity is {{.Daily}}. Issue {{.Count}} more?",
 						map[string]any{"Already": already, "Daily": daily, "Count": n}), T("Issue"), func(ok bool) {
-						if ok {
-							s.issueNow(n)
-						} else {
+						if !ok {
 							s.lock(false)
 							s.status.SetText(T("Nothing issued"))
+							return
+						}
+						if approved {
+							s.issueNow(n)
+							return
+						}
+						if _, ok := s.env.supervisorOr(T("Issue more than the daily quantity"), func() { s.issueNow(n) }, func() {
+							s.lock(false)
+							s.status.SetText(T("Nothing issued"))
+						}); ok {
+							s.issueNow(n)
 						}
 					})
 			default:
@@ -259,6 +282,11 @@ func (s *issueScreen) printOptions() (printing.Options, error) {
 	start, err := startPosition(s.start.Text, t)
 	if err != nil {
 		return printing.Options{}, err
+	}
+	if s.part != nil {
+		if at := s.part.StartPosition(); at >= 0 {
+			start = at // a sheet printed again goes where it was
+		}
 	}
 	set := s.env.current()
 	return printing.Options{Template: t, Start: start, OffsetX: set.OffsetX, OffsetY: set.OffsetY, EC: set.QREC, Created: s.env.now()}, nil

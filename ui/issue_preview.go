@@ -90,8 +90,23 @@ func (s *issueScreen) renderPreview() {
 	b := *s.selected
 	title := s.env.current().LabelTitle
 	n := s.previewLoad.next()
+	var part *app.BatchPart
+	if s.part != nil {
+		p := *s.part
+		part = &p
+	}
 	s.env.background(func() {
-		labels, err := s.cache.get(context.Background(), s.env.svc, b.ID, title)
+		var labels []printing.Label
+		var recs []app.CodeRecord
+		var err error
+		if part != nil { // the labels to print again, as they will print
+			recs, _, err = s.env.svc.SelectForPrint(context.Background(), app.PrintSelection{BatchID: b.ID, Part: part})
+			if err == nil {
+				labels, err = toLabels(recs[:min(len(recs), o.Template.PerPage())], title)
+			}
+		} else {
+			labels, err = s.cache.get(context.Background(), s.env.svc, b.ID, title)
+		}
 		var img image.Image
 		if err == nil {
 			img, err = printing.Preview(labels[:min(len(labels), o.Template.PerPage())], o, previewPxPerMM)
@@ -103,6 +118,12 @@ func (s *issueScreen) renderPreview() {
 			if !s.previewLoad.is(n) {
 				return
 			}
+			if f := s.reprint; f != nil && part != nil {
+				f.message.SetText("")
+				if err != nil {
+					f.message.SetText(app.ErrorMessage(err))
+				}
+			}
 			if err != nil {
 				s.preview.Image = nil
 				s.preview.Refresh()
@@ -111,6 +132,10 @@ func (s *issueScreen) renderPreview() {
 			}
 			s.preview.Image = img
 			s.preview.Refresh()
+			if part != nil {
+				s.sheets.SetText(partText(part, recs, o, b.Count))
+				return
+			}
 			s.sheets.SetText(sheetText(o, b.Count))
 		})
 	})

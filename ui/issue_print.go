@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"fyne.io/fyne/v2"
 
@@ -70,67 +71,83 @@ func (s *issueScreen) savePDF() {
 		s.status.SetText(app.ErrorMessage(err))
 		return
 	}
-	b := *s.selected
+	b, part := *s.selected, s.part
 	s.busy(true)
 	s.status.SetText(T("Saving…"))
 	s.env.background(func() {
-		path, err := s.writePDF(context.Background(), o, b.ID)
+		path, n, err := s.writePDF(context.Background(), o, b.ID, part)
 		fyne.Do(func() {
 			s.busy(false)
 			if err != nil {
 				s.status.SetText(T("Not saved: {{.Error}}", map[string]any{"Error": app.ErrorMessage(err)}))
 				return
 			}
-			s.status.SetText(T("Saved {{.Sheets}} sheets ({{.Count}} labels) to {{.Path}}. Not counted as printed: print the file at 100 % scale.",
-				map[string]any{"Sheets": printing.Pages(o.Template, o.Start, b.Count), "Count": b.Count, "Path": path}))
+			s.status.SetText(T("Saved {{.Sheets}} ({{.Labels}}) to {{.Path}}. Not counted as printed: print the file at 100 % scale.",
+				map[string]any{"Sheets": sheetCount(printing.Pages(o.Template, o.Start, n)), "Labels": labelCount(n), "Path": path}))
 		})
 	})
 }
 
-// writePDF lays out a batch and writes it to a new file in the PDF folder.
-func (s *issueScreen) writePDF(ctx context.Context, o printing.Options, batchID int64) (string, error) {
-	recs, err := s.env.svc.BatchCodes(ctx, batchID)
+// writePDF lays out a batch (or the part of it chosen to print again) and
+// writes it to a new file in the PDF folder; it returns the file and how
+// many labels it holds.
+func (s *issueScreen) writePDF(ctx context.Context, o printing.Options, batchID int64, part *app.BatchPart) (string, int, error) {
+	recs, _, err := s.env.svc.SelectForPrint(ctx, app.PrintSelection{BatchID: batchID, Part: part})
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	data, err := printing.Render(recs, s.env.current().LabelTitle, o, printing.FormatPDF, 0)
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	dir, err := s.env.saveFolder()
 	if err == nil {
 		err = os.MkdirAll(dir, 0o755)
 	}
 	if err != nil {
-		return "", fmt.Errorf("cannot make the folder for PDFs: %w", err)
+		return "", 0, fmt.Errorf("cannot make the folder for PDFs: %w", err)
 	}
-	path := freePath(dir, fmt.Sprintf("qrdesk-batch-%d", batchID), ".pdf")
-	return path, os.WriteFile(path, data, 0o644)
+	name := fmt.Sprintf("qrdesk-batch-%d", batchID)
+	if part != nil {
+		name += "-" + strings.NewReplacer(" ", "-", "–", "-").Replace(part.Describe())
+	}
+	path := freePath(dir, name, ".pdf")
+	return path, len(recs), os.WriteFile(path, data, 0o644)
 }
 
-// confirmThen asks before a reprint (it is logged), then runs next.
+// confirmThen asks before a reprint (it is logged) which labels go again,
+// one sheet, a range of serials or the whole batch (issue_reprint.go), then
+// runs next.
 func (s *issueScreen) confirmThen(next func(reprint bool)) {
 	if s.selected == nil {
 		s.status.SetText(T("Issue a batch or pick one from today's batches first"))
 		return
 	}
+	s.part = nil
 	if s.selected.Printed == 0 {
 		next(false)
 		return
 	}
-	s.env.confirm(T("Reprint?"), T("{{.Printed}} of these labels were printed before. Print them again? The reprint is logged.",
-		map[string]any{"Printed": s.selected.Printed}), T("Print again"), func(ok bool) {
-		if !ok {
-			return
+	o, err := s.printOptions()
+	if err != nil {
+		s.status.SetText(app.ErrorMessage(err))
+		return
+	}
+	s.askReprint(o, func(part *app.BatchPart) {
+		s.reprint = nil
+		what := T("Reprint labels")
+		if part != nil {
+			what = T("Reprint labels: batch {{.ID}}, {{.Part}}", map[string]any{"ID": s.selected.ID, "Part": partName(part)})
 		}
-		if _, approved := s.env.supervisor(T("Reprint labels"), func() { next(true) }); approved {
+		if _, approved := s.env.supervisor(what, func() { next(true) }); approved {
 			next(true)
 		}
 	})
 }
 
-// printToPrinter sends the selected batch to the printer, saying how many
-// sheets go out and, when done, the printer queue's job.
+// printToPrinter sends the selected batch (or the part of it chosen to
+// print again) to the printer, saying how many sheets go out and, when
+// done, the printer queue's job.
 func (s *issueScreen) printToPrinter(reprint bool) {
 	if !s.env.whoIsIn(T("Sign in to print: the print job names who printed it"), func() { s.printToPrinter(reprint) }) {
 		return
@@ -145,20 +162,26 @@ func (s *issueScreen) printToPrinter(reprint bool) {
 		s.status.SetText(app.ErrorMessage(err))
 		return
 	}
-	b := *s.selected
-	sheets := printing.Pages(o.Template, o.Start, b.Count)
+	b, part := *s.selected, s.part
 	s.busy(true)
-	s.status.SetText(T("Printing batch {{.ID}}: {{.Sheets}} sheets to {{.Printer}}…",
-		map[string]any{"ID": b.ID, "Sheets": sheets, "Printer": printer}))
+	if part != nil {
+		s.status.SetText(T("Printing batch {{.ID}}, {{.Part}} again to {{.Printer}}…", map[string]any{"ID": b.ID, "Part": partName(part), "Printer": printer}))
+	} else {
+		s.status.SetText(T("Printing batch {{.ID}}: {{.Sheets}} to {{.Printer}}…",
+			map[string]any{"ID": b.ID, "Sheets": sheetCount(printing.Pages(o.Template, o.Start, b.Count)), "Printer": printer}))
+	}
 	s.env.background(func() {
 		ctx := context.Background()
-		queueJob, err := s.runPrint(ctx, o, b.ID, reprint, printer)
+		queueJob, n, err := s.runPrint(ctx, o, b.ID, part, reprint, printer)
 		var updated app.Batch
 		if err == nil {
 			updated, err = s.env.svc.Batch(ctx, b.ID)
 		}
 		fyne.Do(func() {
 			s.busy(false)
+			if s.part == part {
+				s.part = nil // the next Print asks again
+			}
 			if err != nil {
 				s.status.SetText(printFailure(err))
 				return
@@ -167,27 +190,38 @@ func (s *issueScreen) printToPrinter(reprint bool) {
 			if queueJob == "" {
 				queueJob = "-"
 			}
-			s.status.SetText(T("Batch {{.ID}}: {{.Sheets}} sheets ({{.Count}} labels) sent to {{.Printer}}, printer queue job {{.Job}}",
-				map[string]any{"ID": b.ID, "Sheets": sheets, "Count": b.Count, "Printer": printer, "Job": queueJob}))
+			sheets := sheetCount(printing.Pages(o.Template, o.Start, n))
+			if part != nil {
+				s.status.SetText(T("Batch {{.ID}}, {{.Part}}: {{.Sheets}} ({{.Labels}}) sent again to {{.Printer}}, printer queue job {{.Job}}; logged as a reprint of these labels only",
+					map[string]any{"ID": b.ID, "Part": partName(part), "Sheets": sheets, "Labels": labelCount(n), "Printer": printer, "Job": queueJob}))
+			} else {
+				s.status.SetText(T("Batch {{.ID}}: {{.Sheets}} ({{.Labels}}) sent to {{.Printer}}, printer queue job {{.Job}}",
+					map[string]any{"ID": b.ID, "Sheets": sheets, "Labels": labelCount(n), "Printer": printer, "Job": queueJob}))
+			}
 			s.refresh()
+			s.renderPreview()
 		})
 	})
 }
 
-// runPrint records and sends one print job; the queue shows it under a
-// title that names the batch, and the queue's job id is returned.
-func (s *issueScreen) runPrint(ctx context.Context, o printing.Options, batchID int64, reprint bool, printer string) (string, error) {
-	recs, err := s.env.svc.BatchCodes(ctx, batchID)
+// runPrint records and sends one print job of the batch, or of part of it;
+// the queue shows it under a title that names the batch (and the part). It
+// returns the queue's job id and how many labels went.
+func (s *issueScreen) runPrint(ctx context.Context, o printing.Options, batchID int64, part *app.BatchPart, reprint bool, printer string) (string, int, error) {
+	recs, _, err := s.env.svc.SelectForPrint(ctx, app.PrintSelection{BatchID: batchID, Part: part})
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	title := fmt.Sprintf("qrdesk batch %d (%d labels)", batchID, len(recs))
+	if part != nil {
+		title = fmt.Sprintf("qrdesk batch %d %s (%d labels)", batchID, part.Describe(), len(recs))
+	}
 	if reprint {
 		title += " reprint"
 	}
 	done, err := printing.Print(ctx, s.env.svc, printing.Job{Records: recs, Options: o, Title: s.env.current().LabelTitle,
 		Format: printing.FormatPDF, To: printing.Destination{Printer: printer, Title: title}, Operator: s.env.operator(), Reprint: reprint})
-	return done.QueueJob, err
+	return done.QueueJob, len(recs), err
 }
 
 // printFailure says what went wrong with a print in the window's terms: the

@@ -199,6 +199,12 @@ func (s *signIn) badgeScanned(scan *scanScreen, raw string) {
 // approved; the retry then gets that supervisor, once. A desk without
 // operators runs everything under the operator setting, as before.
 func (e *env) supervisor(what string, retry func()) (string, bool) {
+	return e.supervisorOr(what, retry, nil)
+}
+
+// supervisorOr is supervisor, and calls cancelled when the approval form
+// closes without an approval (Cancel, Esc, or the screen was left).
+func (e *env) supervisorOr(what string, retry, cancelled func()) (string, bool) {
 	s := e.signIn
 	if s == nil {
 		return e.operator(), true
@@ -234,7 +240,7 @@ func (e *env) supervisor(what string, retry func()) (string, bool) {
 			s.form.message.SetText(refused)
 		}
 	}()
-	s.ask(T("A supervisor must approve"), what, true, func(op app.Operator) {
+	s.askOr(T("A supervisor must approve"), what, true, func(op app.Operator) {
 		s.mu.Lock()
 		s.approved = &op
 		s.mu.Unlock()
@@ -242,7 +248,7 @@ func (e *env) supervisor(what string, retry func()) (string, bool) {
 		s.mu.Lock()
 		s.approved = nil // unused by the retry: it must not approve something else later
 		s.mu.Unlock()
-	})
+	}, cancelled)
 	return "", false
 }
 
@@ -270,16 +276,33 @@ func (e *env) whoIsIn(what string, retry func()) bool {
 // signInForm asks for a badge or a name and PIN. The first field takes
 // either: a scanner types a badge there and ends it with Enter.
 type signInForm struct {
-	name, pin  *widget.Entry
+	name, pin  *escEntry
 	message    *widget.Label
 	ok, cancel *widget.Button
 	dialog     dialog.Dialog
+	done       bool   // signed in: closing is not a cancel
+	cancelled  func() // told when the form closes without a sign-in
 }
 
 // ask shows the form; done runs with the operator who signed in (a
 // supervisor when supervisor is set). A refusal stays in the form.
 func (s *signIn) ask(title, why string, supervisor bool, done func(app.Operator)) {
-	f := &signInForm{name: widget.NewEntry(), pin: widget.NewPasswordEntry(), message: widget.NewLabel("")}
+	s.askOr(title, why, supervisor, done, nil)
+}
+
+// closeForm closes the form showing, if any, as Cancel does: a sign-in or
+// an approval belongs to the action and the screen it was asked on.
+func (s *signIn) closeForm() {
+	if s == nil || s.form == nil {
+		return
+	}
+	s.form.dialog.Hide()
+}
+
+// askOr is ask, and calls cancelled (if not nil) when the form closes
+// without a sign-in: Cancel, Esc, or the screen left (closeForm).
+func (s *signIn) askOr(title, why string, supervisor bool, done func(app.Operator), cancelled func()) {
+	f := &signInForm{name: newEscEntry(), pin: newEscPasswordEntry(), message: widget.NewLabel(""), cancelled: cancelled}
 	f.name.SetPlaceHolder(T("Name, or scan the badge"))
 	f.pin.SetPlaceHolder(T("PIN"))
 	f.message.Wrapping = fyne.TextWrapWord
@@ -311,6 +334,7 @@ func (s *signIn) ask(title, why string, supervisor bool, done func(app.Operator)
 					f.name.SetText("")
 					f.message.SetText(T("{{.Name}} is not a supervisor: a supervisor must approve this", map[string]any{"Name": op.Name}))
 				default:
+					f.done = true
 					f.dialog.Hide()
 					s.form = nil
 					done(op)
@@ -329,16 +353,23 @@ func (s *signIn) ask(title, why string, supervisor bool, done func(app.Operator)
 	}
 	f.pin.OnSubmitted = func(string) { submit() }
 	f.ok = widget.NewButton(T("Sign in"), submit)
+	if supervisor {
+		f.ok.SetText(T("Approve"))
+	}
 	f.ok.Importance = widget.HighImportance
-	f.cancel = widget.NewButton(T("Cancel"), func() { f.dialog.Hide(); s.form = nil })
+	f.cancel = widget.NewButton(T("Cancel"), func() { f.dialog.Hide() })
 	intro := widget.NewLabel(why)
 	intro.Wrapping = fyne.TextWrapWord
 	form := widget.NewForm(widget.NewFormItem(T("Name or badge"), f.name), widget.NewFormItem(T("PIN"), f.pin))
 	content := container.NewVBox(intro, form, f.message, container.NewHBox(f.cancel, f.ok))
 	f.dialog = dialog.NewCustomWithoutButtons(title, content, s.env.win)
+	f.name.onEsc, f.pin.onEsc = f.dialog.Hide, f.dialog.Hide
 	f.dialog.SetOnClosed(func() {
 		if s.form == f {
 			s.form = nil
+		}
+		if !f.done && f.cancelled != nil {
+			f.cancelled()
 		}
 	})
 	f.dialog.Resize(fyne.NewSize(460, 0))
@@ -372,6 +403,14 @@ func (ui *mainUI) setMenu() {
 		}
 	})
 	signIn.Shortcut = signInShortcut
-	menus = append(menus, fyne.NewMenu(T("Operator"), signIn))
+	operator := fyne.NewMenu(T("Operator"), signIn)
+	if ui.locked {
+		// The first menu gets Fyne's Quit; a locked desk's is its own, which
+		// asks a supervisor first (desk.go).
+		quit := fyne.NewMenuItem(T("Quit"), ui.quit)
+		quit.IsQuit = true
+		operator.Items = append(operator.Items, fyne.NewMenuItemSeparator(), quit)
+	}
+	menus = append(menus, operator)
 	ui.env.win.SetMainMenu(fyne.NewMainMenu(menus...))
 }

@@ -65,7 +65,7 @@ func (h *staffHarness) showsTabs() bool {
 }
 
 // typeInto types text and Enter into a field of the sign-in form.
-func typeInto(e *widget.Entry, text string) {
+func typeInto(e *escEntry, text string) {
 	fyne.DoAndWait(func() {
 		test.Type(e, text)
 		e.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
@@ -320,6 +320,8 @@ func TestReprintNeedsSupervisor(t *testing.T) {
 		s.selected = &batch
 		s.confirmThen(func(reprint bool) { reprints = append(reprints, reprint) })
 	})
+	fyne.DoAndWait(func() { s.reprint.sheet.SetText("1") })
+	h.settle()
 	fyne.DoAndWait(func() { test.Tap(h.dialogButton(t, T("Print again"))) })
 	waitFor(t, "the supervisor form", func() bool { return h.ui.env.signIn.form != nil })
 	if len(reprints) != 0 {

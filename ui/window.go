@@ -98,6 +98,9 @@ func newMainUI(a fyne.App, w fyne.Window, svc *app.Service, opts Options) (*main
 		e.signIn.onChange = ui.signedIn
 	}
 	ui.desk, ui.locked = opts.Desk, opts.Desk
+	if ui.desk {
+		w.SetCloseIntercept(ui.quit)
+	}
 	ui.layout()
 	ui.grabTyping()
 	ui.addShortcuts()
@@ -123,11 +126,16 @@ func (ui *mainUI) start() {
 	}
 }
 
-// show selects a screen by name.
+// show selects a screen by name. Leaving a screen closes the sign-in or
+// approval form asked for there: an approval belongs to one action, and
+// must not float over another screen and catch its typing.
 func (ui *mainUI) show(name string) {
 	i := slices.Index(ui.screens, name)
 	if i < 0 || ui.locked { // a locked desk shows the Scan screen only
 		i = 0
+	}
+	if i != ui.tabs.SelectedIndex() {
+		ui.env.signIn.closeForm()
 	}
 	ui.tabs.SelectIndex(i)
 	ui.selected()
