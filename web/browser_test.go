@@ -327,7 +327,8 @@ func TestDashboardInChromium(t *testing.T) {
 	}
 
 	// Chinese, by the switch.
-	browserStep(t, ctx, "switch to Chinese", chromedp.Click(chromedp.CSS(".who .lang")), chromedp.WaitVisible(chromedp.ID("desks")))
+	// The switch is a form (POST): wait for the page it brings back.
+	browserStep(t, ctx, "switch to Chinese", chromedp.Click(chromedp.CSS(".who .lang")), chromedp.WaitVisible(chromedp.CSS(`html[lang="zh-Hans"] #desks`)))
 	if lang := browserRun(t, ctx, "lang", chromedp.Evaluate[string](`document.documentElement.lang`)); lang != "zh-Hans" {
 		t.Fatalf("lang %q after the switch", lang)
 	}
@@ -339,7 +340,7 @@ func TestDashboardInChromium(t *testing.T) {
 	screenshot(t, ctx, "today-zh")
 	browserStep(t, ctx, "Conflicts in Chinese", chromedp.Navigate(s.url+"/conflicts"), chromedp.WaitVisible(chromedp.CSS(".conflict")))
 	screenshot(t, ctx, "conflicts-zh")
-	browserStep(t, ctx, "back to English", chromedp.Click(chromedp.CSS(".who .lang")), chromedp.WaitVisible(chromedp.CSS(".conflict")))
+	browserStep(t, ctx, "back to English", chromedp.Click(chromedp.CSS(".who .lang")), chromedp.WaitVisible(chromedp.CSS(`html[lang="en"] .conflict`)))
 
 	// Sign out: the pages are closed again.
 	browserStep(t, ctx, "sign out", chromedp.Click(chromedp.CSS(".who button.link")), chromedp.WaitVisible(chromedp.ID("login")))

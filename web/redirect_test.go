@@ -50,7 +50,9 @@ func TestHostileRedirectStaysOnSite(t *testing.T) {
 			if st, loc := raw(req); st != http.StatusSeeOther || offSite(loc) {
 				t.Errorf("sign in with next=%q → %d Location %q: the browser leaves the site", next, st, loc)
 			}
-			req, _ = http.NewRequest("GET", s.url+"/lang?to=zh&back="+url.QueryEscape(next), nil)
+			req, _ = http.NewRequest("POST", s.url+"/lang", strings.NewReader(url.Values{"to": {"zh"}, "back": {next}}.Encode()))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			req.Header.Set("Origin", s.url)
 			if st, loc := raw(req); st != http.StatusSeeOther || offSite(loc) {
 				t.Errorf("/lang back=%q → %d Location %q: the browser leaves the site", next, st, loc)
 			}
