@@ -298,7 +298,7 @@ func decodePages(t *testing.T, pages []string, template string, n int) []string 
 	for i := 0; i < n; i++ {
 		page, pos := i/tmpl.PerPage(), i%tmpl.PerPage()
 		if page >= len(pages) {
-			t.Fatalf("%d labels need page %d; the PDF has %d", n, page+1, len(pages))
+			t.Fatalf("%d labels need page %d; there are %d", n, page+1, len(pages))
 		}
 		f, err := os.Open(pages[page])
 		if err != nil {
