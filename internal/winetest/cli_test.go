@@ -52,8 +52,7 @@ func newHarness(t *testing.T) *harness {
 	}
 	h := &harness{root: root, prefix: os.Getenv("QRDESK_WINEPREFIX"), exe: filepath.Join(t.TempDir(), "qrdesk.exe")}
 	if h.prefix == "" {
-		h.prefix = filepath.Join(t.TempDir(), "prefix")
-		t.Cleanup(func() { exec.Command("/usr/lib/wine/wineserver", "-k").Run() })
+		h.ownPrefix(t)
 	}
 	build := exec.Command("go", "build", "-tags", "qrdesk_nogui", "-o", h.exe, ".")
 	build.Dir = root
@@ -62,6 +61,21 @@ func newHarness(t *testing.T) *harness {
 		t.Fatalf("cross-building qrdesk.exe: %v\n%s", err, out)
 	}
 	return h
+}
+
+// ownPrefix gives h a new wine prefix of its own (made by the first
+// program run in it), for a test that changes the prefix (installs
+// programs) or needs it made with something in sight (a private CUPS
+// server); the prefix's wineserver is ended when the test is.
+func (h *harness) ownPrefix(t *testing.T) {
+	t.Helper()
+	h.prefix = filepath.Join(t.TempDir(), "prefix")
+	prefix := h.prefix
+	t.Cleanup(func() {
+		k := exec.Command("/usr/lib/wine/wineserver", "-k")
+		k.Env = append(os.Environ(), "WINEPREFIX="+prefix)
+		k.Run()
+	})
 }
 
 // home is C:\users\<winUser> seen from Linux.
@@ -284,7 +298,7 @@ func decodePages(t *testing.T, pages []string, template string, n int) []string 
 	for i := 0; i < n; i++ {
 		page, pos := i/tmpl.PerPage(), i%tmpl.PerPage()
 		if page >= len(pages) {
-			t.Fatalf("%d labels need page %d; the PDF has %d", n, page+1, len(pages))
+			t.Fatalf("%d labels need page %d; there are %d", n, page+1, len(pages))
 		}
 		f, err := os.Open(pages[page])
 		if err != nil {

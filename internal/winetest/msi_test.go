@@ -1,8 +1,6 @@
 package winetest
 
 import (
-	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,21 +33,19 @@ func (h *harness) buildMSI(t *testing.T, version string) string {
 func winPath(p string) string { return `Z:` + strings.ReplaceAll(p, "/", `\`) }
 
 // TestMSIUnderWine: the MSI installs into Program Files with the two
-// Start-menu entries; the installed qrdesk.exe issues, prints and redeems;
-// a newer MSI replaces the old one and keeps the data; uninstalling
-// removes the program and keeps the data.
+// Start-menu entries; the installed qrdesk.exe issues, prints through the
+// Windows spooler to a CUPS queue (every label of the spooled job decodes
+// to its code) and redeems, refusing a second use; a newer MSI replaces
+// the old one and keeps the data; uninstalling removes the program and
+// keeps the data.
 func TestMSIUnderWine(t *testing.T) {
 	if _, err := exec.LookPath("wixl"); err != nil && os.Getenv("QRDESK_TEST_WINDOWS") == "1" {
 		t.Fatal("wixl is not installed: run 'make deps' (Debian package wixl)")
 	}
 	h := newHarness(t)
-	// A prefix of its own: installs and uninstalls change it.
-	h.prefix = filepath.Join(t.TempDir(), "prefix")
-	t.Cleanup(func() {
-		k := exec.Command("/usr/lib/wine/wineserver", "-k")
-		k.Env = append(os.Environ(), "WINEPREFIX="+h.prefix)
-		k.Run()
-	})
+	// A prefix of its own (installs and uninstalls change it) with a
+	// private CUPS queue as its Windows printer.
+	c := h.privateCUPS(t, "QRDESK_MSI")
 	older, newer := h.buildMSI(t, "0.1.0"), h.buildMSI(t, "0.1.1")
 
 	h.mustWine(t, "msiexec", "/i", winPath(older), "/qn")
@@ -76,27 +72,21 @@ func TestMSIUnderWine(t *testing.T) {
 		t.Errorf("Start-menu entry: %v", err)
 	}
 
-	// The installed program, as a clerk runs it from a command prompt.
+	// The installed program, as a clerk runs it from a command prompt:
+	// a batch of two sheets, printed on the Windows printer.
 	installed := `C:\Program Files\qrdesk\qrdesk.exe`
 	h.mustWine(t, installed, "init")
-	var issued struct {
-		Batch int64    `json:"batch"`
-		Codes []string `json:"codes"`
+	var issued issueOut
+	h.decode(t, h.mustWine(t, installed, "issue", "--count", "24", "--json"), &issued)
+	if len(issued.Codes) != 24 {
+		t.Fatalf("issue: %d codes, want 24", len(issued.Codes))
 	}
-	if err := json.Unmarshal([]byte(h.mustWine(t, installed, "issue", "--count", "3", "--json")), &issued); err != nil || len(issued.Codes) != 3 {
-		t.Fatalf("issue: %+v, %v", issued, err)
-	}
-	docs := filepath.Join(h.home(), "Documents", "qrdesk")
-	os.MkdirAll(docs, 0o755)
-	h.mustWine(t, installed, "print", "--batch", fmt.Sprint(issued.Batch), "--template", "L7160", "-o", `C:\users\`+winUser+`\Documents\qrdesk\installed.pdf`)
-	pdf, err := os.ReadFile(filepath.Join(docs, "installed.pdf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := decodeSheet(t, pdf, "L7160", 3); strings.Join(got, " ") != strings.Join(issued.Codes, " ") {
-		t.Fatalf("the installed program's sheet decodes to %q, want %q", got, issued.Codes)
-	}
+	h.spoolSheet(t, installed, c, issued, "L7160")
 	h.mustWine(t, installed, "redeem", issued.Codes[0])
+	exit, out, errOut := h.wine(t, installed, "redeem", issued.Codes[0])
+	if exit != 1 || !strings.Contains(strings.ToLower(out+errOut), "already used") {
+		t.Fatalf("second redeem: exit %d, want 1 (refused), saying already used:\n%s%s", exit, out, errOut)
+	}
 
 	// The newer MSI replaces the older (one product, the new version) and
 	// the data stays: the redeemed label is still used.

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"qrdesk/printing"
 )
 
 // cups is a private CUPS server for one test: its own cupsd on a Unix
@@ -103,31 +105,32 @@ func (c *cups) newDocument(t *testing.T, before int) []byte {
 	return nil
 }
 
-// TestSpoolerPrintUnderWine: qrdesk.exe lists the Windows printers and
-// prints a sheet of labels to one through the Windows spooler (GDI; under
-// wine the job reaches a CUPS queue as PostScript), and every label on the
-// spooled page decodes to its code where the template puts it; ZPL goes to
-// the same printer RAW, byte for byte what -o writes.
-func TestSpoolerPrintUnderWine(t *testing.T) {
-	h := newHarness(t)
-	c := startCUPS(t, "QRDESK_TEST")
-	// A prefix of its own, made with the private CUPS server in sight.
-	h.prefix = filepath.Join(t.TempDir(), "prefix")
-	h.extraEnv = []string{"CUPS_SERVER=" + c.sock}
-	t.Cleanup(func() {
-		k := exec.Command("/usr/lib/wine/wineserver", "-k")
-		k.Env = append(os.Environ(), "WINEPREFIX="+h.prefix)
-		k.Run()
-	})
-	if out := h.must(t, "printers"); !strings.Contains(out, c.queue) {
-		t.Fatalf("qrdesk printers does not list the Windows printer %s:\n%s", c.queue, out)
-	}
-	h.must(t, "init")
-	var issued issueOut
-	h.mustJSON(t, &issued, "issue", "--count", "21", "--json")
+// privateCUPS starts a private CUPS server with one queue (startCUPS) and
+// gives h a wine prefix of its own that sees it (CUPS_SERVER), made by its
+// first program: wine lists the queue there as a Windows printer.
+func (h *harness) privateCUPS(t *testing.T, queue string) *cups {
+	t.Helper()
+	c := startCUPS(t, queue)
+	h.ownPrefix(t)
+	h.extraEnv = append(h.extraEnv, "CUPS_SERVER="+c.sock)
+	return c
+}
 
+// spoolSheet has program (a qrdesk.exe: cross-built, or the one an MSI
+// installed) list the Windows printers, which must include c's queue, and
+// print the batch's labels on template to that queue through the Windows
+// spooler. The job that reaches the queue must be PostScript (what wine's
+// driver makes of a GDI job) with one page per sheet, and every label,
+// cut out of the pages (ghostscript, rasterDPI) where the template puts
+// it, must decode to its code, in order.
+func (h *harness) spoolSheet(t *testing.T, program string, c *cups, issued issueOut, template string) {
+	t.Helper()
+	name := program[strings.LastIndexAny(program, `/\`)+1:] // a Linux or a Windows path
+	if out := h.mustWine(t, program, "printers"); !strings.Contains(out, c.queue) {
+		t.Fatalf("%s printers does not list the Windows printer %s:\n%s", name, c.queue, out)
+	}
 	before := len(c.documents())
-	out := h.must(t, "print", "--batch", fmt.Sprint(issued.Batch), "--template", "L7160", "--printer", c.queue, "--json")
+	out := h.mustWine(t, program, "print", "--batch", fmt.Sprint(issued.Batch), "--template", template, "--printer", c.queue, "--json")
 	var printed struct {
 		QueueJob string `json:"queue_job"`
 	}
@@ -148,13 +151,34 @@ func TestSpoolerPrintUnderWine(t *testing.T) {
 	}
 	pages, _ := filepath.Glob(filepath.Join(dir, "page-*.png"))
 	sort.Strings(pages)
-	got := decodePages(t, pages, "L7160", len(issued.Codes))
+	tmpl, err := printing.FindTemplate("", template)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := printing.Pages(tmpl, 0, len(issued.Codes)); len(pages) != want {
+		t.Errorf("the spooled job has %d page(s), want %d for %d labels on %s", len(pages), want, len(issued.Codes), template)
+	}
+	got := decodePages(t, pages, template, len(issued.Codes))
 	for i, code := range issued.Codes {
 		if got[i] != code {
 			t.Errorf("spooled label %d decodes to %q, want %q", i+1, got[i], code)
 		}
 	}
-	t.Logf("GDI job %s: %d bytes of PostScript, %d page(s), %d labels decoded in place", printed.QueueJob, len(ps), len(pages), len(issued.Codes))
+	t.Logf("%s: GDI job %s: %d bytes of PostScript, %d page(s), %d labels decoded in place", name, printed.QueueJob, len(ps), len(pages), len(issued.Codes))
+}
+
+// TestSpoolerPrintUnderWine: qrdesk.exe lists the Windows printers and
+// prints a sheet of labels to one through the Windows spooler (GDI; under
+// wine the job reaches a CUPS queue as PostScript), and every label on the
+// spooled page decodes to its code where the template puts it (spoolSheet);
+// ZPL goes to the same printer RAW, byte for byte what -o writes.
+func TestSpoolerPrintUnderWine(t *testing.T) {
+	h := newHarness(t)
+	c := h.privateCUPS(t, "QRDESK_TEST")
+	h.must(t, "init")
+	var issued issueOut
+	h.mustJSON(t, &issued, "issue", "--count", "21", "--json")
+	h.spoolSheet(t, h.exe, c, issued, "L7160")
 
 	// ZPL, RAW through the spooler: the same bytes as the file.
 	zplFile := `C:\users\` + winUser + `\Documents\labels.zpl`
@@ -163,7 +187,7 @@ func TestSpoolerPrintUnderWine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before = len(c.documents())
+	before := len(c.documents())
 	h.must(t, "print", "--batch", fmt.Sprint(issued.Batch), "--reprint", "--format", "zpl", "--template", "roll-50x30", "--printer", c.queue)
 	if raw := c.newDocument(t, before); !bytes.Equal(raw, want) {
 		t.Errorf("the RAW job (%d bytes) differs from the ZPL file (%d bytes)", len(raw), len(want))
