@@ -24,7 +24,7 @@ func quitItem(w fyne.Window) *fyne.MenuItem {
 }
 
 // formUp waits for the sign-in or approval form.
-func (h *staffHarness) formUp(t *testing.T) *signInForm {
+func (h *signInHarness) formUp(t *testing.T) *signInForm {
 	t.Helper()
 	h.settle()
 	waitFor(t, "the sign-in form", func() bool { return h.ui.env.signIn.form != nil })
@@ -36,7 +36,7 @@ func (h *staffHarness) formUp(t *testing.T) *signInForm {
 // Esc in the approval form leaves it unissued. With pickers_issue off
 // every batch needs a supervisor, and one approval covers the batch.
 func TestIssueOverTheDailyQuantityNeedsSupervisor(t *testing.T) {
-	h := newStaffHarness(t, false)
+	h := newSignInHarness(t, false)
 	ctx := context.Background()
 	h.scan(t, h.liBadge, fyne.KeyReturn, T("SIGNED IN"))
 	s := h.ui.issue
@@ -105,7 +105,7 @@ func TestIssueOverTheDailyQuantityNeedsSupervisor(t *testing.T) {
 // TestLeavingAScreenClosesItsApproval: Ctrl+1 … Ctrl+5 close an approval
 // form asked for on the screen left; the typing goes to the new screen.
 func TestLeavingAScreenClosesItsApproval(t *testing.T) {
-	h := newStaffHarness(t, false)
+	h := newSignInHarness(t, false)
 	h.scan(t, h.liBadge, fyne.KeyReturn, T("SIGNED IN"))
 	codes := h.issue(t, 100)
 	s := h.ui.issue
@@ -130,7 +130,7 @@ func TestLeavingAScreenClosesItsApproval(t *testing.T) {
 
 // TestEscClosesTheSignInForm: Ctrl+L opens it, Esc in its field closes it.
 func TestEscClosesTheSignInForm(t *testing.T) {
-	h := newStaffHarness(t, false)
+	h := newSignInHarness(t, false)
 	kb := keyboard{h.win}
 	kb.ctrl(fyne.KeyL)
 	f := h.formUp(t)
@@ -151,7 +151,7 @@ func TestEscClosesTheSignInForm(t *testing.T) {
 // TestLockedDeskQuitNeedsSupervisor: on a locked desk the Operator menu's
 // Quit (and the window's close button) ask a supervisor first.
 func TestLockedDeskQuitNeedsSupervisor(t *testing.T) {
-	h := newStaffHarness(t, true)
+	h := newSignInHarness(t, true)
 	closed := false
 	fyne.DoAndWait(func() { h.win.SetOnClosed(func() { closed = true }) })
 	h.scan(t, h.liBadge, fyne.KeyReturn, T("SIGNED IN"))

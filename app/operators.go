@@ -57,24 +57,24 @@ const (
 	SignInPIN   SignInMethod = "PIN"
 )
 
-// Staff is the desk's operators: adding and removing them, their badges,
+// Operators is the service for the desk's operators: adding and removing them, their badges,
 // and signing in by badge or by name and PIN.
-type Staff struct {
+type Operators struct {
 	Store OperatorStore
 	Keys  Keys
 	Now   func() time.Time
 }
 
-// NewStaff wires the operator service; now is the service's clock.
-func NewStaff(st OperatorStore, keys Keys, now func() time.Time) *Staff {
+// NewOperators wires the operator service; now is the service's clock.
+func NewOperators(st OperatorStore, keys Keys, now func() time.Time) *Operators {
 	if now == nil {
 		now = time.Now
 	}
-	return &Staff{Store: st, Keys: keys, Now: now}
+	return &Operators{Store: st, Keys: keys, Now: now}
 }
 
-// Staff is the desk's operators on the service's store, key ring and clock.
-func (s *Service) Staff() *Staff { return NewStaff(s.Store, s.Keys, s.Now) }
+// Operators is the desk's operators on the service's store, key ring and clock.
+func (s *Service) Operators() *Operators { return NewOperators(s.Store, s.Keys, s.Now) }
 
 // Wrong PINs allowed for one name before its PIN is checked no more for a
 // while, and how long (doubling with every further wrong PIN, at most
@@ -97,7 +97,7 @@ const (
 // ErrSignInRefused is wrapped by every refused sign-in.
 var ErrSignInRefused = errors.New("sign-in refused")
 
-func (st *Staff) actor(ctx context.Context, operator string) Actor {
+func (st *Operators) actor(ctx context.Context, operator string) Actor {
 	name := ""
 	if set, err := st.Store.LoadSettings(ctx); err == nil {
 		name = set.StationName
@@ -106,7 +106,7 @@ func (st *Staff) actor(ctx context.Context, operator string) Actor {
 }
 
 // Add registers an operator with a PIN; by is who adds them (audited).
-func (st *Staff) Add(ctx context.Context, name, pin string, supervisor bool, by string) (Operator, error) {
+func (st *Operators) Add(ctx context.Context, name, pin string, supervisor bool, by string) (Operator, error) {
 	if err := CheckOperatorName(name); err != nil {
 		return Operator{}, Errorf(KindInvalid, "%v", err)
 	}
@@ -122,13 +122,13 @@ func (st *Staff) Add(ctx context.Context, name, pin string, supervisor bool, by 
 }
 
 // List returns the current operators (and removed ones when asked).
-func (st *Staff) List(ctx context.Context, withRemoved bool) ([]Operator, error) {
+func (st *Operators) List(ctx context.Context, withRemoved bool) ([]Operator, error) {
 	return st.Store.Operators(ctx, withRemoved)
 }
 
 // Find returns the current operator of that name (any case), or an error
 // that says there is none.
-func (st *Staff) Find(ctx context.Context, name string) (Operator, error) {
+func (st *Operators) Find(ctx context.Context, name string) (Operator, error) {
 	op, err := st.Store.OperatorByName(ctx, name)
 	if errors.Is(err, ErrNotFound) {
 		return Operator{}, Errorf(KindNotFound, "there is no operator called %s: 'qrdesk operators list' shows them", name)
@@ -158,7 +158,7 @@ func NoLongerCurrent(err error) bool {
 // ErrOperatorRemoved, ErrBadgeReplaced or ErrNotSupervisor says why. Every
 // supervisor approval at the window goes through it, so a supervisor
 // removed or with a renewed badge approves nothing more.
-func (st *Staff) Recheck(ctx context.Context, op Operator, supervisor bool) (Operator, error) {
+func (st *Operators) Recheck(ctx context.Context, op Operator, supervisor bool) (Operator, error) {
 	now, err := st.Store.OperatorByID(ctx, op.ID)
 	switch {
 	case errors.Is(err, ErrNotFound):
@@ -181,24 +181,24 @@ func (st *Staff) Recheck(ctx context.Context, op Operator, supervisor bool) (Ope
 
 // Any reports whether the desk has operators: then the window asks who is
 // working before a scan.
-func (st *Staff) Any(ctx context.Context) (bool, error) {
+func (st *Operators) Any(ctx context.Context) (bool, error) {
 	ops, err := st.Store.Operators(ctx, false)
 	return len(ops) > 0, err
 }
 
 // Remove takes an operator off the desk; their badge and PIN stop working,
 // the history that names them stays.
-func (st *Staff) Remove(ctx context.Context, name, by string) (Operator, error) {
+func (st *Operators) Remove(ctx context.Context, name, by string) (Operator, error) {
 	return st.Store.RemoveOperator(ctx, name, st.Now().Unix(), st.actor(ctx, by))
 }
 
 // RenewBadge cancels an operator's badge (lost or stolen): print the new one.
-func (st *Staff) RenewBadge(ctx context.Context, name, by string) (Operator, error) {
+func (st *Operators) RenewBadge(ctx context.Context, name, by string) (Operator, error) {
 	return st.Store.RenewBadge(ctx, name, st.actor(ctx, by))
 }
 
 // SetPIN gives an operator a new PIN (a forgotten one); by is audited.
-func (st *Staff) SetPIN(ctx context.Context, name, pin, by string) (Operator, error) {
+func (st *Operators) SetPIN(ctx context.Context, name, pin, by string) (Operator, error) {
 	if err := CheckPIN(pin); err != nil {
 		return Operator{}, Errorf(KindInvalid, "%v", err)
 	}
@@ -210,7 +210,7 @@ func (st *Staff) SetPIN(ctx context.Context, name, pin, by string) (Operator, er
 }
 
 // Badge returns the text of op's badge QR.
-func (st *Staff) Badge(op Operator) (string, error) {
+func (st *Operators) Badge(op Operator) (string, error) {
 	b, err := st.Keys.BadgeFor(op)
 	if err != nil {
 		return "", Errorf(KindInvalid, "%v", err)
@@ -220,7 +220,7 @@ func (st *Staff) Badge(op Operator) (string, error) {
 
 // SignInBadge checks a scanned badge and returns its operator. The refusal
 // says why (damaged, forged, replaced, removed) and is audited.
-func (st *Staff) SignInBadge(ctx context.Context, raw string) (Operator, error) {
+func (st *Operators) SignInBadge(ctx context.Context, raw string) (Operator, error) {
 	b, err := ParseBadge(raw)
 	if err != nil {
 		return Operator{}, st.refuse(ctx, "badge", SignInBadge, "%v", err)
@@ -248,7 +248,7 @@ func (st *Staff) SignInBadge(ctx context.Context, raw string) (Operator, error) 
 // for a name its PIN is checked no more for a while, longer after every
 // further one; after DeskPINTries wrong PINs of any names in a short time,
 // no PIN at the desk is (see PINTries).
-func (st *Staff) SignInPIN(ctx context.Context, name, pin string) (Operator, error) {
+func (st *Operators) SignInPIN(ctx context.Context, name, pin string) (Operator, error) {
 	now := st.Now()
 	f, err := st.Store.PINFailures(ctx, pinSubject(name), now.Add(-deskPINWindow).Unix())
 	if err != nil {
@@ -305,7 +305,7 @@ func pinSubject(name string) string {
 }
 
 // refuse audits a refused sign-in and returns the message for the clerk.
-func (st *Staff) refuse(ctx context.Context, subject string, method SignInMethod, format string, args ...any) error {
+func (st *Operators) refuse(ctx context.Context, subject string, method SignInMethod, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
 	subject = pinSubject(subject)
 	if err := st.Store.AuditSignIn(ctx, subject, method, false, msg, st.actor(ctx, "")); err != nil {
@@ -329,7 +329,7 @@ type OperatorBadge struct {
 
 // Badges returns the badges of every current operator, by name, for the
 // badge sheet; an error when there is nobody to print.
-func (st *Staff) Badges(ctx context.Context) ([]OperatorBadge, error) {
+func (st *Operators) Badges(ctx context.Context) ([]OperatorBadge, error) {
 	ops, err := st.List(ctx, false)
 	if err != nil {
 		return nil, err
