@@ -45,7 +45,7 @@ RACE_PKGS := ./app/... ./store/... ./serverdb/... ./server/... ./cli/... ./print
 GUI_PKGS  := . ./ui/...
 
 test: deps check
-	$(GO) test -race -count=1 -timeout 15m $(RACE_PKGS)
+	$(GO) test -race -count=1 -timeout 25m $(RACE_PKGS)
 	$(GO) test -count=1 -timeout 10m $(GUI_PKGS)
 	@$(MAKE) --no-print-directory test-windows
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=3s
