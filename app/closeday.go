@@ -40,6 +40,9 @@ type DayFigures struct {
 	Unused             int             `json:"unused"`    // labels of that day still unused
 	Undone             int             `json:"undone"`    // redemptions undone that day
 	Conflicts          int             `json:"conflicts"` // redemptions made here the server found used elsewhere
+	// RefusedHere are the refusals of Refused this desk decided without
+	// the server (what it reports to the dashboard).
+	RefusedHere DeskRefusals `json:"refused_here"`
 	// AllDesks are every desk's figures as known at the last sync (nil
 	// before the first sync).
 	AllDesks *AllDesks `json:"all_desks,omitempty"`

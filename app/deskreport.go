@@ -17,6 +17,50 @@ type DeskReport struct {
 	LabelsPrinted int    `json:"labels_printed"` // labels printed that day
 	Reprints      int    `json:"reprints"`       // of the print jobs, reprints
 	At            int64  `json:"at"`             // the desk's clock, Unix seconds
+	// RefusedHere are the scans this desk refused on its own that day
+	// (offline, or online for a label it already knew was used, disabled
+	// or expired, and every forged or unreadable one): the server never
+	// sees them. Sent only when there are any, so a server from before
+	// the field still takes the report of a desk that refused nothing.
+	RefusedHere *DeskRefusals `json:"refused_here,omitempty"`
+}
+
+// DeskRefusals counts the refusals a desk decided without the server, by
+// reason.
+type DeskRefusals struct {
+	AlreadyUsed int `json:"already_used,omitempty"`
+	Disabled    int `json:"disabled,omitempty"`
+	Expired     int `json:"expired,omitempty"`
+	Unknown     int `json:"unknown,omitempty"` // not known at the desk (issued elsewhere, not synced yet)
+	Forged      int `json:"forged,omitempty"`  // a bad signature or unreadable input
+}
+
+// Total is the number of refusals.
+func (r DeskRefusals) Total() int {
+	return r.AlreadyUsed + r.Disabled + r.Expired + r.Unknown + r.Forged
+}
+
+// Plus adds two desks' refusals.
+func (r DeskRefusals) Plus(o DeskRefusals) DeskRefusals {
+	return DeskRefusals{AlreadyUsed: r.AlreadyUsed + o.AlreadyUsed, Disabled: r.Disabled + o.Disabled,
+		Expired: r.Expired + o.Expired, Unknown: r.Unknown + o.Unknown, Forged: r.Forged + o.Forged}
+}
+
+// Add counts n refusals of outcome o (outcomes that are not refusals a
+// desk decides alone are left out).
+func (r *DeskRefusals) Add(o Outcome, n int) {
+	switch o {
+	case OutcomeAlreadyUsed:
+		r.AlreadyUsed += n
+	case OutcomeDisabled:
+		r.Disabled += n
+	case OutcomeExpired:
+		r.Expired += n
+	case OutcomeUnknown:
+		r.Unknown += n
+	case OutcomeBadSignature, OutcomeMalformed:
+		r.Forged += n
+	}
 }
 
 // report tells the server this desk's figures after a sync. It never fails
@@ -51,8 +95,15 @@ func (s *Service) reportUnchanged(r DeskReport) bool {
 	last := s.lastReport
 	s.mu.Unlock()
 	same := last.Date == r.Date && last.EventsWaiting == r.EventsWaiting && last.PrintJobs == r.PrintJobs &&
-		last.LabelsPrinted == r.LabelsPrinted && last.Reprints == r.Reprints
+		last.LabelsPrinted == r.LabelsPrinted && last.Reprints == r.Reprints && refusalsOf(last) == refusalsOf(r)
 	return same && last.At != 0 && r.At >= last.At && r.At-last.At < int64(reportEvery/time.Second)
+}
+
+func refusalsOf(r DeskReport) DeskRefusals {
+	if r.RefusedHere == nil {
+		return DeskRefusals{}
+	}
+	return *r.RefusedHere
 }
 
 // reportEvery is how often unchanged figures are reported again (the
@@ -70,6 +121,7 @@ func (s *Service) DeskReport(ctx context.Context, st SyncStatus) (DeskReport, er
 	s.mu.Unlock()
 	if c.counted && c.gen == gen && c.date == r.Date && !now.Before(c.at) && now.Sub(c.at) < printedFor {
 		r.PrintJobs, r.LabelsPrinted, r.Reprints = c.jobs, c.labels, c.reprints
+		r.RefusedHere = nonZero(c.refused)
 		return r, nil
 	}
 	f, err := s.Store.DayFigures(ctx, r.Date, "", day.Unix(), day.AddDate(0, 0, 1).Unix())
@@ -77,10 +129,11 @@ func (s *Service) DeskReport(ctx context.Context, st SyncStatus) (DeskReport, er
 		return DeskReport{}, err
 	}
 	r.PrintJobs, r.LabelsPrinted, r.Reprints = f.PrintJobs, f.Printed, f.Reprints
+	r.RefusedHere = nonZero(f.RefusedHere)
 	s.mu.Lock()
 	// With the generation read before counting: a print that finished
 	// meanwhile makes the next report count again.
-	s.printed = printedCache{counted: true, gen: gen, date: r.Date, at: now, jobs: r.PrintJobs, labels: r.LabelsPrinted, reprints: r.Reprints}
+	s.printed = printedCache{counted: true, gen: gen, date: r.Date, at: now, jobs: r.PrintJobs, labels: r.LabelsPrinted, reprints: r.Reprints, refused: f.RefusedHere}
 	s.mu.Unlock()
 	return r, nil
 }
@@ -100,9 +153,18 @@ type printedCache struct {
 	date                   string
 	at                     time.Time
 	jobs, labels, reprints int
+	refused                DeskRefusals
 }
 
-// printedChanged makes the next report count the print figures again.
+func nonZero(r DeskRefusals) *DeskRefusals {
+	if r.Total() == 0 {
+		return nil
+	}
+	return &r
+}
+
+// printedChanged makes the next report count the day's figures again (a
+// print finished, or the desk refused a scan on its own).
 func (s *Service) printedChanged() {
 	s.mu.Lock()
 	s.printGen++

@@ -193,6 +193,7 @@ func (s *Service) Redeem(ctx context.Context, raw, operator string) (Verdict, er
 		older = s.CheckKeyFile(ctx)
 	}
 	var v Verdict
+	byServer := false // the server decided this scan (answered it)
 	switch {
 	case older != nil:
 		// Not a forgery: a label of a key this key file lacks, and this
@@ -203,13 +204,18 @@ func (s *Service) Redeem(ctx context.Context, raw, operator string) (Verdict, er
 		err = s.Store.LogScan(ctx, a, v)
 	default:
 		var decided bool
-		if v, decided, err = s.redeemOnline(ctx, c, a); !decided {
+		v, decided, err = s.redeemOnline(ctx, c, a)
+		byServer = decided
+		if !decided {
 			a.AcceptUnknown = s.Remote != nil && err != nil
 			v, err = s.Store.Redeem(ctx, c, a)
 		}
 	}
 	v.TraceID = a.TraceID
 	s.logAttempt(ctx, v, a, time.Since(start), err)
+	if err == nil && !byServer && !v.Outcome.Accepted() {
+		s.printedChanged() // a refusal the server never sees: the next report counts it
+	}
 	if err != nil {
 		return Verdict{}, err
 	}
@@ -256,6 +262,7 @@ func (s *Service) redeemOnline(ctx context.Context, c Code, a Attempt) (Verdict,
 	case errors.As(err, &refusal):
 		s.setRefusal(DeskRefusal(err))
 		v := Verdict{Outcome: OutcomeServerRefused, Code: c.String(), Reason: refusal.Message}
+		a.ByServer = true
 		return v, true, s.Store.LogScan(ctx, a, v)
 	case err != nil:
 		s.mu.Lock()
@@ -267,6 +274,7 @@ func (s *Service) redeemOnline(ctx context.Context, c Code, a Attempt) (Verdict,
 	if r.Outcome == string(OutcomeUnknown) {
 		return Verdict{}, false, nil // the server has not got this batch yet
 	}
+	a.ByServer = true
 	v, err := s.Store.MirrorRemote(ctx, c, a, r)
 	return v, true, err
 }

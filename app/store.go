@@ -124,6 +124,9 @@ type Attempt struct {
 	// signed code this station has never seen (issued at another desk) is
 	// accepted and flagged; the server arbitrates when it is back.
 	AcceptUnknown bool
+	// ByServer: the central server decided this scan (its answer is
+	// mirrored here); a scan without it was decided at this desk alone.
+	ByServer bool
 }
 
 // BatchSpec describes a batch to issue.

@@ -19,6 +19,9 @@ type DeskDay struct {
 	Redeemed  int
 	Conflicts int            // labels it redeemed offline that another desk had used
 	Refused   map[string]int // outcome (already_used, disabled, expired, rejected) → count
+	// RefusedHere are the refusals the desk decided without the server,
+	// as it reported them (the server never saw those scans).
+	RefusedHere app.DeskRefusals
 	// What the desk reported it printed that day (its latest report of
 	// the day); Reported is false when it sent none.
 	Reported      bool
@@ -61,6 +64,7 @@ func (d DayActivity) Total() DeskDay {
 		for o, n := range k.Refused {
 			t.Refused[o] += n
 		}
+		t.RefusedHere = t.RefusedHere.Plus(k.RefusedHere)
 		t.Reported = t.Reported || k.Reported
 		t.PrintJobs += k.PrintJobs
 		t.LabelsPrinted += k.LabelsPrinted
@@ -80,6 +84,7 @@ func (d *DayActivity) AddPrinted(reports []DeskStatus) {
 		}
 		k := &d.Desks[i]
 		k.Reported, k.PrintJobs, k.LabelsPrinted, k.Reprints = true, r.PrintJobs, r.LabelsPrinted, r.Reprints
+		k.RefusedHere = refusedHere(r.StatusReport)
 	}
 	slices.SortFunc(d.Desks, func(a, b DeskDay) int { return strings.Compare(a.Station, b.Station) })
 }

@@ -42,7 +42,10 @@ func ValidateStatus(r StatusReport, now time.Time) error {
 	for _, f := range []struct {
 		name string
 		n    int
-	}{{"events_waiting", r.EventsWaiting}, {"print_jobs", r.PrintJobs}, {"labels_printed", r.LabelsPrinted}, {"reprints", r.Reprints}} {
+	}{{"events_waiting", r.EventsWaiting}, {"print_jobs", r.PrintJobs}, {"labels_printed", r.LabelsPrinted}, {"reprints", r.Reprints},
+		{"refused_here.already_used", refusedHere(r).AlreadyUsed}, {"refused_here.disabled", refusedHere(r).Disabled},
+		{"refused_here.expired", refusedHere(r).Expired}, {"refused_here.unknown", refusedHere(r).Unknown},
+		{"refused_here.forged", refusedHere(r).Forged}} {
 		if f.n < 0 || f.n > MaxStatusCount {
 			return Badf("%s must be 0 to %d", f.name, MaxStatusCount)
 		}
@@ -54,4 +57,13 @@ func ValidateStatus(r StatusReport, now time.Time) error {
 		return Badf("at must be Unix seconds")
 	}
 	return nil
+}
+
+// refusedHere is the report's refusals decided at the desk (none when it
+// sent none).
+func refusedHere(r StatusReport) app.DeskRefusals {
+	if r.RefusedHere == nil {
+		return app.DeskRefusals{}
+	}
+	return *r.RefusedHere
 }

@@ -2,7 +2,10 @@ package serverdb
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 
+	"qrdesk/app"
 	"qrdesk/central"
 )
 
@@ -15,12 +18,21 @@ func (c *DB) SetDeskStatus(ctx context.Context, s central.DeskStatus) error {
 		return err
 	}
 	defer tx.done()
-	if _, err := tx.exec(ctx, `INSERT INTO desk_status (station, date, events_waiting, print_jobs, labels_printed, reprints, at, received_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+	refused := ""
+	if s.RefusedHere != nil {
+		data, err := json.Marshal(s.RefusedHere)
+		if err != nil {
+			return err
+		}
+		refused = string(data)
+	}
+	if _, err := tx.exec(ctx, `INSERT INTO desk_status (station, date, events_waiting, print_jobs, labels_printed, reprints, at, received_at, refused_here)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (station, date) DO UPDATE SET events_waiting = excluded.events_waiting, print_jobs = excluded.print_jobs,
-			labels_printed = excluded.labels_printed, reprints = excluded.reprints, at = excluded.at, received_at = excluded.received_at
+			labels_printed = excluded.labels_printed, reprints = excluded.reprints, at = excluded.at, received_at = excluded.received_at,
+			refused_here = excluded.refused_here
 		WHERE excluded.at >= desk_status.at`,
-		s.Station, s.Date, s.EventsWaiting, s.PrintJobs, s.LabelsPrinted, s.Reprints, s.At, s.ReceivedAt); err != nil {
+		s.Station, s.Date, s.EventsWaiting, s.PrintJobs, s.LabelsPrinted, s.Reprints, s.At, s.ReceivedAt, refused); err != nil {
 		return err
 	}
 	return tx.commit()
@@ -28,7 +40,7 @@ func (c *DB) SetDeskStatus(ctx context.Context, s central.DeskStatus) error {
 
 // DeskStatuses returns the desks' reports of a label day, by station name.
 func (c *DB) DeskStatuses(ctx context.Context, date string) ([]central.DeskStatus, error) {
-	rows, err := c.e.query(ctx, `SELECT station, date, events_waiting, print_jobs, labels_printed, reprints, at, received_at
+	rows, err := c.e.query(ctx, `SELECT station, date, events_waiting, print_jobs, labels_printed, reprints, at, received_at, refused_here
 		FROM desk_status WHERE date = ? ORDER BY station`, date)
 	if err != nil {
 		return nil, err
@@ -37,8 +49,15 @@ func (c *DB) DeskStatuses(ctx context.Context, date string) ([]central.DeskStatu
 	var out []central.DeskStatus
 	for rows.Next() {
 		var s central.DeskStatus
-		if err := rows.Scan(&s.Station, &s.Date, &s.EventsWaiting, &s.PrintJobs, &s.LabelsPrinted, &s.Reprints, &s.At, &s.ReceivedAt); err != nil {
+		var refused string
+		if err := rows.Scan(&s.Station, &s.Date, &s.EventsWaiting, &s.PrintJobs, &s.LabelsPrinted, &s.Reprints, &s.At, &s.ReceivedAt, &refused); err != nil {
 			return nil, err
+		}
+		if refused != "" {
+			s.RefusedHere = new(app.DeskRefusals)
+			if err := json.Unmarshal([]byte(refused), s.RefusedHere); err != nil {
+				return nil, fmt.Errorf("desk %s's report of %s: %w", s.Station, s.Date, err)
+			}
 		}
 		out = append(out, s)
 	}

@@ -87,13 +87,17 @@ func dayFigures(ctx context.Context, q querier, day, station string, from, to in
 	}
 	if err := eachRow(ctx, q, func(rows *sql.Rows) error {
 		var o string
+		var byServer bool
 		var n int
-		if err := rows.Scan(&o, &n); err != nil {
+		if err := rows.Scan(&o, &byServer, &n); err != nil {
 			return err
 		}
-		f.Refused[app.Outcome(o)] = n
+		f.Refused[app.Outcome(o)] += n
+		if !byServer {
+			f.RefusedHere.Add(app.Outcome(o), n)
+		}
 		return nil
-	}, `SELECT outcome, count(*) FROM scans WHERE at >= ? AND at < ? AND outcome <> 'redeemed' GROUP BY outcome`, from, to); err != nil {
+	}, `SELECT outcome, by_server, count(*) FROM scans WHERE at >= ? AND at < ? AND outcome <> 'redeemed' GROUP BY outcome, by_server`, from, to); err != nil {
 		return app.DayFigures{}, err
 	}
 	if err := eachRow(ctx, q, func(rows *sql.Rows) error {

@@ -144,14 +144,14 @@ func (d *DB) Redeem(ctx context.Context, c app.Code, a app.Attempt) (app.Verdict
 
 // LogScan records an attempt that was refused before any lookup.
 func (d *DB) LogScan(ctx context.Context, a app.Attempt, v app.Verdict) error {
-	_, err := d.db.ExecContext(ctx, `INSERT INTO scans (trace_id, raw, code, outcome, station, operator, at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		a.TraceID, escapeRaw(a.Raw), truncate(a.Code, maxRawLen), string(v.Outcome), a.Station, a.Operator, a.At)
+	_, err := d.db.ExecContext(ctx, `INSERT INTO scans (trace_id, raw, code, outcome, station, operator, at, by_server) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.TraceID, escapeRaw(a.Raw), truncate(a.Code, maxRawLen), string(v.Outcome), a.Station, a.Operator, a.At, a.ByServer)
 	return d.wrap(err, "cannot log the scan")
 }
 
 func insertScan(ctx context.Context, tx *sql.Tx, a app.Attempt, o app.Outcome, codeID sql.NullInt64) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO scans (trace_id, raw, code, code_id, outcome, station, operator, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		a.TraceID, escapeRaw(a.Raw), truncate(a.Code, maxRawLen), codeID, string(o), a.Station, a.Operator, a.At)
+	_, err := tx.ExecContext(ctx, `INSERT INTO scans (trace_id, raw, code, code_id, outcome, station, operator, at, by_server) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.TraceID, escapeRaw(a.Raw), truncate(a.Code, maxRawLen), codeID, string(o), a.Station, a.Operator, a.At, a.ByServer)
 	if err != nil {
 		return fmt.Errorf("log scan: %w", err)
 	}

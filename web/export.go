@@ -29,7 +29,11 @@ func (d *Dashboard) todayCSV(w http.ResponseWriter, r *http.Request, s session) 
 	for _, o := range central.RefusalOutcomes {
 		head = append(head, "refused_"+o)
 	}
-	cw.Write(append(head, "conflicts", "print_jobs", "labels_printed", "reprints"))
+	head = append(head, "conflicts", "print_jobs", "labels_printed", "reprints")
+	for _, c := range hereColumns {
+		head = append(head, "refused_at_desk_"+c)
+	}
+	cw.Write(head)
 	row := func(name string, k central.DeskDay) {
 		rec := []string{date, name, strconv.Itoa(k.Issued), strconv.Itoa(k.Redeemed), strconv.Itoa(k.RefusedTotal())}
 		for _, o := range central.RefusalOutcomes {
@@ -40,8 +44,14 @@ func (d *Dashboard) todayCSV(w http.ResponseWriter, r *http.Request, s session) 
 		// may have printed, the server cannot know.
 		if k.Reported {
 			rec = append(rec, strconv.Itoa(k.PrintJobs), strconv.Itoa(k.LabelsPrinted), strconv.Itoa(k.Reprints))
+			for _, n := range hereCounts(k.RefusedHere) {
+				rec = append(rec, strconv.Itoa(n))
+			}
 		} else {
 			rec = append(rec, "", "", "")
+			for range hereColumns {
+				rec = append(rec, "")
+			}
 		}
 		cw.Write(rec)
 	}

@@ -10,9 +10,10 @@ import (
 	"qrdesk/internal/testpg"
 )
 
-// TestDeskReportsShown: what the desks reported (printed, events waiting)
-// is on Today, in its CSV and on Desks, in English and Chinese; a desk
-// that sent no report shows –, never 0.
+// TestDeskReportsShown: what the desks reported (printed, events waiting,
+// refusals decided at the desk alone) is on Today, in its CSV and on
+// Desks, in English and Chinese; a desk that sent no report shows –, never
+// 0.
 func TestDeskReportsShown(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		s := newSite(t, dbPath(t), false)
@@ -28,7 +29,8 @@ func TestDeskReportsShown(t *testing.T) {
 			token string
 			rep   app.DeskReport
 		}{
-			{desk1, app.DeskReport{Date: date, EventsWaiting: 3, PrintJobs: 4, LabelsPrinted: 50, Reprints: 1, At: now.Unix()}},
+			{desk1, app.DeskReport{Date: date, EventsWaiting: 3, PrintJobs: 4, LabelsPrinted: 50, Reprints: 1, At: now.Unix(),
+				RefusedHere: &app.DeskRefusals{AlreadyUsed: 2, Expired: 1, Forged: 3}}},
 			{desk2, app.DeskReport{Date: app.FormatDate(now.AddDate(0, 0, -1)), EventsWaiting: 17, PrintJobs: 1, LabelsPrinted: 9, At: now.Unix() - 86400}},
 		} {
 			if st := s.call(t, "POST", "/v1/status", r.token, r.rep, nil); st != 200 {
@@ -46,23 +48,31 @@ func TestDeskReportsShown(t *testing.T) {
 		if !strings.Contains(today, `id="total-printed">50<`) || !strings.Contains(today, "Printed (desk&#39;s report)") {
 			t.Fatal("Today has no printed total")
 		}
+		here := regexp.MustCompile(`<td class="num here">([^<]*)</td>`).FindAllStringSubmatch(today, -1)
+		var got []string
+		for _, c := range here {
+			got = append(got, c[1])
+		}
+		if strings.Join(got, ",") != "2,0,1,0,3,–,–,–,–,–" || !strings.Contains(today, "Refused at the desk alone (desk&#39;s report)") {
+			t.Fatalf("refused at the desk alone per desk: %v, want Desk 1 with 2,0,1,0,3 and Desk 2 with –", got)
+		}
 		_, _, csvText := v.get(t, "/today.csv?date="+date)
 		recs, err := csv.NewReader(strings.NewReader(csvText)).ReadAll()
 		if err != nil || len(recs) != 4 {
 			t.Fatalf("CSV %v:\n%s", err, csvText)
 		}
 		head, row := recs[0], recs[1]
-		if !strings.HasSuffix(csvText, "Desk 2,0,1,0,0,0,0,0,0,,,\n"+date+",TOTAL,5,1,0,0,0,0,0,0,4,50,1\n") {
+		if !strings.HasSuffix(csvText, "Desk 2,0,1,0,0,0,0,0,0,,,,,,,,\n"+date+",TOTAL,5,1,0,0,0,0,0,0,4,50,1,2,0,1,0,3\n") {
 			t.Fatalf("CSV: Desk 2 without a report, the total:\n%s", csvText)
 		}
-		if got := strings.Join(head[len(head)-3:], ","); got != "print_jobs,labels_printed,reprints" {
+		if got := strings.Join(head[len(head)-8:], ","); got != "print_jobs,labels_printed,reprints,refused_at_desk_already_used,refused_at_desk_disabled,refused_at_desk_expired,refused_at_desk_unknown,refused_at_desk_forged" {
 			t.Fatalf("CSV columns end with %s", got)
 		}
-		if got := strings.Join(row[len(row)-3:], ","); row[1] != "Desk 1" || got != "4,50,1" {
-			t.Fatalf("CSV row %v, want Desk 1 with 4,50,1", row)
+		if got := strings.Join(row[len(row)-8:], ","); row[1] != "Desk 1" || got != "4,50,1,2,0,1,0,3" {
+			t.Fatalf("CSV row %v, want Desk 1 with 4,50,1,2,0,1,0,3", row)
 		}
 		_, _, yesterday := v.get(t, "/today.csv?date="+app.FormatDate(now.AddDate(0, 0, -1)))
-		if !strings.Contains(yesterday, "Desk 2,0,0,0,0,0,0,0,0,1,9,0") || !strings.Contains(yesterday, "TOTAL,0,0,0,0,0,0,0,0,1,9,0") {
+		if !strings.Contains(yesterday, "Desk 2,0,0,0,0,0,0,0,0,1,9,0,0,0,0,0,0") || !strings.Contains(yesterday, "TOTAL,0,0,0,0,0,0,0,0,1,9,0,0,0,0,0,0") {
 			t.Fatalf("yesterday's CSV:\n%s", yesterday)
 		}
 

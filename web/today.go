@@ -26,14 +26,23 @@ type todayData struct {
 type deskRow struct {
 	central.DeskDay
 	Refused []int // in the order of Outcomes
+	Here    []int // refused at the desk alone, in the order of hereColumns
 }
 
 func newDeskRow(d central.DeskDay) deskRow {
-	row := deskRow{DeskDay: d}
+	row := deskRow{DeskDay: d, Here: hereCounts(d.RefusedHere)}
 	for _, o := range central.RefusalOutcomes {
 		row.Refused = append(row.Refused, d.Refused[o])
 	}
 	return row
+}
+
+// hereColumns are the reasons of the refusals a desk decided alone, in the
+// order of the Today page's columns and the CSV's.
+var hereColumns = []string{"already_used", "disabled", "expired", "unknown", "forged"}
+
+func hereCounts(r app.DeskRefusals) []int {
+	return []int{r.AlreadyUsed, r.Disabled, r.Expired, r.Unknown, r.Forged}
 }
 
 func (d *Dashboard) today(w http.ResponseWriter, r *http.Request, s session) {
