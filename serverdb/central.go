@@ -518,10 +518,18 @@ type centralCode struct {
 	entitlement                                          string // its root label's code; "" never replaced
 }
 
+// selectCode reads one label's row, for scanCode.
+const selectCode = `SELECT status, used_at, used_station, used_operator, used_event, disabled_reason, expire_at, created_at, entitlement FROM codes WHERE code = ?`
+
+// readCode reads the label code as the statement finds it; a decision
+// about it reads it under its lock instead (lockLabel).
 func (c *DB) readCode(ctx context.Context, tx *etx, code string) (centralCode, error) {
+	return scanCode(tx.queryRow(ctx, selectCode, code))
+}
+
+func scanCode(row *sql.Row) (centralCode, error) {
 	var cc centralCode
-	err := tx.queryRow(ctx, `SELECT status, used_at, used_station, used_operator, used_event, disabled_reason, expire_at, created_at, entitlement FROM codes WHERE code = ?`, code).
-		Scan(&cc.status, &cc.usedAt, &cc.usedStation, &cc.usedOperator, &cc.usedEvent, &cc.reason, &cc.expireAt, &cc.createdAt, &cc.entitlement)
+	err := row.Scan(&cc.status, &cc.usedAt, &cc.usedStation, &cc.usedOperator, &cc.usedEvent, &cc.reason, &cc.expireAt, &cc.createdAt, &cc.entitlement)
 	return cc, err
 }
 
@@ -534,30 +542,24 @@ func (c *DB) readCode(ctx context.Context, tx *etx, code string) (centralCode, e
 // rules are central's (DecideTime, TakenOffline, RecordTakesOver); it
 // returns the event's note and the time it was decided at.
 func (c *DB) redeem(ctx context.Context, tx *etx, st central.Station, ev central.Event, now int64) (central.Result, central.Note, int64, error) {
-	var cc centralCode
-	var err error
 	when, note := now, central.Note{}
-	unknown := central.Result{Outcome: central.OutcomeUnknown, Reason: "the server has no such code: upload the batch first"}
+	// The label under its lock (labellock.go): until this transaction ends
+	// nothing else decides about it, so what the guarded UPDATE finds is
+	// what cc says, and the answer is what this transaction records.
+	cc, err := c.lockLabel(ctx, tx, ev.Code)
+	if errors.Is(err, sql.ErrNoRows) {
+		return central.Result{Outcome: central.OutcomeUnknown, Reason: "the server has no such code: upload the batch first"}, note, now, nil
+	}
+	if err != nil {
+		return central.Result{}, note, now, err
+	}
 	set := `UPDATE codes SET status = 'used', used_at = ?, used_station = ?, used_operator = ?, used_event = ? `
 	var ent string // the label's entitlement, as the UPDATE left it (central_replace.go)
 	if ev.Offline {
 		// The desk's time needs the label's issue time to be judged.
-		cc, err = c.readCode(ctx, tx, ev.Code)
-		if errors.Is(err, sql.ErrNoRows) {
-			return unknown, note, now, nil
-		}
-		if err != nil {
-			return central.Result{}, note, now, err
-		}
-		if err := c.lockEntitlement(ctx, tx, cc.entitlement); err != nil {
-			return central.Result{}, note, now, err
-		}
 		when, note = central.DecideTime(ev, central.IssuedNotBefore(ev.Code, cc.createdAt, time.Local), now)
 		err = tx.queryRow(ctx, set+`WHERE code = ? AND status <> 'used' RETURNING entitlement`, when, st.Name, ev.Operator, ev.EventID, ev.Code).Scan(&ent)
 	} else {
-		if err := c.lockEntitlementOf(ctx, tx, ev.Code); err != nil {
-			return central.Result{}, note, now, err
-		}
 		err = tx.queryRow(ctx, set+`WHERE code = ? AND status = 'unused' AND (expire_at = 0 OR expire_at > ?) RETURNING entitlement`, when, st.Name, ev.Operator, ev.EventID, ev.Code, when).Scan(&ent)
 	}
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
@@ -592,26 +594,22 @@ func (c *DB) redeem(ctx context.Context, tx *etx, st central.Station, ev central
 		}
 		return r, note, when, err
 	}
-	// Read the label as it is now: on PostgreSQL the UPDATE may have
-	// waited for another desk's redemption of it.
-	cc, err = c.readCode(ctx, tx, ev.Code)
-	if errors.Is(err, sql.ErrNoRows) {
-		return unknown, central.Note{}, now, nil
-	}
-	if err != nil {
-		return central.Result{}, note, when, err
-	}
+	// Refused: the label is as cc says (it is held), and each answer below
+	// is the guard's reason. No other state can have refused it: rather
+	// than answer what it did not record, the event fails and is sent again.
 	switch {
-	case cc.status == "used" && ev.Offline:
+	case cc.status == string(app.StatusUsed) && ev.Offline:
 		r, err := c.conflict(ctx, tx, st, ev, cc, when, note, now)
 		return r, note, when, err
-	case cc.status == "used":
+	case ev.Offline:
+	case cc.status == string(app.StatusUsed):
 		return central.Result{Outcome: central.OutcomeAlreadyUsed, UsedAt: cc.usedAt, UsedStation: cc.usedStation, UsedOperator: cc.usedOperator, Status: cc.status}, note, when, nil
-	case cc.status == "disabled":
+	case cc.status == string(app.StatusDisabled):
 		return central.Result{Outcome: central.OutcomeDisabled, Reason: cc.reason, Status: cc.status}, note, when, nil
-	default:
+	case cc.status == string(app.StatusExpired) || (cc.status == string(app.StatusUnused) && cc.expireAt != 0 && cc.expireAt <= when):
 		return central.Result{Outcome: central.OutcomeExpired, Reason: expiredReason(cc), Status: cc.status}, note, when, nil
 	}
+	return central.Result{}, note, when, fmt.Errorf("redeem %s: the label is %s under its lock, yet the guarded update changed nothing", ev.Code, cc.status)
 }
 
 // conflict records a label redeemed offline that was used already.
@@ -660,15 +658,20 @@ func (c *DB) setDisabled(ctx context.Context, tx *etx, st central.Station, ev ce
 	if ev.Kind == central.KindEnable {
 		q, reason = `UPDATE codes SET status = 'unused', disabled_reason = ? WHERE code = ? AND status = 'disabled'`, ""
 	}
+	// The label under its lock (labellock.go): a refusal below names the
+	// status that refused it, not one an undo of it is leaving.
+	cc, err := c.lockLabel(ctx, tx, ev.Code)
+	if errors.Is(err, sql.ErrNoRows) {
+		return central.Result{Outcome: central.OutcomeUnknown, Reason: "the server has no such code: upload the batch first"}, nil
+	}
+	if err != nil {
+		return central.Result{}, err
+	}
 	if ev.Kind == central.KindEnable {
 		// A replaced label valid again would be a second valid label.
 		var bad *central.BadRequest
 		if err := c.checkOneValid(ctx, tx, ev.Code); errors.As(err, &bad) {
-			// The label stays as it is: disabled, or used meanwhile.
-			cc, err := c.readCode(ctx, tx, ev.Code)
-			if err != nil {
-				return central.Result{}, err
-			}
+			// The label stays as it is: disabled, or used.
 			return central.Result{Outcome: central.OutcomeRejected, Reason: bad.Reason, Status: cc.status}, nil
 		} else if err != nil {
 			return central.Result{}, err
@@ -679,13 +682,6 @@ func (c *DB) setDisabled(ctx context.Context, tx *etx, st central.Station, ev ce
 		return central.Result{}, err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		cc, err := c.readCode(ctx, tx, ev.Code)
-		if errors.Is(err, sql.ErrNoRows) {
-			return central.Result{Outcome: central.OutcomeUnknown, Reason: "the server has no such code: upload the batch first"}, nil
-		}
-		if err != nil {
-			return central.Result{}, err
-		}
 		return central.Result{Outcome: central.OutcomeRejected, Reason: "the code is " + cc.status, Status: cc.status}, nil
 	}
 	status := app.StatusDisabled

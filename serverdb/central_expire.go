@@ -17,6 +17,15 @@ import (
 // carries the other desk's change. An accepted expiry goes to every desk
 // through the feed with the label's resulting status.
 func (c *DB) expire(ctx context.Context, tx *etx, st central.Station, ev central.Event) (central.Result, error) {
+	// The label under its lock (labellock.go): not_expired names the
+	// status that kept it, not one an undo of it is leaving.
+	cc, err := c.lockLabel(ctx, tx, ev.Code)
+	if errors.Is(err, sql.ErrNoRows) {
+		return central.Result{Outcome: central.OutcomeUnknown, Reason: "the server has no such code: upload the batch first"}, nil
+	}
+	if err != nil {
+		return central.Result{}, err
+	}
 	res, err := tx.exec(ctx, `UPDATE codes SET status = 'expired' WHERE code = ? AND status = 'unused'`, ev.Code)
 	if err != nil {
 		return central.Result{}, err
@@ -25,13 +34,6 @@ func (c *DB) expire(ctx context.Context, tx *etx, st central.Station, ev central
 		data, _ := json.Marshal(map[string]any{"at": ev.At, "operator": ev.Operator, "event_id": ev.EventID, "reason": ev.Reason, "status": app.StatusExpired})
 		return central.Result{Outcome: central.OutcomeExpired, Status: string(app.StatusExpired)},
 			c.addChanges(ctx, tx, change{central.KindExpire, ev.Code, st.Name, string(data)})
-	}
-	cc, err := c.readCode(ctx, tx, ev.Code)
-	if errors.Is(err, sql.ErrNoRows) {
-		return central.Result{Outcome: central.OutcomeUnknown, Reason: "the server has no such code: upload the batch first"}, nil
-	}
-	if err != nil {
-		return central.Result{}, err
 	}
 	if cc.entitlement != "" {
 		// Replaced: the parcel of the day expires, on the entitlement's

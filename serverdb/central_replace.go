@@ -15,43 +15,10 @@ import (
 // Entitlements (central/entitlement.go states the rules): a replacement
 // links its labels by the code of their root label (codes.entitlement).
 // Every transaction that makes a label of an entitlement used, valid again
-// or replaced holds the root label's row (PostgreSQL: FOR UPDATE) before it
-// reads the other labels, so of two redemptions of one entitlement at
-// once the second sees the first. SQLite's writers go one at a time. A
-// label never replaced has no entitlement and takes none of this.
-
-// lockEntitlement holds the root label's row of the entitlement ent until
-// the transaction ends (PostgreSQL; nothing on SQLite, and nothing for "").
-func (c *DB) lockEntitlement(ctx context.Context, tx *etx, ent string) error {
-	if ent == "" || !c.e.postgres {
-		return nil
-	}
-	var one int
-	err := tx.queryRow(ctx, `SELECT 1 FROM codes WHERE code = ? FOR UPDATE`, ent).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil
-	}
-	return err
-}
-
-// lockEntitlementOf is lockEntitlement for the entitlement code belongs to
-// (PostgreSQL; its online redemption came off the one-statement path).
-// The root's row comes first, before the label's own: a replacement of
-// the label holds them in that order too.
-func (c *DB) lockEntitlementOf(ctx context.Context, tx *etx, code string) error {
-	if !c.e.postgres {
-		return nil
-	}
-	var ent string
-	err := tx.queryRow(ctx, `SELECT entitlement FROM codes WHERE code = ?`, code).Scan(&ent)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	return c.lockEntitlement(ctx, tx, ent)
-}
+// or replaced holds the root label's row (labellock.go) before it reads
+// the other labels, so of two redemptions of one entitlement at once the
+// second sees the first. SQLite's writers go one at a time. A label never
+// replaced has no entitlement and takes none of this.
 
 // siblings reads the labels of the entitlement ent but the codes except.
 func (c *DB) siblings(ctx context.Context, tx *etx, ent string, except ...string) ([]central.Sibling, error) {
@@ -153,22 +120,16 @@ func (c *DB) replaceLabel(ctx context.Context, tx *etx, st central.Station, ev c
 	if err != nil {
 		return central.Result{Outcome: central.OutcomeRejected, Reason: err.Error()}, nil
 	}
-	old, err := c.readCode(ctx, tx, ev.Code)
+	// The old label under its lock, and its entitlement's root's
+	// (labellock.go; a label never replaced is its own root).
+	old, err := c.lockLabel(ctx, tx, ev.Code)
 	if errors.Is(err, sql.ErrNoRows) {
 		return central.Result{Outcome: central.OutcomeUnknown, Reason: "the server has no such code: upload the batch first"}, nil
 	}
 	if err != nil {
 		return central.Result{}, err
 	}
-	// The root is the same before and after the lock: a label's
-	// entitlement is set once (a root's is its own code).
 	root := central.Root(ev.Code, old.entitlement)
-	if err := c.lockEntitlement(ctx, tx, root); err != nil {
-		return central.Result{}, err
-	}
-	if old, err = c.readCode(ctx, tx, ev.Code); err != nil {
-		return central.Result{}, err
-	}
 	// The new label, if its batch has not arrived yet.
 	var added string
 	err = tx.queryRow(ctx, `INSERT INTO codes (code, random, prefix, label_date, station_id, serial, issued_by, expire_at, created_at, entitlement)

@@ -20,6 +20,16 @@ import (
 // used. The feed carries an accepted undo to every desk, with the status
 // the label went back to.
 func (c *DB) undo(ctx context.Context, tx *etx, st central.Station, ev central.Event) (central.Result, error) {
+	// The label under its lock (labellock.go), before the guard is read: a
+	// desk's offline redemption of it being decided now has committed its
+	// conflict, or waits for this undo and finds the label as it leaves it.
+	cc, err := c.lockLabel(ctx, tx, ev.Code)
+	if errors.Is(err, sql.ErrNoRows) {
+		return central.Result{Outcome: central.OutcomeUnknown, Reason: "the server has no such code: upload the batch first"}, nil
+	}
+	if err != nil {
+		return central.Result{}, err
+	}
 	// The flags of the redemption it would take back (no row: none, and
 	// the guarded UPDATE changes nothing). An event row's flags never
 	// change once it is the redemption of record.
@@ -29,7 +39,7 @@ func (c *DB) undo(ctx context.Context, tx *etx, st central.Station, ev central.E
 	}
 	status := central.UndoRestores(flags)
 	var disabledReason string
-	err := tx.queryRow(ctx, `UPDATE codes SET used_at = 0, used_station = '', used_operator = '', used_event = '', status = ?
+	err = tx.queryRow(ctx, `UPDATE codes SET used_at = 0, used_station = '', used_operator = '', used_event = '', status = ?
 		WHERE code = ? AND status = 'used' AND used_event = ? AND used_station = ?
 		AND NOT EXISTS (SELECT 1 FROM conflicts k WHERE k.code = codes.code OR k.second_code = codes.code)
 		RETURNING disabled_reason`, string(status), ev.Code, ev.Undoes, st.Name).Scan(&disabledReason)
@@ -44,13 +54,7 @@ func (c *DB) undo(ctx context.Context, tx *etx, st central.Station, ev central.E
 	if !errors.Is(err, sql.ErrNoRows) {
 		return central.Result{}, err
 	}
-	cc, err := c.readCode(ctx, tx, ev.Code)
-	if errors.Is(err, sql.ErrNoRows) {
-		return central.Result{Outcome: central.OutcomeUnknown, Reason: "the server has no such code: upload the batch first"}, nil
-	}
-	if err != nil {
-		return central.Result{}, err
-	}
+	// Refused: the label is as cc says (it is held).
 	refuse := func(reason string) (central.Result, error) {
 		r := central.Result{Outcome: central.OutcomeRejected, Reason: reason, Status: cc.status}
 		if cc.status == "used" {
