@@ -144,7 +144,10 @@ func (c *DB) replaceLabel(ctx context.Context, tx *etx, st central.Station, ev c
 			return central.Result{}, err
 		}
 	}
-	nc, err := c.readCode(ctx, tx, in.Code)
+	// The new label under its lock too (after the root's, labellock.go): a
+	// desk redeeming it online meanwhile either came first (it is used
+	// here) or waits and finds it as this replacement leaves it.
+	nc, err := c.lockCode(ctx, tx, in.Code)
 	if errors.Is(err, sql.ErrNoRows) {
 		// Not added, and not there: another code holds its serial.
 		return central.Result{Outcome: central.OutcomeRejected, Reason: fmt.Sprintf("new label %s repeats the serial of another code: two desks share station letter %s", in.Code, st.Letter), Status: old.status}, nil

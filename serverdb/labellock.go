@@ -68,3 +68,13 @@ func (c *DB) lockEntitlement(ctx context.Context, tx *etx, ent string) error {
 	}
 	return err
 }
+
+// lockCode holds the row of code alone until the transaction ends
+// (PostgreSQL) and returns it read under the lock; the caller holds its
+// entitlement's root already (the order above). sql.ErrNoRows: no such code.
+func (c *DB) lockCode(ctx context.Context, tx *etx, code string) (centralCode, error) {
+	if !c.e.postgres {
+		return c.readCode(ctx, tx, code)
+	}
+	return scanCode(tx.queryRow(ctx, selectCode+` FOR UPDATE`, code))
+}

@@ -170,3 +170,63 @@ func TestUndoRacesAnotherDesksChange(t *testing.T) {
 		})
 	}
 }
+
+// TestReplaceRacesOnlineRedeemOfNewLabel: X was used at desk A; desk B
+// replaces X by Y, a label of its own batch the server already holds, at
+// the moment desk D redeems Y online. In either order D's answer and Y's
+// end state agree: D told "redeemed" and Y used (the replacement then
+// names both in a conflict), or D refused and Y void. Racing on PostgreSQL,
+// a replacement that read Y without holding its row voided Y over D's
+// redemption: D handed the parcel over and the server holds Y disabled.
+func TestReplaceRacesOnlineRedeemOfNewLabel(t *testing.T) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		const n = 60
+		h := centraltest.New(t, dbPath, n)
+		tokA := h.Station(t, "Desk A", "A")
+		tokB := h.Station(t, "Desk B", "B")
+		tokD := h.Station(t, "Desk D", "D")
+		h.Upload(t, tokA)
+		b := h.Desk(t, "Desk B", "B", tokB)
+		fresh := b.Issue(t, n)
+		b.Sync(t)
+		at := h.Now.Unix()
+		bad := 0
+		combo := map[string]int{}
+		defer func() { t.Logf("outcomes: %v", combo) }()
+		for i, x := range h.Codes {
+			var r struct{ Outcome string }
+			if st := h.Call(t, "POST", "/v1/redeem", tokA, h.Ring, map[string]any{"event_id": fmt.Sprintf("evt-a-%04d", i), "code": x, "operator": "li", "at": at}, &r); st != 200 || r.Outcome != "redeemed" {
+				t.Fatalf("A online: %d %+v", st, r)
+			}
+			y := fresh[i]
+			var wg sync.WaitGroup
+			var rep struct{ Results []struct{ Outcome string } }
+			var d struct{ Outcome string }
+			wg.Add(2)
+			go func() {
+				defer wg.Done()
+				h.Call(t, "POST", "/v1/events", tokB, h.Ring, map[string]any{"events": []map[string]any{{
+					"event_id": fmt.Sprintf("evt-r-%04d", i), "kind": "replace", "code": x, "operator": "wang", "at": at + 1,
+					"reason": "label torn", "new_code": y, "new_created_at": at + 1}}}, &rep)
+			}()
+			go func() {
+				defer wg.Done()
+				h.Call(t, "POST", "/v1/redeem", tokD, h.Ring, map[string]any{"event_id": fmt.Sprintf("evt-d-%04d", i), "code": y, "operator": "zhao", "at": at + 1}, &d)
+			}()
+			wg.Wait()
+			var ys string
+			h.DB.QueryRowForTests(`SELECT status FROM codes WHERE code = ?`, y).Scan(&ys)
+			combo[fmt.Sprintf("%v/%s/%s", rep.Results, d.Outcome, ys)]++
+			if (d.Outcome == "redeemed") == (ys == string(app.StatusUsed)) {
+				continue
+			}
+			bad++
+			if bad <= 3 {
+				t.Errorf("%s replaced by %s: replacement %+v, desk D's online redemption of %s %q; the server holds %s %s", x, y, rep.Results, y, d.Outcome, y, ys)
+			}
+		}
+		if bad > 0 {
+			t.Errorf("%d of %d new labels whose online answer disagrees with their status", bad, n)
+		}
+	})
+}
