@@ -2,6 +2,7 @@ package multidesk_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -14,14 +15,15 @@ import (
 	"qrdesk/app"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 )
 
 // oldDeskCommit is the last commit before versions (de3b444): its desk
 // speaks protocol 1 (no Qrdesk-Protocol header) and knows the feed kinds
 // code, redeem, disable, enable, undo and conflict. docs/deploy.md says
-// "Upgrade the server first, then the desks. A server knows every event
-// kind of the desks of its own release and of every release before": a
-// newer server with such a desk is the documented upgrade path.
+// "Upgrade the server first, then every desk": between the two, such a
+// desk meets this server, which refuses it (426 desk_too_old) until
+// qrdesk is upgraded on it.
 const oldDeskCommit = "de3b444^"
 
 var (
@@ -75,7 +77,45 @@ func buildOldDesk(t *testing.T) string {
 	return oldDeskBin
 }
 
-// oldDesk is a real qrdesk process of the release before versions.
+// currentDeskOnce builds this tree's qrdesk (without the window) once:
+// the upgrade of an old desk is this binary run on the old desk's files.
+var (
+	currentDeskOnce sync.Once
+	currentDeskBin  string
+	currentDeskErr  string
+)
+
+func buildCurrentDesk(t *testing.T) string {
+	t.Helper()
+	currentDeskOnce.Do(func() {
+		top, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
+		if err != nil {
+			currentDeskErr = "git rev-parse: " + err.Error()
+			return
+		}
+		dir, err := os.MkdirTemp("", "qrdesk-current-desk-")
+		if err != nil {
+			currentDeskErr = err.Error()
+			return
+		}
+		bin := filepath.Join(dir, "qrdesk")
+		build := exec.Command("go", "build", "-tags", "qrdesk_nogui", "-o", bin, ".")
+		build.Dir = strings.TrimSpace(string(top))
+		if out, err := build.CombinedOutput(); err != nil {
+			currentDeskErr = "build: " + string(out)
+			return
+		}
+		currentDeskBin = bin
+	})
+	if currentDeskBin == "" {
+		t.Fatal("no qrdesk binary of this tree: " + currentDeskErr)
+	}
+	return currentDeskBin
+}
+
+// oldDesk is a real qrdesk process of the release before versions; after
+// upgrade, the same desk (its database, key and sync.json) run by this
+// tree's qrdesk.
 type oldDesk struct {
 	bin, db, key string
 }
@@ -93,21 +133,107 @@ func (o oldDesk) Status(t *testing.T, code string) string {
 	out := o.run(t, "check", "--json", code)
 	var v struct{ Status string }
 	if err := json.Unmarshal([]byte(out), &v); err != nil {
-		t.Fatalf("old desk check %s: %s", code, out)
+		t.Fatalf("desk check %s: %s", code, out)
 	}
 	return v.Status
 }
 
-// TestOldDeskNeverLearnsReplaceOrExpiry: a desk of the release before
-// versions (protocol 1, upgraded after the server as docs/deploy.md says)
-// syncs with this server. Desk A replaces X by Y and redeems Y, and closes
-// the day with --expire-unused (Z expired). The old desk syncs, online,
-// and still holds X and Z "unused": the server feeds it kinds it does not
-// know (replace, expire) and ignores the desk's protocol (it never reads
-// Qrdesk-Protocol). Its copy never equals the server's, and offline it
-// hands over X, whose entitlement (Y) it could have known was used.
-func TestOldDeskNeverLearnsReplaceOrExpiry(t *testing.T) {
-	bin := buildOldDesk(t)
+// upgrade is the desk after qrdesk was upgraded on it: the same files.
+func (o oldDesk) upgrade(t *testing.T) oldDesk {
+	t.Helper()
+	o.bin = buildCurrentDesk(t)
+	return o
+}
+
+// offline points the desk's saved server at a closed port (the network
+// is down) and returns the function that points it back.
+func (o oldDesk) offline(t *testing.T) (back func()) {
+	t.Helper()
+	path := filepath.Join(filepath.Dir(o.db), "sync.json")
+	saved, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sc map[string]string
+	if err := json.Unmarshal(saved, &sc); err != nil {
+		t.Fatal(err)
+	}
+	sc["server"] = "http://127.0.0.1:1"
+	down, _ := json.Marshal(sc)
+	if err := os.WriteFile(path, down, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		if err := os.WriteFile(path, saved, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// outbox counts the desk's events by state (pending, sent, rejected),
+// read from its database as the old release left it.
+func (o oldDesk) outbox(t *testing.T) map[string]int {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+o.db+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT state, count(*) FROM outbox GROUP BY state`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	got := map[string]int{}
+	for rows.Next() {
+		var state string
+		var n int
+		if err := rows.Scan(&state, &n); err != nil {
+			t.Fatal(err)
+		}
+		got[state] = n
+	}
+	return got
+}
+
+// wantTooOld fails unless out is the desk saying the server refuses it as
+// too old.
+func wantTooOld(t *testing.T, what, out string) {
+	t.Helper()
+	if !strings.Contains(out, protocol.DeskTooOldReason) {
+		t.Fatalf("%s at the old desk: %q, want the server's refusal %q", what, out, protocol.DeskTooOldReason)
+	}
+}
+
+// newOldDesk sets up a desk of the release before versions (protocol 1)
+// with the deployment's key file and its station's token, and has it
+// sync the first time: the server (this release) refuses it.
+func newOldDesk(t *testing.T, url, token, keyFile string) oldDesk {
+	t.Helper()
+	d := oldDesk{bin: buildOldDesk(t), db: filepath.Join(t.TempDir(), "d.DB"), key: keyFile}
+	d.run(t, "init")
+	d.run(t, "settings", "--station-id", "D", "--station-name", "Desk D")
+	tokFile := filepath.Join(t.TempDir(), "d.token")
+	if err := os.WriteFile(tokFile, []byte(token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := d.run(t, "sync", "--server", url, "--token-file", tokFile)
+	t.Logf("old desk: qrdesk sync --server … --token-file …\n%s", out)
+	wantTooOld(t, "the first sync", out)
+	return d
+}
+
+// TestOldDeskIsRefusedUntilUpgraded: a desk of the release before
+// versions (protocol 1) cannot learn replace or the day's expiry from the
+// feed, so the server refuses it on every desk endpoint (426
+// desk_too_old) instead of serving it a copy it would get wrong. Desk A
+// replaces X by Y, redeems Y and expires Z; the old desk's sync is
+// refused, and its scans of X, Y and Z are refused by the server and
+// logged so, nothing redeemed: it decides nothing alone. Upgraded (this
+// tree's qrdesk on its files), it syncs and holds what the server holds,
+// and refuses X.
+func TestOldDeskIsRefusedUntilUpgraded(t *testing.T) {
+	buildOldDesk(t)
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h := centraltest.New(t, dbPath, 0)
 		keyFile := filepath.Join(t.TempDir(), "qrdesk.key")
@@ -118,18 +244,10 @@ func TestOldDeskNeverLearnsReplaceOrExpiry(t *testing.T) {
 		h.Keys, h.Ring = keys, keys.RingID()
 		h.Now = time.Now().Truncate(time.Second)
 		a := h.Desk(t, "Desk A", "A", h.Station(t, "Desk A", "A"))
-		tokD := h.Station(t, "Desk D", "D")
-		tokFile := filepath.Join(t.TempDir(), "d.token")
-		os.WriteFile(tokFile, []byte(tokD+"\n"), 0o600)
-		d := oldDesk{bin: bin, db: filepath.Join(t.TempDir(), "d.DB"), key: keyFile}
-		d.run(t, "init")
-		d.run(t, "settings", "--station-id", "D", "--station-name", "Desk D")
-
 		codes := a.Issue(t, 3)
 		a.Sync(t)
-		if out := d.run(t, "sync", "--server", h.URL, "--token-file", tokFile); !strings.Contains(out, "synced") {
-			t.Fatalf("old desk sync: %s", out)
-		}
+		d := newOldDesk(t, h.URL, h.Station(t, "Desk D", "D"), keyFile)
+
 		x, z := codes[0], codes[1]
 		rep, err := a.Svc.Replace(context.Background(), app.ReplaceRequest{Code: x, Reason: "torn", Operator: "li"})
 		if err != nil {
@@ -143,16 +261,46 @@ func TestOldDeskNeverLearnsReplaceOrExpiry(t *testing.T) {
 			t.Fatal(err)
 		}
 		a.Sync(t)
+
+		wantTooOld(t, "sync", d.run(t, "sync"))
+		for _, c := range []string{x, y, z} {
+			out := d.run(t, "redeem", c)
+			t.Logf("old desk: qrdesk redeem <label>\n%s", out)
+			wantTooOld(t, "redeem", out)
+			if strings.HasPrefix(out, "Redeemed") {
+				t.Errorf("the old desk redeemed %s: %s", c, out)
+			}
+		}
+		if got := d.outbox(t); got["pending"]+got["sent"]+got["rejected"] != 0 {
+			t.Errorf("the old desk's outbox after refused scans: %v, want empty (nothing decided alone)", got)
+		}
+		var stats struct {
+			Redeemed int
+			Refused  map[string]int
+		}
+		if out := d.run(t, "stats", "--json"); json.Unmarshal([]byte(out), &stats) != nil || stats.Refused["server_refused"] != 3 || stats.Redeemed != 0 {
+			t.Errorf("the old desk's figures: %s, want its 3 scans refused by the server, none redeemed", out)
+		}
+
+		d = d.upgrade(t)
 		for i := 0; i < 2; i++ {
-			if out := d.run(t, "sync"); !strings.Contains(out, "synced") {
-				t.Fatalf("old desk sync: %s", out)
+			out := d.run(t, "sync")
+			t.Logf("upgraded desk: qrdesk sync\n%s", out)
+			if !strings.Contains(out, "synced") {
+				t.Fatalf("upgraded desk sync: %s", out)
 			}
 		}
 		for _, c := range []string{x, y, z} {
-			want, _ := serverStatusOf(t, h, c)
-			if got := d.Status(t, c); got != want {
-				t.Errorf("after two syncs the old desk holds %s %s, the server %s", c, got, want)
+			want, err := serverStatusOf(t, h, c)
+			if err != nil {
+				t.Fatal(err)
 			}
+			if got := d.Status(t, c); got != want {
+				t.Errorf("the upgraded desk holds %s %s, the server %s", c, got, want)
+			}
+		}
+		if out := d.run(t, "redeem", x); strings.HasPrefix(out, "Redeemed") {
+			t.Errorf("the upgraded desk hands over X, replaced by Y (used): %s", out)
 		}
 	})
 }
@@ -163,38 +311,39 @@ func serverStatusOf(t *testing.T, h *centraltest.Harness, code string) (string, 
 	return s, err
 }
 
-// TestOldDeskRedemptionLostInRestore: a desk of the release before
-// versions (protocol 1) redeems X online and is told "redeemed"; the
-// server is then restored from a backup taken before. Desk A, of this
-// release, finds the restore and sends its three online redemptions
-// again, which takes the restored feed past the old desk's cursor; the
-// old desk gets no feed_reset (the server never checks what a protocol-1
-// desk applied at its cursor) and never sends X again. The acknowledged
-// redemption is lost: the server holds X unused, desk A hands X over a
-// second time online, and no conflict is ever recorded.
-func TestOldDeskRedemptionLostInRestore(t *testing.T) {
-	bin := buildOldDesk(t)
+// TestOldDeskRedemptionSurvivesRestore: a desk of the release before
+// versions (protocol 1) is refused (426 desk_too_old), so the server
+// never acknowledges a redemption it could lose without the desk noticing:
+// its online scan of X is refused, nothing redeemed. Offline (the network
+// down) it redeems X alone; the server is restored from a backup and desk
+// A sends its online redemptions again, past where the feed was; the old
+// desk is still refused and keeps X waiting (not rejected). Upgraded, it
+// sends X: the server holds X used at Desk D, and desk A cannot hand it
+// over again.
+func TestOldDeskRedemptionSurvivesRestore(t *testing.T) {
+	buildOldDesk(t)
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
 		g.Now = time.Now().Truncate(time.Second)
 		a := g.deskAt(t, "Desk A", "A")
-		tokD := g.Station(t, "Desk D", "D")
-		tokFile := filepath.Join(t.TempDir(), "d.token")
-		os.WriteFile(tokFile, []byte(tokD+"\n"), 0o600)
-		d := oldDesk{bin: bin, db: filepath.Join(t.TempDir(), "d.DB"), key: filepath.Join(g.dir, "qrdesk.key")}
-		d.run(t, "init")
-		d.run(t, "settings", "--station-id", "D", "--station-name", "Desk D")
 		codes := a.Issue(t, 5)
 		a.Sync(t)
-		if out := d.run(t, "sync", "--server", g.URL, "--token-file", tokFile); !strings.Contains(out, "synced") {
-			t.Fatalf("old desk sync: %s", out)
-		}
+		d := newOldDesk(t, g.URL, g.Station(t, "Desk D", "D"), filepath.Join(g.dir, "qrdesk.key"))
 		backup := g.backup()
+
 		x := codes[0]
-		if out := d.run(t, "redeem", x); !strings.HasPrefix(out, "Redeemed") {
-			t.Fatalf("old desk online redeem: %s", out)
+		out := d.run(t, "redeem", x)
+		wantTooOld(t, "online redeem", out)
+		if status, _ := g.serverStatus(t, x); status != "unused" {
+			t.Fatalf("after the old desk's refused scan the server holds %s %s", x, status)
 		}
-		d.run(t, "sync")
+		back := d.offline(t)
+		out = d.run(t, "redeem", x)
+		t.Logf("old desk, network down: qrdesk redeem <label>\n%s", out)
+		if !strings.HasPrefix(out, "Redeemed") {
+			t.Fatalf("old desk offline redeem: %s", out)
+		}
+		back()
 		for _, c := range codes[1:4] {
 			if v := a.Redeem(t, c, "li"); v.Outcome != app.OutcomeRedeemed {
 				t.Fatalf("desk A: %+v", v)
@@ -205,17 +354,30 @@ func TestOldDeskRedemptionLostInRestore(t *testing.T) {
 		g.restore(backup)
 		a.Sync(t)
 		for i := 0; i < 2; i++ {
-			if out := d.run(t, "sync"); !strings.Contains(out, "synced") {
-				t.Fatalf("old desk sync: %s", out)
+			wantTooOld(t, "sync after the restore", d.run(t, "sync"))
+		}
+		if got := d.outbox(t); got["pending"] != 1 || got["rejected"] != 0 {
+			t.Fatalf("the old desk's outbox while refused: %v, want X pending", got)
+		}
+		a.Sync(t)
+
+		d = d.upgrade(t)
+		for i := 0; i < 2; i++ {
+			out := d.run(t, "sync")
+			t.Logf("upgraded desk: qrdesk sync\n%s", out)
+			if !strings.Contains(out, "synced") {
+				t.Fatalf("upgraded desk sync: %s", out)
 			}
 		}
 		a.Sync(t)
 		if status, station := g.serverStatus(t, x); status != "used" || station != "Desk D" {
-			t.Errorf("the old desk was told \"redeemed\" for %s; after the restore and its syncs the server has it %s (%q)", x, status, station)
+			t.Errorf("the old desk redeemed %s offline; after its upgrade the server has it %s (%q)", x, status, station)
 		}
 		if v := a.Redeem(t, x, "li"); v.Outcome == app.OutcomeRedeemed {
-			t.Errorf("desk A hands %s over a second time online (the old desk did before the restore); conflicts on the server: %d",
-				x, centraltest.Count(t, g.DB, `SELECT count(*) FROM conflicts`))
+			t.Errorf("desk A hands %s over a second time online (the old desk did offline)", x)
+		}
+		if got := d.Status(t, x); got != "used" {
+			t.Errorf("the upgraded desk holds %s %s, want used", x, got)
 		}
 	})
 }
