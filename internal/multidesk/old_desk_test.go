@@ -77,40 +77,23 @@ func buildOldDesk(t *testing.T) string {
 	return oldDeskBin
 }
 
-// currentDeskOnce builds this tree's qrdesk (without the window) once:
-// the upgrade of an old desk is this binary run on the old desk's files.
-var (
-	currentDeskOnce sync.Once
-	currentDeskBin  string
-	currentDeskErr  string
-)
-
+// buildCurrentDesk builds this tree's qrdesk (without the window) into
+// the test's folder: the upgrade of an old desk is this binary run on the
+// old desk's files. The build cache makes every build after the first a
+// link.
 func buildCurrentDesk(t *testing.T) string {
 	t.Helper()
-	currentDeskOnce.Do(func() {
-		top, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
-		if err != nil {
-			currentDeskErr = "git rev-parse: " + err.Error()
-			return
-		}
-		dir, err := os.MkdirTemp("", "qrdesk-current-desk-")
-		if err != nil {
-			currentDeskErr = err.Error()
-			return
-		}
-		bin := filepath.Join(dir, "qrdesk")
-		build := exec.Command("go", "build", "-tags", "qrdesk_nogui", "-o", bin, ".")
-		build.Dir = strings.TrimSpace(string(top))
-		if out, err := build.CombinedOutput(); err != nil {
-			currentDeskErr = "build: " + string(out)
-			return
-		}
-		currentDeskBin = bin
-	})
-	if currentDeskBin == "" {
-		t.Fatal("no qrdesk binary of this tree: " + currentDeskErr)
+	top, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
+	if err != nil {
+		t.Fatal("git rev-parse: " + err.Error())
 	}
-	return currentDeskBin
+	bin := filepath.Join(t.TempDir(), "qrdesk")
+	build := exec.Command("go", "build", "-tags", "qrdesk_nogui", "-o", bin, ".")
+	build.Dir = strings.TrimSpace(string(top))
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build this tree's qrdesk: %s", out)
+	}
+	return bin
 }
 
 // oldDesk is a real qrdesk process of the release before versions; after
@@ -138,10 +121,10 @@ func (o oldDesk) Status(t *testing.T, code string) string {
 	return v.Status
 }
 
-// upgrade is the desk after qrdesk was upgraded on it: the same files.
-func (o oldDesk) upgrade(t *testing.T) oldDesk {
-	t.Helper()
-	o.bin = buildCurrentDesk(t)
+// upgrade is the desk after qrdesk was upgraded on it (bin): the same
+// files.
+func (o oldDesk) upgrade(bin string) oldDesk {
+	o.bin = bin
 	return o
 }
 
@@ -234,6 +217,7 @@ func newOldDesk(t *testing.T, url, token, keyFile string) oldDesk {
 // and refuses X.
 func TestOldDeskIsRefusedUntilUpgraded(t *testing.T) {
 	buildOldDesk(t)
+	current := buildCurrentDesk(t)
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h := centraltest.New(t, dbPath, 0)
 		keyFile := filepath.Join(t.TempDir(), "qrdesk.key")
@@ -282,7 +266,7 @@ func TestOldDeskIsRefusedUntilUpgraded(t *testing.T) {
 			t.Errorf("the old desk's figures: %s, want its 3 scans refused by the server, none redeemed", out)
 		}
 
-		d = d.upgrade(t)
+		d = d.upgrade(current)
 		for i := 0; i < 2; i++ {
 			out := d.run(t, "sync")
 			t.Logf("upgraded desk: qrdesk sync\n%s", out)
@@ -322,6 +306,7 @@ func serverStatusOf(t *testing.T, h *centraltest.Harness, code string) (string, 
 // over again.
 func TestOldDeskRedemptionSurvivesRestore(t *testing.T) {
 	buildOldDesk(t)
+	current := buildCurrentDesk(t)
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
 		g.Now = time.Now().Truncate(time.Second)
@@ -361,7 +346,7 @@ func TestOldDeskRedemptionSurvivesRestore(t *testing.T) {
 		}
 		a.Sync(t)
 
-		d = d.upgrade(t)
+		d = d.upgrade(current)
 		for i := 0; i < 2; i++ {
 			out := d.run(t, "sync")
 			t.Logf("upgraded desk: qrdesk sync\n%s", out)
