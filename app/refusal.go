@@ -3,6 +3,8 @@ package app
 import (
 	"errors"
 	"fmt"
+
+	"qrdesk/protocol"
 )
 
 // Codes of the server's refusals (the "code" of a 4xx answer).
@@ -12,6 +14,9 @@ const (
 	RefusedWrongRing    = "wrong_key_ring" // the desk's key ring is not the deployment's
 	RefusedInvalid      = "invalid"        // the request's content was refused
 	RefusedEventReused  = "event_reused"   // an event id sent before with other content
+	// RefusedDeskTooOld: the server no longer serves this desk's protocol
+	// (HTTP 426): qrdesk must be upgraded on this desk.
+	RefusedDeskTooOld = protocol.RefusedDeskTooOld
 )
 
 // ServerRefusal is the server's answer "no" (HTTP 4xx). It is an answer,
@@ -26,13 +31,13 @@ type ServerRefusal struct {
 
 func (e *ServerRefusal) Error() string { return "the server refused: " + e.Message }
 
-// AboutDesk reports whether the refusal is about the desk itself (its token
-// or key ring), not one request's content: nothing this desk sends will be
-// accepted until an administrator acts, so its events must wait, not be
-// given up.
+// AboutDesk reports whether the refusal is about the desk itself (its token,
+// key ring or protocol), not one request's content: nothing this desk sends
+// will be accepted until an administrator acts, so its events must wait,
+// not be given up.
 func (e *ServerRefusal) AboutDesk() bool {
 	switch e.Code {
-	case RefusedUnknownToken, RefusedRevoked, RefusedWrongRing:
+	case RefusedUnknownToken, RefusedRevoked, RefusedWrongRing, RefusedDeskTooOld:
 		return true
 	}
 	return e.Status == 401 || e.Status == 403

@@ -7,6 +7,7 @@ package protocol
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -51,6 +52,38 @@ const Version = 2
 
 // Header carries Version on every request and answer.
 const Header = "Qrdesk-Protocol"
+
+// OldestDesk is the oldest protocol of a desk this server serves. A
+// protocol-1 desk (no Header) cannot be served safely: the server cannot
+// tell which of its writes such a desk holds, so a restored server would
+// lose what it acknowledged to the desk for good, and the desk drops the
+// feed's kinds it does not know (replace, expire), keeping labels the
+// deployment took out of use. Such a desk is refused (RefusedDeskTooOld)
+// until it is upgraded.
+const OldestDesk = 2
+
+// RefusedDeskTooOld is the code of the server's refusal (HTTP 426) of a
+// desk older than OldestDesk: a refusal of the desk itself, so it decides
+// nothing alone and its events wait.
+const RefusedDeskTooOld = "desk_too_old"
+
+// DeskTooOldReason is what a clerk reads at a desk the server refuses as
+// too old.
+const DeskTooOldReason = "this desk's qrdesk is older than the server: upgrade qrdesk on this desk"
+
+// DeskVersion is the protocol a request's Header value names: 1 when
+// there is none (a desk from before versions), 0 when it is not a
+// protocol number.
+func DeskVersion(header string) int {
+	if header == "" {
+		return 1
+	}
+	n, err := strconv.Atoi(header)
+	if err != nil || n < 1 {
+		return 0
+	}
+	return n
+}
 
 // OutcomeUnsupported is the server's answer to an event of a kind it does
 // not know: the event is not recorded; the desk keeps it and sends it again

@@ -7,11 +7,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"qrdesk/central"
 	"qrdesk/internal/testclock"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 	"qrdesk/server"
 	"qrdesk/serverdb"
 )
@@ -60,6 +62,7 @@ func FuzzRequests(f *testing.F) {
 		}
 		req.Header.Set("Authorization", "Bearer qrd_fuzz")
 		req.Header.Set(server.RingHeader, fuzzRing)
+		req.Header.Set(protocol.Header, strconv.Itoa(protocol.Version))
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
 		if rec.Code >= 500 {

@@ -56,6 +56,9 @@ type API struct {
 	acks  map[int64]central.FeedAck // station id → how far it read the feed, not yet stored
 
 	probe writeProbe // the readiness check's last write (ready.go)
+
+	protoMu sync.Mutex
+	protos  map[int64]int // station id → the protocol it last spoke (seen.go)
 }
 
 // HashToken is what the server stores of a station's bearer token.
@@ -217,6 +220,14 @@ func (a *API) authenticated(h func(r *http.Request, st central.Station) (any, er
 				a.write(w, nil, err)
 				return
 			}
+		}
+		// The desk's protocol before its key ring: a desk the server does
+		// not serve binds nothing.
+		version := protocol.DeskVersion(r.Header.Get(protocol.Header))
+		a.sawProtocol(st.ID, version)
+		if version < protocol.OldestDesk {
+			a.write(w, nil, fail(http.StatusUpgradeRequired, app.RefusedDeskTooOld, "%s", protocol.DeskTooOldReason))
+			return
 		}
 		if err := a.checkRing(r.Context(), r.Header.Get(RingHeader)); err != nil {
 			a.write(w, nil, err)

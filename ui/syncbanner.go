@@ -97,6 +97,8 @@ func deskRefusalText(r *app.ServerRefusal) string {
 		return T("this desk was revoked: ask the administrator for a new token")
 	case app.RefusedWrongRing:
 		return T("this desk's key file is not the deployment's: ask the administrator")
+	case app.RefusedDeskTooOld:
+		return T("this desk's qrdesk is older than the server: upgrade qrdesk on this desk")
 	}
 	return T("the server does not know this desk's token: ask the administrator")
 }

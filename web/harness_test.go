@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -19,6 +20,7 @@ import (
 	"qrdesk/central"
 	"qrdesk/internal/testclock"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 	"qrdesk/server"
 	"qrdesk/serverdb"
 	"qrdesk/store"
@@ -194,6 +196,7 @@ func (s *site) call(t testing.TB, method, path, token string, body any, out any)
 	req, _ := http.NewRequest(method, s.url+path, rd)
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set(server.RingHeader, s.ring)
+	req.Header.Set(protocol.Header, strconv.Itoa(protocol.Version))
 	resp, err := s.client().Do(req)
 	if err != nil {
 		t.Fatal(err)

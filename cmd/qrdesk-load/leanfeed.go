@@ -25,6 +25,7 @@ func (d *desk) countChanges(ctx context.Context, after int64, wait time.Duration
 	}
 	req.Header.Set("Authorization", "Bearer "+d.c.Token)
 	req.Header.Set(server.RingHeader, d.l.ring)
+	req.Header.Set(app.ProtocolHeader, strconv.Itoa(app.Protocol))
 	resp, err := d.c.HTTP.Do(req)
 	if err != nil {
 		return nil, 0, fmt.Errorf("%w: %v", app.ErrTransient, err) // as the client says it

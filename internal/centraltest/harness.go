@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +21,7 @@ import (
 	"qrdesk/app"
 	"qrdesk/central"
 	"qrdesk/internal/testclock"
+	"qrdesk/protocol"
 	"qrdesk/server"
 	"qrdesk/serverdb"
 	"qrdesk/store"
@@ -137,6 +139,9 @@ func (h *Harness) CallURL(t testing.TB, url, method, path, token, ring string, b
 	if ring != "" {
 		req.Header.Set(server.RingHeader, ring)
 	}
+	// As a desk of this release: the server refuses a desk that names no
+	// protocol (protocol 1) on every desk endpoint.
+	req.Header.Set(protocol.Header, strconv.Itoa(protocol.Version))
 	resp, err := HTTPClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
