@@ -71,7 +71,12 @@ type SyncStore interface {
 	ApplySnapshot(ctx context.Context, page RemoteSnapshot, position int64) error
 	// MirrorRemote records a redemption the server decided (online).
 	MirrorRemote(ctx context.Context, c Code, a Attempt, r RemoteResult) (Verdict, error)
+	// SyncState includes the clock's last measurement (SyncStatus.Clock).
 	SyncState(ctx context.Context) (SyncStatus, error)
+	// SetClockOffset keeps the last measurement of this desk's clock: the
+	// outbox events queued from then on carry it (clock.go).
+	SetClockOffset(ctx context.Context, c ClockOffset) error
+	ClockOffset(ctx context.Context) (ClockOffset, error)
 	SetSyncOK(ctx context.Context, at int64) error
 	Conflicts(ctx context.Context) ([]Conflict, error)
 }
@@ -87,6 +92,9 @@ type SyncStatus struct {
 	// WaitingUpgrade counts the waiting events the server does not know
 	// (it is older than this desk): they go once it is upgraded.
 	WaitingUpgrade int `json:"waiting_upgrade,omitempty"`
+	// Clock is the last measurement of this desk's clock against the
+	// server's (Clock.Warning: what to tell the clerk).
+	Clock ClockOffset `json:"clock"`
 }
 
 // uploadPiece is how many codes one batch upload request carries.
@@ -105,6 +113,7 @@ func (s *Service) Sync(ctx context.Context) (SyncStatus, error) {
 		return SyncStatus{}, Errorf(KindInvalid, "no sync server is set up: run 'qrdesk sync --server URL --token-file FILE'")
 	}
 	ring := s.Keys.RingID()
+	ctx = s.probeClock(ctx) // every answer measures this desk's clock
 	// Read before the enrolment: a number given after it (a scan online
 	// meanwhile) may be above the counter the enrolment read.
 	before, err := ss.ServerState(ctx)

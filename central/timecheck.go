@@ -2,6 +2,7 @@ package central
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"qrdesk/app"
@@ -10,6 +11,54 @@ import (
 // FutureTolerance is how far ahead of the server's clock an offline event
 // time may be before it is suspect: desk clocks drift, but not by hours.
 const FutureTolerance = 10 * 60
+
+// OffsetTrustedFor is how long after its measurement a desk's clock offset
+// is trusted to correct its offline times: a PC clock drifts by seconds a
+// day, but over longer the server cannot tell a drift from someone setting
+// the clock.
+const OffsetTrustedFor = 24 * 60 * 60
+
+// CorrectedTime is an offline event's time by the server's clock: the
+// desk's time plus the offset the desk last measured (rounded to the
+// second), with FlagClockUnverified when that offset cannot be trusted
+// (older than OffsetTrustedFor, or measured "after" the event). An event
+// without an offset keeps the desk's time.
+func CorrectedTime(ev Event) (int64, Note) {
+	if ev.ClockOffsetMS == nil {
+		return ev.At, Note{}
+	}
+	off := *ev.ClockOffsetMS
+	sec := off / 1000
+	if r := off % 1000; r >= 500 {
+		sec++
+	} else if r <= -500 {
+		sec--
+	}
+	at := saturatingAdd(ev.At, sec)
+	if ev.ClockAge < 0 || ev.ClockAge > OffsetTrustedFor {
+		return at, Note{}.add(FlagClockUnverified, fmt.Sprintf(wordUnverified, app.FormatOffset(off), formatAge(ev.ClockAge)))
+	}
+	return at, Note{}
+}
+
+// saturatingAdd is a+b clamped to int64: a desk's time may be absurd.
+func saturatingAdd(a, b int64) int64 {
+	switch {
+	case b > 0 && a > math.MaxInt64-b:
+		return math.MaxInt64
+	case b < 0 && a < math.MinInt64-b:
+		return math.MinInt64
+	}
+	return a + b
+}
+
+// formatAge says how long before the event an offset was measured.
+func formatAge(age int64) string {
+	if age < 0 {
+		return "after the event by the desk's clock (it was set back since)"
+	}
+	return app.FormatDuration(time.Duration(min(age, 1<<32))*time.Second) + " before the event"
+}
 
 // EffectiveTime is DecideTime with the note's wording only.
 func EffectiveTime(ev Event, issuedAt, now int64) (at int64, flag string) {

@@ -52,6 +52,11 @@ const Version = 2
 // Header carries Version on every request and answer.
 const Header = "Qrdesk-Protocol"
 
+// TimeHeader carries the server's clock on every answer, in Unix
+// milliseconds: a desk measures its clock's offset from it (app/clock.go).
+// An older server sends none, and the desk measures nothing.
+const TimeHeader = "Qrdesk-Time"
+
 // OutcomeUnsupported is the server's answer to an event of a kind it does
 // not know: the event is not recorded; the desk keeps it and sends it again
 // once the server announces the kind.

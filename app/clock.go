@@ -1,0 +1,161 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// A desk's clock against the server's. Every answer of the server carries
+// its clock (protocol.TimeHeader); the desk measures its offset the NTP
+// way, from the middle of the round trip, keeps the last one, warns when
+// it is off by more than ClockTolerance, and sends it with every offline
+// event so the server can put the event on its own clock
+// (central.DecideTime). Online the server decides expiry and order, so a
+// wrong desk clock matters only offline.
+
+// ClockTolerance is how far a desk's clock may be off the server's before
+// the window and 'qrdesk sync' warn: more than drift, less than anything
+// that moves a label's expiry noticeably.
+const ClockTolerance = 2 * time.Minute
+
+// MaxProbeRoundTrip is the longest round trip a measurement is taken from:
+// the server's time lies somewhere in it, so half of it is the error.
+const MaxProbeRoundTrip = 5 * time.Second
+
+// ClockOffset is a desk's last measurement of its clock.
+type ClockOffset struct {
+	// OffsetMS is the server's clock minus the desk's, in milliseconds:
+	// positive when the desk's clock is behind.
+	OffsetMS int64 `json:"offset_ms"`
+	// MeasuredAt is when, by the desk's clock (Unix seconds); 0: never.
+	MeasuredAt int64 `json:"measured_at,omitempty"`
+}
+
+// Measured reports whether the desk ever measured its clock.
+func (c ClockOffset) Measured() bool { return c.MeasuredAt != 0 }
+
+// Off reports whether the desk's clock is off the server's by more than
+// ClockTolerance.
+func (c ClockOffset) Off() bool {
+	return c.Measured() && time.Duration(max(c.OffsetMS, -c.OffsetMS))*time.Millisecond > ClockTolerance
+}
+
+// Ahead reports whether the desk's clock is ahead of the server's.
+func (c ClockOffset) Ahead() bool { return c.OffsetMS < 0 }
+
+// Size is how far off the desk's clock is, whichever way.
+func (c ClockOffset) Size() time.Duration {
+	return time.Duration(max(c.OffsetMS, -c.OffsetMS)) * time.Millisecond
+}
+
+// Warning is what the desk says of its clock: "" when it is within
+// ClockTolerance (or never measured), else e.g. "this desk's clock is
+// 2 days ahead of the server: fix the clock".
+func (c ClockOffset) Warning() string {
+	if !c.Off() {
+		return ""
+	}
+	way := "behind"
+	if c.Ahead() {
+		way = "ahead of"
+	}
+	return fmt.Sprintf("this desk's clock is %s %s the server: fix the clock", FormatDuration(c.Size()), way)
+}
+
+// FormatOffset says an offset (server minus desk, milliseconds) in words:
+// "desk 30 minutes behind", "desk 2 days ahead", "desk on time".
+func FormatOffset(ms int64) string {
+	c := ClockOffset{OffsetMS: ms, MeasuredAt: 1}
+	switch {
+	case c.Size() < time.Second:
+		return "desk on time"
+	case c.Ahead():
+		return "desk " + FormatDuration(c.Size()) + " ahead"
+	}
+	return "desk " + FormatDuration(c.Size()) + " behind"
+}
+
+// FormatDuration says d in its largest whole unit: "2 days", "5 hours",
+// "30 minutes", "1 second".
+func FormatDuration(d time.Duration) string {
+	n, unit := DurationUnit(d)
+	if n != 1 {
+		unit += "s"
+	}
+	return fmt.Sprintf("%d %s", n, unit)
+}
+
+// DurationUnit is d in its largest whole unit (day, hour, minute or
+// second), for the window to say in the clerk's language.
+func DurationUnit(d time.Duration) (int64, string) {
+	d = max(d, -d)
+	switch {
+	case d >= 48*time.Hour:
+		return int64(d / (24 * time.Hour)), "day"
+	case d >= 2*time.Hour:
+		return int64(d / time.Hour), "hour"
+	case d >= 2*time.Minute:
+		return int64(d / time.Minute), "minute"
+	}
+	return int64(d / time.Second), "second"
+}
+
+// ClockSample is one answer's times: when the desk sent the request and
+// received the answer (its clock), and the server's clock in the answer.
+type ClockSample struct {
+	Sent, Received, Server time.Time
+}
+
+// Offset is the server's clock minus the desk's, taking the server's time
+// as the middle of the round trip.
+func (s ClockSample) Offset() time.Duration {
+	return s.Server.Sub(s.Sent.Add(s.Received.Sub(s.Sent) / 2))
+}
+
+// RoundTrip is how long the answer took, by the desk's clock.
+func (s ClockSample) RoundTrip() time.Duration { return s.Received.Sub(s.Sent) }
+
+// ClockProbe measures the clock on the answers of requests made with its
+// context (WithClockProbe), like net/http/httptrace: the Remote reads the
+// desk's clock with Now around each request and hands Observe the sample
+// when the answer carries the server's time.
+type ClockProbe struct {
+	Now     func() time.Time
+	Observe func(ctx context.Context, s ClockSample)
+}
+
+type clockProbeKey struct{}
+
+// WithClockProbe returns ctx with p: requests made with it are measured.
+func WithClockProbe(ctx context.Context, p *ClockProbe) context.Context {
+	return context.WithValue(ctx, clockProbeKey{}, p)
+}
+
+// ClockProbeFrom returns the probe of ctx, or nil.
+func ClockProbeFrom(ctx context.Context) *ClockProbe {
+	p, _ := ctx.Value(clockProbeKey{}).(*ClockProbe)
+	return p
+}
+
+// probeClock returns ctx measuring this desk's clock on every answer.
+func (s *Service) probeClock(ctx context.Context) context.Context {
+	return WithClockProbe(ctx, &ClockProbe{Now: func() time.Time { return s.Now() }, Observe: s.observeClock})
+}
+
+// observeClock keeps a measurement (one with a short enough round trip).
+// A failure to save it is logged: the scan or sync goes on.
+func (s *Service) observeClock(ctx context.Context, sample ClockSample) {
+	if rt := sample.RoundTrip(); rt < 0 || rt > MaxProbeRoundTrip {
+		return
+	}
+	c := ClockOffset{OffsetMS: sample.Offset().Milliseconds(), MeasuredAt: sample.Received.Unix()}
+	if err := s.Store.SetClockOffset(ctx, c); err != nil {
+		s.Log.Warn("cannot save the clock offset", "error", err.Error())
+	}
+}
+
+// ClockOffset returns this desk's last measurement of its clock.
+func (s *Service) ClockOffset(ctx context.Context) (ClockOffset, error) {
+	return s.Store.ClockOffset(ctx)
+}

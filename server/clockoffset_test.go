@@ -1,0 +1,181 @@
+package server_test
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"qrdesk/app"
+	"qrdesk/central"
+	"qrdesk/internal/testclock"
+	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
+)
+
+// Desks whose clocks are wrong, measured against the server's (issue 22,
+// "Clocks"): each desk measures its offset on every answer, and its offline
+// events carry it, so the server decides them on its own clock.
+
+// skew sets a desk's clock off the harness's (the server's) by off.
+func (d *desk) skew(h *centralHarness, off *time.Duration) {
+	now := func() time.Time { return h.now.Add(*off) }
+	d.svc.Now = now
+	d.db.UseClock(now)
+}
+
+// TestEveryAnswerCarriesTheServerClock: refusals too, so a desk whose
+// token was revoked still learns its clock is off.
+func TestEveryAnswerCarriesTheServerClock(t *testing.T) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		h := newCentral(t, dbPath, 0)
+		for _, path := range []string{"/v1/enrol", "/nowhere"} {
+			req, _ := http.NewRequest("POST", h.url+path, strings.NewReader("{}"))
+			resp, err := keepAlive.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if got := resp.Header.Get(protocol.TimeHeader); got != strconv.FormatInt(h.now.UnixMilli(), 10) {
+				t.Fatalf("%s (status %d): %s %q, want the server's clock %d", path, resp.StatusCode, protocol.TimeHeader, got, h.now.UnixMilli())
+			}
+		}
+	})
+}
+
+// TestDeskMeasuresItsClock: a desk 2 days ahead learns it at its sync and
+// says so; once its clock is fixed and it syncs again, it does not.
+func TestDeskMeasuresItsClock(t *testing.T) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		h := newCentral(t, dbPath, 0)
+		b := h.desk(t, "Desk B", "B", h.station(t, "Desk B", "B"))
+		off := 48 * time.Hour
+		b.skew(h, &off)
+		st, err := b.svc.Sync(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Clock.OffsetMS != -off.Milliseconds() || st.Clock.MeasuredAt != h.now.Add(off).Unix() {
+			t.Fatalf("measured %+v, want offset %d ms at the desk's %d", st.Clock, -off.Milliseconds(), h.now.Add(off).Unix())
+		}
+		if want := "this desk's clock is 2 days ahead of the server: fix the clock"; st.Clock.Warning() != want {
+			t.Fatalf("warning %q, want %q", st.Clock.Warning(), want)
+		}
+		// An online scan measures it too: fixed to 30 minutes behind.
+		off = -30 * time.Minute
+		codes := b.issue(t, 1)
+		b.sync(t)
+		off = -31 * time.Minute
+		if v := b.redeem(t, codes[0], "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("online: %s", v.Outcome)
+		}
+		c, err := b.svc.ClockOffset(context.Background())
+		if err != nil || c.OffsetMS != (31*time.Minute).Milliseconds() || c.Warning() != "this desk's clock is 31 minutes behind the server: fix the clock" {
+			t.Fatalf("after an online scan: %+v %q %v", c, c.Warning(), err)
+		}
+		off = time.Second
+		b.sync(t)
+		if c, _ := b.svc.ClockOffset(context.Background()); c.Off() || c.Warning() != "" {
+			t.Fatalf("a clock 1 s off warns: %+v %q", c, c.Warning())
+		}
+	})
+}
+
+// TestSlowDeskOfflineAfterExpiryIsFlagged (issue 22, item 1): a desk 30
+// minutes slow redeems offline a 72h label that expired 10 minutes earlier
+// by the server's clock. The server puts the redemption on its own clock
+// (the desk measured its offset when it last synced): past expiry, flagged
+// and listed, and the event's time of record is the corrected one.
+func TestSlowDeskOfflineAfterExpiryIsFlagged(t *testing.T) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		ctx := context.Background()
+		h := newCentral(t, dbPath, 0)
+		a := h.desk(t, "Desk A", "A", h.station(t, "Desk A", "A"))
+		b := h.desk(t, "Desk B", "B", h.station(t, "Desk B", "B"))
+		_, issued, err := a.svc.Issue(ctx, app.IssueRequest{Count: 1, Expires: "72h"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		code := issued[0].String()
+		expiry := h.now.Add(72 * time.Hour)
+		a.sync(t)
+
+		off := -30 * time.Minute
+		b.skew(h, &off)
+		h.now = expiry.Add(-time.Hour)
+		b.sync(t) // measures the offset: 30 minutes behind
+
+		h.now = expiry.Add(10 * time.Minute)
+		remote := b.svc.Remote
+		b.svc.Remote = nil
+		b.redeem(t, code, "li") // whatever the desk decided, the parcel may have gone
+		b.svc.Remote = remote
+		h.now = h.now.Add(time.Minute)
+		b.sync(t)
+
+		var flags central.Flags
+		var decided int64
+		if err := h.db.QueryRowForTests(`SELECT flags, decided_at FROM events WHERE code = ? AND kind = 'redeem'`, code).Scan(&flags, &decided); err != nil {
+			t.Fatalf("the offline redemption did not reach the server: %v", err)
+		}
+		if !flags.Has(central.FlagAfterExpiry) || flags.Has(central.FlagsClock) {
+			t.Fatalf("flags %b, want after expiry (and the clock trusted)", flags)
+		}
+		if want := expiry.Add(10 * time.Minute).Unix(); decided != want {
+			t.Fatalf("decided at %s, want the corrected %s", app.FormatTime(decided), app.FormatTime(want))
+		}
+		day := time.Date(h.now.Year(), h.now.Month(), h.now.Day(), 0, 0, 0, 0, time.Local).Unix()
+		listed, err := h.db.FlaggedEvents(ctx, day, day+86400)
+		if err != nil || len(listed) != 1 || listed[0].Code != code || !strings.Contains(listed[0].Flag, "after its expiry") {
+			t.Fatalf("flagged events %+v %v, want the redemption after expiry", listed, err)
+		}
+	})
+}
+
+// TestSlowDeskConflictFiledOnTheRightDay (issue 22, item 1): just after
+// midnight Desk A redeems a label online; Desk B, 5 hours slow (yesterday
+// by its clock), redeems it offline a minute later. A's redemption stays
+// the one of record, and the conflict is filed on today, not yesterday.
+func TestSlowDeskConflictFiledOnTheRightDay(t *testing.T) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		ctx := context.Background()
+		h := newCentral(t, dbPath, 0)
+		a := h.desk(t, "Desk A", "A", h.station(t, "Desk A", "A"))
+		b := h.desk(t, "Desk B", "B", h.station(t, "Desk B", "B"))
+		codes := a.issue(t, 1)
+		a.sync(t)
+		y, m, d := testclock.Day().Date()
+		tomorrow := time.Date(y, m, d+1, 0, 0, 0, 0, time.Local)
+		off := -5 * time.Hour
+		b.skew(h, &off)
+		h.now = tomorrow.Add(50 * time.Minute)
+		b.sync(t)
+
+		h.now = tomorrow.Add(time.Hour)
+		if v := a.redeem(t, codes[0], "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("online at A: %s", v.Outcome)
+		}
+		remote := b.svc.Remote
+		b.svc.Remote = nil
+		h.now = h.now.Add(time.Minute)
+		b.redeem(t, codes[0], "wang")
+		b.svc.Remote = remote
+		b.sync(t)
+
+		var station string
+		var usedAt int64
+		h.db.QueryRowForTests(`SELECT used_station, used_at FROM codes WHERE code = ?`, codes[0]).Scan(&station, &usedAt)
+		if station != "Desk A" || usedAt != tomorrow.Add(time.Hour).Unix() {
+			t.Fatalf("redemption of record at %s %s, want Desk A's online one", station, app.FormatTime(usedAt))
+		}
+		today, err := h.db.Conflicts(ctx, tomorrow.Unix(), tomorrow.AddDate(0, 0, 1).Unix())
+		if err != nil || len(today) != 1 || today[0].FirstStation != "Desk A" || today[0].SecondAt != tomorrow.Add(61*time.Minute).Unix() {
+			t.Fatalf("today's conflicts %+v %v, want one with Desk A first and B's corrected time", today, err)
+		}
+		if yesterday, _ := h.db.Conflicts(ctx, tomorrow.AddDate(0, 0, -1).Unix(), tomorrow.Unix()); len(yesterday) != 0 {
+			t.Fatalf("conflicts filed on yesterday: %+v", yesterday)
+		}
+	})
+}
