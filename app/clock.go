@@ -150,9 +150,66 @@ func (s *Service) observeClock(ctx context.Context, sample ClockSample) {
 		return
 	}
 	c := ClockOffset{OffsetMS: sample.Offset().Milliseconds(), MeasuredAt: sample.Received.Unix()}
+	s.mu.Lock()
+	s.clock = newClockRef(sample.Received, c)
+	s.mu.Unlock()
+	s.saveClock(ctx, c)
+}
+
+func (s *Service) saveClock(ctx context.Context, c ClockOffset) {
 	if err := s.Store.SetClockOffset(ctx, c); err != nil {
 		s.Log.Warn("cannot save the clock offset", "error", err.Error())
 	}
+}
+
+// ClockJump is the smallest change of the desk's clock, against the
+// process's monotonic clock, taken as someone (or NTP) setting it.
+const ClockJump = 2 * time.Second
+
+// clockRef is the last measurement with the process's monotonic clock
+// beside it: a desk whose clock is set afterwards (the clerk fixes it after
+// the warning, while the network is down) sees the wall clock move apart
+// from the monotonic one, and moves its offset by as much, so its offline
+// events stay right on the server's clock. A clock without a monotonic
+// reading (a pinned test clock) is not followed: nothing tells its setting
+// from time passing. Across a restart the server's age limit
+// (central.OffsetTrustedFor) is what is left.
+type clockRef struct {
+	desk time.Time // the desk's clock at the measurement, wall only
+	mono time.Time // the process's clock then, with its monotonic reading
+	c    ClockOffset
+}
+
+func newClockRef(desk time.Time, c ClockOffset) clockRef {
+	if desk == desk.Round(0) { // no monotonic reading
+		return clockRef{}
+	}
+	return clockRef{desk: desk.Round(0), mono: time.Now(), c: c}
+}
+
+// followClock moves the kept offset by how far the desk's clock was set
+// since the measurement (if it was, by ClockJump or more).
+func (s *Service) followClock(ctx context.Context) {
+	now := s.Now()
+	s.mu.Lock()
+	ref := s.clock
+	if ref.mono.IsZero() {
+		s.mu.Unlock()
+		return
+	}
+	jump := now.Round(0).Sub(ref.desk) - time.Since(ref.mono)
+	if jump > -ClockJump && jump < ClockJump {
+		s.mu.Unlock()
+		return
+	}
+	// The measurement as it reads on the clock as now set.
+	ref.desk = ref.desk.Add(jump)
+	ref.c.OffsetMS -= jump.Milliseconds()
+	ref.c.MeasuredAt += int64(jump.Round(time.Second) / time.Second)
+	s.clock = ref
+	s.mu.Unlock()
+	s.Log.Warn("the desk's clock was set since it was measured: the offset follows", "jump_ms", jump.Milliseconds(), "offset_ms", ref.c.OffsetMS)
+	s.saveClock(ctx, ref.c)
 }
 
 // ClockOffset returns this desk's last measurement of its clock.

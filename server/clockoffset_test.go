@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -176,6 +177,46 @@ func TestSlowDeskConflictFiledOnTheRightDay(t *testing.T) {
 		}
 		if yesterday, _ := h.db.Conflicts(ctx, tomorrow.AddDate(0, 0, -1).Unix(), tomorrow.Unix()); len(yesterday) != 0 {
 			t.Fatalf("conflicts filed on yesterday: %+v", yesterday)
+		}
+	})
+}
+
+// TestClockSetWhileOfflineFollowed: a desk 25 minutes slow measures its
+// offset at a sync; the network goes down, the clerk fixes the clock, and
+// the desk redeems offline. The desk saw its clock set (against the
+// monotonic clock) and moved its offset along, so the server decides the
+// redemption at its own time, not 25 minutes ahead of it (flagged, at the
+// server's receive time). The desk's clock here is the real one, skewed:
+// a pinned clock cannot be told from one being set.
+func TestClockSetWhileOfflineFollowed(t *testing.T) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		h := newCentral(t, dbPath, 0)
+		a := h.desk(t, "Desk A", "A", h.station(t, "Desk A", "A"))
+		b := h.desk(t, "Desk B", "B", h.station(t, "Desk B", "B"))
+		codes := a.issue(t, 1)
+		a.sync(t)
+		var skew atomic.Int64
+		skew.Store(int64(-25 * time.Minute))
+		bNow := func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
+		b.svc.Now = bNow
+		b.db.UseClock(bNow)
+		b.sync(t)
+
+		remote := b.svc.Remote
+		b.svc.Remote = nil
+		skew.Store(0) // the clerk fixes the clock
+		if v := b.redeem(t, codes[0], "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("offline: %s", v.Outcome)
+		}
+		b.svc.Remote = remote
+		b.sync(t)
+		var flags central.Flags
+		var decided int64
+		if err := h.db.QueryRowForTests(`SELECT flags, decided_at FROM events WHERE code = ?`, codes[0]).Scan(&flags, &decided); err != nil {
+			t.Fatal(err)
+		}
+		if flags.Has(central.FlagsClock) || decided > h.now.Unix()+central.FutureTolerance {
+			t.Fatalf("flags %b, decided at %s (server now %s): the offset did not follow the clock", flags, app.FormatTime(decided), app.FormatTime(h.now.Unix()))
 		}
 	})
 }
