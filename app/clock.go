@@ -21,7 +21,7 @@ const ClockTolerance = 2 * time.Minute
 
 // MaxProbeRoundTrip is the longest round trip a measurement is taken from:
 // the server's time lies somewhere in it, so half of it is the error.
-const MaxProbeRoundTrip = 5 * time.Second
+const MaxProbeRoundTrip = 2 * time.Second
 
 // ClockOffset is a desk's last measurement of its clock.
 type ClockOffset struct {
@@ -150,9 +150,9 @@ func (s *Service) observeClock(ctx context.Context, sample ClockSample) {
 		return
 	}
 	c := ClockOffset{OffsetMS: sample.Offset().Milliseconds(), MeasuredAt: sample.Received.Unix()}
-	s.mu.Lock()
+	s.clockMu.Lock()
+	defer s.clockMu.Unlock()
 	s.clock = newClockRef(sample.Received, c)
-	s.mu.Unlock()
 	s.saveClock(ctx, c)
 }
 
@@ -188,18 +188,17 @@ func newClockRef(desk time.Time, c ClockOffset) clockRef {
 }
 
 // followClock moves the kept offset by how far the desk's clock was set
-// since the measurement (if it was, by ClockJump or more).
-func (s *Service) followClock(ctx context.Context) {
-	now := s.Now()
-	s.mu.Lock()
+// since the measurement (if it was, by ClockJump or more), as read at now:
+// the reading the event it goes with is stamped with.
+func (s *Service) followClock(ctx context.Context, now time.Time) {
+	s.clockMu.Lock()
+	defer s.clockMu.Unlock()
 	ref := s.clock
 	if ref.mono.IsZero() {
-		s.mu.Unlock()
 		return
 	}
 	jump := now.Round(0).Sub(ref.desk) - time.Since(ref.mono)
 	if jump > -ClockJump && jump < ClockJump {
-		s.mu.Unlock()
 		return
 	}
 	// The measurement as it reads on the clock as now set.
@@ -207,7 +206,6 @@ func (s *Service) followClock(ctx context.Context) {
 	ref.c.OffsetMS -= jump.Milliseconds()
 	ref.c.MeasuredAt += int64(jump.Round(time.Second) / time.Second)
 	s.clock = ref
-	s.mu.Unlock()
 	s.Log.Warn("the desk's clock was set since it was measured: the offset follows", "jump_ms", jump.Milliseconds(), "offset_ms", ref.c.OffsetMS)
 	s.saveClock(ctx, ref.c)
 }

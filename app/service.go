@@ -38,7 +38,9 @@ type Service struct {
 	printed    printedCache   // the day's print figures for the report (deskreport.go)
 	printGen   uint64         // prints finished by this service
 	lastReport DeskReport     // the figures the server last accepted (deskreport.go)
-	clock      clockRef       // the last clock measurement, against the monotonic clock (clock.go)
+
+	clockMu sync.Mutex // orders the clock's updates and their saving
+	clock   clockRef   // the last clock measurement, against the monotonic clock (clock.go)
 }
 
 // Defaults of Service.OnlineTimeout and Service.OfflineFor.
@@ -183,10 +185,11 @@ func (s *Service) Redeem(ctx context.Context, raw, operator string) (Verdict, er
 	if err != nil {
 		return Verdict{}, err
 	}
-	s.followClock(ctx) // a clock set since the last measurement: the offset follows it
 	// A saved scanner map undoes a keyboard layout's garbling of scans.
 	c, norm, refusal := s.decode(ApplyScannerMap(raw, set.ScannerMap))
-	a := Attempt{Actor: Actor{Station: set.StationName, Operator: operator}, TraceID: NewTraceID(), Raw: raw, Code: norm, At: s.Now().Unix()}
+	now := s.Now()
+	a := Attempt{Actor: Actor{Station: set.StationName, Operator: operator}, TraceID: NewTraceID(), Raw: raw, Code: norm, At: now.Unix()}
+	s.followClock(ctx, now) // a clock set since the last measurement: the offset follows it
 	if refusal != nil && refusal.Outcome == OutcomeBadge {
 		a.Raw = "(operator badge)"
 	}
