@@ -32,8 +32,9 @@ func TestDecideTime(t *testing.T) {
 		{"OnlineIgnoresOffset", Event{At: now - 500, ClockOffsetMS: ms(-3600_000)}, now, 0, ""},
 		{"OffsetTooOld", Event{At: now - 1800, Offline: true, ClockOffsetMS: ms(600_000), ClockAge: OffsetTrustedFor + 1}, now - 1200, FlagClockUnverified, "desk clock not verified"},
 		{"ClockSetBackSince", Event{At: now - 1800, Offline: true, ClockOffsetMS: ms(0), ClockAge: -60}, now - 1800, FlagClockUnverified, "desk clock not verified"},
+		{"AgeRoundedBelowZero", Event{At: now - 1800, Offline: true, ClockOffsetMS: ms(0), ClockAge: -1}, now - 1800, 0, ""},
 		{"CorrectedStillAhead", Event{At: now + 3600, Offline: true, ClockOffsetMS: ms(0), ClockAge: 60}, now, FlagClockAhead, "desk clock ahead"},
-		{"UnverifiedAndAhead", Event{At: now + 3600, Offline: true, ClockOffsetMS: ms(0), ClockAge: -1}, now, FlagClockUnverified | FlagClockAhead, "desk clock not verified"},
+		{"UnverifiedAndAhead", Event{At: now + 3600, Offline: true, ClockOffsetMS: ms(0), ClockAge: -10}, now, FlagClockUnverified | FlagClockAhead, "desk clock not verified"},
 		{"AbsurdTimeNoOverflow", Event{At: math.MaxInt64, Offline: true, ClockOffsetMS: ms(86400_000), ClockAge: 1}, now, FlagClockAhead, "desk clock ahead"},
 	}
 	for _, tt := range tests {

@@ -21,7 +21,8 @@ const OffsetTrustedFor = 24 * 60 * 60
 // CorrectedTime is an offline event's time by the server's clock: the
 // desk's time plus the offset the desk last measured (rounded to the
 // second), with FlagClockUnverified when that offset cannot be trusted
-// (older than OffsetTrustedFor, or measured "after" the event). An event
+// (older than OffsetTrustedFor, or measured "after" the event: the desk's
+// clock was set back since, by a process that did not see it happen). An event
 // without an offset keeps the desk's time.
 func CorrectedTime(ev Event) (int64, Note) {
 	if ev.ClockOffsetMS == nil {
@@ -35,7 +36,8 @@ func CorrectedTime(ev Event) (int64, Note) {
 		sec--
 	}
 	at := saturatingAdd(ev.At, sec)
-	if ev.ClockAge < 0 || ev.ClockAge > OffsetTrustedFor {
+	// A second or two "after" is the desk's rounding of whole seconds.
+	if ev.ClockAge < -2 || ev.ClockAge > OffsetTrustedFor {
 		return at, Note{}.add(FlagClockUnverified, fmt.Sprintf(wordUnverified, app.FormatOffset(off), formatAge(ev.ClockAge)))
 	}
 	return at, Note{}
