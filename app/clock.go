@@ -23,6 +23,38 @@ const ClockTolerance = 2 * time.Minute
 // the server's time lies somewhere in it, so half of it is the error.
 const MaxProbeRoundTrip = 2 * time.Second
 
+// OffsetTrustedFor is how long after its measurement an offset is trusted
+// to put the desk's time on the server's clock (by the desk offline, and by
+// the server, central.CorrectedTime): a PC clock drifts by seconds a day,
+// but over longer nothing tells a drift from someone setting the clock.
+const OffsetTrustedFor = 24 * time.Hour
+
+// OffsetSeconds is an offset in milliseconds rounded to whole seconds,
+// half away from zero: desk and server round alike.
+func OffsetSeconds(ms int64) int64 {
+	sec := ms / 1000
+	if r := ms % 1000; r >= 500 {
+		sec++
+	} else if r <= -500 {
+		sec--
+	}
+	return sec
+}
+
+// TrustedAt reports whether the offset may put a desk time at (Unix
+// seconds, the desk's clock) on the server's clock: measured, at most
+// OffsetTrustedFor before, and not after it (a second or two "after" is
+// the rounding of whole seconds).
+func (c ClockOffset) TrustedAt(at int64) bool {
+	return c.Measured() && AgeTrusted(at-c.MeasuredAt)
+}
+
+// AgeTrusted reports whether an offset measured age seconds before an
+// event (the desk's clock) is trusted for it.
+func AgeTrusted(age int64) bool {
+	return age >= -2 && age <= int64(OffsetTrustedFor/time.Second)
+}
+
 // ClockOffset is a desk's last measurement of its clock.
 type ClockOffset struct {
 	// OffsetMS is the server's clock minus the desk's, in milliseconds:
@@ -213,4 +245,17 @@ func (s *Service) followClock(ctx context.Context, now time.Time) {
 // ClockOffset returns this desk's last measurement of its clock.
 func (s *Service) ClockOffset(ctx context.Context) (ClockOffset, error) {
 	return s.Store.ClockOffset(ctx)
+}
+
+// onServerClock is a desk time at (Unix seconds) on the server's clock, by
+// the last measurement if it can be trusted, else at itself: offline, the
+// desk judges expiry by it, as the server will (a desk 2 days fast does
+// not turn away a label with a day left; one 30 minutes slow does not hand
+// over a label that expired 10 minutes ago).
+func (s *Service) onServerClock(ctx context.Context, at int64) int64 {
+	c, err := s.Store.ClockOffset(ctx)
+	if err != nil || !c.TrustedAt(at) {
+		return at
+	}
+	return at + OffsetSeconds(c.OffsetMS)
 }

@@ -190,6 +190,7 @@ func (s *Service) Redeem(ctx context.Context, raw, operator string) (Verdict, er
 	now := s.Now()
 	a := Attempt{Actor: Actor{Station: set.StationName, Operator: operator}, TraceID: NewTraceID(), Raw: raw, Code: norm, At: now.Unix()}
 	s.followClock(ctx, now) // a clock set since the last measurement: the offset follows it
+	a.ExpiryAt = s.onServerClock(ctx, a.At)
 	if refusal != nil && refusal.Outcome == OutcomeBadge {
 		a.Raw = "(operator badge)"
 	}

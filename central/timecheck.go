@@ -13,10 +13,9 @@ import (
 const FutureTolerance = 10 * 60
 
 // OffsetTrustedFor is how long after its measurement a desk's clock offset
-// is trusted to correct its offline times: a PC clock drifts by seconds a
-// day, but over longer the server cannot tell a drift from someone setting
-// the clock.
-const OffsetTrustedFor = 24 * 60 * 60
+// is trusted to correct its offline times (app.OffsetTrustedFor), in
+// seconds.
+const OffsetTrustedFor = int64(app.OffsetTrustedFor / time.Second)
 
 // CorrectedTime is an offline event's time by the server's clock: the
 // desk's time plus the offset the desk last measured (rounded to the
@@ -29,15 +28,8 @@ func CorrectedTime(ev Event) (int64, Note) {
 		return ev.At, Note{}
 	}
 	off := *ev.ClockOffsetMS
-	sec := off / 1000
-	if r := off % 1000; r >= 500 {
-		sec++
-	} else if r <= -500 {
-		sec--
-	}
-	at := saturatingAdd(ev.At, sec)
-	// A second or two "after" is the desk's rounding of whole seconds.
-	if ev.ClockAge < -2 || ev.ClockAge > OffsetTrustedFor {
+	at := saturatingAdd(ev.At, app.OffsetSeconds(off))
+	if !app.AgeTrusted(ev.ClockAge) {
 		return at, Note{}.add(FlagClockUnverified, fmt.Sprintf(wordUnverified, app.FormatOffset(off), formatAge(ev.ClockAge)))
 	}
 	return at, Note{}

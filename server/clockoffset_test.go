@@ -85,52 +85,109 @@ func TestDeskMeasuresItsClock(t *testing.T) {
 }
 
 // TestSlowDeskOfflineAfterExpiryIsFlagged (issue 22, item 1): a desk 30
-// minutes slow redeems offline a 72h label that expired 10 minutes earlier
-// by the server's clock. The server puts the redemption on its own clock
-// (the desk measured its offset when it last synced): past expiry, flagged
-// and listed, and the event's time of record is the corrected one.
+// minutes slow scans offline 72h labels that expired 10 minutes earlier by
+// the server's clock. With an offset it measured an hour before, the desk
+// judges expiry on the server's clock: expired (not green), and not stored
+// expired. With one measured 25 hours before, it cannot trust it and
+// decides on its own clock (redeemed); the server puts the redemption on
+// its own clock by that offset: past expiry, flagged (after expiry, clock
+// not verified) and listed, at the corrected time.
 func TestSlowDeskOfflineAfterExpiryIsFlagged(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		ctx := context.Background()
 		h := newCentral(t, dbPath, 0)
 		a := h.desk(t, "Desk A", "A", h.station(t, "Desk A", "A"))
 		b := h.desk(t, "Desk B", "B", h.station(t, "Desk B", "B"))
-		_, issued, err := a.svc.Issue(ctx, app.IssueRequest{Count: 1, Expires: "72h"})
+		_, issued, err := a.svc.Issue(ctx, app.IssueRequest{Count: 2, Expires: "72h"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		code := issued[0].String()
 		expiry := h.now.Add(72 * time.Hour)
 		a.sync(t)
 
 		off := -30 * time.Minute
 		b.skew(h, &off)
-		h.now = expiry.Add(-time.Hour)
+		h.now = expiry.Add(-25 * time.Hour)
 		b.sync(t) // measures the offset: 30 minutes behind
 
+		// 25 hours later, offline: the offset is too old to trust.
 		h.now = expiry.Add(10 * time.Minute)
 		remote := b.svc.Remote
 		b.svc.Remote = nil
-		b.redeem(t, code, "li") // whatever the desk decided, the parcel may have gone
+		stale := issued[0].String()
+		if v := b.redeem(t, stale, "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("offline, an offset 25 hours old: %s, want redeemed on the desk's clock", v.Outcome)
+		}
 		b.svc.Remote = remote
 		h.now = h.now.Add(time.Minute)
-		b.sync(t)
+		b.sync(t) // uploads it, and measures the offset again
 
 		var flags central.Flags
 		var decided int64
-		if err := h.db.QueryRowForTests(`SELECT flags, decided_at FROM events WHERE code = ? AND kind = 'redeem'`, code).Scan(&flags, &decided); err != nil {
+		if err := h.db.QueryRowForTests(`SELECT flags, decided_at FROM events WHERE code = ? AND kind = 'redeem'`, stale).Scan(&flags, &decided); err != nil {
 			t.Fatalf("the offline redemption did not reach the server: %v", err)
 		}
-		if !flags.Has(central.FlagAfterExpiry) || flags.Has(central.FlagsClock) {
-			t.Fatalf("flags %b, want after expiry (and the clock trusted)", flags)
+		if flags != central.FlagAfterExpiry|central.FlagClockUnverified {
+			t.Fatalf("flags %b, want after expiry and clock not verified", flags)
 		}
 		if want := expiry.Add(10 * time.Minute).Unix(); decided != want {
 			t.Fatalf("decided at %s, want the corrected %s", app.FormatTime(decided), app.FormatTime(want))
 		}
 		day := time.Date(h.now.Year(), h.now.Month(), h.now.Day(), 0, 0, 0, 0, time.Local).Unix()
 		listed, err := h.db.FlaggedEvents(ctx, day, day+86400)
-		if err != nil || len(listed) != 1 || listed[0].Code != code || !strings.Contains(listed[0].Flag, "after its expiry") {
+		if err != nil || len(listed) != 1 || listed[0].Code != stale || !strings.Contains(listed[0].Flag, "after its expiry") {
 			t.Fatalf("flagged events %+v %v, want the redemption after expiry", listed, err)
+		}
+
+		// Offline with the fresh offset: expired on the server's clock.
+		b.svc.Remote = nil
+		h.now = h.now.Add(time.Minute)
+		if v := b.redeem(t, issued[1].String(), "li"); v.Outcome != app.OutcomeExpired {
+			t.Fatalf("offline, a fresh offset: %s, want expired by the server's clock", v.Outcome)
+		}
+		if n := b.count(t, `SELECT count(*) FROM codes WHERE status = 'expired'`); n != 0 {
+			t.Fatalf("%d labels stored expired by the desk", n)
+		}
+	})
+}
+
+// TestServerCorrectsOfflineTime: the server puts an offline event on its
+// own clock by the offset the event carries: a redemption "10 minutes
+// before" expiry by a desk 30 minutes slow is 20 minutes after it, flagged
+// after expiry only (the offset was fresh); the same event with no offset
+// (an older desk) keeps the desk's time.
+func TestServerCorrectsOfflineTime(t *testing.T) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		h := newCentral(t, dbPath, 2)
+		b := h.station(t, "Desk 2", "B")
+		a := h.station(t, "Desk 1", "A")
+		expiry := h.now.Add(-20 * time.Minute).Unix()
+		var res struct{ Added int }
+		h.call(t, "POST", "/v1/batches", a, h.ring, map[string]any{"codes": []map[string]any{
+			{"code": h.codes[0], "expire_at": expiry, "created_at": expiry - 3600},
+			{"code": h.codes[1], "expire_at": expiry, "created_at": expiry - 3600}}}, &res)
+		slow := (30 * time.Minute).Milliseconds()
+		at := expiry - 10*60
+		for i, ev := range []central.Event{
+			{EventID: "corrected-offline-1", Kind: "redeem", Code: h.codes[0], Operator: "wang", At: at, Offline: true, ClockOffsetMS: &slow, ClockAge: 600},
+			{EventID: "older-desk-offline-1", Kind: "redeem", Code: h.codes[1], Operator: "wang", At: at, Offline: true},
+		} {
+			var out struct{ Results []central.Result }
+			if st := h.call(t, "POST", "/v1/events", b, h.ring, map[string]any{"events": []central.Event{ev}}, &out); st != 200 || len(out.Results) != 1 {
+				t.Fatalf("event %d: status %d %+v", i, st, out)
+			}
+		}
+		for _, tc := range []struct {
+			code    string
+			flags   central.Flags
+			decided int64
+		}{{h.codes[0], central.FlagAfterExpiry, expiry + 20*60}, {h.codes[1], 0, at}} {
+			var flags central.Flags
+			var decided int64
+			h.db.QueryRowForTests(`SELECT flags, decided_at FROM events WHERE code = ?`, tc.code).Scan(&flags, &decided)
+			if flags != tc.flags || decided != tc.decided {
+				t.Fatalf("%s: flags %b at %d, want %b at %d", tc.code, flags, decided, tc.flags, tc.decided)
+			}
 		}
 	})
 }
