@@ -59,7 +59,7 @@ type SyncStore interface {
 	// SetServer records the enrolment: the station this desk is at the
 	// server and the kinds the server announced (nil: none); another
 	// station than the recorded one forgets the write numbers.
-	SetServer(ctx context.Context, station string, kinds []string) error
+	SetServer(ctx context.Context, station string, kinds []string, protocol int) error
 	// RecordWrite keeps a write number the server gave for key (an event
 	// id or a batch piece; MarkEvents and MirrorRemote keep theirs); a
 	// number held for another key sets ServerState.Lost.
@@ -131,7 +131,7 @@ func (s *Service) Sync(ctx context.Context) (SyncStatus, error) {
 	s.remoteDown = time.Time{} // the server answers again: scans go online
 	s.refusal = nil
 	s.mu.Unlock()
-	if err := ss.SetServer(ctx, en.Station, en.Kinds); err != nil {
+	if err := ss.SetServer(ctx, en.Station, en.Kinds, en.Protocol); err != nil {
 		return SyncStatus{}, err
 	}
 	if lostHistory(before, en) {
@@ -371,10 +371,10 @@ func (s *Service) uploadEvents(ctx context.Context, ss SyncStore, ring string) e
 		if err != nil {
 			return err
 		}
-		if err := ss.SetServer(ctx, en.Station, en.Kinds); err != nil {
+		if err := ss.SetServer(ctx, en.Station, en.Kinds, en.Protocol); err != nil {
 			return err
 		}
-		server.Kinds = en.Kinds
+		server.Kinds, server.Protocol = en.Kinds, en.Protocol
 	}
 	held := map[string]bool{} // labels with an event kept back: their later events wait too, in order
 	var after int64
@@ -396,6 +396,10 @@ func (s *Service) uploadEvents(ctx context.Context, ss SyncStore, ring string) e
 				held[ev.Code] = true
 				kept = append(kept, RemoteResult{EventID: ev.EventID, Outcome: OutcomeUnsupported, Reason: UnsupportedReason})
 				continue
+			}
+			if server.Protocol < protocol.ClockVersion {
+				// An older server refuses fields it does not know.
+				ev.ClockOffsetMS, ev.ClockAge = nil, 0
 			}
 			send = append(send, ev)
 		}

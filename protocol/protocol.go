@@ -46,8 +46,15 @@ const (
 // Version is the version of the desk–server protocol this build speaks,
 // sent both ways in the Header. 1: no header (before versions);
 // 2: the enrol answer lists the kinds and the station's write number,
-// answers carry write numbers, an unknown kind is "unsupported".
-const Version = 2
+// answers carry write numbers, an unknown kind is "unsupported";
+// 3 (ClockVersion): answers carry the server's clock (TimeHeader), events
+// may carry the desk's clock offset (Event.ClockOffsetMS, ClockAge).
+const Version = 3
+
+// ClockVersion is the first version whose server reads the clock fields of
+// an event: a desk sends them to no older server (one that refuses unknown
+// fields would refuse the whole upload), e.g. during a rolling upgrade.
+const ClockVersion = 3
 
 // Header carries Version on every request and answer.
 const Header = "Qrdesk-Protocol"
