@@ -21,9 +21,9 @@ type conflictsData struct {
 	Unresolved int
 	// Late are the day's offline redemptions past expiry (by the server's
 	// clock): not conflicts, but a parcel went out on an expired label.
-	Late []central.LateRedemption
-	Note       string // the note of a refused resolution, to fix and send again
-	NoteFor    int64
+	Late    []central.LateRedemption
+	Note    string // the note of a refused resolution, to fix and send again
+	NoteFor int64
 }
 
 func (d *Dashboard) conflicts(w http.ResponseWriter, r *http.Request, s session) {
