@@ -13,6 +13,8 @@ type ServerState struct {
 	Station string
 	// Kinds are the event kinds the server announced (nil: BaseKinds).
 	Kinds []string
+	// Protocol is the protocol version the server announced (0: none).
+	Protocol int
 	// Highest is the highest write number the server gave this desk, and
 	// HighestKey what for (the desk names it at its enrolment).
 	Highest    int64

@@ -38,6 +38,9 @@ type Service struct {
 	printed    printedCache   // the day's print figures for the report (deskreport.go)
 	printGen   uint64         // prints finished by this service
 	lastReport DeskReport     // the figures the server last accepted (deskreport.go)
+
+	clockMu sync.Mutex // orders the clock's updates and their saving
+	clock   clockRef   // the last clock measurement, against the monotonic clock (clock.go)
 }
 
 // Defaults of Service.OnlineTimeout and Service.OfflineFor.
@@ -184,7 +187,10 @@ func (s *Service) Redeem(ctx context.Context, raw, operator string) (Verdict, er
 	}
 	// A saved scanner map undoes a keyboard layout's garbling of scans.
 	c, norm, refusal := s.decode(ApplyScannerMap(raw, set.ScannerMap))
-	a := Attempt{Actor: Actor{Station: set.StationName, Operator: operator}, TraceID: NewTraceID(), Raw: raw, Code: norm, At: s.Now().Unix()}
+	now := s.Now()
+	a := Attempt{Actor: Actor{Station: set.StationName, Operator: operator}, TraceID: NewTraceID(), Raw: raw, Code: norm, At: now.Unix()}
+	s.followClock(ctx, now) // a clock set since the last measurement: the offset follows it
+	a.ExpiryAt = s.onServerClock(ctx, a.At)
 	if refusal != nil && refusal.Outcome == OutcomeBadge {
 		a.Raw = "(operator badge)"
 	}
@@ -254,7 +260,7 @@ func (s *Service) redeemOnline(ctx context.Context, c Code, a Attempt) (Verdict,
 	if down {
 		return Verdict{}, false, ErrTransient
 	}
-	rctx, cancel := context.WithTimeout(ctx, s.OnlineTimeout)
+	rctx, cancel := context.WithTimeout(s.probeClock(ctx), s.OnlineTimeout)
 	r, err := s.Remote.Redeem(rctx, s.Keys.RingID(), RemoteEvent{EventID: a.TraceID, Kind: protocol.KindRedeem, Code: c.String(), Operator: a.Operator, At: a.At})
 	cancel()
 	var refusal *ServerRefusal

@@ -120,6 +120,9 @@ type Attempt struct {
 	Raw     string // as typed; the store escapes and truncates it
 	Code    string // normalised input (canonical form when it parsed)
 	At      int64  // Unix seconds
+	// ExpiryAt is the time expiry is judged at: At on the server's clock,
+	// as this desk last measured its offset (clock.go); 0: At.
+	ExpiryAt int64
 	// AcceptUnknown: the central server is unreachable, so a correctly
 	// signed code this station has never seen (issued at another desk) is
 	// accepted and flagged; the server arbitrates when it is back.
@@ -220,4 +223,12 @@ type Stats struct {
 	// AllDesks are every desk's figures as known at the last sync (Stats
 	// of one day; nil in DailyFigures and before the first sync).
 	AllDesks *AllDesks `json:"all_desks,omitempty"`
+}
+
+// ExpiryTime is the time the attempt's expiry is judged at.
+func (a Attempt) ExpiryTime() int64 {
+	if a.ExpiryAt != 0 {
+		return a.ExpiryAt
+	}
+	return a.At
 }

@@ -59,7 +59,7 @@ type SyncStore interface {
 	// SetServer records the enrolment: the station this desk is at the
 	// server and the kinds the server announced (nil: none); another
 	// station than the recorded one forgets the write numbers.
-	SetServer(ctx context.Context, station string, kinds []string) error
+	SetServer(ctx context.Context, station string, kinds []string, protocol int) error
 	// RecordWrite keeps a write number the server gave for key (an event
 	// id or a batch piece; MarkEvents and MirrorRemote keep theirs); a
 	// number held for another key sets ServerState.Lost.
@@ -71,7 +71,12 @@ type SyncStore interface {
 	ApplySnapshot(ctx context.Context, page RemoteSnapshot, position int64) error
 	// MirrorRemote records a redemption the server decided (online).
 	MirrorRemote(ctx context.Context, c Code, a Attempt, r RemoteResult) (Verdict, error)
+	// SyncState includes the clock's last measurement (SyncStatus.Clock).
 	SyncState(ctx context.Context) (SyncStatus, error)
+	// SetClockOffset keeps the last measurement of this desk's clock: the
+	// outbox events queued from then on carry it (clock.go).
+	SetClockOffset(ctx context.Context, c ClockOffset) error
+	ClockOffset(ctx context.Context) (ClockOffset, error)
 	SetSyncOK(ctx context.Context, at int64) error
 	Conflicts(ctx context.Context) ([]Conflict, error)
 }
@@ -87,6 +92,9 @@ type SyncStatus struct {
 	// WaitingUpgrade counts the waiting events the server does not know
 	// (it is older than this desk): they go once it is upgraded.
 	WaitingUpgrade int `json:"waiting_upgrade,omitempty"`
+	// Clock is the last measurement of this desk's clock against the
+	// server's (Clock.Warning: what to tell the clerk).
+	Clock ClockOffset `json:"clock"`
 }
 
 // uploadPiece is how many codes one batch upload request carries.
@@ -105,6 +113,7 @@ func (s *Service) Sync(ctx context.Context) (SyncStatus, error) {
 		return SyncStatus{}, Errorf(KindInvalid, "no sync server is set up: run 'qrdesk sync --server URL --token-file FILE'")
 	}
 	ring := s.Keys.RingID()
+	ctx = s.probeClock(ctx) // every answer measures this desk's clock
 	// Read before the enrolment: a number given after it (a scan online
 	// meanwhile) may be above the counter the enrolment read.
 	before, err := ss.ServerState(ctx)
@@ -122,7 +131,7 @@ func (s *Service) Sync(ctx context.Context) (SyncStatus, error) {
 	s.remoteDown = time.Time{} // the server answers again: scans go online
 	s.refusal = nil
 	s.mu.Unlock()
-	if err := ss.SetServer(ctx, en.Station, en.Kinds); err != nil {
+	if err := ss.SetServer(ctx, en.Station, en.Kinds, en.Protocol); err != nil {
 		return SyncStatus{}, err
 	}
 	if lostHistory(before, en) {
@@ -362,10 +371,10 @@ func (s *Service) uploadEvents(ctx context.Context, ss SyncStore, ring string) e
 		if err != nil {
 			return err
 		}
-		if err := ss.SetServer(ctx, en.Station, en.Kinds); err != nil {
+		if err := ss.SetServer(ctx, en.Station, en.Kinds, en.Protocol); err != nil {
 			return err
 		}
-		server.Kinds = en.Kinds
+		server.Kinds, server.Protocol = en.Kinds, en.Protocol
 	}
 	held := map[string]bool{} // labels with an event kept back: their later events wait too, in order
 	var after int64
@@ -387,6 +396,10 @@ func (s *Service) uploadEvents(ctx context.Context, ss SyncStore, ring string) e
 				held[ev.Code] = true
 				kept = append(kept, RemoteResult{EventID: ev.EventID, Outcome: OutcomeUnsupported, Reason: UnsupportedReason})
 				continue
+			}
+			if server.Protocol < protocol.ClockVersion {
+				// An older server refuses fields it does not know.
+				ev.ClockOffsetMS, ev.ClockAge = nil, 0
 			}
 			send = append(send, ev)
 		}

@@ -29,9 +29,15 @@ const (
 	// FlagAfterClose: redeemed offline after its day was closed with the
 	// unused labels expired (close-day --expire-unused at a desk).
 	FlagAfterClose Flags = 16
+	// FlagClockUnverified: the desk's time was corrected by a clock offset
+	// the server cannot trust (measured too long before the event, or
+	// "after" it: the desk's clock was set back since); the event was
+	// decided at the corrected time, but never takes the record from
+	// another desk's redemption.
+	FlagClockUnverified Flags = 32
 
 	// FlagsClock are the flags that set the desk's time aside.
-	FlagsClock = FlagClockAhead | FlagClockBehind
+	FlagsClock = FlagClockAhead | FlagClockBehind | FlagClockUnverified
 )
 
 // The wording of each flag (fmt formats). The server's migrations read
@@ -45,6 +51,7 @@ const (
 	wordWhileDisabled = "redeemed offline while disabled: %s"
 	wordAfterExpiry   = "redeemed offline after its expiry %s"
 	wordAfterClose    = "redeemed offline after its day was closed (expired %s)"
+	wordUnverified    = "desk clock not verified: its offset from the server's (%s) was measured %s"
 )
 
 // Has reports whether any of the flags g is set.
@@ -73,17 +80,24 @@ func (n Note) add(f Flags, text string) Note {
 // desk clock can neither make its redemption the one of record nor file it
 // under another day. The decided time is stored with the event
 // (events.decided_at): the dashboard files a redemption under it.
+//
+// An event that carries the desk's measured clock offset (Event.ClockOffsetMS)
+// is judged at the desk's time corrected by it (CorrectedTime): a desk 30
+// minutes slow no longer redeems "before" an expiry it was past. A
+// correction the server cannot trust is used but flagged
+// (FlagClockUnverified).
 func DecideTime(ev Event, issuedAt, now int64) (int64, Note) {
 	if !ev.Offline {
 		return now, Note{}
 	}
+	at, n := CorrectedTime(ev)
 	switch {
-	case ev.At > now+FutureTolerance:
-		return now, Note{}.add(FlagClockAhead, fmt.Sprintf(wordClockAhead, formatAt(ev.At), app.FormatTime(now)))
-	case issuedAt > 0 && ev.At < issuedAt-FutureTolerance:
-		return now, Note{}.add(FlagClockBehind, fmt.Sprintf(wordClockBehind, formatAt(ev.At), app.FormatTime(issuedAt)))
+	case at > now+FutureTolerance:
+		return now, n.add(FlagClockAhead, fmt.Sprintf(wordClockAhead, formatAt(at), app.FormatTime(now)))
+	case issuedAt > 0 && at < issuedAt-FutureTolerance:
+		return now, n.add(FlagClockBehind, fmt.Sprintf(wordClockBehind, formatAt(at), app.FormatTime(issuedAt)))
 	}
-	return ev.At, Note{}
+	return at, n
 }
 
 // Label is what the server holds of a label when it decides an event.

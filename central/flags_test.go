@@ -1,11 +1,14 @@
 package central
 
 import (
+	"math"
 	"strings"
 	"testing"
 
 	"qrdesk/app"
 )
+
+func ms(v int64) *int64 { return &v }
 
 func TestDecideTime(t *testing.T) {
 	const now, issued = int64(1_800_000_000), int64(1_799_990_000)
@@ -21,6 +24,18 @@ func TestDecideTime(t *testing.T) {
 		{"OfflineSlightlyAhead", Event{At: now + FutureTolerance, Offline: true}, now + FutureTolerance, 0, ""},
 		{"ClockAhead", Event{At: now + FutureTolerance + 1, Offline: true}, now, FlagClockAhead, "desk clock ahead"},
 		{"ClockBehind", Event{At: issued - FutureTolerance - 1, Offline: true}, now, FlagClockBehind, "desk clock behind"},
+		// With the desk's measured offset (server minus desk, ms).
+		{"SlowDeskCorrected", Event{At: now - 1800 - 60, Offline: true, ClockOffsetMS: ms(1800_000), ClockAge: 3600}, now - 60, 0, ""},
+		{"FastDeskCorrected", Event{At: now + 2*86400 - 60, Offline: true, ClockOffsetMS: ms(-2 * 86400_000), ClockAge: 60}, now - 60, 0, ""},
+		{"OffsetRounded", Event{At: now - 100, Offline: true, ClockOffsetMS: ms(1_500), ClockAge: 0}, now - 98, 0, ""},
+		{"OffsetRoundedNegative", Event{At: now - 100, Offline: true, ClockOffsetMS: ms(-1_499), ClockAge: 0}, now - 101, 0, ""},
+		{"OnlineIgnoresOffset", Event{At: now - 500, ClockOffsetMS: ms(-3600_000)}, now, 0, ""},
+		{"OffsetTooOld", Event{At: now - 1800, Offline: true, ClockOffsetMS: ms(600_000), ClockAge: OffsetTrustedFor + 1}, now - 1200, FlagClockUnverified, "desk clock not verified"},
+		{"ClockSetBackSince", Event{At: now - 1800, Offline: true, ClockOffsetMS: ms(0), ClockAge: -60}, now - 1800, FlagClockUnverified, "desk clock not verified"},
+		{"AgeRoundedBelowZero", Event{At: now - 1800, Offline: true, ClockOffsetMS: ms(0), ClockAge: -1}, now - 1800, 0, ""},
+		{"CorrectedStillAhead", Event{At: now + 3600, Offline: true, ClockOffsetMS: ms(0), ClockAge: 60}, now, FlagClockAhead, "desk clock ahead"},
+		{"UnverifiedAndAhead", Event{At: now + 3600, Offline: true, ClockOffsetMS: ms(0), ClockAge: -10}, now, FlagClockUnverified | FlagClockAhead, "desk clock not verified"},
+		{"AbsurdTimeNoOverflow", Event{At: math.MaxInt64, Offline: true, ClockOffsetMS: ms(86400_000), ClockAge: 1}, now, FlagClockAhead, "desk clock ahead"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -96,6 +111,7 @@ func TestRecordTakesOver(t *testing.T) {
 		{"Same", Note{}, 20, 20, false},
 		{"EarlierButClockSetAside", ahead, 10, 20, false},
 		{"EarlierOtherFlag", disabled, 10, 20, true},
+		{"EarlierButClockUnverified", Note{Flags: FlagClockUnverified}, 10, 20, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -108,7 +124,7 @@ func TestRecordTakesOver(t *testing.T) {
 
 // The stored bits never change: old rows keep their meaning.
 func TestFlagValuesStored(t *testing.T) {
-	for f, want := range map[Flags]Flags{FlagClockAhead: 1, FlagClockBehind: 2, FlagWhileDisabled: 4, FlagAfterExpiry: 8} {
+	for f, want := range map[Flags]Flags{FlagClockAhead: 1, FlagClockBehind: 2, FlagWhileDisabled: 4, FlagAfterExpiry: 8, FlagAfterClose: 16, FlagClockUnverified: 32} {
 		if f != want {
 			t.Errorf("flag %d, want %d: a stored bit was renumbered", f, want)
 		}

@@ -2,6 +2,7 @@ package central
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"qrdesk/app"
@@ -10,6 +11,48 @@ import (
 // FutureTolerance is how far ahead of the server's clock an offline event
 // time may be before it is suspect: desk clocks drift, but not by hours.
 const FutureTolerance = 10 * 60
+
+// OffsetTrustedFor is how long after its measurement a desk's clock offset
+// is trusted to correct its offline times (app.OffsetTrustedFor), in
+// seconds.
+const OffsetTrustedFor = int64(app.OffsetTrustedFor / time.Second)
+
+// CorrectedTime is an offline event's time by the server's clock: the
+// desk's time plus the offset the desk last measured (rounded to the
+// second), with FlagClockUnverified when that offset cannot be trusted
+// (older than OffsetTrustedFor, or measured "after" the event: the desk's
+// clock was set back since, by a process that did not see it happen). An event
+// without an offset keeps the desk's time.
+func CorrectedTime(ev Event) (int64, Note) {
+	if ev.ClockOffsetMS == nil {
+		return ev.At, Note{}
+	}
+	off := *ev.ClockOffsetMS
+	at := saturatingAdd(ev.At, app.OffsetSeconds(off))
+	if !app.AgeTrusted(ev.ClockAge) {
+		return at, Note{}.add(FlagClockUnverified, fmt.Sprintf(wordUnverified, app.FormatOffset(off), formatAge(ev.ClockAge)))
+	}
+	return at, Note{}
+}
+
+// saturatingAdd is a+b clamped to int64: a desk's time may be absurd.
+func saturatingAdd(a, b int64) int64 {
+	switch {
+	case b > 0 && a > math.MaxInt64-b:
+		return math.MaxInt64
+	case b < 0 && a < math.MinInt64-b:
+		return math.MinInt64
+	}
+	return a + b
+}
+
+// formatAge says how long before the event an offset was measured.
+func formatAge(age int64) string {
+	if age < 0 {
+		return "after the event by the desk's clock (it was set back since)"
+	}
+	return app.FormatDuration(time.Duration(min(age, 1<<32))*time.Second) + " before the event"
+}
 
 // EffectiveTime is DecideTime with the note's wording only.
 func EffectiveTime(ev Event, issuedAt, now int64) (at int64, flag string) {

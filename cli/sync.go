@@ -202,6 +202,9 @@ func runSync(ctx context.Context, env *Env, args []string) error {
 			fmt.Fprintf(w, "%d of the waiting events are of a kind the server does not know yet (%s): they go once qrdesk-server is upgraded\n",
 				st.WaitingUpgrade, app.UnsupportedReason)
 		}
+		if msg := clockWarning(env, st.Clock); msg != "" {
+			fmt.Fprintln(w, msg)
+		}
 	})
 }
 

@@ -47,8 +47,15 @@ const (
 // Version is the version of the desk–server protocol this build speaks,
 // sent both ways in the Header. 1: no header (before versions);
 // 2: the enrol answer lists the kinds and the station's write number,
-// answers carry write numbers, an unknown kind is "unsupported".
-const Version = 2
+// answers carry write numbers, an unknown kind is "unsupported";
+// 3 (ClockVersion): answers carry the server's clock (TimeHeader), events
+// may carry the desk's clock offset (Event.ClockOffsetMS, ClockAge).
+const Version = 3
+
+// ClockVersion is the first version whose server reads the clock fields of
+// an event: a desk sends them to no older server (one that refuses unknown
+// fields would refuse the whole upload), e.g. during a rolling upgrade.
+const ClockVersion = 3
 
 // Header carries Version on every request and answer.
 const Header = "Qrdesk-Protocol"
@@ -84,6 +91,11 @@ func DeskVersion(header string) int {
 	}
 	return n
 }
+
+// TimeHeader carries the server's clock on every answer, in Unix
+// milliseconds: a desk measures its clock's offset from it (app/clock.go).
+// An older server sends none, and the desk measures nothing.
+const TimeHeader = "Qrdesk-Time"
 
 // OutcomeUnsupported is the server's answer to an event of a kind it does
 // not know: the event is not recorded; the desk keeps it and sends it again

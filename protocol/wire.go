@@ -20,6 +20,14 @@ type Event struct {
 	NewCode      string `json:"new_code,omitempty"`
 	NewExpireAt  int64  `json:"new_expire_at,omitempty"`
 	NewCreatedAt int64  `json:"new_created_at,omitempty"`
+	// ClockOffsetMS is how far the server's clock was ahead of the desk's
+	// (negative: behind) at the desk's last measurement before the event,
+	// in milliseconds; nil when the desk had none (never online, or a desk
+	// from before clock offsets). ClockAge is the desk's time from that
+	// measurement to the event, in seconds. The server adds the offset to
+	// At when it can trust it (central.DecideTime).
+	ClockOffsetMS *int64 `json:"clock_offset_ms,omitempty"`
+	ClockAge      int64  `json:"clock_age,omitempty"`
 	// OutboxID is the event's place in the desk's outbox (not sent).
 	OutboxID int64 `json:"-"`
 }

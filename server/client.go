@@ -52,11 +52,19 @@ func (c *Client) do(ctx context.Context, method, path, ring string, body, out an
 	req.Header.Set(RingHeader, ring)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(app.ProtocolHeader, strconv.Itoa(app.Protocol))
+	probe := app.ClockProbeFrom(ctx)
+	var sent time.Time
+	if probe != nil {
+		sent = probe.Now()
+	}
 	resp, err := c.HTTP.Do(req)
 	if err != nil {
 		return fmt.Errorf("%w: %v", app.ErrTransient, err)
 	}
 	defer resp.Body.Close()
+	if probe != nil {
+		observeClock(ctx, probe, sent, resp.Header.Get(protocol.TimeHeader))
+	}
 	if resp.StatusCode != http.StatusOK {
 		var e struct{ Error, Code string }
 		json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&e)
@@ -143,4 +151,14 @@ func IsTransient(err error) bool { return errors.Is(err, app.ErrTransient) }
 func (c *Client) Report(ctx context.Context, ring string, r app.DeskReport) error {
 	var out map[string]any
 	return c.do(ctx, "POST", "/v1/status", ring, r, &out)
+}
+
+// observeClock hands the probe the server's clock of an answer (header:
+// Unix milliseconds; none from an older server, nothing measured).
+func observeClock(ctx context.Context, probe *app.ClockProbe, sent time.Time, header string) {
+	ms, err := strconv.ParseInt(header, 10, 64)
+	if err != nil || ms <= 0 {
+		return
+	}
+	probe.Observe(ctx, app.ClockSample{Sent: sent, Received: probe.Now(), Server: time.UnixMilli(ms)})
 }

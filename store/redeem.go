@@ -37,8 +37,8 @@ func (d *DB) Redeem(ctx context.Context, c app.Code, a app.Attempt) (app.Verdict
 	// code is unused and not expired, so of any number of concurrent scans
 	// exactly one sees a row come back.
 	rows, err := tx.QueryContext(ctx, `UPDATE codes SET status = 'used', used_at = ?1
-		WHERE random = ?2 AND code = ?3 AND status = 'unused' AND (expire_at = 0 OR expire_at > ?1)
-		RETURNING id`, a.At, c.Random, c.String())
+		WHERE random = ?2 AND code = ?3 AND status = 'unused' AND (expire_at = 0 OR expire_at > ?4)
+		RETURNING id`, a.At, c.Random, c.String(), a.ExpiryTime())
 	if err != nil {
 		return app.Verdict{}, d.wrap(err, "cannot redeem %s", c)
 	}
@@ -119,7 +119,7 @@ func (d *DB) Redeem(ctx context.Context, c app.Code, a app.Attempt) (app.Verdict
 				break
 			}
 		}
-		why := app.VerdictFor(rec, a.At)
+		why := app.VerdictFor(rec, a.ExpiryTime())
 		why.Affected = 0
 		if why.Outcome == app.OutcomeValid {
 			return app.Verdict{}, app.Errorf(app.KindInternal, "code %s is unused but could not be redeemed", c)

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"strconv"
 
 	"qrdesk/app"
 )
@@ -23,7 +24,8 @@ func (d *DB) ServerState(ctx context.Context) (app.ServerState, error) {
 		COALESCE((SELECT value FROM sync_state WHERE key = 'server_kinds'), ''),
 		COALESCE((SELECT CAST(value AS INTEGER) FROM sync_state WHERE key = 'server_lost'), 0),
 		COALESCE((SELECT max(number) FROM server_writes), 0),
-		COALESCE((SELECT key FROM server_writes ORDER BY number DESC LIMIT 1), '')`).Scan(&st.Station, &kinds, &lost, &st.Highest, &st.HighestKey)
+		COALESCE((SELECT key FROM server_writes ORDER BY number DESC LIMIT 1), ''),
+		COALESCE((SELECT CAST(value AS INTEGER) FROM sync_state WHERE key = 'server_protocol'), 0)`).Scan(&st.Station, &kinds, &lost, &st.Highest, &st.HighestKey, &st.Protocol)
 	if err != nil {
 		return st, d.wrap(err, "cannot read the sync state")
 	}
@@ -34,7 +36,7 @@ func (d *DB) ServerState(ctx context.Context) (app.ServerState, error) {
 	return st, nil
 }
 
-func (d *DB) SetServer(ctx context.Context, station string, kinds []string) error {
+func (d *DB) SetServer(ctx context.Context, station string, kinds []string, protocol int) error {
 	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
 		return d.wrap(err, "cannot save the sync state")
@@ -55,7 +57,7 @@ func (d *DB) SetServer(ctx context.Context, station string, kinds []string) erro
 	if kinds == nil {
 		list = nil
 	}
-	for key, value := range map[string]string{"server_station": station, "server_kinds": string(list)} {
+	for key, value := range map[string]string{"server_station": station, "server_kinds": string(list), "server_protocol": strconv.Itoa(protocol)} {
 		if err := setSyncState(ctx, tx, key, value); err != nil {
 			return d.wrap(err, "cannot save the sync state")
 		}

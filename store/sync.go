@@ -66,7 +66,7 @@ func (d *DB) PendingEvents(ctx context.Context, after int64, limit int) ([]app.R
 	// A redemption goes as this desk's fact: one the server answered
 	// online (offline 0) goes again only after a restore lost it, and the
 	// parcel was handed over.
-	rows, err := d.db.QueryContext(ctx, `SELECT id, event_id, kind, code, operator, at, CASE WHEN kind = 'redeem' THEN 1 ELSE offline END, reason, undoes, new_code, new_expire_at, new_created_at
+	rows, err := d.db.QueryContext(ctx, `SELECT id, event_id, kind, code, operator, at, CASE WHEN kind = 'redeem' THEN 1 ELSE offline END, reason, undoes, new_code, new_expire_at, new_created_at, clock_offset_ms, clock_measured_at
 		FROM outbox WHERE state = 'pending' AND id > ? ORDER BY id LIMIT ?`, after, limit)
 	if err != nil {
 		return nil, d.wrap(err, "cannot read the outbox")
@@ -75,8 +75,13 @@ func (d *DB) PendingEvents(ctx context.Context, after int64, limit int) ([]app.R
 	var out []app.RemoteEvent
 	for rows.Next() {
 		var e app.RemoteEvent
-		if err := rows.Scan(&e.OutboxID, &e.EventID, &e.Kind, &e.Code, &e.Operator, &e.At, &e.Offline, &e.Reason, &e.Undoes, &e.NewCode, &e.NewExpireAt, &e.NewCreatedAt); err != nil {
+		var offset, measured sql.NullInt64
+		if err := rows.Scan(&e.OutboxID, &e.EventID, &e.Kind, &e.Code, &e.Operator, &e.At, &e.Offline, &e.Reason, &e.Undoes, &e.NewCode, &e.NewExpireAt, &e.NewCreatedAt, &offset, &measured); err != nil {
 			return nil, err
+		}
+		if offset.Valid && measured.Valid && measured.Int64 != 0 {
+			// The measurement current when the event was queued.
+			e.ClockOffsetMS, e.ClockAge = &offset.Int64, e.At-measured.Int64
 		}
 		out = append(out, e)
 	}
@@ -402,8 +407,9 @@ func (d *DB) SyncState(ctx context.Context) (app.SyncStatus, error) {
 		COALESCE((SELECT CAST(value AS INTEGER) FROM sync_state WHERE key = 'last_ok'), 0),
 		(SELECT count(*) FROM outbox WHERE state = 'pending'),
 		(SELECT count(*) FROM outbox WHERE state = 'rejected'),
-		(SELECT count(*) FROM outbox WHERE state = 'pending' AND result <> '' AND json_extract(result, '$.outcome') = ?)`, app.OutcomeUnsupported).
-		Scan(&st.Cursor, &st.Check, &st.LastOK, &st.Waiting, &st.Rejected, &st.WaitingUpgrade)
+		(SELECT count(*) FROM outbox WHERE state = 'pending' AND result <> '' AND json_extract(result, '$.outcome') = ?),
+		`+clockColumns, app.OutcomeUnsupported).
+		Scan(&st.Cursor, &st.Check, &st.LastOK, &st.Waiting, &st.Rejected, &st.WaitingUpgrade, &st.Clock.OffsetMS, &st.Clock.MeasuredAt)
 	return st, d.wrap(err, "cannot read the sync state")
 }
 

@@ -86,6 +86,9 @@ func (b *syncBanner) text(st app.SyncStatus, err error) string {
 	if st.LastOK == 0 || b.env.now().Sub(time.Unix(st.LastOK, 0)) > app.StaleAfter {
 		text += " · " + T("WARNING: other desks' data is more than 5 minutes old")
 	}
+	if w := clockWarning(st.Clock); w != "" {
+		text += " · " + w
+	}
 	return text
 }
 

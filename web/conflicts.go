@@ -19,8 +19,11 @@ type conflictsData struct {
 	Nav        dayNav
 	Conflicts  []central.ConflictRecord
 	Unresolved int
-	Note       string // the note of a refused resolution, to fix and send again
-	NoteFor    int64
+	// Late are the day's offline redemptions past expiry (by the server's
+	// clock): not conflicts, but a parcel went out on an expired label.
+	Late    []central.LateRedemption
+	Note    string // the note of a refused resolution, to fix and send again
+	NoteFor int64
 }
 
 func (d *Dashboard) conflicts(w http.ResponseWriter, r *http.Request, s session) {
@@ -41,7 +44,12 @@ func (d *Dashboard) showConflicts(w http.ResponseWriter, r *http.Request, s sess
 		d.fail(w, r, err)
 		return
 	}
-	data.Nav, data.Conflicts = newDayNav(day, d.Now()), list
+	late, err := d.Store.LateRedemptions(r.Context(), day.Unix(), day.AddDate(0, 0, 1).Unix())
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	data.Nav, data.Conflicts, data.Late = newDayNav(day, d.Now()), list, late
 	for _, k := range list {
 		if !k.Resolved() {
 			data.Unresolved++

@@ -23,6 +23,9 @@ type Store interface {
 	RevokeStation(ctx context.Context, name string, at int64) error
 	// ConflictRecords lists the conflicts first redeemed in [from, to).
 	ConflictRecords(ctx context.Context, from, to int64) ([]central.ConflictRecord, error)
+	// LateRedemptions lists the offline redemptions past expiry decided
+	// in [from, to).
+	LateRedemptions(ctx context.Context, from, to int64) ([]central.LateRedemption, error)
 	// ResolveConflict adds a resolution; central.ErrNoConflict.
 	ResolveConflict(ctx context.Context, id int64, r central.Resolution) error
 	// CodeHistory is a label's history; central.ErrNoCode.

@@ -6,6 +6,7 @@ import (
 	"context"
 	"qrdesk/app"
 	"testing"
+	"time"
 )
 
 // Replace replaces code at the desk and returns the new label.
@@ -74,4 +75,12 @@ func (h *Harness) Compact(t testing.TB, staleBefore int64) int64 {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// Skew sets the desk's clock off the harness's (the server's) by *off,
+// read at every use (a test moves it).
+func (d *Desk) Skew(h *Harness, off *time.Duration) {
+	now := func() time.Time { return h.Now.Add(*off) }
+	d.Svc.Now = now
+	d.DB.UseClock(now)
 }

@@ -382,6 +382,7 @@ type (
 		EventID, Station, Kind, Code, Outcome, Detail, Undoes string
 		At, ReceivedAt                                        int64
 		Offline                                               bool
+		Flags                                                 qcentral.Flags
 	}
 	serverConflict struct {
 		Code, FirstEvent, FirstStation, SecondEvent, SecondStation string
@@ -409,9 +410,9 @@ func (c *central) readServer(ctx context.Context) (serverState, error) {
 	if err != nil {
 		return st, fmt.Errorf("read the server's codes: %w", err)
 	}
-	err = queryEach(ctx, db, `SELECT event_id, station, kind, code, outcome, detail, at, received_at, offline, COALESCE(undoes, '') FROM events ORDER BY id`, func(rows *sql.Rows) error {
+	err = queryEach(ctx, db, `SELECT event_id, station, kind, code, outcome, detail, at, received_at, offline, COALESCE(undoes, ''), flags FROM events ORDER BY id`, func(rows *sql.Rows) error {
 		var e serverEvent
-		err := rows.Scan(&e.EventID, &e.Station, &e.Kind, &e.Code, &e.Outcome, &e.Detail, &e.At, &e.ReceivedAt, &e.Offline, &e.Undoes)
+		err := rows.Scan(&e.EventID, &e.Station, &e.Kind, &e.Code, &e.Outcome, &e.Detail, &e.At, &e.ReceivedAt, &e.Offline, &e.Undoes, &e.Flags)
 		st.Events = append(st.Events, e)
 		return err
 	})
@@ -446,3 +447,13 @@ func queryEach(ctx context.Context, db *serverdb.DB, query string, scan func(*sq
 	rows, err := db.QueryForTests(query)
 	return scanEach(rows, err, scan)
 }
+
+// clockFlagged reports whether the server set an event's desk time aside
+// (decided it at its own receive time, or corrected it by an offset it
+// could not trust).
+func clockFlagged(f qcentral.Flags) bool { return f.Has(qcentral.FlagsClock) }
+
+// clockSlack is how far the server's corrected time of a trusted offline
+// event may be from its true time: half a measurement's round trip
+// (app.MaxProbeRoundTrip) and whole seconds rounded twice.
+const clockSlack = app.MaxProbeRoundTrip/2 + 2*time.Second

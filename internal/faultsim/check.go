@@ -47,10 +47,20 @@ const (
 	// plus conflicts), over the days of the run (unless
 	// Config.SkipDayFigures).
 	InvDayFigures = "I7 a desk's own day figures equal the server's row"
+	// InvExpiryFlagged: an offline redemption the server took (outcome
+	// redeemed) of a label past its expiry by the server's clock when the
+	// clerk scanned it (by more than clockSlack) is flagged.
+	InvExpiryFlagged = "I8 no redemption after expiry unflagged"
+	// InvConflictDay: a conflict is filed at the true time of its
+	// redemption of record (within clockSlack), so on the right day, unless
+	// the server set that desk's time aside with a flag (then at the time
+	// it received it); a desk's clock, behind or ahead, never files it
+	// elsewhere.
+	InvConflictDay = "I9 conflicts filed on the right day"
 )
 
 // Invariants lists them in order.
-var Invariants = []string{InvOneUse, InvDelivered, InvConverged, InvNoPhantom, InvUndoWindow, InvNotLost, InvDayFigures}
+var Invariants = []string{InvOneUse, InvDelivered, InvConverged, InvNoPhantom, InvUndoWindow, InvNotLost, InvDayFigures, InvExpiryFlagged, InvConflictDay}
 
 // Violation is one broken invariant about one label.
 type Violation struct {
@@ -120,6 +130,8 @@ func (r *run) check(ctx context.Context, res *Result) error {
 	c.noPhantom()
 	c.undoWindow()
 	c.notLost()
+	c.expiryFlagged()
+	c.conflictDay()
 	if !r.cfg.SkipDayFigures {
 		if err := c.dayFigures(ctx); err != nil {
 			return err

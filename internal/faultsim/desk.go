@@ -23,7 +23,7 @@ type desk struct {
 	svc   *app.Service
 	proxy *proxy
 	skew  atomic.Int64 // added to the real clock
-	extra atomic.Int64 // added too, for the one step that needs it (an undo past the window)
+	extra atomic.Int64 // added too, for the steps that need it (an undo past the window, desk C's issue)
 
 	// Changed only between groups or in this desk's own token step (the
 	// planner never runs two token steps of a desk in one group).
@@ -95,10 +95,14 @@ type verdict struct {
 	Outcome                  app.Outcome
 	TraceID, Reason, Err     string
 	At                       int64 // the desk's clock
-	Took                     time.Duration
-	Revoked                  bool // the desk's token was revoked when the scan began
-	Network                  Mode // the desk's network when the scan began
-	LocalRefusal             bool // the desk refused it from its own database
+	// Began is the server's clock (the process's) when the scan began:
+	// the scan's true time is in [Began, Began+Took].
+	Began        time.Time
+	Skew         time.Duration // the desk's clock skew when it ended
+	Took         time.Duration
+	Revoked      bool // the desk's token was revoked when the scan began
+	Network      Mode // the desk's network when the scan began
+	LocalRefusal bool // the desk refused it from its own database
 }
 
 // Desk-side facts the checker reads.

@@ -10,11 +10,15 @@
 // and answers, duplicated requests, a dead network, server kills, backups
 // of the server's database taken with it stopped and restores of one of
 // them later (a SQLite file copy; a PostgreSQL database made from the
-// server's as a template), revoked tokens and skewed clocks, some steps at
-// the same moment. Afterwards every fault ends, every desk syncs
+// server's as a template), revoked tokens and skewed clocks (behind and
+// ahead by seconds, minutes, hours and days; desk C's labels expire during
+// the run, so scans meet expiry on every clock), some steps at the same
+// moment. Afterwards every fault ends, every desk syncs
 // in rounds until the desks are quiet (at least twice), and a checker reads the server's and every desk's database for the
 // product's promise: one label, one use — and where two desks used one
-// label while apart, everyone is told (see the Inv constants in check.go).
+// label while apart, everyone is told; no redemption after expiry by the
+// server's clock goes unflagged, and no conflict is filed on the wrong day
+// (see the Inv constants in check.go, the clock ones in checkclock.go).
 //
 // central.go is the only file that knows the server's packages.
 //

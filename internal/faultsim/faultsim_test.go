@@ -22,7 +22,9 @@ func TestMain(m *testing.M) { testpg.Main(m) }
 // fixedSeeds run on every 'go test', twice: with every action, and
 // without the actions of issue 17 (the schedules these seeds drew before
 // them, so the old runs stay a regression test): about 60 s per engine.
-var fixedSeeds = []uint64{1, 2, 3, 4, 5, 6, 7, 8}
+// Seeds 72 and 80 meet the skewed clocks' invariants (I8, I9) most: with
+// the server taking offline desk times uncorrected they fail both.
+var fixedSeeds = []uint64{1, 2, 3, 4, 5, 6, 7, 8, 72, 80}
 
 // engine is where the server keeps its database.
 type engine struct {

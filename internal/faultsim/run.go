@@ -125,6 +125,7 @@ type run struct {
 	closeExp int // labels the closes expired
 	log      []string
 	unhealed []string
+	clocks   clockFigures // what the clock invariants checked (checkclock.go)
 }
 
 // Run sets up a server and cfg.Desks desks, runs the schedule of cfg.Seed
@@ -182,12 +183,18 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 func (r *run) issue(ctx context.Context) error {
 	for _, d := range r.desks {
 		req := app.IssueRequest{Count: r.cfg.CodesPerDesk, Operator: "faultsim"}
+		var codes []app.Code
 		if d.idx == 2 {
-			req.Expires = "90m" // expiry meets the clock skew at this desk's labels
-		}
-		_, codes, err := d.svc.Issue(ctx, req)
-		if err != nil {
-			return fmt.Errorf("desk %s issue: %w", deskName(d.idx), err)
+			var err error
+			if codes, err = r.issueExpiring(ctx, d); err != nil {
+				return err
+			}
+		} else {
+			_, batch, err := d.svc.Issue(ctx, req)
+			if err != nil {
+				return fmt.Errorf("desk %s issue: %w", deskName(d.idx), err)
+			}
+			codes = batch
 		}
 		for _, c := range codes {
 			rec, err := d.db.Lookup(ctx, c)
@@ -203,6 +210,33 @@ func (r *run) issue(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// expiringIn are when desk C's labels expire by the server's clock, after
+// they are issued, in four batches: within the run, so scans meet expiry,
+// at desks whose clocks are behind or ahead.
+var expiringIn = []time.Duration{0, 500 * time.Millisecond, time.Second, 1500 * time.Millisecond}
+
+// issueExpiring issues desk C's labels, 90 minutes valid, with the desk's
+// clock set back so each batch expires expiringIn after it is issued by the
+// server's clock; the clock is right again for the desk's first sync.
+func (r *run) issueExpiring(ctx context.Context, d *desk) ([]app.Code, error) {
+	defer d.extra.Store(0)
+	var out []app.Code
+	per := (r.cfg.CodesPerDesk + len(expiringIn) - 1) / len(expiringIn)
+	for _, in := range expiringIn {
+		n := min(per, r.cfg.CodesPerDesk-len(out))
+		if n <= 0 {
+			break
+		}
+		d.extra.Store(int64(in - 90*time.Minute))
+		_, codes, err := d.svc.Issue(ctx, app.IssueRequest{Count: n, Operator: "faultsim", Expires: "90m"})
+		if err != nil {
+			return nil, fmt.Errorf("desk %s issue: %w", deskName(d.idx), err)
+		}
+		out = append(out, codes...)
+	}
+	return out, nil
 }
 
 // group runs the steps of one group at once.
@@ -403,7 +437,7 @@ func (r *run) scan(ctx context.Context, g, i int, d *desk, l int) string {
 	t0, revoked, mode := time.Now(), d.revoked.Load(), d.proxy.currentMode()
 	v, err := d.svc.Redeem(lctx, r.labels[l].Code, "clerk "+deskName(d.idx))
 	rec := verdict{Desk: d.idx, Group: g, Step: i, Label: l, Outcome: v.Outcome, TraceID: v.TraceID, Reason: v.Reason,
-		At: d.svc.Now().Unix(), Took: time.Since(t0), Revoked: revoked, Network: mode,
+		At: d.svc.Now().Unix(), Took: time.Since(t0), Revoked: revoked, Network: mode, Began: t0, Skew: time.Duration(d.skew.Load()),
 		LocalRefusal: v.Record != nil} // only the desk's own lookup fills Record
 	out := string(v.Outcome)
 	if err != nil {
@@ -510,7 +544,7 @@ func (r *run) stats(took time.Duration) string {
 		}
 	}
 	actions := fmt.Sprintf("%d/%d replacements made, %d/%d undos done, %d day closes (%d labels expired), %d backups, %d restores, ",
-		made, r.plan.Replacements, undone, len(r.undos), r.closes, r.closeExp, len(r.srv.backups), r.srv.restores)
+		made, r.plan.Replacements, undone, len(r.undos), r.closes, r.closeExp, len(r.srv.backups), r.srv.restores) + r.clocks.String()
 	return fmt.Sprintf("%d desks, %d labels, %d groups / %d steps, %d scans (%d redeemed, %d already used, %d disabled, %d expired), "+actions+"%d server restarts; "+
 		"network: %d forwarded, %d delayed, %d requests dropped, %d answers dropped, %d duplicated, %d refused, %d while the server was down; %v",
 		len(r.desks), len(r.labels), len(r.plan.Groups), steps, len(r.verdicts), outcomes[app.OutcomeRedeemed], outcomes[app.OutcomeAlreadyUsed],

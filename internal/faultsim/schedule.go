@@ -343,7 +343,9 @@ func (g *planner) step(gs *groupState) (Step, bool) {
 	case SetMode:
 		s.Mode = g.mode()
 	case Skew:
-		skews := []time.Duration{0, 0, 15 * time.Second, -40 * time.Second, 7 * time.Minute, -25 * time.Minute, 2 * time.Hour, -24 * time.Hour}
+		// Behind and ahead by seconds, minutes, hours and days (as many
+		// values as before: a seed draws the schedule it drew).
+		skews := []time.Duration{0, -5 * time.Hour, 49 * time.Hour, -40 * time.Second, 7 * time.Minute, -25 * time.Minute, 2 * time.Hour, -24 * time.Hour}
 		s.Skew = skews[g.rng.IntN(len(skews))]
 	case Replace:
 		s.Label = g.label(d)

@@ -6,23 +6,27 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/central"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
 )
 
 // TestDeskClockAheadAsksTheServer: a desk whose clock is 2 days ahead
 // scans a label valid for 24 more hours by the server's clock. Online the
-// server decides: redeemed. Offline the desk refuses it as expired on its
-// own clock but does not store it so: once its clock is fixed it redeems
-// the label the server and the other desks hold unused. A label past its
-// expiry by the server's clock is still refused online.
+// server decides: redeemed. Offline, with the offset it measured online,
+// the desk judges expiry on the server's clock too: redeemed. Offline with
+// no offset it can trust (its clock moved a day since the measurement) it
+// refuses it as expired on its own clock but does not store it so: once
+// its clock is fixed it redeems the label the server and the other desks
+// hold unused. A label past its expiry by the server's clock is still
+// refused online.
 func TestDeskClockAheadAsksTheServer(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		ctx := context.Background()
 		h := centraltest.New(t, dbPath, 0)
 		a := h.Desk(t, "Desk A", "A", h.Station(t, "Desk A", "A"))
 		b := h.Desk(t, "Desk B", "B", h.Station(t, "Desk B", "B"))
-		_, issued, err := a.Svc.Issue(ctx, app.IssueRequest{Count: 4, Expires: "72h"})
+		_, issued, err := a.Svc.Issue(ctx, app.IssueRequest{Count: 5, Expires: "72h"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,9 +49,17 @@ func TestDeskClockAheadAsksTheServer(t *testing.T) {
 			t.Fatalf("online, valid by the server's clock: %s (%s), want redeemed", v.Outcome, v.Reason)
 		}
 
-		// Offline: refused on the desk's own clock, not stored expired.
+		// Offline, by the offset that answer measured: redeemed.
 		remote := b.Svc.Remote
 		b.Svc.Remote = nil
+		if v := b.Redeem(t, codes[4], "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("offline, valid by the measured server's clock: %s (%s), want redeemed", v.Outcome, v.Reason)
+		}
+
+		// Offline, the clock a day further ahead since its measurement: the
+		// offset is not trusted; refused on the desk's own clock, not
+		// stored expired.
+		ahead = 73 * time.Hour
 		if v := b.Redeem(t, codes[1], "li"); v.Outcome != app.OutcomeExpired {
 			t.Fatalf("offline, expired by the desk's clock: %s, want expired", v.Outcome)
 		}
@@ -69,6 +81,12 @@ func TestDeskClockAheadAsksTheServer(t *testing.T) {
 		ahead = 0
 		b.Svc.Remote = remote
 		b.Sync(t)
+		var flags central.Flags
+		var decided int64
+		h.DB.QueryRowForTests(`SELECT flags, decided_at FROM events WHERE code = ?`, codes[4]).Scan(&flags, &decided)
+		if flags != 0 || decided != h.Now.Unix() {
+			t.Fatalf("the offline redemption by the measured offset: flags %b at %s, want none at the server's time", flags, app.FormatTime(decided))
+		}
 		if v := b.Redeem(t, codes[1], "li"); v.Outcome != app.OutcomeRedeemed {
 			t.Fatalf("after the clock was fixed: %s (%s), want redeemed", v.Outcome, v.Reason)
 		}

@@ -208,8 +208,8 @@ func TestUnknownKindAnsweredAlone(t *testing.T) {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		if got := resp.Header.Get(app.ProtocolHeader); got != "2" {
-			t.Fatalf("%s: %q, want 2", app.ProtocolHeader, got)
+		if got := resp.Header.Get(app.ProtocolHeader); got != "3" {
+			t.Fatalf("%s: %q, want 3", app.ProtocolHeader, got)
 		}
 	})
 }
