@@ -263,6 +263,13 @@ func undoRefused(ctx context.Context, tx *sql.Tx, r app.RemoteResult, at int64) 
 		if _, err := tx.ExecContext(ctx, `UPDATE redemptions SET undone_at = 0 WHERE id = ?`, redemptionID); err != nil {
 			return err
 		}
+		// The server may not hold the handover that stands again: a
+		// restore lost it, and the record is now another desk's. It goes
+		// again; one the server holds is answered as the duplicate it is.
+		if _, err := tx.ExecContext(ctx, `UPDATE outbox SET state = 'pending'
+			WHERE state = 'sent' AND kind = 'redeem' AND event_id = (SELECT trace_id FROM redemptions WHERE id = ?)`, redemptionID); err != nil {
+			return err
+		}
 	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO audit (at, station, operator, action, subject, code_id, detail)
 		VALUES (?, 'server', ?, 'undo_refused', ?, ?, ?)`, at, operator, code, codeID, r.Reason)
