@@ -82,7 +82,7 @@ type scanScreen struct {
 	entry    *scanEntry
 	panel    *canvas.Rectangle
 	title    *canvas.Text
-	label    *canvas.Text    // which label: serial and ref
+	label    *wrapText       // which label: serial and ref (a ref is up to 200 characters)
 	detail   *wrapText       // why, where, by whom: wraps to the panel
 	result   *fyne.Container // title, label, detail and note (resultLayout)
 	note     *widget.Label   // longer text (the scanner test's advice), wraps
@@ -107,9 +107,8 @@ func newScanScreen(e *env) *scanScreen {
 	s.title.TextSize = 64
 	s.title.TextStyle = fyne.TextStyle{Bold: true}
 	s.title.Alignment = fyne.TextAlignCenter
-	s.label = canvas.NewText("", color.White)
+	s.label = newWrapText(color.White)
 	s.label.TextStyle = fyne.TextStyle{Monospace: true}
-	s.label.Alignment = fyne.TextAlignCenter
 	s.detail = newWrapText(color.White)
 	s.detail.TextSize = 24
 	s.note = widget.NewLabel("")
@@ -244,15 +243,10 @@ func (s *scanScreen) show(v app.Verdict, rec *app.CodeRecord, err error) {
 	s.list.Refresh()
 	s.showCounters()
 
-	defer func() {
-		s.label.Text = labelLine(v.Code, rec)
-		s.label.Refresh()
-	}()
+	defer s.setLabel(labelLine(v.Code, rec))
 	switch {
 	case repeat:
-		// Amber, as the list and the refusal counter have it: the label
-		// is used; the parcel went with the scan a moment ago.
-		s.paint(colorUsed, T("JUST SCANNED"), T("This label was redeemed a moment ago: the parcel is already handed over"))
+		s.showJustScanned(v.Code, rec)
 		return // no second beep: nothing went wrong
 	case v.Outcome == app.OutcomeRedeemed:
 		s.paint(colorRedeemed, outcomeTitle(v.Outcome), T("Hand over the parcel"))
@@ -272,6 +266,23 @@ func (s *scanScreen) show(v app.Verdict, rec *app.CodeRecord, err error) {
 	}
 	s.env.beep(v.Outcome == app.OutcomeRedeemed)
 }
+
+// showJustScanned: amber, as the list and the refusal counter have it: the
+// label is used; the parcel went with the scan a moment ago.
+func (s *scanScreen) showJustScanned(code string, rec *app.CodeRecord) {
+	s.paint(colorUsed, T("JUST SCANNED"), T("This label was redeemed a moment ago: the parcel is already handed over"))
+	s.setLabel(labelLine(code, rec))
+}
+
+// setLabel names the label under the title; the panel is laid out again,
+// as the name may take more lines than the last one.
+func (s *scanScreen) setLabel(text string) {
+	s.label.Text = text
+	s.label.Refresh()
+	s.result.Refresh()
+}
+
+func (s *scanScreen) idleLocked() { s.idle() }
 
 // paint fills the result panel and returns it to "ready" after a while.
 func (s *scanScreen) paint(c color.Color, title, detail string) {
