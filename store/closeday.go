@@ -91,6 +91,10 @@ func dayFigures(ctx context.Context, q querier, day, station string, from, to in
 		if err := rows.Scan(&o, &n); err != nil {
 			return err
 		}
+		if app.Outcome(o) == app.OutcomeJustScanned {
+			f.JustScanned = n // not a refusal
+			return nil
+		}
 		f.Refused[app.Outcome(o)] = n
 		return nil
 	}, `SELECT outcome, count(*) FROM scans WHERE at >= ? AND at < ? AND outcome <> 'redeemed' GROUP BY outcome`, from, to); err != nil {

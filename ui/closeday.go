@@ -196,6 +196,8 @@ func dayWords(key, english string) string {
 		return T("from %s")
 	case "refused":
 		return T("Refused")
+	case "just_scanned":
+		return T("Scanned twice in a row (not refused)")
 	case "undone":
 		return T("Undone")
 	case "disabled":

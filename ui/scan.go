@@ -17,8 +17,8 @@ import (
 
 const (
 	resultShownFor = 5 * time.Second // then the panel returns to "ready"
-	justScanned    = 2 * time.Second // a repeat within this is not an error
 	recentScans    = 30
+	inARowWithin   = 2 * time.Second // a scan this soon after a redemption may be the same label again
 )
 
 // scanEntry is the scan field. A keyboard-wedge scanner ends a code with
@@ -95,7 +95,7 @@ type scanScreen struct {
 	recent   []scanRow
 	redeemed int
 	refused  int
-	last     scanRow
+	lastOK   time.Time // when this window last redeemed a label
 	shownGen int
 }
 
@@ -158,12 +158,16 @@ func (s *scanScreen) submit(raw, terminator string, took time.Duration) {
 		s.env.signIn.badgeScanned(s, badge) // an operator signs in (signin.go)
 		return
 	}
+	s.mu.Lock()
+	inARow := s.env.now().Sub(s.lastOK) < inARowWithin
+	s.mu.Unlock()
 	s.env.background(func() {
 		if s.env.signIn.needed(context.Background()) {
 			fyne.Do(s.signInFirst)
 			return
 		}
-		v, err := s.env.svc.Redeem(context.Background(), raw, s.env.operator())
+		// The service decides whether it is that label again (app.JustScanned).
+		v, err := s.env.svc.RedeemScan(context.Background(), raw, s.env.operator(), inARow)
 		var rec *app.CodeRecord
 		if err == nil {
 			rec = s.lookup(v)
@@ -225,19 +229,17 @@ func (s *scanScreen) show(v app.Verdict, rec *app.CodeRecord, err error) {
 		return
 	}
 	s.mu.Lock()
-	repeat := v.Outcome == app.OutcomeAlreadyUsed && s.last.outcome == app.OutcomeRedeemed &&
-		s.last.code == v.Code && now.Sub(s.last.at) < justScanned
-	if v.Outcome == app.OutcomeRedeemed {
+	switch v.Outcome {
+	case app.OutcomeRedeemed:
 		s.redeemed++
-	} else {
+		s.lastOK = now
+	case app.OutcomeJustScanned: // the parcel went with the first scan: no refusal
+	default:
 		s.refused++
 	}
 	s.recent = append([]scanRow{{at: now, outcome: v.Outcome, code: v.Code}}, s.recent...)
 	if len(s.recent) > recentScans {
 		s.recent = s.recent[:recentScans]
-	}
-	if !repeat {
-		s.last = scanRow{at: now, outcome: v.Outcome, code: v.Code}
 	}
 	s.mu.Unlock()
 	s.list.Refresh()
@@ -245,7 +247,7 @@ func (s *scanScreen) show(v app.Verdict, rec *app.CodeRecord, err error) {
 
 	defer s.setLabel(labelLine(v.Code, rec))
 	switch {
-	case repeat:
+	case v.Outcome == app.OutcomeJustScanned:
 		s.showJustScanned(v.Code, rec)
 		return // no second beep: nothing went wrong
 	case v.Outcome == app.OutcomeRedeemed:
@@ -355,6 +357,8 @@ func outcomeTitle(o app.Outcome) string {
 		return T("REDEEMED")
 	case app.OutcomeAlreadyUsed:
 		return T("ALREADY USED")
+	case app.OutcomeJustScanned:
+		return T("JUST SCANNED")
 	case app.OutcomeExpired:
 		return T("EXPIRED")
 	case app.OutcomeDisabled:

@@ -39,7 +39,9 @@ type todayScreen struct {
 }
 
 // todayFigures are the cards, in order.
-var todayFigures = []string{"Issued", "Printed", "Scans", "Redeemed", "Refused", "Still unused"}
+// "Scanned twice" is neither redeemed nor refused: a label scanned again a
+// moment after it was redeemed here.
+var todayFigures = []string{"Issued", "Printed", "Scans", "Redeemed", "Scanned twice", "Refused", "Still unused"}
 
 func newTodayScreen(e *env) *todayScreen {
 	s := &todayScreen{env: e, cards: map[string]*figureCard{}, refused: map[app.Outcome]*figureCard{}}
@@ -145,7 +147,7 @@ func (s *todayScreen) show(days []app.Stats, hours []app.HourCount) {
 	s.title.SetText(T("Today") + " " + st.Date)
 	s.header.Refresh() // the longer title pushes the buttons along
 	for name, n := range map[string]int{"Issued": st.Issued, "Printed": st.Printed, "Scans": st.Scans,
-		"Redeemed": st.Redeemed, "Refused": refused, "Still unused": st.Unused} {
+		"Redeemed": st.Redeemed, "Scanned twice": st.JustScanned, "Refused": refused, "Still unused": st.Unused} {
 		s.cards[name].set(n)
 	}
 	for o, c := range s.refused {
