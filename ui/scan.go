@@ -97,6 +97,9 @@ type scanScreen struct {
 	refused  int
 	lastOK   time.Time // when this window last redeemed a label
 	shownGen int
+
+	askBadge bool // a locked desk with nobody signed in: idle asks for a badge
+	idleUp   bool // the panel shows idle (ready, or the badge prompt)
 }
 
 func newScanScreen(e *env) *scanScreen {
@@ -260,9 +263,9 @@ func (s *scanScreen) show(v app.Verdict, rec *app.CodeRecord, err error) {
 		s.paint(colorUsed, outcomeTitle(v.Outcome), T("First used {{.Time}} at {{.Station}} by {{.Operator}}",
 			map[string]any{"Time": app.FormatTime(v.UsedAt), "Station": v.UsedStation, "Operator": v.UsedOperator}))
 	case v.Outcome == app.OutcomeExpired:
-		s.paint(colorInactive, outcomeTitle(v.Outcome), T("Expired {{.Time}}", map[string]any{"Time": app.FormatTime(v.ExpireAt)}))
+		s.paint(colorVoid, outcomeTitle(v.Outcome), T("Do not hand over: it expired {{.Time}}", map[string]any{"Time": app.FormatTime(v.ExpireAt)}))
 	case v.Outcome == app.OutcomeDisabled:
-		s.paint(colorInactive, outcomeTitle(v.Outcome), T("Reason: {{.Reason}}", map[string]any{"Reason": v.DisabledReason}))
+		s.paint(colorVoid, outcomeTitle(v.Outcome), T("Do not hand over. Reason: {{.Reason}}", map[string]any{"Reason": v.DisabledReason}))
 	default:
 		s.paint(colorRefused, outcomeTitle(v.Outcome), outcomeHint(v.Outcome))
 	}
@@ -284,10 +287,9 @@ func (s *scanScreen) setLabel(text string) {
 	s.result.Refresh()
 }
 
-func (s *scanScreen) idleLocked() { s.idle() }
-
 // paint fills the result panel and returns it to "ready" after a while.
 func (s *scanScreen) paint(c color.Color, title, detail string) {
+	s.idleUp = false
 	s.note.SetText("")
 	s.panel.FillColor = c
 	s.label.Text = ""
@@ -313,13 +315,38 @@ func (s *scanScreen) paint(c color.Color, title, detail string) {
 	})
 }
 
+// idle is the panel between scans: ready for a label, or, on a locked desk
+// nobody is signed in at, asking for a badge (a label would only get SIGN
+// IN FIRST).
 func (s *scanScreen) idle() {
+	if s.askBadge {
+		s.idleLocked()
+		return
+	}
+	s.idleAs(T("READY"), T("Scan a label"))
+}
+
+func (s *scanScreen) idleLocked() {
+	s.idleAs(T("SCAN YOUR BADGE"), T("Nobody is signed in: scan your operator badge to start"))
+}
+
+// setAskBadge says whether the desk is locked with nobody signed in; the
+// idle panel follows at once.
+func (s *scanScreen) setAskBadge(ask bool) {
+	s.askBadge = ask
+	if s.idleUp {
+		s.idle()
+	}
+}
+
+func (s *scanScreen) idleAs(title, detail string) {
+	s.idleUp = true
 	s.note.SetText("")
 	s.panel.FillColor = colorIdle
 	s.label.Text = ""
 	s.label.Refresh()
-	s.title.Text = T("READY")
-	s.detail.Text = T("Scan a label")
+	s.title.Text = title
+	s.detail.Text = detail
 	s.panel.Refresh()
 	s.title.Refresh()
 	s.result.Refresh() // the detail's lines changed: lay the panel out again

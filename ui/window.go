@@ -98,6 +98,7 @@ func newMainUI(a fyne.App, w fyne.Window, svc *app.Service, opts Options) (*main
 		e.signIn.onChange = ui.signedIn
 	}
 	ui.desk, ui.locked = opts.Desk, opts.Desk
+	ui.scan.setAskBadge(ui.desk && e.signIn != nil)
 	if ui.desk {
 		w.SetCloseIntercept(ui.quit)
 	}
