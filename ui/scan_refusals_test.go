@@ -43,8 +43,12 @@ func TestDisabledAndExpiredSayDoNotHandOver(t *testing.T) {
 			title string
 			show  func()
 		}{
-			{"DISABLED", func() { h.ui.scan.show(app.Verdict{Outcome: app.OutcomeDisabled, DisabledReason: "label torn"}, nil, nil) }},
-			{"EXPIRED", func() { h.ui.scan.show(app.Verdict{Outcome: app.OutcomeExpired, ExpireAt: h.clock.Now().Unix()}, nil, nil) }},
+			{"DISABLED", func() {
+				h.ui.scan.show(app.Verdict{Outcome: app.OutcomeDisabled, DisabledReason: "label torn"}, nil, nil)
+			}},
+			{"EXPIRED", func() {
+				h.ui.scan.show(app.Verdict{Outcome: app.OutcomeExpired, ExpireAt: h.clock.Now().Unix()}, nil, nil)
+			}},
 		} {
 			var detail string
 			var fill any
