@@ -89,6 +89,7 @@ type scanScreen struct {
 	counters *widget.Label
 	list     *widget.List
 	banner   *syncBanner
+	conflict *conflictNotice // after a sync that brought a conflict
 	content  fyne.CanvasObject
 
 	mu       sync.Mutex // guards the fields below, touched by scans in flight
@@ -134,8 +135,10 @@ func newScanScreen(e *env) *scanScreen {
 	side := container.NewBorder(s.counters, nil, nil, nil, s.list)
 	split := container.NewHSplit(result, side)
 	split.Offset = 0.62 // the recent list fits the longest code (see recentCodeSize)
+	s.conflict = newConflictNotice(e)
 	s.banner = newSyncBanner(e)
-	s.content = container.NewBorder(container.NewVBox(s.banner.label, container.NewPadded(s.entry)), nil, nil, nil, split)
+	s.banner.conflict = s.conflict
+	s.content = container.NewBorder(container.NewVBox(s.banner.label, s.conflict.box, container.NewPadded(s.entry)), nil, nil, nil, split)
 	s.idle()
 	s.loadCounters()
 	return s
@@ -206,15 +209,10 @@ func (s *scanScreen) lookup(v app.Verdict) *app.CodeRecord {
 // labelLine names the label as printed: its serial (station letter and
 // number) and ref, or the code's random part when it has no serial.
 func labelLine(code string, rec *app.CodeRecord) string {
-	c, err := app.Parse(app.Normalize(code))
-	if err != nil {
+	if _, err := app.Parse(app.Normalize(code)); err != nil {
 		return ""
 	}
-	name := c.Station + c.SerialText()
-	if !c.HasSerial() {
-		name = c.Random
-	}
-	line := T("Label {{.Serial}}", map[string]any{"Serial": name})
+	line := T("Label {{.Serial}}", map[string]any{"Serial": serialName(code)})
 	if rec != nil && rec.Ref != "" {
 		line += "   " + T("Ref {{.Ref}}", map[string]any{"Ref": rec.Ref})
 	}

@@ -161,6 +161,7 @@ func (ui *mainUI) selected() {
 		ui.codes.search(ui.codes.page)
 	case "today":
 		ui.today.refresh()
+		ui.scan.conflict.acknowledge() // Today lists the conflicts
 	}
 }
 
