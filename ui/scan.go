@@ -292,7 +292,7 @@ func (s *scanScreen) paint(c color.Color, title, detail string) {
 	s.panel.FillColor = c
 	s.label.Text = ""
 	s.label.Refresh()
-	s.title.Text = title
+	s.title.Text, s.title.FontSource = title, titleFont(title)
 	s.detail.Text = detail
 	s.panel.Refresh()
 	s.title.Refresh()
@@ -343,7 +343,7 @@ func (s *scanScreen) idleAs(title, detail string) {
 	s.panel.FillColor = colorIdle
 	s.label.Text = ""
 	s.label.Refresh()
-	s.title.Text = title
+	s.title.Text, s.title.FontSource = title, titleFont(title)
 	s.detail.Text = detail
 	s.panel.Refresh()
 	s.title.Refresh()

@@ -51,7 +51,7 @@ func (l *resultLayout) Layout(objects []fyne.CanvasObject, size fyne.Size) {
 // stays one line ("REFUSED BY THE SERVER" is twice as wide as the panel at
 // the size its height allows), shrunk rather than cut.
 func fitWidth(t *canvas.Text, width float32) float32 {
-	w := fyne.MeasureText(t.Text, t.TextSize, t.TextStyle).Width
+	w := textSize(t.Text, t.TextSize, t.TextStyle, t.FontSource).Width
 	if t.Text == "" || w <= width*0.96 {
 		return t.TextSize
 	}
@@ -64,7 +64,7 @@ func (l *resultLayout) height(o fyne.CanvasObject, w float32) float32 {
 		if t.Text == "" {
 			return 0
 		}
-		return fyne.MeasureText(t.Text, t.TextSize, t.TextStyle).Height
+		return textSize(t.Text, t.TextSize, t.TextStyle, t.FontSource).Height
 	}
 	if lb, ok := o.(*widget.Label); ok && lb.Text == "" {
 		return 0

@@ -110,7 +110,7 @@ func TestVerdictTextsFitThePanel(t *testing.T) {
 						}
 						p0, ps := absolute(h, panel), panel.Size()
 						for _, tx := range texts {
-							w := fyne.MeasureText(tx.Text, tx.TextSize, tx.TextStyle)
+							w := textSize(tx.Text, tx.TextSize, tx.TextStyle, tx.FontSource)
 							at := absolute(h, tx)
 							left := at.X + (tx.Size().Width-w.Width)/2 // centred
 							if tx.Alignment == fyne.TextAlignLeading {
