@@ -78,7 +78,7 @@ func newIssueScreen(e *env) *issueScreen {
 	s.printer = widget.NewSelect(nil, nil)
 	s.printer.PlaceHolder = T("(no printer: save a PDF)")
 	s.printBtn = newKeyButton(T("Print"), func() { s.confirmThen(s.printToPrinter) })
-	s.saveBtn = newKeyButton(T("Save PDF"), s.savePDF)
+	s.saveBtn = newKeyButton(T("Save PDF"), func() { s.confirmThen(s.savePDF) })
 	s.printing = widget.NewProgressBarInfinite()
 	s.printing.Stop()
 	s.printing.Hide()
