@@ -142,16 +142,12 @@ func runPrint(ctx context.Context, env *Env, args []string) error {
 		if done.Reprint {
 			what = "reprinted"
 		}
-		fmt.Fprintf(w, "job %d: %d labels %s on %s", done.ID, done.Codes, what, tmpl.Name)
+		fmt.Fprintf(w, "job %d: %s %s on %s", done.ID, app.Plural(done.Codes, "label", "labels"), what, tmpl.Name)
 		if sel.Part != nil {
 			fmt.Fprintf(w, " (batch %d, %s)", f.batch, sel.Part.Describe())
 		}
 		if f.format == "pdf" {
-			if n := printing.Pages(tmpl, opts.Start, len(recs)); n == 1 {
-				fmt.Fprint(w, " (1 page)")
-			} else {
-				fmt.Fprintf(w, " (%d pages)", n)
-			}
+			fmt.Fprintf(w, " (%s)", app.Plural(printing.Pages(tmpl, opts.Start, len(recs)), "page", "pages"))
 		}
 		for _, dest := range []string{f.out, f.printer, f.printerAddr} {
 			if dest != "" {

@@ -64,5 +64,5 @@ func runExpire(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return s.output(map[string]int64{"expired": n}, func(w io.Writer) { fmt.Fprintf(w, "%d codes marked expired\n", n) })
+	return s.output(map[string]int64{"expired": n}, func(w io.Writer) { fmt.Fprintf(w, "%s marked expired\n", app.Plural(int(n), "code", "codes")) })
 }

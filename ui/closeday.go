@@ -210,7 +210,32 @@ func dayWords(key, english string) string {
 		return T("Conflicts")
 	}
 	if o, ok := strings.CutPrefix(key, "refused:"); ok {
-		return outcomeTitle(app.Outcome(o))
+		return refusalName(app.Outcome(o))
 	}
 	return english
+}
+
+// refusalName names a reason for refusing a scan on the day's page, in
+// sentence case among the other figures (the Scan screen's titles are in
+// capitals to be read across the counter).
+func refusalName(o app.Outcome) string {
+	switch o {
+	case app.OutcomeAlreadyUsed:
+		return T("Already used")
+	case app.OutcomeExpired:
+		return T("Expired")
+	case app.OutcomeDisabled:
+		return T("Disabled")
+	case app.OutcomeUnknown:
+		return T("Unknown code")
+	case app.OutcomeBadSignature:
+		return T("Forged or altered")
+	case app.OutcomeMalformed:
+		return T("Not a qrdesk code")
+	case app.OutcomeServerRefused:
+		return T("Refused by the server")
+	case app.OutcomeBadge:
+		return T("Operator badge")
+	}
+	return app.OutcomeLabel(o)
 }

@@ -91,8 +91,8 @@ func newIssueScreen(e *env) *issueScreen {
 		func() fyne.CanvasObject { return widget.NewLabel("batch 0000: 100000 codes, printed 100000") },
 		func(i widget.ListItemID, o fyne.CanvasObject) {
 			b := s.batches[i]
-			o.(*widget.Label).SetText(T("Batch {{.ID}}: {{.Count}} codes for {{.Date}}, printed {{.Printed}}",
-				map[string]any{"ID": b.ID, "Count": b.Count, "Date": b.LabelDate, "Printed": b.Printed}))
+			o.(*widget.Label).SetText(T("Batch {{.ID}}: {{.Codes}} for {{.Date}}, printed {{.Printed}}",
+				map[string]any{"ID": b.ID, "Codes": codeCount(b.Count), "Date": b.LabelDate, "Printed": b.Printed}))
 		})
 	s.batchList.OnSelected = func(i widget.ListItemID) {
 		b := s.batches[i]
@@ -200,8 +200,8 @@ func (s *issueScreen) issue() {
 				s.status.SetText(app.ErrorMessage(err))
 			case daily > 0 && already+n > daily:
 				s.env.confirm(T("More than the daily quantity?"),
-					T("{{.Already}} codes were issued today; the daily quantity is {{.Daily}}. Issue {{.Count}} more?",
-						map[string]any{"Already": already, "Daily": daily, "Count": n}), T("Issue"), func(ok bool) {
+					T("Issued today: {{.Already}}; the daily quantity is {{.Daily}}. Issue {{.Count}} more?",
+						map[string]any{"Already": codeCount(already), "Daily": daily, "Count": n}), T("Issue"), func(ok bool) {
 						if !ok {
 							s.lock(false)
 							s.status.SetText(T("Nothing issued"))
@@ -265,8 +265,8 @@ func (s *issueScreen) issueNow(n int) {
 				return
 			}
 			s.selected = &b
-			s.status.SetText(T("Batch {{.ID}}: {{.Count}} codes for {{.Date}}. Choose a template and print.",
-				map[string]any{"ID": b.ID, "Count": b.Count, "Date": b.LabelDate}))
+			s.status.SetText(T("Batch {{.ID}}: {{.Codes}} for {{.Date}}. Choose a template and print.",
+				map[string]any{"ID": b.ID, "Codes": codeCount(b.Count), "Date": b.LabelDate}))
 			s.refresh()
 			s.renderPreview()
 		})

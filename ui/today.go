@@ -208,7 +208,7 @@ func (s *todayScreen) exportCSV() {
 				s.message.SetText(T("Not saved: {{.Error}}", map[string]any{"Error": app.ErrorMessage(err)}))
 				return
 			}
-			s.message.SetText(T("{{.Count}} codes written to {{.Path}}", map[string]any{"Count": n, "Path": path}))
+			s.message.SetText(T("{{.Codes}} written to {{.Path}}", map[string]any{"Codes": codeCount(n), "Path": path}))
 		})
 	})
 }
