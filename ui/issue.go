@@ -38,6 +38,7 @@ type issueScreen struct {
 	part        *app.BatchPart // the part of the batch to print again (issue_reprint.go); nil: all of it
 	reprint     *reprintForm   // the reprint question while it is up
 	issuing     bool           // a batch is being issued: the button stays locked
+	shownDaily  string         // the daily quantity Count was filled with, until the clerk types another
 	cache       labelCache
 	previewLoad latest
 	content     fyne.CanvasObject
@@ -58,6 +59,11 @@ func newIssueScreen(e *env) *issueScreen {
 	s.date.SetPlaceHolder("YYYY-MM-DD")
 	s.typ, s.ref = widget.NewEntry(), widget.NewEntry()
 	s.expir = widget.NewSelectEntry(expiryChoiceTexts())
+	// Enter issues from every field of the form, as it does from Count: a
+	// clerk who types the ref last presses Enter there.
+	for _, e := range []*widget.Entry{s.date, s.typ, s.ref, &s.expir.Entry} {
+		e.OnSubmitted = func(string) { s.issue() }
+	}
 	s.issueBtn = newKeyButton(T("Issue"), s.issue)
 	s.issueBtn.Importance = widget.HighImportance
 	s.progress = widget.NewProgressBar()
@@ -115,8 +121,11 @@ func newIssueScreen(e *env) *issueScreen {
 }
 
 func (s *issueScreen) applySettings(set app.Settings) {
-	if s.count.Text == "" {
-		s.count.SetText(strconv.Itoa(set.Daily))
+	// Count follows the daily quantity (the first-run set-up changes it
+	// after the screen was built) until the clerk types a count of their own.
+	if daily := strconv.Itoa(set.Daily); s.count.Text == "" || s.count.Text == s.shownDaily {
+		s.count.SetText(daily)
+		s.shownDaily = daily
 	}
 	s.expir.SetPlaceHolder(expiryChoiceText(set.Expires))
 	if s.template.Selected == "" {
