@@ -225,8 +225,16 @@ func (s *codesScreen) showDetail(r app.CodeRecord) {
 		T("Created") + ": " + app.FormatTime(r.CreatedAt) + "   " + T("Expires") + ": " + expiryText(r.ExpireAt),
 		T("Printed") + fmt.Sprintf(": %d", r.PrintCount),
 	}
-	if r.Ref != "" || r.Type != "" {
-		lines = append(lines, T("Type")+": "+r.Type+"   "+T("Ref")+": "+r.Ref)
+	// Type and ref each only when set: no empty "Type:" beside a ref.
+	var kind []string
+	if r.Type != "" {
+		kind = append(kind, T("Type")+": "+r.Type)
+	}
+	if r.Ref != "" {
+		kind = append(kind, T("Ref")+": "+r.Ref)
+	}
+	if len(kind) > 0 {
+		lines = append(lines, strings.Join(kind, "   "))
 	}
 	if r.UsedAt != 0 {
 		lines = append(lines, T("Used")+": "+app.FormatTime(r.UsedAt)+", "+r.UsedStation+", "+r.UsedOperator)
