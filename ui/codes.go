@@ -256,7 +256,7 @@ func (s *codesScreen) showDetail(r app.CodeRecord) {
 	}
 	s.detail.SetText(strings.Join(lines, "\n"))
 	s.reason.SetPlaceHolder(reasonHint(r.Status))
-	s.clearReasonError() // it was about the label picked before
+	s.clearReasonError()  // it was about the label picked before
 	s.detailBox.Refresh() // the wrapped detail changed height: lay the panel out again
 	if r.Status == app.StatusUnused {
 		s.disableBtn.Enable()
