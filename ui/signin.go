@@ -329,7 +329,9 @@ func (s *signIn) askOr(title, why string, supervisor bool, done func(app.Operato
 					if app.IsBadge(name) {
 						f.name.SetText("")
 					}
-					f.message.SetText(app.ErrorMessage(err))
+					// The service's reason is lower case and may start with a
+					// name ("li was removed…"): said after a capital, not changed.
+					f.message.SetText(T("Not signed in: {{.Why}}", map[string]any{"Why": app.ErrorMessage(err)}))
 				case supervisor && !op.Supervisor:
 					f.name.SetText("")
 					f.message.SetText(T("{{.Name}} is not a supervisor: a supervisor must approve this", map[string]any{"Name": op.Name}))

@@ -1,0 +1,46 @@
+package ui
+
+import (
+	"testing"
+	"unicode"
+
+	"fyne.io/fyne/v2"
+)
+
+// TestDefaultWindowFitsALaptop: on first start the window fits a
+// 1366 × 768 screen under a title bar (about 30 px) and above a taskbar
+// (about 48 px).
+func TestDefaultWindowFitsALaptop(t *testing.T) {
+	if defaultWindow.Width > 1366 || defaultWindow.Height > 768-30-48 {
+		t.Fatalf("the first window is %v: taller or wider than a 1366 × 768 screen leaves", defaultWindow)
+	}
+	if defaultWindow.Width < 1024 || defaultWindow.Height < 600-menuBarHeight {
+		t.Fatalf("the first window is %v: smaller than the screens need", defaultWindow)
+	}
+}
+
+// TestSignInErrorIsASentence: a refused PIN is said as a sentence, with a
+// capital letter, in the sign-in form.
+func TestSignInErrorIsASentence(t *testing.T) {
+	h := newStaffHarness(t, false)
+	kb := keyboard{h.win}
+	kb.ctrl(fyne.KeyL)
+	f := h.formUp(t)
+	kb.typeText("wang")
+	kb.press(fyne.KeyTab)
+	kb.typeText("0000")
+	kb.press(fyne.KeyReturn)
+	waitFor(t, "the refusal", func() bool { return f.message.Text != "" })
+	if r := []rune(f.message.Text)[0]; !unicode.IsUpper(r) {
+		t.Fatalf("the sign-in form says %q: want a sentence", f.message.Text)
+	}
+}
+
+// The sign-in form's refusal keeps the name's own case: "li" stays "li".
+func TestSignInErrorKeepsTheName(t *testing.T) {
+	override = chineseTexts(t)
+	defer func() { override = nil }()
+	if got := T("Not signed in: {{.Why}}", map[string]any{"Why": "li was removed"}); got != "未登录：li was removed" {
+		t.Fatalf("in Chinese: %q", got)
+	}
+}
