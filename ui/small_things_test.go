@@ -5,6 +5,7 @@ import (
 	"unicode"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/theme"
 )
 
 // TestDefaultWindowFitsALaptop: on first start the window fits a
@@ -42,5 +43,25 @@ func TestSignInErrorKeepsTheName(t *testing.T) {
 	defer func() { override = nil }()
 	if got := T("Not signed in: {{.Why}}", map[string]any{"Why": "li was removed"}); got != "未登录：li was removed" {
 		t.Fatalf("in Chinese: %q", got)
+	}
+}
+
+// TestTodayRefusalNamesWhole: every refusal card on Today shows its
+// reason whole (no "REFUSED BY THE S…"), in English and Chinese.
+func TestTodayRefusalNamesWhole(t *testing.T) {
+	for _, lang := range []string{"en", "zh"} {
+		if lang == "zh" {
+			override = chineseTexts(t)
+		}
+		h := newHarness(t)
+		fyne.CurrentApp().Settings().SetTheme(newTheme())
+		for o, c := range h.ui.today.refused {
+			l := c.label
+			w := fyne.MeasureText(l.Text, theme.TextSize(), l.TextStyle).Width + 4*theme.InnerPadding()
+			if w > refusalCardWidth {
+				t.Errorf("%s %s: %q needs %.0f px on a %d px card", lang, o, l.Text, w, refusalCardWidth)
+			}
+		}
+		override = nil
 	}
 }

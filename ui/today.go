@@ -52,9 +52,11 @@ func newTodayScreen(e *env) *todayScreen {
 		s.cards[name] = c
 		cards.Add(c.box)
 	}
-	refusals := container.NewGridWrap(fyne.NewSize(150, 72))
+	// The reasons in sentence case, as on the day's page, on cards wide
+	// enough for the longest ("REFUSED BY THE S…" was cut at 150 px).
+	refusals := container.NewGridWrap(fyne.NewSize(refusalCardWidth, 72))
 	for _, o := range app.RefusalOutcomes {
-		c := newFigureCard(outcomeTitle(o), 26)
+		c := newFigureCard(refusalName(o), 26)
 		s.refused[o] = c
 		refusals.Add(c.box)
 	}
@@ -84,9 +86,12 @@ func newTodayScreen(e *env) *todayScreen {
 	return s
 }
 
+const refusalCardWidth = 180
+
 // figureCard is one figure: a large number over its name, on a tile.
 type figureCard struct {
 	value *canvas.Text
+	label *widget.Label
 	box   fyne.CanvasObject
 }
 
@@ -99,6 +104,7 @@ func newFigureCard(name string, size float32) *figureCard {
 	bg.CornerRadius = 6
 	label := widget.NewLabelWithStyle(name, fyne.TextAlignCenter, fyne.TextStyle{})
 	label.Truncation = fyne.TextTruncateEllipsis
+	c.label = label
 	c.box = container.NewStack(bg, container.NewVBox(c.value, label))
 	return c
 }
