@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,8 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
+
+	"qrdesk/app"
 )
 
 // TestDefaultWindowFitsALaptop: on first start the window fits a
@@ -92,4 +95,24 @@ func TestCloseDaySavesWhereLabelsSave(t *testing.T) {
 	if n := len(h.win.Canvas().Overlays().List()); n != before {
 		t.Fatalf("Save PDF opened a dialog: %d overlays, %d before", n, before)
 	}
+}
+
+// TestNoSignInBarWithoutOperators: a station with no operators shows no
+// "Sign in…" bar; it appears once an operator is added.
+func TestNoSignInBarWithoutOperators(t *testing.T) {
+	h := newHarness(t)
+	staff := app.NewStaff(h.db, h.svc.Keys, h.clock.Now)
+	w := fyne.CurrentApp().NewWindow("qrdesk")
+	ui, err := newMainUI(fyne.CurrentApp(), w, h.svc, Options{Screen: "scan", Player: h.sound, TemplateDir: t.TempDir(), Staff: staff})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ui.env.jobs.Wait()
+	s := ui.env.signIn
+	waitFor(t, "the bar to hide", func() bool { return !s.bar.Visible() })
+	if _, err := staff.Add(context.Background(), "li", "4321", false, "admin"); err != nil {
+		t.Fatal(err)
+	}
+	s.refreshBar(context.Background()) // as the window's watch does every 3 s
+	waitFor(t, "the bar to show", func() bool { return s.bar.Visible() })
 }
