@@ -4,7 +4,7 @@ BIN       := bin/qrdesk
 GOFLAGS   ?=
 export CGO_ENABLED := 1
 
-.PHONY: deps deps-build build run test test-windows windows check bench clean screenshots fuzz soak days package package-desk package-server
+.PHONY: deps deps-build build run test test-windows windows check bench clean screenshots fuzz soak days package package-desk package-server cjk-bold-font
 
 # System packages (idempotent) and Go modules: deps-build to build and run,
 # deps for the tests too.
@@ -144,5 +144,10 @@ windows: deps
 # and of the web dashboard (web-*.png), taken by its test in headless Chromium.
 screenshots: deps
 	QRDESK_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run 'TestScannerAtTheDesk|TestScreensInChinese|TestBadgeSignInAtTheDesk' ./e2e/
-	QRDESK_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run TestDayScreenshots ./ui/
+	QRDESK_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run 'TestDayScreenshots|TestVerdictScreenshots' ./ui/
 	QRDESK_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run 'TestDashboardInChromium' ./web/
+
+# The bold CJK face of the verdict titles, cut down to the Chinese texts'
+# characters (run after adding Chinese texts; ui/TestBoldCJKCoversTheTitles).
+cjk-bold-font:
+	bash scripts/cjk-bold-subset.sh

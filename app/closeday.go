@@ -35,11 +35,12 @@ type DayFigures struct {
 	RedeemedByOperator map[string]int  `json:"redeemed_by_operator"`
 	RedeemedByHour     []DayHour       `json:"redeemed_by_hour"`
 	Refused            map[Outcome]int `json:"refused"`
-	Disabled           int             `json:"disabled"`  // disables (and replacements) made that day
-	Expired            int             `json:"expired"`   // labels of that day now expired
-	Unused             int             `json:"unused"`    // labels of that day still unused
-	Undone             int             `json:"undone"`    // redemptions undone that day
-	Conflicts          int             `json:"conflicts"` // redemptions made here the server found used elsewhere
+	JustScanned        int             `json:"just_scanned,omitempty"` // labels scanned twice in a row: not refused
+	Disabled           int             `json:"disabled"`               // disables (and replacements) made that day
+	Expired            int             `json:"expired"`                // labels of that day now expired
+	Unused             int             `json:"unused"`                 // labels of that day still unused
+	Undone             int             `json:"undone"`                 // redemptions undone that day
+	Conflicts          int             `json:"conflicts"`              // redemptions made here the server found used elsewhere
 	// RefusedHere are the refusals of Refused this desk decided without
 	// the server (what it reports to the dashboard).
 	RefusedHere DeskRefusals `json:"refused_here"`
@@ -124,6 +125,7 @@ func (f DayFigures) Rows() []FigureRow {
 	for _, o := range RefusalOutcomes {
 		rows = append(rows, FigureRow{Key: "refused:" + string(o), Label: OutcomeLabel(o), Value: f.Refused[o], Sub: true})
 	}
+	rows = append(rows, FigureRow{Key: "just_scanned", Label: "Scanned twice in a row (not refused)", Value: f.JustScanned})
 	return append(rows,
 		FigureRow{Key: "undone", Label: "Undone", Value: f.Undone},
 		FigureRow{Key: "disabled", Label: "Disabled", Value: f.Disabled},

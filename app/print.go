@@ -71,7 +71,7 @@ func (p BatchPart) pick(batch int64, recs []CodeRecord) ([]CodeRecord, error) {
 		per := max(p.PerSheet, 1)
 		sheets := Sheets(per, p.Skip, len(recs))
 		if p.Sheet > sheets {
-			return nil, Errorf(KindInvalid, "batch %d takes %s: choose a sheet from 1 to %d", batch, plural(sheets, "sheet", "sheets"), sheets)
+			return nil, Errorf(KindInvalid, "batch %d takes %s: choose a sheet from 1 to %d", batch, Plural(sheets, "sheet", "sheets"), sheets)
 		}
 		first := max((p.Sheet-1)*per-p.Skip, 0)
 		last := min(p.Sheet*per-p.Skip, len(recs))
@@ -137,8 +137,9 @@ func readSerial(text string) (station string, serial int, err error) {
 	return "", 0, Errorf(KindInvalid, "%q is not a serial: type it as printed on the label (A0041) or its number (41)", strings.TrimSpace(text))
 }
 
-// plural is "1 sheet" or "3 sheets".
-func plural(n int, one, many string) string {
+// Plural is "1 sheet" or "3 sheets": every count the command line and its
+// errors print ("1 codes" read as a mistake).
+func Plural(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}
@@ -253,7 +254,7 @@ func (s *Service) Print(ctx context.Context, recs []CodeRecord, job PrintJob, re
 		}
 	}
 	if resumed == nil && printed > 0 && !job.Reprint {
-		return PrintJob{}, Errorf(KindConflict, "%d of these %d codes were printed before: printing them again needs --reprint (or the reprint confirmation), and is logged", printed, len(recs))
+		return PrintJob{}, Errorf(KindConflict, "%d of these %s printed before: printing them again needs --reprint (or the reprint confirmation), and is logged", printed, Plural(len(recs), "code was", "codes were"))
 	}
 	deliver, err := prepare(recs)
 	if err != nil {

@@ -177,6 +177,13 @@ func (s *Service) decode(raw string) (Code, string, *Verdict) {
 
 // Redeem turns one scan into a verdict, logging every attempt.
 func (s *Service) Redeem(ctx context.Context, raw, operator string) (Verdict, error) {
+	return s.RedeemScan(ctx, raw, operator, false)
+}
+
+// RedeemScan is Redeem for a desk that knows its previous scan: inARow says
+// that scan was this label and redeemed it, so a repeat a moment later is
+// OutcomeJustScanned (JustScanned), not a refusal.
+func (s *Service) RedeemScan(ctx context.Context, raw, operator string, inARow bool) (Verdict, error) {
 	start := time.Now()
 	if err := CheckOperator(operator); err != nil {
 		return Verdict{}, Errorf(KindInvalid, "%v: change the operator in Settings (or --operator)", err)
@@ -188,7 +195,7 @@ func (s *Service) Redeem(ctx context.Context, raw, operator string) (Verdict, er
 	// A saved scanner map undoes a keyboard layout's garbling of scans.
 	c, norm, refusal := s.decode(ApplyScannerMap(raw, set.ScannerMap))
 	now := s.Now()
-	a := Attempt{Actor: Actor{Station: set.StationName, Operator: operator}, TraceID: NewTraceID(), Raw: raw, Code: norm, At: now.Unix()}
+	a := Attempt{Actor: Actor{Station: set.StationName, Operator: operator}, TraceID: NewTraceID(), Raw: raw, Code: norm, At: now.Unix(), InARow: inARow}
 	s.followClock(ctx, now) // a clock set since the last measurement: the offset follows it
 	a.ExpiryAt = s.onServerClock(ctx, a.At)
 	if refusal != nil && refusal.Outcome == OutcomeBadge {

@@ -130,6 +130,10 @@ type Attempt struct {
 	// ByServer: the central server decided this scan (its answer is
 	// mirrored here); a scan without it was decided at this desk alone.
 	ByServer bool
+	// InARow: the desk's previous scan was this label and redeemed it (the
+	// window knows the order of its scans): a repeat a moment later is
+	// JustScanned, not a refusal.
+	InARow bool
 }
 
 // BatchSpec describes a batch to issue.
@@ -219,7 +223,10 @@ type Stats struct {
 	Redeemed int             `json:"redeemed"` // redemptions made here, undone ones left out
 	Undone   int             `json:"undone"`   // redemptions undone here
 	Refused  map[Outcome]int `json:"refused"`
-	Unused   int             `json:"unused"`
+	// JustScanned counts the labels scanned again a moment after this
+	// desk redeemed them: neither redeemed nor refused.
+	JustScanned int `json:"just_scanned"`
+	Unused      int `json:"unused"`
 	// AllDesks are every desk's figures as known at the last sync (Stats
 	// of one day; nil in DailyFigures and before the first sync).
 	AllDesks *AllDesks `json:"all_desks,omitempty"`

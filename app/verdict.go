@@ -39,6 +39,8 @@ func (v Verdict) Message() string {
 			return fmt.Sprintf("Already used: this label and %s are one entitlement (a replacement), and %s was used at %s, %s, by %s", v.UsedCode, v.UsedCode, FormatTime(v.UsedAt), v.UsedStation, v.UsedOperator)
 		}
 		return fmt.Sprintf("Already used at %s, %s, by %s", FormatTime(v.UsedAt), v.UsedStation, v.UsedOperator)
+	case OutcomeJustScanned:
+		return fmt.Sprintf("Just scanned: this desk redeemed this label at %s; the parcel went with that scan", FormatTime(v.UsedAt))
 	case OutcomeExpired:
 		return "Expired at " + FormatTime(v.ExpireAt)
 	case OutcomeDisabled:

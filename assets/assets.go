@@ -9,6 +9,14 @@ import _ "embed"
 //go:embed fonts/DroidSansFallbackFull.ttf
 var CJKFont []byte
 
+// CJKBold is Noto Sans CJK SC Bold (OpenType CFF, SIL OFL 1.1) cut down
+// to ASCII and the characters of the window's Chinese texts
+// (scripts/cjk-bold-subset.sh): the Scan screen's verdict titles in bold.
+// Droid Sans Fallback has no bold face.
+//
+//go:embed fonts/NotoSansCJKsc-Bold-subset.otf
+var CJKBold []byte
+
 // Scan sounds: 16-bit mono PCM WAV at 44.1 kHz.
 var (
 	//go:embed sounds/accepted.wav

@@ -46,7 +46,7 @@ func runExport(ctx context.Context, env *Env, args []string) error {
 	}
 	if *outPath != "" {
 		return s.output(map[string]any{"file": *outPath, "codes": n}, func(w io.Writer) {
-			fmt.Fprintf(w, "%d codes written to %s\n", n, *outPath)
+			fmt.Fprintf(w, "%s written to %s\n", app.Plural(n, "code", "codes"), *outPath)
 		})
 	}
 	return nil

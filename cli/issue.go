@@ -49,7 +49,7 @@ func runIssue(ctx context.Context, env *Env, args []string) error {
 		Codes []string `json:"codes"`
 	}{b.ID, b.LabelDate, b.Count, texts}
 	return s.output(out, func(w io.Writer) {
-		fmt.Fprintf(w, "batch %d: %d codes for %s", b.ID, b.Count, b.LabelDate)
+		fmt.Fprintf(w, "batch %d: %s for %s", b.ID, app.Plural(b.Count, "code", "codes"), b.LabelDate)
 		if b.FirstSerial > 0 {
 			fmt.Fprintf(w, ", serials %d–%d", b.FirstSerial, b.LastSerial)
 		}

@@ -45,7 +45,9 @@ func runPrint(ctx context.Context, env *Env, args []string) error {
 	fs.StringVar(&f.serials, "serials", "", "with --batch: only the labels with these serials, FROM-TO as printed (A0041-A0060)")
 	fs.Int64Var(&f.resume, "resume", 0, "print a failed job again")
 	fs.StringVar(&f.template, "template", "", "label template (default: the setting; 'qrdesk templates' lists them)")
-	fs.IntVar(&f.start, "start", 0, "skip the first N label positions of a partly used sheet")
+	// From 1, as the window's "Start at position" counts (it used to skip N:
+	// --start 10 printed from position 11 where the window's 10 prints at 10).
+	fs.IntVar(&f.start, "start", 1, "the label position to print from on a partly used sheet, counted from 1 (the first label)")
 	fs.Float64Var(&f.offsetX, "offset-x", 0, "move every label right by MM (default: the calibration setting)")
 	fs.Float64Var(&f.offsetY, "offset-y", 0, "move every label down by MM (default: the calibration setting)")
 	fs.BoolVar(&f.reprint, "reprint", false, "allow printing codes that were printed before (logged as a reprint)")
@@ -86,7 +88,11 @@ func runPrint(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return &app.Error{Kind: app.KindInvalid, Message: err.Error()}
 	}
-	opts := printing.Options{Template: tmpl, Start: f.start, OffsetX: set.OffsetX, OffsetY: set.OffsetY, EC: set.QREC, Created: env.now()}
+	if f.start < 1 {
+		return usagef("--start %d: positions count from 1, the first label of the sheet", f.start)
+	}
+	skip := f.start - 1
+	opts := printing.Options{Template: tmpl, Start: skip, OffsetX: set.OffsetX, OffsetY: set.OffsetY, EC: set.QREC, Created: env.now()}
 	if isFlagSet(fs, "offset-x") {
 		opts.OffsetX = f.offsetX
 	}
@@ -111,7 +117,7 @@ func runPrint(ctx context.Context, env *Env, args []string) error {
 		if f.sheet != 0 && f.serials != "" {
 			return usagef("give --sheet or --serials, not both")
 		}
-		part := &app.BatchPart{Sheet: f.sheet, PerSheet: tmpl.PerPage(), Skip: f.start}
+		part := &app.BatchPart{Sheet: f.sheet, PerSheet: tmpl.PerPage(), Skip: skip}
 		if f.sheet < 0 {
 			return usagef("--sheet %d: sheets count from 1", f.sheet)
 		}
@@ -142,16 +148,12 @@ func runPrint(ctx context.Context, env *Env, args []string) error {
 		if done.Reprint {
 			what = "reprinted"
 		}
-		fmt.Fprintf(w, "job %d: %d labels %s on %s", done.ID, done.Codes, what, tmpl.Name)
+		fmt.Fprintf(w, "job %d: %s %s on %s", done.ID, app.Plural(done.Codes, "label", "labels"), what, tmpl.Name)
 		if sel.Part != nil {
 			fmt.Fprintf(w, " (batch %d, %s)", f.batch, sel.Part.Describe())
 		}
 		if f.format == "pdf" {
-			if n := printing.Pages(tmpl, opts.Start, len(recs)); n == 1 {
-				fmt.Fprint(w, " (1 page)")
-			} else {
-				fmt.Fprintf(w, " (%d pages)", n)
-			}
+			fmt.Fprintf(w, " (%s)", app.Plural(printing.Pages(tmpl, opts.Start, len(recs)), "page", "pages"))
 		}
 		for _, dest := range []string{f.out, f.printer, f.printerAddr} {
 			if dest != "" {

@@ -187,9 +187,9 @@ func TestPrintOneSheetAgain(t *testing.T) {
 	s.mustJSON(t, &issued, "issue", "--count", "50")
 	dir := t.TempDir()
 	all := filepath.Join(dir, "all.pdf")
-	// L7160 holds 21 labels; 4 positions skipped: sheet 1 holds serials
+	// L7160 holds 21 labels; printing from position 5: sheet 1 holds serials
 	// 1–17, sheet 2 18–38, sheet 3 39–50.
-	if code, out, errOut := s.run(t, "print", "--batch", "1", "--template", "L7160", "--start", "4", "-o", all); code != 0 || !strings.Contains(out, "(3 pages)") {
+	if code, out, errOut := s.run(t, "print", "--batch", "1", "--template", "L7160", "--start", "5", "-o", all); code != 0 || !strings.Contains(out, "(3 pages)") {
 		t.Fatalf("first print: exit %d %s %s", code, out, errOut)
 	}
 	for _, tc := range []struct {
@@ -202,7 +202,7 @@ func TestPrintOneSheetAgain(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pdf := filepath.Join(dir, tc.name+".pdf")
-			code, out, errOut := s.run(t, "print", "--batch", "1", "--template", "L7160", "--start", "4", tc.flag, tc.value, "--reprint", "-o", pdf)
+			code, out, errOut := s.run(t, "print", "--batch", "1", "--template", "L7160", "--start", "5", tc.flag, tc.value, "--reprint", "-o", pdf)
 			if code != 0 || !strings.Contains(out, tc.out) {
 				t.Fatalf("exit %d %q %s, want %q", code, out, errOut, tc.out)
 			}
@@ -248,7 +248,7 @@ func TestPrintOneSheetAgain(t *testing.T) {
 		{[]string{"--sheet", "1", "--serials", "A0001"}, "not both"},
 		{[]string{"--serials", "A0060-A0070"}, "its serials run from A0001 to A0050"},
 	} {
-		args := append([]string{"print", "--batch", "1", "--template", "L7160", "--start", "4", "--reprint", "-o", filepath.Join(dir, "x.pdf")}, tc.args...)
+		args := append([]string{"print", "--batch", "1", "--template", "L7160", "--start", "5", "--reprint", "-o", filepath.Join(dir, "x.pdf")}, tc.args...)
 		if code, _, errOut := s.run(t, args...); code == 0 || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%v: exit %d %q, want %q", tc.args, code, errOut, tc.want)
 		}

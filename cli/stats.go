@@ -41,8 +41,8 @@ func runStats(ctx context.Context, env *Env, args []string) error {
 	}
 	loc := env.now().Location()
 	return s.output(st, func(w io.Writer) {
-		fmt.Fprintf(w, "date      %s\nthis desk:\nissued    %d\nprinted   %d\nscans     %d\nredeemed  %d\nundone    %d\nunused    %d (labels of the day)\nrefused:\n",
-			st.Date, st.Issued, st.Printed, st.Scans, st.Redeemed, st.Undone, st.Unused)
+		fmt.Fprintf(w, "date      %s\nthis desk:\nissued    %d\nprinted   %d\nscans     %d\nredeemed  %d\nundone    %d\nunused    %d (labels of the day)\ntwice     %d (scanned again a moment after redeeming: not refused)\nrefused:\n",
+			st.Date, st.Issued, st.Printed, st.Scans, st.Redeemed, st.Undone, st.Unused, st.JustScanned)
 		for _, o := range app.RefusalOutcomes {
 			fmt.Fprintf(w, "  %-14s %d\n", o, st.Refused[o])
 		}
@@ -64,5 +64,5 @@ func runExpire(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return s.output(map[string]int64{"expired": n}, func(w io.Writer) { fmt.Fprintf(w, "%d codes marked expired\n", n) })
+	return s.output(map[string]int64{"expired": n}, func(w io.Writer) { fmt.Fprintf(w, "%s marked expired\n", app.Plural(int(n), "code", "codes")) })
 }

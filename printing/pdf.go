@@ -68,10 +68,11 @@ func (o Options) validate(labels int) error {
 		return fmt.Errorf("template %s: %w", o.Template.Name, err)
 	}
 	if o.Start != 0 && o.Template.PerPage() == 1 {
-		return fmt.Errorf("--start skips positions on a sheet; %s is a roll with one label per page: leave it out", o.Template.Name)
+		return fmt.Errorf("--start chooses a position on a sheet; %s is a roll with one label per page: leave it out", o.Template.Name)
 	}
 	if o.Start < 0 || o.Start >= o.Template.PerPage() {
-		return fmt.Errorf("--start %d is not a position on a %s sheet: use 0 to %d", o.Start, o.Template.Name, o.Template.PerPage()-1)
+		// Start counts skipped positions; the clerk counts from 1.
+		return fmt.Errorf("--start %d is not a position on a %s sheet: use 1 to %d", o.Start+1, o.Template.Name, o.Template.PerPage())
 	}
 	if o.OffsetX < -20 || o.OffsetX > 20 || o.OffsetY < -20 || o.OffsetY > 20 {
 		return fmt.Errorf("offsets %g, %g mm are out of range: calibration offsets are between -20 and 20 mm", o.OffsetX, o.OffsetY)

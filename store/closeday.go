@@ -92,6 +92,10 @@ func dayFigures(ctx context.Context, q querier, day, station string, from, to in
 		if err := rows.Scan(&o, &byServer, &n); err != nil {
 			return err
 		}
+		if app.Outcome(o) == app.OutcomeJustScanned {
+			f.JustScanned += n // not a refusal
+			return nil
+		}
 		f.Refused[app.Outcome(o)] += n
 		if !byServer {
 			f.RefusedHere.Add(app.Outcome(o), n)

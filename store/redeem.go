@@ -130,6 +130,9 @@ func (d *DB) Redeem(ctx context.Context, c app.Code, a app.Attempt) (app.Verdict
 		// fixed too, though the server and every other desk hold it unused.
 		// It becomes expired only by a day's close or the server's word.
 		v = why
+		if app.JustScanned(v, a) {
+			v.Outcome = app.OutcomeJustScanned // the same desk's scan a moment ago
+		}
 	default:
 		return app.Verdict{}, app.Errorf(app.KindInternal, "redeeming %s changed %d rows", c, len(ids))
 	}

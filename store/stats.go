@@ -37,6 +37,10 @@ func (d *DB) Stats(ctx context.Context, day, station string, from, to int64) (ap
 		if err := rows.Scan(&o, &n); err != nil {
 			return app.Stats{}, d.wrap(err, "cannot count the figures")
 		}
+		if app.Outcome(o) == app.OutcomeJustScanned {
+			st.JustScanned = n // not a refusal
+			continue
+		}
 		st.Refused[app.Outcome(o)] = n
 	}
 	return st, d.wrap(rows.Err(), "cannot count the figures")

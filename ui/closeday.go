@@ -10,7 +10,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/widget"
 
 	"qrdesk/app"
@@ -37,7 +36,7 @@ func newCloseDayDialog(e *env, onDone func()) *closeDayDialog {
 	d.result = widget.NewLabel("")
 	d.result.Wrapping = fyne.TextWrapWord
 	d.rows = container.NewVBox()
-	d.save = widget.NewButton(T("Save PDF…"), d.askSave)
+	d.save = widget.NewButton(T("Save PDF"), d.askSave)
 	return d
 }
 
@@ -122,31 +121,33 @@ func changesText(dc app.DayClose) string {
 	return b.String()
 }
 
+// askSave writes the day's page where the labels' Save PDF and Export CSV
+// write (~/Documents/qrdesk, never overwriting) and says where: one rule
+// for every file the window saves, and no file dialog opening in the home
+// folder.
 func (d *closeDayDialog) askSave() {
 	if d.closed == nil {
 		return
 	}
 	dc := *d.closed
-	fd := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
-		if err != nil || w == nil {
-			return
+	d.env.background(func() {
+		dir, err := d.env.saveFolder()
+		if err == nil {
+			err = os.MkdirAll(dir, 0o755)
 		}
-		path := w.URI().Path()
-		w.Close()
-		d.env.background(func() {
-			err := d.savePDF(dc, path)
-			fyne.Do(func() {
-				if err != nil {
-					d.env.showError(err)
-					return
-				}
-				d.save.SetText(T("Saved to {{.Path}}", map[string]any{"Path": path}))
-			})
+		path := ""
+		if err == nil {
+			path = freePath(dir, "qrdesk-day-"+dc.Figures.Date, ".pdf")
+			err = d.savePDF(dc, path)
+		}
+		fyne.Do(func() {
+			if err != nil {
+				d.env.showError(err)
+				return
+			}
+			d.save.SetText(T("Saved to {{.Path}}", map[string]any{"Path": path}))
 		})
-	}, d.env.win)
-	fd.SetFileName("qrdesk-day-" + dc.Figures.Date + ".pdf")
-	fd.SetFilter(storage.NewExtensionFileFilter([]string{".pdf"}))
-	fd.Show()
+	})
 }
 
 // savePDF writes the day's page in the window's language.
@@ -196,6 +197,8 @@ func dayWords(key, english string) string {
 		return T("from %s")
 	case "refused":
 		return T("Refused")
+	case "just_scanned":
+		return T("Scanned twice in a row (not refused)")
 	case "undone":
 		return T("Undone")
 	case "disabled":
@@ -208,7 +211,32 @@ func dayWords(key, english string) string {
 		return T("Conflicts")
 	}
 	if o, ok := strings.CutPrefix(key, "refused:"); ok {
-		return outcomeTitle(app.Outcome(o))
+		return refusalName(app.Outcome(o))
 	}
 	return english
+}
+
+// refusalName names a reason for refusing a scan on the day's page, in
+// sentence case among the other figures (the Scan screen's titles are in
+// capitals to be read across the counter).
+func refusalName(o app.Outcome) string {
+	switch o {
+	case app.OutcomeAlreadyUsed:
+		return T("Already used")
+	case app.OutcomeExpired:
+		return T("Expired")
+	case app.OutcomeDisabled:
+		return T("Disabled")
+	case app.OutcomeUnknown:
+		return T("Unknown code")
+	case app.OutcomeBadSignature:
+		return T("Forged or altered")
+	case app.OutcomeMalformed:
+		return T("Not a qrdesk code")
+	case app.OutcomeServerRefused:
+		return T("Refused by the server")
+	case app.OutcomeBadge:
+		return T("Operator badge")
+	}
+	return app.OutcomeLabel(o)
 }

@@ -2,10 +2,11 @@ package ui
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/widget"
 
 	"qrdesk/app"
 )
@@ -56,15 +57,16 @@ func (s *codesScreen) actionReason() string {
 // replace disables the picked label and issues its replacement, after the
 // clerk confirms.
 func (s *codesScreen) replace() {
-	s.confirmAction(T("Replace label?"), func(code, reason string) string {
+	s.confirmAction(T("Replace label?"), T("Replace"), func(code, reason string) string {
 		return T("{{.Code}} will be disabled and a new label issued in its place. Reason: {{.Reason}}",
 			map[string]any{"Code": code, "Reason": reason})
 	}, s.runReplace)
 }
 
 // confirmAction asks the clerk to confirm an action on the picked label,
-// with the reason typed in the detail panel, then runs it.
-func (s *codesScreen) confirmAction(title string, text func(code, reason string) string, run func(code, reason string)) {
+// with the reason typed in the detail panel, then runs it. Enter says yes
+// and Esc no, as in the window's other questions (env.confirm).
+func (s *codesScreen) confirmAction(title, yes string, text func(code, reason string) string, run func(code, reason string)) {
 	if s.current == nil {
 		return
 	}
@@ -73,11 +75,11 @@ func (s *codesScreen) confirmAction(title string, text func(code, reason string)
 		return
 	}
 	code := s.current.Code
-	dialog.ShowConfirm(title, text(code, reason), func(ok bool) {
+	s.env.confirm(title, text(code, reason), yes, func(ok bool) {
 		if ok {
 			run(code, reason)
 		}
-	}, s.env.win)
+	})
 }
 
 // runReplace replaces the label off the UI goroutine and shows the new one.
@@ -92,12 +94,19 @@ func (s *codesScreen) runReplace(code, reason string) {
 			s.reason.SetText("")
 			s.message.SetText(T("Replaced by {{.New}} (batch {{.Batch}}): print it on Issue & print, where it is the newest batch",
 				map[string]any{"New": r.New.Code, "Batch": r.Batch}))
+			// The new label goes into the table under the old one and is
+			// selected there: table and detail show the same label (the
+			// old one stayed selected while the detail showed the new).
+			at := len(s.rows)
 			for i := range s.rows {
 				if s.rows[i].Code == code {
 					s.rows[i].Status, s.rows[i].DisabledReason = app.StatusDisabled, "replaced by "+r.New.Code
+					at = i + 1
 				}
 			}
+			s.rows = slices.Insert(s.rows, at, r.New)
 			s.table.Refresh()
+			s.table.Select(widget.TableCellID{Row: at, Col: 0})
 			s.showDetail(r.New)
 		})
 	})
@@ -105,7 +114,7 @@ func (s *codesScreen) runReplace(code, reason string) {
 
 // undo puts the picked label back to unused, after the clerk confirms.
 func (s *codesScreen) undo() {
-	s.confirmAction(T("Undo redemption?"), func(code, reason string) string {
+	s.confirmAction(T("Undo redemption?"), T("Undo"), func(code, reason string) string {
 		return T("{{.Code}} goes back to unused and can be scanned again. Reason: {{.Reason}}",
 			map[string]any{"Code": code, "Reason": reason})
 	}, s.runUndo)

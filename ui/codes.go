@@ -102,9 +102,21 @@ func newCodesScreen(e *env) *codesScreen {
 	s.history.Wrapping = fyne.TextWrapWord
 	s.reason = widget.NewEntry()
 	s.reason.SetPlaceHolder(T("Reason (required to disable)"))
+	// Enter does what the picked label's reason is for: disable an unused
+	// one, undo a used one's redemption (asked first), enable a disabled one.
 	s.reason.OnSubmitted = func(string) {
-		if !s.disableBtn.Disabled() {
+		switch {
+		case !s.disableBtn.Disabled():
 			s.setDisabled(true)
+		case !s.undoBtn.Disabled():
+			s.undo()
+		case !s.enableBtn.Disabled():
+			s.setDisabled(false)
+		}
+	}
+	s.reason.OnChanged = func(text string) {
+		if len([]rune(strings.TrimSpace(text))) >= 3 {
+			s.clearReasonError()
 		}
 	}
 	s.disableBtn = newKeyButton(T("Disable"), func() { s.setDisabled(true) })
@@ -225,8 +237,16 @@ func (s *codesScreen) showDetail(r app.CodeRecord) {
 		T("Created") + ": " + app.FormatTime(r.CreatedAt) + "   " + T("Expires") + ": " + expiryText(r.ExpireAt),
 		T("Printed") + fmt.Sprintf(": %d", r.PrintCount),
 	}
-	if r.Ref != "" || r.Type != "" {
-		lines = append(lines, T("Type")+": "+r.Type+"   "+T("Ref")+": "+r.Ref)
+	// Type and ref each only when set: no empty "Type:" beside a ref.
+	var kind []string
+	if r.Type != "" {
+		kind = append(kind, T("Type")+": "+r.Type)
+	}
+	if r.Ref != "" {
+		kind = append(kind, T("Ref")+": "+r.Ref)
+	}
+	if len(kind) > 0 {
+		lines = append(lines, strings.Join(kind, "   "))
 	}
 	if r.UsedAt != 0 {
 		lines = append(lines, T("Used")+": "+app.FormatTime(r.UsedAt)+", "+r.UsedStation+", "+r.UsedOperator)
@@ -235,6 +255,8 @@ func (s *codesScreen) showDetail(r app.CodeRecord) {
 		lines = append(lines, T("Disabled")+": "+r.DisabledReason)
 	}
 	s.detail.SetText(strings.Join(lines, "\n"))
+	s.reason.SetPlaceHolder(reasonHint(r.Status))
+	s.clearReasonError()  // it was about the label picked before
 	s.detailBox.Refresh() // the wrapped detail changed height: lay the panel out again
 	if r.Status == app.StatusUnused {
 		s.disableBtn.Enable()
@@ -265,6 +287,26 @@ func (s *codesScreen) showDetail(r app.CodeRecord) {
 			s.detailBox.Refresh()
 		})
 	})
+}
+
+// reasonHint says what the reason field is for with a label of this status.
+func reasonHint(st app.Status) string {
+	switch st {
+	case app.StatusUnused:
+		return T("Reason to disable or replace (at least 3 characters)")
+	case app.StatusUsed:
+		return T("Reason to undo the redemption (at least 3 characters)")
+	case app.StatusDisabled:
+		return T("Reason to enable it again (optional)")
+	}
+	return T("Reason (required to disable)")
+}
+
+// clearReasonError takes away "give a reason" once it no longer holds.
+func (s *codesScreen) clearReasonError() {
+	if s.message.Text == T("Give a reason of at least 3 characters") {
+		s.message.SetText("")
+	}
 }
 
 func expiryText(at int64) string {

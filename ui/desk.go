@@ -46,6 +46,7 @@ func (ui *mainUI) signedIn(op *app.Operator) {
 	if !ui.desk {
 		return
 	}
+	ui.scan.setAskBadge(op == nil)
 	locked := op == nil || !op.Supervisor
 	if locked == ui.locked {
 		return

@@ -38,6 +38,7 @@ type issueScreen struct {
 	part        *app.BatchPart // the part of the batch to print again (issue_reprint.go); nil: all of it
 	reprint     *reprintForm   // the reprint question while it is up
 	issuing     bool           // a batch is being issued: the button stays locked
+	shownDaily  string         // the daily quantity Count was filled with, until the clerk types another
 	cache       labelCache
 	previewLoad latest
 	content     fyne.CanvasObject
@@ -58,6 +59,11 @@ func newIssueScreen(e *env) *issueScreen {
 	s.date.SetPlaceHolder("YYYY-MM-DD")
 	s.typ, s.ref = widget.NewEntry(), widget.NewEntry()
 	s.expir = widget.NewSelectEntry(expiryChoiceTexts())
+	// Enter issues from every field of the form, as it does from Count: a
+	// clerk who types the ref last presses Enter there.
+	for _, e := range []*widget.Entry{s.date, s.typ, s.ref, &s.expir.Entry} {
+		e.OnSubmitted = func(string) { s.issue() }
+	}
 	s.issueBtn = newKeyButton(T("Issue"), s.issue)
 	s.issueBtn.Importance = widget.HighImportance
 	s.progress = widget.NewProgressBar()
@@ -78,7 +84,7 @@ func newIssueScreen(e *env) *issueScreen {
 	s.printer = widget.NewSelect(nil, nil)
 	s.printer.PlaceHolder = T("(no printer: save a PDF)")
 	s.printBtn = newKeyButton(T("Print"), func() { s.confirmThen(s.printToPrinter) })
-	s.saveBtn = newKeyButton(T("Save PDF"), s.savePDF)
+	s.saveBtn = newKeyButton(T("Save PDF"), func() { s.confirmThen(s.savePDF) })
 	s.printing = widget.NewProgressBarInfinite()
 	s.printing.Stop()
 	s.printing.Hide()
@@ -91,8 +97,8 @@ func newIssueScreen(e *env) *issueScreen {
 		func() fyne.CanvasObject { return widget.NewLabel("batch 0000: 100000 codes, printed 100000") },
 		func(i widget.ListItemID, o fyne.CanvasObject) {
 			b := s.batches[i]
-			o.(*widget.Label).SetText(T("Batch {{.ID}}: {{.Count}} codes for {{.Date}}, printed {{.Printed}}",
-				map[string]any{"ID": b.ID, "Count": b.Count, "Date": b.LabelDate, "Printed": b.Printed}))
+			o.(*widget.Label).SetText(T("Batch {{.ID}}: {{.Codes}} for {{.Date}}, printed {{.Printed}}",
+				map[string]any{"ID": b.ID, "Codes": codeCount(b.Count), "Date": b.LabelDate, "Printed": b.Printed}))
 		})
 	s.batchList.OnSelected = func(i widget.ListItemID) {
 		b := s.batches[i]
@@ -115,8 +121,11 @@ func newIssueScreen(e *env) *issueScreen {
 }
 
 func (s *issueScreen) applySettings(set app.Settings) {
-	if s.count.Text == "" {
-		s.count.SetText(strconv.Itoa(set.Daily))
+	// Count follows the daily quantity (the first-run set-up changes it
+	// after the screen was built) until the clerk types a count of their own.
+	if daily := strconv.Itoa(set.Daily); s.count.Text == "" || s.count.Text == s.shownDaily {
+		s.count.SetText(daily)
+		s.shownDaily = daily
 	}
 	s.expir.SetPlaceHolder(expiryChoiceText(set.Expires))
 	if s.template.Selected == "" {
@@ -200,8 +209,8 @@ func (s *issueScreen) issue() {
 				s.status.SetText(app.ErrorMessage(err))
 			case daily > 0 && already+n > daily:
 				s.env.confirm(T("More than the daily quantity?"),
-					T("{{.Already}} codes were issued today; the daily quantity is {{.Daily}}. Issue {{.Count}} more?",
-						map[string]any{"Already": already, "Daily": daily, "Count": n}), T("Issue"), func(ok bool) {
+					T("Issued today: {{.Already}}; the daily quantity is {{.Daily}}. Issue {{.Count}} more?",
+						map[string]any{"Already": codeCount(already), "Daily": daily, "Count": n}), T("Issue"), func(ok bool) {
 						if !ok {
 							s.lock(false)
 							s.status.SetText(T("Nothing issued"))
@@ -265,8 +274,8 @@ func (s *issueScreen) issueNow(n int) {
 				return
 			}
 			s.selected = &b
-			s.status.SetText(T("Batch {{.ID}}: {{.Count}} codes for {{.Date}}. Choose a template and print.",
-				map[string]any{"ID": b.ID, "Count": b.Count, "Date": b.LabelDate}))
+			s.status.SetText(T("Batch {{.ID}}: {{.Codes}} for {{.Date}}. Choose a template and print.",
+				map[string]any{"ID": b.ID, "Codes": codeCount(b.Count), "Date": b.LabelDate}))
 			s.refresh()
 			s.renderPreview()
 		})

@@ -56,14 +56,16 @@ func (s *issueScreen) busy(on bool) {
 	s.saveBtn.Enable()
 }
 
-// savePDF writes the selected batch as a PDF straight into the PDF folder
-// and says where. There is no file dialog: a Space that pressed the button
-// went on into the dialog's file name. A saved file is not counted as
-// printed (the labels are printed when the file is), so the first real
-// print of the batch is not taken for a reprint.
-func (s *issueScreen) savePDF() {
-	if s.selected == nil {
-		s.status.SetText(T("Issue a batch or pick one from today's batches first"))
+// savePDF writes the selected batch (or the part of it chosen to print
+// again) as a PDF straight into the PDF folder and says where. There is no
+// file dialog: a Space that pressed the button went on into the dialog's
+// file name. A PDF of live labels is a print, by the same rule as 'qrdesk
+// print -o file.pdf': a job is logged, and labels printed or saved before
+// go again only as a reprint (asked, and approved by a supervisor, by
+// confirmThen). A file can be printed any number of times; the log says
+// who made it.
+func (s *issueScreen) savePDF(reprint bool) {
+	if !s.env.whoIsIn(T("Sign in to print: the print job names who printed it"), func() { s.savePDF(reprint) }) {
 		return
 	}
 	o, err := s.printOptions()
@@ -75,28 +77,41 @@ func (s *issueScreen) savePDF() {
 	s.busy(true)
 	s.status.SetText(T("Saving…"))
 	s.env.background(func() {
-		path, n, err := s.writePDF(context.Background(), o, b.ID, part)
+		ctx := context.Background()
+		path, n, err := s.writePDF(ctx, o, b.ID, part, reprint)
+		var updated app.Batch
+		if err == nil {
+			updated, err = s.env.svc.Batch(ctx, b.ID)
+		}
 		fyne.Do(func() {
 			s.busy(false)
+			if s.part == part {
+				s.part = nil // the next Print or Save asks again
+			}
 			if err != nil {
 				s.status.SetText(T("Not saved: {{.Error}}", map[string]any{"Error": app.ErrorMessage(err)}))
 				return
 			}
-			s.status.SetText(T("Saved {{.Sheets}} ({{.Labels}}) to {{.Path}}. Not counted as printed: print the file at 100 % scale.",
-				map[string]any{"Sheets": sheetCount(printing.Pages(o.Template, o.Start, n)), "Labels": labelCount(n), "Path": path}))
+			s.selected = &updated
+			text := T("Saved {{.Sheets}} ({{.Labels}}) to {{.Path}}: logged as a print job; print the file at 100 % scale.",
+				map[string]any{"Sheets": sheetCount(printing.Pages(o.Template, o.Start, n)), "Labels": labelCount(n), "Path": path})
+			if reprint {
+				text = T("Saved {{.Sheets}} ({{.Labels}}) again to {{.Path}}: logged as a reprint of these labels; print the file at 100 % scale.",
+					map[string]any{"Sheets": sheetCount(printing.Pages(o.Template, o.Start, n)), "Labels": labelCount(n), "Path": path})
+			}
+			s.status.SetText(text)
+			s.refresh()
+			s.renderPreview()
 		})
 	})
 }
 
-// writePDF lays out a batch (or the part of it chosen to print again) and
-// writes it to a new file in the PDF folder; it returns the file and how
+// writePDF records a print job of a batch (or the part of it chosen to
+// print again) and writes it to a new file in the PDF folder, through the
+// print pipeline the command line's -o uses; it returns the file and how
 // many labels it holds.
-func (s *issueScreen) writePDF(ctx context.Context, o printing.Options, batchID int64, part *app.BatchPart) (string, int, error) {
+func (s *issueScreen) writePDF(ctx context.Context, o printing.Options, batchID int64, part *app.BatchPart, reprint bool) (string, int, error) {
 	recs, _, err := s.env.svc.SelectForPrint(ctx, app.PrintSelection{BatchID: batchID, Part: part})
-	if err != nil {
-		return "", 0, err
-	}
-	data, err := printing.Render(recs, s.env.current().LabelTitle, o, printing.FormatPDF, 0)
 	if err != nil {
 		return "", 0, err
 	}
@@ -112,7 +127,9 @@ func (s *issueScreen) writePDF(ctx context.Context, o printing.Options, batchID 
 		name += "-" + strings.NewReplacer(" ", "-", "–", "-").Replace(part.Describe())
 	}
 	path := freePath(dir, name, ".pdf")
-	return path, len(recs), os.WriteFile(path, data, 0o644)
+	_, err = printing.Print(ctx, s.env.svc, printing.Job{Records: recs, Options: o, Title: s.env.current().LabelTitle,
+		Format: printing.FormatPDF, To: printing.Destination{File: path}, Operator: s.env.operator(), Reprint: reprint})
+	return path, len(recs), err
 }
 
 // confirmThen asks before a reprint (it is logged) which labels go again,

@@ -159,6 +159,14 @@ func labelCount(n int) string {
 	return T("{{.Count}} labels", map[string]any{"Count": n})
 }
 
+// codeCount is "1 code" or "30 codes".
+func codeCount(n int) string {
+	if n == 1 {
+		return T("1 code")
+	}
+	return T("{{.Count}} codes", map[string]any{"Count": n})
+}
+
 // partName names a part for the clerk: "sheet 2" or "A0041–A0060".
 func partName(p *app.BatchPart) string {
 	if p.Sheet > 0 {

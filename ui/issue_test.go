@@ -183,7 +183,11 @@ func TestNumberedPreviewSlots(t *testing.T) {
 	}
 }
 
-func TestSavePDFIsNotAPrint(t *testing.T) {
+// TestSavePDFIsAPrint: one rule for the window and 'qrdesk print -o': a
+// PDF of live labels is a print job. Save PDF logs one (it names the file);
+// printing or saving those labels again is a reprint: asked which labels,
+// and logged as such.
+func TestSavePDFIsAPrint(t *testing.T) {
 	h := newHarness(t)
 	h.ui.env.saveDir = t.TempDir()
 	argsFile := fakeLP(t)
@@ -202,7 +206,7 @@ func TestSavePDFIsNotAPrint(t *testing.T) {
 	kb.typeText(" ")
 	want := filepath.Join(h.ui.env.saveDir, "qrdesk-batch-1.pdf")
 	h.settle()
-	if !(strings.Contains(s.status.Text, "Saved 2 sheets (30 labels) to "+want)) {
+	if !strings.Contains(s.status.Text, "Saved 2 sheets (30 labels) to "+want+": logged as a print job") {
 		t.Fatalf("the saved PDF: status %q", s.status.Text)
 	}
 	if h.win.Canvas().Overlays().Top() != nil {
@@ -211,50 +215,38 @@ func TestSavePDFIsNotAPrint(t *testing.T) {
 	if data, err := os.ReadFile(want); err != nil || !strings.HasPrefix(string(data), "%PDF") {
 		t.Fatalf("no PDF at %s: %v", want, err)
 	}
-	// The first real print is not a reprint.
+	job, recs, err := h.svc.Store.PrintJobCodes(context.Background(), 1)
+	if err != nil || job.Output != want || job.Reprint || len(recs) != 30 {
+		t.Fatalf("job 1: %+v, %d codes, %v; want a print of 30 labels to %s", job, len(recs), err, want)
+	}
+	// Printing the saved labels is printing them again: asked, Esc cancels.
 	fyne.DoAndWait(func() { test.Tap(s.printBtn) })
 	h.settle()
-	if !(strings.Contains(s.status.Text, "printer queue job Office-7")) {
-		t.Fatalf("the print: status %q", s.status.Text)
-	}
-	if h.win.Canvas().Overlays().Top() != nil {
-		t.Fatal("the first print after Save PDF asked about a reprint")
-	}
-	if !strings.Contains(s.status.Text, "2 sheets (30 labels) sent to Office") {
-		t.Fatalf("print status %q", s.status.Text)
-	}
-	args, _ := os.ReadFile(argsFile)
-	if !strings.Contains(string(args), "-t\nqrdesk batch 1 (30 labels)\n") {
-		t.Fatalf("the queue job has no title; lp got:\n%s", args)
-	}
-	// A second Save PDF does not overwrite the first.
-	fyne.DoAndWait(func() { test.Tap(s.saveBtn) })
-	h.settle()
-	if !(strings.Contains(s.status.Text, "qrdesk-batch-1-2.pdf")) {
-		t.Fatalf("the second PDF: status %q", s.status.Text)
-	}
-
-	// Printing again asks which labels; Esc cancels, a sheet and Enter
-	// reprints that sheet (issue_reprint_test.go tries the rest).
-	fyne.DoAndWait(func() { test.Tap(s.printBtn) })
-	h.settle()
-	if !(h.win.Canvas().Overlays().Top() != nil) {
-		t.Fatalf("the reprint question: status %q", s.status.Text)
+	if h.win.Canvas().Overlays().Top() == nil {
+		t.Fatalf("printing the saved labels did not ask which to print again: status %q", s.status.Text)
 	}
 	kb.press(fyne.KeyEscape)
 	if h.win.Canvas().Overlays().Top() != nil {
 		t.Fatal("Esc did not cancel the reprint question")
 	}
-	fyne.DoAndWait(func() { test.Tap(s.printBtn) })
+	// Save PDF again asks too; sheet 1 and Enter save it as a reprint,
+	// without overwriting the first file.
+	fyne.DoAndWait(func() { test.Tap(s.saveBtn) })
 	h.settle()
-	if !(h.win.Canvas().Overlays().Top() != nil) {
-		t.Fatalf("the reprint question: status %q", s.status.Text)
+	if h.win.Canvas().Overlays().Top() == nil {
+		t.Fatalf("saving the labels again did not ask which: status %q", s.status.Text)
 	}
 	kb.typeText("1")
 	kb.press(fyne.KeyReturn)
 	h.settle()
-	if args, _ := os.ReadFile(argsFile); !strings.Contains(string(args), "qrdesk batch 1 sheet 1 (21 labels) reprint") {
-		t.Fatalf("Enter did not reprint; lp got:\n%s", args)
+	if !strings.Contains(s.status.Text, "again to") || !strings.Contains(s.status.Text, "qrdesk-batch-1-sheet-1.pdf") || !strings.Contains(s.status.Text, "logged as a reprint") {
+		t.Fatalf("the second PDF: status %q", s.status.Text)
+	}
+	if job, recs, err := h.svc.Store.PrintJobCodes(context.Background(), 2); err != nil || !job.Reprint || len(recs) != 21 {
+		t.Fatalf("job 2: %+v, %d codes, %v; want a reprint of sheet 1's 21 labels", job, len(recs), err)
+	}
+	if args, _ := os.ReadFile(argsFile); len(args) != 0 {
+		t.Fatalf("the printer got a job:\n%s", args)
 	}
 }
 

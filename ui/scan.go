@@ -17,8 +17,8 @@ import (
 
 const (
 	resultShownFor = 5 * time.Second // then the panel returns to "ready"
-	justScanned    = 2 * time.Second // a repeat within this is not an error
 	recentScans    = 30
+	inARowWithin   = 2 * time.Second // a scan this soon after a redemption may be the same label again
 )
 
 // scanEntry is the scan field. A keyboard-wedge scanner ends a code with
@@ -82,21 +82,25 @@ type scanScreen struct {
 	entry    *scanEntry
 	panel    *canvas.Rectangle
 	title    *canvas.Text
-	label    *canvas.Text    // which label: serial and ref
+	label    *wrapText       // which label: serial and ref (a ref is up to 200 characters)
 	detail   *wrapText       // why, where, by whom: wraps to the panel
 	result   *fyne.Container // title, label, detail and note (resultLayout)
 	note     *widget.Label   // longer text (the scanner test's advice), wraps
 	counters *widget.Label
 	list     *widget.List
 	banner   *syncBanner
+	conflict *conflictNotice // after a sync that brought a conflict
 	content  fyne.CanvasObject
 
 	mu       sync.Mutex // guards the fields below, touched by scans in flight
 	recent   []scanRow
 	redeemed int
 	refused  int
-	last     scanRow
+	lastOK   time.Time // when this window last redeemed a label
 	shownGen int
+
+	askBadge bool // a locked desk with nobody signed in: idle asks for a badge
+	idleUp   bool // the panel shows idle (ready, or the badge prompt)
 }
 
 func newScanScreen(e *env) *scanScreen {
@@ -107,9 +111,8 @@ func newScanScreen(e *env) *scanScreen {
 	s.title.TextSize = 64
 	s.title.TextStyle = fyne.TextStyle{Bold: true}
 	s.title.Alignment = fyne.TextAlignCenter
-	s.label = canvas.NewText("", color.White)
+	s.label = newWrapText(color.White)
 	s.label.TextStyle = fyne.TextStyle{Monospace: true}
-	s.label.Alignment = fyne.TextAlignCenter
 	s.detail = newWrapText(color.White)
 	s.detail.TextSize = 24
 	s.note = widget.NewLabel("")
@@ -132,8 +135,10 @@ func newScanScreen(e *env) *scanScreen {
 	side := container.NewBorder(s.counters, nil, nil, nil, s.list)
 	split := container.NewHSplit(result, side)
 	split.Offset = 0.62 // the recent list fits the longest code (see recentCodeSize)
+	s.conflict = newConflictNotice(e)
 	s.banner = newSyncBanner(e)
-	s.content = container.NewBorder(container.NewVBox(s.banner.label, container.NewPadded(s.entry)), nil, nil, nil, split)
+	s.banner.conflict = s.conflict
+	s.content = container.NewBorder(container.NewVBox(s.banner.label, s.conflict.box, container.NewPadded(s.entry)), nil, nil, nil, split)
 	s.idle()
 	s.loadCounters()
 	return s
@@ -159,12 +164,16 @@ func (s *scanScreen) submit(raw, terminator string, took time.Duration) {
 		s.env.signIn.badgeScanned(s, badge) // an operator signs in (signin.go)
 		return
 	}
+	s.mu.Lock()
+	inARow := s.env.now().Sub(s.lastOK) < inARowWithin
+	s.mu.Unlock()
 	s.env.background(func() {
 		if s.env.signIn.needed(context.Background()) {
 			fyne.Do(s.signInFirst)
 			return
 		}
-		v, err := s.env.svc.Redeem(context.Background(), raw, s.env.operator())
+		// The service decides whether it is that label again (app.JustScanned).
+		v, err := s.env.svc.RedeemScan(context.Background(), raw, s.env.operator(), inARow)
 		var rec *app.CodeRecord
 		if err == nil {
 			rec = s.lookup(v)
@@ -200,15 +209,10 @@ func (s *scanScreen) lookup(v app.Verdict) *app.CodeRecord {
 // labelLine names the label as printed: its serial (station letter and
 // number) and ref, or the code's random part when it has no serial.
 func labelLine(code string, rec *app.CodeRecord) string {
-	c, err := app.Parse(app.Normalize(code))
-	if err != nil {
+	if _, err := app.Parse(app.Normalize(code)); err != nil {
 		return ""
 	}
-	name := c.Station + c.SerialText()
-	if !c.HasSerial() {
-		name = c.Random
-	}
-	line := T("Label {{.Serial}}", map[string]any{"Serial": name})
+	line := T("Label {{.Serial}}", map[string]any{"Serial": serialName(code)})
 	if rec != nil && rec.Ref != "" {
 		line += "   " + T("Ref {{.Ref}}", map[string]any{"Ref": rec.Ref})
 	}
@@ -226,33 +230,26 @@ func (s *scanScreen) show(v app.Verdict, rec *app.CodeRecord, err error) {
 		return
 	}
 	s.mu.Lock()
-	repeat := v.Outcome == app.OutcomeAlreadyUsed && s.last.outcome == app.OutcomeRedeemed &&
-		s.last.code == v.Code && now.Sub(s.last.at) < justScanned
-	if v.Outcome == app.OutcomeRedeemed {
+	switch v.Outcome {
+	case app.OutcomeRedeemed:
 		s.redeemed++
-	} else {
+		s.lastOK = now
+	case app.OutcomeJustScanned: // the parcel went with the first scan: no refusal
+	default:
 		s.refused++
 	}
 	s.recent = append([]scanRow{{at: now, outcome: v.Outcome, code: v.Code}}, s.recent...)
 	if len(s.recent) > recentScans {
 		s.recent = s.recent[:recentScans]
 	}
-	if !repeat {
-		s.last = scanRow{at: now, outcome: v.Outcome, code: v.Code}
-	}
 	s.mu.Unlock()
 	s.list.Refresh()
 	s.showCounters()
 
-	defer func() {
-		s.label.Text = labelLine(v.Code, rec)
-		s.label.Refresh()
-	}()
+	defer s.setLabel(labelLine(v.Code, rec))
 	switch {
-	case repeat:
-		// Amber, as the list and the refusal counter have it: the label
-		// is used; the parcel went with the scan a moment ago.
-		s.paint(colorUsed, T("JUST SCANNED"), T("This label was redeemed a moment ago: the parcel is already handed over"))
+	case v.Outcome == app.OutcomeJustScanned:
+		s.showJustScanned(v.Code, rec)
 		return // no second beep: nothing went wrong
 	case v.Outcome == app.OutcomeRedeemed:
 		s.paint(colorRedeemed, outcomeTitle(v.Outcome), T("Hand over the parcel"))
@@ -264,22 +261,38 @@ func (s *scanScreen) show(v app.Verdict, rec *app.CodeRecord, err error) {
 		s.paint(colorUsed, outcomeTitle(v.Outcome), T("First used {{.Time}} at {{.Station}} by {{.Operator}}",
 			map[string]any{"Time": app.FormatTime(v.UsedAt), "Station": v.UsedStation, "Operator": v.UsedOperator}))
 	case v.Outcome == app.OutcomeExpired:
-		s.paint(colorInactive, outcomeTitle(v.Outcome), T("Expired {{.Time}}", map[string]any{"Time": app.FormatTime(v.ExpireAt)}))
+		s.paint(colorVoid, outcomeTitle(v.Outcome), T("Do not hand over: it expired {{.Time}}", map[string]any{"Time": app.FormatTime(v.ExpireAt)}))
 	case v.Outcome == app.OutcomeDisabled:
-		s.paint(colorInactive, outcomeTitle(v.Outcome), T("Reason: {{.Reason}}", map[string]any{"Reason": v.DisabledReason}))
+		s.paint(colorVoid, outcomeTitle(v.Outcome), T("Do not hand over. Reason: {{.Reason}}", map[string]any{"Reason": v.DisabledReason}))
 	default:
 		s.paint(colorRefused, outcomeTitle(v.Outcome), outcomeHint(v.Outcome))
 	}
 	s.env.beep(v.Outcome == app.OutcomeRedeemed)
 }
 
+// showJustScanned: amber, as the list and the refusal counter have it: the
+// label is used; the parcel went with the scan a moment ago.
+func (s *scanScreen) showJustScanned(code string, rec *app.CodeRecord) {
+	s.paint(colorUsed, T("JUST SCANNED"), T("This label was redeemed a moment ago: the parcel is already handed over"))
+	s.setLabel(labelLine(code, rec))
+}
+
+// setLabel names the label under the title; the panel is laid out again,
+// as the name may take more lines than the last one.
+func (s *scanScreen) setLabel(text string) {
+	s.label.Text = text
+	s.label.Refresh()
+	s.result.Refresh()
+}
+
 // paint fills the result panel and returns it to "ready" after a while.
 func (s *scanScreen) paint(c color.Color, title, detail string) {
+	s.idleUp = false
 	s.note.SetText("")
 	s.panel.FillColor = c
 	s.label.Text = ""
 	s.label.Refresh()
-	s.title.Text = title
+	s.title.Text, s.title.FontSource = title, titleFont(title)
 	s.detail.Text = detail
 	s.panel.Refresh()
 	s.title.Refresh()
@@ -300,13 +313,38 @@ func (s *scanScreen) paint(c color.Color, title, detail string) {
 	})
 }
 
+// idle is the panel between scans: ready for a label, or, on a locked desk
+// nobody is signed in at, asking for a badge (a label would only get SIGN
+// IN FIRST).
 func (s *scanScreen) idle() {
+	if s.askBadge {
+		s.idleLocked()
+		return
+	}
+	s.idleAs(T("READY"), T("Scan a label"))
+}
+
+func (s *scanScreen) idleLocked() {
+	s.idleAs(T("SCAN YOUR BADGE"), T("Nobody is signed in: scan your operator badge to start"))
+}
+
+// setAskBadge says whether the desk is locked with nobody signed in; the
+// idle panel follows at once.
+func (s *scanScreen) setAskBadge(ask bool) {
+	s.askBadge = ask
+	if s.idleUp {
+		s.idle()
+	}
+}
+
+func (s *scanScreen) idleAs(title, detail string) {
+	s.idleUp = true
 	s.note.SetText("")
 	s.panel.FillColor = colorIdle
 	s.label.Text = ""
 	s.label.Refresh()
-	s.title.Text = T("READY")
-	s.detail.Text = T("Scan a label")
+	s.title.Text, s.title.FontSource = title, titleFont(title)
+	s.detail.Text = detail
 	s.panel.Refresh()
 	s.title.Refresh()
 	s.result.Refresh() // the detail's lines changed: lay the panel out again
@@ -344,6 +382,8 @@ func outcomeTitle(o app.Outcome) string {
 		return T("REDEEMED")
 	case app.OutcomeAlreadyUsed:
 		return T("ALREADY USED")
+	case app.OutcomeJustScanned:
+		return T("JUST SCANNED")
 	case app.OutcomeExpired:
 		return T("EXPIRED")
 	case app.OutcomeDisabled:

@@ -15,8 +15,8 @@ import (
 // the text to the panel, so the verdict reads from a metre away on a small
 // screen and grows on a large one.
 type resultLayout struct {
-	title, label *canvas.Text
-	detail       *wrapText
+	title         *canvas.Text
+	label, detail *wrapText
 }
 
 // resultSizes are the text sizes for a panel: the title a sixth of the
@@ -28,6 +28,7 @@ func resultSizes(size fyne.Size) (title, label, detail float32) {
 
 func (l *resultLayout) Layout(objects []fyne.CanvasObject, size fyne.Size) {
 	l.title.TextSize, l.label.TextSize, l.detail.TextSize = resultSizes(size)
+	l.title.TextSize = fitWidth(l.title, size.Width)
 	total := float32(0)
 	for _, o := range objects {
 		if o.Visible() {
@@ -46,13 +47,24 @@ func (l *resultLayout) Layout(objects []fyne.CanvasObject, size fyne.Size) {
 	}
 }
 
+// fitWidth is the size at which t's one line fits width: a verdict title
+// stays one line ("REFUSED BY THE SERVER" is twice as wide as the panel at
+// the size its height allows), shrunk rather than cut.
+func fitWidth(t *canvas.Text, width float32) float32 {
+	w := textSize(t.Text, t.TextSize, t.TextStyle, t.FontSource).Width
+	if t.Text == "" || w <= width*0.96 {
+		return t.TextSize
+	}
+	return t.TextSize * width * 0.96 / w
+}
+
 // height of one object at width w; wrapped labels grow with their lines.
 func (l *resultLayout) height(o fyne.CanvasObject, w float32) float32 {
 	if t, ok := o.(*canvas.Text); ok {
 		if t.Text == "" {
 			return 0
 		}
-		return fyne.MeasureText(t.Text, t.TextSize, t.TextStyle).Height
+		return textSize(t.Text, t.TextSize, t.TextStyle, t.FontSource).Height
 	}
 	if lb, ok := o.(*widget.Label); ok && lb.Text == "" {
 		return 0

@@ -50,7 +50,25 @@ func newSignIn(e *env, staff *app.Operators) *signIn {
 	s.signOut = widget.NewButton(T("Sign out"), func() { s.set(nil) })
 	s.bar = container.NewHBox(s.who, s.signIn, s.signOut)
 	s.show()
+	e.background(func() { s.refreshBar(context.Background()) })
 	return s
+}
+
+// refreshBar, off the UI goroutine, hides the sign-in bar on a station
+// that has no operators (nobody could sign in: "Sign in…" only puzzled the
+// clerk) and shows it once one is added ('qrdesk operators add').
+func (s *signIn) refreshBar(ctx context.Context) {
+	has, err := s.staff.Any(ctx)
+	if err != nil {
+		return
+	}
+	fyne.Do(func() {
+		if _, in := s.current(); has || in {
+			s.bar.Show()
+		} else {
+			s.bar.Hide()
+		}
+	})
 }
 
 // current is the signed-in operator.
@@ -125,6 +143,7 @@ func (s *signIn) watch(ctx context.Context, scan *scanScreen) {
 			return
 		case <-time.After(signInCheckEvery):
 		}
+		s.refreshBar(ctx)
 		s.recheck(ctx, scan)
 	}
 }
@@ -329,7 +348,9 @@ func (s *signIn) askOr(title, why string, supervisor bool, done func(app.Operato
 					if app.IsBadge(name) {
 						f.name.SetText("")
 					}
-					f.message.SetText(app.ErrorMessage(err))
+					// The service's reason is lower case and may start with a
+					// name ("li was removed…"): said after a capital, not changed.
+					f.message.SetText(T("Not signed in: {{.Why}}", map[string]any{"Why": app.ErrorMessage(err)}))
 				case supervisor && !op.Supervisor:
 					f.name.SetText("")
 					f.message.SetText(T("{{.Name}} is not a supervisor: a supervisor must approve this", map[string]any{"Name": op.Name}))

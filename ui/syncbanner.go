@@ -21,9 +21,10 @@ const (
 // online or offline, the last successful sync, events waiting, and a
 // warning when the other desks' data here is older than app.StaleAfter.
 type syncBanner struct {
-	env   *env
-	label *widget.Label
-	card  *widget.Label
+	env      *env
+	label    *widget.Label
+	card     *widget.Label
+	conflict *conflictNotice // told after every sync
 }
 
 func newSyncBanner(e *env) *syncBanner {
@@ -41,23 +42,37 @@ func (b *syncBanner) run(ctx context.Context) {
 		return
 	}
 	go b.env.svc.Follow(ctx) // other desks' changes within a second while online
+	if b.conflict != nil {
+		b.conflict.baseline(ctx)
+	}
 	wait := syncEvery
 	for {
-		st, err := b.env.svc.Sync(ctx)
-		if err != nil {
-			st, _ = b.env.svc.SyncState(ctx)
+		if err := b.once(ctx); err != nil {
 			wait = min(wait*2, maxSyncBackoff) // a server in trouble is not hammered
 		} else {
 			wait = syncEvery
 		}
-		text := b.text(st, err)
-		fyne.Do(func() { b.label.SetText(text) })
 		select {
 		case <-ctx.Done():
 			return
 		case <-time.After(wait):
 		}
 	}
+}
+
+// once syncs, shows the outcome in the banner and, when the sync brought a
+// conflict, the conflict bar.
+func (b *syncBanner) once(ctx context.Context) error {
+	st, err := b.env.svc.Sync(ctx)
+	if err != nil {
+		st, _ = b.env.svc.SyncState(ctx)
+	}
+	text := b.text(st, err)
+	fyne.Do(func() { b.label.SetText(text) })
+	if b.conflict != nil {
+		b.conflict.check(ctx)
+	}
+	return err
 }
 
 func (b *syncBanner) text(st app.SyncStatus, err error) string {

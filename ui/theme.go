@@ -41,8 +41,11 @@ var (
 	colorRedeemed = color.NRGBA{R: 0x1b, G: 0x8a, B: 0x3a, A: 0xff} // green
 	colorUsed     = color.NRGBA{R: 0xf0, G: 0x9a, B: 0x00, A: 0xff} // amber
 	colorRefused  = color.NRGBA{R: 0xc6, G: 0x28, B: 0x28, A: 0xff} // red
-	colorInactive = color.NRGBA{R: 0x75, G: 0x75, B: 0x75, A: 0xff} // grey
-	colorIdle     = color.NRGBA{R: 0x26, G: 0x32, B: 0x38, A: 0xff}
+	colorInactive = color.NRGBA{R: 0x75, G: 0x75, B: 0x75, A: 0xff} // grey: sign-in, scanner test
+	// colorVoid is a label that is no longer good (disabled, expired):
+	// refused like red, but not a fraud; not the grey of SIGNED IN.
+	colorVoid = color.NRGBA{R: 0x6a, G: 0x1b, B: 0x9a, A: 0xff} // purple
+	colorIdle = color.NRGBA{R: 0x26, G: 0x32, B: 0x38, A: 0xff}
 )
 
 func newTheme() fyne.Theme { return deskTheme{theme.DefaultTheme()} }

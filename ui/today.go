@@ -39,7 +39,9 @@ type todayScreen struct {
 }
 
 // todayFigures are the cards, in order.
-var todayFigures = []string{"Issued", "Printed", "Scans", "Redeemed", "Refused", "Still unused"}
+// "Scanned twice" is neither redeemed nor refused: a label scanned again a
+// moment after it was redeemed here.
+var todayFigures = []string{"Issued", "Printed", "Scans", "Redeemed", "Scanned twice", "Refused", "Still unused"}
 
 func newTodayScreen(e *env) *todayScreen {
 	s := &todayScreen{env: e, cards: map[string]*figureCard{}, refused: map[app.Outcome]*figureCard{}}
@@ -50,9 +52,11 @@ func newTodayScreen(e *env) *todayScreen {
 		s.cards[name] = c
 		cards.Add(c.box)
 	}
-	refusals := container.NewGridWrap(fyne.NewSize(150, 72))
+	// The reasons in sentence case, as on the day's page, on cards wide
+	// enough for the longest ("REFUSED BY THE S…" was cut at 150 px).
+	refusals := container.NewGridWrap(fyne.NewSize(refusalCardWidth, 72))
 	for _, o := range app.RefusalOutcomes {
-		c := newFigureCard(outcomeTitle(o), 26)
+		c := newFigureCard(refusalName(o), 26)
 		s.refused[o] = c
 		refusals.Add(c.box)
 	}
@@ -82,9 +86,12 @@ func newTodayScreen(e *env) *todayScreen {
 	return s
 }
 
+const refusalCardWidth = 180
+
 // figureCard is one figure: a large number over its name, on a tile.
 type figureCard struct {
 	value *canvas.Text
+	label *widget.Label
 	box   fyne.CanvasObject
 }
 
@@ -97,6 +104,7 @@ func newFigureCard(name string, size float32) *figureCard {
 	bg.CornerRadius = 6
 	label := widget.NewLabelWithStyle(name, fyne.TextAlignCenter, fyne.TextStyle{})
 	label.Truncation = fyne.TextTruncateEllipsis
+	c.label = label
 	c.box = container.NewStack(bg, container.NewVBox(c.value, label))
 	return c
 }
@@ -145,7 +153,7 @@ func (s *todayScreen) show(days []app.Stats, hours []app.HourCount) {
 	s.title.SetText(T("Today") + " " + st.Date)
 	s.header.Refresh() // the longer title pushes the buttons along
 	for name, n := range map[string]int{"Issued": st.Issued, "Printed": st.Printed, "Scans": st.Scans,
-		"Redeemed": st.Redeemed, "Refused": refused, "Still unused": st.Unused} {
+		"Redeemed": st.Redeemed, "Scanned twice": st.JustScanned, "Refused": refused, "Still unused": st.Unused} {
 		s.cards[name].set(n)
 	}
 	for o, c := range s.refused {
@@ -206,7 +214,7 @@ func (s *todayScreen) exportCSV() {
 				s.message.SetText(T("Not saved: {{.Error}}", map[string]any{"Error": app.ErrorMessage(err)}))
 				return
 			}
-			s.message.SetText(T("{{.Count}} codes written to {{.Path}}", map[string]any{"Count": n, "Path": path}))
+			s.message.SetText(T("{{.Codes}} written to {{.Path}}", map[string]any{"Codes": codeCount(n), "Path": path}))
 		})
 	})
 }

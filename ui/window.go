@@ -34,6 +34,12 @@ type mainUI struct {
 	locked   bool // desk mode and no supervisor signed in: the Scan screen only
 }
 
+// defaultWindow is the window's size on first start: it fits a 1366 × 768
+// screen under its title bar and above a taskbar (1200 × 800 did not: the
+// bottom of every screen was off the screen), and every screen fits
+// 1024 × 600 anyway.
+var defaultWindow = fyne.NewSize(1200, 660)
+
 const (
 	prefLastScreen = "last_screen"
 	prefWidth      = "window_width"
@@ -51,7 +57,7 @@ func Run(a fyne.App, svc *app.Service, opts Options) error {
 		return err
 	}
 	p := a.Preferences()
-	w.Resize(fyne.NewSize(float32(p.FloatWithFallback(prefWidth, 1200)), float32(p.FloatWithFallback(prefHeight, 800))))
+	w.Resize(fyne.NewSize(float32(p.FloatWithFallback(prefWidth, float64(defaultWindow.Width))), float32(p.FloatWithFallback(prefHeight, float64(defaultWindow.Height)))))
 	w.SetOnClosed(func() {
 		size := w.Canvas().Size()
 		p.SetFloat(prefWidth, float64(size.Width))
@@ -98,6 +104,7 @@ func newMainUI(a fyne.App, w fyne.Window, svc *app.Service, opts Options) (*main
 		e.signIn.onChange = ui.signedIn
 	}
 	ui.desk, ui.locked = opts.Desk, opts.Desk
+	ui.scan.setAskBadge(ui.desk && e.signIn != nil)
 	if ui.desk {
 		w.SetCloseIntercept(ui.quit)
 	}
@@ -160,6 +167,7 @@ func (ui *mainUI) selected() {
 		ui.codes.search(ui.codes.page)
 	case "today":
 		ui.today.refresh()
+		ui.scan.conflict.acknowledge() // Today lists the conflicts
 	}
 }
 

@@ -17,9 +17,10 @@ import (
 // then Refresh; its MinSize is the height of its lines at its width.
 type wrapText struct {
 	widget.BaseWidget
-	Text     string
-	TextSize float32
-	Color    color.Color
+	Text      string
+	TextSize  float32
+	TextStyle fyne.TextStyle // the label's name is monospace
+	Color     color.Color
 }
 
 func newWrapText(c color.Color) *wrapText {
@@ -39,7 +40,7 @@ func (t *wrapText) lines(width float32) []string {
 		return nil
 	}
 	fits := func(s string) bool {
-		return width <= 0 || fyne.MeasureText(s, t.TextSize, fyne.TextStyle{}).Width <= width
+		return width <= 0 || fyne.MeasureText(s, t.TextSize, t.TextStyle).Width <= width
 	}
 	var out []string
 	for _, para := range strings.Split(t.Text, "\n") {
@@ -79,7 +80,7 @@ type wrapTextRenderer struct {
 }
 
 func (r *wrapTextRenderer) lineHeight() float32 {
-	return fyne.MeasureText("Mg", r.t.TextSize, fyne.TextStyle{}).Height
+	return fyne.MeasureText("Mg", r.t.TextSize, r.t.TextStyle).Height
 }
 
 func (r *wrapTextRenderer) Layout(size fyne.Size) {
@@ -91,7 +92,7 @@ func (r *wrapTextRenderer) Layout(size fyne.Size) {
 	h := r.lineHeight()
 	for i, line := range lines {
 		c := r.texts[i].(*canvas.Text)
-		c.Text, c.TextSize, c.Color, c.Alignment = line, r.t.TextSize, r.t.Color, fyne.TextAlignCenter
+		c.Text, c.TextSize, c.TextStyle, c.Color, c.Alignment = line, r.t.TextSize, r.t.TextStyle, r.t.Color, fyne.TextAlignCenter
 		c.Move(fyne.NewPos(0, float32(i)*h))
 		c.Resize(fyne.NewSize(size.Width, h))
 		c.Refresh()
