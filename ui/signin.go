@@ -395,7 +395,9 @@ func (ui *mainUI) setMenu() {
 	}
 	var menus []*fyne.Menu
 	if !ui.locked {
-		menus = append(menus, ui.screenMenu().Items...)
+		menus = append(menus, ui.screenMenu().Items...) // the screens and Help
+	} else {
+		menus = append(menus, ui.helpMenu())
 	}
 	signIn := fyne.NewMenuItem(T("Sign in…"), func() {
 		if s.form == nil {

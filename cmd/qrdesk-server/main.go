@@ -8,6 +8,7 @@
 //	qrdesk-server admin add NAME | admin reset NAME | admin remove NAME | admin list
 //	qrdesk-server report [--date YYYY-MM-DD]
 //	qrdesk-server compact
+//	qrdesk-server version | --version
 package main
 
 import (
@@ -49,6 +50,10 @@ func main() {
 
 // run runs one command line with the clock now and returns the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func() time.Time) int {
+	if len(args) > 0 && (args[0] == "version" || args[0] == "--version" || args[0] == "-version") {
+		printVersion(stdout)
+		return 0
+	}
 	cmd, named := "serve", false
 	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
 		cmd, args, named = args[0], args[1:], true
