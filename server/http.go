@@ -51,6 +51,7 @@ type API struct {
 	feedWake *feedWake // closed when a request may have written a change
 	tail     feedTail  // the newest changes, for the desks that follow the feed
 	stations stationCache
+	versions deskVersions // what each desk last said it runs (deskversion.go)
 
 	ackMu sync.Mutex
 	acks  map[int64]central.FeedAck // station id → how far it read the feed, not yet stored
@@ -223,6 +224,7 @@ func (a *API) authenticated(h func(r *http.Request, st central.Station) (any, er
 			return
 		}
 		a.Metrics.sawDesk(st.ID, a.Now().Unix())
+		a.noteVersion(r, st)
 		r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
 		v, err := h(r, st)
 		if errors.Is(err, central.ErrRevoked) && found {
