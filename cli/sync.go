@@ -202,6 +202,10 @@ func runSync(ctx context.Context, env *Env, args []string) error {
 			fmt.Fprintf(w, "%d of the waiting events are of a kind the server does not know yet (%s): they go once qrdesk-server is upgraded\n",
 				st.WaitingUpgrade, app.UnsupportedReason)
 		}
+		if st.NotUnderstood > 0 {
+			fmt.Fprintf(w, "warning: %d changes from the server this desk does not understand (%s), the latest %s: the labels they change may be wrong here\n",
+				st.NotUnderstood, app.NotUnderstoodAdvice, st.NotUnderstoodLast)
+		}
 	})
 }
 
