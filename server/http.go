@@ -327,6 +327,13 @@ func (a *API) enrol(r *http.Request, st central.Station) (any, error) {
 		}
 		en.Lost = !held
 	}
+	// Restored from a backup since this desk's last enrolment: it sends
+	// everything again, whatever it wrote (serverdb/epoch.go).
+	behind, err := a.Store.CatchUpEpoch(r.Context(), st)
+	if err != nil {
+		return nil, err
+	}
+	en.Lost = en.Lost || behind
 	return en, nil
 }
 

@@ -105,3 +105,16 @@ func SchemaVersion(fsys fs.FS, dir string) int {
 	}
 	return len(files)
 }
+
+// Versions are the migration numbers of dir in fsys, in order.
+func Versions(fsys fs.FS, dir string) ([]int, error) {
+	files, err := migrationFiles(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int, len(files))
+	for i, f := range files {
+		out[i] = f.version
+	}
+	return out, nil
+}
