@@ -4,8 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"os"
 	"net/url"
+	"os"
 	"os/exec"
 	"strings"
 	"time"
@@ -150,4 +150,3 @@ func pgRestore(ctx context.Context, file, url string) error {
 	}
 	return nil
 }
-
