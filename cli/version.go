@@ -7,7 +7,6 @@ import (
 
 	"qrdesk/internal/buildinfo"
 	"qrdesk/protocol"
-	"qrdesk/store"
 )
 
 func init() {
@@ -17,7 +16,7 @@ func init() {
 // Versions is this desk build's versions: the release and commit, the
 // protocol it speaks with the server and its database's schema.
 func Versions() buildinfo.Versions {
-	return buildinfo.Versions{Info: buildinfo.Get(), Protocol: protocol.Version, Schema: map[string]int{"desk": store.SchemaVersion()}}
+	return buildinfo.Versions{Info: buildinfo.Get(), Protocol: protocol.Version, Schema: map[string]int{"desk": deskSchemaVersion()}}
 }
 
 func runVersion(ctx context.Context, env *Env, args []string) error {
