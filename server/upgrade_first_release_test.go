@@ -15,6 +15,7 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/internal/sqlstore"
+	"qrdesk/internal/testpg"
 	"qrdesk/server"
 	"qrdesk/serverdb"
 	"qrdesk/store"
@@ -36,13 +37,8 @@ type fixtureState struct {
 	stations  []string
 }
 
-func readFixture(t *testing.T, path string, central bool) fixtureState {
+func readFixture(t *testing.T, db *sql.DB, central bool) fixtureState {
 	t.Helper()
-	db, err := sql.Open("sqlite", sqlstore.ReadOnlyDSN(path))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
 	s := fixtureState{status: map[string]string{}, used: map[string]string{}, settings: map[string]string{}}
 	q := func(query string, scan func(*sql.Rows) error) {
 		rows, err := db.Query(query)
@@ -92,50 +88,117 @@ func readFixture(t *testing.T, path string, central bool) fixtureState {
 	return s
 }
 
-// copyFixture copies a fixture file into dir (mode 0600: a key file must be).
-func copyFixture(t *testing.T, name, dir string) string {
+// readFixtureFile is readFixture of a SQLite file, opened read-only.
+func readFixtureFile(t *testing.T, path string, central bool) fixtureState {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(firstRelease, name))
+	db, err := sql.Open("sqlite", sqlstore.ReadOnlyDSN(path))
 	if err != nil {
 		t.Fatal(err)
 	}
-	to := filepath.Join(dir, name)
-	if err := os.WriteFile(to, data, 0o600); err != nil {
+	defer db.Close()
+	return readFixture(t, db, central)
+}
+
+// loadPGDump runs a pg_dump --inserts file on the empty database at url,
+// statement by statement on one connection (psql's meta-commands, lines
+// starting with a backslash, are left out).
+func loadPGDump(t *testing.T, file, url string) {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return to
+	var b strings.Builder
+	for _, line := range strings.Split(string(data), "\n") {
+		if !strings.HasPrefix(line, "\\") {
+			b.WriteString(line + "\n")
+		}
+	}
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(context.Background(), b.String()); err != nil {
+		t.Fatalf("loading %s: %v", file, err)
+	}
+}
+
+// copyFixture copies a fixture file of dir into to (mode 0600: a key file
+// must be).
+func copyFixture(t *testing.T, dir, name, to string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(to, name)
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // TestUpgradeFromFirstRelease opens the first release's databases with
-// today's code (the server first, as docs/deploy.md says): every code,
-// status, conflict, setting and station survives, each station gets the
-// letter of its codes, and the upgraded desks issue, redeem and sync with
-// the upgraded server, agreeing with it.
+// today's code (the server first, as docs/deploy.md says), on SQLite and
+// on PostgreSQL (a dump of the same days on the first release's
+// PostgreSQL server): every code, status, conflict, setting and station
+// survives, each station gets the letter of its codes, and the upgraded
+// desks issue, redeem and sync with the upgraded server, and all agree.
 func TestUpgradeFromFirstRelease(t *testing.T) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		upgradeFromFirstRelease(t, dbPath(t))
+	})
+}
+
+func upgradeFromFirstRelease(t *testing.T, path string) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	central := readFixture(t, filepath.Join(firstRelease, "central.db"), true)
+	fixture, want := firstRelease, struct{ conflicts, used int }{1, 4}
+	var central fixtureState
+	var last int64
+	if strings.HasPrefix(path, "postgres") {
+		// The first release's PostgreSQL server refused every upload of
+		// events (scripts/first-release-fixtures.sh): only online
+		// redemptions reached it, and Desk 1's disable waits in its outbox.
+		fixture, want = filepath.Join(firstRelease, "postgres"), struct{ conflicts, used int }{0, 2}
+		loadPGDump(t, filepath.Join(fixture, "central.pgsql"), path)
+		raw, err := sql.Open("pgx", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		central = readFixture(t, raw, true)
+		raw.QueryRow(`SELECT max(created_at) FROM codes`).Scan(&last)
+		raw.Close()
+	} else {
+		central = readFixtureFile(t, filepath.Join(fixture, "central.db"), true)
+		raw, err := sql.Open("sqlite", sqlstore.ReadOnlyDSN(filepath.Join(fixture, "central.db")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw.QueryRow(`SELECT max(created_at) FROM codes`).Scan(&last)
+		raw.Close()
+		path = copyFixture(t, fixture, "central.db", dir)
+	}
 	desks := map[string]fixtureState{}
 	for _, name := range []string{"desk1", "desk2"} {
-		desks[name] = readFixture(t, filepath.Join(firstRelease, name+".db"), false)
+		desks[name] = readFixtureFile(t, filepath.Join(fixture, name+".db"), false)
 	}
 	// What the script made: a check that the fixture is the one described.
-	if len(central.status) != 12 || len(central.conflicts) != 1 || len(central.used) != 4 || strings.Join(central.stations, ",") != "Desk 1,Desk 2" {
+	if len(central.status) != 12 || len(central.conflicts) != want.conflicts || len(central.used) != want.used || strings.Join(central.stations, ",") != "Desk 1,Desk 2" {
 		t.Fatalf("the fixture is not what scripts/first-release-fixtures.sh makes: %d codes, %d conflicts, %d used, stations %v",
 			len(central.status), len(central.conflicts), len(central.used), central.stations)
 	}
 	// The clock: an hour after the fixture's last label, whatever today is.
-	var last int64
-	raw, err := sql.Open("sqlite", sqlstore.ReadOnlyDSN(filepath.Join(firstRelease, "central.db")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw.QueryRow(`SELECT max(created_at) FROM codes`).Scan(&last)
-	raw.Close()
 	now := time.Unix(last, 0).Add(time.Hour)
 
 	// The server is upgraded first.
-	sdb, err := serverdb.Open(ctx, copyFixture(t, "central.db", dir))
+	sdb, err := serverdb.Open(ctx, path)
 	if err != nil {
 		t.Fatalf("today's server cannot open the first release's database: %v", err)
 	}
@@ -167,15 +230,20 @@ func TestUpgradeFromFirstRelease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(list) != 1 || list[0].Code != central.conflicts[0] {
-		t.Errorf("server conflicts after the upgrade: %+v, want one of %s", list, central.conflicts[0])
+	var conflictCodes []string
+	for _, k := range list {
+		conflictCodes = append(conflictCodes, k.Code)
+	}
+	sort.Strings(conflictCodes)
+	if strings.Join(conflictCodes, ",") != strings.Join(central.conflicts, ",") {
+		t.Errorf("server conflicts after the upgrade: %v, were %v", conflictCodes, central.conflicts)
 	}
 
 	// Then the desks.
-	keyFile := copyFixture(t, "qrdesk.key", dir)
+	keyFile := copyFixture(t, fixture, "qrdesk.key", dir)
 	open := func(name string) *app.Service {
 		t.Helper()
-		db, err := store.Open(ctx, copyFixture(t, name+".db", dir))
+		db, err := store.Open(ctx, copyFixture(t, fixture, name+".db", dir))
 		if err != nil {
 			t.Fatalf("today's qrdesk cannot open the first release's %s: %v", name, err)
 		}
@@ -184,7 +252,7 @@ func TestUpgradeFromFirstRelease(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		token, err := os.ReadFile(filepath.Join(firstRelease, name+".token"))
+		token, err := os.ReadFile(filepath.Join(fixture, name+".token"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -281,11 +349,23 @@ func TestUpgradeFromFirstRelease(t *testing.T) {
 	for _, code := range []string{fresh, oldUnused} {
 		var status string
 		sdb.QueryRowForTests(`SELECT status FROM codes WHERE code = ?`, code).Scan(&status)
+		if status != "used" {
+			t.Errorf("%s is %s at the server after the syncs, want used", code, status)
+		}
+	}
+	// Every label: both desks agree with the server (Desk 1's disable that
+	// waited through the upgrade on PostgreSQL included).
+	for code := range central.status {
+		var status string
+		sdb.QueryRowForTests(`SELECT status FROM codes WHERE code = ?`, code).Scan(&status)
 		for name, svc := range svcs {
 			v, err := svc.Check(ctx, code)
-			if err != nil || v.Status != app.StatusUsed || status != "used" {
-				t.Errorf("%s after the syncs: %s at %s (%v), %s at the server; want used everywhere", code, v.Status, name, err, status)
+			if err != nil || string(v.Status) != status {
+				t.Errorf("%s after the syncs: %s at %s (%v), %s at the server", code, v.Status, name, err, status)
 			}
+		}
+		if before := desks["desk1"].status[code]; before == "disabled" && status != "disabled" {
+			t.Errorf("%s, disabled at Desk 1 before the upgrade, is %s at the server after its sync", code, status)
 		}
 	}
 }
