@@ -12,32 +12,37 @@ import (
 // protocol and schema the window was given, on a locked desk too.
 func TestAboutShowsVersions(t *testing.T) {
 	const version = "qrdesk 9.8.7 (commit feedc0ffee12)\nprotocol 2, schema 10 (desk database)"
-	h := newHarness(t)
-	h.ui.version = version
-	var item *fyne.MenuItem
-	fyne.DoAndWait(func() {
-		for _, m := range h.win.MainMenu().Items {
-			for _, it := range m.Items {
-				if it.Label == T("About qrdesk…") {
-					item = it
+	for _, tc := range []struct {
+		name string
+		win  func(t *testing.T) (*mainUI, fyne.Window)
+	}{
+		{"Clerk", func(t *testing.T) (*mainUI, fyne.Window) { h := newHarness(t); return h.ui, h.win }},
+		{"LockedDesk", func(t *testing.T) (*mainUI, fyne.Window) { h := newStaffHarness(t, true); return h.ui, h.win }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ui, win := tc.win(t)
+			ui.version = version
+			var item *fyne.MenuItem
+			fyne.DoAndWait(func() {
+				menus := win.MainMenu().Items
+				if last := menus[len(menus)-1]; last.Label == T("Help") && len(last.Items) > 0 && last.Items[0].Label == T("About qrdesk…") {
+					item = last.Items[0]
 				}
+			})
+			if item == nil {
+				t.Fatal("the main menu's last menu is not Help with About qrdesk…")
 			}
-		}
-	})
-	if item == nil {
-		t.Fatal("the main menu has no About qrdesk…")
-	}
-	fyne.DoAndWait(item.Action)
-	var shown string
-	fyne.DoAndWait(func() {
-		top := h.win.Canvas().Overlays().Top()
-		if top == nil {
-			return
-		}
-		shown = labelsIn(top)
-	})
-	if !strings.Contains(shown, version) {
-		t.Errorf("About shows %q, want it to hold %q", shown, version)
+			fyne.DoAndWait(item.Action)
+			var shown string
+			fyne.DoAndWait(func() {
+				if top := win.Canvas().Overlays().Top(); top != nil {
+					shown = labelsIn(top)
+				}
+			})
+			if !strings.Contains(shown, version) {
+				t.Errorf("About shows %q, want it to hold %q", shown, version)
+			}
+		})
 	}
 }
 
