@@ -51,7 +51,7 @@ RACE_PKGS := ./app/... ./store/... ./serverdb/... ./server/... ./cli/... ./print
 GUI_PKGS  := . ./ui/...
 
 test: deps check
-	$(GO) test -race -count=1 -timeout 15m $(RACE_PKGS)
+	$(GO) test -race -count=1 -timeout 25m $(RACE_PKGS)
 	$(GO) test -count=1 -timeout 10m $(GUI_PKGS)
 	@$(MAKE) --no-print-directory test-windows
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=3s
@@ -91,7 +91,7 @@ fuzz:
 SOAK_RUNS ?= 1000
 SOAK_PARALLEL ?= 3
 soak: deps
-	QRDESK_SOAK=1 $(GO) test -count=1 -v -timeout 60m -run 'TestKill|TestForgeryMillion|TestMultiStationSync|TestFailoverWithoutLoss' ./cli/ ./app/ ./server/ | grep -E '^(=== RUN|--- |ok|FAIL)|_test.go'
+	QRDESK_SOAK=1 $(GO) test -count=1 -v -timeout 60m -run 'TestKill|TestForgeryMillion|TestMultiStationSync|TestFailoverWithoutLoss' ./cli/ ./app/ ./internal/multidesk/ | grep -E '^(=== RUN|--- |ok|FAIL)|_test.go'
 	QRDESK_SOAK=1 QRDESK_SOAK_RUNS=$(SOAK_RUNS) $(GO) test -count=1 -parallel $(SOAK_PARALLEL) -timeout 4h -run TestPropertySoak ./internal/faultsim/
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=2m
 

@@ -13,7 +13,7 @@ import (
 // printBadges prints one sign-in badge per current operator, in name order,
 // on the label template.
 func printBadges(ctx context.Context, s *session, f printFlags, opts printing.Options) error {
-	badges, err := s.svc.Staff().Badges(ctx)
+	badges, err := s.svc.Operators().Badges(ctx)
 	if err != nil {
 		return err
 	}

@@ -43,7 +43,7 @@ func deskHasSupervisor(ctx context.Context, env *Env, c *common) error {
 		return err
 	}
 	defer s.Close()
-	ops, err := s.svc.Staff().List(ctx, false)
+	ops, err := s.svc.Operators().List(ctx, false)
 	if err != nil {
 		return err
 	}

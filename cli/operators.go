@@ -66,7 +66,7 @@ func runOperators(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer s.Close()
-	staff := s.svc.Staff()
+	staff := s.svc.Operators()
 	by := operatorName(env, "")
 	switch sub {
 	case "add":

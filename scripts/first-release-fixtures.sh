@@ -1,5 +1,5 @@
 #!/bin/sh
-# Makes the upgrade fixtures (server/testdata/upgrade/first-release/): the
+# Makes the upgrade fixtures (internal/multidesk/testdata/upgrade/first-release/): the
 # databases of the FIRST release (commit 2264f38, the end of 2026-11-29:
 # stations without letters, before versions and restore detection), which
 # TestUpgradeFromFirstRelease opens with today's code. Run once; the output

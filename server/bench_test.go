@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"qrdesk/central"
+	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
 	"qrdesk/server"
 	"qrdesk/serverdb"
@@ -33,26 +34,26 @@ func BenchmarkServerRedeem64(b *testing.B) {
 }
 
 func benchRedeem(b *testing.B, engine string, servers int) {
-	path := b.TempDir() + "/server.db"
+	path := b.TempDir() + "/server.DB"
 	if engine == "PostgreSQL" {
 		path = testpg.URL(b)
 	}
-	h := newCentral(b, func(testing.TB) string { return path }, 20_000)
-	token := h.station(b, "Desk 1", "A")
-	h.upload(b, token)
-	urls := []string{h.url}
+	h := centraltest.New(b, func(testing.TB) string { return path }, 20_000)
+	token := h.Station(b, "Desk 1", "A")
+	h.Upload(b, token)
+	urls := []string{h.URL}
 	if servers == 2 {
 		db2, err := serverdb.Open(context.Background(), path)
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.Cleanup(func() { db2.Close() })
-		srv2 := httptest.NewServer((&server.API{Store: db2, Log: slog.New(slog.DiscardHandler), Now: func() time.Time { return h.now }}).Handler())
+		srv2 := httptest.NewServer((&server.API{Store: db2, Log: slog.New(slog.DiscardHandler), Now: func() time.Time { return h.Now }}).Handler())
 		b.Cleanup(srv2.Close)
 		urls = append(urls, srv2.URL)
 	}
 	const clients = 64
-	n := len(h.codes)
+	n := len(h.Codes)
 	lat := make([]time.Duration, n)
 	b.ResetTimer()
 	start := time.Now()
@@ -65,10 +66,10 @@ func benchRedeem(b *testing.B, engine string, servers int) {
 			for i := c; i < n; i += clients {
 				t0 := time.Now()
 				var r central.Result
-				h.callURL(b, url, "POST", "/v1/redeem", token, h.ring, central.Event{EventID: fmt.Sprintf("bench-%06d", i), Code: h.codes[i], Operator: "op", At: 1}, &r)
+				h.CallURL(b, url, "POST", "/v1/redeem", token, h.Ring, central.Event{EventID: fmt.Sprintf("bench-%06d", i), Code: h.Codes[i], Operator: "op", At: 1}, &r)
 				lat[i] = time.Since(t0)
 				if r.Outcome != "redeemed" {
-					b.Errorf("%s: %+v", h.codes[i], r)
+					b.Errorf("%s: %+v", h.Codes[i], r)
 					return
 				}
 			}

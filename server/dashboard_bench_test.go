@@ -13,6 +13,7 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/central"
+	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
 	"qrdesk/web"
 )
@@ -24,29 +25,29 @@ import (
 func BenchmarkDashboardToday(b *testing.B) {
 	for _, engine := range []string{"SQLite", "PostgreSQL"} {
 		b.Run(engine, func(b *testing.B) {
-			path := b.TempDir() + "/server.db"
+			path := b.TempDir() + "/server.DB"
 			if engine == "PostgreSQL" {
 				path = testpg.URL(b)
 			}
 			const n, desks = 20_000, 10
-			h := newCentral(b, func(testing.TB) string { return path }, n)
-			issuer := h.station(b, "Desk 0", "A")
-			h.upload(b, issuer)
+			h := centraltest.New(b, func(testing.TB) string { return path }, n)
+			issuer := h.Station(b, "Desk 0", "A")
+			h.Upload(b, issuer)
 			tokens := []string{issuer}
 			for d := 1; d < desks; d++ {
-				tokens = append(tokens, h.station(b, fmt.Sprintf("Desk %d", d), ""))
+				tokens = append(tokens, h.Station(b, fmt.Sprintf("Desk %d", d), ""))
 			}
-			day := app.Day(h.now)
-			h.now = day.Add(18 * time.Hour)
+			day := app.Day(h.Now)
+			h.Now = day.Add(18 * time.Hour)
 			for d, tok := range tokens {
 				var evs []central.Event
 				for i := d; i < n; i += desks {
 					at := day.Add(6*time.Hour + time.Duration(i)*12*time.Hour/n).Unix()
-					evs = append(evs, central.Event{EventID: fmt.Sprintf("busy-%06d", i), Kind: "redeem", Code: h.codes[i], Operator: "op", At: at, Offline: true})
+					evs = append(evs, central.Event{EventID: fmt.Sprintf("busy-%06d", i), Kind: "redeem", Code: h.Codes[i], Operator: "op", At: at, Offline: true})
 				}
 				for len(evs) > 0 {
 					k := min(len(evs), central.MaxEvents)
-					if st := h.call(b, "POST", "/v1/events", tok, h.ring, map[string]any{"events": evs[:k]}, nil); st != 200 {
+					if st := h.Call(b, "POST", "/v1/events", tok, h.Ring, map[string]any{"events": evs[:k]}, nil); st != 200 {
 						b.Fatalf("events: %d", st)
 					}
 					evs = evs[k:]
@@ -54,17 +55,17 @@ func BenchmarkDashboardToday(b *testing.B) {
 			}
 			ctx := context.Background()
 			from, to := day.Unix(), day.AddDate(0, 0, 1).Unix()
-			if act, err := h.db.DayActivity(ctx, from, to); err != nil || act.Total().Redeemed != n {
+			if act, err := h.DB.DayActivity(ctx, from, to); err != nil || act.Total().Redeemed != n {
 				b.Fatalf("day: %v, %d redeemed", err, act.Total().Redeemed)
 			}
 
-			dash := &web.Dashboard{Store: h.db, Now: func() time.Time { return h.now }}
+			dash := &web.Dashboard{Store: h.DB, Now: func() time.Time { return h.Now }}
 			srv := httptest.NewServer(dash.Handler())
 			defer srv.Close()
-			h.db.AddAdmin(ctx, central.Admin{Name: "manager"}, "x")
+			h.DB.AddAdmin(ctx, central.Admin{Name: "manager"}, "x")
 			id := "bench-session-id-0123456789abcdef"
 			sum := sha256.Sum256([]byte(id))
-			if err := h.db.AddSession(ctx, central.Session{IDHash: hex.EncodeToString(sum[:]), Admin: "manager", CreatedAt: h.now.Unix(), ExpiresAt: h.now.Add(time.Hour).Unix()}, "x"); err != nil {
+			if err := h.DB.AddSession(ctx, central.Session{IDHash: hex.EncodeToString(sum[:]), Admin: "manager", CreatedAt: h.Now.Unix(), ExpiresAt: h.Now.Add(time.Hour).Unix()}, "x"); err != nil {
 				b.Fatal(err)
 			}
 			page := func() {
@@ -82,7 +83,7 @@ func BenchmarkDashboardToday(b *testing.B) {
 			var storeTime, pageTime time.Duration
 			for i := 0; i < b.N; i++ {
 				t0 := time.Now()
-				if _, err := h.db.DayActivity(ctx, from, to); err != nil {
+				if _, err := h.DB.DayActivity(ctx, from, to); err != nil {
 					b.Fatal(err)
 				}
 				t1 := time.Now()

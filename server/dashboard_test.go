@@ -10,56 +10,57 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/central"
+	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
 )
 
 // dashboardDay makes a day at two desks through the API: online and
 // offline redemptions, refusals by each reason, a conflict, and one
 // redemption three hours later. Desk 1 uploaded the labels.
-func dashboardDay(t *testing.T, h *centralHarness) (a, b string, conflictCode string) {
+func dashboardDay(t *testing.T, h *centraltest.Harness) (a, b string, conflictCode string) {
 	t.Helper()
-	a, b = h.station(t, "Desk 1", "A"), h.station(t, "Desk 2", "B")
-	h.upload(t, a)
-	at := h.now.Unix()
+	a, b = h.Station(t, "Desk 1", "A"), h.Station(t, "Desk 2", "B")
+	h.Upload(t, a)
+	at := h.Now.Unix()
 	redeem := func(tok, id, code string) string {
 		var r central.Result
-		if st := h.call(t, "POST", "/v1/redeem", tok, h.ring, central.Event{EventID: id, Code: code, Operator: "op", At: at}, &r); st != 200 {
+		if st := h.Call(t, "POST", "/v1/redeem", tok, h.Ring, central.Event{EventID: id, Code: code, Operator: "op", At: at}, &r); st != 200 {
 			t.Fatalf("redeem %s: status %d", id, st)
 		}
 		return r.Outcome
 	}
 	events := func(tok string, evs ...central.Event) {
 		var res struct{ Results []central.Result }
-		if st := h.call(t, "POST", "/v1/events", tok, h.ring, map[string]any{"events": evs}, &res); st != 200 {
+		if st := h.Call(t, "POST", "/v1/events", tok, h.Ring, map[string]any{"events": evs}, &res); st != 200 {
 			t.Fatalf("events: status %d", st)
 		}
 	}
 	got := []string{
-		redeem(a, "dash-online-1", h.codes[0]),
-		redeem(b, "dash-online-2", h.codes[0]), // already used
+		redeem(a, "dash-online-1", h.Codes[0]),
+		redeem(b, "dash-online-2", h.Codes[0]), // already used
 	}
-	events(a, central.Event{EventID: "dash-disable-1", Kind: "disable", Code: h.codes[1], Operator: "op", At: at, Reason: "torn"})
-	got = append(got, redeem(b, "dash-online-3", h.codes[1])) // disabled
+	events(a, central.Event{EventID: "dash-disable-1", Kind: "disable", Code: h.Codes[1], Operator: "op", At: at, Reason: "torn"})
+	got = append(got, redeem(b, "dash-online-3", h.Codes[1])) // disabled
 	if want := []string{"redeemed", "already_used", "disabled"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("outcomes %v, want %v", got, want)
 	}
 	// Both desks redeemed codes[2] offline: Desk 1's (at +30 s) is of record.
-	events(b, central.Event{EventID: "dash-offline-b", Kind: "redeem", Code: h.codes[2], Operator: "wang", At: at + 90, Offline: true})
-	events(a, central.Event{EventID: "dash-offline-a", Kind: "redeem", Code: h.codes[2], Operator: "li", At: at + 30, Offline: true})
-	h.now = h.now.Add(3 * time.Hour)
-	if o := redeem(a, "dash-online-4", h.codes[3]); o != "redeemed" {
+	events(b, central.Event{EventID: "dash-offline-b", Kind: "redeem", Code: h.Codes[2], Operator: "wang", At: at + 90, Offline: true})
+	events(a, central.Event{EventID: "dash-offline-a", Kind: "redeem", Code: h.Codes[2], Operator: "li", At: at + 30, Offline: true})
+	h.Now = h.Now.Add(3 * time.Hour)
+	if o := redeem(a, "dash-online-4", h.Codes[3]); o != "redeemed" {
 		t.Fatalf("later redemption: %s", o)
 	}
 	// A redemption taken back by its desk's supervisor is not counted.
-	if o := redeem(a, "dash-online-5", h.codes[4]); o != "redeemed" {
+	if o := redeem(a, "dash-online-5", h.Codes[4]); o != "redeemed" {
 		t.Fatalf("redemption to undo: %s", o)
 	}
 	var res struct{ Results []central.Result }
-	h.call(t, "POST", "/v1/events", a, h.ring, map[string]any{"events": []central.Event{{EventID: "dash-undo-5", Kind: "undo", Code: h.codes[4], Operator: "boss", At: h.now.Unix(), Reason: "wrong parcel", Undoes: "dash-online-5"}}}, &res)
+	h.Call(t, "POST", "/v1/events", a, h.Ring, map[string]any{"events": []central.Event{{EventID: "dash-undo-5", Kind: "undo", Code: h.Codes[4], Operator: "boss", At: h.Now.Unix(), Reason: "wrong parcel", Undoes: "dash-online-5"}}}, &res)
 	if len(res.Results) != 1 || res.Results[0].Outcome != "undone" {
 		t.Fatalf("undo: %+v", res)
 	}
-	return a, b, h.codes[2]
+	return a, b, h.Codes[2]
 }
 
 // TestDashboardStore: what the dashboard reads (a day per desk and per
@@ -68,13 +69,13 @@ func dashboardDay(t *testing.T, h *centralHarness) (a, b string, conflictCode st
 func TestDashboardStore(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		ctx := context.Background()
-		h := newCentral(t, dbPath, 10)
-		start := h.now
+		h := centraltest.New(t, dbPath, 10)
+		start := h.Now
 		_, _, conflictCode := dashboardDay(t, h)
 		day := app.Day(start)
 
 		t.Run("DayActivity", func(t *testing.T) {
-			act, err := h.db.DayActivity(ctx, day.Unix(), day.AddDate(0, 0, 1).Unix())
+			act, err := h.DB.DayActivity(ctx, day.Unix(), day.AddDate(0, 0, 1).Unix())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -94,7 +95,7 @@ func TestDashboardStore(t *testing.T) {
 			if hours[h0] != 2 || hours[h0+3] != 1 || sum(hours) != 3 {
 				t.Fatalf("per hour %v: want 2 at %d h (one offline at the desk's time), 1 at %d h", hours, h0, h0+3)
 			}
-			prev, err := h.db.DayActivity(ctx, day.AddDate(0, 0, -1).Unix(), day.Unix())
+			prev, err := h.DB.DayActivity(ctx, day.AddDate(0, 0, -1).Unix(), day.Unix())
 			if err != nil || len(prev.Desks) != 0 || len(prev.Quarters) != 0 {
 				t.Fatalf("the day before: %+v %v", prev, err)
 			}
@@ -103,19 +104,19 @@ func TestDashboardStore(t *testing.T) {
 		t.Run("OfflineUploadedNextDay", func(t *testing.T) {
 			// A desk offline overnight uploads yesterday's redemption today:
 			// it counts on the day it happened (the desk's time, plausible).
-			h := newCentral(t, dbPath, 2)
-			a := h.station(t, "Desk 1", "A")
-			h.upload(t, a)
-			at := h.now.Unix()
-			h.now = h.now.Add(24 * time.Hour)
+			h := centraltest.New(t, dbPath, 2)
+			a := h.Station(t, "Desk 1", "A")
+			h.Upload(t, a)
+			at := h.Now.Unix()
+			h.Now = h.Now.Add(24 * time.Hour)
 			var res struct{ Results []central.Result }
-			h.call(t, "POST", "/v1/events", a, h.ring, map[string]any{"events": []central.Event{{EventID: "overnight-1", Kind: "redeem", Code: h.codes[0], Operator: "li", At: at + 5, Offline: true}}}, &res)
+			h.Call(t, "POST", "/v1/events", a, h.Ring, map[string]any{"events": []central.Event{{EventID: "overnight-1", Kind: "redeem", Code: h.Codes[0], Operator: "li", At: at + 5, Offline: true}}}, &res)
 			if len(res.Results) != 1 || res.Results[0].Outcome != "redeemed" {
 				t.Fatalf("upload: %+v", res)
 			}
 			for i, wantRedeemed := range []int{1, 0} {
 				d := day.AddDate(0, 0, i)
-				act, err := h.db.DayActivity(ctx, d.Unix(), d.AddDate(0, 0, 1).Unix())
+				act, err := h.DB.DayActivity(ctx, d.Unix(), d.AddDate(0, 0, 1).Unix())
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -126,7 +127,7 @@ func TestDashboardStore(t *testing.T) {
 		})
 
 		t.Run("Desks", func(t *testing.T) {
-			desks, head, err := h.db.Desks(ctx)
+			desks, head, err := h.DB.Desks(ctx)
 			if err != nil || len(desks) != 2 {
 				t.Fatalf("desks %+v %v", desks, err)
 			}
@@ -134,20 +135,20 @@ func TestDashboardStore(t *testing.T) {
 				t.Fatalf("feed head %d: want at least the 10 uploaded codes", head)
 			}
 			for _, d := range desks {
-				if d.LastSeenAt != h.now.Unix() && d.Name == "Desk 1" {
-					t.Fatalf("%s last seen %d, want its latest event %d", d.Name, d.LastSeenAt, h.now.Unix())
+				if d.LastSeenAt != h.Now.Unix() && d.Name == "Desk 1" {
+					t.Fatalf("%s last seen %d, want its latest event %d", d.Name, d.LastSeenAt, h.Now.Unix())
 				}
 				if d.LastSeenAt == 0 || d.FeedBehind(head) != head {
 					t.Fatalf("desk %+v (head %d)", d, head)
 				}
 			}
-			if !desks[0].Online(h.now) || desks[0].Online(h.now.Add(central.OnlineWithin+time.Second)) {
+			if !desks[0].Online(h.Now) || desks[0].Online(h.Now.Add(central.OnlineWithin+time.Second)) {
 				t.Fatal("online: seen now is online, seen over 2 minutes ago is not")
 			}
 		})
 
 		t.Run("Conflicts", func(t *testing.T) {
-			list, err := h.db.ConflictRecords(ctx, day.Unix(), day.AddDate(0, 0, 1).Unix())
+			list, err := h.DB.ConflictRecords(ctx, day.Unix(), day.AddDate(0, 0, 1).Unix())
 			if err != nil || len(list) != 1 {
 				t.Fatalf("conflicts %+v %v", list, err)
 			}
@@ -156,29 +157,29 @@ func TestDashboardStore(t *testing.T) {
 				t.Fatalf("conflict %+v", k)
 			}
 			var br *central.BadRequest
-			if err := h.db.ResolveConflict(ctx, k.ID, central.Resolution{Admin: "manager", Note: "  ", At: 1}); !errors.As(err, &br) {
+			if err := h.DB.ResolveConflict(ctx, k.ID, central.Resolution{Admin: "manager", Note: "  ", At: 1}); !errors.As(err, &br) {
 				t.Fatalf("empty note: %v", err)
 			}
-			if err := h.db.ResolveConflict(ctx, k.ID+1000, central.Resolution{Admin: "manager", Note: "x", At: 1}); !errors.Is(err, central.ErrNoConflict) {
+			if err := h.DB.ResolveConflict(ctx, k.ID+1000, central.Resolution{Admin: "manager", Note: "x", At: 1}); !errors.Is(err, central.ErrNoConflict) {
 				t.Fatalf("unknown conflict: %v", err)
 			}
 			notes := []string{"customer had two parcels", "checked with Desk 2; 'quotes' and ? stay"}
 			for i, n := range notes {
-				if err := h.db.ResolveConflict(ctx, k.ID, central.Resolution{Admin: "manager", Note: n, At: h.now.Unix() + int64(i)}); err != nil {
+				if err := h.DB.ResolveConflict(ctx, k.ID, central.Resolution{Admin: "manager", Note: n, At: h.Now.Unix() + int64(i)}); err != nil {
 					t.Fatal(err)
 				}
 			}
-			list, _ = h.db.ConflictRecords(ctx, day.Unix(), day.AddDate(0, 0, 1).Unix())
+			list, _ = h.DB.ConflictRecords(ctx, day.Unix(), day.AddDate(0, 0, 1).Unix())
 			if got := list[0].Resolutions; len(got) != 2 || got[0].Note != notes[0] || got[1].Note != notes[1] || got[1].Admin != "manager" {
 				t.Fatalf("resolutions %+v: both kept, oldest first", got)
 			}
-			if n := count(t, h.db, `SELECT count(*) FROM admin_log WHERE action = 'resolve' AND subject = ?`, conflictCode); n != 2 {
+			if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM admin_log WHERE action = 'resolve' AND subject = ?`, conflictCode); n != 2 {
 				t.Fatalf("%d resolutions in the audit trail, want 2", n)
 			}
 		})
 
 		t.Run("CodeHistory", func(t *testing.T) {
-			hist, err := h.db.CodeHistory(ctx, conflictCode)
+			hist, err := h.DB.CodeHistory(ctx, conflictCode)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -195,67 +196,67 @@ func TestDashboardStore(t *testing.T) {
 			if len(hist.Conflicts) != 1 || len(hist.Conflicts[0].Resolutions) != 2 {
 				t.Fatalf("conflicts %+v", hist.Conflicts)
 			}
-			if _, err := h.db.CodeHistory(ctx, "WH-261129-Z0001-NOTANYCODE12-K0000000"); !errors.Is(err, central.ErrNoCode) {
+			if _, err := h.DB.CodeHistory(ctx, "WH-261129-Z0001-NOTANYCODE12-K0000000"); !errors.Is(err, central.ErrNoCode) {
 				t.Fatalf("unknown label: %v", err)
 			}
 		})
 
 		t.Run("Admins", func(t *testing.T) {
-			now := h.now.Unix()
-			if err := h.db.AddAdmin(ctx, central.Admin{Name: "manager", CreatedAt: now}, "hash1"); err != nil {
+			now := h.Now.Unix()
+			if err := h.DB.AddAdmin(ctx, central.Admin{Name: "manager", CreatedAt: now}, "hash1"); err != nil {
 				t.Fatal(err)
 			}
-			if err := h.db.AddAdmin(ctx, central.Admin{Name: "manager", CreatedAt: now}, "hash2"); !errors.Is(err, central.ErrAdminExists) {
+			if err := h.DB.AddAdmin(ctx, central.Admin{Name: "manager", CreatedAt: now}, "hash2"); !errors.Is(err, central.ErrAdminExists) {
 				t.Fatalf("same name again: %v", err)
 			}
 			var br *central.BadRequest
-			if err := h.db.AddAdmin(ctx, central.Admin{Name: "li wei", CreatedAt: now}, "h"); !errors.As(err, &br) {
+			if err := h.DB.AddAdmin(ctx, central.Admin{Name: "li wei", CreatedAt: now}, "h"); !errors.As(err, &br) {
 				t.Fatalf("a name with a space: %v", err)
 			}
-			if hash, err := h.db.AdminPasswordHash(ctx, "manager"); err != nil || hash != "hash1" {
+			if hash, err := h.DB.AdminPasswordHash(ctx, "manager"); err != nil || hash != "hash1" {
 				t.Fatalf("hash %q %v", hash, err)
 			}
 			s := central.Session{IDHash: "abc", Admin: "manager", CreatedAt: now, ExpiresAt: now + 60}
-			if err := h.db.AddSession(ctx, s, "hash2"); !errors.Is(err, central.ErrPasswordChanged) {
+			if err := h.DB.AddSession(ctx, s, "hash2"); !errors.Is(err, central.ErrPasswordChanged) {
 				t.Fatalf("a session for a hash that is not the administrator's: %v", err)
 			}
-			if err := h.db.AddSession(ctx, s, "hash1"); err != nil {
+			if err := h.DB.AddSession(ctx, s, "hash1"); err != nil {
 				t.Fatal(err)
 			}
-			if got, err := h.db.Session(ctx, "abc", now+59); err != nil || got != s {
+			if got, err := h.DB.Session(ctx, "abc", now+59); err != nil || got != s {
 				t.Fatalf("session %+v %v", got, err)
 			}
-			if _, err := h.db.Session(ctx, "abc", now+60); !errors.Is(err, central.ErrNoSession) {
+			if _, err := h.DB.Session(ctx, "abc", now+60); !errors.Is(err, central.ErrNoSession) {
 				t.Fatalf("expired session: %v", err)
 			}
-			if err := h.db.ResetAdminPassword(ctx, "manager", "hash3", now); err != nil {
+			if err := h.DB.ResetAdminPassword(ctx, "manager", "hash3", now); err != nil {
 				t.Fatal(err)
 			}
-			if hash, _ := h.db.AdminPasswordHash(ctx, "manager"); hash != "hash3" {
+			if hash, _ := h.DB.AdminPasswordHash(ctx, "manager"); hash != "hash3" {
 				t.Fatalf("hash after reset %q", hash)
 			}
-			if _, err := h.db.Session(ctx, "abc", now); !errors.Is(err, central.ErrNoSession) {
+			if _, err := h.DB.Session(ctx, "abc", now); !errors.Is(err, central.ErrNoSession) {
 				t.Fatalf("session after a password reset: %v", err)
 			}
-			if err := h.db.ResetAdminPassword(ctx, "nobody", "h", now); !errors.Is(err, central.ErrNoAdmin) {
+			if err := h.DB.ResetAdminPassword(ctx, "nobody", "h", now); !errors.Is(err, central.ErrNoAdmin) {
 				t.Fatalf("reset of no one: %v", err)
 			}
-			if err := h.db.AddSession(ctx, s, "hash1"); !errors.Is(err, central.ErrPasswordChanged) {
+			if err := h.DB.AddSession(ctx, s, "hash1"); !errors.Is(err, central.ErrPasswordChanged) {
 				t.Fatalf("a session for the hash before the reset: %v", err)
 			}
-			if err := h.db.AddSession(ctx, s, "hash3"); err != nil {
+			if err := h.DB.AddSession(ctx, s, "hash3"); err != nil {
 				t.Fatal(err)
 			}
-			if err := h.db.RemoveAdmin(ctx, "manager", now); err != nil {
+			if err := h.DB.RemoveAdmin(ctx, "manager", now); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := h.db.Session(ctx, "abc", now); !errors.Is(err, central.ErrNoSession) {
+			if _, err := h.DB.Session(ctx, "abc", now); !errors.Is(err, central.ErrNoSession) {
 				t.Fatalf("session of a removed administrator: %v", err)
 			}
-			if err := h.db.RemoveAdmin(ctx, "manager", now); !errors.Is(err, central.ErrNoAdmin) {
+			if err := h.DB.RemoveAdmin(ctx, "manager", now); !errors.Is(err, central.ErrNoAdmin) {
 				t.Fatalf("removed twice: %v", err)
 			}
-			if _, err := h.db.AdminPasswordHash(ctx, "manager"); !errors.Is(err, central.ErrNoAdmin) {
+			if _, err := h.DB.AdminPasswordHash(ctx, "manager"); !errors.Is(err, central.ErrNoAdmin) {
 				t.Fatalf("hash of a removed administrator: %v", err)
 			}
 		})

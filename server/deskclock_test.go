@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"qrdesk/central"
+	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
 )
 
@@ -19,41 +20,41 @@ import (
 // Defect 8: offline event times were taken at their word.
 func TestOfflineTimeSanity(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
-		h := newCentral(t, dbPath, 4)
-		a, b := h.station(t, "Desk 1", "A"), h.station(t, "Desk 2", "B")
-		h.upload(t, a)
-		now := h.now.Unix()
+		h := centraltest.New(t, dbPath, 4)
+		a, b := h.Station(t, "Desk 1", "A"), h.Station(t, "Desk 2", "B")
+		h.Upload(t, a)
+		now := h.Now.Unix()
 		var r central.Result
-		h.call(t, "POST", "/v1/redeem", a, h.ring, central.Event{EventID: "sane-online-1", Code: h.codes[0], Operator: "li", At: now}, &r)
+		h.Call(t, "POST", "/v1/redeem", a, h.Ring, central.Event{EventID: "sane-online-1", Code: h.Codes[0], Operator: "li", At: now}, &r)
 		for i, at := range []int64{5, math.MaxInt64, 1000} {
-			code := h.codes[min(i, 1)]
+			code := h.Codes[min(i, 1)]
 			var out struct{ Results []central.Result }
 			ev := central.Event{EventID: "sane-offline-" + string(rune('a'+i)) + "xxxxx", Kind: "redeem", Code: code, Operator: "wang", At: at, Offline: true}
-			if st := h.call(t, "POST", "/v1/events", b, h.ring, map[string]any{"events": []central.Event{ev}}, &out); st != 200 {
+			if st := h.Call(t, "POST", "/v1/events", b, h.Ring, map[string]any{"events": []central.Event{ev}}, &out); st != 200 {
 				t.Fatalf("at %d: status %d", at, st)
 			}
 		}
 		var usedAt int64
 		var station string
-		h.db.QueryRowForTests(`SELECT used_at, used_station FROM codes WHERE code = ?`, h.codes[0]).Scan(&usedAt, &station)
+		h.DB.QueryRowForTests(`SELECT used_at, used_station FROM codes WHERE code = ?`, h.Codes[0]).Scan(&usedAt, &station)
 		if usedAt != now || station != "Desk 1" {
 			t.Fatalf("an implausible time became the redemption of record: %d at %q", usedAt, station)
 		}
-		h.db.QueryRowForTests(`SELECT used_at FROM codes WHERE code = ?`, h.codes[1]).Scan(&usedAt)
+		h.DB.QueryRowForTests(`SELECT used_at FROM codes WHERE code = ?`, h.Codes[1]).Scan(&usedAt)
 		if usedAt != now {
 			t.Fatalf("redeemed offline 'at 1970' is stored at %d, want the server's time %d", usedAt, now)
 		}
-		day := time.Date(h.now.Year(), h.now.Month(), h.now.Day(), 0, 0, 0, 0, time.Local).Unix()
-		conflicts, _ := h.db.Conflicts(context.Background(), day, day+86400)
+		day := time.Date(h.Now.Year(), h.Now.Month(), h.Now.Day(), 0, 0, 0, 0, time.Local).Unix()
+		conflicts, _ := h.DB.Conflicts(context.Background(), day, day+86400)
 		if len(conflicts) != 2 || conflicts[0].Flag == "" || conflicts[0].FirstStation != "Desk 1" {
 			t.Fatalf("today's conflicts %+v, want both flagged with Desk 1 of record", conflicts)
 		}
-		flagged, err := h.db.FlaggedEvents(context.Background(), day, day+86400)
+		flagged, err := h.DB.FlaggedEvents(context.Background(), day, day+86400)
 		if err != nil || len(flagged) != 3 {
 			t.Fatalf("flagged events %+v %v, want 3", flagged, err)
 		}
 		var stored int64
-		h.db.QueryRowForTests(`SELECT at FROM events WHERE event_id = 'sane-offline-bxxxxx'`).Scan(&stored)
+		h.DB.QueryRowForTests(`SELECT at FROM events WHERE event_id = 'sane-offline-bxxxxx'`).Scan(&stored)
 		if stored != math.MaxInt64 {
 			t.Fatalf("the desk's own time is not kept in the event: %d", stored)
 		}
@@ -67,19 +68,19 @@ func TestOfflineTimeSanity(t *testing.T) {
 // and never the redemption of record.
 func TestClockAt1970(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
-		h := newCentral(t, dbPath, 1)
-		a, b := h.station(t, "Desk 1", "A"), h.station(t, "Desk 2", "B")
+		h := centraltest.New(t, dbPath, 1)
+		a, b := h.Station(t, "Desk 1", "A"), h.Station(t, "Desk 2", "B")
 		var res struct{ Added int }
-		h.call(t, "POST", "/v1/batches", a, h.ring, map[string]any{"codes": []map[string]any{{"code": h.codes[0], "expire_at": 0, "created_at": 1000}}}, &res)
+		h.Call(t, "POST", "/v1/batches", a, h.Ring, map[string]any{"codes": []map[string]any{{"code": h.Codes[0], "expire_at": 0, "created_at": 1000}}}, &res)
 		var r central.Result
-		h.call(t, "POST", "/v1/redeem", b, h.ring, central.Event{EventID: "online-desk2-1", Code: h.codes[0], Operator: "wang", At: h.now.Unix()}, &r)
+		h.Call(t, "POST", "/v1/redeem", b, h.Ring, central.Event{EventID: "online-desk2-1", Code: h.Codes[0], Operator: "wang", At: h.Now.Unix()}, &r)
 		var out struct{ Results []central.Result }
-		h.call(t, "POST", "/v1/events", a, h.ring, map[string]any{"events": []central.Event{{EventID: "offline-1970-1", Kind: "redeem", Code: h.codes[0], Operator: "li", At: 2000, Offline: true}}}, &out)
+		h.Call(t, "POST", "/v1/events", a, h.Ring, map[string]any{"events": []central.Event{{EventID: "offline-1970-1", Kind: "redeem", Code: h.Codes[0], Operator: "li", At: 2000, Offline: true}}}, &out)
 		if len(out.Results) != 1 || out.Results[0].Outcome != "conflict" || out.Results[0].UsedStation != "Desk 2" {
 			t.Fatalf("offline at 1970: %+v, want a conflict with Desk 2 of record", out.Results)
 		}
-		day := time.Date(h.now.Year(), h.now.Month(), h.now.Day(), 0, 0, 0, 0, time.Local).Unix()
-		if k, _ := h.db.Conflicts(context.Background(), day, day+86400); len(k) != 1 || k[0].Flag == "" {
+		day := time.Date(h.Now.Year(), h.Now.Month(), h.Now.Day(), 0, 0, 0, 0, time.Local).Unix()
+		if k, _ := h.DB.Conflicts(context.Background(), day, day+86400); len(k) != 1 || k[0].Flag == "" {
 			t.Fatalf("today's conflicts %+v, want one, flagged", k)
 		}
 	})

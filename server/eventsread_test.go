@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"qrdesk/app"
+	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
 )
 
@@ -17,11 +18,11 @@ import (
 // behind it in the same request; other labels' events are decided.
 func TestEventsRefusedAlone(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
-		h := newCentral(t, dbPath, 4)
-		tok := h.station(t, "Desk 1", "A")
-		h.upload(t, tok)
+		h := centraltest.New(t, dbPath, 4)
+		tok := h.Station(t, "Desk 1", "A")
+		h.Upload(t, tok)
 		ev := func(id any, kind, code string, extra map[string]any) map[string]any {
-			m := map[string]any{"event_id": id, "kind": kind, "code": code, "operator": "li", "at": h.now.Unix(), "offline": true}
+			m := map[string]any{"event_id": id, "kind": kind, "code": code, "operator": "li", "at": h.Now.Unix(), "offline": true}
 			for k, v := range extra {
 				m[k] = v
 			}
@@ -29,13 +30,13 @@ func TestEventsRefusedAlone(t *testing.T) {
 		}
 		bad := "<script>alert(1)</script>"
 		var out struct{ Results []app.RemoteResult }
-		status := h.call(t, "POST", "/v1/events", tok, h.ring, map[string]any{"events": []any{
-			ev(bad, "teleport", h.codes[0], nil),
-			ev("event-0002", "teleport", h.codes[1], map[string]any{"at": "tomorrow", "offline": "yes"}),
-			ev("event-0003", "redeem", h.codes[1], nil),
-			ev("event-0004", "redeem", h.codes[2], map[string]any{"at": "tomorrow"}),
-			ev(12345678, "redeem", h.codes[3], nil),
-			ev("event-0006", "redeem", h.codes[3], nil),
+		status := h.Call(t, "POST", "/v1/events", tok, h.Ring, map[string]any{"events": []any{
+			ev(bad, "teleport", h.Codes[0], nil),
+			ev("event-0002", "teleport", h.Codes[1], map[string]any{"at": "tomorrow", "offline": "yes"}),
+			ev("event-0003", "redeem", h.Codes[1], nil),
+			ev("event-0004", "redeem", h.Codes[2], map[string]any{"at": "tomorrow"}),
+			ev(12345678, "redeem", h.Codes[3], nil),
+			ev("event-0006", "redeem", h.Codes[3], nil),
 		}}, &out)
 		if status != 200 || len(out.Results) != 6 {
 			t.Fatalf("upload: %d %+v", status, out)
@@ -57,7 +58,7 @@ func TestEventsRefusedAlone(t *testing.T) {
 				t.Errorf("results[%d] echoes the malformed event id: %+v", i, r)
 			}
 		}
-		if n := count(t, h.db, `SELECT count(*) FROM events`); n != 1 {
+		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM events`); n != 1 {
 			t.Errorf("%d events recorded, want 1 (event-0006)", n)
 		}
 	})

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"qrdesk/central"
+	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
 )
 
@@ -21,11 +22,11 @@ import (
 // memory of this process stayed behind too.
 func TestFeedReadWhileAnotherProcessPlaces(t *testing.T) {
 	url := testpg.URL(t)
-	h := newCentral(t, func(testing.TB) string { return url }, 2)
-	token := h.station(t, "Desk 1", "A")
-	h.upload(t, token)
+	h := centraltest.New(t, func(testing.TB) string { return url }, 2)
+	token := h.Station(t, "Desk 1", "A")
+	h.Upload(t, token)
 	var p feedPage
-	if st := h.call(t, "GET", "/v1/changes?after=0", token, h.ring, nil, &p); st != 200 || len(p.Changes) != 2 {
+	if st := h.Call(t, "GET", "/v1/changes?after=0", token, h.Ring, nil, &p); st != 200 || len(p.Changes) != 2 {
 		t.Fatalf("feed: %d %+v", st, p)
 	}
 	raw, err := sql.Open("pgx", url)
@@ -43,7 +44,7 @@ func TestFeedReadWhileAnotherProcessPlaces(t *testing.T) {
 		t.Fatal(err)
 	}
 	var r central.Result
-	if st := h.call(t, "POST", "/v1/redeem", token, h.ring, central.Event{EventID: "placed-0001", Code: h.codes[0], Operator: "op", At: 1}, &r); st != 200 || r.Outcome != central.OutcomeRedeemed {
+	if st := h.Call(t, "POST", "/v1/redeem", token, h.Ring, central.Event{EventID: "placed-0001", Code: h.Codes[0], Operator: "op", At: 1}, &r); st != 200 || r.Outcome != central.OutcomeRedeemed {
 		t.Fatalf("redeem: %d %+v", st, r)
 	}
 	type answer struct {
@@ -53,7 +54,7 @@ func TestFeedReadWhileAnotherProcessPlaces(t *testing.T) {
 	done := make(chan answer, 1)
 	go func() {
 		var q feedPage
-		st := h.call(t, "GET", fmt.Sprintf("/v1/changes?after=%d", p.Next), token, h.ring, nil, &q)
+		st := h.Call(t, "GET", fmt.Sprintf("/v1/changes?after=%d", p.Next), token, h.Ring, nil, &q)
 		done <- answer{st, q}
 	}()
 	var got answer
@@ -78,7 +79,7 @@ func TestFeedReadWhileAnotherProcessPlaces(t *testing.T) {
 		}
 		break
 	}
-	if got.status != 200 || len(got.page.Changes) != 1 || got.page.Changes[0].Code != h.codes[0] {
+	if got.status != 200 || len(got.page.Changes) != 1 || got.page.Changes[0].Code != h.Codes[0] {
 		t.Fatalf("a read asked after the redemption committed: %d %+v", got.status, got.page)
 	}
 }
@@ -90,11 +91,11 @@ func TestFeedReadWhileAnotherProcessPlaces(t *testing.T) {
 // redemption comes once the lock is free.
 func TestFeedReadWhileAnotherProcessPlacingIsStuck(t *testing.T) {
 	url := testpg.URL(t)
-	h := newCentral(t, func(testing.TB) string { return url }, 2)
-	token := h.station(t, "Desk 1", "A")
-	h.upload(t, token)
+	h := centraltest.New(t, func(testing.TB) string { return url }, 2)
+	token := h.Station(t, "Desk 1", "A")
+	h.Upload(t, token)
 	var p feedPage
-	if st := h.call(t, "GET", "/v1/changes?after=0", token, h.ring, nil, &p); st != 200 || len(p.Changes) != 2 {
+	if st := h.Call(t, "GET", "/v1/changes?after=0", token, h.Ring, nil, &p); st != 200 || len(p.Changes) != 2 {
 		t.Fatalf("feed: %d %+v", st, p)
 	}
 	raw, err := sql.Open("pgx", url)
@@ -112,15 +113,15 @@ func TestFeedReadWhileAnotherProcessPlacingIsStuck(t *testing.T) {
 		t.Fatal(err)
 	}
 	var r central.Result
-	if st := h.call(t, "POST", "/v1/redeem", token, h.ring, central.Event{EventID: "stuck-0001", Code: h.codes[0], Operator: "op", At: 1}, &r); st != 200 || r.Outcome != central.OutcomeRedeemed {
+	if st := h.Call(t, "POST", "/v1/redeem", token, h.Ring, central.Event{EventID: "stuck-0001", Code: h.Codes[0], Operator: "op", At: 1}, &r); st != 200 || r.Outcome != central.OutcomeRedeemed {
 		t.Fatalf("redeem: %d %+v", st, r)
 	}
 	var q feedPage
-	if st := h.call(t, "GET", fmt.Sprintf("/v1/changes?after=%d", p.Next), token, h.ring, nil, &q); st != 200 || len(q.Changes) != 0 {
+	if st := h.Call(t, "GET", fmt.Sprintf("/v1/changes?after=%d", p.Next), token, h.Ring, nil, &q); st != 200 || len(q.Changes) != 0 {
 		t.Fatalf("a read while the placer is stuck: %d %+v", st, q)
 	}
 	stuck.Rollback()
-	if st := h.call(t, "GET", fmt.Sprintf("/v1/changes?after=%d", p.Next), token, h.ring, nil, &q); st != 200 || len(q.Changes) != 1 {
+	if st := h.Call(t, "GET", fmt.Sprintf("/v1/changes?after=%d", p.Next), token, h.Ring, nil, &q); st != 200 || len(q.Changes) != 1 {
 		t.Fatalf("a read once the placer let go: %d %+v", st, q)
 	}
 }

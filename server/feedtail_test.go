@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"qrdesk/central"
+	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
 	"qrdesk/server"
 	"qrdesk/serverdb"
@@ -33,21 +34,21 @@ type feedPage struct {
 func TestFeedTailUnderAStorm(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		path := dbPath(t)
-		h := newCentral(t, func(testing.TB) string { return path }, 300)
-		token := h.station(t, "Desk 1", "A")
+		h := centraltest.New(t, func(testing.TB) string { return path }, 300)
+		token := h.Station(t, "Desk 1", "A")
 		// A second server process on the same database.
 		db2, err := serverdb.Open(context.Background(), path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { db2.Close() })
-		api2 := &server.API{Store: db2, Log: slog.New(slog.DiscardHandler), Now: func() time.Time { return h.now }}
+		api2 := &server.API{Store: db2, Log: slog.New(slog.DiscardHandler), Now: func() time.Time { return h.Now }}
 		srv2 := httptest.NewServer(api2.Handler())
 		t.Cleanup(srv2.Close)
-		urls := []string{h.url, srv2.URL}
+		urls := []string{h.URL, srv2.URL}
 
 		const followers = 6
-		want := 2 * len(h.codes) // each code's upload and its redemption
+		want := 2 * len(h.Codes) // each code's upload and its redemption
 		seen := make([]map[int64]central.Change, followers)
 		var wg sync.WaitGroup
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -61,7 +62,7 @@ func TestFeedTailUnderAStorm(t *testing.T) {
 				for i := 0; len(seen[f]) < want && ctx.Err() == nil; i++ {
 					wait := (f + i) % 2 // long polls and plain reads
 					var p feedPage
-					if st := h.callURL(t, urls[(f+i)%2], "GET", fmt.Sprintf("/v1/changes?after=%d&wait=%d", cursor, wait), token, h.ring, nil, &p); st != 200 {
+					if st := h.CallURL(t, urls[(f+i)%2], "GET", fmt.Sprintf("/v1/changes?after=%d&wait=%d", cursor, wait), token, h.Ring, nil, &p); st != 200 {
 						t.Errorf("follower %d: status %d", f, st)
 						return
 					}
@@ -86,24 +87,24 @@ func TestFeedTailUnderAStorm(t *testing.T) {
 		upload := func(codes []string) {
 			var list []map[string]any
 			for _, c := range codes {
-				list = append(list, map[string]any{"code": c, "expire_at": 0, "created_at": h.now.Unix() - 60})
+				list = append(list, map[string]any{"code": c, "expire_at": 0, "created_at": h.Now.Unix() - 60})
 			}
-			h.callURL(t, urls[len(codes)%2], "POST", "/v1/batches", token, h.ring, map[string]any{"codes": list}, nil)
+			h.CallURL(t, urls[len(codes)%2], "POST", "/v1/batches", token, h.Ring, map[string]any{"codes": list}, nil)
 		}
 		// Codes arrive in small batches while the redemptions run.
-		for i := 0; i < len(h.codes); i += 25 {
-			upload(h.codes[i : i+25])
+		for i := 0; i < len(h.Codes); i += 25 {
+			upload(h.Codes[i : i+25])
 		}
 		var writers sync.WaitGroup
 		for w := 0; w < 12; w++ {
 			writers.Add(1)
 			go func() {
 				defer writers.Done()
-				for i := w; i < len(h.codes); i += 12 {
+				for i := w; i < len(h.Codes); i += 12 {
 					var r central.Result
-					h.callURL(t, urls[i%2], "POST", "/v1/redeem", token, h.ring, central.Event{EventID: fmt.Sprintf("storm-%04d", i), Code: h.codes[i], Operator: "op", At: 1}, &r)
+					h.CallURL(t, urls[i%2], "POST", "/v1/redeem", token, h.Ring, central.Event{EventID: fmt.Sprintf("storm-%04d", i), Code: h.Codes[i], Operator: "op", At: 1}, &r)
 					if r.Outcome != central.OutcomeRedeemed {
-						t.Errorf("%s: %+v", h.codes[i], r)
+						t.Errorf("%s: %+v", h.Codes[i], r)
 					}
 				}
 			}()
@@ -117,8 +118,8 @@ func TestFeedTailUnderAStorm(t *testing.T) {
 					redeemed[ch.Code] = true
 				}
 			}
-			if len(seen[f]) != want || len(redeemed) != len(h.codes) {
-				t.Errorf("follower %d saw %d changes (want %d), %d redemptions (want %d)", f, len(seen[f]), want, len(redeemed), len(h.codes))
+			if len(seen[f]) != want || len(redeemed) != len(h.Codes) {
+				t.Errorf("follower %d saw %d changes (want %d), %d redemptions (want %d)", f, len(seen[f]), want, len(redeemed), len(h.Codes))
 			}
 		}
 	})
@@ -130,30 +131,30 @@ func TestFeedTailUnderAStorm(t *testing.T) {
 func TestFeedReadSeesEveryEarlierWrite(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		path := dbPath(t)
-		h := newCentral(t, func(testing.TB) string { return path }, 20)
-		token := h.station(t, "Desk 1", "A")
-		h.upload(t, token)
+		h := centraltest.New(t, func(testing.TB) string { return path }, 20)
+		token := h.Station(t, "Desk 1", "A")
+		h.Upload(t, token)
 		db2, err := serverdb.Open(context.Background(), path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { db2.Close() })
-		srv2 := httptest.NewServer((&server.API{Store: db2, Log: slog.New(slog.DiscardHandler), Now: func() time.Time { return h.now }}).Handler())
+		srv2 := httptest.NewServer((&server.API{Store: db2, Log: slog.New(slog.DiscardHandler), Now: func() time.Time { return h.Now }}).Handler())
 		t.Cleanup(srv2.Close)
 		var p feedPage
-		h.callURL(t, srv2.URL, "GET", "/v1/changes?after=0", token, h.ring, nil, &p) // both tails are warm
-		h.callURL(t, h.url, "GET", "/v1/changes?after=0", token, h.ring, nil, &p)
+		h.CallURL(t, srv2.URL, "GET", "/v1/changes?after=0", token, h.Ring, nil, &p) // both tails are warm
+		h.CallURL(t, h.URL, "GET", "/v1/changes?after=0", token, h.Ring, nil, &p)
 		cursor := p.Next
-		for i, code := range h.codes {
+		for i, code := range h.Codes {
 			var r central.Result
-			if st := h.callURL(t, []string{h.url, srv2.URL}[i%2], "POST", "/v1/redeem", token, h.ring, central.Event{EventID: fmt.Sprintf("seen-%04d", i), Code: code, Operator: "op", At: 1}, &r); st != 200 {
+			if st := h.CallURL(t, []string{h.URL, srv2.URL}[i%2], "POST", "/v1/redeem", token, h.Ring, central.Event{EventID: fmt.Sprintf("seen-%04d", i), Code: code, Operator: "op", At: 1}, &r); st != 200 {
 				t.Fatalf("redeem: status %d", st)
 			}
 			if r.Outcome != central.OutcomeRedeemed {
 				t.Fatalf("%s: %+v", code, r)
 			}
 			p = feedPage{}
-			h.callURL(t, []string{srv2.URL, h.url}[i%2], "GET", fmt.Sprintf("/v1/changes?after=%d", cursor), token, h.ring, nil, &p)
+			h.CallURL(t, []string{srv2.URL, h.URL}[i%2], "GET", fmt.Sprintf("/v1/changes?after=%d", cursor), token, h.Ring, nil, &p)
 			if len(p.Changes) != 1 || p.Changes[0].Code != code || p.Changes[0].Kind != "redeem" {
 				got, _ := json.Marshal(p)
 				t.Fatalf("read after redeeming %s through the other process: %s", code, got)
@@ -172,26 +173,26 @@ func TestFeedReadSeesEveryEarlierWrite(t *testing.T) {
 // stopping after a short page, took itself for up to date.
 func TestFeedReadAfterAFailedRefresh(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
-		h := newCentral(t, dbPath, 3)
-		token := h.station(t, "Desk 1", "A")
-		h.upload(t, token)
+		h := centraltest.New(t, dbPath, 3)
+		token := h.Station(t, "Desk 1", "A")
+		h.Upload(t, token)
 		ctx := context.Background()
-		if _, _, _, err := h.api.TailAnswerForTest(ctx, time.Now(), 0, 1000); err != nil { // the tail is warm
+		if _, _, _, err := h.API.TailAnswerForTest(ctx, time.Now(), 0, 1000); err != nil { // the tail is warm
 			t.Fatal(err)
 		}
 		var p feedPage
-		h.call(t, "GET", "/v1/changes?after=0", token, h.ring, nil, &p)
+		h.Call(t, "GET", "/v1/changes?after=0", token, h.Ring, nil, &p)
 		var r central.Result
-		if st := h.call(t, "POST", "/v1/redeem", token, h.ring, central.Event{EventID: "stale-0001", Code: h.codes[0], Operator: "op", At: 1}, &r); st != 200 || r.Outcome != central.OutcomeRedeemed {
+		if st := h.Call(t, "POST", "/v1/redeem", token, h.Ring, central.Event{EventID: "stale-0001", Code: h.Codes[0], Operator: "op", At: 1}, &r); st != 200 || r.Outcome != central.OutcomeRedeemed {
 			t.Fatalf("redeem: %d %+v", st, r)
 		}
 		arrived := time.Now() // a desk asks, and waits for the refresh under way
 		hungUp, cancel := context.WithCancel(ctx)
 		cancel()
-		if _, _, _, err := h.api.TailAnswerForTest(hungUp, time.Now(), p.Next, 1000); err == nil {
+		if _, _, _, err := h.API.TailAnswerForTest(hungUp, time.Now(), p.Next, 1000); err == nil {
 			t.Fatal("the refresh of a request that hung up succeeded")
 		}
-		body, n, ok, err := h.api.TailAnswerForTest(ctx, arrived, p.Next, 1000)
+		body, n, ok, err := h.API.TailAnswerForTest(ctx, arrived, p.Next, 1000)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -201,13 +202,13 @@ func TestFeedReadAfterAFailedRefresh(t *testing.T) {
 
 		// The database fails a refresh: the reads that waited for it get
 		// its error, never the stale tail as an answer.
-		flaky := &failingFeed{Store: h.db}
-		api := &server.API{Store: flaky, Log: slog.New(slog.DiscardHandler), Now: func() time.Time { return h.now }}
+		flaky := &failingFeed{Store: h.DB}
+		api := &server.API{Store: flaky, Log: slog.New(slog.DiscardHandler), Now: func() time.Time { return h.Now }}
 		api.Handler()
 		if _, _, _, err := api.TailAnswerForTest(ctx, time.Now(), 0, 1000); err != nil {
 			t.Fatal(err)
 		}
-		if st := h.call(t, "POST", "/v1/redeem", token, h.ring, central.Event{EventID: "stale-0002", Code: h.codes[1], Operator: "op", At: 1}, &r); st != 200 || r.Outcome != central.OutcomeRedeemed {
+		if st := h.Call(t, "POST", "/v1/redeem", token, h.Ring, central.Event{EventID: "stale-0002", Code: h.Codes[1], Operator: "op", At: 1}, &r); st != 200 || r.Outcome != central.OutcomeRedeemed {
 			t.Fatalf("redeem: %d %+v", st, r)
 		}
 		arrived = time.Now()

@@ -23,7 +23,7 @@ const fuzzRing = "0123456789abcdef"
 // a real database of each engine: no panic and no 5xx, whatever arrives.
 func FuzzRequests(f *testing.F) {
 	var handlers []http.Handler
-	for _, path := range []string{filepath.Join(f.TempDir(), "server.db"), testpg.URL(f)} {
+	for _, path := range []string{filepath.Join(f.TempDir(), "server.DB"), testpg.URL(f)} {
 		db, err := serverdb.Open(context.Background(), path)
 		if err != nil {
 			f.Fatal(err)

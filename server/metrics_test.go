@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"qrdesk/central"
+	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
 )
 
@@ -79,27 +80,27 @@ func engineName(t *testing.T) string {
 // path), conflicts, the feed position, the desks by state and the pool.
 func TestMetricsCountWhatHappened(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
-		h := newCentral(t, dbPath, 5)
-		a, b := h.station(t, "Desk 1", "A"), h.station(t, "Desk 2", "B")
-		h.station(t, "Desk 3", "C") // enrolled, never connects
-		h.station(t, "Desk 4", "D")
-		if err := h.db.RevokeStation(context.Background(), "Desk 4", h.now.Unix()); err != nil {
+		h := centraltest.New(t, dbPath, 5)
+		a, b := h.Station(t, "Desk 1", "A"), h.Station(t, "Desk 2", "B")
+		h.Station(t, "Desk 3", "C") // enrolled, never connects
+		h.Station(t, "Desk 4", "D")
+		if err := h.DB.RevokeStation(context.Background(), "Desk 4", h.Now.Unix()); err != nil {
 			t.Fatal(err)
 		}
-		before := scrape(t, h.url)
+		before := scrape(t, h.URL)
 		if got := value(before, "qrdesk_redemptions_total", "outcome", "redeemed"); got > 0 {
 			t.Fatalf("redemptions counted before any: %v", got)
 		}
 
-		h.upload(t, a)
+		h.Upload(t, a)
 		var r central.Result
-		online := central.Event{EventID: "metrics-online-1", Code: h.codes[0], Operator: "li", At: h.now.Unix()}
-		h.call(t, "POST", "/v1/redeem", a, h.ring, online, &r)
+		online := central.Event{EventID: "metrics-online-1", Code: h.Codes[0], Operator: "li", At: h.Now.Unix()}
+		h.Call(t, "POST", "/v1/redeem", a, h.Ring, online, &r)
 		if r.Outcome != "redeemed" {
 			t.Fatalf("redeem: %+v", r)
 		}
-		h.call(t, "POST", "/v1/redeem", a, h.ring, online, &r) // the same event again: a repeat
-		h.call(t, "POST", "/v1/redeem", b, h.ring, central.Event{EventID: "metrics-online-2", Code: h.codes[0], Operator: "wang", At: h.now.Unix()}, &r)
+		h.Call(t, "POST", "/v1/redeem", a, h.Ring, online, &r) // the same event again: a repeat
+		h.Call(t, "POST", "/v1/redeem", b, h.Ring, central.Event{EventID: "metrics-online-2", Code: h.Codes[0], Operator: "wang", At: h.Now.Unix()}, &r)
 		if r.Outcome != "already_used" {
 			t.Fatalf("second desk: %+v", r)
 		}
@@ -107,17 +108,17 @@ func TestMetricsCountWhatHappened(t *testing.T) {
 		for _, tc := range []struct {
 			token, id string
 		}{{a, "metrics-offline-a"}, {b, "metrics-offline-b"}} {
-			h.call(t, "POST", "/v1/events", tc.token, h.ring, map[string]any{"events": []central.Event{
-				{EventID: tc.id, Kind: "redeem", Code: h.codes[1], Operator: "op", At: h.now.Unix() - 60, Offline: true}}}, nil)
+			h.Call(t, "POST", "/v1/events", tc.token, h.Ring, map[string]any{"events": []central.Event{
+				{EventID: tc.id, Kind: "redeem", Code: h.Codes[1], Operator: "op", At: h.Now.Unix() - 60, Offline: true}}}, nil)
 		}
 		var feed struct{ Next int64 }
-		h.call(t, "GET", "/v1/changes?after=0", a, h.ring, nil, &feed)
+		h.Call(t, "GET", "/v1/changes?after=0", a, h.Ring, nil, &feed)
 		// A path with a label in it matches no API route: it is counted
 		// under a pattern ("unmatched", or the dashboard's "/"), never as
 		// a series of its own (checked below with every label).
-		h.call(t, "GET", "/v1/codes/"+h.codes[2], a, h.ring, nil, nil)
+		h.Call(t, "GET", "/v1/codes/"+h.Codes[2], a, h.Ring, nil, nil)
 
-		after := scrape(t, h.url)
+		after := scrape(t, h.URL)
 		for _, tc := range []struct {
 			name   string
 			labels []string
@@ -144,13 +145,13 @@ func TestMetricsCountWhatHappened(t *testing.T) {
 				t.Errorf("%s%v = %v, want %v", tc.name, tc.labels, got, tc.want)
 			}
 		}
-		if feed.Next < int64(len(h.codes)) {
-			t.Errorf("feed position %d, want at least the %d uploaded codes", feed.Next, len(h.codes))
+		if feed.Next < int64(len(h.Codes)) {
+			t.Errorf("feed position %d, want at least the %d uploaded codes", feed.Next, len(h.Codes))
 		}
 		for name, f := range after {
 			for _, m := range f.Metric {
 				for _, l := range m.Label {
-					if strings.Contains(l.GetValue(), h.codes[2]) || strings.Contains(l.GetValue(), "Desk") {
+					if strings.Contains(l.GetValue(), h.Codes[2]) || strings.Contains(l.GetValue(), "Desk") {
 						t.Errorf("%s has a label %s=%q: a code or a desk name per series", name, l.GetName(), l.GetValue())
 					}
 				}
@@ -158,8 +159,8 @@ func TestMetricsCountWhatHappened(t *testing.T) {
 		}
 
 		// Ten minutes later, with no request since, both desks are offline.
-		h.now = h.now.Add(10 * time.Minute)
-		later := scrape(t, h.url)
+		h.Now = h.Now.Add(10 * time.Minute)
+		later := scrape(t, h.URL)
 		if on, off := value(later, "qrdesk_desks", "state", "online"), value(later, "qrdesk_desks", "state", "offline"); on != 0 || off != 2 {
 			t.Errorf("ten minutes later: %v online, %v offline; want 0 and 2", on, off)
 		}

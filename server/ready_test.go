@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
 )
 
@@ -25,15 +26,15 @@ import (
 func TestReadyzFollowsTheDatabase(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		var path string
-		h := newCentral(t, func(t testing.TB) string { path = dbPath(t); return path }, 0)
+		h := centraltest.New(t, func(t testing.TB) string { path = dbPath(t); return path }, 0)
 		var logged lockedBuffer
-		h.api.Log = slog.New(slog.NewTextHandler(&logged, nil))
-		status, body := getReady(t, h.url)
+		h.API.Log = slog.New(slog.NewTextHandler(&logged, nil))
+		status, body := getReady(t, h.URL)
 		if status != 200 || body["status"] != "ready" {
 			t.Fatalf("healthy database: %d %v", status, body)
 		}
 		breakDatabase(t, path)
-		status, body = getReady(t, h.url)
+		status, body = getReady(t, h.URL)
 		if status != http.StatusServiceUnavailable || body["status"] != "not ready" || body["error"] != "the database does not answer" {
 			t.Fatalf("database gone: %d %v, want 503 saying only that the database does not answer", status, body)
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"qrdesk/central"
+	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
 	"qrdesk/server"
 )
@@ -17,20 +18,20 @@ import (
 // unused, on both engines.
 func TestRevocationBeatsTheTokenCache(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
-		h := newCentral(t, dbPath, 4)
-		token := h.station(t, "Desk 1", "A")
-		h.upload(t, token)
+		h := centraltest.New(t, dbPath, 4)
+		token := h.Station(t, "Desk 1", "A")
+		h.Upload(t, token)
 		redeem := func(token string, i int) (int, map[string]any) {
 			var out map[string]any
-			st := h.call(t, "POST", "/v1/redeem", token, h.ring, central.Event{EventID: fmt.Sprintf("cache-%04d", i), Code: h.codes[i], Operator: "op", At: 1}, &out)
+			st := h.Call(t, "POST", "/v1/redeem", token, h.Ring, central.Event{EventID: fmt.Sprintf("cache-%04d", i), Code: h.Codes[i], Operator: "op", At: 1}, &out)
 			return st, out
 		}
 		unused := func(i int) {
 			t.Helper()
-			if n := count(t, h.db, `SELECT count(*) FROM codes WHERE code = ? AND status = 'unused'`, h.codes[i]); n != 1 {
+			if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = 'unused'`, h.Codes[i]); n != 1 {
 				t.Fatalf("code %d is no longer unused", i)
 			}
-			if n := count(t, h.db, `SELECT count(*) FROM events WHERE code = ?`, h.codes[i]); n != 0 {
+			if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM events WHERE code = ?`, h.Codes[i]); n != 0 {
 				t.Fatalf("code %d: %d events recorded for a refused station", i, n)
 			}
 		}
@@ -39,7 +40,7 @@ func TestRevocationBeatsTheTokenCache(t *testing.T) {
 		}
 
 		// A new token: the old one is unknown at once.
-		if err := h.db.RenewStation(context.Background(), "Desk 1", server.HashToken("qrd_test_renewed")); err != nil {
+		if err := h.DB.RenewStation(context.Background(), "Desk 1", server.HashToken("qrd_test_renewed")); err != nil {
 			t.Fatal(err)
 		}
 		if st, out := redeem(token, 1); st != 401 || out["code"] != "unknown_token" {
@@ -51,7 +52,7 @@ func TestRevocationBeatsTheTokenCache(t *testing.T) {
 		}
 
 		// Revoked: refused at once, though the lookup was just cached.
-		if err := h.db.RevokeStation(context.Background(), "Desk 1", h.now.Unix()); err != nil {
+		if err := h.DB.RevokeStation(context.Background(), "Desk 1", h.Now.Unix()); err != nil {
 			t.Fatal(err)
 		}
 		if st, out := redeem("qrd_test_renewed", 2); st != 403 || out["code"] != "revoked" {

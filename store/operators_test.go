@@ -10,10 +10,10 @@ import (
 	"qrdesk/app"
 )
 
-func TestStaffSignIn(t *testing.T) {
+func TestOperatorsSignIn(t *testing.T) {
 	ctx := context.Background()
 	svc, db, clock := mustOpen(t)
-	staff := app.NewStaff(db, svc.Keys, clock.Now)
+	staff := app.NewOperators(db, svc.Keys, clock.Now)
 	li, err := staff.Add(ctx, "li", "4321", false, "admin")
 	if err != nil {
 		t.Fatal(err)
@@ -118,7 +118,7 @@ func TestStaffSignIn(t *testing.T) {
 			t.Fatalf("right PIN while locked: %v", err)
 		}
 		// Restarting the window does not help: the count is in the database.
-		restarted := app.NewStaff(db, svc.Keys, clock.Now)
+		restarted := app.NewOperators(db, svc.Keys, clock.Now)
 		if _, err := restarted.SignInPIN(ctx, "Wang", "876543"); err == nil || !strings.Contains(app.ErrorMessage(err), "too many wrong PINs") {
 			t.Fatalf("right PIN after a restart while locked: %v", err)
 		}
@@ -153,13 +153,13 @@ func TestStaffSignIn(t *testing.T) {
 	}
 }
 
-// TestStaffRecheck: an operator who signed in earlier counts only while
+// TestOperatorsRecheck: an operator who signed in earlier counts only while
 // current: a supervisor removed, or whose badge was renewed since, approves
 // nothing more, and a picker never approves as a supervisor.
-func TestStaffRecheck(t *testing.T) {
+func TestOperatorsRecheck(t *testing.T) {
 	ctx := context.Background()
 	svc, db, _ := mustOpen(t)
-	staff := app.NewStaff(db, svc.Keys, svc.Now)
+	staff := app.NewOperators(db, svc.Keys, svc.Now)
 	if _, err := staff.Add(ctx, "li", "4321", false, "admin"); err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +232,7 @@ func TestStaffRecheck(t *testing.T) {
 func TestPINLockoutPerName(t *testing.T) {
 	ctx := context.Background()
 	svc, db, clock := mustOpen(t)
-	staff := app.NewStaff(db, svc.Keys, clock.Now)
+	staff := app.NewOperators(db, svc.Keys, clock.Now)
 	if _, err := staff.Add(ctx, "li", "4321", false, "admin"); err != nil {
 		t.Fatal(err)
 	}

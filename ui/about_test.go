@@ -17,7 +17,7 @@ func TestAboutShowsVersions(t *testing.T) {
 		win  func(t *testing.T) (*mainUI, fyne.Window)
 	}{
 		{"Clerk", func(t *testing.T) (*mainUI, fyne.Window) { h := newHarness(t); return h.ui, h.win }},
-		{"LockedDesk", func(t *testing.T) (*mainUI, fyne.Window) { h := newStaffHarness(t, true); return h.ui, h.win }},
+		{"LockedDesk", func(t *testing.T) (*mainUI, fyne.Window) { h := newSignInHarness(t, true); return h.ui, h.win }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ui, win := tc.win(t)

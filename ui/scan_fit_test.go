@@ -14,9 +14,9 @@ import (
 // reason a badge is refused (a removed operator's: the longest) is shown
 // whole, every line of it inside the result panel.
 func TestBadgeRefusedFitsItsPanel(t *testing.T) {
-	h := newStaffHarness(t, true)
+	h := newSignInHarness(t, true)
 	fyne.DoAndWait(func() { h.win.Resize(fyne.NewSize(1024, 600-menuBarHeight)) })
-	if _, err := h.staff.Remove(context.Background(), "li", "admin"); err != nil {
+	if _, err := h.operators.Remove(context.Background(), "li", "admin"); err != nil {
 		t.Fatal(err)
 	}
 	h.scan(t, h.liBadge, fyne.KeyReturn, T("BADGE REFUSED"))

@@ -23,7 +23,7 @@ import (
 // operators works as before, under the operator setting.
 type signIn struct {
 	env   *env
-	staff *app.Staff
+	staff *app.Operators
 
 	mu       sync.Mutex
 	op       *app.Operator // nil: nobody
@@ -40,7 +40,7 @@ type signIn struct {
 	onChange func(op *app.Operator)
 }
 
-func newSignIn(e *env, staff *app.Staff) *signIn {
+func newSignIn(e *env, staff *app.Operators) *signIn {
 	s := &signIn{env: e, staff: staff}
 	s.who = widget.NewLabel("")
 	s.who.TextStyle = fyne.TextStyle{Bold: true}
@@ -162,7 +162,7 @@ func (s *signIn) signOutIf(op app.Operator) bool {
 }
 
 // notCurrentText says, in the window's language, why op no longer counts
-// (app.Staff.Recheck's refusal err).
+// (app.Operators.Recheck's refusal err).
 func notCurrentText(op app.Operator, err error) string {
 	name := map[string]any{"Name": op.Name}
 	switch {

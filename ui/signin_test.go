@@ -14,40 +14,40 @@ import (
 	"qrdesk/app"
 )
 
-// staffHarness is the window on a desk with two operators: li (PIN 4321)
+// signInHarness is the window on a desk with two operators: li (PIN 4321)
 // and the supervisor wang (PIN 8765), in desk mode when desk is set.
-type staffHarness struct {
+type signInHarness struct {
 	*harness
-	staff           *app.Staff
+	operators       *app.Operators
 	liBadge, wBadge string
 	liPIN, wangPIN  string
 }
 
-func newStaffHarness(t *testing.T, desk bool) *staffHarness {
+func newSignInHarness(t *testing.T, desk bool) *signInHarness {
 	t.Helper()
-	h := &staffHarness{harness: newHarness(t), liPIN: "4321", wangPIN: "8765"}
+	h := &signInHarness{harness: newHarness(t), liPIN: "4321", wangPIN: "8765"}
 	ctx := context.Background()
-	h.staff = app.NewStaff(h.db, h.svc.Keys, h.clock.Now)
-	li, err := h.staff.Add(ctx, "li", h.liPIN, false, "admin")
+	h.operators = app.NewOperators(h.db, h.svc.Keys, h.clock.Now)
+	li, err := h.operators.Add(ctx, "li", h.liPIN, false, "admin")
 	if err != nil {
 		t.Fatal(err)
 	}
-	wang, err := h.staff.Add(ctx, "wang", h.wangPIN, true, "admin")
+	wang, err := h.operators.Add(ctx, "wang", h.wangPIN, true, "admin")
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.liBadge, _ = h.staff.Badge(li)
-	h.wBadge, _ = h.staff.Badge(wang)
+	h.liBadge, _ = h.operators.Badge(li)
+	h.wBadge, _ = h.operators.Badge(wang)
 	h.win = fyne.CurrentApp().NewWindow("qrdesk")
 	h.win.Resize(fyne.NewSize(1200, 800))
-	if h.ui, err = newMainUI(fyne.CurrentApp(), h.win, h.svc, Options{Screen: "scan", Player: h.sound, TemplateDir: t.TempDir(), Staff: h.staff, Desk: desk}); err != nil {
+	if h.ui, err = newMainUI(fyne.CurrentApp(), h.win, h.svc, Options{Screen: "scan", Player: h.sound, TemplateDir: t.TempDir(), Operators: h.operators, Desk: desk}); err != nil {
 		t.Fatal(err)
 	}
 	return h
 }
 
 // showsTabs reports whether the window shows the screens' tabs.
-func (h *staffHarness) showsTabs() bool {
+func (h *signInHarness) showsTabs() bool {
 	found := false
 	var walk func(o fyne.CanvasObject)
 	walk = func(o fyne.CanvasObject) {
@@ -72,7 +72,7 @@ func typeInto(e *escEntry, text string) {
 	})
 }
 
-func (h *staffHarness) redeemedBy(t *testing.T, code string) string {
+func (h *signInHarness) redeemedBy(t *testing.T, code string) string {
 	t.Helper()
 	var op string
 	if err := h.db.SQL().QueryRow(`SELECT r.operator FROM redemptions r JOIN codes c ON c.id = r.code_id WHERE c.code = ?`, code).Scan(&op); err != nil {
@@ -82,7 +82,7 @@ func (h *staffHarness) redeemedBy(t *testing.T, code string) string {
 }
 
 func TestDeskModeScanOnlyUntilSupervisor(t *testing.T) {
-	h := newStaffHarness(t, true)
+	h := newSignInHarness(t, true)
 	codes := h.issue(t, 3)
 	if h.showsTabs() {
 		t.Fatal("desk mode shows the tabs")
@@ -111,7 +111,7 @@ func TestDeskModeScanOnlyUntilSupervisor(t *testing.T) {
 	}
 
 	// An operator removed while signed in is signed out at the next scan.
-	if _, err := h.staff.Remove(context.Background(), "li", "admin"); err != nil {
+	if _, err := h.operators.Remove(context.Background(), "li", "admin"); err != nil {
 		t.Fatal(err)
 	}
 	h.scan(t, codes[1], fyne.KeyReturn, T("SIGN IN FIRST"))
@@ -140,8 +140,8 @@ func TestDeskModeScanOnlyUntilSupervisor(t *testing.T) {
 		t.Fatalf("unlocked, show(codes) went to %s", h.ui.current())
 	}
 	// A picker's badge takes over the desk and locks it (li was removed: add zhao).
-	zhao, _ := h.staff.Add(context.Background(), "zhao", "2468", false, "admin")
-	zhaoBadge, _ := h.staff.Badge(zhao)
+	zhao, _ := h.operators.Add(context.Background(), "zhao", "2468", false, "admin")
+	zhaoBadge, _ := h.operators.Badge(zhao)
 	fyne.DoAndWait(func() { h.ui.show("scan") })
 	h.scan(t, zhaoBadge, fyne.KeyReturn, T("SIGNED IN"))
 	// The title already said SIGNED IN: wait for the lock itself.
@@ -184,7 +184,7 @@ func TestDeskModeScanOnlyUntilSupervisor(t *testing.T) {
 }
 
 func TestSupervisorApprovesDisableAndSettings(t *testing.T) {
-	h := newStaffHarness(t, false)
+	h := newSignInHarness(t, false)
 	codes := h.issue(t, 5)
 	if !h.showsTabs() {
 		t.Fatal("without --desk the window shows its screens")
@@ -274,7 +274,7 @@ func TestSignInTextsInChinese(t *testing.T) {
 }
 
 // button finds a button by its text in the top overlay (a dialog).
-func (h *staffHarness) dialogButton(t *testing.T, text string) *widget.Button {
+func (h *signInHarness) dialogButton(t *testing.T, text string) *widget.Button {
 	t.Helper()
 	var found *widget.Button
 	var walk func(o fyne.CanvasObject)
@@ -306,7 +306,7 @@ func (h *staffHarness) dialogButton(t *testing.T, text string) *widget.Button {
 }
 
 func TestReprintNeedsSupervisor(t *testing.T) {
-	h := newStaffHarness(t, false)
+	h := newSignInHarness(t, false)
 	h.scan(t, h.liBadge, fyne.KeyReturn, T("SIGNED IN"))
 	s := h.ui.issue
 	batch, _, err := h.svc.Issue(context.Background(), app.IssueRequest{Count: 2})
@@ -337,7 +337,7 @@ func TestReprintNeedsSupervisor(t *testing.T) {
 }
 
 func TestIssueAsksWhoIsWorking(t *testing.T) {
-	h := newStaffHarness(t, false)
+	h := newSignInHarness(t, false)
 	s := h.ui.issue
 	fyne.DoAndWait(func() {
 		h.ui.show("issue")
@@ -360,7 +360,7 @@ func TestIssueAsksWhoIsWorking(t *testing.T) {
 }
 
 func TestUndoNeedsSupervisor(t *testing.T) {
-	h := newStaffHarness(t, false)
+	h := newSignInHarness(t, false)
 	codes := h.issue(t, 1)
 	if _, err := h.svc.Redeem(context.Background(), codes[0], "li"); err != nil {
 		t.Fatal(err)

@@ -15,11 +15,11 @@ import (
 // renewed is signed out by the window's check and the desk locks.
 func TestRemovedSupervisorApprovesNothing(t *testing.T) {
 	ctx := context.Background()
-	h := newStaffHarness(t, true)
+	h := newSignInHarness(t, true)
 	h.scan(t, h.wBadge, fyne.KeyReturn, T("SIGNED IN"))
 	waitFor(t, "wang's badge to unlock the desk", h.showsTabs)
 
-	if _, err := h.staff.Remove(ctx, "wang", "admin"); err != nil {
+	if _, err := h.operators.Remove(ctx, "wang", "admin"); err != nil {
 		t.Fatal(err)
 	}
 	// Before any poll: the unlocked window is still up, and a picker tries
@@ -49,17 +49,17 @@ func TestRemovedSupervisorApprovesNothing(t *testing.T) {
 
 	// Another supervisor unlocks; their badge is renewed (lost): the
 	// window's check signs them out and locks the desk.
-	zhao, err := h.staff.Add(ctx, "zhao", "2468", true, "admin")
+	zhao, err := h.operators.Add(ctx, "zhao", "2468", true, "admin")
 	if err != nil {
 		t.Fatal(err)
 	}
-	zhaoBadge, _ := h.staff.Badge(zhao)
+	zhaoBadge, _ := h.operators.Badge(zhao)
 	h.scan(t, zhaoBadge, fyne.KeyReturn, T("SIGNED IN"))
 	waitFor(t, "zhao's badge to unlock the desk", h.showsTabs)
 	watch, stop := context.WithCancel(ctx)
 	defer stop()
 	go h.ui.env.signIn.watch(watch, h.ui.scan)
-	if _, err := h.staff.RenewBadge(ctx, "zhao", "admin"); err != nil {
+	if _, err := h.operators.RenewBadge(ctx, "zhao", "admin"); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the renewed badge to lock the desk", func() bool { return !h.showsTabs() })
@@ -72,7 +72,7 @@ func TestRemovedSupervisorApprovesNothing(t *testing.T) {
 	}
 	// The new badge unlocks again.
 	zhao, _ = h.db.OperatorByName(ctx, "zhao")
-	zhaoBadge, _ = h.staff.Badge(zhao)
+	zhaoBadge, _ = h.operators.Badge(zhao)
 	h.scan(t, zhaoBadge, fyne.KeyReturn, T("SIGNED IN"))
 	waitFor(t, "the new badge to unlock the desk", h.showsTabs)
 }

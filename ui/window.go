@@ -14,11 +14,11 @@ import (
 
 // Options choose how the window opens.
 type Options struct {
-	Screen      string     // scan, issue, codes, today or settings; "" for the start-screen setting
-	TemplateDir string     // the clerk's own label templates
-	Player      Player     // scan sounds; nil for silence
-	Staff       *app.Staff // operators who sign in; nil: the operator setting names who works
-	Desk        bool       // desk mode: the Scan screen only, until a supervisor signs in (desk.go)
+	Screen      string         // scan, issue, codes, today or settings; "" for the start-screen setting
+	TemplateDir string         // the clerk's own label templates
+	Player      Player         // scan sounds; nil for silence
+	Operators   *app.Operators // operators who sign in; nil: the operator setting names who works
+	Desk        bool           // desk mode: the Scan screen only, until a supervisor signs in (desk.go)
 	// Version is what About shows: release, commit, protocol and schema
 	// (cli.Versions).
 	Version string
@@ -83,8 +83,8 @@ func newMainUI(a fyne.App, w fyne.Window, svc *app.Service, opts Options) (*main
 	if err := e.reloadSettings(); err != nil { // no screen listens yet
 		return nil, err
 	}
-	if opts.Staff != nil {
-		e.signIn = newSignIn(e, opts.Staff)
+	if opts.Operators != nil {
+		e.signIn = newSignIn(e, opts.Operators)
 	}
 	ui := &mainUI{env: e, screens: app.Screens, version: opts.Version}
 	ui.scan = newScanScreen(e)

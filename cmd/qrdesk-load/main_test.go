@@ -54,7 +54,9 @@ func TestLoad(t *testing.T) {
 			var out, errOut bytes.Buffer
 			args := []string{"--server", srv.URL, "--db", db, "--key-file", filepath.Join(t.TempDir(), "load.key"),
 				"--desks", "20", "--rate", "30", "--duration", "3s", "--sync", "1s",
-				"--offline-frac", "0.3", "--offline-len", "1s", "--double-frac", "0.1", "--drain", "20s", "--json"}
+				"--offline-frac", "0.3", "--offline-len", "1s", "--double-frac", "0.1", "--drain", "20s", "--json",
+				// a loaded test machine must not turn the online scans into timeouts
+				"--online-timeout", "15s"}
 			args = append(args, tc.extra...)
 			code := run(context.Background(), args, &out, &errOut)
 			var rep Report

@@ -1,0 +1,349 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// OperatorStore keeps the desk's operators. Operators are never deleted;
+// every change and every sign-in is audited.
+type OperatorStore interface {
+	// LoadSettings gives the station name for the audit rows.
+	LoadSettings(ctx context.Context) (Settings, error)
+	// AddOperator stores a new operator and returns it with its id; a
+	// current operator of the same name (any case) is a KindConflict error.
+	AddOperator(ctx context.Context, op Operator, actor Actor) (Operator, error)
+	// Operators lists the current operators by name, removed ones too when
+	// asked.
+	Operators(ctx context.Context, withRemoved bool) ([]Operator, error)
+	// OperatorByName returns the current operator of that name (any case),
+	// or ErrNotFound.
+	OperatorByName(ctx context.Context, name string) (Operator, error)
+	// OperatorByID returns an operator, removed or not, or ErrNotFound.
+	OperatorByID(ctx context.Context, id int64) (Operator, error)
+	// RemoveOperator stamps the current operator name as removed at at.
+	RemoveOperator(ctx context.Context, name string, at int64, actor Actor) (Operator, error)
+	// RenewBadge raises the operator's badge version: the old badge stops
+	// working.
+	RenewBadge(ctx context.Context, name string, actor Actor) (Operator, error)
+	// SetPINHash replaces the current operator's PIN hash.
+	SetPINHash(ctx context.Context, name, hash string, actor Actor) (Operator, error)
+	// AuditSignIn records a sign-in by method (SignInBadge or SignInPIN),
+	// or a refused one with the reason, of subject.
+	AuditSignIn(ctx context.Context, subject string, method SignInMethod, ok bool, reason string, actor Actor) error
+	// PINFailures counts the wrong PINs audited for name (any case) since
+	// name's last sign-in by PIN, and the desk's wrong PINs for any name
+	// since since (Unix seconds), with when the latest of name's and the
+	// earliest of the desk's were.
+	PINFailures(ctx context.Context, name string, since int64) (PINFailureCount, error)
+}
+
+// PINFailureCount is what the wrong-PIN lockout reads from the sign-in log.
+type PINFailureCount struct {
+	Name     int   // wrong PINs for the name since its last sign-in by PIN
+	NameLast int64 // when the latest of them was (Unix seconds)
+	Desk     int   // wrong PINs for any name at the desk in the window
+	DeskFrom int64 // when the earliest of those was
+}
+
+// SignInMethod is how an operator signed in (or tried to).
+type SignInMethod string
+
+const (
+	SignInBadge SignInMethod = "badge"
+	SignInPIN   SignInMethod = "PIN"
+)
+
+// Operators is the service for the desk's operators: adding and removing them, their badges,
+// and signing in by badge or by name and PIN.
+type Operators struct {
+	Store OperatorStore
+	Keys  Keys
+	Now   func() time.Time
+}
+
+// NewOperators wires the operator service; now is the service's clock.
+func NewOperators(st OperatorStore, keys Keys, now func() time.Time) *Operators {
+	if now == nil {
+		now = time.Now
+	}
+	return &Operators{Store: st, Keys: keys, Now: now}
+}
+
+// Operators is the desk's operators on the service's store, key ring and clock.
+func (s *Service) Operators() *Operators { return NewOperators(s.Store, s.Keys, s.Now) }
+
+// Wrong PINs allowed for one name before its PIN is checked no more for a
+// while, and how long (doubling with every further wrong PIN, at most
+// pinMaxWait). The count is per name and only that name's own sign-in by
+// PIN ends it: a picker who signs in as themselves between guesses at a
+// supervisor's PIN no longer starts the supervisor's count again. The desk
+// is limited too, so that guessing across names gains nothing: after
+// DeskPINTries wrong PINs of any names within deskPINWindow, no PIN is
+// checked until the earliest of them is older than the window; successes
+// do not end that count. Both are read from the audit rows, so restarting
+// the window does not reset them. Badges work throughout.
+const (
+	PINTries      = 5
+	pinWait       = time.Minute
+	pinMaxWait    = 15 * time.Minute
+	DeskPINTries  = 3 * PINTries
+	deskPINWindow = 15 * time.Minute
+)
+
+// ErrSignInRefused is wrapped by every refused sign-in.
+var ErrSignInRefused = errors.New("sign-in refused")
+
+func (st *Operators) actor(ctx context.Context, operator string) Actor {
+	name := ""
+	if set, err := st.Store.LoadSettings(ctx); err == nil {
+		name = set.StationName
+	}
+	return Actor{Station: name, Operator: operator}
+}
+
+// Add registers an operator with a PIN; by is who adds them (audited).
+func (st *Operators) Add(ctx context.Context, name, pin string, supervisor bool, by string) (Operator, error) {
+	if err := CheckOperatorName(name); err != nil {
+		return Operator{}, Errorf(KindInvalid, "%v", err)
+	}
+	if err := CheckPIN(pin); err != nil {
+		return Operator{}, Errorf(KindInvalid, "%v", err)
+	}
+	hash, err := HashPIN(pin)
+	if err != nil {
+		return Operator{}, ErrorfWrap(KindInternal, err, "cannot protect the PIN")
+	}
+	op := Operator{Name: name, Supervisor: supervisor, BadgeVersion: 1, CreatedAt: st.Now().Unix(), PINHash: hash}
+	return st.Store.AddOperator(ctx, op, st.actor(ctx, by))
+}
+
+// List returns the current operators (and removed ones when asked).
+func (st *Operators) List(ctx context.Context, withRemoved bool) ([]Operator, error) {
+	return st.Store.Operators(ctx, withRemoved)
+}
+
+// Find returns the current operator of that name (any case), or an error
+// that says there is none.
+func (st *Operators) Find(ctx context.Context, name string) (Operator, error) {
+	op, err := st.Store.OperatorByName(ctx, name)
+	if errors.Is(err, ErrNotFound) {
+		return Operator{}, Errorf(KindNotFound, "there is no operator called %s: 'qrdesk operators list' shows them", name)
+	}
+	return op, err
+}
+
+// Why an operator who signed in earlier no longer counts (Recheck); each
+// is wrapped in an *Error whose message says what to do.
+var (
+	ErrOperatorRemoved = errors.New("operator removed")
+	ErrBadgeReplaced   = errors.New("badge replaced")
+	ErrNotSupervisor   = errors.New("not a supervisor")
+)
+
+// NoLongerCurrent reports whether err is Recheck's refusal of an operator
+// who no longer counts (not a database error).
+func NoLongerCurrent(err error) bool {
+	return errors.Is(err, ErrOperatorRemoved) || errors.Is(err, ErrBadgeReplaced) || errors.Is(err, ErrNotSupervisor)
+}
+
+// Recheck re-reads an operator who signed in (or approved) earlier and
+// returns them as they are now, when they still count: not removed since,
+// their badge not replaced since (a lost badge may be in other hands, and
+// the one who signed in with it is asked again), and a supervisor when
+// supervisor is set. Otherwise a KindConflict error wrapping
+// ErrOperatorRemoved, ErrBadgeReplaced or ErrNotSupervisor says why. Every
+// supervisor approval at the window goes through it, so a supervisor
+// removed or with a renewed badge approves nothing more.
+func (st *Operators) Recheck(ctx context.Context, op Operator, supervisor bool) (Operator, error) {
+	now, err := st.Store.OperatorByID(ctx, op.ID)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return Operator{}, &Error{Kind: KindConflict, Err: ErrOperatorRemoved,
+			Message: fmt.Sprintf("%s is not an operator of this desk: sign in again", op.Name)}
+	case err != nil:
+		return Operator{}, err
+	case now.RemovedAt != 0:
+		return Operator{}, &Error{Kind: KindConflict, Err: ErrOperatorRemoved,
+			Message: fmt.Sprintf("%s was removed from this desk on %s: they are signed out and approve nothing more", now.Name, FormatTime(now.RemovedAt))}
+	case now.BadgeVersion != op.BadgeVersion:
+		return Operator{}, &Error{Kind: KindConflict, Err: ErrBadgeReplaced,
+			Message: fmt.Sprintf("the badge of %s was replaced since they signed in: they are signed out; sign in again with the new badge or the PIN", now.Name)}
+	case supervisor && !now.Supervisor:
+		return Operator{}, &Error{Kind: KindConflict, Err: ErrNotSupervisor,
+			Message: fmt.Sprintf("%s is not a supervisor: a supervisor must approve this", now.Name)}
+	}
+	return now, nil
+}
+
+// Any reports whether the desk has operators: then the window asks who is
+// working before a scan.
+func (st *Operators) Any(ctx context.Context) (bool, error) {
+	ops, err := st.Store.Operators(ctx, false)
+	return len(ops) > 0, err
+}
+
+// Remove takes an operator off the desk; their badge and PIN stop working,
+// the history that names them stays.
+func (st *Operators) Remove(ctx context.Context, name, by string) (Operator, error) {
+	return st.Store.RemoveOperator(ctx, name, st.Now().Unix(), st.actor(ctx, by))
+}
+
+// RenewBadge cancels an operator's badge (lost or stolen): print the new one.
+func (st *Operators) RenewBadge(ctx context.Context, name, by string) (Operator, error) {
+	return st.Store.RenewBadge(ctx, name, st.actor(ctx, by))
+}
+
+// SetPIN gives an operator a new PIN (a forgotten one); by is audited.
+func (st *Operators) SetPIN(ctx context.Context, name, pin, by string) (Operator, error) {
+	if err := CheckPIN(pin); err != nil {
+		return Operator{}, Errorf(KindInvalid, "%v", err)
+	}
+	hash, err := HashPIN(pin)
+	if err != nil {
+		return Operator{}, ErrorfWrap(KindInternal, err, "cannot protect the PIN")
+	}
+	return st.Store.SetPINHash(ctx, name, hash, st.actor(ctx, by))
+}
+
+// Badge returns the text of op's badge QR.
+func (st *Operators) Badge(op Operator) (string, error) {
+	b, err := st.Keys.BadgeFor(op)
+	if err != nil {
+		return "", Errorf(KindInvalid, "%v", err)
+	}
+	return b.String(), nil
+}
+
+// SignInBadge checks a scanned badge and returns its operator. The refusal
+// says why (damaged, forged, replaced, removed) and is audited.
+func (st *Operators) SignInBadge(ctx context.Context, raw string) (Operator, error) {
+	b, err := ParseBadge(raw)
+	if err != nil {
+		return Operator{}, st.refuse(ctx, "badge", SignInBadge, "%v", err)
+	}
+	op, err := st.Store.OperatorByID(ctx, b.OperatorID)
+	if errors.Is(err, ErrNotFound) {
+		return Operator{}, st.refuse(ctx, "badge", SignInBadge, "this badge was not made at this desk or was altered: do not let it sign in")
+	}
+	if err != nil {
+		return Operator{}, err
+	}
+	if err := st.Keys.VerifyBadge(b, op.Name); err != nil {
+		return Operator{}, st.refuse(ctx, "badge", SignInBadge, "this badge was not made at this desk or was altered: do not let it sign in")
+	}
+	switch {
+	case op.RemovedAt != 0:
+		return Operator{}, st.refuse(ctx, op.Name, SignInBadge, "%s was removed from this desk on %s: their badge no longer works", op.Name, FormatTime(op.RemovedAt))
+	case b.Version != op.BadgeVersion:
+		return Operator{}, st.refuse(ctx, op.Name, SignInBadge, "this badge of %s was replaced by a newer one: use the new badge", op.Name)
+	}
+	return op, st.Store.AuditSignIn(ctx, op.Name, SignInBadge, true, "", st.actor(ctx, op.Name))
+}
+
+// SignInPIN checks an operator's name and PIN. After PINTries wrong PINs
+// for a name its PIN is checked no more for a while, longer after every
+// further one; after DeskPINTries wrong PINs of any names in a short time,
+// no PIN at the desk is (see PINTries).
+func (st *Operators) SignInPIN(ctx context.Context, name, pin string) (Operator, error) {
+	now := st.Now()
+	f, err := st.Store.PINFailures(ctx, pinSubject(name), now.Add(-deskPINWindow).Unix())
+	if err != nil {
+		return Operator{}, err
+	}
+	if wait := time.Unix(f.NameLast, 0).Add(pinLock(f.Name)).Sub(now); wait > 0 {
+		return Operator{}, &Error{Kind: KindConflict, Err: ErrSignInRefused,
+			Message: fmt.Sprintf("too many wrong PINs for %s: try again in %s, or sign in with a badge", name, roundUp(wait))}
+	}
+	if f.Desk >= DeskPINTries {
+		if wait := time.Unix(f.DeskFrom, 0).Add(deskPINWindow).Sub(now); wait > 0 {
+			return Operator{}, &Error{Kind: KindConflict, Err: ErrSignInRefused,
+				Message: fmt.Sprintf("too many wrong PINs at this desk: try again in %s, or sign in with a badge", roundUp(wait))}
+		}
+	}
+	op, err := st.Store.OperatorByName(ctx, name)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return Operator{}, err
+	}
+	// The hash is computed even for an unknown name, so the time taken does
+	// not tell which names exist.
+	hash := op.PINHash
+	if hash == "" {
+		hash = unknownOperatorHash()
+	}
+	if !PINMatches(hash, pin) || err != nil {
+		return Operator{}, st.refuse(ctx, name, SignInPIN, "the name or PIN is wrong: check both and try again")
+	}
+	return op, st.Store.AuditSignIn(ctx, op.Name, SignInPIN, true, "", st.actor(ctx, op.Name))
+}
+
+// pinLock is how long the desk waits after the last of failures wrong PINs.
+func pinLock(failures int) time.Duration {
+	if failures < PINTries {
+		return 0
+	}
+	if failures-PINTries >= 5 { // 2⁵ minutes is past the cap; no shift overflows
+		return pinMaxWait
+	}
+	return min(pinWait<<(failures-PINTries), pinMaxWait)
+}
+
+// unknownOperatorHash is checked for names that do not exist (see SignInPIN).
+// Made on first use: hashing costs 19 MiB, which no other command should pay.
+var unknownOperatorHash = sync.OnceValue(func() string { h, _ := HashPIN("unknown operator"); return h })
+
+// pinSubject is the name a sign-in attempt is logged and counted under:
+// the name typed, or "?" for what cannot be a name.
+func pinSubject(name string) string {
+	if name == "" || CheckOperator(name) != nil {
+		return "?"
+	}
+	return name
+}
+
+// refuse audits a refused sign-in and returns the message for the clerk.
+func (st *Operators) refuse(ctx context.Context, subject string, method SignInMethod, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	subject = pinSubject(subject)
+	if err := st.Store.AuditSignIn(ctx, subject, method, false, msg, st.actor(ctx, "")); err != nil {
+		return err
+	}
+	return &Error{Kind: KindInvalid, Message: msg, Err: ErrSignInRefused}
+}
+
+func roundUp(d time.Duration) string {
+	if d <= time.Minute {
+		return "1 minute"
+	}
+	return fmt.Sprintf("%d minutes", int((d+time.Minute-1)/time.Minute))
+}
+
+// OperatorBadge is one current operator with the text of their badge QR.
+type OperatorBadge struct {
+	Operator
+	Badge string
+}
+
+// Badges returns the badges of every current operator, by name, for the
+// badge sheet; an error when there is nobody to print.
+func (st *Operators) Badges(ctx context.Context) ([]OperatorBadge, error) {
+	ops, err := st.List(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	if len(ops) == 0 {
+		return nil, Errorf(KindInvalid, "there are no operators to print badges for: add them with 'qrdesk operators add NAME'")
+	}
+	out := make([]OperatorBadge, len(ops))
+	for i, op := range ops {
+		text, err := st.Badge(op)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = OperatorBadge{Operator: op, Badge: text}
+	}
+	return out, nil
+}

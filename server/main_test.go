@@ -1,0 +1,9 @@
+package server_test
+
+import (
+	"testing"
+
+	"qrdesk/internal/testpg"
+)
+
+func TestMain(m *testing.M) { testpg.Main(m) }
