@@ -16,8 +16,14 @@ deps:
 	@bash scripts/install-deps.sh test
 	@$(GO) mod download
 
+# The release and commit every binary prints ('qrdesk version',
+# 'qrdesk-server --version'): set at link time, since this machine's Go may
+# not stamp the commit itself (GOFLAGS=-buildvcs=false).
+COMMIT         = $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+VERSION_FLAGS  = -X qrdesk/internal/buildinfo.release=$(VERSION) -X qrdesk/internal/buildinfo.commit=$(COMMIT)
+
 build: deps-build
-	$(GO) build -o $(BIN) .
+	$(GO) build -ldflags='$(VERSION_FLAGS)' -o $(BIN) .
 
 # The window on the embedded SQLite database in the user's data directory.
 run: build
@@ -122,13 +128,13 @@ package: package-desk package-server
 # (-s -w: an 18 MB package instead of 28 MB; only the link runs again).
 package-desk: deps-build $(NFPM)
 	@mkdir -p bin/package $(DIST)
-	$(GO) build -ldflags='-s -w' -o bin/package/qrdesk .
+	$(GO) build -ldflags='-s -w $(VERSION_FLAGS)' -o bin/package/qrdesk .
 	VERSION='$(VERSION)' ARCH='$(ARCH)' $(NFPM) package --config deploy/nfpm-desk.yaml --packager deb --target $(DIST)/qrdesk_$(VERSION)_$(ARCH).deb
 
 # The server: static (pure Go), stripped, without the test clock.
 package-server: $(NFPM)
 	@mkdir -p bin/package $(DIST)
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='-s -w' -o bin/package/qrdesk-server ./cmd/qrdesk-server
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='-s -w $(VERSION_FLAGS)' -o bin/package/qrdesk-server ./cmd/qrdesk-server
 	VERSION='$(VERSION)' ARCH='$(ARCH)' $(NFPM) package --config deploy/nfpm-server.yaml --packager deb --target $(DIST)/qrdesk-server_$(VERSION)_$(ARCH).deb
 
 # Windows 10/11 (x64), built here: dist/windows/qrdesk.exe (console: the

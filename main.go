@@ -36,6 +36,6 @@ func runGUI(ctx context.Context, opts cli.GUIOptions) error {
 	defer db.Close()
 	player := beep.New(slog.New(slog.NewJSONHandler(os.Stderr, nil)))
 	return ui.Run(fyneapp.NewWithID("com.qrdesk.app"), svc, ui.Options{Screen: opts.Screen, Player: player,
-		Desk: opts.Desk, Operators: svc.Operators(),
+		Desk: opts.Desk, Operators: svc.Operators(), Version: cli.Versions().Lines("qrdesk"),
 		TemplateDir: filepath.Join(filepath.Dir(opts.DB), "templates")})
 }

@@ -49,7 +49,9 @@ type SyncStore interface {
 	MarkEvents(ctx context.Context, results []RemoteResult, at int64) error
 	// ApplyChanges applies other stations' changes and stores the cursor,
 	// with the tag of the change at next when changes hold it (a change of
-	// no kind is a position only: one the desk dropped).
+	// no kind is a position only: one the desk dropped); it counts the
+	// changes this desk does not understand (NotUnderstood) in the same
+	// transaction (SyncStatus.NotUnderstood).
 	ApplyChanges(ctx context.Context, changes []RemoteChange, next int64) error
 	// SendAgain queues every batch issued here and every event sent for
 	// upload again (a server restored from a backup lost them).
@@ -95,6 +97,11 @@ type SyncStatus struct {
 	// Clock is the last measurement of this desk's clock against the
 	// server's (Clock.Warning: what to tell the clerk).
 	Clock ClockOffset `json:"clock"`
+	// NotUnderstood counts the feed changes this desk did not understand
+	// (a newer server's: feedunderstood.go), NotUnderstoodLast says what
+	// the latest was.
+	NotUnderstood     int    `json:"not_understood,omitempty"`
+	NotUnderstoodLast string `json:"not_understood_last,omitempty"`
 }
 
 // uploadPiece is how many codes one batch upload request carries.
@@ -263,6 +270,9 @@ func (s *Service) downloadChanges(ctx context.Context, ss SyncStore, ring string
 		wait = 0 // only the first request waits
 		kept := changes[:0:0]
 		for _, ch := range changes {
+			if what := NotUnderstood(ch); what != "" && ch.Seq > st.Cursor {
+				s.Log.Warn("a change from the server this desk does not understand: "+NotUnderstoodAdvice, "seq", ch.Seq, "kind", ch.Kind, "code", truncateForLog(ch.Code), "station", ch.Station, "what", what)
+			}
 			if err := s.verifyCode(ch.Code); err != nil {
 				s.Log.Warn("dropped a change that does not verify", "seq", ch.Seq, "kind", ch.Kind, "code", truncateForLog(ch.Code), "station", ch.Station, "error", err.Error())
 				ch = RemoteChange{Seq: ch.Seq, Tag: ch.Tag} // its position only: the cursor's check

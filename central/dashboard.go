@@ -113,6 +113,8 @@ type DeskState struct {
 	// had not accepted yet when it last synced.
 	EventsWaiting int
 	StatusAt      int64 // when its latest report arrived (0: it never reported)
+	// Version is what the desk last said it runs.
+	Version DeskVersion
 }
 
 // FeedBehind is how many feed positions the desk has yet to read (head is

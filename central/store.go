@@ -21,6 +21,12 @@ type Store interface {
 	RenewStation(ctx context.Context, name, tokenHash string) error
 	RevokeStation(ctx context.Context, name string, at int64) error
 	Stations(ctx context.Context) ([]Station, error)
+	// CatchUpEpoch reports whether the station had not enrolled since the
+	// server was last restored from a backup (its desk must send
+	// everything again), and records that it has now.
+	CatchUpEpoch(ctx context.Context, st Station) (bool, error)
+	// SetDeskVersion records what the station's desk says it runs.
+	SetDeskVersion(ctx context.Context, stationID int64, v DeskVersion) error
 	// StationByToken finds a station by token: ErrUnauthorized when no
 	// station has it, ErrRevoked when its station was revoked.
 	StationByToken(ctx context.Context, tokenHash string) (Station, error)

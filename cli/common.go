@@ -201,3 +201,7 @@ func OpenService(ctx context.Context, dbPath, keyFile string) (*app.Service, *st
 	}
 	return s.svc, s.db, nil
 }
+
+// deskSchemaVersion is the desk database's schema version this build
+// brings ('qrdesk version'): read here, where the CLI meets the store.
+func deskSchemaVersion() int { return store.SchemaVersion() }

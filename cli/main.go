@@ -117,6 +117,8 @@ func Main(ctx context.Context, args []string, env Env) int {
 		name, args = args[0], args[1:]
 	} else if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
 		name = "help"
+	} else if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
+		name, args = "version", args[1:]
 	}
 	if name == "help" {
 		printUsage(env.Stdout)

@@ -205,6 +205,10 @@ func runSync(ctx context.Context, env *Env, args []string) error {
 		if msg := clockWarning(env, st.Clock); msg != "" {
 			fmt.Fprintln(w, msg)
 		}
+		if st.NotUnderstood > 0 {
+			fmt.Fprintf(w, "warning: %d changes from the server this desk does not understand (%s), the latest %s: the labels they change may be wrong here\n",
+				st.NotUnderstood, app.NotUnderstoodAdvice, st.NotUnderstoodLast)
+		}
 	})
 }
 

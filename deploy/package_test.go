@@ -172,7 +172,8 @@ func TestServerPackageRunsAsInstalled(t *testing.T) {
 		if installed(t) {
 			t.Error("qrdesk-server is still installed after dpkg --purge")
 		}
-		for _, f := range []string{"/usr/bin/qrdesk-server", "/usr/sbin/qrdesk-server-admin", "/usr/lib/systemd/system/qrdesk-server.service", "/etc/default/qrdesk-server"} {
+		for _, f := range []string{"/usr/bin/qrdesk-server", "/usr/sbin/qrdesk-server-admin", "/usr/lib/systemd/system/qrdesk-server.service", "/etc/default/qrdesk-server",
+			"/usr/sbin/qrdesk-server-backup", "/usr/lib/systemd/system/qrdesk-server-backup.service", "/usr/lib/systemd/system/qrdesk-server-backup.timer"} {
 			if _, err := os.Stat(f); err == nil {
 				t.Errorf("%s is left after purging the package", f)
 			}
@@ -194,7 +195,7 @@ func TestServerPackageRunsAsInstalled(t *testing.T) {
 
 	const unitPath = "/usr/lib/systemd/system/qrdesk-server.service"
 	if _, err := exec.LookPath("systemd-analyze"); err == nil {
-		if out, err := exec.Command("systemd-analyze", "verify", unitPath).CombinedOutput(); err != nil || len(out) > 0 {
+		if out, err := exec.Command("systemd-analyze", "verify", unitPath, "/usr/lib/systemd/system/qrdesk-server-backup.service", "/usr/lib/systemd/system/qrdesk-server-backup.timer").CombinedOutput(); err != nil || len(out) > 0 {
 			t.Errorf("systemd-analyze verify: %v\n%s", err, out)
 		}
 	}

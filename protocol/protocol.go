@@ -97,6 +97,10 @@ func DeskVersion(header string) int {
 // An older server sends none, and the desk measures nothing.
 const TimeHeader = "Qrdesk-Time"
 
+// ReleaseHeader carries a desk's release (qrdesk version) on every request,
+// for the dashboard's Desks page; a server ignores what it does not read.
+const ReleaseHeader = "Qrdesk-Release"
+
 // OutcomeUnsupported is the server's answer to an event of a kind it does
 // not know: the event is not recorded; the desk keeps it and sends it again
 // once the server announces the kind.

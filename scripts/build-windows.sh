@@ -44,7 +44,11 @@ resource() {
 }
 
 export GOOS=windows GOARCH=amd64
-ldflags="-s -w"
+# The release and commit 'qrdesk version' and 'qrdesk-server --version'
+# print (internal/buildinfo), as the Makefile links them in.
+commit=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+git diff --quiet HEAD 2>/dev/null || commit=$commit-dirty
+ldflags="-s -w -X qrdesk/internal/buildinfo.release=$version -X qrdesk/internal/buildinfo.commit=$commit"
 resource qrdesk "qrdesk: one-time QR labels" .
 if [ "${QRDESK_WINDOWS_NOGUI:-}" = 1 ]; then
   CGO_ENABLED=0 $GO build -trimpath -tags qrdesk_nogui -ldflags "$ldflags" -o "$bin/qrdesk.exe" .

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/internal/buildinfo"
 )
 
 // Client is a station's connection to qrdesk-server; it implements
@@ -52,6 +53,7 @@ func (c *Client) do(ctx context.Context, method, path, ring string, body, out an
 	req.Header.Set(RingHeader, ring)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(app.ProtocolHeader, strconv.Itoa(app.Protocol))
+	req.Header.Set(protocol.ReleaseHeader, buildinfo.Release())
 	probe := app.ClockProbeFrom(ctx)
 	var sent time.Time
 	if probe != nil {

@@ -51,6 +51,7 @@ type API struct {
 	feedWake *feedWake // closed when a request may have written a change
 	tail     feedTail  // the newest changes, for the desks that follow the feed
 	stations stationCache
+	versions deskVersions // what each desk last said it runs (deskversion.go)
 
 	ackMu sync.Mutex
 	acks  map[int64]central.FeedAck // station id → how far it read the feed, not yet stored
@@ -238,6 +239,7 @@ func (a *API) authenticated(h func(r *http.Request, st central.Station) (any, er
 			return
 		}
 		a.Metrics.sawDesk(st.ID, a.Now().Unix())
+		a.noteVersion(r, st)
 		r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
 		v, err := h(r, st)
 		if errors.Is(err, central.ErrRevoked) && found {
@@ -340,6 +342,13 @@ func (a *API) enrol(r *http.Request, st central.Station) (any, error) {
 		}
 		en.Lost = !held
 	}
+	// Restored from a backup since this desk's last enrolment: it sends
+	// everything again, whatever it wrote (serverdb/epoch.go).
+	behind, err := a.Store.CatchUpEpoch(r.Context(), st)
+	if err != nil {
+		return nil, err
+	}
+	en.Lost = en.Lost || behind
 	return en, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"qrdesk/protocol"
 	"strconv"
 
@@ -168,6 +169,8 @@ func (d *DB) ApplyChanges(ctx context.Context, changes []app.RemoteChange, next 
 	// The tag of the change at the new cursor: the desk's check of it at
 	// its next feed request (a restored server holds another change there).
 	check := ""
+	var notUnderstood int
+	var lastNotUnderstood string
 	for _, ch := range changes {
 		if ch.Seq == next {
 			check = ch.Tag
@@ -175,8 +178,17 @@ func (d *DB) ApplyChanges(ctx context.Context, changes []app.RemoteChange, next 
 		if ch.Seq <= cursor {
 			continue
 		}
+		if what := app.NotUnderstood(ch); what != "" {
+			notUnderstood++
+			lastNotUnderstood = fmt.Sprintf("%s on %s (feed position %d)", what, ch.Code, ch.Seq)
+		}
 		if err := applyChange(ctx, tx, ch); err != nil {
 			return d.wrap(err, "cannot apply change %d", ch.Seq)
+		}
+	}
+	if notUnderstood > 0 {
+		if err := countNotUnderstood(ctx, tx, notUnderstood, lastNotUnderstood); err != nil {
+			return d.wrap(err, "cannot apply the server's changes")
 		}
 	}
 	if err := setFeedPosition(ctx, tx, next, check); err != nil {
@@ -408,8 +420,10 @@ func (d *DB) SyncState(ctx context.Context) (app.SyncStatus, error) {
 		(SELECT count(*) FROM outbox WHERE state = 'pending'),
 		(SELECT count(*) FROM outbox WHERE state = 'rejected'),
 		(SELECT count(*) FROM outbox WHERE state = 'pending' AND result <> '' AND json_extract(result, '$.outcome') = ?),
+		COALESCE((SELECT CAST(value AS INTEGER) FROM sync_state WHERE key = 'not_understood'), 0),
+		COALESCE((SELECT value FROM sync_state WHERE key = 'not_understood_last'), ''),
 		`+clockColumns, app.OutcomeUnsupported).
-		Scan(&st.Cursor, &st.Check, &st.LastOK, &st.Waiting, &st.Rejected, &st.WaitingUpgrade, &st.Clock.OffsetMS, &st.Clock.MeasuredAt)
+		Scan(&st.Cursor, &st.Check, &st.LastOK, &st.Waiting, &st.Rejected, &st.WaitingUpgrade, &st.NotUnderstood, &st.NotUnderstoodLast, &st.Clock.OffsetMS, &st.Clock.MeasuredAt)
 	return st, d.wrap(err, "cannot read the sync state")
 }
 

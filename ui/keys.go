@@ -91,5 +91,5 @@ func (ui *mainUI) screenMenu() *fyne.MainMenu {
 		items[i] = fyne.NewMenuItem(titles[i], func() { ui.show(name) })
 		items[i].Shortcut = &desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierShortcutDefault}
 	}
-	return fyne.NewMainMenu(fyne.NewMenu(T("Screens"), items...))
+	return fyne.NewMainMenu(fyne.NewMenu(T("Screens"), items...), ui.helpMenu())
 }

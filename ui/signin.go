@@ -416,7 +416,7 @@ func (ui *mainUI) setMenu() {
 	}
 	var menus []*fyne.Menu
 	if !ui.locked {
-		menus = append(menus, ui.screenMenu().Items...)
+		menus = append(menus, ui.screenMenu().Items[0]) // the screens (Help goes last)
 	}
 	signIn := fyne.NewMenuItem(T("Sign in…"), func() {
 		if s.form == nil {
@@ -432,6 +432,6 @@ func (ui *mainUI) setMenu() {
 		quit.IsQuit = true
 		operator.Items = append(operator.Items, fyne.NewMenuItemSeparator(), quit)
 	}
-	menus = append(menus, operator)
+	menus = append(menus, operator, ui.helpMenu())
 	ui.env.win.SetMainMenu(fyne.NewMainMenu(menus...))
 }

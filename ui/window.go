@@ -6,6 +6,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
 
 	"qrdesk/app"
 	"qrdesk/assets"
@@ -18,6 +19,9 @@ type Options struct {
 	Player      Player         // scan sounds; nil for silence
 	Operators   *app.Operators // operators who sign in; nil: the operator setting names who works
 	Desk        bool           // desk mode: the Scan screen only, until a supervisor signs in (desk.go)
+	// Version is what About shows: release, commit, protocol and schema
+	// (cli.Versions).
+	Version string
 }
 
 // mainUI is the window: one tab per screen.
@@ -32,6 +36,8 @@ type mainUI struct {
 	screens  []string
 	desk     bool // desk mode (desk.go)
 	locked   bool // desk mode and no supervisor signed in: the Scan screen only
+	version  string
+	about    dialog.Dialog // the About box last opened (about.go)
 }
 
 // defaultWindow is the window's size on first start: it fits a 1366 × 768
@@ -86,7 +92,7 @@ func newMainUI(a fyne.App, w fyne.Window, svc *app.Service, opts Options) (*main
 	if opts.Operators != nil {
 		e.signIn = newSignIn(e, opts.Operators)
 	}
-	ui := &mainUI{env: e, screens: app.Screens}
+	ui := &mainUI{env: e, screens: app.Screens, version: opts.Version}
 	ui.scan = newScanScreen(e)
 	ui.issue = newIssueScreen(e)
 	ui.codes = newCodesScreen(e)

@@ -304,11 +304,12 @@ func TestDashboardInChromium(t *testing.T) {
 	}
 	screenshot(t, ctx, "code")
 
-	// Desks: online, offline, revoke after confirming. Desk 1 follows the
+	// Desks (State is the fourth column, after Version): online, offline,
+	// revoke after confirming. Desk 1 follows the
 	// feed, Desk 2 just redeemed, Desk 3 never came.
 	s.call(t, "GET", "/v1/changes?after=40", w.desk1, nil, nil)
 	browserStep(t, ctx, "open Desks", chromedp.Navigate(s.url+"/desks"), chromedp.WaitVisible(chromedp.ID("desks")))
-	states := browserRun(t, ctx, "states", chromedp.Evaluate[[]string](`[...document.querySelectorAll('#desks tbody tr')].map(r => r.cells[0].textContent + ' ' + r.cells[2].textContent.trim())`))
+	states := browserRun(t, ctx, "states", chromedp.Evaluate[[]string](`[...document.querySelectorAll('#desks tbody tr')].map(r => r.cells[0].textContent + ' ' + r.cells[3].textContent.trim())`))
 	if strings.Join(states, ",") != "Desk 1 Online,Desk 2 Online,Desk 3 Offline" {
 		t.Fatalf("desk states %q", states)
 	}

@@ -3,6 +3,11 @@ package web
 // zh is the Simplified Chinese text of every English text of the pages
 // (TestEveryTextTranslated checks none is missing).
 var zh = map[string]string{
+	"Version":      "版本",
+	"before 0.1.0": "0.1.0 之前",
+	"protocol %d":  "协议 %d",
+	"Too old":      "版本过旧",
+	"Version: the qrdesk release and protocol the desk last spoke with (– for a desk not heard from since this server was upgraded). Too old: a desk that speaks an older protocol than this server does not understand every change the other desks make; upgrade it.": "版本：该工位最近一次连接时使用的 qrdesk 版本和协议（服务器升级后尚未连接的工位显示 –）。版本过旧：协议比服务器旧的工位无法理解其他工位的所有变更，请升级该工位。",
 	"%d minutes":     "%d 分钟",
 	"1 minute":       "1 分钟",
 	"%s at %s by %s": "%s，%s，操作员 %s",

@@ -8,6 +8,8 @@
 //	qrdesk-server admin add NAME | admin reset NAME | admin remove NAME | admin list
 //	qrdesk-server report [--date YYYY-MM-DD]
 //	qrdesk-server compact
+//	qrdesk-server backup -o FILE | restore FILE | restore --epoch-only
+//	qrdesk-server version | --version
 package main
 
 import (
@@ -49,6 +51,10 @@ func main() {
 
 // run runs one command line with the clock now and returns the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func() time.Time) int {
+	if len(args) > 0 && (args[0] == "version" || args[0] == "--version" || args[0] == "-version") {
+		printVersion(stdout)
+		return 0
+	}
 	cmd, named := "serve", false
 	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
 		cmd, args, named = args[0], args[1:], true
@@ -62,6 +68,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 	metricsListen := fs.String("metrics-listen", "", "serve /metrics on this address instead of --listen's")
 	date := fs.String("date", "", "report: the day YYYY-MM-DD (default today)")
 	letter := fs.String("letter", "", "station add: the desk's station letter A–Z (its settings station_id)")
+	backupTo := fs.String("o", "", "backup: the new file to write the backup to")
+	epochOnly := fs.Bool("epoch-only", false, "restore: only start a new history epoch (after a restore made by hand)")
 	// Flags may come before or after the names: 'station add NAME --db F'.
 	var pos []string
 	for {
@@ -82,8 +90,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 		cmd, pos = pos[0], pos[1:]
 	}
 	if cmd == "serve" && len(pos) > 0 {
-		fmt.Fprintf(stderr, "qrdesk-server serve: unexpected %q: serve takes only flags (commands: serve, station, admin, ring, report, compact)\n", pos[0])
+		fmt.Fprintf(stderr, "qrdesk-server serve: unexpected %q: serve takes only flags (commands: serve, station, admin, ring, report, compact, backup, restore, version)\n", pos[0])
 		return 2
+	}
+	if cmd == "restore" {
+		// Not opened first: the backup replaces the database.
+		return exitCode(restore(ctx, *db, pos, *epochOnly, now, stdout), cmd, stderr)
 	}
 	if err := mustExist(cmd, pos, *db); err != nil {
 		fmt.Fprintf(stderr, "qrdesk-server %s: %v\n", cmd, err)
@@ -112,20 +124,28 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 		}
 	case "report":
 		err = report(ctx, st, now, *date, stdout)
+	case "backup":
+		err = backup(ctx, st, *backupTo, stdout)
 	default:
-		fmt.Fprintf(stderr, "qrdesk-server: unknown command %q: use serve, station, admin, ring, report or compact\n", cmd)
+		fmt.Fprintf(stderr, "qrdesk-server: unknown command %q: use serve, station, admin, ring, report, compact, backup, restore or version\n", cmd)
 		return 2
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "qrdesk-server %s: %v\n", cmd, err)
-		var ue *usageError
-		var br *central.BadRequest
-		if errors.As(err, &ue) || errors.As(err, &br) {
-			return 2
-		}
-		return 3
+	return exitCode(err, cmd, stderr)
+}
+
+// exitCode prints err and returns the exit code: 0, 2 for a usage error or
+// bad input, 3 for any other failure.
+func exitCode(err error, cmd string, stderr io.Writer) int {
+	if err == nil {
+		return 0
 	}
-	return 0
+	fmt.Fprintf(stderr, "qrdesk-server %s: %v\n", cmd, err)
+	var ue *usageError
+	var br *central.BadRequest
+	if errors.As(err, &ue) || errors.As(err, &br) {
+		return 2
+	}
+	return 3
 }
 
 // mustExist refuses a mistyped --db for the commands that read a server's

@@ -6,6 +6,7 @@ set -e
 if [ -d /run/systemd/system ]; then
 	systemctl daemon-reload
 	systemctl enable qrdesk-server.service >/dev/null 2>&1 || true
+	systemctl enable --now qrdesk-server-backup.timer >/dev/null 2>&1 || true
 	systemctl restart qrdesk-server.service || echo "qrdesk-server: the service did not start; see: journalctl -u qrdesk-server" >&2
 fi
 exit 0

@@ -95,3 +95,26 @@ func applyMigration(ctx context.Context, db *sql.DB, fsys fs.FS, postgres bool, 
 	}
 	return tx.Commit()
 }
+
+// SchemaVersion is the number of migrations in dir of fsys: the schema
+// version a binary brings (qrdesk version, qrdesk-server --version).
+func SchemaVersion(fsys fs.FS, dir string) int {
+	files, err := migrationFiles(fsys, dir)
+	if err != nil {
+		return 0
+	}
+	return len(files)
+}
+
+// Versions are the migration numbers of dir in fsys, in order.
+func Versions(fsys fs.FS, dir string) ([]int, error) {
+	files, err := migrationFiles(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int, len(files))
+	for i, f := range files {
+		out[i] = f.version
+	}
+	return out, nil
+}

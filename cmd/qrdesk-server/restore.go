@@ -1,0 +1,48 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"qrdesk/serverdb"
+)
+
+// restore is 'qrdesk-server restore FILE' with the server stopped: the
+// backup replaces the database (the SQLite file that was there is kept
+// beside it), and a new history epoch starts, so every desk sends
+// everything again at its next sync. 'restore --epoch-only' starts the
+// epoch alone, after a restore made by hand (a PostgreSQL base backup).
+func restore(ctx context.Context, db string, pos []string, epochOnly bool, now func() time.Time, out io.Writer) error {
+	if epochOnly {
+		if len(pos) != 0 {
+			return usageErr("restore --epoch-only takes no file: it starts a new history epoch on --db after a restore made by hand")
+		}
+		st, err := serverdb.Open(ctx, db)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		n, err := st.StartEpoch(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "history epoch %d started: every desk sends everything again at its next sync\n", n)
+		return nil
+	}
+	if len(pos) != 1 {
+		return usageErr("say: qrdesk-server restore FILE --db DATABASE (with the server stopped)")
+	}
+	r, err := serverdb.Restore(ctx, pos[0], db, now())
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "restored %s into %s: %d stations, %d codes; history epoch %d started: every desk sends everything again at its next sync\n",
+		pos[0], db, r.Stations, r.Codes, r.Epoch)
+	if r.Aside != "" {
+		fmt.Fprintf(out, "the database that was there is kept at %s\n", r.Aside)
+	}
+	fmt.Fprintln(out, "start the server now")
+	return nil
+}

@@ -1,0 +1,54 @@
+package server
+
+import (
+	"net/http"
+	"strconv"
+	"sync"
+
+	"qrdesk/central"
+	"qrdesk/protocol"
+)
+
+// deskVersions keeps what each desk last said it runs (the headers of its
+// requests) and stores it when it changes: a desk's requests write nothing
+// for it after its first one, and a desk upgraded in place is seen at its
+// next request. Per process; a second process writes it once more.
+type deskVersions struct {
+	mu   sync.Mutex
+	seen map[int64]central.DeskVersion
+}
+
+// versionOf reads what a request says its desk runs: a desk without the
+// protocol header speaks protocol 1 (before versions).
+func versionOf(r *http.Request) central.DeskVersion {
+	v := central.DeskVersion{Protocol: 1, Release: r.Header.Get(protocol.ReleaseHeader)}
+	if n, err := strconv.Atoi(r.Header.Get(protocol.Header)); err == nil && n > 0 {
+		v.Protocol = n
+	}
+	if len(v.Release) > 64 {
+		v.Release = v.Release[:64]
+	}
+	return v
+}
+
+// noteVersion records the request's desk version when it is new for the
+// station. It never fails the request: the version is for the dashboard.
+func (a *API) noteVersion(r *http.Request, st central.Station) {
+	v := versionOf(r)
+	a.versions.mu.Lock()
+	same := a.versions.seen[st.ID] == v
+	a.versions.mu.Unlock()
+	if same {
+		return
+	}
+	if err := a.Store.SetDeskVersion(r.Context(), st.ID, v); err != nil {
+		a.Log.Warn("could not record the desk's version", "station", st.Name, "error", err.Error())
+		return
+	}
+	a.versions.mu.Lock()
+	if a.versions.seen == nil {
+		a.versions.seen = map[int64]central.DeskVersion{}
+	}
+	a.versions.seen[st.ID] = v
+	a.versions.mu.Unlock()
+}

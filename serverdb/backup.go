@@ -1,0 +1,102 @@
+package serverdb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// Backups safe to take while the server serves. SQLite: VACUUM INTO, one
+// read transaction, so the copy is the database as of one commit and the
+// writers go on meanwhile (WAL). PostgreSQL: pg_dump, which reads in one
+// snapshot too; without pg_dump on the PATH, the recipe (ErrNoPGTool).
+
+// ErrNoPGTool is returned when pg_dump or pg_restore is not installed; its
+// message gives the recipe to run by hand.
+type ErrNoPGTool struct {
+	Tool   string
+	Recipe string
+}
+
+func (e *ErrNoPGTool) Error() string {
+	return fmt.Sprintf("%s is not installed here (Debian: apt install postgresql-client); run it where it is:\n%s", e.Tool, e.Recipe)
+}
+
+// Backup writes a consistent copy of the database to the new file to,
+// while the server serves: never over an existing file, and never a
+// partial file under that name (the copy is written beside it, checked,
+// then renamed).
+func (c *DB) Backup(ctx context.Context, to string) error {
+	if err := newFile(to); err != nil {
+		return err
+	}
+	tmp := filepath.Join(filepath.Dir(to), "."+filepath.Base(to)+".partial")
+	os.Remove(tmp)
+	defer os.Remove(tmp)
+	if c.e.postgres {
+		if err := pgDump(ctx, c.path, tmp); err != nil {
+			return err
+		}
+	} else {
+		if _, err := c.e.db.ExecContext(ctx, `VACUUM INTO ?`, tmp); err != nil {
+			return fmt.Errorf("cannot write the backup %s: %w", to, writeFailure(err))
+		}
+		if err := checkSQLiteBackup(ctx, tmp, to); err != nil {
+			return err
+		}
+	}
+	if err := syncFile(tmp); err != nil {
+		return fmt.Errorf("cannot write the backup %s: %w", to, err)
+	}
+	if err := os.Rename(tmp, to); err != nil {
+		return fmt.Errorf("cannot write the backup %s: %w", to, err)
+	}
+	return nil
+}
+
+// newFile refuses a backup over an existing file, or into a folder that
+// is not there.
+func newFile(to string) error {
+	if to == "" {
+		return errors.New("give the backup file with -o FILE")
+	}
+	if _, err := os.Stat(to); err == nil {
+		return fmt.Errorf("%s exists already: give a new file name (a backup never overwrites a file)", to)
+	}
+	if st, err := os.Stat(filepath.Dir(to)); err != nil || !st.IsDir() {
+		return fmt.Errorf("there is no folder %s for the backup: create it first", filepath.Dir(to))
+	}
+	return nil
+}
+
+func syncFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}
+
+// pgDump runs pg_dump on the database at url into file (custom format,
+// for pg_restore), in one snapshot.
+func pgDump(ctx context.Context, url, file string) error {
+	bin, err := exec.LookPath("pg_dump")
+	if err != nil {
+		return &ErrNoPGTool{Tool: "pg_dump", Recipe: "  pg_dump --format=custom --no-owner --file=FILE 'postgres://USER@HOST/DB'\n" +
+			"  (it reads one snapshot: safe while the server serves)"}
+	}
+	out, err := exec.CommandContext(ctx, bin, "--format=custom", "--no-owner", "--file="+file, "--dbname="+url).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("pg_dump failed: %s: %w", strings.TrimSpace(string(out)), err)
+	}
+	return nil
+}
+
+// isNotExist reports a missing file.
+func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
