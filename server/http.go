@@ -58,8 +58,6 @@ type API struct {
 
 	probe writeProbe // the readiness check's last write (ready.go)
 
-	protoMu sync.Mutex
-	protos  map[int64]int // station id → the protocol it last spoke (seen.go)
 }
 
 // HashToken is what the server stores of a station's bearer token.
@@ -227,10 +225,9 @@ func (a *API) authenticated(h func(r *http.Request, st central.Station) (any, er
 			}
 		}
 		// The desk's protocol before its key ring: a desk the server does
-		// not serve binds nothing.
-		version := protocol.DeskVersion(r.Header.Get(protocol.Header))
-		a.sawProtocol(st.ID, version)
-		if version < protocol.OldestDesk {
+		// not serve binds nothing, but the Desks page shows it too old.
+		a.noteVersion(r, st)
+		if protocol.DeskVersion(r.Header.Get(protocol.Header)) < protocol.OldestDesk {
 			a.write(w, nil, fail(http.StatusUpgradeRequired, app.RefusedDeskTooOld, "%s", protocol.DeskTooOldReason))
 			return
 		}
@@ -239,7 +236,6 @@ func (a *API) authenticated(h func(r *http.Request, st central.Station) (any, er
 			return
 		}
 		a.Metrics.sawDesk(st.ID, a.Now().Unix())
-		a.noteVersion(r, st)
 		r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
 		v, err := h(r, st)
 		if errors.Is(err, central.ErrRevoked) && found {

@@ -14,25 +14,3 @@ func (a *API) PendingAcks() map[int64]central.FeedAck {
 	}
 	return out
 }
-
-// DeskProtocols returns the protocol each station (by id) last spoke to
-// this process (0: a header that names none), for the dashboard: a desk
-// below protocol.OldestDesk is refused until qrdesk is upgraded on it.
-func (a *API) DeskProtocols() map[int64]int {
-	a.protoMu.Lock()
-	defer a.protoMu.Unlock()
-	out := make(map[int64]int, len(a.protos))
-	for id, v := range a.protos {
-		out[id] = v
-	}
-	return out
-}
-
-func (a *API) sawProtocol(station int64, version int) {
-	a.protoMu.Lock()
-	defer a.protoMu.Unlock()
-	if a.protos == nil {
-		a.protos = map[int64]int{}
-	}
-	a.protos[station] = version
-}

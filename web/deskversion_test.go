@@ -2,6 +2,8 @@ package web_test
 
 import (
 	"context"
+	"fmt"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -27,8 +29,8 @@ func TestDesksPageShowsVersions(t *testing.T) {
 			t.Fatal(err)
 		}
 		// A desk from before versions sends neither header.
-		if st := s.call(t, "GET", "/v1/changes?after=0", old, nil, nil); st != 200 {
-			t.Fatalf("the old desk's feed read: status %d", st)
+		if st := s.callOld(t, "GET", "/v1/changes?after=0", old); st != 426 {
+			t.Fatalf("the old desk's feed read: status %d, want 426 (refused until upgraded)", st)
 		}
 		v := s.visitor()
 		v.signIn(t, "root", s.admin(t, "root"))
@@ -41,8 +43,8 @@ func TestDesksPageShowsVersions(t *testing.T) {
 			return m
 		}
 		r1, r2, r3 := row("Desk 1"), row("Desk 2"), row("Desk 3")
-		if !strings.Contains(r1, buildinfo.Release()) || !strings.Contains(r1, "protocol 2") || strings.Contains(r1, "Too old") {
-			t.Errorf("Desk 1 (this release) shows:\n%s\nwant release %s, protocol 2, not too old", r1, buildinfo.Release())
+		if !strings.Contains(r1, buildinfo.Release()) || !strings.Contains(r1, fmt.Sprintf("protocol %d", protocol.Version)) || strings.Contains(r1, "Too old") {
+			t.Errorf("Desk 1 (this release) shows:\n%s\nwant release %s, protocol %d, not too old", r1, buildinfo.Release(), protocol.Version)
 		}
 		if !strings.Contains(r2, "protocol 1") || !strings.Contains(r2, "Too old") || !strings.Contains(r2, "upgrade qrdesk at this desk") {
 			t.Errorf("Desk 2 (before versions) shows:\n%s\nwant protocol 1 flagged too old", r2)
@@ -51,4 +53,19 @@ func TestDesksPageShowsVersions(t *testing.T) {
 			t.Errorf("Desk 3 (never heard from) shows:\n%s\nwant – for its version", r3)
 		}
 	})
+}
+
+// callOld sends a request as a desk from before versions: no protocol
+// header, no release.
+func (s *site) callOld(t testing.TB, method, path, token string) int {
+	t.Helper()
+	req, _ := http.NewRequest(method, s.url+path, nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set(server.RingHeader, s.ring)
+	resp, err := s.client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }
