@@ -95,11 +95,13 @@ func (s *Service) reportUnchanged(r DeskReport) bool {
 	last := s.lastReport
 	s.mu.Unlock()
 	same := last.Date == r.Date && last.EventsWaiting == r.EventsWaiting && last.PrintJobs == r.PrintJobs &&
-		last.LabelsPrinted == r.LabelsPrinted && last.Reprints == r.Reprints && refusalsOf(last) == refusalsOf(r)
+		last.LabelsPrinted == r.LabelsPrinted && last.Reprints == r.Reprints && last.Refusals() == r.Refusals()
 	return same && last.At != 0 && r.At >= last.At && r.At-last.At < int64(reportEvery/time.Second)
 }
 
-func refusalsOf(r DeskReport) DeskRefusals {
+// Refusals are the report's refusals decided at the desk (none when it
+// sent none).
+func (r DeskReport) Refusals() DeskRefusals {
 	if r.RefusedHere == nil {
 		return DeskRefusals{}
 	}

@@ -84,7 +84,7 @@ func (d *DayActivity) AddPrinted(reports []DeskStatus) {
 		}
 		k := &d.Desks[i]
 		k.Reported, k.PrintJobs, k.LabelsPrinted, k.Reprints = true, r.PrintJobs, r.LabelsPrinted, r.Reprints
-		k.RefusedHere = refusedHere(r.StatusReport)
+		k.RefusedHere = r.Refusals()
 	}
 	slices.SortFunc(d.Desks, func(a, b DeskDay) int { return strings.Compare(a.Station, b.Station) })
 }

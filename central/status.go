@@ -43,9 +43,9 @@ func ValidateStatus(r StatusReport, now time.Time) error {
 		name string
 		n    int
 	}{{"events_waiting", r.EventsWaiting}, {"print_jobs", r.PrintJobs}, {"labels_printed", r.LabelsPrinted}, {"reprints", r.Reprints},
-		{"refused_here.already_used", refusedHere(r).AlreadyUsed}, {"refused_here.disabled", refusedHere(r).Disabled},
-		{"refused_here.expired", refusedHere(r).Expired}, {"refused_here.unknown", refusedHere(r).Unknown},
-		{"refused_here.forged", refusedHere(r).Forged}} {
+		{"refused_here.already_used", r.Refusals().AlreadyUsed}, {"refused_here.disabled", r.Refusals().Disabled},
+		{"refused_here.expired", r.Refusals().Expired}, {"refused_here.unknown", r.Refusals().Unknown},
+		{"refused_here.forged", r.Refusals().Forged}} {
 		if f.n < 0 || f.n > MaxStatusCount {
 			return Badf("%s must be 0 to %d", f.name, MaxStatusCount)
 		}
@@ -59,11 +59,3 @@ func ValidateStatus(r StatusReport, now time.Time) error {
 	return nil
 }
 
-// refusedHere is the report's refusals decided at the desk (none when it
-// sent none).
-func refusedHere(r StatusReport) app.DeskRefusals {
-	if r.RefusedHere == nil {
-		return app.DeskRefusals{}
-	}
-	return *r.RefusedHere
-}
