@@ -58,4 +58,3 @@ func ValidateStatus(r StatusReport, now time.Time) error {
 	}
 	return nil
 }
-
