@@ -2,7 +2,6 @@ package server
 
 import (
 	"net/http"
-	"strconv"
 	"sync"
 
 	"qrdesk/central"
@@ -18,13 +17,10 @@ type deskVersions struct {
 	seen map[int64]central.DeskVersion
 }
 
-// versionOf reads what a request says its desk runs: a desk without the
-// protocol header speaks protocol 1 (before versions).
+// versionOf reads what a request says its desk runs (protocol.DeskVersion);
+// a header that names no protocol is shown as 1, before versions.
 func versionOf(r *http.Request) central.DeskVersion {
-	v := central.DeskVersion{Protocol: 1, Release: r.Header.Get(protocol.ReleaseHeader)}
-	if n, err := strconv.Atoi(r.Header.Get(protocol.Header)); err == nil && n > 0 {
-		v.Protocol = n
-	}
+	v := central.DeskVersion{Protocol: max(1, protocol.DeskVersion(r.Header.Get(protocol.Header))), Release: r.Header.Get(protocol.ReleaseHeader)}
 	if len(v.Release) > 64 {
 		v.Release = v.Release[:64]
 	}
@@ -32,18 +28,19 @@ func versionOf(r *http.Request) central.DeskVersion {
 }
 
 // noteVersion records the request's desk version when it is new for the
-// station. It never fails the request: the version is for the dashboard.
-func (a *API) noteVersion(r *http.Request, st central.Station) {
+// station, and returns it. It never fails the request: the version is for
+// the dashboard.
+func (a *API) noteVersion(r *http.Request, st central.Station) central.DeskVersion {
 	v := versionOf(r)
 	a.versions.mu.Lock()
 	same := a.versions.seen[st.ID] == v
 	a.versions.mu.Unlock()
 	if same {
-		return
+		return v
 	}
 	if err := a.Store.SetDeskVersion(r.Context(), st.ID, v); err != nil {
 		a.Log.Warn("could not record the desk's version", "station", st.Name, "error", err.Error())
-		return
+		return v
 	}
 	a.versions.mu.Lock()
 	if a.versions.seen == nil {
@@ -51,4 +48,5 @@ func (a *API) noteVersion(r *http.Request, st central.Station) {
 	}
 	a.versions.seen[st.ID] = v
 	a.versions.mu.Unlock()
+	return v
 }

@@ -226,8 +226,7 @@ func (a *API) authenticated(h func(r *http.Request, st central.Station) (any, er
 		}
 		// The desk's protocol before its key ring: a desk the server does
 		// not serve binds nothing, but the Desks page shows it too old.
-		a.noteVersion(r, st)
-		if protocol.DeskVersion(r.Header.Get(protocol.Header)) < protocol.OldestDesk {
+		if a.noteVersion(r, st).Protocol < protocol.OldestDesk {
 			a.write(w, nil, fail(http.StatusUpgradeRequired, app.RefusedDeskTooOld, "%s", protocol.DeskTooOldReason))
 			return
 		}
