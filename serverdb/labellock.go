@@ -43,7 +43,7 @@ func (c *DB) lockLabel(ctx context.Context, tx *etx, code string) (centralCode, 
 	if err := c.lockEntitlement(ctx, tx, ent); err != nil {
 		return centralCode{}, err
 	}
-	cc, err := scanCode(tx.queryRow(ctx, selectCode+` FOR UPDATE`, code))
+	cc, err := c.lockCode(ctx, tx, code)
 	if err != nil || cc.entitlement == ent {
 		return cc, err
 	}
