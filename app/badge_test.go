@@ -18,12 +18,13 @@ func badgeKeys(t *testing.T) Keys {
 func TestBadgeNeverALabel(t *testing.T) {
 	keys := badgeKeys(t)
 	op := Operator{ID: 7, Name: "李娜", BadgeVersion: 2}
-	b, err := keys.BadgeFor(op)
+	desk := BadgeScope{ID: "desk-1"}
+	b, err := keys.BadgeFor(op, desk)
 	if err != nil {
 		t.Fatal(err)
 	}
 	text := b.String()
-	if !strings.HasPrefix(text, "QRDESK-BADGE-000007-0002-") {
+	if !strings.HasPrefix(text, "QRDESK-BADGE-D-000007-0002-") {
 		t.Fatalf("badge %s", text)
 	}
 	// Scanned in lower case with garbled separators it still reads back.
@@ -35,7 +36,7 @@ func TestBadgeNeverALabel(t *testing.T) {
 	if err != nil || got != b {
 		t.Fatalf("ParseBadge: %+v %v, want %+v", got, err, b)
 	}
-	if err := keys.VerifyBadge(got, "李娜"); err != nil {
+	if err := keys.VerifyBadge(got, "李娜", desk); err != nil {
 		t.Fatalf("VerifyBadge: %v", err)
 	}
 	// Not a label: Parse refuses it, whatever it is scanned as.
@@ -43,12 +44,29 @@ func TestBadgeNeverALabel(t *testing.T) {
 		t.Fatalf("Parse accepted the badge %s as a label", text)
 	}
 	t.Run("ErrOtherName", func(t *testing.T) {
-		if err := keys.VerifyBadge(got, "李"); err != ErrBadSignature {
+		if err := keys.VerifyBadge(got, "李", desk); err != ErrBadSignature {
 			t.Fatalf("verify under another name: %v", err)
 		}
 	})
+	t.Run("ErrOtherList", func(t *testing.T) {
+		for _, other := range []BadgeScope{{ID: "desk-2"}, {Shared: true, ID: "desk-1"}} {
+			if err := keys.VerifyBadge(got, "李娜", other); err != ErrBadSignature {
+				t.Fatalf("verify for the list %+v: %v", other, err)
+			}
+		}
+		staff, err := keys.BadgeFor(Operator{ID: 7, StaffID: 12, Name: "李娜", BadgeVersion: 2}, BadgeScope{Shared: true, ID: keys.RingID()})
+		if err != nil || !strings.HasPrefix(staff.String(), "QRDESK-BADGE-S-000012-0002-") {
+			t.Fatalf("a staff list's badge names the member's staff id: %v %v", staff, err)
+		}
+	})
+	t.Run("ErrOldFormat", func(t *testing.T) {
+		old := strings.Replace(text, "-D-", "-", 1)
+		if _, err := ParseBadge(old); err != ErrOldBadge {
+			t.Fatalf("a badge of the first format: %v", err)
+		}
+	})
 	t.Run("ErrOtherKeyRing", func(t *testing.T) {
-		if err := badgeKeys(t).VerifyBadge(got, "李娜"); err == nil {
+		if err := badgeKeys(t).VerifyBadge(got, "李娜", desk); err == nil {
 			t.Fatal("another key ring verified the badge")
 		}
 	})
@@ -66,7 +84,7 @@ func TestBadgeNeverALabel(t *testing.T) {
 				if err != nil {
 					continue
 				}
-				if keys.VerifyBadge(b, "李娜") == nil && b.OperatorID == 7 {
+				if keys.VerifyBadge(b, "李娜", desk) == nil && b.OperatorID == 7 {
 					t.Fatalf("altered badge %s verified", altered)
 				}
 			}
@@ -102,5 +120,20 @@ func TestPINHash(t *testing.T) {
 	}
 	if err := CheckPIN("0000"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestValidPINHash: what a desk makes passes; a PIN in clear, another
+// algorithm, a weaker or a far costlier hash do not.
+func TestValidPINHash(t *testing.T) {
+	h, err := HashPIN("4321")
+	if err != nil || !ValidPINHash(h) {
+		t.Fatalf("a desk's hash %q: %v", h, err)
+	}
+	for _, bad := range []string{"4321", "", "$argon2i$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0c2FsdA$" + strings.Repeat("A", 43),
+		strings.Replace(h, "m=19456", "m=1024", 1), strings.Replace(h, "m=19456", "m=4194304", 1), strings.Replace(h, "t=2", "t=1000", 1)} {
+		if ValidPINHash(bad) {
+			t.Errorf("ValidPINHash(%q) = true", bad)
+		}
 	}
 }

@@ -18,7 +18,7 @@ import (
 
 // feedKinds are the feed change kinds this desk applies.
 var feedKinds = []string{protocol.KindCode, protocol.KindRedeem, protocol.KindDisable, protocol.KindEnable,
-	protocol.KindUndo, protocol.KindReplace, protocol.KindExpire, protocol.KindConflict}
+	protocol.KindUndo, protocol.KindReplace, protocol.KindExpire, protocol.KindConflict, protocol.KindStaff}
 
 // NotUnderstoodAdvice is what a clerk reads about such changes.
 const NotUnderstoodAdvice = "the server is newer than this desk: upgrade qrdesk at this desk"

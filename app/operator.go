@@ -16,7 +16,11 @@ import (
 // so the history that names them stays readable, and their badge and PIN
 // stop working at once.
 type Operator struct {
-	ID           int64  `json:"id"`
+	ID int64 `json:"id"`
+	// StaffID is the operator's id in the deployment's staff list (the
+	// server's; a badge on a synced desk names it), 0 for an operator of
+	// this desk's own list or one the server has not accepted yet.
+	StaffID      int64  `json:"staff_id,omitempty"`
 	Name         string `json:"name"`
 	Supervisor   bool   `json:"supervisor"`
 	BadgeVersion int    `json:"badge_version"` // raised to cancel a lost badge
@@ -96,27 +100,53 @@ func HashPIN(pin string) (string, error) {
 		b64.EncodeToString(salt), b64.EncodeToString(sum)), nil
 }
 
+// pinHash is a parsed HashPIN string.
+type pinHash struct {
+	mem, passes uint32
+	threads     uint8
+	salt, sum   []byte
+}
+
+func parsePINHash(hash string) (pinHash, bool) {
+	var h pinHash
+	parts := strings.Split(hash, "$")
+	if len(parts) != 6 || parts[0] != "" || parts[1] != "argon2id" {
+		return h, false
+	}
+	var version int
+	if _, err := fmt.Sscanf(parts[2], "v=%d", &version); err != nil || version != argon2.Version {
+		return h, false
+	}
+	if _, err := fmt.Sscanf(parts[3], "m=%d,t=%d,p=%d", &h.mem, &h.passes, &h.threads); err != nil || h.passes == 0 || h.threads == 0 {
+		return h, false
+	}
+	var err1, err2 error
+	h.salt, err1 = b64.DecodeString(parts[4])
+	h.sum, err2 = b64.DecodeString(parts[5])
+	if err1 != nil || err2 != nil || len(h.sum) == 0 {
+		return h, false
+	}
+	return h, true
+}
+
+// ValidPINHash reports whether hash is a PIN hash as HashPIN makes them:
+// argon2id, salted, no weaker than a desk makes (a PIN that travels to the
+// server travels as this, never in clear), and no costlier than a desk
+// can check (a hash from elsewhere asking for gigabytes would stop every
+// desk's sign-in).
+func ValidPINHash(hash string) bool {
+	h, ok := parsePINHash(hash)
+	return ok && h.mem >= pinMemoryKiB && h.mem <= 16*pinMemoryKiB && h.passes >= pinPasses && h.passes <= 16*pinPasses &&
+		h.threads <= 16 && len(h.salt) >= pinSaltLen && len(h.salt) <= 64 && len(h.sum) >= pinKeyLen && len(h.sum) <= 64
+}
+
 // PINMatches checks pin against a hash made by HashPIN, in constant time.
 // A hash it cannot read matches nothing.
 func PINMatches(hash, pin string) bool {
-	parts := strings.Split(hash, "$")
-	if len(parts) != 6 || parts[1] != "argon2id" {
+	h, ok := parsePINHash(hash)
+	if !ok {
 		return false
 	}
-	var version int
-	var mem, passes uint32
-	var threads uint8
-	if _, err := fmt.Sscanf(parts[2], "v=%d", &version); err != nil || version != argon2.Version {
-		return false
-	}
-	if _, err := fmt.Sscanf(parts[3], "m=%d,t=%d,p=%d", &mem, &passes, &threads); err != nil || passes == 0 || threads == 0 {
-		return false
-	}
-	salt, err1 := b64.DecodeString(parts[4])
-	want, err2 := b64.DecodeString(parts[5])
-	if err1 != nil || err2 != nil || len(want) == 0 {
-		return false
-	}
-	got := argon2.IDKey([]byte(pin), salt, passes, mem, threads, uint32(len(want)))
-	return subtle.ConstantTimeCompare(got, want) == 1
+	got := argon2.IDKey([]byte(pin), h.salt, h.passes, h.mem, h.threads, uint32(len(h.sum)))
+	return subtle.ConstantTimeCompare(got, h.sum) == 1
 }

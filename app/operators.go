@@ -24,6 +24,13 @@ type OperatorStore interface {
 	OperatorByName(ctx context.Context, name string) (Operator, error)
 	// OperatorByID returns an operator, removed or not, or ErrNotFound.
 	OperatorByID(ctx context.Context, id int64) (Operator, error)
+	// OperatorByStaffID returns the operator of the deployment's staff
+	// list with that id (Operator.StaffID), removed or not, or ErrNotFound.
+	OperatorByStaffID(ctx context.Context, id int64) (Operator, error)
+	// OperatorList says which list the desk's operators are. On the
+	// deployment's staff list, every change above is also an outbox event
+	// of kind protocol.KindStaff, in the same transaction.
+	OperatorList(ctx context.Context) (OperatorList, error)
 	// RemoveOperator stamps the current operator name as removed at at.
 	RemoveOperator(ctx context.Context, name string, at int64, actor Actor) (Operator, error)
 	// RenewBadge raises the operator's badge version: the old badge stops
@@ -39,6 +46,17 @@ type OperatorStore interface {
 	// since since (Unix seconds), with when the latest of name's and the
 	// earliest of the desk's were.
 	PINFailures(ctx context.Context, name string, since int64) (PINFailureCount, error)
+}
+
+// OperatorList is which list a desk's operators are.
+type OperatorList struct {
+	// Shared: the deployment's staff list, kept by the desk's server (it
+	// announced protocol.KindStaff at the desk's enrolment); the desk's
+	// copy changes with the feed. Otherwise the desk keeps its own list.
+	Shared bool
+	// DeskID is the desk's identity, made at random once: the badges of
+	// its own list name it.
+	DeskID string
 }
 
 // PINFailureCount is what the wrong-PIN lockout reads from the sign-in log.
@@ -209,9 +227,38 @@ func (st *Operators) SetPIN(ctx context.Context, name, pin, by string) (Operator
 	return st.Store.SetPINHash(ctx, name, hash, st.actor(ctx, by))
 }
 
-// Badge returns the text of op's badge QR.
+// scope is the list the desk's badges are for, with where it is in words
+// ("this desk", "the staff list") for the clerk's messages.
+func (st *Operators) scope(ctx context.Context) (BadgeScope, string, error) {
+	l, err := st.Store.OperatorList(ctx)
+	if err != nil {
+		return BadgeScope{}, "", err
+	}
+	if l.Shared {
+		return BadgeScope{Shared: true, ID: st.Keys.RingID()}, "the staff list", nil
+	}
+	return BadgeScope{ID: l.DeskID}, "this desk", nil
+}
+
+// Shared reports whether the desk's operators are the deployment's staff
+// list (OperatorList.Shared).
+func (st *Operators) Shared(ctx context.Context) (bool, error) {
+	l, err := st.Store.OperatorList(ctx)
+	return l.Shared, err
+}
+
+// Badge returns the text of op's badge QR for the desk's list: on the
+// deployment's staff list, once the server has given op their id there.
+// It reads which list with a context of its own (a quick read).
 func (st *Operators) Badge(op Operator) (string, error) {
-	b, err := st.Keys.BadgeFor(op)
+	scope, _, err := st.scope(context.Background())
+	if err != nil {
+		return "", err
+	}
+	if scope.Shared && op.StaffID == 0 {
+		return "", Errorf(KindConflict, "%s is not in the deployment's staff list yet: sync this desk ('qrdesk sync'), then print the badge", op.Name)
+	}
+	b, err := st.Keys.BadgeFor(op, scope)
 	if err != nil {
 		return "", Errorf(KindInvalid, "%v", err)
 	}
@@ -219,25 +266,44 @@ func (st *Operators) Badge(op Operator) (string, error) {
 }
 
 // SignInBadge checks a scanned badge and returns its operator. The refusal
-// says why (damaged, forged, replaced, removed) and is audited.
+// says why (damaged, forged, of another list, replaced, removed) and is
+// audited. A badge is for one list (BadgeScope): the deployment's staff
+// list on a synced desk, the desk's own otherwise; a badge of any other
+// list is refused.
 func (st *Operators) SignInBadge(ctx context.Context, raw string) (Operator, error) {
 	b, err := ParseBadge(raw)
 	if err != nil {
 		return Operator{}, st.refuse(ctx, "badge", SignInBadge, "%v", err)
 	}
-	op, err := st.Store.OperatorByID(ctx, b.OperatorID)
+	scope, where, err := st.scope(ctx)
+	if err != nil {
+		return Operator{}, err
+	}
+	switch {
+	case b.Scope == BadgeStaff && !scope.Shared:
+		return Operator{}, st.refuse(ctx, "badge", SignInBadge, "this badge is for a deployment's staff list, and this desk keeps its own list of operators: do not let it sign in")
+	case b.Scope == BadgeDesk && scope.Shared:
+		return Operator{}, st.refuse(ctx, "badge", SignInBadge, "this badge is for one desk's own list of operators, and this desk signs in the deployment's staff list: print a new badge (Settings → Print operator badges…, or 'qrdesk print --badges')")
+	}
+	notOurs := "this badge was not made at this desk or was altered: do not let it sign in"
+	find := st.Store.OperatorByID
+	if scope.Shared {
+		notOurs = "this badge was not made for this deployment's staff list or was altered: do not let it sign in"
+		find = st.Store.OperatorByStaffID
+	}
+	op, err := find(ctx, b.OperatorID)
 	if errors.Is(err, ErrNotFound) {
-		return Operator{}, st.refuse(ctx, "badge", SignInBadge, "this badge was not made at this desk or was altered: do not let it sign in")
+		return Operator{}, st.refuse(ctx, "badge", SignInBadge, "%s", notOurs)
 	}
 	if err != nil {
 		return Operator{}, err
 	}
-	if err := st.Keys.VerifyBadge(b, op.Name); err != nil {
-		return Operator{}, st.refuse(ctx, "badge", SignInBadge, "this badge was not made at this desk or was altered: do not let it sign in")
+	if err := st.Keys.VerifyBadge(b, op.Name, scope); err != nil {
+		return Operator{}, st.refuse(ctx, "badge", SignInBadge, "%s", notOurs)
 	}
 	switch {
 	case op.RemovedAt != 0:
-		return Operator{}, st.refuse(ctx, op.Name, SignInBadge, "%s was removed from this desk on %s: their badge no longer works", op.Name, FormatTime(op.RemovedAt))
+		return Operator{}, st.refuse(ctx, op.Name, SignInBadge, "%s was removed from %s on %s: their badge no longer works", op.Name, where, FormatTime(op.RemovedAt))
 	case b.Version != op.BadgeVersion:
 		return Operator{}, st.refuse(ctx, op.Name, SignInBadge, "this badge of %s was replaced by a newer one: use the new badge", op.Name)
 	}

@@ -75,6 +75,10 @@ type SyncStore interface {
 	MirrorRemote(ctx context.Context, c Code, a Attempt, r RemoteResult) (Verdict, error)
 	// SyncState includes the clock's last measurement (SyncStatus.Clock).
 	SyncState(ctx context.Context) (SyncStatus, error)
+	// JoinStaffList queues an add event for every current operator of
+	// the desk's own list that never went to the server, once the desk's
+	// server keeps the deployment's staff list (protocol.KindStaff).
+	JoinStaffList(ctx context.Context, at int64) error
 	// SetClockOffset keeps the last measurement of this desk's clock: the
 	// outbox events queued from then on carry it (clock.go).
 	SetClockOffset(ctx context.Context, c ClockOffset) error
@@ -140,6 +144,12 @@ func (s *Service) Sync(ctx context.Context) (SyncStatus, error) {
 	s.mu.Unlock()
 	if err := ss.SetServer(ctx, en.Station, en.Kinds, en.Protocol); err != nil {
 		return SyncStatus{}, err
+	}
+	if KnowsKind(en.Kinds, protocol.KindStaff) {
+		// The server keeps the staff list: the desk's own operators join it.
+		if err := ss.JoinStaffList(ctx, s.Now().Unix()); err != nil {
+			return SyncStatus{}, err
+		}
 	}
 	if lostHistory(before, en) {
 		if err := s.resendAll(ctx, ss, ring, "the server lost writes it had confirmed to this desk (restored from a backup?)"); err != nil {
@@ -273,7 +283,8 @@ func (s *Service) downloadChanges(ctx context.Context, ss SyncStore, ring string
 			if what := NotUnderstood(ch); what != "" && ch.Seq > st.Cursor {
 				s.Log.Warn("a change from the server this desk does not understand: "+NotUnderstoodAdvice, "seq", ch.Seq, "kind", ch.Kind, "code", truncateForLog(ch.Code), "station", ch.Station, "what", what)
 			}
-			if err := s.verifyCode(ch.Code); err != nil {
+			// A member of the staff list has no label to verify.
+			if err := s.verifyCode(ch.Code); err != nil && ch.Kind != protocol.KindStaff {
 				s.Log.Warn("dropped a change that does not verify", "seq", ch.Seq, "kind", ch.Kind, "code", truncateForLog(ch.Code), "station", ch.Station, "error", err.Error())
 				ch = RemoteChange{Seq: ch.Seq, Tag: ch.Tag} // its position only: the cursor's check
 			}

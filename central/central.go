@@ -82,7 +82,7 @@ const (
 // Kinds are the event kinds this server decides, in the order they were
 // added; the enrol answer lists them (API.Kinds may name fewer, to play an
 // older server in tests).
-var Kinds = []string{KindRedeem, KindDisable, KindEnable, KindUndo, KindExpire, KindReplace}
+var Kinds = []string{KindRedeem, KindDisable, KindEnable, KindUndo, KindExpire, KindReplace, KindStaff}
 
 // Unbound is a station without a letter (enrolled by the first release)
 // that the upgrade could not bind one to: Letters are the letters its

@@ -37,8 +37,10 @@ func validateEvent(ev Event) error {
 	switch {
 	case !eventIDPattern.MatchString(ev.EventID):
 		return Badf("event_id must be 8–64 letters, digits, - or _")
-	case ev.Kind != KindRedeem && ev.Kind != KindDisable && ev.Kind != KindEnable && ev.Kind != KindUndo && ev.Kind != KindExpire && ev.Kind != KindReplace:
-		return Badf("kind must be redeem, disable, enable, undo, expire or replace")
+	case ev.Kind != KindRedeem && ev.Kind != KindDisable && ev.Kind != KindEnable && ev.Kind != KindUndo && ev.Kind != KindExpire && ev.Kind != KindReplace && ev.Kind != KindStaff:
+		return Badf("kind must be redeem, disable, enable, undo, expire, replace or staff")
+	case (ev.Kind == KindStaff) != (ev.Staff != nil):
+		return Badf("a staff event, and only one, carries the change of the staff list in staff")
 	case ev.Kind == KindReplace && ev.NewCode == "":
 		return Badf("a replace names the new label in new_code")
 	case ev.Kind != KindReplace && (ev.NewCode != "" || ev.NewExpireAt != 0 || ev.NewCreatedAt != 0):
@@ -57,6 +59,15 @@ func validateEvent(ev Event) error {
 	}
 	if err := app.CheckReason(ev.Reason); err != nil {
 		return &BadRequest{Reason: err.Error()}
+	}
+	if ev.Kind == KindStaff {
+		switch {
+		case ev.Code != "":
+			return Badf("a staff event names no code")
+		case ev.Reason != ev.Staff.Summary():
+			return Badf("a staff event's reason is its change in words (%q)", ev.Staff.Summary())
+		}
+		return ValidateStaffChange(*ev.Staff)
 	}
 	if _, err := ParseCode(ev.Code); err != nil {
 		return err

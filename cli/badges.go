@@ -43,6 +43,10 @@ func printBadges(ctx context.Context, s *session, f printFlags, opts printing.Op
 				fmt.Fprintf(w, " → %s", dest)
 			}
 		}
-		fmt.Fprintln(w, "\nkeep them like keys: a badge signs its operator in at this desk (a lost one: 'qrdesk operators renew-badge NAME')")
+		where := "at this desk"
+		if shared, _ := s.svc.Operators().Shared(ctx); shared {
+			where = "at every desk of the deployment"
+		}
+		fmt.Fprintf(w, "\nkeep them like keys: a badge signs its operator in %s (a lost one: 'qrdesk operators renew-badge NAME')\n", where)
 	})
 }

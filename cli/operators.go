@@ -11,6 +11,7 @@ import (
 	"golang.org/x/term"
 
 	"qrdesk/app"
+	"qrdesk/internal/columns"
 )
 
 func init() {
@@ -68,6 +69,12 @@ func runOperators(ctx context.Context, env *Env, args []string) error {
 	defer s.Close()
 	staff := s.svc.Operators()
 	by := operatorName(env, "")
+	// On the deployment's staff list a change here goes to the server at
+	// this desk's next sync, and to every desk at theirs.
+	shared, err := staff.Shared(ctx)
+	if err != nil {
+		return err
+	}
 	switch sub {
 	case "add":
 		pin, err := readPIN(env, pos[0])
@@ -79,6 +86,10 @@ func runOperators(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 		return s.output(op, func(w io.Writer) {
+			if shared {
+				fmt.Fprintf(w, "added %s %s to the deployment's staff list: it goes to the server at this desk's next sync ('qrdesk sync'); then print their badge with 'qrdesk print --badges -o badges.pdf'\n", op.Role(), op.Name)
+				return
+			}
 			fmt.Fprintf(w, "added %s %s; print their badge with 'qrdesk print --badges -o badges.pdf'\n", op.Role(), op.Name)
 		})
 	case "remove":
@@ -87,6 +98,10 @@ func runOperators(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 		return s.output(op, func(w io.Writer) {
+			if shared {
+				fmt.Fprintf(w, "removed %s from the deployment's staff list: their badge and PIN no longer work here, and at every desk after this desk's next sync and theirs; the scans they made keep their name\n", op.Name)
+				return
+			}
 			fmt.Fprintf(w, "removed %s: their badge and PIN no longer work; the scans they made keep their name\n", op.Name)
 		})
 	case "set-pin":
@@ -103,6 +118,10 @@ func runOperators(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 		return s.output(op, func(w io.Writer) {
+			if shared {
+				fmt.Fprintf(w, "%s has a new PIN; the old one no longer works here, and at every desk after this desk's next sync and theirs\n", op.Name)
+				return
+			}
 			fmt.Fprintf(w, "%s has a new PIN; the old one no longer works\n", op.Name)
 		})
 	case "renew-badge":
@@ -111,6 +130,10 @@ func runOperators(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 		return s.output(op, func(w io.Writer) {
+			if shared {
+				fmt.Fprintf(w, "%s's old badge no longer works here, and at every desk after this desk's next sync and theirs; after this desk's next sync print the new one with 'qrdesk print --badges -o badges.pdf'\n", op.Name)
+				return
+			}
 			fmt.Fprintf(w, "%s's old badge no longer works; print the new one (badge %d) with 'qrdesk print --badges -o badges.pdf'\n", op.Name, op.BadgeVersion)
 		})
 	}
@@ -122,6 +145,9 @@ func runOperators(ctx context.Context, env *Env, args []string) error {
 		ops = []app.Operator{}
 	}
 	return s.output(ops, func(w io.Writer) {
+		if shared {
+			fmt.Fprintln(w, "the deployment's staff list (kept by the server: 'qrdesk-server operators', or a change here at the next sync)")
+		}
 		if len(ops) == 0 {
 			fmt.Fprintln(w, "no operators yet: add one with 'qrdesk operators add NAME [--supervisor]'")
 			return
@@ -134,7 +160,7 @@ func runOperators(ctx context.Context, env *Env, args []string) error {
 			}
 			rows = append(rows, []string{op.Name, op.Role(), strconv.Itoa(op.BadgeVersion), app.FormatTime(op.CreatedAt), removed})
 		}
-		writeColumns(w, rows)
+		columns.Write(w, rows)
 	})
 }
 
@@ -162,42 +188,4 @@ func readPIN(env *Env, name string) (string, error) {
 		}
 	}
 	return pin, nil
-}
-
-// writeColumns prints rows as columns two spaces apart, measured as a
-// terminal shows them: a Chinese character takes two columns (tabwriter
-// counts one, and Chinese names would push the columns out of line).
-func writeColumns(w io.Writer, rows [][]string) {
-	widths := map[int]int{}
-	for _, row := range rows {
-		for i, cell := range row {
-			widths[i] = max(widths[i], displayWidth(cell))
-		}
-	}
-	for _, row := range rows {
-		var b strings.Builder
-		for i, cell := range row {
-			b.WriteString(cell)
-			if i < len(row)-1 {
-				b.WriteString(strings.Repeat(" ", widths[i]-displayWidth(cell)+2))
-			}
-		}
-		fmt.Fprintln(w, b.String())
-	}
-}
-
-// displayWidth counts East Asian wide characters (CJK, Hangul, full-width
-// forms) as two columns.
-func displayWidth(s string) int {
-	n := 0
-	for _, r := range s {
-		switch {
-		case r >= 0x1100 && r <= 0x115F, r >= 0x2E80 && r <= 0xA4CF, r >= 0xAC00 && r <= 0xD7A3,
-			r >= 0xF900 && r <= 0xFAFF, r >= 0xFE30 && r <= 0xFE4F, r >= 0xFF00 && r <= 0xFF60, r >= 0xFFE0 && r <= 0xFFE6:
-			n += 2
-		default:
-			n++
-		}
-	}
-	return n
 }

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"qrdesk/internal/columns"
 )
 
 type operatorOut struct {
@@ -39,7 +41,7 @@ func TestOperatorsAddListRemove(t *testing.T) {
 	// The columns line up on a terminal, Chinese names too (two columns a character).
 	for _, l := range lines[1:] {
 		role := strings.Index(l, "operator") + strings.Index(l, "supervisor") + 1
-		if at := displayWidth(l[:role]); at != strings.Index(lines[0], "ROLE") {
+		if at := columns.Width(l[:role]); at != strings.Index(lines[0], "ROLE") {
 			t.Fatalf("the role of %q starts at column %d, the header at %d:\n%s", l, at, strings.Index(lines[0], "ROLE"), out)
 		}
 	}
@@ -167,7 +169,7 @@ func TestBadgesPrintedAndRefusedByRedeem(t *testing.T) {
 	out, _ := exec.Command("zbarimg", append([]string{"-q", "--raw"}, pages...)...).Output()
 	badges := strings.Fields(string(out))
 	sort.Strings(badges)
-	if len(badges) != 2 || !strings.HasPrefix(badges[0], "QRDESK-BADGE-000001-0001-") || !strings.HasPrefix(badges[1], "QRDESK-BADGE-000002-0001-") {
+	if len(badges) != 2 || !strings.HasPrefix(badges[0], "QRDESK-BADGE-D-000001-0001-") || !strings.HasPrefix(badges[1], "QRDESK-BADGE-D-000002-0001-") {
 		t.Fatalf("decoded %q from the badge sheet, want the badges of operators 1 and 2", badges)
 	}
 	text, _ := exec.Command("pdftotext", pdf, "-").Output()

@@ -28,6 +28,10 @@ const (
 	// --expire-unused).
 	KindExpire   = "expire"
 	KindConflict = "conflict"
+	// KindStaff is a change of the deployment's staff list (staff.go): an
+	// event a desk sends (Event.Staff, no code) and a feed change the
+	// server sends (Change.Data: the StaffMember as it is now).
+	KindStaff = "staff"
 )
 
 // Outcomes the server gives an event.

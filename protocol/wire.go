@@ -28,6 +28,9 @@ type Event struct {
 	// At when it can trust it (central.DecideTime).
 	ClockOffsetMS *int64 `json:"clock_offset_ms,omitempty"`
 	ClockAge      int64  `json:"clock_age,omitempty"`
+	// Staff is a staff event's change of the deployment's staff list
+	// (KindStaff; its Code is empty).
+	Staff *StaffChange `json:"staff,omitempty"`
 	// OutboxID is the event's place in the desk's outbox (not sent).
 	OutboxID int64 `json:"-"`
 }
@@ -107,6 +110,10 @@ type Snapshot struct {
 	Codes     []CodeState `json:"codes"`
 	NextID    int64       `json:"next_id"`
 	Conflicts []Conflict  `json:"conflicts"`
+	// Staff is the deployment's staff list, removed members too, on the
+	// first page (nil from a server before staff lists, and on later
+	// pages).
+	Staff []StaffMember `json:"staff,omitempty"`
 	// First is set by the desk on the first page it applies: the
 	// conflicts it holds go (a restored server may not know a label one
 	// names yet), and the pages bring the server's.

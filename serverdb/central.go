@@ -475,6 +475,8 @@ func (c *DB) decide(ctx context.Context, tx *etx, st central.Station, ev central
 		r, err = c.expire(ctx, tx, st, ev)
 	case central.KindReplace:
 		r, err = c.replaceLabel(ctx, tx, st, ev, now)
+	case central.KindStaff:
+		r, err = c.staffEvent(ctx, tx, st, ev)
 	default:
 		r = central.Result{Outcome: central.OutcomeRejected, Reason: "unknown event kind " + ev.Kind}
 	}

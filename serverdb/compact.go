@@ -143,8 +143,11 @@ func (c *DB) Snapshot(ctx context.Context, afterID int64, limit int) (central.Sn
 	if snap.Position, err = c.feedHead(ctx, floor); err != nil {
 		return snap, err
 	}
-	if afterID == 0 { // the desk keeps the first page's position
+	if afterID == 0 { // the desk keeps the first page's position, and the staff list
 		if snap.Check, _, err = c.FeedTag(ctx, snap.Position); err != nil {
+			return snap, err
+		}
+		if snap.Staff, err = c.Staff(ctx, true); err != nil {
 			return snap, err
 		}
 	}

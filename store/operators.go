@@ -3,19 +3,50 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 
 	"qrdesk/app"
+	"qrdesk/protocol"
 )
 
 var _ app.OperatorStore = (*DB)(nil)
 
-const operatorColumns = `id, name, supervisor, pin_hash, badge_version, created_at, removed_at`
+const operatorColumns = `id, name, supervisor, pin_hash, badge_version, created_at, removed_at, staff_id`
 
 func scanOperator(row interface{ Scan(...any) error }) (app.Operator, error) {
 	var op app.Operator
-	err := row.Scan(&op.ID, &op.Name, &op.Supervisor, &op.PINHash, &op.BadgeVersion, &op.CreatedAt, &op.RemovedAt)
+	err := row.Scan(&op.ID, &op.Name, &op.Supervisor, &op.PINHash, &op.BadgeVersion, &op.CreatedAt, &op.RemovedAt, &op.StaffID)
 	return op, err
+}
+
+// sharedList is true when the desk's operators are the deployment's staff
+// list: its server announced the staff kind at the desk's enrolment.
+const sharedList = `EXISTS (SELECT 1 FROM sync_state s, json_each(s.value) k WHERE s.key = 'server_kinds' AND json_valid(s.value) AND k.value = '` + protocol.KindStaff + `')`
+
+// OperatorList says which list the desk's operators are, and the desk's
+// identity.
+func (d *DB) OperatorList(ctx context.Context) (app.OperatorList, error) {
+	var l app.OperatorList
+	err := d.db.QueryRowContext(ctx, `SELECT `+sharedList+`, COALESCE((SELECT value FROM sync_state WHERE key = 'desk_id'), '')`).Scan(&l.Shared, &l.DeskID)
+	return l, d.wrap(err, "cannot read the desk's list of operators")
+}
+
+// staffEvent queues, on the deployment's staff list, the outbox event of
+// a change made here (nothing on a desk's own list).
+func staffEvent(ctx context.Context, tx *sql.Tx, ch protocol.StaffChange, actor app.Actor, at int64) error {
+	var shared bool
+	if err := tx.QueryRowContext(ctx, `SELECT `+sharedList).Scan(&shared); err != nil || !shared {
+		return err
+	}
+	return addStaffEvent(ctx, tx, ch, actor.Operator, at)
+}
+
+func addStaffEvent(ctx context.Context, tx *sql.Tx, ch protocol.StaffChange, operator string, at int64) error {
+	data, _ := json.Marshal(ch)
+	_, err := tx.ExecContext(ctx, `INSERT INTO outbox (event_id, kind, code, operator, at, reason, staff) VALUES (?, ?, '', ?, ?, ?, ?)`,
+		app.NewTraceID(), protocol.KindStaff, operator, at, ch.Summary(), string(data))
+	return err
 }
 
 // audit writes one audit row that names no code.
@@ -41,6 +72,10 @@ func (d *DB) AddOperator(ctx context.Context, op app.Operator, actor app.Actor) 
 		return app.Operator{}, d.wrap(err, "cannot add operator %s", op.Name)
 	}
 	if err := audit(ctx, tx, op.CreatedAt, actor, "operator_add", op.Name, op.Role()); err != nil {
+		return app.Operator{}, d.wrap(err, "cannot add operator %s", op.Name)
+	}
+	add := protocol.StaffChange{Action: protocol.StaffAdd, Name: op.Name, Supervisor: op.Supervisor, PINHash: op.PINHash}
+	if err := staffEvent(ctx, tx, add, actor, op.CreatedAt); err != nil {
 		return app.Operator{}, d.wrap(err, "cannot add operator %s", op.Name)
 	}
 	return op, d.wrap(tx.Commit(), "cannot add operator %s", op.Name)
@@ -78,6 +113,15 @@ func (d *DB) OperatorByID(ctx context.Context, id int64) (app.Operator, error) {
 	return d.operator(ctx, `SELECT `+operatorColumns+` FROM operators WHERE id = ?`, id)
 }
 
+// OperatorByStaffID returns the operator of the deployment's staff list
+// with that id, removed or not.
+func (d *DB) OperatorByStaffID(ctx context.Context, id int64) (app.Operator, error) {
+	if id == 0 {
+		return app.Operator{}, app.ErrNotFound
+	}
+	return d.operator(ctx, `SELECT `+operatorColumns+` FROM operators WHERE staff_id = ?`, id)
+}
+
 func (d *DB) operator(ctx context.Context, query string, arg any) (app.Operator, error) {
 	op, err := scanOperator(d.db.QueryRowContext(ctx, query, arg))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -88,23 +132,26 @@ func (d *DB) operator(ctx context.Context, query string, arg any) (app.Operator,
 
 // RemoveOperator stamps the operator as removed and audits it.
 func (d *DB) RemoveOperator(ctx context.Context, name string, at int64, actor app.Actor) (app.Operator, error) {
-	return d.changeOperator(ctx, name, actor, "operator_remove",
+	return d.changeOperator(ctx, name, actor, "operator_remove", protocol.StaffChange{Action: protocol.StaffRemove},
 		`UPDATE operators SET removed_at = ?2 WHERE name = ?1 COLLATE NOCASE AND removed_at = 0 RETURNING `+operatorColumns, at)
 }
 
 // RenewBadge raises the operator's badge version and audits it.
 func (d *DB) RenewBadge(ctx context.Context, name string, actor app.Actor) (app.Operator, error) {
-	return d.changeOperator(ctx, name, actor, "badge_renew",
+	return d.changeOperator(ctx, name, actor, "badge_renew", protocol.StaffChange{Action: protocol.StaffRenewBadge},
 		`UPDATE operators SET badge_version = badge_version + 1 WHERE name = ?1 COLLATE NOCASE AND removed_at = 0 RETURNING `+operatorColumns, nil)
 }
 
 // SetPINHash replaces the operator's PIN hash and audits it (not the hash).
 func (d *DB) SetPINHash(ctx context.Context, name, hash string, actor app.Actor) (app.Operator, error) {
-	return d.changeOperator(ctx, name, actor, "pin_change",
+	return d.changeOperator(ctx, name, actor, "pin_change", protocol.StaffChange{Action: protocol.StaffSetPIN, PINHash: hash},
 		`UPDATE operators SET pin_hash = ?2 WHERE name = ?1 COLLATE NOCASE AND removed_at = 0 RETURNING `+operatorColumns, hash)
 }
 
-func (d *DB) changeOperator(ctx context.Context, name string, actor app.Actor, action, query string, arg any) (app.Operator, error) {
+// changeOperator makes one change of an operator, audits it and, on the
+// deployment's staff list, queues it as a staff event (staff, with the
+// operator's name).
+func (d *DB) changeOperator(ctx context.Context, name string, actor app.Actor, action string, staff protocol.StaffChange, query string, arg any) (app.Operator, error) {
 	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
 		return app.Operator{}, d.wrap(err, "cannot change operator %s", name)
@@ -117,7 +164,12 @@ func (d *DB) changeOperator(ctx context.Context, name string, actor app.Actor, a
 	if err != nil {
 		return app.Operator{}, d.wrap(err, "cannot change operator %s", name)
 	}
-	if err := audit(ctx, tx, d.now().Unix(), actor, action, op.Name, ""); err != nil {
+	now := d.now().Unix()
+	if err := audit(ctx, tx, now, actor, action, op.Name, ""); err != nil {
+		return app.Operator{}, d.wrap(err, "cannot change operator %s", name)
+	}
+	staff.Name = op.Name
+	if err := staffEvent(ctx, tx, staff, actor, now); err != nil {
 		return app.Operator{}, d.wrap(err, "cannot change operator %s", name)
 	}
 	return op, d.wrap(tx.Commit(), "cannot change operator %s", name)

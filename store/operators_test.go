@@ -42,11 +42,26 @@ func TestOperatorsSignIn(t *testing.T) {
 		}
 		// A badge of this operator id signed by another desk's key ring.
 		other, _ := app.LoadKeys(t.TempDir()+"/other.key", true)
-		b, _ := other.BadgeFor(li)
+		list, _ := db.OperatorList(ctx)
+		b, _ := other.BadgeFor(li, app.BadgeScope{ID: list.DeskID})
 		if _, err := staff.SignInBadge(ctx, b.String()); err == nil {
 			t.Fatal("another desk's badge signed in")
 		}
-		if _, err := staff.SignInBadge(ctx, "QRDESK-BADGE-999999-0001-A2345678923456789"); err == nil {
+		// This desk's key ring, another desk's list.
+		b, _ = svc.Keys.BadgeFor(li, app.BadgeScope{ID: "another desk"})
+		if _, err := staff.SignInBadge(ctx, b.String()); err == nil || !strings.Contains(app.ErrorMessage(err), "not made at this desk") {
+			t.Fatalf("a badge of another desk's list sharing the key ring: %v", err)
+		}
+		// A badge of a deployment's staff list, at a desk with its own.
+		b, _ = svc.Keys.BadgeFor(app.Operator{Name: li.Name, StaffID: li.ID, BadgeVersion: 1}, app.BadgeScope{Shared: true, ID: svc.Keys.RingID()})
+		if _, err := staff.SignInBadge(ctx, b.String()); err == nil || !strings.Contains(app.ErrorMessage(err), "keeps its own list") {
+			t.Fatalf("a staff list's badge at a desk with its own list: %v", err)
+		}
+		// A badge printed before badges named their list.
+		if _, err := staff.SignInBadge(ctx, "QRDESK-BADGE-000001-0001-A2345678923456789"); err == nil || !strings.Contains(app.ErrorMessage(err), "print a new one") {
+			t.Fatalf("a badge of the first format: %v", err)
+		}
+		if _, err := staff.SignInBadge(ctx, "QRDESK-BADGE-D-999999-0001-A2345678923456789"); err == nil {
 			t.Fatal("a badge of an operator that never existed signed in")
 		}
 	})

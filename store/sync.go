@@ -67,7 +67,7 @@ func (d *DB) PendingEvents(ctx context.Context, after int64, limit int) ([]app.R
 	// A redemption goes as this desk's fact: one the server answered
 	// online (offline 0) goes again only after a restore lost it, and the
 	// parcel was handed over.
-	rows, err := d.db.QueryContext(ctx, `SELECT id, event_id, kind, code, operator, at, CASE WHEN kind = 'redeem' THEN 1 ELSE offline END, reason, undoes, new_code, new_expire_at, new_created_at, clock_offset_ms, clock_measured_at
+	rows, err := d.db.QueryContext(ctx, `SELECT id, event_id, kind, code, operator, at, CASE WHEN kind = 'redeem' THEN 1 ELSE offline END, reason, undoes, new_code, new_expire_at, new_created_at, clock_offset_ms, clock_measured_at, staff
 		FROM outbox WHERE state = 'pending' AND id > ? ORDER BY id LIMIT ?`, after, limit)
 	if err != nil {
 		return nil, d.wrap(err, "cannot read the outbox")
@@ -77,8 +77,13 @@ func (d *DB) PendingEvents(ctx context.Context, after int64, limit int) ([]app.R
 	for rows.Next() {
 		var e app.RemoteEvent
 		var offset, measured sql.NullInt64
-		if err := rows.Scan(&e.OutboxID, &e.EventID, &e.Kind, &e.Code, &e.Operator, &e.At, &e.Offline, &e.Reason, &e.Undoes, &e.NewCode, &e.NewExpireAt, &e.NewCreatedAt, &offset, &measured); err != nil {
+		var staff string
+		if err := rows.Scan(&e.OutboxID, &e.EventID, &e.Kind, &e.Code, &e.Operator, &e.At, &e.Offline, &e.Reason, &e.Undoes, &e.NewCode, &e.NewExpireAt, &e.NewCreatedAt, &offset, &measured, &staff); err != nil {
 			return nil, err
+		}
+		var err error
+		if e.Staff, err = staffOf(staff); err != nil {
+			return nil, d.wrap(err, "cannot read the outbox")
 		}
 		if offset.Valid && measured.Valid && measured.Int64 != 0 {
 			// The measurement current when the event was queued.
@@ -307,6 +312,8 @@ func applyChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
 		return applyExpireChange(ctx, tx, ch)
 	case app.KindReplace:
 		return applyReplaceChange(ctx, tx, ch)
+	case protocol.KindStaff:
+		return applyStaffChange(ctx, tx, ch.Data)
 	case protocol.KindConflict:
 		k := data.Conflict
 		_, err := tx.ExecContext(ctx, `INSERT INTO conflicts (code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, flag, second_code)
@@ -507,6 +514,11 @@ func (d *DB) ApplySnapshot(ctx context.Context, page app.RemoteSnapshot, positio
 	for _, k := range page.Conflicts {
 		data, _ := json.Marshal(k)
 		if err := applyChange(ctx, tx, app.RemoteChange{Kind: protocol.KindConflict, Code: k.Code, Data: string(data)}); err != nil {
+			return d.wrap(err, "cannot apply the server's snapshot")
+		}
+	}
+	if page.First && page.Staff != nil {
+		if err := applyStaffList(ctx, tx, page.Staff); err != nil {
 			return d.wrap(err, "cannot apply the server's snapshot")
 		}
 	}

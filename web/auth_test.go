@@ -84,7 +84,7 @@ func (v *visitor) csrf(t *testing.T) string {
 // dashboardPages are every page and action of the dashboard.
 var dashboardPages = []struct{ method, path string }{
 	{"GET", "/"}, {"GET", "/?date=2026-11-28"}, {"GET", "/today.csv"}, {"GET", "/desks"}, {"GET", "/desks/revoke?name=Desk+1"},
-	{"GET", "/conflicts"}, {"GET", "/code?code=x"}, {"POST", "/desks/revoke"}, {"POST", "/conflicts/resolve"}, {"POST", "/logout"},
+	{"GET", "/conflicts"}, {"GET", "/code?code=x"}, {"GET", "/operators"}, {"POST", "/desks/revoke"}, {"POST", "/conflicts/resolve"}, {"POST", "/operators/change"}, {"POST", "/logout"},
 }
 
 // TestWithoutSessionNoData: every page and action, without a session or

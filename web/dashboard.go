@@ -62,6 +62,8 @@ func (d *Dashboard) Handler() http.Handler {
 	mux.HandleFunc("GET /conflicts", d.auth(d.conflicts))
 	mux.HandleFunc("POST /conflicts/resolve", d.sameOrigin(d.auth(d.resolve)))
 	mux.HandleFunc("GET /code", d.auth(d.code))
+	mux.HandleFunc("GET /operators", d.auth(d.operators))
+	mux.HandleFunc("POST /operators/change", d.sameOrigin(d.auth(d.changeOperator)))
 	mux.HandleFunc("/", d.notFound)
 	return securityHeaders(mux)
 }

@@ -26,7 +26,7 @@ type page struct {
 
 type pageTemplate = template.Template
 
-var pageNames = []string{"login", "today", "desks", "revoke", "conflicts", "code"}
+var pageNames = []string{"login", "today", "desks", "revoke", "conflicts", "code", "operators"}
 
 // parsePages parses each page with the layout (each defines "content").
 func parsePages() map[string]*pageTemplate {

@@ -28,6 +28,11 @@ type Store interface {
 	LateRedemptions(ctx context.Context, from, to int64) ([]central.LateRedemption, error)
 	// ResolveConflict adds a resolution; central.ErrNoConflict.
 	ResolveConflict(ctx context.Context, id int64, r central.Resolution) error
+	// Staff lists the deployment's staff list, removed members too.
+	Staff(ctx context.Context, withRemoved bool) ([]central.StaffMember, error)
+	// ChangeStaff makes an administrator's change of the staff list;
+	// central.ErrStaffExists, central.ErrNoStaff, *central.BadRequest.
+	ChangeStaff(ctx context.Context, ch central.StaffChange, by string, at int64) (central.StaffMember, error)
 	// CodeHistory is a label's history; central.ErrNoCode.
 	CodeHistory(ctx context.Context, code string) (central.CodeHistory, error)
 

@@ -70,6 +70,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 	letter := fs.String("letter", "", "station add: the desk's station letter A–Z (its settings station_id)")
 	backupTo := fs.String("o", "", "backup: the new file to write the backup to")
 	epochOnly := fs.Bool("epoch-only", false, "restore: only start a new history epoch (after a restore made by hand)")
+	supervisor := fs.Bool("supervisor", false, "operators add: a supervisor (may disable and enable labels, change settings, reprint and undo at the desks)")
+	allOperators := fs.Bool("all", false, "operators list: removed operators too")
 	// Flags may come before or after the names: 'station add NAME --db F'.
 	var pos []string
 	for {
@@ -90,7 +92,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 		cmd, pos = pos[0], pos[1:]
 	}
 	if cmd == "serve" && len(pos) > 0 {
-		fmt.Fprintf(stderr, "qrdesk-server serve: unexpected %q: serve takes only flags (commands: serve, station, admin, ring, report, compact, backup, restore, version)\n", pos[0])
+		fmt.Fprintf(stderr, "qrdesk-server serve: unexpected %q: serve takes only flags (commands: serve, station, admin, operators, ring, report, compact, backup, restore, version)\n", pos[0])
 		return 2
 	}
 	if cmd == "restore" {
@@ -117,6 +119,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 		err = ring(ctx, st, pos, stdout)
 	case "admin":
 		err = admin(ctx, st, now, pos, stdout)
+	case "operators":
+		err = operators(ctx, st, now, pos, *supervisor, *allOperators, stdout)
 	case "compact":
 		var n int64
 		if n, err = st.Compact(ctx, now().Add(-staleDesk).Unix()); err == nil {
@@ -127,7 +131,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 	case "backup":
 		err = backup(ctx, st, *backupTo, stdout)
 	default:
-		fmt.Fprintf(stderr, "qrdesk-server: unknown command %q: use serve, station, admin, ring, report, compact, backup, restore or version\n", cmd)
+		fmt.Fprintf(stderr, "qrdesk-server: unknown command %q: use serve, station, admin, operators, ring, report, compact, backup, restore or version\n", cmd)
 		return 2
 	}
 	return exitCode(err, cmd, stderr)

@@ -1,0 +1,59 @@
+package central
+
+import (
+	"errors"
+
+	"qrdesk/app"
+	"qrdesk/protocol"
+)
+
+// The deployment's staff list (protocol/staff.go) is the server's: a
+// desk's change of it is an event of kind KindStaff the server decides
+// against the list; the command line's and the dashboard's changes are
+// the same changes, by an administrator. Every change goes to every desk
+// through the feed as the member is now.
+
+// KindStaff is a change of the staff list.
+const KindStaff = protocol.KindStaff
+
+// OutcomeStaffChanged is the server's answer to a staff event it applied.
+const OutcomeStaffChanged = protocol.OutcomeStaffChanged
+
+// StaffChange is what a change asks of the list; StaffMember is one
+// member as the server has it.
+type (
+	StaffChange = protocol.StaffChange
+	StaffMember = protocol.StaffMember
+)
+
+// Refusals of a staff change against the list (an event's are answered
+// "rejected" with the text).
+var (
+	ErrStaffExists = errors.New("there is already a current operator of this name in the deployment's staff list: pick another name, or remove the old one first")
+	ErrNoStaff     = errors.New("there is no current operator of this name in the deployment's staff list ('qrdesk-server operators list' shows them)")
+)
+
+// ValidateStaffChange checks a change's fields: a known action, a name
+// as a desk accepts it, and the PIN only as a desk's argon2id hash (add
+// and set-pin), never in clear.
+func ValidateStaffChange(ch StaffChange) error {
+	switch ch.Action {
+	case protocol.StaffAdd, protocol.StaffSetPIN:
+		if !app.ValidPINHash(ch.PINHash) {
+			return Badf("staff: %s needs pin_hash, the PIN's salted argon2id hash as a desk makes it (never the PIN)", ch.Action)
+		}
+	case protocol.StaffRemove, protocol.StaffRenewBadge:
+		if ch.PINHash != "" {
+			return Badf("staff: pin_hash is only for add and set-pin")
+		}
+	default:
+		return Badf("staff: action must be add, remove, renew-badge or set-pin")
+	}
+	if ch.Supervisor && ch.Action != protocol.StaffAdd {
+		return Badf("staff: supervisor is only for add")
+	}
+	if err := app.CheckOperatorName(ch.Name); err != nil {
+		return Badf("staff: %v", err)
+	}
+	return nil
+}

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/term"
+
+	"qrdesk/app"
+	"qrdesk/central"
+	"qrdesk/internal/columns"
+	"qrdesk/protocol"
+	"qrdesk/serverdb"
+)
+
+const operatorsUsage = `say one of:
+  operators list [--all]              the deployment's staff list (--all: removed operators too)
+  operators add NAME [--supervisor]   the PIN is read from the terminal (not shown) or one line of standard input
+  operators remove NAME               their badge and PIN stop working at every desk after its next sync
+  operators renew-badge NAME          cancel a lost badge; print the new one at any desk after its next sync
+  operators set-pin NAME              a new PIN (a forgotten one), read as for add`
+
+// stdin is where 'operators add' and 'set-pin' read the PIN (tests set it).
+var stdin io.Reader = os.Stdin
+
+// operators manages the deployment's staff list: the operators who sign
+// in at every desk that syncs with this server. A PIN is hashed here
+// (argon2id, as a desk does) and only the hash is stored and sent.
+func operators(ctx context.Context, st *serverdb.DB, now func() time.Time, args []string, supervisor, all bool, out io.Writer) error {
+	if len(args) == 0 {
+		return usageErr(operatorsUsage)
+	}
+	switch {
+	case args[0] == "list" && len(args) == 1:
+		list, err := st.Staff(ctx, all)
+		if err != nil {
+			return err
+		}
+		if len(list) == 0 {
+			fmt.Fprintln(out, "no operators in the staff list yet: add one with 'qrdesk-server operators add NAME [--supervisor]'")
+			return nil
+		}
+		rows := [][]string{{"NAME", "ROLE", "BADGE", "ADDED", "REMOVED"}}
+		for _, m := range list {
+			removed := "-"
+			if m.RemovedAt != 0 {
+				removed = app.FormatTime(m.RemovedAt)
+			}
+			rows = append(rows, []string{m.Name, role(m), strconv.Itoa(m.BadgeVersion), app.FormatTime(m.CreatedAt), removed})
+		}
+		columns.Write(out, rows)
+		return nil
+	case len(args) != 2:
+		return usageErr(operatorsUsage)
+	}
+	if supervisor && args[0] != "add" {
+		return usageErr("--supervisor goes with 'operators add'")
+	}
+	ch := central.StaffChange{Action: args[0], Name: args[1], Supervisor: supervisor}
+	switch ch.Action {
+	case protocol.StaffAdd, protocol.StaffSetPIN:
+		if err := app.CheckOperatorName(ch.Name); err != nil {
+			return &central.BadRequest{Reason: err.Error()}
+		}
+		pin, err := readPIN(ch.Name)
+		if err != nil {
+			return err
+		}
+		if ch.PINHash, err = app.HashPIN(pin); err != nil {
+			return fmt.Errorf("cannot protect the PIN: %w", err)
+		}
+	case protocol.StaffRemove, protocol.StaffRenewBadge:
+	default:
+		return usageErr(operatorsUsage)
+	}
+	m, err := st.ChangeStaff(ctx, ch, "", now().Unix())
+	if errors.Is(err, central.ErrStaffExists) || errors.Is(err, central.ErrNoStaff) {
+		return &central.BadRequest{Reason: fmt.Sprintf("%s: %v", ch.Name, err)}
+	}
+	if err != nil {
+		return err
+	}
+	switch ch.Action {
+	case protocol.StaffAdd:
+		fmt.Fprintf(out, "added %s %s to the staff list; every desk has them after its next sync: print their badge there with 'qrdesk print --badges -o badges.pdf'\n", role(m), m.Name)
+	case protocol.StaffRemove:
+		fmt.Fprintf(out, "removed %s: their badge and PIN stop working at every desk after its next sync; the scans they made keep their name\n", m.Name)
+	case protocol.StaffRenewBadge:
+		fmt.Fprintf(out, "%s's old badge stops working at every desk after its next sync; print the new one (badge %d) at a desk with 'qrdesk print --badges -o badges.pdf'\n", m.Name, m.BadgeVersion)
+	case protocol.StaffSetPIN:
+		fmt.Fprintf(out, "%s has a new PIN at every desk after its next sync; the old one no longer works there\n", m.Name)
+	}
+	return nil
+}
+
+func role(m central.StaffMember) string {
+	if m.Supervisor {
+		return "supervisor"
+	}
+	return "operator"
+}
+
+// readPIN reads a new PIN: on a terminal twice, not shown (the prompt on
+// standard error); otherwise one line of standard input. Never an
+// argument: a command line is visible to every user of the machine.
+func readPIN(name string) (string, error) {
+	prompt := fmt.Sprintf("PIN for %s (%d to %d digits, not shown): ", name, app.MinPINDigits, app.MaxPINDigits)
+	if f, ok := stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		var pins [2]string
+		for i, p := range []string{prompt, "the same PIN again: "} {
+			fmt.Fprint(os.Stderr, p)
+			b, err := term.ReadPassword(int(f.Fd()))
+			fmt.Fprintln(os.Stderr)
+			if err != nil {
+				return "", fmt.Errorf("cannot read the PIN: %w", err)
+			}
+			pins[i] = string(b)
+			if i == 0 {
+				if err := app.CheckPIN(pins[0]); err != nil {
+					return "", &central.BadRequest{Reason: err.Error()}
+				}
+			}
+		}
+		if pins[0] != pins[1] {
+			return "", central.Badf("the two PINs differ: nothing was saved; run the command again")
+		}
+		return pins[0], nil
+	}
+	line, err := bufio.NewReader(stdin).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", fmt.Errorf("cannot read the PIN: %w", err)
+	}
+	pin := strings.TrimRight(line, "\r\n")
+	if err := app.CheckPIN(pin); err != nil {
+		return "", &central.BadRequest{Reason: err.Error()}
+	}
+	return pin, nil
+}

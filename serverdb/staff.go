@@ -1,0 +1,123 @@
+package serverdb
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+
+	"qrdesk/central"
+	"qrdesk/protocol"
+)
+
+// The deployment's staff list (central/staff.go): one table, changed by
+// the desks' staff events and by the administrators, every change a feed
+// change of kind staff carrying the member as it is now.
+
+const staffColumns = `id, name, supervisor, pin_hash, badge_version, created_at, removed_at`
+
+func scanStaff(row interface{ Scan(...any) error }) (central.StaffMember, error) {
+	var m central.StaffMember
+	err := row.Scan(&m.ID, &m.Name, &m.Supervisor, &m.PINHash, &m.BadgeVersion, &m.CreatedAt, &m.RemovedAt)
+	return m, err
+}
+
+// changeStaff applies one change of the list in tx at at (Unix seconds)
+// and adds its feed change; station names who made it ("" for an
+// administrator). A change the list refuses is central.ErrStaffExists or
+// central.ErrNoStaff, with nothing written.
+func (c *DB) changeStaff(ctx context.Context, tx *etx, ch central.StaffChange, station string, at int64) (central.StaffMember, error) {
+	var row *sql.Row
+	switch ch.Action {
+	case protocol.StaffAdd:
+		var n int
+		if err := tx.queryRow(ctx, `SELECT count(*) FROM staff WHERE lower(name) = lower(?) AND removed_at = 0`, ch.Name).Scan(&n); err != nil {
+			return central.StaffMember{}, err
+		}
+		if n > 0 {
+			return central.StaffMember{}, central.ErrStaffExists
+		}
+		// A concurrent add of the name (PostgreSQL) fails on the unique
+		// index: the event is decided again and finds it.
+		row = tx.queryRow(ctx, `INSERT INTO staff (name, supervisor, pin_hash, badge_version, created_at) VALUES (?, ?, ?, 1, ?) RETURNING `+staffColumns,
+			ch.Name, ch.Supervisor, ch.PINHash, at)
+	case protocol.StaffRemove:
+		row = tx.queryRow(ctx, `UPDATE staff SET removed_at = ? WHERE lower(name) = lower(?) AND removed_at = 0 RETURNING `+staffColumns, max(at, 1), ch.Name)
+	case protocol.StaffRenewBadge:
+		row = tx.queryRow(ctx, `UPDATE staff SET badge_version = badge_version + 1 WHERE lower(name) = lower(?) AND removed_at = 0 RETURNING `+staffColumns, ch.Name)
+	case protocol.StaffSetPIN:
+		row = tx.queryRow(ctx, `UPDATE staff SET pin_hash = ? WHERE lower(name) = lower(?) AND removed_at = 0 RETURNING `+staffColumns, ch.PINHash, ch.Name)
+	default:
+		return central.StaffMember{}, central.Badf("staff: unknown action %q", ch.Action)
+	}
+	m, err := scanStaff(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return central.StaffMember{}, central.ErrNoStaff
+	}
+	if err != nil {
+		return central.StaffMember{}, err
+	}
+	data, _ := json.Marshal(m)
+	return m, c.addChanges(ctx, tx, change{protocol.KindStaff, "", station, string(data)})
+}
+
+// staffEvent decides a desk's staff event.
+func (c *DB) staffEvent(ctx context.Context, tx *etx, st central.Station, ev central.Event) (central.Result, error) {
+	if ev.Staff == nil {
+		return central.Result{Outcome: central.OutcomeRejected, Reason: "a staff event carries its change in staff"}, nil
+	}
+	_, err := c.changeStaff(ctx, tx, *ev.Staff, st.Name, ev.At)
+	var bad *central.BadRequest
+	switch {
+	case errors.Is(err, central.ErrStaffExists), errors.Is(err, central.ErrNoStaff), errors.As(err, &bad):
+		return central.Result{Outcome: central.OutcomeRejected, Reason: err.Error()}, nil
+	case err != nil:
+		return central.Result{}, err
+	}
+	return central.Result{Outcome: central.OutcomeStaffChanged}, nil
+}
+
+// ChangeStaff makes an administrator's change of the staff list (by: the
+// dashboard's administrator, "" for the command line), audited, and
+// returns the member as it is now. The desks get it at their next sync.
+func (c *DB) ChangeStaff(ctx context.Context, ch central.StaffChange, by string, at int64) (central.StaffMember, error) {
+	if err := central.ValidateStaffChange(ch); err != nil {
+		return central.StaffMember{}, err
+	}
+	tx, err := c.e.begin(ctx)
+	if err != nil {
+		return central.StaffMember{}, err
+	}
+	defer tx.done()
+	m, err := c.changeStaff(ctx, tx, ch, "", at)
+	if err != nil {
+		return central.StaffMember{}, err
+	}
+	if err := logAdmin(ctx, tx, central.AdminAction{At: at, Admin: by, Action: "staff_" + ch.Action, Subject: m.Name, Detail: ch.Summary()}); err != nil {
+		return central.StaffMember{}, err
+	}
+	return m, tx.commit()
+}
+
+// Staff lists the deployment's staff list by name: the current members,
+// and the removed ones after them when withRemoved.
+func (c *DB) Staff(ctx context.Context, withRemoved bool) ([]central.StaffMember, error) {
+	q := `SELECT ` + staffColumns + ` FROM staff WHERE removed_at = 0 ORDER BY lower(name), id`
+	if withRemoved {
+		q = `SELECT ` + staffColumns + ` FROM staff ORDER BY removed_at <> 0, lower(name), id`
+	}
+	rows, err := c.e.query(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []central.StaffMember{}
+	for rows.Next() {
+		m, err := scanStaff(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}

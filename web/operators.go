@@ -1,0 +1,105 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"qrdesk/app"
+	"qrdesk/central"
+	"qrdesk/protocol"
+)
+
+// The Operators page: the deployment's staff list, the operators who sign
+// in at every desk that syncs with this server. Adding one (with a PIN,
+// hashed here and never shown again), renewing a lost badge and removing
+// one reach every desk at its next sync; badges are printed at a desk.
+// No PIN nor PIN hash is ever on the page.
+
+type operatorsData struct {
+	Operators []central.StaffMember
+	// Name and Supervisor refill the add form after a refusal.
+	Name       string
+	Supervisor bool
+}
+
+func (d *Dashboard) operators(w http.ResponseWriter, r *http.Request, s session) {
+	l := langOf(r)
+	p := page{Title: "Operators", Nav: "operators"}
+	q := r.URL.Query()
+	switch name := q.Get("name"); q.Get("done") {
+	case protocol.StaffAdd:
+		p.Notice = l.Tf("%s is in the staff list: every desk has them after its next sync. Print their badge at a desk (Settings → Print operator badges…).", name)
+	case protocol.StaffRenewBadge:
+		p.Notice = l.Tf("%s's old badge stops working at every desk after its next sync: print the new one at a desk (Settings → Print operator badges…).", name)
+	case protocol.StaffRemove:
+		p.Notice = l.Tf("%s is removed: their badge and PIN stop working at every desk after its next sync.", name)
+	}
+	d.showOperators(w, r, s, http.StatusOK, p, operatorsData{})
+}
+
+func (d *Dashboard) showOperators(w http.ResponseWriter, r *http.Request, s session, status int, p page, data operatorsData) {
+	list, err := d.Store.Staff(r.Context(), true)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	for i := range list {
+		list[i].PINHash = "" // never on a page
+	}
+	data.Operators = list
+	p.Data = data
+	d.render(w, r, status, "operators", signedIn(p, s))
+}
+
+// changeOperator makes the change the form names: add (name, PIN,
+// supervisor), renew-badge or remove (name).
+func (d *Dashboard) changeOperator(w http.ResponseWriter, r *http.Request, s session) {
+	l := langOf(r)
+	r.URL.Path, r.URL.RawQuery = "/operators", "" // where the language switch comes back to
+	ch := central.StaffChange{Action: r.PostFormValue("action"), Name: strings.TrimSpace(r.PostFormValue("name")), Supervisor: r.PostFormValue("supervisor") != ""}
+	refuse := func(msg string) {
+		data := operatorsData{}
+		if ch.Action == protocol.StaffAdd {
+			data.Name, data.Supervisor = ch.Name, ch.Supervisor
+		}
+		d.showOperators(w, r, s, http.StatusBadRequest, page{Title: "Operators", Nav: "operators", Error: msg}, data)
+	}
+	switch ch.Action {
+	case protocol.StaffAdd:
+		pin := r.PostFormValue("pin")
+		if err := app.CheckPIN(pin); err != nil {
+			refuse(l.Tf("The operator was not added: %s.", err.Error()))
+			return
+		}
+		hash, err := app.HashPIN(pin)
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		ch.PINHash = hash
+	case protocol.StaffRenewBadge, protocol.StaffRemove:
+	default:
+		refuse(l.T("This form does not say what to do: reload the page and try again."))
+		return
+	}
+	_, err := d.Store.ChangeStaff(r.Context(), ch, s.Admin, d.Now().Unix())
+	var br *central.BadRequest
+	switch {
+	case errors.Is(err, central.ErrStaffExists):
+		refuse(l.Tf("There is already an operator called %s: pick another name, or remove the old one first.", ch.Name))
+		return
+	case errors.Is(err, central.ErrNoStaff):
+		refuse(l.Tf("There is no current operator called %s: reload the page and pick them from the list.", ch.Name))
+		return
+	case errors.As(err, &br):
+		refuse(l.Tf("The operator was not added: %s.", strings.TrimPrefix(br.Reason, "staff: ")))
+		return
+	case err != nil:
+		d.fail(w, r, err)
+		return
+	}
+	d.Log.Info("dashboard: staff list changed", "admin", s.Admin, "action", ch.Action, "operator", ch.Name)
+	http.Redirect(w, r, "/operators?"+url.Values{"done": {ch.Action}, "name": {ch.Name}}.Encode(), http.StatusSeeOther)
+}

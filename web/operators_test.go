@@ -1,0 +1,79 @@
+package web_test
+
+import (
+	"context"
+	"net/url"
+	"strings"
+	"testing"
+
+	"qrdesk/internal/testpg"
+)
+
+// TestOperatorsPage: an administrator adds an operator with a PIN, renews
+// their badge and removes them on the Operators page; the server's staff
+// list holds each change (the desks get it through the feed), the PIN
+// only as its hash, and neither the PIN nor its hash is ever on a page.
+// A name taken and a short PIN are refused with the reason. Both engines.
+func TestOperatorsPage(t *testing.T) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		ctx := context.Background()
+		s := newSite(t, dbPath(t), false)
+		v := s.visitor()
+		v.signIn(t, "root", s.admin(t, "root"))
+		if _, _, body := v.get(t, "/operators"); !strings.Contains(body, "No operators in the staff list yet") {
+			t.Fatalf("an empty list: %s", body)
+		}
+		change := func(form url.Values) (int, string, string) {
+			form.Set("csrf", v.csrf(t))
+			return v.post(t, "/operators/change", form)
+		}
+		if code, loc, body := change(url.Values{"action": {"add"}, "name": {"王芳"}, "pin": {"604218"}, "supervisor": {"1"}}); code != 303 || !strings.HasPrefix(loc, "/operators?done=add") {
+			t.Fatalf("add: %d %s %s", code, loc, body)
+		}
+		list, err := s.db.Staff(ctx, true)
+		if err != nil || len(list) != 1 || list[0].Name != "王芳" || !list[0].Supervisor || !strings.HasPrefix(list[0].PINHash, "$argon2id$") {
+			t.Fatalf("the staff list after the add: %+v %v", list, err)
+		}
+		hash := list[0].PINHash
+		_, _, body := v.get(t, "/operators?done=add&name=%E7%8E%8B%E8%8A%B3")
+		if !strings.Contains(body, `data-operator="王芳"`) || !strings.Contains(body, "is in the staff list") {
+			t.Fatalf("the page after the add: %s", body)
+		}
+		for _, secret := range []string{"604218", hash, "argon2"} {
+			if strings.Contains(body, secret) {
+				t.Fatalf("the page shows %q", secret)
+			}
+		}
+		for _, c := range []struct {
+			form url.Values
+			want string
+		}{
+			{url.Values{"action": {"add"}, "name": {"王芳"}, "pin": {"1234"}}, "There is already an operator called 王芳"},
+			{url.Values{"action": {"add"}, "name": {"li"}, "pin": {"12"}}, "The operator was not added: the PIN has 2 digits"},
+			{url.Values{"action": {"remove"}, "name": {"nobody"}}, "There is no current operator called nobody"},
+		} {
+			if code, _, body := change(c.form); code != 400 || !strings.Contains(body, c.want) {
+				t.Errorf("%v: %d, want 400 and %q in %s", c.form, code, c.want, body)
+			}
+		}
+		if code, _, _ := change(url.Values{"action": {"renew-badge"}, "name": {"王芳"}}); code != 303 {
+			t.Fatalf("renew: %d", code)
+		}
+		if code, _, _ := change(url.Values{"action": {"remove"}, "name": {"王芳"}}); code != 303 {
+			t.Fatalf("remove: %d", code)
+		}
+		list, _ = s.db.Staff(ctx, true)
+		if len(list) != 1 || list[0].BadgeVersion != 2 || list[0].RemovedAt == 0 {
+			t.Fatalf("the staff list after renew and remove: %+v", list)
+		}
+		changes, err := s.db.Changes(ctx, 0, 100)
+		if err != nil || len(changes) != 3 {
+			t.Fatalf("the feed has %d changes, want the add, the renewal and the removal: %v", len(changes), err)
+		}
+		for _, ch := range changes {
+			if ch.Kind != "staff" || strings.Contains(ch.Data, "604218") {
+				t.Fatalf("feed change %+v", ch)
+			}
+		}
+	})
+}
