@@ -1,5 +1,7 @@
 package app
 
+import "qrdesk/protocol"
+
 // What a desk keeps of its server (package protocol has the protocol).
 // A desk newer than its server must not wedge: it sends only the event
 // kinds the server announced, and an event the server does not know is
@@ -15,10 +17,12 @@ type ServerState struct {
 	Kinds []string
 	// Protocol is the protocol version the server announced (0: none).
 	Protocol int
-	// Highest is the highest write number the server gave this desk, and
-	// HighestKey what for (the desk names it at its enrolment).
-	Highest    int64
-	HighestKey string
+	// Highest is the highest write number the server gave this desk.
+	Highest int64
+	// Checks are the writes the desk names at its next enrolment (see
+	// protocol.EnrolRequest): the highest the server confirmed holding and
+	// those not confirmed yet, oldest first, and the highest.
+	Checks []protocol.WriteCheck
 	// Lost is set when the server gave a number this desk holds for
 	// another write: the server lost history, the desk starts over.
 	Lost bool

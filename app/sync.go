@@ -17,7 +17,7 @@ type Remote interface {
 	// speaks (Enrolment).
 	// check names the desk's highest write, for the server to confirm it
 	// holds it (Enrolment.Lost).
-	Enrol(ctx context.Context, ringID string, check protocol.WriteCheck) (Enrolment, error)
+	Enrol(ctx context.Context, ringID string, checks []protocol.WriteCheck) (Enrolment, error)
 	// UploadBatch returns the server's write number for the codes (0: none).
 	UploadBatch(ctx context.Context, ringID string, codes []UploadCode) (int64, error)
 	Redeem(ctx context.Context, ringID string, ev RemoteEvent) (RemoteResult, error)
@@ -66,6 +66,9 @@ type SyncStore interface {
 	// id or a batch piece; MarkEvents and MirrorRemote keep theirs); a
 	// number held for another key sets ServerState.Lost.
 	RecordWrite(ctx context.Context, number int64, key string) error
+	// MarkWritesChecked notes that the server said at an enrolment that it
+	// holds these writes (ServerState.Checks names them no more).
+	MarkWritesChecked(ctx context.Context, checks []protocol.WriteCheck) error
 	// ForgetWrites forgets the write numbers and Lost (the desk started over).
 	ForgetWrites(ctx context.Context) error
 	// ApplySnapshot brings the desk's copy to a snapshot page's state; with
@@ -131,7 +134,7 @@ func (s *Service) Sync(ctx context.Context) (SyncStatus, error) {
 	if err != nil {
 		return SyncStatus{}, err
 	}
-	en, err := s.Remote.Enrol(ctx, ring, protocol.WriteCheck{Number: before.Highest, Key: before.HighestKey})
+	en, err := s.Remote.Enrol(ctx, ring, before.Checks)
 	if err != nil {
 		if r := DeskRefusal(err); r != nil {
 			s.setRefusal(r)
@@ -151,7 +154,15 @@ func (s *Service) Sync(ctx context.Context) (SyncStatus, error) {
 			return SyncStatus{}, err
 		}
 	}
-	if lostHistory(before, en) {
+	if !lostHistory(before, en) {
+		if en.Checked == len(before.Checks) {
+			// The server holds every write named: later enrolments name
+			// only the highest of them and what is given from now on.
+			if err := ss.MarkWritesChecked(ctx, before.Checks); err != nil {
+				return SyncStatus{}, err
+			}
+		}
+	} else {
 		if err := s.resendAll(ctx, ss, ring, "the server lost writes it had confirmed to this desk (restored from a backup?)"); err != nil {
 			return SyncStatus{}, err
 		}
@@ -388,7 +399,7 @@ func (s *Service) uploadEvents(ctx context.Context, ss SyncStore, ring string) e
 	if server.Station == "" {
 		// Never enrolled by this version (an undo right after the desk's
 		// upgrade): ask what the server speaks before sending anything.
-		en, err := s.Remote.Enrol(ctx, ring, protocol.WriteCheck{})
+		en, err := s.Remote.Enrol(ctx, ring, nil)
 		if err != nil {
 			return err
 		}

@@ -30,10 +30,10 @@ type Store interface {
 	// StationByToken finds a station by token: ErrUnauthorized when no
 	// station has it, ErrRevoked when its station was revoked.
 	StationByToken(ctx context.Context, tokenHash string) (Station, error)
-	// HoldsWrite reports whether the station's write numbered check.Number
-	// is the one the desk was given it for (check.Key: an event of the
+	// HoldsWrites reports whether each of the station's writes named is
+	// the one the desk was given its number for (Key: an event of the
 	// station with that number, or a batch whose first code is stored).
-	HoldsWrite(ctx context.Context, st Station, check protocol.WriteCheck) (bool, error)
+	HoldsWrites(ctx context.Context, st Station, checks []protocol.WriteCheck) (bool, error)
 	// UploadBatch stores codes not stored yet and returns how many were new,
 	// and the station's write number given to the last piece that added
 	// codes (0 when none did). It may commit in pieces; a retry of the same

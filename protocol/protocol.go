@@ -134,20 +134,38 @@ type Enrolment struct {
 	// the server holds for this station (nil: a server before restore
 	// detection).
 	Writes *int64 `json:"writes,omitempty"`
-	// Lost is set when the write the desk named at its enrolment (its
-	// highest number and what it was given for, WriteCheck) is not the
-	// server's write of that number: the server lost it (restored from a
-	// backup) though its counter may have caught up since.
+	// Lost is set when a write the desk named at its enrolment (its
+	// number and what it was given for, WriteCheck) is not the server's
+	// write of that number: the server lost it (restored from a backup)
+	// though its counter may have caught up since.
 	Lost bool `json:"lost,omitempty"`
+	// Checked is how many of the writes the desk named (EnrolRequest) the
+	// server checked: all of them, or 0 from a server that checks only the
+	// highest (named in the request's query).
+	Checked int `json:"checked,omitempty"`
 }
 
-// WriteCheck is the write a desk names at its enrolment: the highest
-// write number the server gave it and the key it was given for (an event
-// id, or BatchWriteKey of a batch upload).
+// WriteCheck is a write a desk names at its enrolment: a write number the
+// server gave it and the key it was given for (an event id, or
+// BatchWriteKey of a batch upload).
 type WriteCheck struct {
-	Number int64
-	Key    string
+	Number int64  `json:"number"`
+	Key    string `json:"key"`
 }
+
+// EnrolRequest is what a desk sends at its enrolment: the writes it names
+// so the server can say whether it still holds them (Enrolment.Lost). A
+// desk names the highest write the server has confirmed holding and every
+// write not confirmed yet (oldest first, at most MaxWriteChecks): a
+// restore loses every write after the backup, so a lost write is either
+// named or below a confirmed one that was lost with it.
+type EnrolRequest struct {
+	Writes []WriteCheck `json:"writes,omitempty"`
+}
+
+// MaxWriteChecks is the most writes a desk names at one enrolment; the
+// rest are named at its next.
+const MaxWriteChecks = 1000
 
 // BatchWriteKey is the key a desk keeps for the write number of a batch
 // upload: the batch and its first code (the server checks the code).

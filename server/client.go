@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,13 +10,14 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"qrdesk/protocol"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"qrdesk/app"
 	"qrdesk/internal/buildinfo"
+	"qrdesk/protocol"
 )
 
 // Client is a station's connection to qrdesk-server; it implements
@@ -87,15 +89,18 @@ func (c *Client) do(ctx context.Context, method, path, ring string, body, out an
 	return nil
 }
 
-// Enrol asks the server who this desk is there and what it speaks; a
-// server from before versions answers without kinds or writes.
-func (c *Client) Enrol(ctx context.Context, ring string, check protocol.WriteCheck) (app.Enrolment, error) {
+// Enrol asks the server who this desk is there and what it speaks, naming
+// the writes it was given (restore detection); a server from before
+// versions answers without kinds or writes. The highest named goes in the
+// query too, for a server that reads only that one.
+func (c *Client) Enrol(ctx context.Context, ring string, checks []protocol.WriteCheck) (app.Enrolment, error) {
 	var out app.Enrolment
 	path := "/v1/enrol"
-	if check.Number > 0 && check.Key != "" {
-		path += "?" + url.Values{"write": {strconv.FormatInt(check.Number, 10)}, "key": {check.Key}}.Encode()
+	if len(checks) > 0 {
+		highest := slices.MaxFunc(checks, func(a, b protocol.WriteCheck) int { return cmp.Compare(a.Number, b.Number) })
+		path += "?" + url.Values{"write": {strconv.FormatInt(highest.Number, 10)}, "key": {highest.Key}}.Encode()
 	}
-	err := c.do(ctx, "POST", path, ring, struct{}{}, &out)
+	err := c.do(ctx, "POST", path, ring, protocol.EnrolRequest{Writes: checks}, &out)
 	return out, err
 }
 

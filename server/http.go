@@ -327,15 +327,19 @@ func (a *API) enrol(r *http.Request, st central.Station) (any, error) {
 	writes := st.Writes
 	en := app.Enrolment{Station: st.Name, Letter: st.Letter, KeyRing: r.Header.Get(RingHeader),
 		Protocol: app.Protocol, Kinds: a.kinds(), Writes: &writes}
-	// The desk names its highest write: one the server does not hold as
+	// The desk names writes it was given: one the server does not hold as
 	// that write was lost (a restore), even if the counter caught up with
 	// writes whose answers never reached the desk.
-	if n, err := strconv.ParseInt(r.URL.Query().Get("write"), 10, 64); err == nil && n > 0 {
-		held, err := a.Store.HoldsWrite(r.Context(), st, protocol.WriteCheck{Number: n, Key: r.URL.Query().Get("key")})
+	checks, err := namedWrites(r)
+	if err != nil {
+		return nil, err
+	}
+	if len(checks) > 0 {
+		held, err := a.Store.HoldsWrites(r.Context(), st, checks)
 		if err != nil {
 			return nil, err
 		}
-		en.Lost = !held
+		en.Lost, en.Checked = !held, len(checks)
 	}
 	// Restored from a backup since this desk's last enrolment: it sends
 	// everything again, whatever it wrote (serverdb/epoch.go).
@@ -345,6 +349,26 @@ func (a *API) enrol(r *http.Request, st central.Station) (any, error) {
 	}
 	en.Lost = en.Lost || behind
 	return en, nil
+}
+
+// namedWrites reads the writes a desk names at its enrolment: the body's
+// list (protocol.EnrolRequest), or the one write in the query of a desk
+// from before the list (its highest).
+func namedWrites(r *http.Request) ([]protocol.WriteCheck, error) {
+	var req protocol.EnrolRequest
+	if err := decode(r, &req); err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	if len(req.Writes) > protocol.MaxWriteChecks {
+		return nil, central.Badf("the enrolment names %d writes: at most %d", len(req.Writes), protocol.MaxWriteChecks)
+	}
+	if len(req.Writes) > 0 {
+		return req.Writes, nil
+	}
+	if n, err := strconv.ParseInt(r.URL.Query().Get("write"), 10, 64); err == nil && n > 0 {
+		return []protocol.WriteCheck{{Number: n, Key: r.URL.Query().Get("key")}}, nil
+	}
+	return nil, nil
 }
 
 // kinds returns the event kinds this server decides.

@@ -916,20 +916,3 @@ func OpenRefusingWritesForTests(ctx context.Context, path string) (*DB, error) {
 	}
 	return &DB{e: &engine{db: db, postgres: true}, path: path}, nil
 }
-
-// HoldsWrite checks the write a desk names at its enrolment (see
-// central.Store): an event of the station under that number, or, for a
-// batch upload, its first code (a batch's number is not stored).
-func (c *DB) HoldsWrite(ctx context.Context, st central.Station, check protocol.WriteCheck) (bool, error) {
-	if check.Number <= 0 || check.Key == "" {
-		return true, nil
-	}
-	if code := protocol.BatchWriteCode(check.Key); code != "" {
-		var n int
-		err := c.e.queryRow(ctx, `SELECT count(*) FROM codes WHERE code = ?`, code).Scan(&n)
-		return n > 0, err
-	}
-	var n int
-	err := c.e.queryRow(ctx, `SELECT count(*) FROM events WHERE event_id = ? AND station = ? AND write_no = ?`, check.Key, st.Name, check.Number).Scan(&n)
-	return n > 0, err
-}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"qrdesk/app"
+	"qrdesk/protocol"
 )
 
 // The desk's half of restore detection and of versions: the station this
@@ -24,9 +25,11 @@ func (d *DB) ServerState(ctx context.Context) (app.ServerState, error) {
 		COALESCE((SELECT value FROM sync_state WHERE key = 'server_kinds'), ''),
 		COALESCE((SELECT CAST(value AS INTEGER) FROM sync_state WHERE key = 'server_lost'), 0),
 		COALESCE((SELECT max(number) FROM server_writes), 0),
-		COALESCE((SELECT key FROM server_writes ORDER BY number DESC LIMIT 1), ''),
-		COALESCE((SELECT CAST(value AS INTEGER) FROM sync_state WHERE key = 'server_protocol'), 0)`).Scan(&st.Station, &kinds, &lost, &st.Highest, &st.HighestKey, &st.Protocol)
+		COALESCE((SELECT CAST(value AS INTEGER) FROM sync_state WHERE key = 'server_protocol'), 0)`).Scan(&st.Station, &kinds, &lost, &st.Highest, &st.Protocol)
 	if err != nil {
+		return st, d.wrap(err, "cannot read the sync state")
+	}
+	if st.Checks, err = d.writeChecks(ctx); err != nil {
 		return st, d.wrap(err, "cannot read the sync state")
 	}
 	if kinds != "" {
@@ -34,6 +37,46 @@ func (d *DB) ServerState(ctx context.Context) (app.ServerState, error) {
 	}
 	st.Lost = lost != 0
 	return st, nil
+}
+
+// writeChecks returns the writes to name at the next enrolment: the
+// highest the server confirmed holding (the anchor), the oldest not
+// confirmed yet, and the highest, at most protocol.MaxWriteChecks.
+func (d *DB) writeChecks(ctx context.Context) ([]protocol.WriteCheck, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT number, key FROM (
+		SELECT number, key FROM (SELECT number, key FROM server_writes WHERE checked = 1 ORDER BY number DESC LIMIT 1)
+		UNION SELECT number, key FROM (SELECT number, key FROM server_writes ORDER BY number DESC LIMIT 1)
+		UNION SELECT number, key FROM (SELECT number, key FROM server_writes WHERE checked = 0 ORDER BY number LIMIT ?)
+	) ORDER BY number`, protocol.MaxWriteChecks-2)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []protocol.WriteCheck
+	for rows.Next() {
+		var c protocol.WriteCheck
+		if err := rows.Scan(&c.Number, &c.Key); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// MarkWritesChecked marks the writes the server said it holds; a number
+// since given again for another key (the desk started over) is not.
+func (d *DB) MarkWritesChecked(ctx context.Context, checks []protocol.WriteCheck) error {
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return d.wrap(err, "cannot save the sync state")
+	}
+	defer tx.Rollback()
+	for _, c := range checks {
+		if _, err := tx.ExecContext(ctx, `UPDATE server_writes SET checked = 1 WHERE number = ? AND key = ?`, c.Number, c.Key); err != nil {
+			return d.wrap(err, "cannot save the sync state")
+		}
+	}
+	return d.wrap(tx.Commit(), "cannot save the sync state")
 }
 
 func (d *DB) SetServer(ctx context.Context, station string, kinds []string, protocol int) error {

@@ -25,7 +25,7 @@ func TestDesksPageShowsVersions(t *testing.T) {
 		current := s.station(t, "Desk 1", "A")
 		old := s.station(t, "Desk 2", "B")
 		s.station(t, "Desk 3", "C")
-		if _, err := server.NewClient(s.url, current).Enrol(ctx, s.ring, protocol.WriteCheck{}); err != nil {
+		if _, err := server.NewClient(s.url, current).Enrol(ctx, s.ring, nil); err != nil {
 			t.Fatal(err)
 		}
 		// A desk from before versions sends neither header.

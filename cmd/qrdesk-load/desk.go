@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"qrdesk/protocol"
 	"sync"
 	"time"
 
@@ -183,7 +182,7 @@ func (d *desk) sync(ctx context.Context) error {
 
 func (d *desk) syncOnce(ctx context.Context) error {
 	l := d.l
-	if _, err := d.c.Enrol(ctx, l.ring, protocol.WriteCheck{}); err != nil {
+	if _, err := d.c.Enrol(ctx, l.ring, nil); err != nil {
 		return err
 	}
 	d.mu.Lock()

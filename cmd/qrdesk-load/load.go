@@ -233,10 +233,10 @@ func (l *load) run(ctx context.Context) (*Report, error) {
 		l.desks[i] = &desk{l: l, i: i, c: c, learned: map[string]int{}}
 	}
 	// The first desk binds the key ring; then the others, in parallel.
-	if _, err := l.desks[0].c.Enrol(ctx, l.ring, protocol.WriteCheck{}); err != nil {
+	if _, err := l.desks[0].c.Enrol(ctx, l.ring, nil); err != nil {
 		return nil, fmt.Errorf("enrol the first desk: %w", err)
 	}
-	if err := parallel(len(l.desks), 16, func(i int) error { _, err := l.desks[i].c.Enrol(ctx, l.ring, protocol.WriteCheck{}); return err }); err != nil {
+	if err := parallel(len(l.desks), 16, func(i int) error { _, err := l.desks[i].c.Enrol(ctx, l.ring, nil); return err }); err != nil {
 		return nil, fmt.Errorf("enrol: %w", err)
 	}
 	// Each desk's batch: enough for its share of the scans and half again.
