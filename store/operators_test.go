@@ -169,8 +169,8 @@ func TestOperatorsSignIn(t *testing.T) {
 }
 
 // TestOperatorsRecheck: an operator who signed in earlier counts only while
-// current: a supervisor removed, or whose badge was renewed since, approves
-// nothing more, and a picker never approves as a supervisor.
+// current: a supervisor removed, or whose badge was renewed or PIN changed
+// since, approves nothing more, and a picker never approves as a supervisor.
 func TestOperatorsRecheck(t *testing.T) {
 	ctx := context.Background()
 	svc, db, _ := mustOpen(t)
@@ -216,6 +216,24 @@ func TestOperatorsRecheck(t *testing.T) {
 	}
 	if _, err := staff.Recheck(ctx, renewed, true); err != nil {
 		t.Fatalf("signed in after the renewal: %v", err)
+	}
+
+	// A PIN someone else learnt: the supervisor gets a new one, and
+	// whoever signed in with the old one (or with the badge) is asked
+	// again; signed in with the new PIN, they count.
+	if _, err := staff.SetPIN(ctx, "boss", "246801", "admin"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = staff.Recheck(ctx, renewed, true)
+	if !errors.Is(err, app.ErrPINChanged) || !app.NoLongerCurrent(err) || app.KindOf(err) != app.KindConflict ||
+		!strings.Contains(app.ErrorMessage(err), "the PIN of boss was changed since they signed in") {
+		t.Fatalf("signed in with the PIN before it was changed: %v", err)
+	}
+	if renewed, err = staff.SignInPIN(ctx, "boss", "246801"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := staff.Recheck(ctx, renewed, true); err != nil {
+		t.Fatalf("signed in with the new PIN: %v", err)
 	}
 
 	if _, err := staff.Remove(ctx, "boss", "admin"); err != nil {
