@@ -326,7 +326,9 @@ func (st *Operators) SignInPIN(ctx context.Context, name, pin string) (Operator,
 	if err != nil {
 		return Operator{}, err
 	}
-	if wait := time.Unix(f.NameLast, 0).Add(pinLock(f.Name)).Sub(now); wait > 0 {
+	// Fewer than PINTries wrong PINs lock nothing, whenever the last was
+	// (a clock set back puts it in the future).
+	if wait := time.Unix(f.NameLast, 0).Add(pinLock(f.Name)).Sub(now); f.Name >= PINTries && wait > 0 {
 		return Operator{}, &Error{Kind: KindConflict, Err: ErrSignInRefused,
 			Message: fmt.Sprintf("too many wrong PINs for %s: try again in %s, or sign in with a badge", name, roundUp(wait))}
 	}

@@ -334,3 +334,23 @@ func TestPINLockoutPerName(t *testing.T) {
 		t.Fatalf("after the desk's window: %v", err)
 	}
 }
+
+// TestPINLockoutClockBack: one wrong PIN, then the desk's clock is set
+// back an hour (corrected by hand or by NTP): fewer than PINTries wrong
+// PINs lock nothing, so the right PIN still signs in. The wrong PIN's log
+// row being "in the future" used to lock the name for the hour.
+func TestPINLockoutClockBack(t *testing.T) {
+	ctx := context.Background()
+	svc, db, clock := mustOpen(t)
+	staff := app.NewOperators(db, svc.Keys, clock.Now)
+	if _, err := staff.Add(ctx, "wang", "876543", true, "admin"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := staff.SignInPIN(ctx, "wang", "111111"); err == nil {
+		t.Fatal("a wrong PIN signed in")
+	}
+	clock.t = clock.t.Add(-time.Hour)
+	if op, err := staff.SignInPIN(ctx, "wang", "876543"); err != nil || op.Name != "wang" {
+		t.Fatalf("the right PIN after one wrong one and the clock set back: %+v %v", op, err)
+	}
+}
