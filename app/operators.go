@@ -159,21 +159,24 @@ func (st *Operators) Find(ctx context.Context, name string) (Operator, error) {
 var (
 	ErrOperatorRemoved = errors.New("operator removed")
 	ErrBadgeReplaced   = errors.New("badge replaced")
+	ErrPINChanged      = errors.New("PIN changed")
 	ErrNotSupervisor   = errors.New("not a supervisor")
 )
 
 // NoLongerCurrent reports whether err is Recheck's refusal of an operator
 // who no longer counts (not a database error).
 func NoLongerCurrent(err error) bool {
-	return errors.Is(err, ErrOperatorRemoved) || errors.Is(err, ErrBadgeReplaced) || errors.Is(err, ErrNotSupervisor)
+	return errors.Is(err, ErrOperatorRemoved) || errors.Is(err, ErrBadgeReplaced) || errors.Is(err, ErrPINChanged) || errors.Is(err, ErrNotSupervisor)
 }
 
 // Recheck re-reads an operator who signed in (or approved) earlier and
 // returns them as they are now, when they still count: not removed since,
 // their badge not replaced since (a lost badge may be in other hands, and
-// the one who signed in with it is asked again), and a supervisor when
-// supervisor is set. Otherwise a KindConflict error wrapping
-// ErrOperatorRemoved, ErrBadgeReplaced or ErrNotSupervisor says why. Every
+// the one who signed in with it is asked again), their PIN not changed
+// since (a PIN someone else learnt: the one who signed in with it is
+// asked again too), and a supervisor when supervisor is set. Otherwise a
+// KindConflict error wrapping ErrOperatorRemoved, ErrBadgeReplaced,
+// ErrPINChanged or ErrNotSupervisor says why. Every
 // supervisor approval at the window goes through it, so a supervisor
 // removed or with a renewed badge approves nothing more.
 func (st *Operators) Recheck(ctx context.Context, op Operator, supervisor bool) (Operator, error) {
@@ -190,6 +193,9 @@ func (st *Operators) Recheck(ctx context.Context, op Operator, supervisor bool) 
 	case now.BadgeVersion != op.BadgeVersion:
 		return Operator{}, &Error{Kind: KindConflict, Err: ErrBadgeReplaced,
 			Message: fmt.Sprintf("the badge of %s was replaced since they signed in: they are signed out; sign in again with the new badge or the PIN", now.Name)}
+	case now.PINHash != op.PINHash:
+		return Operator{}, &Error{Kind: KindConflict, Err: ErrPINChanged,
+			Message: fmt.Sprintf("the PIN of %s was changed since they signed in: they are signed out; sign in again with the badge or the new PIN", now.Name)}
 	case supervisor && !now.Supervisor:
 		return Operator{}, &Error{Kind: KindConflict, Err: ErrNotSupervisor,
 			Message: fmt.Sprintf("%s is not a supervisor: a supervisor must approve this", now.Name)}
@@ -320,7 +326,9 @@ func (st *Operators) SignInPIN(ctx context.Context, name, pin string) (Operator,
 	if err != nil {
 		return Operator{}, err
 	}
-	if wait := time.Unix(f.NameLast, 0).Add(pinLock(f.Name)).Sub(now); wait > 0 {
+	// Fewer than PINTries wrong PINs lock nothing, whenever the last was
+	// (a clock set back puts it in the future).
+	if wait := time.Unix(f.NameLast, 0).Add(pinLock(f.Name)).Sub(now); f.Name >= PINTries && wait > 0 {
 		return Operator{}, &Error{Kind: KindConflict, Err: ErrSignInRefused,
 			Message: fmt.Sprintf("too many wrong PINs for %s: try again in %s, or sign in with a badge", name, roundUp(wait))}
 	}

@@ -16,6 +16,19 @@ import (
 
 const staffColumns = `id, name, supervisor, pin_hash, badge_version, created_at, removed_at`
 
+// sameName is the condition that a member's name is the parameter's, told
+// apart as a desk tells operators apart (SQLite's NOCASE: the case of A–Z
+// folded, no other letter's). PostgreSQL's lower() folds every letter
+// its locale knows (É to é), so there the fold is the "C" collation's,
+// A–Z only, as in the index staff_current_name; otherwise a desk's change
+// of its picker "émile" would be applied to the supervisor "Émile".
+func (c *DB) sameName() string {
+	if c.e.postgres {
+		return `lower(name COLLATE "C") = lower(CAST(? AS TEXT) COLLATE "C")`
+	}
+	return `lower(name) = lower(?)`
+}
+
 func scanStaff(row interface{ Scan(...any) error }) (central.StaffMember, error) {
 	var m central.StaffMember
 	err := row.Scan(&m.ID, &m.Name, &m.Supervisor, &m.PINHash, &m.BadgeVersion, &m.CreatedAt, &m.RemovedAt)
@@ -31,7 +44,7 @@ func (c *DB) changeStaff(ctx context.Context, tx *etx, ch central.StaffChange, s
 	switch ch.Action {
 	case protocol.StaffAdd:
 		var n int
-		if err := tx.queryRow(ctx, `SELECT count(*) FROM staff WHERE lower(name) = lower(?) AND removed_at = 0`, ch.Name).Scan(&n); err != nil {
+		if err := tx.queryRow(ctx, `SELECT count(*) FROM staff WHERE `+c.sameName()+` AND removed_at = 0`, ch.Name).Scan(&n); err != nil {
 			return central.StaffMember{}, err
 		}
 		if n > 0 {
@@ -42,11 +55,11 @@ func (c *DB) changeStaff(ctx context.Context, tx *etx, ch central.StaffChange, s
 		row = tx.queryRow(ctx, `INSERT INTO staff (name, supervisor, pin_hash, badge_version, created_at) VALUES (?, ?, ?, 1, ?) RETURNING `+staffColumns,
 			ch.Name, ch.Supervisor, ch.PINHash, at)
 	case protocol.StaffRemove:
-		row = tx.queryRow(ctx, `UPDATE staff SET removed_at = ? WHERE lower(name) = lower(?) AND removed_at = 0 RETURNING `+staffColumns, max(at, 1), ch.Name)
+		row = tx.queryRow(ctx, `UPDATE staff SET removed_at = ? WHERE `+c.sameName()+` AND removed_at = 0 RETURNING `+staffColumns, max(at, 1), ch.Name)
 	case protocol.StaffRenewBadge:
-		row = tx.queryRow(ctx, `UPDATE staff SET badge_version = badge_version + 1 WHERE lower(name) = lower(?) AND removed_at = 0 RETURNING `+staffColumns, ch.Name)
+		row = tx.queryRow(ctx, `UPDATE staff SET badge_version = badge_version + 1 WHERE `+c.sameName()+` AND removed_at = 0 RETURNING `+staffColumns, ch.Name)
 	case protocol.StaffSetPIN:
-		row = tx.queryRow(ctx, `UPDATE staff SET pin_hash = ? WHERE lower(name) = lower(?) AND removed_at = 0 RETURNING `+staffColumns, ch.PINHash, ch.Name)
+		row = tx.queryRow(ctx, `UPDATE staff SET pin_hash = ? WHERE `+c.sameName()+` AND removed_at = 0 RETURNING `+staffColumns, ch.PINHash, ch.Name)
 	default:
 		return central.StaffMember{}, central.Badf("staff: unknown action %q", ch.Action)
 	}

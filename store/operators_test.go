@@ -169,8 +169,8 @@ func TestOperatorsSignIn(t *testing.T) {
 }
 
 // TestOperatorsRecheck: an operator who signed in earlier counts only while
-// current: a supervisor removed, or whose badge was renewed since, approves
-// nothing more, and a picker never approves as a supervisor.
+// current: a supervisor removed, or whose badge was renewed or PIN changed
+// since, approves nothing more, and a picker never approves as a supervisor.
 func TestOperatorsRecheck(t *testing.T) {
 	ctx := context.Background()
 	svc, db, _ := mustOpen(t)
@@ -216,6 +216,24 @@ func TestOperatorsRecheck(t *testing.T) {
 	}
 	if _, err := staff.Recheck(ctx, renewed, true); err != nil {
 		t.Fatalf("signed in after the renewal: %v", err)
+	}
+
+	// A PIN someone else learnt: the supervisor gets a new one, and
+	// whoever signed in with the old one (or with the badge) is asked
+	// again; signed in with the new PIN, they count.
+	if _, err := staff.SetPIN(ctx, "boss", "246801", "admin"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = staff.Recheck(ctx, renewed, true)
+	if !errors.Is(err, app.ErrPINChanged) || !app.NoLongerCurrent(err) || app.KindOf(err) != app.KindConflict ||
+		!strings.Contains(app.ErrorMessage(err), "the PIN of boss was changed since they signed in") {
+		t.Fatalf("signed in with the PIN before it was changed: %v", err)
+	}
+	if renewed, err = staff.SignInPIN(ctx, "boss", "246801"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := staff.Recheck(ctx, renewed, true); err != nil {
+		t.Fatalf("signed in with the new PIN: %v", err)
 	}
 
 	if _, err := staff.Remove(ctx, "boss", "admin"); err != nil {
@@ -314,5 +332,25 @@ func TestPINLockoutPerName(t *testing.T) {
 	clock.t = clock.t.Add(15 * time.Minute)
 	if _, err := staff.SignInPIN(ctx, "li", "4321"); err != nil {
 		t.Fatalf("after the desk's window: %v", err)
+	}
+}
+
+// TestPINLockoutClockBack: one wrong PIN, then the desk's clock is set
+// back an hour (corrected by hand or by NTP): fewer than PINTries wrong
+// PINs lock nothing, so the right PIN still signs in. The wrong PIN's log
+// row being "in the future" used to lock the name for the hour.
+func TestPINLockoutClockBack(t *testing.T) {
+	ctx := context.Background()
+	svc, db, clock := mustOpen(t)
+	staff := app.NewOperators(db, svc.Keys, clock.Now)
+	if _, err := staff.Add(ctx, "wang", "876543", true, "admin"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := staff.SignInPIN(ctx, "wang", "111111"); err == nil {
+		t.Fatal("a wrong PIN signed in")
+	}
+	clock.t = clock.t.Add(-time.Hour)
+	if op, err := staff.SignInPIN(ctx, "wang", "876543"); err != nil || op.Name != "wang" {
+		t.Fatalf("the right PIN after one wrong one and the clock set back: %+v %v", op, err)
 	}
 }

@@ -170,10 +170,10 @@ func (s *signIn) recheck(ctx context.Context, scan *scanScreen) {
 }
 
 // signOutIf signs op out (on the UI goroutine) if they are still the one
-// signed in, with the same badge; it reports whether it did.
+// signed in, with the same badge and PIN; it reports whether it did.
 func (s *signIn) signOutIf(op app.Operator) bool {
 	cur, ok := s.current()
-	if !ok || cur.ID != op.ID || cur.BadgeVersion != op.BadgeVersion {
+	if !ok || cur.ID != op.ID || cur.BadgeVersion != op.BadgeVersion || cur.PINHash != op.PINHash {
 		return false
 	}
 	s.set(nil)
@@ -189,6 +189,8 @@ func notCurrentText(op app.Operator, err error) string {
 		return T("{{.Name}} was removed from this desk: signed out, and approves nothing more", name)
 	case errors.Is(err, app.ErrBadgeReplaced):
 		return T("The badge of {{.Name}} was renewed: signed out; sign in again with the new badge or the PIN", name)
+	case errors.Is(err, app.ErrPINChanged):
+		return T("The PIN of {{.Name}} was changed: signed out; sign in again with the badge or the new PIN", name)
 	case errors.Is(err, app.ErrNotSupervisor):
 		return T("{{.Name}} is not a supervisor: a supervisor must approve this", name)
 	}

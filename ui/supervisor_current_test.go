@@ -12,7 +12,8 @@ import (
 // is then removed ('qrdesk operators remove') approves nothing more under
 // their name (the station name is not changed, the audit trail has nothing
 // of theirs after the removal) and locks; a supervisor whose badge is
-// renewed is signed out by the window's check and the desk locks.
+// renewed, or whose PIN is changed, is signed out by the window's check
+// and the desk locks.
 func TestRemovedSupervisorApprovesNothing(t *testing.T) {
 	ctx := context.Background()
 	h := newSignInHarness(t, true)
@@ -75,4 +76,18 @@ func TestRemovedSupervisorApprovesNothing(t *testing.T) {
 	zhaoBadge, _ = h.operators.Badge(zhao)
 	h.scan(t, zhaoBadge, fyne.KeyReturn, T("SIGNED IN"))
 	waitFor(t, "the new badge to unlock the desk", h.showsTabs)
+
+	// zhao's PIN became known to a picker, who unlocked with it; zhao
+	// gets a new PIN ('qrdesk operators set-pin'): the window's check
+	// signs out whoever unlocked before it, and the desk locks.
+	if _, err := h.operators.SetPIN(ctx, "zhao", "97531", "admin"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the new PIN to lock the desk", func() bool { return !h.showsTabs() })
+	if d := h.ui.scan.detail.Text; !strings.Contains(d, "The PIN of zhao was changed") {
+		t.Fatalf("the Scan screen says %q", d)
+	}
+	if _, ok := h.ui.env.signIn.current(); ok {
+		t.Fatal("zhao is still signed in after the PIN was changed")
+	}
 }
