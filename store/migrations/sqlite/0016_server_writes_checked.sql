@@ -7,3 +7,5 @@
 -- given before the restore (which is lost too), whatever the server
 -- numbered since.
 ALTER TABLE server_writes ADD COLUMN checked INTEGER NOT NULL DEFAULT 0;
+-- Each sync reads the unchecked ones, a few among every write ever given.
+CREATE INDEX server_writes_unchecked ON server_writes (number) WHERE checked = 0;
