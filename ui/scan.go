@@ -79,6 +79,7 @@ type scanRow struct {
 // has no buttons and no dialogs, so nothing can block or steal a scan.
 type scanScreen struct {
 	env      *env
+	shownFor time.Duration // how long a result stays (resultShownFor; tests on a loaded machine hold it)
 	entry    *scanEntry
 	panel    *canvas.Rectangle
 	title    *canvas.Text
@@ -104,7 +105,7 @@ type scanScreen struct {
 }
 
 func newScanScreen(e *env) *scanScreen {
-	s := &scanScreen{env: e}
+	s := &scanScreen{env: e, shownFor: resultShownFor}
 	s.entry = newScanEntry(s.submit)
 	s.panel = canvas.NewRectangle(colorIdle)
 	s.title = canvas.NewText("", color.White)
@@ -301,7 +302,7 @@ func (s *scanScreen) paint(c color.Color, title, detail string) {
 	s.shownGen++
 	gen := s.shownGen
 	s.mu.Unlock()
-	time.AfterFunc(resultShownFor, func() {
+	time.AfterFunc(s.shownFor, func() {
 		fyne.Do(func() {
 			s.mu.Lock()
 			stale := gen != s.shownGen
