@@ -132,12 +132,14 @@ func (s *issueScreen) applySettings(set app.Settings) {
 		s.template.SetSelected(set.Template)
 	}
 	// lpstat may take a moment: list the printers off the UI goroutine.
+	// The printer setting comes first; without one, the first printer the
+	// computer lists is chosen, as the Settings screen says (settings.go).
 	s.env.background(func() {
 		opts := []string{}
 		if set.Printer != "" {
 			opts = append(opts, set.Printer)
 		}
-		if names, err := printing.Printers(); err == nil {
+		if names, err := listPrinters(); err == nil {
 			for _, n := range names {
 				if n != set.Printer {
 					opts = append(opts, n)
