@@ -30,6 +30,7 @@ type issueScreen struct {
 	printBtn    *keyButton
 	saveBtn     *keyButton
 	printing    *widget.ProgressBarInfinite
+	printStatus *widget.Label // what Print and Save PDF did, under their buttons
 	preview     *canvas.Image
 	sheets      *widget.Label // "Sheet 1 of N", or why there is no preview
 	batchList   *widget.List
@@ -85,6 +86,10 @@ func newIssueScreen(e *env) *issueScreen {
 	s.printer.PlaceHolder = T("(no printer: save a PDF)")
 	s.printBtn = newKeyButton(T("Print"), func() { s.confirmThen(s.printToPrinter) })
 	s.saveBtn = newKeyButton(T("Save PDF"), func() { s.confirmThen(s.savePDF) })
+	// What Print and Save PDF did is said under their buttons, not under
+	// Issue across the window.
+	s.printStatus = widget.NewLabel("")
+	s.printStatus.Wrapping = fyne.TextWrapWord
 	s.printing = widget.NewProgressBarInfinite()
 	s.printing.Stop()
 	s.printing.Hide()
@@ -104,6 +109,7 @@ func newIssueScreen(e *env) *issueScreen {
 		b := s.batches[i]
 		s.selected = &b
 		s.part = nil
+		s.printStatus.SetText("") // it spoke of another batch
 		s.renderPreview()
 	}
 
@@ -114,7 +120,7 @@ func newIssueScreen(e *env) *issueScreen {
 	printForm := widget.NewForm(widget.NewFormItem(T("Template"), s.template), widget.NewFormItem(T("Start at position"), s.start),
 		widget.NewFormItem(T("Printer"), s.printer))
 	right := container.NewBorder(container.NewVBox(widget.NewLabelWithStyle(T("Print"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
-		printForm, container.NewGridWithColumns(2, s.printBtn, s.saveBtn), s.printing, s.sheets), nil, nil, nil, s.preview)
+		printForm, container.NewGridWithColumns(2, s.printBtn, s.saveBtn), s.printing, s.printStatus, s.sheets), nil, nil, nil, s.preview)
 	s.content = container.NewHSplit(container.NewBorder(left, nil, nil, nil, s.batchList), right)
 	e.onSaved = append(e.onSaved, s.applySettings)
 	return s
