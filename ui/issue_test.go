@@ -118,7 +118,7 @@ func TestStartPositionCountsFromOne(t *testing.T) {
 	h.settle()
 	fyne.DoAndWait(func() { s.start.SetText("5") })
 	h.settle()
-	if !strings.Contains(s.sheets.Text, "Sheet 1 of 3: labels at positions 5 to 21") {
+	if !strings.Contains(s.sheets.Text, "Sheet 1 of 3: labels A0001 to A0017 at positions 5 to 21") {
 		t.Fatalf("start position 5: %q", s.sheets.Text)
 	}
 	o, err := s.printOptions()
@@ -133,7 +133,7 @@ func TestStartPositionCountsFromOne(t *testing.T) {
 	}
 	fyne.DoAndWait(func() { s.start.SetText("1") })
 	h.settle()
-	if !strings.Contains(s.sheets.Text, "Sheet 1 of 3: labels at positions 1 to 21") || s.preview.Image == nil {
+	if !strings.Contains(s.sheets.Text, "Sheet 1 of 3: labels A0001 to A0021 at positions 1 to 21") || s.preview.Image == nil {
 		t.Fatalf("start position 1: %q", s.sheets.Text)
 	}
 	if s.cache.loads != 1 {
