@@ -30,7 +30,8 @@ type issueScreen struct {
 	printBtn    *keyButton
 	saveBtn     *keyButton
 	printing    *widget.ProgressBarInfinite
-	printStatus *widget.Label // what Print and Save PDF did, under their buttons
+	printStatus *widget.Label   // what Print and Save PDF did, under their buttons
+	printTop    *fyne.Container // the print column above the preview
 	preview     *canvas.Image
 	sheets      *widget.Label // "Sheet 1 of N", or why there is no preview
 	batchList   *widget.List
@@ -90,12 +91,13 @@ func newIssueScreen(e *env) *issueScreen {
 	// Issue across the window.
 	s.printStatus = widget.NewLabel("")
 	s.printStatus.Wrapping = fyne.TextWrapWord
+	s.printStatus.Hide()
 	s.printing = widget.NewProgressBarInfinite()
 	s.printing.Stop()
 	s.printing.Hide()
 	s.preview = canvas.NewImageFromImage(nil)
 	s.preview.FillMode = canvas.ImageFillContain
-	s.preview.SetMinSize(fyne.NewSize(200, 260))
+	s.preview.SetMinSize(fyne.NewSize(200, 200)) // small enough for a print message under the buttons at 1024 × 600
 	s.sheets = widget.NewLabel("")
 	s.sheets.Wrapping = fyne.TextWrapWord
 	s.batchList = widget.NewList(func() int { return len(s.batches) },
@@ -109,7 +111,7 @@ func newIssueScreen(e *env) *issueScreen {
 		b := s.batches[i]
 		s.selected = &b
 		s.part = nil
-		s.printStatus.SetText("") // it spoke of another batch
+		s.sayPrinted("") // it spoke of another batch
 		s.renderPreview()
 	}
 
@@ -119,8 +121,9 @@ func newIssueScreen(e *env) *issueScreen {
 		widget.NewLabelWithStyle(T("Today's batches"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
 	printForm := widget.NewForm(widget.NewFormItem(T("Template"), s.template), widget.NewFormItem(T("Start at position"), s.start),
 		widget.NewFormItem(T("Printer"), s.printer))
-	right := container.NewBorder(container.NewVBox(widget.NewLabelWithStyle(T("Print"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
-		printForm, container.NewGridWithColumns(2, s.printBtn, s.saveBtn), s.printing, s.printStatus, s.sheets), nil, nil, nil, s.preview)
+	s.printTop = container.NewVBox(widget.NewLabelWithStyle(T("Print"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+		printForm, container.NewGridWithColumns(2, s.printBtn, s.saveBtn), s.printing, s.printStatus, s.sheets)
+	right := container.NewBorder(s.printTop, nil, nil, nil, s.preview)
 	s.content = container.NewHSplit(container.NewBorder(left, nil, nil, nil, s.batchList), right)
 	e.onSaved = append(e.onSaved, s.applySettings)
 	return s
