@@ -15,6 +15,7 @@ import (
 type Label struct {
 	Code  app.Code
 	Title string // optional, may be Chinese
+	Ref   string // the batch's ref (an order, a route), printed where the template has room
 	Raw   string // instead of a code: any QR content (the scanner test label)
 }
 
@@ -126,6 +127,23 @@ func textWidth(s string, sizePt float64, mono bool) float64 {
 // smaller than MinModuleMM. snapMM, when set, rounds the module down to
 // whole printer dots.
 func layout(t Template, l Label, ec qrcode.RecoveryLevel, snapMM float64) (labelLayout, error) {
+	// The ref goes on where the template has room for it (text that fits
+	// and a QR scanners read) and the template does not leave it off;
+	// elsewhere the label is laid out without it.
+	if l.Ref != "" {
+		withRef := l
+		l.Ref = ""
+		if !t.NoRef {
+			if lay, err := layoutLines(t, withRef, ec, snapMM); err == nil {
+				return lay, nil
+			}
+		}
+	}
+	return layoutLines(t, l, ec, snapMM)
+}
+
+// layoutLines lays out l with all its lines (see layout).
+func layoutLines(t Template, l Label, ec qrcode.RecoveryLevel, snapMM float64) (labelLayout, error) {
 	q, err := qrcode.New(l.content(), ec)
 	if err != nil {
 		return labelLayout{}, fmt.Errorf("cannot encode %s as a QR code: %w", l.content(), err)
@@ -137,6 +155,9 @@ func layout(t Template, l Label, ec qrcode.RecoveryLevel, snapMM float64) (label
 	var lines []textLine
 	if l.Title != "" {
 		lines = append(lines, textLine{Text: l.Title})
+	}
+	if l.Ref != "" {
+		lines = append(lines, textLine{Text: l.Ref})
 	}
 	for _, s := range l.textLines() {
 		lines = append(lines, textLine{Text: s, Mono: true})

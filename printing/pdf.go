@@ -101,7 +101,7 @@ func WritePDF(w io.Writer, labels []Label, o Options) error {
 	}
 	withCJK := false
 	for _, l := range labels {
-		withCJK = withCJK || l.Title != ""
+		withCJK = withCJK || l.Title != "" || l.Ref != ""
 	}
 	pdf := newPDF(o.Template, o.Created, withCJK)
 	t := o.Template

@@ -109,7 +109,7 @@ func LabelsFor(recs []app.CodeRecord, title string) ([]Label, error) {
 		if err != nil {
 			return nil, fmt.Errorf("stored code %s cannot be read back: %w", r.Code, err)
 		}
-		labels[i] = Label{Code: c, Title: title}
+		labels[i] = Label{Code: c, Title: title, Ref: r.Ref}
 	}
 	return labels, nil
 }

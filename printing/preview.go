@@ -4,11 +4,22 @@ import (
 	"image"
 	"image/color"
 	"image/draw"
+	"sync"
+
+	"golang.org/x/image/font"
+	"golang.org/x/image/font/gofont/gomono"
+	"golang.org/x/image/font/gofont/goregular"
+	"golang.org/x/image/font/opentype"
+	"golang.org/x/image/font/sfnt"
+	"golang.org/x/image/math/fixed"
+
+	"qrdesk/assets"
 )
 
 // Preview draws the first page of a print run as an image from the same
-// layout the PDF uses: label outlines, every QR module and a grey bar for
-// each line of text. pxPerMM sets the scale.
+// layout the PDF uses: label outlines, every QR module and each line of
+// text in its place and size (the serials read as on the label, where the
+// scale lets them). pxPerMM sets the scale.
 func Preview(labels []Label, o Options, pxPerMM float64) (image.Image, error) {
 	if err := o.validate(len(labels)); err != nil {
 		return nil, err
@@ -23,7 +34,6 @@ func Preview(labels []Label, o Options, pxPerMM float64) (image.Image, error) {
 	img := image.NewRGBA(image.Rect(0, 0, px(t.PageWidth), px(t.PageHeight)))
 	draw.Draw(img, img.Bounds(), image.White, image.Point{}, draw.Src)
 	outline := color.RGBA{190, 190, 190, 255}
-	text := color.RGBA{120, 120, 120, 255}
 	fill := func(x0, y0, x1, y1 float64, c color.Color) {
 		draw.Draw(img, image.Rect(px(x0), px(y0), max(px(x1), px(x0)+1), max(px(y1), px(y0)+1)), image.NewUniform(c), image.Point{}, draw.Src)
 	}
@@ -45,9 +55,90 @@ func Preview(labels []Label, o Options, pxPerMM float64) (image.Image, error) {
 			fill(qx+float64(col)*m, qy+float64(row)*m, qx+float64(col+w)*m, qy+float64(row+h)*m, color.Black)
 		})
 		for _, ln := range l.Lines {
-			h := ln.SizePt * ptMM * 0.7
-			fill(x+ln.X, y+ln.Y-h, x+ln.X+textWidth(ln.Text, ln.SizePt, ln.Mono), y+ln.Y, text)
+			drawText(img, ln.Text, (x+ln.X)*pxPerMM, (y+ln.Y)*pxPerMM, ln.SizePt*ptMM*pxPerMM, textWidth(ln.Text, ln.SizePt, ln.Mono)*pxPerMM, ln.Mono)
 		}
 	}
 	return img, nil
+}
+
+// previewFonts are the preview's faces, as the PDF's: Go Mono for the
+// codes (Courier there), Go Regular for other Latin text (Helvetica), and
+// the CJK font the PDF embeds for what those lack.
+var previewFonts = sync.OnceValues(func() ([3]*opentype.Font, error) {
+	var fs [3]*opentype.Font
+	for i, data := range [][]byte{gomono.TTF, goregular.TTF, assets.CJKFont} {
+		f, err := opentype.Parse(data)
+		if err != nil {
+			return fs, err
+		}
+		fs[i] = f
+	}
+	return fs, nil
+})
+
+// drawText draws s in black with its baseline's left end at (x, y) px, em
+// px high, narrowed to at most width px (the space the PDF's line takes);
+// each character in the first face that has it.
+func drawText(img draw.Image, s string, x, y, em, width float64, mono bool) {
+	fs, err := previewFonts()
+	if err != nil || em < 1 {
+		return
+	}
+	order := []*opentype.Font{fs[1], fs[2]}
+	if mono {
+		order = []*opentype.Font{fs[0], fs[2]}
+	}
+	var buf sfnt.Buffer
+	fontOf := func(r rune) *opentype.Font {
+		for _, f := range order {
+			if g, err := f.GlyphIndex(&buf, r); err == nil && g != 0 {
+				return f
+			}
+		}
+		return order[len(order)-1]
+	}
+	faces := map[*opentype.Font]font.Face{}
+	defer func() {
+		for _, fc := range faces {
+			fc.Close()
+		}
+	}()
+	faceOf := func(f *opentype.Font, size float64) font.Face {
+		if fc, ok := faces[f]; ok {
+			return fc
+		}
+		fc, err := opentype.NewFace(f, &opentype.FaceOptions{Size: size, DPI: 72, Hinting: font.HintingNone})
+		if err != nil {
+			return nil
+		}
+		faces[f] = fc
+		return fc
+	}
+	measure := func(size float64) float64 {
+		w := fixed.Int26_6(0)
+		for _, r := range s {
+			if fc := faceOf(fontOf(r), size); fc != nil {
+				a, _ := fc.GlyphAdvance(r)
+				w += a
+			}
+		}
+		return float64(w) / 64
+	}
+	if w := measure(em); w > width && width > 0 {
+		for _, fc := range faces {
+			fc.Close()
+		}
+		clear(faces)
+		em *= width / w
+	}
+	dot := fixed.Point26_6{X: fixed.Int26_6(x * 64), Y: fixed.Int26_6(y * 64)}
+	for _, r := range s {
+		fc := faceOf(fontOf(r), em)
+		if fc == nil {
+			continue
+		}
+		d := font.Drawer{Dst: img, Src: image.Black, Face: fc, Dot: dot}
+		d.DrawString(string(r))
+		dot = d.Dot
+	}
 }

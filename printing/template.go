@@ -31,6 +31,7 @@ type Template struct {
 	PitchX      float64 `json:"pitch_x"` // from one label's left edge to the next
 	PitchY      float64 `json:"pitch_y"` // from one label's top edge to the next
 	Thermal     bool    `json:"thermal"` // a roll for a thermal printer, one label per page
+	NoRef       bool    `json:"no_ref"`  // leave the batch's ref off the labels (printed where there is room otherwise)
 	Source      string  `json:"-"`       // "built-in" or the file it came from
 }
 

@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 
 	"qrdesk/app"
+	"qrdesk/printing"
 )
 
 // env is what every screen shares: the service, the window and the
@@ -25,6 +26,7 @@ type env struct {
 	mu       sync.Mutex
 	settings app.Settings
 	onSaved  []func(app.Settings) // screens that show settings
+	onStaff  []func(has bool)     // screens that change once the station has operators (signIn.refreshBar)
 
 	signIn *signIn // who is signed in; nil when the window has no operators (see signin.go)
 
@@ -64,6 +66,10 @@ func (e *env) operator() string {
 	}
 	return "clerk"
 }
+
+// listPrinters lists the printers a job can go to (the CUPS queues, or the
+// Windows printers); tests replace it.
+var listPrinters = printing.Printers
 
 // reloadSettings reads the settings (off the UI goroutine) and tells the
 // screens.

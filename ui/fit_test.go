@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
 )
 
 // menuBarHeight is what the main menu takes above the content on Linux.
@@ -22,5 +23,31 @@ func TestEveryScreenFitsSmallScreens(t *testing.T) {
 		if min.Width > 1024 || min.Height > 600-menuBarHeight {
 			t.Errorf("%s needs %.0f × %.0f px; a 1024 × 600 screen has 1024 × %d under the menu", screen, min.Width, min.Height, 600-menuBarHeight)
 		}
+	}
+}
+
+// The Issue & print screen still fits 1024 × 600 with what Save PDF did
+// said under its button (the path makes it a long line).
+func TestIssueFitsWithAPrintMessage(t *testing.T) {
+	h := newHarness(t)
+	h.ui.env.saveDir = t.TempDir()
+	h.issue(t, 30)
+	s := h.ui.issue
+	fyne.DoAndWait(func() {
+		h.win.Resize(fyne.NewSize(1024, 600-menuBarHeight))
+		h.ui.show("issue")
+		s.template.SetSelected("L7160")
+	})
+	h.settle()
+	fyne.DoAndWait(func() { test.Tap(s.saveBtn) })
+	h.settle()
+	var min fyne.Size
+	var said string
+	fyne.DoAndWait(func() { min, said = h.win.Content().MinSize(), s.printStatus.Text })
+	if said == "" {
+		t.Fatal("Save PDF said nothing")
+	}
+	if min.Width > 1024 || min.Height > 600-menuBarHeight {
+		t.Errorf("with %q said, Issue & print needs %.0f × %.0f px; a 1024 × 600 screen has 1024 × %d under the menu", said, min.Width, min.Height, 600-menuBarHeight)
 	}
 }

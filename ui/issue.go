@@ -30,6 +30,8 @@ type issueScreen struct {
 	printBtn    *keyButton
 	saveBtn     *keyButton
 	printing    *widget.ProgressBarInfinite
+	printStatus *widget.Label   // what Print and Save PDF did, under their buttons
+	printTop    *fyne.Container // the print column above the preview
 	preview     *canvas.Image
 	sheets      *widget.Label // "Sheet 1 of N", or why there is no preview
 	batchList   *widget.List
@@ -85,12 +87,17 @@ func newIssueScreen(e *env) *issueScreen {
 	s.printer.PlaceHolder = T("(no printer: save a PDF)")
 	s.printBtn = newKeyButton(T("Print"), func() { s.confirmThen(s.printToPrinter) })
 	s.saveBtn = newKeyButton(T("Save PDF"), func() { s.confirmThen(s.savePDF) })
+	// What Print and Save PDF did is said under their buttons, not under
+	// Issue across the window.
+	s.printStatus = widget.NewLabel("")
+	s.printStatus.Wrapping = fyne.TextWrapWord
+	s.printStatus.Hide()
 	s.printing = widget.NewProgressBarInfinite()
 	s.printing.Stop()
 	s.printing.Hide()
 	s.preview = canvas.NewImageFromImage(nil)
 	s.preview.FillMode = canvas.ImageFillContain
-	s.preview.SetMinSize(fyne.NewSize(200, 260))
+	s.preview.SetMinSize(fyne.NewSize(200, 200)) // small enough for a print message under the buttons at 1024 × 600
 	s.sheets = widget.NewLabel("")
 	s.sheets.Wrapping = fyne.TextWrapWord
 	s.batchList = widget.NewList(func() int { return len(s.batches) },
@@ -104,6 +111,7 @@ func newIssueScreen(e *env) *issueScreen {
 		b := s.batches[i]
 		s.selected = &b
 		s.part = nil
+		s.sayPrinted("") // it spoke of another batch
 		s.renderPreview()
 	}
 
@@ -113,8 +121,9 @@ func newIssueScreen(e *env) *issueScreen {
 		widget.NewLabelWithStyle(T("Today's batches"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
 	printForm := widget.NewForm(widget.NewFormItem(T("Template"), s.template), widget.NewFormItem(T("Start at position"), s.start),
 		widget.NewFormItem(T("Printer"), s.printer))
-	right := container.NewBorder(container.NewVBox(widget.NewLabelWithStyle(T("Print"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
-		printForm, container.NewGridWithColumns(2, s.printBtn, s.saveBtn), s.printing, s.sheets), nil, nil, nil, s.preview)
+	s.printTop = container.NewVBox(widget.NewLabelWithStyle(T("Print"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+		printForm, container.NewGridWithColumns(2, s.printBtn, s.saveBtn), s.printing, s.printStatus, s.sheets)
+	right := container.NewBorder(s.printTop, nil, nil, nil, s.preview)
 	s.content = container.NewHSplit(container.NewBorder(left, nil, nil, nil, s.batchList), right)
 	e.onSaved = append(e.onSaved, s.applySettings)
 	return s
@@ -132,12 +141,14 @@ func (s *issueScreen) applySettings(set app.Settings) {
 		s.template.SetSelected(set.Template)
 	}
 	// lpstat may take a moment: list the printers off the UI goroutine.
+	// The printer setting comes first; without one, the first printer the
+	// computer lists is chosen, as the Settings screen says (settings.go).
 	s.env.background(func() {
 		opts := []string{}
 		if set.Printer != "" {
 			opts = append(opts, set.Printer)
 		}
-		if names, err := printing.Printers(); err == nil {
+		if names, err := listPrinters(); err == nil {
 			for _, n := range names {
 				if n != set.Printer {
 					opts = append(opts, n)

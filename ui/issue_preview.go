@@ -136,17 +136,28 @@ func (s *issueScreen) renderPreview() {
 				s.sheets.SetText(partText(part, recs, o, b.Count))
 				return
 			}
-			s.sheets.SetText(sheetText(o, b.Count))
+			s.sheets.SetText(sheetText(o, b.Count, labels))
 		})
 	})
 }
 
-// sheetText: "Sheet 1 of 4: labels at positions 5 to 24".
-func sheetText(o printing.Options, count int) string {
+// sheetText: "Sheet 1 of 4: labels A0001 to A0020 at positions 5 to 24",
+// naming the serials the first sheet holds (the preview's text is small).
+func sheetText(o printing.Options, count int, labels []printing.Label) string {
 	per := o.Template.PerPage()
 	pages := printing.Pages(o.Template, o.Start, count)
+	n := min(per-o.Start, count, len(labels))
+	named := n > 0 && labels[0].Code.HasSerial() && labels[n-1].Code.HasSerial()
+	serial := func(l printing.Label) string { return l.Code.Station + l.Code.SerialText() }
 	if per == 1 {
+		if named {
+			return T("Label 1 of {{.Count}}: {{.Serial}}", map[string]any{"Count": count, "Serial": serial(labels[0])})
+		}
 		return T("Label 1 of {{.Count}}", map[string]any{"Count": count})
+	}
+	if named {
+		return T("Sheet 1 of {{.Sheets}}: labels {{.FirstSerial}} to {{.LastSerial}} at positions {{.First}} to {{.Last}}",
+			map[string]any{"Sheets": pages, "FirstSerial": serial(labels[0]), "LastSerial": serial(labels[n-1]), "First": o.Start + 1, "Last": o.Start + n})
 	}
 	return T("Sheet 1 of {{.Sheets}}: labels at positions {{.First}} to {{.Last}}",
 		map[string]any{"Sheets": pages, "First": o.Start + 1, "Last": min(per, o.Start+count)})

@@ -70,12 +70,12 @@ func (s *issueScreen) savePDF(reprint bool) {
 	}
 	o, err := s.printOptions()
 	if err != nil {
-		s.status.SetText(app.ErrorMessage(err))
+		s.sayPrinted(app.ErrorMessage(err))
 		return
 	}
 	b, part := *s.selected, s.part
 	s.busy(true)
-	s.status.SetText(T("Saving…"))
+	s.sayPrinted(T("Saving…"))
 	s.env.background(func() {
 		ctx := context.Background()
 		path, n, err := s.writePDF(ctx, o, b.ID, part, reprint)
@@ -89,7 +89,7 @@ func (s *issueScreen) savePDF(reprint bool) {
 				s.part = nil // the next Print or Save asks again
 			}
 			if err != nil {
-				s.status.SetText(T("Not saved: {{.Error}}", map[string]any{"Error": app.ErrorMessage(err)}))
+				s.sayPrinted(T("Not saved: {{.Error}}", map[string]any{"Error": app.ErrorMessage(err)}))
 				return
 			}
 			s.selected = &updated
@@ -99,7 +99,7 @@ func (s *issueScreen) savePDF(reprint bool) {
 				text = T("Saved {{.Sheets}} ({{.Labels}}) again to {{.Path}}: logged as a reprint of these labels; print the file at 100 % scale.",
 					map[string]any{"Sheets": sheetCount(printing.Pages(o.Template, o.Start, n)), "Labels": labelCount(n), "Path": path})
 			}
-			s.status.SetText(text)
+			s.sayPrinted(text)
 			s.refresh()
 			s.renderPreview()
 		})
@@ -137,7 +137,7 @@ func (s *issueScreen) writePDF(ctx context.Context, o printing.Options, batchID 
 // runs next.
 func (s *issueScreen) confirmThen(next func(reprint bool)) {
 	if s.selected == nil {
-		s.status.SetText(T("Issue a batch or pick one from today's batches first"))
+		s.sayPrinted(T("Issue a batch or pick one from today's batches first"))
 		return
 	}
 	s.part = nil
@@ -147,7 +147,7 @@ func (s *issueScreen) confirmThen(next func(reprint bool)) {
 	}
 	o, err := s.printOptions()
 	if err != nil {
-		s.status.SetText(app.ErrorMessage(err))
+		s.sayPrinted(app.ErrorMessage(err))
 		return
 	}
 	s.askReprint(o, func(part *app.BatchPart) {
@@ -171,20 +171,20 @@ func (s *issueScreen) printToPrinter(reprint bool) {
 	}
 	printer := s.printer.Selected
 	if printer == "" {
-		s.status.SetText(T("No printer is set up: use Save PDF and print the file at 100 % scale"))
+		s.sayPrinted(T("No printer is set up: use Save PDF and print the file at 100 % scale"))
 		return
 	}
 	o, err := s.printOptions()
 	if err != nil {
-		s.status.SetText(app.ErrorMessage(err))
+		s.sayPrinted(app.ErrorMessage(err))
 		return
 	}
 	b, part := *s.selected, s.part
 	s.busy(true)
 	if part != nil {
-		s.status.SetText(T("Printing batch {{.ID}}, {{.Part}} again to {{.Printer}}…", map[string]any{"ID": b.ID, "Part": partName(part), "Printer": printer}))
+		s.sayPrinted(T("Printing batch {{.ID}}, {{.Part}} again to {{.Printer}}…", map[string]any{"ID": b.ID, "Part": partName(part), "Printer": printer}))
 	} else {
-		s.status.SetText(T("Printing batch {{.ID}}: {{.Sheets}} to {{.Printer}}…",
+		s.sayPrinted(T("Printing batch {{.ID}}: {{.Sheets}} to {{.Printer}}…",
 			map[string]any{"ID": b.ID, "Sheets": sheetCount(printing.Pages(o.Template, o.Start, b.Count)), "Printer": printer}))
 	}
 	s.env.background(func() {
@@ -200,7 +200,7 @@ func (s *issueScreen) printToPrinter(reprint bool) {
 				s.part = nil // the next Print asks again
 			}
 			if err != nil {
-				s.status.SetText(printFailure(err))
+				s.sayPrinted(printFailure(err))
 				return
 			}
 			s.selected = &updated
@@ -209,10 +209,10 @@ func (s *issueScreen) printToPrinter(reprint bool) {
 			}
 			sheets := sheetCount(printing.Pages(o.Template, o.Start, n))
 			if part != nil {
-				s.status.SetText(T("Batch {{.ID}}, {{.Part}}: {{.Sheets}} ({{.Labels}}) sent again to {{.Printer}}, printer queue job {{.Job}}; logged as a reprint of these labels only",
+				s.sayPrinted(T("Batch {{.ID}}, {{.Part}}: {{.Sheets}} ({{.Labels}}) sent again to {{.Printer}}, printer queue job {{.Job}}; logged as a reprint of these labels only",
 					map[string]any{"ID": b.ID, "Part": partName(part), "Sheets": sheets, "Labels": labelCount(n), "Printer": printer, "Job": queueJob}))
 			} else {
-				s.status.SetText(T("Batch {{.ID}}: {{.Sheets}} ({{.Labels}}) sent to {{.Printer}}, printer queue job {{.Job}}",
+				s.sayPrinted(T("Batch {{.ID}}: {{.Sheets}} ({{.Labels}}) sent to {{.Printer}}, printer queue job {{.Job}}",
 					map[string]any{"ID": b.ID, "Sheets": sheets, "Labels": labelCount(n), "Printer": printer, "Job": queueJob}))
 			}
 			s.refresh()
@@ -254,4 +254,19 @@ func printFailure(err error) string {
 			map[string]any{"Reason": cause.Err.Error()})
 	}
 	return app.ErrorMessage(err)
+}
+
+// sayPrinted says what Print or Save PDF did, under their buttons; the
+// line takes no room while there is nothing to say (the screen fits
+// 1024 × 600).
+func (s *issueScreen) sayPrinted(text string) {
+	s.printStatus.SetText(text)
+	if text == "" {
+		s.printStatus.Hide()
+	} else {
+		s.printStatus.Show()
+	}
+	if s.printTop != nil {
+		s.printTop.Refresh() // lay the column out again around the line
+	}
 }

@@ -84,7 +84,7 @@ func (s *issueScreen) askReprint(o printing.Options, next func(part *app.BatchPa
 		close()
 		s.part = nil
 		s.renderPreview()
-		s.status.SetText(T("Nothing printed"))
+		s.sayPrinted(T("Nothing printed"))
 	}
 	submit := func() {
 		p := part()

@@ -79,8 +79,8 @@ func TestPrintAgainOneSheet(t *testing.T) {
 	h.settle()
 	fyne.DoAndWait(func() { test.Tap(s.printBtn) })
 	h.settle()
-	if !strings.Contains(s.status.Text, "Batch 1: 3 sheets (50 labels) sent to Office") {
-		t.Fatalf("the first print: %q", s.status.Text)
+	if !strings.Contains(s.printStatus.Text, "Batch 1: 3 sheets (50 labels) sent to Office") {
+		t.Fatalf("the first print: %q", s.printStatus.Text)
 	}
 
 	// Print again asks which labels, the sheet's number first.
@@ -111,8 +111,8 @@ func TestPrintAgainOneSheet(t *testing.T) {
 	if h.win.Canvas().Overlays().Top() != nil {
 		t.Fatal("the form is still up after Enter")
 	}
-	if !strings.Contains(s.status.Text, "Batch 1, sheet 2: 1 sheet (21 labels) sent again to Office, printer queue job Office-7") {
-		t.Fatalf("the reprint: %q", s.status.Text)
+	if !strings.Contains(s.printStatus.Text, "Batch 1, sheet 2: 1 sheet (21 labels) sent again to Office, printer queue job Office-7") {
+		t.Fatalf("the reprint: %q", s.printStatus.Text)
 	}
 	args, _ := os.ReadFile(filepath.Join(lp, "args"))
 	if !strings.Contains(string(args), "qrdesk batch 1 sheet 2 (21 labels) reprint") {
@@ -137,8 +137,8 @@ func TestPrintAgainOneSheet(t *testing.T) {
 	fyne.DoAndWait(func() { test.Tap(s.printBtn) })
 	h.settle()
 	kb.press(fyne.KeyEscape)
-	if h.win.Canvas().Overlays().Top() != nil || s.part != nil || !strings.Contains(s.status.Text, "Nothing printed") {
-		t.Fatalf("Esc: overlay up or part %v, status %q", s.part, s.status.Text)
+	if h.win.Canvas().Overlays().Top() != nil || s.part != nil || !strings.Contains(s.printStatus.Text, "Nothing printed") {
+		t.Fatalf("Esc: overlay up or part %v, status %q", s.part, s.printStatus.Text)
 	}
 	fyne.DoAndWait(func() { test.Tap(s.printBtn) })
 	h.settle()

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
 
 	"qrdesk/app"
 )
@@ -117,7 +118,7 @@ func TestStartPositionCountsFromOne(t *testing.T) {
 	h.settle()
 	fyne.DoAndWait(func() { s.start.SetText("5") })
 	h.settle()
-	if !strings.Contains(s.sheets.Text, "Sheet 1 of 3: labels at positions 5 to 21") {
+	if !strings.Contains(s.sheets.Text, "Sheet 1 of 3: labels A0001 to A0017 at positions 5 to 21") {
 		t.Fatalf("start position 5: %q", s.sheets.Text)
 	}
 	o, err := s.printOptions()
@@ -132,7 +133,7 @@ func TestStartPositionCountsFromOne(t *testing.T) {
 	}
 	fyne.DoAndWait(func() { s.start.SetText("1") })
 	h.settle()
-	if !strings.Contains(s.sheets.Text, "Sheet 1 of 3: labels at positions 1 to 21") || s.preview.Image == nil {
+	if !strings.Contains(s.sheets.Text, "Sheet 1 of 3: labels A0001 to A0021 at positions 1 to 21") || s.preview.Image == nil {
 		t.Fatalf("start position 1: %q", s.sheets.Text)
 	}
 	if s.cache.loads != 1 {
@@ -206,8 +207,8 @@ func TestSavePDFIsAPrint(t *testing.T) {
 	kb.typeText(" ")
 	want := filepath.Join(h.ui.env.saveDir, "qrdesk-batch-1.pdf")
 	h.settle()
-	if !strings.Contains(s.status.Text, "Saved 2 sheets (30 labels) to "+want+": logged as a print job") {
-		t.Fatalf("the saved PDF: status %q", s.status.Text)
+	if !strings.Contains(s.printStatus.Text, "Saved 2 sheets (30 labels) to "+want+": logged as a print job") {
+		t.Fatalf("the saved PDF: status %q", s.printStatus.Text)
 	}
 	if h.win.Canvas().Overlays().Top() != nil {
 		t.Fatal("Save PDF opened a dialog")
@@ -223,7 +224,7 @@ func TestSavePDFIsAPrint(t *testing.T) {
 	fyne.DoAndWait(func() { test.Tap(s.printBtn) })
 	h.settle()
 	if h.win.Canvas().Overlays().Top() == nil {
-		t.Fatalf("printing the saved labels did not ask which to print again: status %q", s.status.Text)
+		t.Fatalf("printing the saved labels did not ask which to print again: status %q", s.printStatus.Text)
 	}
 	kb.press(fyne.KeyEscape)
 	if h.win.Canvas().Overlays().Top() != nil {
@@ -234,13 +235,13 @@ func TestSavePDFIsAPrint(t *testing.T) {
 	fyne.DoAndWait(func() { test.Tap(s.saveBtn) })
 	h.settle()
 	if h.win.Canvas().Overlays().Top() == nil {
-		t.Fatalf("saving the labels again did not ask which: status %q", s.status.Text)
+		t.Fatalf("saving the labels again did not ask which: status %q", s.printStatus.Text)
 	}
 	kb.typeText("1")
 	kb.press(fyne.KeyReturn)
 	h.settle()
-	if !strings.Contains(s.status.Text, "again to") || !strings.Contains(s.status.Text, "qrdesk-batch-1-sheet-1.pdf") || !strings.Contains(s.status.Text, "logged as a reprint") {
-		t.Fatalf("the second PDF: status %q", s.status.Text)
+	if !strings.Contains(s.printStatus.Text, "again to") || !strings.Contains(s.printStatus.Text, "qrdesk-batch-1-sheet-1.pdf") || !strings.Contains(s.printStatus.Text, "logged as a reprint") {
+		t.Fatalf("the second PDF: status %q", s.printStatus.Text)
 	}
 	if job, recs, err := h.svc.Store.PrintJobCodes(context.Background(), 2); err != nil || !job.Reprint || len(recs) != 21 {
 		t.Fatalf("job 2: %+v, %d codes, %v; want a reprint of sheet 1's 21 labels", job, len(recs), err)
@@ -310,8 +311,8 @@ func TestPrintFailuresSpeakTheWindowsLanguage(t *testing.T) {
 	t.Setenv("PATH", dir)
 	fyne.DoAndWait(func() { test.Tap(s.printBtn) })
 	h.settle()
-	if !strings.Contains(s.status.Text, "does not exist") || !strings.Contains(s.status.Text, "press Print again") || strings.Contains(s.status.Text, "--resume") {
-		t.Fatalf("a refused job says %q", s.status.Text)
+	if !strings.Contains(s.printStatus.Text, "does not exist") || !strings.Contains(s.printStatus.Text, "press Print again") || strings.Contains(s.printStatus.Text, "--resume") {
+		t.Fatalf("a refused job says %q", s.printStatus.Text)
 	}
 	// Nothing was counted as printed: the next print is not a reprint.
 	if b := h.batches(t); b[0].Printed != 0 {
@@ -321,8 +322,8 @@ func TestPrintFailuresSpeakTheWindowsLanguage(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	fyne.DoAndWait(func() { test.Tap(s.printBtn) })
 	h.settle()
-	if !strings.Contains(s.status.Text, "Save PDF") || h.win.Canvas().Overlays().Top() != nil {
-		t.Fatalf("without CUPS: %q", s.status.Text)
+	if !strings.Contains(s.printStatus.Text, "Save PDF") || h.win.Canvas().Overlays().Top() != nil {
+		t.Fatalf("without CUPS: %q", s.printStatus.Text)
 	}
 }
 
@@ -352,4 +353,44 @@ func TestExpiryIsChosenInTheClerksLanguage(t *testing.T) {
 	if err := s.validateIssueForm(); err != nil {
 		t.Fatalf("typed 36h: %v", err)
 	}
+}
+
+// TestSavePDFSaysItUnderItsButton: what Save PDF did is said just under
+// the Print and Save PDF buttons, not under Issue across the window.
+func TestSavePDFSaysItUnderItsButton(t *testing.T) {
+	h := newHarness(t)
+	h.ui.env.saveDir = t.TempDir()
+	s := h.ui.issue
+	h.issue(t, 5)
+	fyne.DoAndWait(func() {
+		h.ui.show("issue")
+		s.template.SetSelected("L7160")
+	})
+	h.settle()
+	fyne.DoAndWait(func() { test.Tap(s.saveBtn) })
+	h.settle()
+	var said *widget.Label
+	fyne.DoAndWait(func() { said = savedSaidBy(s) })
+	if said == nil {
+		t.Fatalf("no label says the PDF was saved (status %q)", s.status.Text)
+	}
+	d := fyne.CurrentApp().Driver()
+	var btn, msg fyne.Position
+	var btnH float32
+	fyne.DoAndWait(func() {
+		btn, msg, btnH = d.AbsolutePositionForObject(s.printBtn), d.AbsolutePositionForObject(said), s.saveBtn.Size().Height
+	})
+	if msg.X < btn.X-1 || msg.Y < btn.Y+btnH || msg.Y > btn.Y+btnH+3*btnH {
+		t.Fatalf("the result is at %v; the Print button at %v (%.0f high): want it just under the buttons", msg, btn, btnH)
+	}
+}
+
+// savedSaidBy is the issue screen's label that says a PDF was saved.
+func savedSaidBy(s *issueScreen) *widget.Label {
+	for _, l := range []*widget.Label{s.status, s.printStatus} {
+		if l.Visible() && strings.Contains(l.Text, "Saved 1 sheet") {
+			return l
+		}
+	}
+	return nil
 }

@@ -24,6 +24,7 @@ type settingField struct {
 	combo   *widget.SelectEntry // a list that also takes a typed value (printer, expiry)
 	entry   *widget.Entry
 	problem *widget.Label // the error beside the field; hidden while the value is fine
+	note    *widget.Label // what the field means at this station, when it needs saying; hidden otherwise
 	object  fyne.CanvasObject
 	// onChanged runs after every change by the clerk.
 	onChanged func()
@@ -75,7 +76,11 @@ func newSettingField(e *env, def app.SettingDef) *settingField {
 	f.problem.Wrapping = fyne.TextWrapWord
 	f.problem.TextStyle.Bold = true
 	f.problem.Hide()
-	f.object = container.NewVBox(control, f.problem)
+	f.note = widget.NewLabel("")
+	f.note.Importance = widget.LowImportance
+	f.note.Wrapping = fyne.TextWrapWord
+	f.note.Hide()
+	f.object = container.NewVBox(control, f.problem, f.note)
 	return f
 }
 

@@ -9,7 +9,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"qrdesk/app"
-	"qrdesk/printing"
 )
 
 // settingsScreen edits the station settings, one control per setting of
@@ -44,6 +43,12 @@ func newSettingsScreen(e *env) *settingsScreen {
 	s.scroll = container.NewVScroll(container.NewVBox(form, s.save, s.message, s.badges.button, s.badges.message))
 	s.content = s.scroll
 	e.onSaved = append(e.onSaved, s.load)
+	e.mu.Lock()
+	e.onStaff = append(e.onStaff, s.showStaff)
+	e.mu.Unlock()
+	if e.signIn != nil {
+		e.background(func() { e.signIn.refreshBar(context.Background()) })
+	}
 	return s
 }
 
@@ -52,10 +57,38 @@ func (s *settingsScreen) load(set app.Settings) {
 		f.setValue(set.Value(key))
 	}
 	// lpstat may take a moment: list the printers off the UI goroutine.
-	go func() {
-		names, _ := printing.Printers()
-		fyne.Do(func() { s.fields["printer"].setOptions(names) })
-	}()
+	s.env.background(func() {
+		names, _ := listPrinters()
+		fyne.Do(func() {
+			f := s.fields["printer"]
+			f.setOptions(names)
+			// An empty setting is the first printer listed, which Issue &
+			// print chooses: say so, not "no printer".
+			if len(names) > 0 {
+				f.combo.SetPlaceHolder(T("(not set: Issue & print uses {{.Printer}})", map[string]any{"Printer": names[0]}))
+			} else {
+				f.combo.SetPlaceHolder(T("(no printer: save a PDF)"))
+			}
+		})
+	})
+}
+
+// showStaff makes the operator setting read as what it is once the
+// station has operators: unused, as whoever signed in is named on each
+// action (env.operator).
+func (s *settingsScreen) showStaff(has bool) {
+	f := s.fields["operator"]
+	if f == nil {
+		return
+	}
+	if has {
+		f.entry.Disable()
+		f.note.SetText(T("Not used at this station: operators sign in, and each action names who signed in"))
+		f.note.Show()
+	} else {
+		f.entry.Enable()
+		f.note.Hide()
+	}
 }
 
 // saveAll validates every field, then saves the changed ones together.

@@ -56,17 +56,24 @@ func newSignIn(e *env, staff *app.Operators) *signIn {
 
 // refreshBar, off the UI goroutine, hides the sign-in bar on a station
 // that has no operators (nobody could sign in: "Sign in…" only puzzled the
-// clerk) and shows it once one is added ('qrdesk operators add').
+// clerk) and shows it once one is added ('qrdesk operators add'); the
+// screens listening (env.onStaff) are told too.
 func (s *signIn) refreshBar(ctx context.Context) {
 	has, err := s.staff.Any(ctx)
 	if err != nil {
 		return
 	}
+	s.env.mu.Lock()
+	listeners := s.env.onStaff
+	s.env.mu.Unlock()
 	fyne.Do(func() {
 		if _, in := s.current(); has || in {
 			s.bar.Show()
 		} else {
 			s.bar.Hide()
+		}
+		for _, fn := range listeners {
+			fn(has)
 		}
 	})
 }
