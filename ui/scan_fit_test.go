@@ -3,8 +3,8 @@ package ui
 import (
 	"context"
 	"strings"
-	"time"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
