@@ -3,7 +3,9 @@ package store
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 
@@ -53,5 +55,49 @@ func TestOpenRefusesNewerSchema(t *testing.T) {
 	}
 	if fi, err := os.Stat(path + "-wal"); err == nil && fi.Size() > 0 {
 		t.Errorf("the refused open left %s-wal of %d bytes", path, fi.Size())
+	}
+}
+
+// The way back from a roll-back: a backup restored over the database the
+// newer release left, which is kept beside it as it was.
+func TestRestoreOverNewerSchema(t *testing.T) {
+	ctx := context.Background()
+	svc, db, _ := mustOpen(t)
+	mustIssue(t, svc, app.IssueRequest{Count: 2})
+	backup := filepath.Join(t.TempDir(), "before-upgrade.db")
+	if err := db.Backup(ctx, backup); err != nil {
+		t.Fatal(err)
+	}
+	mustIssue(t, svc, app.IssueRequest{Count: 3}) // what the newer release did
+	newer := SchemaVersion() + 2
+	if _, err := db.SQL().Exec(`INSERT INTO schema_migrations (version, applied_at) VALUES (?, 1)`, newer); err != nil {
+		t.Fatal(err)
+	}
+	path := db.Path()
+	db.Close()
+
+	saved, err := Restore(ctx, backup, path)
+	if err != nil {
+		t.Fatalf("Restore over a database of schema %d: %v", newer, err)
+	}
+	restored, err := Open(ctx, path)
+	if err != nil {
+		t.Fatalf("Open after the restore: %v", err)
+	}
+	defer restored.Close()
+	if got := count(t, restored, `SELECT count(*) FROM codes`); got != 2 {
+		t.Errorf("restored database holds %d codes, want the backup's 2", got)
+	}
+	kept, err := sql.Open("sqlite", "file:"+saved+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kept.Close()
+	var codes, highest int
+	if err := kept.QueryRow(`SELECT (SELECT count(*) FROM codes), (SELECT max(version) FROM schema_migrations)`).Scan(&codes, &highest); err != nil {
+		t.Fatal(err)
+	}
+	if codes != 5 || highest != newer {
+		t.Errorf("the database kept beside (%s) holds %d codes at schema %d, want 5 at %d (as the newer release left it)", saved, codes, highest, newer)
 	}
 }
