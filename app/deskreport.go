@@ -23,6 +23,11 @@ type DeskReport struct {
 	// sees them. Sent only when there are any, so a server from before
 	// the field still takes the report of a desk that refused nothing.
 	RefusedHere *DeskRefusals `json:"refused_here,omitempty"`
+	// NotUnderstood are the feed changes this desk did not understand, all
+	// told (SyncStatus.NotUnderstood, feedunderstood.go): the dashboard
+	// flags the desk for an upgrade. Sent only when there are any, as
+	// RefusedHere.
+	NotUnderstood int `json:"not_understood,omitempty"`
 }
 
 // DeskRefusals counts the refusals a desk decided without the server, by
@@ -95,7 +100,7 @@ func (s *Service) reportUnchanged(r DeskReport) bool {
 	last := s.lastReport
 	s.mu.Unlock()
 	same := last.Date == r.Date && last.EventsWaiting == r.EventsWaiting && last.PrintJobs == r.PrintJobs &&
-		last.LabelsPrinted == r.LabelsPrinted && last.Reprints == r.Reprints && last.Refusals() == r.Refusals()
+		last.LabelsPrinted == r.LabelsPrinted && last.Reprints == r.Reprints && last.Refusals() == r.Refusals() && last.NotUnderstood == r.NotUnderstood
 	return same && last.At != 0 && r.At >= last.At && r.At-last.At < int64(reportEvery/time.Second)
 }
 
@@ -112,12 +117,12 @@ func (r DeskReport) Refusals() DeskRefusals {
 // dashboard shows when a desk last reported).
 const reportEvery = 5 * time.Minute
 
-// DeskReport counts this desk's report: st.Waiting, and the print figures
-// of today (as the close of the day counts them).
+// DeskReport counts this desk's report: st.Waiting and st.NotUnderstood,
+// and the print figures of today (as the close of the day counts them).
 func (s *Service) DeskReport(ctx context.Context, st SyncStatus) (DeskReport, error) {
 	now := s.Now()
 	day := Day(now)
-	r := DeskReport{Date: FormatDate(day), EventsWaiting: st.Waiting, At: now.Unix()}
+	r := DeskReport{Date: FormatDate(day), EventsWaiting: st.Waiting, NotUnderstood: st.NotUnderstood, At: now.Unix()}
 	s.mu.Lock()
 	c, gen := s.printed, s.printGen
 	s.mu.Unlock()

@@ -113,6 +113,9 @@ type DeskState struct {
 	// had not accepted yet when it last synced.
 	EventsWaiting int
 	StatusAt      int64 // when its latest report arrived (0: it never reported)
+	// NotUnderstood is how many of the feed's changes the desk did not
+	// understand, by its latest report: a desk to upgrade.
+	NotUnderstood int
 	// Version is what the desk last said it runs.
 	Version DeskVersion
 }

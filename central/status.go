@@ -45,7 +45,7 @@ func ValidateStatus(r StatusReport, now time.Time) error {
 	}{{"events_waiting", r.EventsWaiting}, {"print_jobs", r.PrintJobs}, {"labels_printed", r.LabelsPrinted}, {"reprints", r.Reprints},
 		{"refused_here.already_used", r.Refusals().AlreadyUsed}, {"refused_here.disabled", r.Refusals().Disabled},
 		{"refused_here.expired", r.Refusals().Expired}, {"refused_here.unknown", r.Refusals().Unknown},
-		{"refused_here.forged", r.Refusals().Forged}} {
+		{"refused_here.forged", r.Refusals().Forged}, {"not_understood", r.NotUnderstood}} {
 		if f.n < 0 || f.n > MaxStatusCount {
 			return Badf("%s must be 0 to %d", f.name, MaxStatusCount)
 		}

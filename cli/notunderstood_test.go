@@ -13,7 +13,8 @@ import (
 // change of a kind this desk does not know and one that leaves a label in
 // a status it does not know. 'qrdesk sync' still succeeds and goes on past
 // them, but says how many it did not understand, the latest, and what to
-// do (--json too); the count is kept, not counted again at the next sync.
+// do (--json too); the count is kept, not counted again at the next sync,
+// and the desk's report tells the server (the dashboard's Desks page).
 func TestSyncReportsChangesNotUnderstood(t *testing.T) {
 	cs := buildServer(t)
 	token := cs.addStation(t, "Desk 1", "A")
@@ -71,5 +72,19 @@ func TestSyncReportsChangesNotUnderstood(t *testing.T) {
 	s.mustJSON(t, &st, "sync")
 	if st.NotUnderstood != 2 {
 		t.Errorf("sync --json: not_understood %d after a second sync, want 2 (kept, not counted again)", st.NotUnderstood)
+	}
+
+	// The desk's report told the server, for the dashboard's Desks page.
+	server, err := sql.Open("sqlite", "file:"+cs.db+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer server.Close()
+	var n int
+	if err := server.QueryRow(`SELECT not_understood FROM desk_status WHERE station = 'Desk 1' ORDER BY received_at DESC, at DESC LIMIT 1`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 2 {
+		t.Errorf("the server has the desk's report of %d changes not understood, want 2", n)
 	}
 }

@@ -16,3 +16,11 @@ func (a *API) TailAnswerForTest(ctx context.Context, arrived time.Time, after in
 	body, n, ok := a.tail.page(after, limit)
 	return body, n, ok, nil
 }
+
+// ProbeAgainForTest makes the next readiness check write again instead of
+// answering the last probe's result (probeEvery, on the wall clock).
+func (a *API) ProbeAgainForTest() {
+	a.probe.mu.Lock()
+	a.probe.at = time.Time{}
+	a.probe.mu.Unlock()
+}

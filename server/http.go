@@ -57,6 +57,7 @@ type API struct {
 	acks  map[int64]central.FeedAck // station id → how far it read the feed, not yet stored
 
 	probe writeProbe // the readiness check's last write (ready.go)
+	ready readiness  // what the readiness check last logged (ready.go)
 
 }
 

@@ -24,10 +24,37 @@ type writeProbe struct {
 	err error
 }
 
+// readiness is why the server was last not ready, as logged: "" while
+// ready. A load balancer asks every few seconds; the log says when the
+// reason changes (not ready, ready again), not at every answer.
+type readiness struct {
+	mu     sync.Mutex
+	reason string
+}
+
+// noteReady logs a change of readiness: reason is why the server is not
+// ready ("" when it is), err the driver's error behind it.
+func (a *API) noteReady(reason string, err error) {
+	a.ready.mu.Lock()
+	defer a.ready.mu.Unlock()
+	was := a.ready.reason
+	if reason == was {
+		return
+	}
+	a.ready.reason = reason
+	switch {
+	case reason == "":
+		a.Log.Info("ready again: the database answers and takes writes", "was", was)
+	default:
+		a.Log.Warn("not ready: "+reason, "error", err.Error())
+	}
+}
+
 // readyz says whether the server can serve desks now: 200 when the
 // database answers a query and takes a write (a one-row update, at most
 // once a second), 503 with the reason when it does not (in general terms:
-// the details are in the log). A load balancer or
+// the details are in the log, once when it starts failing and once when
+// it recovers). A load balancer or
 // Kubernetes takes a not-ready server out of rotation; /v1/health only
 // says the process is alive.
 func (a *API) readyz(w http.ResponseWriter, r *http.Request) {
@@ -42,15 +69,16 @@ func (a *API) readyz(w http.ResponseWriter, r *http.Request) {
 	// The answer needs no credentials: the driver's error (which can name
 	// the database, its user, host and port) goes to the log only.
 	if err := a.Store.Ping(ctx); err != nil {
-		a.Log.Warn("not ready: the database does not answer", "error", err.Error())
+		a.noteReady("the database does not answer", err)
 		notReady("the database does not answer")
 		return
 	}
 	if err := a.probeWrite(ctx); err != nil {
-		a.Log.Warn("not ready: the database takes no writes", "error", err.Error())
+		a.noteReady("the database takes no writes", err)
 		notReady("the database takes no writes")
 		return
 	}
+	a.noteReady("", nil)
 	json.NewEncoder(w).Encode(map[string]string{"status": "ready"})
 }
 

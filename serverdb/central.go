@@ -64,6 +64,9 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	c := &DB{e: &engine{db: sqldb}, path: path}
 	if err := migrate(ctx, c.e, centralMigrations); err != nil {
 		sqldb.Close()
+		if msg := newerMessage(err); msg != "" {
+			return nil, app.Errorf(app.KindUnavailable, "cannot open the server database %s: %s", path, msg)
+		}
 		return nil, sqlstore.Wrap(err, path, "cannot open the server database %s", path)
 	}
 	if err := c.bindLetters(ctx); err != nil {
@@ -89,6 +92,9 @@ func openCentralPostgres(ctx context.Context, url string) (*DB, error) {
 	c := &DB{e: &engine{db: db, postgres: true}, path: url}
 	if err := migrate(ctx, c.e, postgresMigrations); err != nil {
 		db.Close()
+		if msg := newerMessage(err); msg != "" {
+			return nil, app.Errorf(app.KindUnavailable, "cannot open the PostgreSQL database: %s", msg)
+		}
 		return nil, fmt.Errorf("cannot prepare the PostgreSQL database: %w", err)
 	}
 	if err := c.bindLetters(ctx); err != nil {

@@ -130,6 +130,7 @@ func (c *DB) Desks(ctx context.Context) ([]central.DeskState, int64, error) {
 		COALESCE((SELECT max(received_at) FROM events WHERE events.station = stations.name), 0),
 		COALESCE((SELECT events_waiting FROM desk_status s WHERE s.station = stations.name ORDER BY received_at DESC, at DESC LIMIT 1), 0),
 		COALESCE((SELECT max(received_at) FROM desk_status s WHERE s.station = stations.name), 0),
+		COALESCE((SELECT not_understood FROM desk_status s WHERE s.station = stations.name ORDER BY received_at DESC, at DESC LIMIT 1), 0),
 		desk_release, desk_protocol
 		FROM stations ORDER BY name`)
 	if err != nil {
@@ -140,7 +141,7 @@ func (c *DB) Desks(ctx context.Context) ([]central.DeskState, int64, error) {
 	for rows.Next() {
 		var d central.DeskState
 		var acked, lastEvent int64
-		if err := rows.Scan(&d.ID, &d.Name, &d.Letter, &d.CreatedAt, &d.RevokedAt, &d.FeedAck, &acked, &lastEvent, &d.EventsWaiting, &d.StatusAt, &d.Version.Release, &d.Version.Protocol); err != nil {
+		if err := rows.Scan(&d.ID, &d.Name, &d.Letter, &d.CreatedAt, &d.RevokedAt, &d.FeedAck, &acked, &lastEvent, &d.EventsWaiting, &d.StatusAt, &d.NotUnderstood, &d.Version.Release, &d.Version.Protocol); err != nil {
 			return nil, 0, err
 		}
 		d.LastSeenAt = max(acked, lastEvent, d.StatusAt)

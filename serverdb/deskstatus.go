@@ -26,13 +26,13 @@ func (c *DB) SetDeskStatus(ctx context.Context, s central.DeskStatus) error {
 		}
 		refused = string(data)
 	}
-	if _, err := tx.exec(ctx, `INSERT INTO desk_status (station, date, events_waiting, print_jobs, labels_printed, reprints, at, received_at, refused_here)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+	if _, err := tx.exec(ctx, `INSERT INTO desk_status (station, date, events_waiting, print_jobs, labels_printed, reprints, at, received_at, refused_here, not_understood)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (station, date) DO UPDATE SET events_waiting = excluded.events_waiting, print_jobs = excluded.print_jobs,
 			labels_printed = excluded.labels_printed, reprints = excluded.reprints, at = excluded.at, received_at = excluded.received_at,
-			refused_here = excluded.refused_here
+			refused_here = excluded.refused_here, not_understood = excluded.not_understood
 		WHERE excluded.at >= desk_status.at`,
-		s.Station, s.Date, s.EventsWaiting, s.PrintJobs, s.LabelsPrinted, s.Reprints, s.At, s.ReceivedAt, refused); err != nil {
+		s.Station, s.Date, s.EventsWaiting, s.PrintJobs, s.LabelsPrinted, s.Reprints, s.At, s.ReceivedAt, refused, s.NotUnderstood); err != nil {
 		return err
 	}
 	return tx.commit()
@@ -40,7 +40,7 @@ func (c *DB) SetDeskStatus(ctx context.Context, s central.DeskStatus) error {
 
 // DeskStatuses returns the desks' reports of a label day, by station name.
 func (c *DB) DeskStatuses(ctx context.Context, date string) ([]central.DeskStatus, error) {
-	rows, err := c.e.query(ctx, `SELECT station, date, events_waiting, print_jobs, labels_printed, reprints, at, received_at, refused_here
+	rows, err := c.e.query(ctx, `SELECT station, date, events_waiting, print_jobs, labels_printed, reprints, at, received_at, refused_here, not_understood
 		FROM desk_status WHERE date = ? ORDER BY station`, date)
 	if err != nil {
 		return nil, err
@@ -50,7 +50,7 @@ func (c *DB) DeskStatuses(ctx context.Context, date string) ([]central.DeskStatu
 	for rows.Next() {
 		var s central.DeskStatus
 		var refused string
-		if err := rows.Scan(&s.Station, &s.Date, &s.EventsWaiting, &s.PrintJobs, &s.LabelsPrinted, &s.Reprints, &s.At, &s.ReceivedAt, &refused); err != nil {
+		if err := rows.Scan(&s.Station, &s.Date, &s.EventsWaiting, &s.PrintJobs, &s.LabelsPrinted, &s.Reprints, &s.At, &s.ReceivedAt, &refused, &s.NotUnderstood); err != nil {
 			return nil, err
 		}
 		if refused != "" {

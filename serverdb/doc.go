@@ -7,6 +7,7 @@ package serverdb
 import (
 	"context"
 	"embed"
+	"errors"
 
 	"qrdesk/internal/sqlstore"
 )
@@ -24,4 +25,14 @@ const (
 // migrate applies the migrations of dir not applied yet (sqlstore.Migrate).
 func migrate(ctx context.Context, e *engine, dir string) error {
 	return sqlstore.Migrate(ctx, e.db, migrations, dir, e.postgres)
+}
+
+// newerMessage is the administrator's sentence when migrate refused a
+// database a newer qrdesk-server upgraded, else "".
+func newerMessage(err error) string {
+	var newer *sqlstore.NewerSchemaError
+	if errors.As(err, &newer) {
+		return newer.Message("qrdesk-server")
+	}
+	return ""
 }

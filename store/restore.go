@@ -58,16 +58,18 @@ func CheckBackup(ctx context.Context, path string) (app.Settings, error) {
 }
 
 // Restore replaces the database at dbPath with the backup. The current
-// database is first saved beside it (qrdesk.db.before-restore-TIME), so a
-// mistaken restore loses nothing. Close every qrdesk window on this
-// database before restoring.
+// database is first saved beside it (qrdesk.db.before-restore-TIME), as it
+// is: not migrated, so a database a newer release left (a roll-back, which
+// Open refuses) can be restored over too, and a mistaken restore loses
+// nothing. Close every qrdesk window on this database before restoring.
 func Restore(ctx context.Context, backupPath, dbPath string) (saved string, err error) {
 	saved = fmt.Sprintf("%s.before-restore-%s", dbPath, time.Now().Format("20060102-150405"))
 	if _, err := os.Stat(dbPath); err == nil {
-		cur, err := Open(ctx, dbPath)
+		sqldb, err := sql.Open("sqlite", dsn(dbPath))
 		if err != nil {
-			return "", err
+			return "", app.ErrorfWrap(app.KindInternal, err, "cannot open database %s", dbPath)
 		}
+		cur := &DB{db: sqldb, path: dbPath, now: time.Now}
 		err = cur.Backup(ctx, saved)
 		cur.Close()
 		if err != nil {

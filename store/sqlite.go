@@ -57,6 +57,10 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	d := &DB{db: sqldb, path: path, now: time.Now}
 	if err := sqlstore.Migrate(ctx, sqldb, migrations, deskMigrations, false); err != nil {
 		sqldb.Close()
+		var newer *sqlstore.NewerSchemaError
+		if errors.As(err, &newer) {
+			return nil, app.Errorf(app.KindUnavailable, "cannot open database %s: %s", path, newer.Message("qrdesk"))
+		}
 		return nil, d.wrap(err, "cannot open database %s", path)
 	}
 	var mode string

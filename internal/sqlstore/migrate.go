@@ -18,11 +18,17 @@ import (
 // starting together apply each one exactly once: SQLite's writing
 // transactions are immediate, and on PostgreSQL an advisory lock
 // (migrations only, never the write path) makes servers starting together
-// take turns.
+// take turns. A database that records a migration newer than any in dir
+// is refused untouched with a *NewerSchemaError.
 func Migrate(ctx context.Context, db *sql.DB, fsys fs.FS, dir string, postgres bool) error {
 	files, err := migrationFiles(fsys, dir)
 	if err != nil {
 		return err
+	}
+	if len(files) > 0 {
+		if err := refuseNewer(ctx, db, postgres, files[len(files)-1].version); err != nil {
+			return err
+		}
 	}
 	for _, m := range files {
 		if err := applyMigration(ctx, db, fsys, postgres, m); err != nil {
@@ -96,14 +102,17 @@ func applyMigration(ctx context.Context, db *sql.DB, fsys fs.FS, postgres bool, 
 	return tx.Commit()
 }
 
-// SchemaVersion is the number of migrations in dir of fsys: the schema
-// version a binary brings (qrdesk version, qrdesk-server --version).
+// SchemaVersion is the number of the last migration in dir of fsys: the
+// schema version a binary brings (qrdesk version, qrdesk-server --version),
+// the one a database records once migrated, and the one Migrate compares
+// to refuse a database of a newer release. Numbers have gaps (migrations
+// made on branches), so it is not the count of files.
 func SchemaVersion(fsys fs.FS, dir string) int {
 	files, err := migrationFiles(fsys, dir)
-	if err != nil {
+	if err != nil || len(files) == 0 {
 		return 0
 	}
-	return len(files)
+	return files[len(files)-1].version
 }
 
 // Versions are the migration numbers of dir in fsys, in order.

@@ -1,0 +1,99 @@
+package serverdb
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"qrdesk/internal/testpg"
+)
+
+// A server database that a newer qrdesk-server migrated (the package was
+// rolled back without restoring the backup) is refused with a sentence
+// saying what to do, and nothing in it changes: no migration runs, no
+// letter is bound.
+func TestOpenRefusesNewerSchema(t *testing.T) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(testing.TB) string) {
+		ctx := context.Background()
+		path := dbPath(t)
+		postgres := strings.HasPrefix(path, "postgres")
+		known := SchemaVersion(postgres)
+		newer := known + 2
+
+		c, err := Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var recorded int
+		if err := c.e.db.QueryRowContext(ctx, `SELECT max(version) FROM schema_migrations`).Scan(&recorded); err != nil {
+			t.Fatal(err)
+		}
+		if recorded != known {
+			t.Fatalf("a migrated database records schema %d, want SchemaVersion %d", recorded, known)
+		}
+		// What the newer release did: its migration, a table of its own
+		// and a row in ours.
+		for _, q := range []string{
+			`INSERT INTO schema_migrations (version, applied_at) VALUES (` + strconv.Itoa(newer) + `, 1)`,
+			`CREATE TABLE from_newer (x INTEGER)`,
+			`INSERT INTO from_newer (x) VALUES (7)`,
+			`INSERT INTO deployment (key, value) VALUES ('from_newer', 'kept')`,
+		} {
+			if _, err := c.e.db.ExecContext(ctx, q); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+		}
+		c.Close()
+		var before []byte
+		if !postgres {
+			if before, err = os.ReadFile(path); err != nil {
+				t.Fatal(err)
+			}
+		}
+
+		c, err = Open(ctx, path)
+		if err == nil {
+			c.Close()
+			t.Fatal("Open of a database of schema", newer, "succeeded, want it refused")
+		}
+		want := "this database was upgraded by a newer qrdesk-server (schema " + strconv.Itoa(newer) + "; this release knows " + strconv.Itoa(known) + "): install that release again, or restore the backup taken before the upgrade (docs/deploy.md, Rolling back)"
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Open error:\n got %q\nwant it to contain %q", err, want)
+		}
+
+		if !postgres {
+			after, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(before, after) {
+				t.Error("the refused database file changed")
+			}
+		}
+		driver, dsn := "pgx", path
+		if !postgres {
+			driver, dsn = "sqlite", "file:"+path+"?mode=ro"
+		}
+		raw, err := sql.Open(driver, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer raw.Close()
+		var highest, rows, x int
+		var value string
+		if err := raw.QueryRowContext(ctx, `SELECT (SELECT max(version) FROM schema_migrations), (SELECT count(*) FROM schema_migrations), (SELECT x FROM from_newer), (SELECT value FROM deployment WHERE key = 'from_newer')`).Scan(&highest, &rows, &x, &value); err != nil {
+			t.Fatal(err)
+		}
+		files, err := sqlstoreVersions(map[bool]string{false: centralMigrations, true: postgresMigrations}[postgres])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if highest != newer || rows != len(files)+1 || x != 7 || value != "kept" {
+			t.Errorf("after the refusal: schema %d in %d records, from_newer %d, deployment %q; want %d in %d, 7, \"kept\"", highest, rows, x, value, newer, len(files)+1)
+		}
+	})
+}

@@ -1,0 +1,103 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"qrdesk/app"
+)
+
+// A desk database that a newer qrdesk migrated (the program was rolled
+// back without restoring the backup) is refused with a sentence saying
+// what to do, and the file does not change.
+func TestOpenRefusesNewerSchema(t *testing.T) {
+	ctx := context.Background()
+	svc, db, _ := mustOpen(t)
+	mustIssue(t, svc, app.IssueRequest{Count: 3})
+	known := SchemaVersion()
+	if got := count(t, db, `SELECT max(version) FROM schema_migrations`); got != known {
+		t.Fatalf("a migrated database records schema %d, want SchemaVersion %d", got, known)
+	}
+	newer := known + 2
+	if _, err := db.SQL().Exec(`INSERT INTO schema_migrations (version, applied_at) VALUES (?, 1)`, newer); err != nil {
+		t.Fatal(err)
+	}
+	path := db.Path()
+	db.Close()
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	again, err := Open(ctx, path)
+	if err == nil {
+		again.Close()
+		t.Fatal("Open of a database of schema", newer, "succeeded, want it refused")
+	}
+	want := "cannot open database " + path + ": this database was upgraded by a newer qrdesk (schema " + strconv.Itoa(newer) + "; this release knows " + strconv.Itoa(known) + "): install that release again, or restore the backup taken before the upgrade (docs/deploy.md, Rolling back)"
+	if got := app.ErrorMessage(err); got != want {
+		t.Errorf("Open error:\n got %q\nwant %q", got, want)
+	}
+	if app.KindOf(err) != app.KindUnavailable {
+		t.Errorf("Open error kind %v, want KindUnavailable", app.KindOf(err))
+	}
+	after, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(before, after) {
+		t.Error("the refused database file changed")
+	}
+	if fi, err := os.Stat(path + "-wal"); err == nil && fi.Size() > 0 {
+		t.Errorf("the refused open left %s-wal of %d bytes", path, fi.Size())
+	}
+}
+
+// The way back from a roll-back: a backup restored over the database the
+// newer release left, which is kept beside it as it was.
+func TestRestoreOverNewerSchema(t *testing.T) {
+	ctx := context.Background()
+	svc, db, _ := mustOpen(t)
+	mustIssue(t, svc, app.IssueRequest{Count: 2})
+	backup := filepath.Join(t.TempDir(), "before-upgrade.db")
+	if err := db.Backup(ctx, backup); err != nil {
+		t.Fatal(err)
+	}
+	mustIssue(t, svc, app.IssueRequest{Count: 3}) // what the newer release did
+	newer := SchemaVersion() + 2
+	if _, err := db.SQL().Exec(`INSERT INTO schema_migrations (version, applied_at) VALUES (?, 1)`, newer); err != nil {
+		t.Fatal(err)
+	}
+	path := db.Path()
+	db.Close()
+
+	saved, err := Restore(ctx, backup, path)
+	if err != nil {
+		t.Fatalf("Restore over a database of schema %d: %v", newer, err)
+	}
+	restored, err := Open(ctx, path)
+	if err != nil {
+		t.Fatalf("Open after the restore: %v", err)
+	}
+	defer restored.Close()
+	if got := count(t, restored, `SELECT count(*) FROM codes`); got != 2 {
+		t.Errorf("restored database holds %d codes, want the backup's 2", got)
+	}
+	kept, err := sql.Open("sqlite", "file:"+saved+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kept.Close()
+	var codes, highest int
+	if err := kept.QueryRow(`SELECT (SELECT count(*) FROM codes), (SELECT max(version) FROM schema_migrations)`).Scan(&codes, &highest); err != nil {
+		t.Fatal(err)
+	}
+	if codes != 5 || highest != newer {
+		t.Errorf("the database kept beside (%s) holds %d codes at schema %d, want 5 at %d (as the newer release left it)", saved, codes, highest, newer)
+	}
+}
