@@ -149,8 +149,11 @@ func notHeldByServer(ctx context.Context, tx *sql.Tx, code string) error {
 	var redemptionID, codeID int64
 	var trace, outbox string
 	var own bool
-	err := tx.QueryRowContext(ctx, `SELECT r.id, r.code_id, r.trace_id, COALESCE(o.state, ''),
-		r.station = COALESCE((SELECT value FROM sync_state WHERE key = 'server_station'), '')
+	// own is the row's mark, not its station's name: a row mirrored from an
+	// online answer "already used at this desk" carries the name of this
+	// desk and the id of the refused attempt (the soak's SQLite seed
+	// 100883018: sent as a redemption, it made one the clerk was refused).
+	err := tx.QueryRowContext(ctx, `SELECT r.id, r.code_id, r.trace_id, COALESCE(o.state, ''), r.own = 1
 		FROM redemptions r JOIN codes c ON c.id = r.code_id LEFT JOIN outbox o ON o.event_id = r.trace_id
 		WHERE c.code = ? AND c.status = 'used' AND r.undone_at = 0`, code).
 		Scan(&redemptionID, &codeID, &trace, &outbox, &own)

@@ -60,6 +60,52 @@ func TestRestoreRefusedScanStaysRefused(t *testing.T) {
 	})
 }
 
+// TestRestoreToBeforeTheRefusedScan is the soak's SQLite seed 100883018:
+// as TestRestoreRefusedScanStaysRefused, but the server is then restored
+// again, from a backup older than A's redemption of X. Starting over from
+// that snapshot (which holds X unused), A meets the redemption it kept
+// from the answer "already used by Desk A": it bears A's name and the id
+// of the refused scan, and it is not A's own. It must be dropped, not sent
+// as A's redemption: the server would hold a handover the clerk was
+// refused.
+func TestRestoreToBeforeTheRefusedScan(t *testing.T) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		g := newRestorable(t, dbPath)
+		a := g.deskAt(t, "Desk A", "A")
+		x := a.Issue(t, 2)[0]
+		a.Sync(t)
+		before := g.backup()
+		if v := a.Redeem(t, x, "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("desk A online: %+v", v)
+		}
+		redeemed := g.backup()
+		if u := a.Undo(t, x, "wrong parcel"); u.Server != "undone" {
+			t.Fatalf("undo: %+v, want undone by the server", u)
+		}
+
+		g.restore(redeemed)
+		refused := a.Redeem(t, x, "li")
+		if refused.Outcome != app.OutcomeAlreadyUsed {
+			t.Fatalf("desk A's scan on the restored server: %+v, want already used", refused)
+		}
+		g.restore(before)
+		a.Sync(t)
+		a.Sync(t)
+		if a.restarts() == 0 {
+			t.Fatal("desk A never found that the server was restored")
+		}
+		if n := centraltest.Count(t, g.DB, `SELECT count(*) FROM events WHERE event_id = ?`, refused.TraceID); n != 0 {
+			t.Errorf("the server holds desk A's refused scan of %s (%s) as an event: a handover the clerk was refused", x, refused.TraceID)
+		}
+		if status, _ := g.serverStatus(t, x); status != "unused" {
+			t.Errorf("the server has %s %s, want unused (redeemed and undone, both sent again)", x, status)
+		}
+		if got := a.Status(t, x); got != app.StatusUnused {
+			t.Errorf("desk A has %s %s, want unused as the server", x, got)
+		}
+	})
+}
+
 // TestRestoreRevivesUndoneRedemptionElsewhere: desk A redeems X online;
 // after the backup a supervisor undoes it, and desk C learns the undo from
 // the feed. The server is restored (it holds the redemption, not the
