@@ -77,15 +77,25 @@ type Undo struct {
 	Status       Status `json:"status"` // the label's status afterwards
 }
 
+// UndoSince is the start of the undo window on each clock a redemption's
+// time can be on: the desk's own (an offline redemption) and the server's
+// (an online one, stored at the server's time).
+type UndoSince struct {
+	Desk   int64
+	Server int64
+}
+
 // UndoStore is what undoing needs of the desk database.
 type UndoStore interface {
 	// UndoRedemption puts c back to unused with one conditional UPDATE: it
 	// changes the label only while it is used by a standing redemption made
-	// at actor.Station at or after since. In the same transaction the
+	// at actor.Station at or after since: since.Server for a redemption the
+	// server decided (its time is the server's), since.Desk for one decided
+	// here (its time is this desk's clock). In the same transaction the
 	// redemption is marked undone, the undo row, the audit row and the
 	// outbox event are written. When nothing changed, the error says why
 	// (not found, not used, another desk's redemption, outside the window).
-	UndoRedemption(ctx context.Context, c Code, since int64, u Undo, actor Actor) (Undo, error)
+	UndoRedemption(ctx context.Context, c Code, since UndoSince, u Undo, actor Actor) (Undo, error)
 	// UndoResult returns what became of an undo event (after a sync).
 	UndoResult(ctx context.Context, eventID string) (Undo, error)
 	// RefusedUndos lists this desk's undos the server refused, newest first.
@@ -141,7 +151,14 @@ func (s *Service) UndoRedemption(ctx context.Context, req UndoRequest) (Undo, er
 	}
 	now := s.Now()
 	u := Undo{Code: c.String(), EventID: NewTraceID(), At: now.Unix(), Operator: req.Operator, Reason: reason}
-	u, err = us.UndoRedemption(ctx, c, now.Add(-set.UndoWindow).Unix(), u, Actor{Station: set.StationName, Operator: req.Operator})
+	// An online redemption is stored at the server's time: its window is
+	// judged on the server's clock (by the last trusted measurement), or a
+	// desk hours slow could undo it hours later and the parcel go out again
+	// elsewhere, with no conflict anywhere (the server checks no window).
+	s.followClock(ctx, now)
+	window := int64(set.UndoWindow / time.Second)
+	since := UndoSince{Desk: now.Unix() - window, Server: s.onServerClock(ctx, now.Unix()) - window}
+	u, err = us.UndoRedemption(ctx, c, since, u, Actor{Station: set.StationName, Operator: req.Operator})
 	if err != nil {
 		return Undo{}, err
 	}

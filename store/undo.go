@@ -20,7 +20,7 @@ var _ app.UndoStore = (*DB)(nil)
 const notUndoneHere = ` AND NOT EXISTS (SELECT 1 FROM undos WHERE undos.undoes = ? AND undos.refused = '')`
 
 // UndoRedemption puts a label back to unused (see app.UndoStore).
-func (d *DB) UndoRedemption(ctx context.Context, c app.Code, since int64, u app.Undo, actor app.Actor) (app.Undo, error) {
+func (d *DB) UndoRedemption(ctx context.Context, c app.Code, since app.UndoSince, u app.Undo, actor app.Actor) (app.Undo, error) {
 	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
 		return app.Undo{}, d.wrap(err, "cannot undo the redemption of %s", c)
@@ -28,12 +28,14 @@ func (d *DB) UndoRedemption(ctx context.Context, c app.Code, since int64, u app.
 	defer tx.Rollback()
 	// The one conditional UPDATE: used, by a standing redemption of this
 	// desk, made within the window. Of two supervisors undoing at once,
-	// exactly one sees the row come back.
+	// exactly one sees the row come back. A redemption the server decided
+	// (its event sent online, offline = 0) is at the server's time.
 	var codeID int64
 	err = tx.QueryRowContext(ctx, `UPDATE codes SET status = 'unused', used_at = 0
 		WHERE random = ?1 AND code = ?2 AND status = 'used' AND EXISTS (SELECT 1 FROM redemptions r
-			WHERE r.code_id = codes.id AND r.undone_at = 0 AND r.station = ?3 AND r.redeemed_at >= ?4)
-		RETURNING id`, c.Random, c.String(), actor.Station, since).Scan(&codeID)
+			WHERE r.code_id = codes.id AND r.undone_at = 0 AND r.station = ?3
+			AND r.redeemed_at >= CASE WHEN EXISTS (SELECT 1 FROM outbox o WHERE o.event_id = r.trace_id AND o.kind = 'redeem' AND o.offline = 0) THEN ?5 ELSE ?4 END)
+		RETURNING id`, c.Random, c.String(), actor.Station, since.Desk, since.Server).Scan(&codeID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return app.Undo{}, d.whyNoUndo(ctx, tx, c, since, actor)
 	}
@@ -69,7 +71,7 @@ func insertUndo(ctx context.Context, tx *sql.Tx, redemptionID, codeID int64, u a
 }
 
 // whyNoUndo explains why the conditional UPDATE changed nothing.
-func (d *DB) whyNoUndo(ctx context.Context, tx *sql.Tx, c app.Code, since int64, actor app.Actor) error {
+func (d *DB) whyNoUndo(ctx context.Context, tx *sql.Tx, c app.Code, since app.UndoSince, actor app.Actor) error {
 	rec, err := lookup(ctx, tx, c)
 	if errors.Is(err, app.ErrNotFound) {
 		return app.Errorf(app.KindNotFound, "label %s is not in this desk's database: nothing to undo", c)
@@ -91,7 +93,7 @@ func (d *DB) whyNoUndo(ctx context.Context, tx *sql.Tx, c app.Code, since int64,
 	case station != actor.Station:
 		return app.Errorf(app.KindConflict, "label %s was redeemed at %s (%s): only that desk can undo it", c, station, app.FormatTime(at))
 	}
-	window := d.now().Unix() - since
+	window := d.now().Unix() - since.Desk
 	return app.Errorf(app.KindConflict, "label %s was redeemed at %s; a redemption can be undone for %s, until %s: it is too late now",
 		c, app.FormatTime(at), app.FormatUndoWindow(time.Duration(window)*time.Second), app.FormatTime(at+window))
 }

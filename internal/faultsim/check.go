@@ -36,7 +36,9 @@ const (
 	// used, and its conflict blames a desk that refused the label).
 	InvNoPhantom = "I4 no redemption nobody was told"
 	// InvUndoWindow: a desk undoes only its own standing redemption made
-	// within the undo window by its clock; past the window it refuses.
+	// within the undo window by its clock (an online redemption's by the
+	// server's: it is stored at the server's time); past the window it
+	// refuses.
 	InvUndoWindow = "I5 no undo past the window"
 	// InvNotLost: every redemption the server held when it was restored
 	// from a backup (answered online, or uploaded and acknowledged) is on

@@ -378,10 +378,19 @@ func (r *run) undo(ctx context.Context, g, i int, d *desk, s Step) (string, erro
 	rec := undoRecord{Group: g, Desk: d.idx, Label: s.Label, Outside: s.Outside, Since: d.svc.Now().Add(-set.UndoWindow).Unix()}
 	// The desk's own standing redemption, read before the undo (no other
 	// step of this desk runs in the group).
-	err = d.db.SQL().QueryRowContext(lctx, `SELECT r.redeemed_at FROM redemptions r JOIN codes c ON c.id = r.code_id
-		WHERE c.code = ? AND r.undone_at = 0 AND r.station = ? ORDER BY r.id DESC LIMIT 1`, r.labels[s.Label].Code, d.name).Scan(&rec.RedeemedAt)
+	// An online redemption (the server decided it) is stored at the
+	// server's time, and its window is judged on the server's clock: here
+	// the real one, less 2 seconds for the desk's measurement of it.
+	var online bool
+	err = d.db.SQL().QueryRowContext(lctx, `SELECT r.redeemed_at,
+		EXISTS (SELECT 1 FROM outbox o WHERE o.event_id = r.trace_id AND o.kind = 'redeem' AND o.offline = 0)
+		FROM redemptions r JOIN codes c ON c.id = r.code_id
+		WHERE c.code = ? AND r.undone_at = 0 AND r.station = ? ORDER BY r.id DESC LIMIT 1`, r.labels[s.Label].Code, d.name).Scan(&rec.RedeemedAt, &online)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return "", fmt.Errorf("desk %s redemptions: %w", deskName(d.idx), err)
+	}
+	if online {
+		rec.Since = time.Now().Add(-set.UndoWindow).Unix() - 2
 	}
 	rec.Within = rec.RedeemedAt != 0 && rec.RedeemedAt >= rec.Since
 	u, err := d.svc.UndoRedemption(lctx, app.UndoRequest{Code: r.labels[s.Label].Code, Reason: "wrong parcel", Operator: "supervisor " + deskName(d.idx)})
