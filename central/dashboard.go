@@ -169,7 +169,10 @@ type EventRecord struct {
 
 // CodeHistory is everything the server knows of one label.
 type CodeHistory struct {
-	Code      CodeState
+	Code CodeState
+	// Batch is the label's batch number at the desk that issued it (0:
+	// uploaded by a desk before protocol.RefVersion).
+	Batch     int64
 	Events    []EventRecord // in the order the server received them
 	Conflicts []ConflictRecord
 }
