@@ -186,3 +186,34 @@ func NormalizeCode(s string) (string, error) {
 	}
 	return c.String(), nil
 }
+
+// NotHeld is what the server can tell of a label it does not hold, from
+// the label's shape alone: the server has no key ring (the key never
+// leaves the desks), so it cannot check the signature, and a label it
+// does not hold is either not uploaded yet or not genuine.
+type NotHeld struct {
+	Code string // printed form
+	// Letter and LabelDate are the station letter and label date the
+	// code carries ("" for a label printed without date and serial).
+	Letter    string
+	LabelDate string
+	// Desk is the desk that holds Letter (nil: no desk has it, or the
+	// label carries none).
+	Desk *DeskState
+}
+
+// ExplainNotHeld reads what c says of where it comes from, with the desk
+// of its letter among desks (one not revoked first).
+func ExplainNotHeld(c app.Code, desks []DeskState) NotHeld {
+	n := NotHeld{Code: c.String()}
+	if !c.HasSerial() {
+		return n
+	}
+	n.Letter, n.LabelDate = c.Station, c.LabelDate()
+	for i := range desks {
+		if desks[i].Letter == c.Station && (n.Desk == nil || n.Desk.RevokedAt != 0) {
+			n.Desk = &desks[i]
+		}
+	}
+	return n
+}

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"qrdesk/app"
 )
 
 // TestPerHour: quarter hours fold into the local hours of the day, in a
@@ -36,6 +38,43 @@ func TestPerHour(t *testing.T) {
 			want[0], want[9], want[c.hours-1] = 2, 1, 1
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("per hour\n got %v\nwant %v", got, want)
+			}
+		})
+	}
+}
+
+// TestExplainNotHeld: a label the server does not hold is read for its
+// letter and label date, and the desk of its letter (one not revoked
+// before a revoked one); a letter no desk holds, or a label without
+// letter, names no desk.
+func TestExplainNotHeld(t *testing.T) {
+	desks := []DeskState{
+		{Station: Station{Name: "Old B", Letter: "B", RevokedAt: 5}},
+		{Station: Station{Name: "Desk 2", Letter: "B"}},
+		{Station: Station{Name: "Desk 1", Letter: "A"}},
+	}
+	parse := func(s string) app.Code {
+		c, err := app.Parse(app.Normalize(s))
+		if err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+		return c
+	}
+	for _, tc := range []struct {
+		name, code, letter, date, desk string
+	}{
+		{"BoundLetter", "WH-261129-B0080-AX27VGKZJTLY-A9TF3Z2MT", "B", "2026-11-29", "Desk 2"},
+		{"UnboundLetter", "261130-Q000104-AX27VGKZJTLY-A9TF3Z2MT", "Q", "2026-11-30", ""},
+		{"NoLetter", "AX27VGKZJTLY-A9TF3Z2MT", "", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := ExplainNotHeld(parse(tc.code), desks)
+			desk := ""
+			if n.Desk != nil {
+				desk = n.Desk.Name
+			}
+			if n.Letter != tc.letter || n.LabelDate != tc.date || desk != tc.desk {
+				t.Fatalf("got letter %q, date %q, desk %q; want %q, %q, %q", n.Letter, n.LabelDate, desk, tc.letter, tc.date, tc.desk)
 			}
 		})
 	}
