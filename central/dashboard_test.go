@@ -2,6 +2,7 @@ package central
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -77,5 +78,24 @@ func TestExplainNotHeld(t *testing.T) {
 				t.Fatalf("got letter %q, date %q, desk %q; want %q, %q, %q", n.Letter, n.LabelDate, desk, tc.letter, tc.date, tc.desk)
 			}
 		})
+	}
+}
+
+// TestTooOldSaysWhatADeskMisses: a desk of protocol 3 decides as this
+// server does and misses only the refs; one before clock offsets misses
+// changes of labels; one of this protocol is not too old.
+func TestTooOldSaysWhatADeskMisses(t *testing.T) {
+	for _, tc := range []struct {
+		protocol int
+		want     string
+	}{
+		{2, "does not understand every change the other desks make"},
+		{3, "does not show the refs of other desks' batches"},
+		{4, ""},
+	} {
+		got := DeskVersion{Protocol: tc.protocol}.TooOld()
+		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("protocol %d: %q, want %q", tc.protocol, got, tc.want)
+		}
 	}
 }

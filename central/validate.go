@@ -122,7 +122,7 @@ func ValidateCodes(st Station, codes []CodeIn) error {
 		// The desk's own limit (app.CheckRef): what a desk accepted at
 		// issue, the server accepts.
 		if err := app.CheckRef(codes[i].Ref); err != nil {
-			return Badf("codes[%d] %s: %v (a batch's ref is plain text on one line, at most %d characters)", i, c, err, app.MaxRefChars)
+			return Badf("codes[%d] %s: the batch's %v", i, c, err)
 		}
 		in := &codes[i]
 		in.Random, in.Prefix, in.LabelDate, in.StationID, in.Serial = c.Random, c.Prefix, c.LabelDate(), c.Station, c.Serial
