@@ -13,6 +13,9 @@ import (
 const (
 	MaxOperatorChars = 40
 	MaxReasonChars   = 200
+	// MaxRefChars bounds a batch's ref, which travels with its codes to
+	// the server and the other desks.
+	MaxRefChars = 200
 )
 
 // CheckOperator validates an operator name.
@@ -23,6 +26,12 @@ func CheckOperator(name string) error {
 // CheckReason validates the reason for a disable, enable or undo.
 func CheckReason(reason string) error {
 	return CheckText("reason", reason, MaxReasonChars)
+}
+
+// CheckRef validates a batch's ref (an order number, a route): one line
+// of at most MaxRefChars characters.
+func CheckRef(ref string) error {
+	return CheckText("ref", ref, MaxRefChars)
 }
 
 // ValidStationLetter reports whether id is a station letter: one of A–Z.

@@ -93,8 +93,11 @@ func (s *Service) Issue(ctx context.Context, req IssueRequest) (Batch, []Code, e
 	if err != nil {
 		return Batch{}, nil, err
 	}
-	if len(req.Type) > 40 || len(req.Ref) > 200 {
-		return Batch{}, nil, Errorf(KindInvalid, "type may have up to 40 and ref up to 200 characters")
+	if len(req.Type) > 40 {
+		return Batch{}, nil, Errorf(KindInvalid, "type may have up to 40 characters: shorten it")
+	}
+	if err := CheckRef(req.Ref); err != nil {
+		return Batch{}, nil, &Error{Kind: KindInvalid, Message: err.Error()}
 	}
 	exp := set.Expires
 	if req.Expires != "" {

@@ -217,12 +217,17 @@ func (s *Service) uploadBatches(ctx context.Context, ss SyncStore, ring string) 
 	if err != nil {
 		return err
 	}
+	server, err := ss.ServerState(ctx)
+	if err != nil {
+		return err
+	}
 	var refused error
 	for _, id := range batches {
 		codes, err := ss.BatchUploadCodes(ctx, id)
 		if err != nil {
 			return err
 		}
+		s.refsFor(server.Protocol, id, codes)
 		// Small pieces: each request is answered well within the timeout.
 		for len(codes) > 0 {
 			n := min(len(codes), uploadPiece)
@@ -249,6 +254,29 @@ func (s *Service) uploadBatches(ctx context.Context, ss SyncStore, ring string) 
 		}
 	}
 	return refused
+}
+
+// refsFor keeps in codes (one batch's) the ref and batch number a server
+// of protocol reads: none for a server older than protocol.RefVersion,
+// which refuses fields it does not know. A ref that would not pass the
+// server's check (a desk from before CheckRef stored it) stays here:
+// the batch goes without it rather than not at all.
+func (s *Service) refsFor(serverProtocol int, batch int64, codes []UploadCode) {
+	warned := false
+	for i := range codes {
+		c := &codes[i]
+		if serverProtocol < protocol.RefVersion {
+			c.Ref, c.Batch = "", 0
+			continue
+		}
+		if err := CheckRef(c.Ref); err != nil {
+			if !warned {
+				s.Log.Warn("a batch's ref is not sent to the server", "batch", batch, "error", err.Error())
+				warned = true
+			}
+			c.Ref = ""
+		}
+	}
 }
 
 // downloadChanges brings in the other desks' changes. Every code is

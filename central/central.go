@@ -40,6 +40,10 @@ type CodeIn struct {
 	Serial    int    `json:"-"`
 	ExpireAt  int64  `json:"expire_at"`
 	CreatedAt int64  `json:"created_at"`
+	// Ref and Batch are the batch's ref and its number at the issuing desk
+	// (protocol.UploadCode; none from a desk before protocol.RefVersion).
+	Ref   string `json:"ref,omitempty"`
+	Batch int64  `json:"batch,omitempty"`
 }
 
 // Event is something that happened at a desk: a redemption, a disable or an

@@ -172,7 +172,10 @@ type EventRecord struct {
 
 // CodeHistory is everything the server knows of one label.
 type CodeHistory struct {
-	Code      CodeState
+	Code CodeState
+	// Batch is the label's batch number at the desk that issued it (0:
+	// uploaded by a desk before protocol.RefVersion).
+	Batch     int64
 	Events    []EventRecord // in the order the server received them
 	Conflicts []ConflictRecord
 }
@@ -185,4 +188,35 @@ func NormalizeCode(s string) (string, error) {
 		return "", Badf("%.80q is not a label code: type or scan the whole code, e.g. WH-261129-A0001-AX27VGKZJTLY-A9TF3Z2MT", s)
 	}
 	return c.String(), nil
+}
+
+// NotHeld is what the server can tell of a label it does not hold, from
+// the label's shape alone: the server has no key ring (the key never
+// leaves the desks), so it cannot check the signature, and a label it
+// does not hold is either not uploaded yet or not genuine.
+type NotHeld struct {
+	Code string // printed form
+	// Letter and LabelDate are the station letter and label date the
+	// code carries ("" for a label printed without date and serial).
+	Letter    string
+	LabelDate string
+	// Desk is the desk that holds Letter (nil: no desk has it, or the
+	// label carries none).
+	Desk *DeskState
+}
+
+// ExplainNotHeld reads what c says of where it comes from, with the desk
+// of its letter among desks (one not revoked first).
+func ExplainNotHeld(c app.Code, desks []DeskState) NotHeld {
+	n := NotHeld{Code: c.String()}
+	if !c.HasSerial() {
+		return n
+	}
+	n.Letter, n.LabelDate = c.Station, c.LabelDate()
+	for i := range desks {
+		if desks[i].Letter == c.Station && (n.Desk == nil || n.Desk.RevokedAt != 0) {
+			n.Desk = &desks[i]
+		}
+	}
+	return n
 }

@@ -27,5 +27,10 @@ func (v DeskVersion) TooOld() string {
 	if !v.Known() || v.Protocol >= protocol.Version {
 		return ""
 	}
+	if v.Protocol >= protocol.ClockVersion {
+		// It decides as this server does; it misses only what later
+		// versions added to show.
+		return fmt.Sprintf("speaks protocol %d, the server %d: it does not show the refs of other desks' batches; upgrade qrdesk at this desk", v.Protocol, protocol.Version)
+	}
 	return fmt.Sprintf("speaks protocol %d, the server %d: it does not understand every change the other desks make (undo, replacement, expiry); upgrade qrdesk at this desk", v.Protocol, protocol.Version)
 }

@@ -116,6 +116,14 @@ func ValidateCodes(st Station, codes []CodeIn) error {
 		if codes[i].ExpireAt < 0 || codes[i].CreatedAt < 0 {
 			return Badf("codes[%d]: expire_at and created_at must be Unix seconds", i)
 		}
+		if codes[i].Batch < 0 {
+			return Badf("codes[%d] %s: batch must be the desk's batch number (1 or more), or left out", i, c)
+		}
+		// The desk's own limit (app.CheckRef): what a desk accepted at
+		// issue, the server accepts.
+		if err := app.CheckRef(codes[i].Ref); err != nil {
+			return Badf("codes[%d] %s: the batch's %v", i, c, err)
+		}
 		in := &codes[i]
 		in.Random, in.Prefix, in.LabelDate, in.StationID, in.Serial = c.Random, c.Prefix, c.LabelDate(), c.Station, c.Serial
 	}

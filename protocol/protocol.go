@@ -53,13 +53,21 @@ const (
 // 2: the enrol answer lists the kinds and the station's write number,
 // answers carry write numbers, an unknown kind is "unsupported";
 // 3 (ClockVersion): answers carry the server's clock (TimeHeader), events
-// may carry the desk's clock offset (Event.ClockOffsetMS, ClockAge).
-const Version = 3
+// may carry the desk's clock offset (Event.ClockOffsetMS, ClockAge);
+// 4 (RefVersion): a batch upload may carry each code's ref and batch
+// (UploadCode.Ref, Batch), and the feed and snapshot carry the ref.
+const Version = 4
 
 // ClockVersion is the first version whose server reads the clock fields of
 // an event: a desk sends them to no older server (one that refuses unknown
 // fields would refuse the whole upload), e.g. during a rolling upgrade.
 const ClockVersion = 3
+
+// RefVersion is the first version whose server reads a batch upload's ref
+// and batch fields: a desk sends them to no older server (it refuses
+// unknown fields), and a desk of an older version reads the feed and
+// snapshot as before (it ignores the ref).
+const RefVersion = 4
 
 // Header carries Version on every request and answer.
 const Header = "Qrdesk-Protocol"

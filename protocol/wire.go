@@ -93,6 +93,12 @@ type UploadCode struct {
 	Code      string `json:"code"`
 	ExpireAt  int64  `json:"expire_at"`
 	CreatedAt int64  `json:"created_at"`
+	// Ref is the batch's reference, free text the clerk typed (at most
+	// 200 characters on one line: app.CheckRef), and Batch the batch's number at the desk
+	// that issued it: sent only to a server of RefVersion or later
+	// (omitted when empty, so an older server never sees them).
+	Ref   string `json:"ref,omitempty"`
+	Batch int64  `json:"batch,omitempty"`
 }
 
 // Snapshot is one page of the central server's state, for a desk that
@@ -135,6 +141,9 @@ type CodeState struct {
 	// Entitlement is the root label's code of a label linked by a
 	// replacement ("" for a label never replaced).
 	Entitlement string `json:"entitlement,omitempty"`
+	// Ref is the reference of the label's batch ("" for none, or from a
+	// server before RefVersion).
+	Ref string `json:"ref,omitempty"`
 }
 
 // RefusedFeedCompacted is the server's answer when the changes after a

@@ -254,20 +254,20 @@ func (c *DB) UploadBatch(ctx context.Context, st central.Station, codes []centra
 
 func (c *DB) uploadPiece(ctx context.Context, st central.Station, codes []central.CodeIn) (int, int64, error) {
 	var q strings.Builder
-	q.WriteString(`INSERT INTO codes (code, random, prefix, label_date, station_id, serial, issued_by, expire_at, created_at) VALUES `)
-	args := make([]any, 0, 9*len(codes))
+	q.WriteString(`INSERT INTO codes (code, random, prefix, label_date, station_id, serial, issued_by, expire_at, created_at, ref, batch) VALUES `)
+	args := make([]any, 0, 11*len(codes))
 	for i, code := range codes {
 		if i > 0 {
 			q.WriteString(", ")
 		}
-		q.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?)")
+		q.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 		var serial, stationID any
 		if code.StationID != "" {
 			serial, stationID = code.Serial, code.StationID
 		}
-		args = append(args, code.Code, code.Random, code.Prefix, code.LabelDate, stationID, serial, st.Name, code.ExpireAt, code.CreatedAt)
+		args = append(args, code.Code, code.Random, code.Prefix, code.LabelDate, stationID, serial, st.Name, code.ExpireAt, code.CreatedAt, code.Ref, code.Batch)
 	}
-	q.WriteString(` ON CONFLICT (code) DO NOTHING RETURNING code, expire_at, created_at`)
+	q.WriteString(` ON CONFLICT (code) DO NOTHING RETURNING code, expire_at, created_at, ref`)
 	tx, err := c.e.begin(ctx)
 	if err != nil {
 		return 0, 0, err
@@ -280,24 +280,19 @@ func (c *DB) uploadPiece(ctx context.Context, st central.Station, codes []centra
 		}
 		return 0, 0, err
 	}
-	var changes []change
-	for rows.Next() {
-		var code string
-		var expire, created int64
-		if err := rows.Scan(&code, &expire, &created); err != nil {
-			rows.Close()
-			return 0, 0, err
-		}
-		data, _ := json.Marshal(map[string]any{"expire_at": expire, "created_at": created})
-		changes = append(changes, change{kind: protocol.KindCode, code: code, station: st.Name, data: string(data)})
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	changes, err := codeChanges(rows, st)
+	if err != nil {
 		if isUniqueAny(err) {
 			return 0, 0, central.Badf("a code of this batch repeats the serial of another code: two desks share station letter %s; give each desk its own letter", st.Letter)
 		}
 		return 0, 0, err
 	}
+	added := len(changes)
+	more, err := c.completeRefs(ctx, tx, st, codes, changes)
+	if err != nil {
+		return 0, 0, err
+	}
+	changes = append(changes, more...)
 	if len(changes) == 0 {
 		return 0, 0, nil // a retry: nothing written, no number
 	}
@@ -308,7 +303,79 @@ func (c *DB) uploadPiece(ctx context.Context, st central.Station, codes []centra
 	if err != nil {
 		return 0, 0, err
 	}
-	return len(changes), write, tx.commit()
+	return added, write, tx.commit()
+}
+
+// codeChanges reads rows of (code, expire_at, created_at, ref) into the
+// feed's code changes, and closes them.
+func codeChanges(rows *sql.Rows, st central.Station) ([]change, error) {
+	defer rows.Close()
+	var changes []change
+	for rows.Next() {
+		var code, ref string
+		var expire, created int64
+		if err := rows.Scan(&code, &expire, &created, &ref); err != nil {
+			return nil, err
+		}
+		changes = append(changes, change{kind: protocol.KindCode, code: code, station: st.Name, data: codeData(expire, created, ref)})
+	}
+	return changes, rows.Err()
+}
+
+// codeData is a code change's data: what a desk stores of a label beside
+// its code (the ref only when there is one, as an older server's feed).
+func codeData(expireAt, createdAt int64, ref string) string {
+	m := map[string]any{"expire_at": expireAt, "created_at": createdAt}
+	if ref != "" {
+		m["ref"] = ref
+	}
+	data, _ := json.Marshal(m)
+	return string(data)
+}
+
+// completeRefs gives the codes of an upload the server held already
+// without a ref (a replacement's new label, stored from its replace event
+// before its batch arrived) the ref and batch number the upload carries,
+// if the station uploading them issued them; each such label goes to the
+// feed again, with its ref. added are the changes of the codes the upload
+// stored: those have theirs.
+func (c *DB) completeRefs(ctx context.Context, tx *etx, st central.Station, codes []central.CodeIn, added []change) ([]change, error) {
+	stored := make(map[string]bool, len(added))
+	for _, ch := range added {
+		stored[ch.code] = true
+	}
+	type key struct {
+		ref   string
+		batch int64
+	}
+	groups := map[key][]any{}
+	var order []key
+	for _, in := range codes {
+		if in.Ref == "" || stored[in.Code] {
+			continue
+		}
+		k := key{in.Ref, in.Batch}
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], in.Code)
+	}
+	var out []change
+	for _, k := range order {
+		list := groups[k]
+		q := `UPDATE codes SET ref = ?, batch = ? WHERE ref = '' AND issued_by = ? AND code IN (?` + strings.Repeat(", ?", len(list)-1) + `)
+			RETURNING code, expire_at, created_at, ref`
+		rows, err := tx.query(ctx, q, append([]any{k.ref, k.batch, st.Name}, list...)...)
+		if err != nil {
+			return nil, err
+		}
+		more, err := codeChanges(rows, st)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, more...)
+	}
+	return out, nil
 }
 
 // change is one entry for the feed.

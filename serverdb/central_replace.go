@@ -139,8 +139,7 @@ func (c *DB) replaceLabel(ctx context.Context, tx *etx, st central.Station, ev c
 	case err != nil && !errors.Is(err, sql.ErrNoRows):
 		return central.Result{}, err
 	case err == nil:
-		data, _ := json.Marshal(map[string]any{"expire_at": in.ExpireAt, "created_at": in.CreatedAt})
-		if err := c.addChanges(ctx, tx, change{protocol.KindCode, in.Code, st.Name, string(data)}); err != nil {
+		if err := c.addChanges(ctx, tx, change{protocol.KindCode, in.Code, st.Name, codeData(in.ExpireAt, in.CreatedAt, "")}); err != nil {
 			return central.Result{}, err
 		}
 	}

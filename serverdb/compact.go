@@ -151,7 +151,7 @@ func (c *DB) Snapshot(ctx context.Context, afterID int64, limit int) (central.Sn
 			return snap, err
 		}
 	}
-	rows, err := c.e.query(ctx, `SELECT id, code, issued_by, status, expire_at, created_at, used_at, used_station, used_operator, used_event, disabled_reason, entitlement
+	rows, err := c.e.query(ctx, `SELECT id, code, issued_by, status, expire_at, created_at, used_at, used_station, used_operator, used_event, disabled_reason, entitlement, ref
 		FROM codes WHERE id > ? ORDER BY id LIMIT ?`, afterID, limit)
 	if err != nil {
 		return snap, err
@@ -161,7 +161,7 @@ func (c *DB) Snapshot(ctx context.Context, afterID int64, limit int) (central.Sn
 	var last int64
 	for rows.Next() {
 		var s central.CodeState
-		if err := rows.Scan(&last, &s.Code, &s.IssuedBy, &s.Status, &s.ExpireAt, &s.CreatedAt, &s.UsedAt, &s.UsedStation, &s.UsedOperator, &s.UsedEvent, &s.DisabledReason, &s.Entitlement); err != nil {
+		if err := rows.Scan(&last, &s.Code, &s.IssuedBy, &s.Status, &s.ExpireAt, &s.CreatedAt, &s.UsedAt, &s.UsedStation, &s.UsedOperator, &s.UsedEvent, &s.DisabledReason, &s.Entitlement, &s.Ref); err != nil {
 			return snap, err
 		}
 		snap.Codes = append(snap.Codes, s)

@@ -253,8 +253,8 @@ func (c *DB) ResolveConflict(ctx context.Context, id int64, r central.Resolution
 func (c *DB) CodeHistory(ctx context.Context, code string) (central.CodeHistory, error) {
 	var h central.CodeHistory
 	s := &h.Code
-	err := c.e.queryRow(ctx, `SELECT code, issued_by, status, expire_at, created_at, used_at, used_station, used_operator, used_event, disabled_reason
-		FROM codes WHERE code = ?`, code).Scan(&s.Code, &s.IssuedBy, &s.Status, &s.ExpireAt, &s.CreatedAt, &s.UsedAt, &s.UsedStation, &s.UsedOperator, &s.UsedEvent, &s.DisabledReason)
+	err := c.e.queryRow(ctx, `SELECT code, issued_by, status, expire_at, created_at, used_at, used_station, used_operator, used_event, disabled_reason, ref, batch
+		FROM codes WHERE code = ?`, code).Scan(&s.Code, &s.IssuedBy, &s.Status, &s.ExpireAt, &s.CreatedAt, &s.UsedAt, &s.UsedStation, &s.UsedOperator, &s.UsedEvent, &s.DisabledReason, &s.Ref, &h.Batch)
 	if errors.Is(err, sql.ErrNoRows) {
 		return h, central.ErrNoCode
 	}

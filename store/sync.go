@@ -42,7 +42,7 @@ func (d *DB) PendingBatches(ctx context.Context) ([]int64, error) {
 }
 
 func (d *DB) BatchUploadCodes(ctx context.Context, id int64) ([]app.UploadCode, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT code, expire_at, created_at FROM codes WHERE batch_id = ? ORDER BY id`, id)
+	rows, err := d.db.QueryContext(ctx, `SELECT code, expire_at, created_at, ref, batch_id FROM codes WHERE batch_id = ? ORDER BY id`, id)
 	if err != nil {
 		return nil, d.wrap(err, "cannot read batch %d", id)
 	}
@@ -50,7 +50,7 @@ func (d *DB) BatchUploadCodes(ctx context.Context, id int64) ([]app.UploadCode, 
 	var out []app.UploadCode
 	for rows.Next() {
 		var c app.UploadCode
-		if err := rows.Scan(&c.Code, &c.ExpireAt, &c.CreatedAt); err != nil {
+		if err := rows.Scan(&c.Code, &c.ExpireAt, &c.CreatedAt, &c.Ref, &c.Batch); err != nil {
 			return nil, err
 		}
 		out = append(out, c)
@@ -236,6 +236,9 @@ func applyChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
 		// Status is the label's status at the server after the change
 		// (absent from an older server's feed).
 		Status string `json:"status"`
+		// Ref is a code change's batch ref (absent from an older server's
+		// feed, and for a batch without one).
+		Ref string `json:"ref"`
 		app.Conflict
 	}
 	json.Unmarshal([]byte(ch.Data), &data)
@@ -267,11 +270,18 @@ func applyChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
 		if c.HasSerial() {
 			stationID, serial = c.Station, c.Serial
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO codes (code, random, prefix, label_date, station_id, serial, batch_id, key_id, expire_at, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-			c.String(), c.Random, c.Prefix, c.LabelDate(), stationID, serial, batch, string(c.KeyID), data.ExpireAt, data.Created)
+		_, err = tx.ExecContext(ctx, `INSERT INTO codes (code, random, prefix, label_date, station_id, serial, batch_id, key_id, expire_at, created_at, ref)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+			c.String(), c.Random, c.Prefix, c.LabelDate(), stationID, serial, batch, string(c.KeyID), data.ExpireAt, data.Created, data.Ref)
 		if err != nil {
 			return err
+		}
+		if data.Ref != "" {
+			// A label this desk knew before its batch's ref reached it (a
+			// replacement's, or from an older server's feed).
+			if _, err := tx.ExecContext(ctx, `UPDATE codes SET ref = ? WHERE random = ? AND code = ? AND ref = ''`, data.Ref, c.Random, c.String()); err != nil {
+				return err
+			}
 		}
 		return completeForeignCode(ctx, tx, c, batch, data.ExpireAt, data.Created)
 	case protocol.KindRedeem:
@@ -460,7 +470,7 @@ func (d *DB) ApplySnapshot(ctx context.Context, page app.RemoteSnapshot, positio
 	}
 	defer tx.Rollback()
 	for _, c := range page.Codes {
-		data, _ := json.Marshal(map[string]any{"expire_at": c.ExpireAt, "created_at": c.CreatedAt})
+		data, _ := json.Marshal(map[string]any{"expire_at": c.ExpireAt, "created_at": c.CreatedAt, "ref": c.Ref})
 		changes := []app.RemoteChange{{Kind: protocol.KindCode, Code: c.Code, Station: c.IssuedBy, Data: string(data)}}
 		// Each status as a feed change that carries it: this desk's copy
 		// becomes the server's, unless an event of this desk on the label

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"testing"
 	"time"
 
@@ -208,8 +209,8 @@ func TestUnknownKindAnsweredAlone(t *testing.T) {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		if got := resp.Header.Get(app.ProtocolHeader); got != "3" {
-			t.Fatalf("%s: %q, want 3", app.ProtocolHeader, got)
+		if got := resp.Header.Get(app.ProtocolHeader); got != strconv.Itoa(app.Protocol) {
+			t.Fatalf("%s: %q, want %d", app.ProtocolHeader, got, app.Protocol)
 		}
 	})
 }
