@@ -26,6 +26,10 @@ type ServerState struct {
 	// Lost is set when the server gave a number this desk holds for
 	// another write: the server lost history, the desk starts over.
 	Lost bool
+	// Sites is what the server announced of its sites (nil: a server
+	// before sites, or never enrolled): this desk's site, the letters'
+	// sites, and what to do offline with another site's label.
+	Sites *protocol.SiteInfo
 }
 
 // lostHistory reports whether an enrolment shows the server lost writes

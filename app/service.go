@@ -224,7 +224,21 @@ func (s *Service) RedeemScan(ctx context.Context, raw, operator string, inARow b
 		byServer = decided
 		if !decided {
 			a.AcceptUnknown = s.Remote != nil && err != nil
-			v, err = s.Store.Redeem(ctx, c, a)
+			site, refuse := "", false
+			if a.AcceptUnknown {
+				site, refuse = s.otherSite(ctx, c)
+			}
+			if refuse {
+				v = Verdict{Outcome: OutcomeUnknown, Code: c.String(), Site: site,
+					Reason: fmt.Sprintf("label of site %s: ask the supervisor (this desk is offline and does not decide other sites' labels)", site)}
+				err = s.Store.LogScan(ctx, a, v)
+			} else {
+				v, err = s.Store.Redeem(ctx, c, a)
+				if site != "" && v.Outcome == OutcomeRedeemed {
+					v.Site = site
+					v.Reason = "accepted offline: a label of site " + site + ", decided here alone; the server will confirm"
+				}
+			}
 		}
 	}
 	v.TraceID = a.TraceID
@@ -292,7 +306,31 @@ func (s *Service) redeemOnline(ctx context.Context, c Code, a Attempt) (Verdict,
 	}
 	a.ByServer = true
 	v, err := s.Store.MirrorRemote(ctx, c, a, r)
+	v.Site = r.Site // a label of another site: where it was issued
 	return v, true, err
+}
+
+// otherSite returns the site of a label this desk does not hold when the
+// server announced (at the last enrolment) that its station letter is
+// another site's, and whether the deployment says to refuse such a label
+// while offline (protocol.CrossSiteRefuse). "" when the label is held
+// here, of this site, or of a letter no station had at the enrolment.
+func (s *Service) otherSite(ctx context.Context, c Code) (site string, refuse bool) {
+	if !c.HasSerial() {
+		return "", false
+	}
+	if _, err := s.Store.Lookup(ctx, c); !errors.Is(err, ErrNotFound) {
+		return "", false
+	}
+	st, err := s.Store.ServerState(ctx)
+	if err != nil || st.Sites == nil {
+		return "", false
+	}
+	site = st.Sites.Letters[c.Station]
+	if site == "" || site == st.Sites.Site {
+		return "", false
+	}
+	return site, st.Sites.CrossSiteOffline == protocol.CrossSiteRefuse
 }
 
 // askServer reports whether an online scan of rec goes to the server: it

@@ -62,6 +62,9 @@ type SyncStore interface {
 	// server and the kinds the server announced (nil: none); another
 	// station than the recorded one forgets the write numbers.
 	SetServer(ctx context.Context, station string, kinds []string, protocol int) error
+	// SetServerSites records what the server announced of its sites at
+	// the enrolment (nil: nothing, a server before sites).
+	SetServerSites(ctx context.Context, sites *protocol.SiteInfo) error
 	// RecordWrite keeps a write number the server gave for key (an event
 	// id or a batch piece; MarkEvents and MirrorRemote keep theirs); a
 	// number held for another key sets ServerState.Lost.
@@ -146,6 +149,9 @@ func (s *Service) Sync(ctx context.Context) (SyncStatus, error) {
 	s.refusal = nil
 	s.mu.Unlock()
 	if err := ss.SetServer(ctx, en.Station, en.Kinds, en.Protocol); err != nil {
+		return SyncStatus{}, err
+	}
+	if err := ss.SetServerSites(ctx, en.Sites); err != nil {
 		return SyncStatus{}, err
 	}
 	if KnowsKind(en.Kinds, protocol.KindStaff) {

@@ -22,6 +22,9 @@ type Verdict struct {
 	// UsedCode is the label that was used when it is not this one: this
 	// label and it are one entitlement (a label and its replacement).
 	UsedCode string `json:"used_code,omitempty"`
+	// Site is the site the label was issued in when it is not this desk's
+	// (a desk downloads only its own site's labels).
+	Site string `json:"site,omitempty"`
 
 	Record *CodeRecord `json:"record,omitempty"`
 }
@@ -29,6 +32,16 @@ type Verdict struct {
 // Message is the one-line text for the clerk (English; the GUI translates by
 // Outcome and fills in the same details).
 func (v Verdict) Message() string {
+	if v.Site == "" {
+		return v.message()
+	}
+	if v.Outcome == OutcomeUnknown {
+		return v.Reason
+	}
+	return v.message() + " (label of site " + v.Site + ")"
+}
+
+func (v Verdict) message() string {
 	switch v.Outcome {
 	case OutcomeRedeemed:
 		return "Redeemed: hand over the parcel"

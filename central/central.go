@@ -28,6 +28,14 @@ type Station struct {
 	// TokenHash is the hash of the token the station was found by
 	// (StationByToken): Apply checks it is still the station's.
 	TokenHash string `json:"-"`
+	// Site is the name of the station's site, SiteID its id: the station's
+	// desk follows that site's feed, and its uploads are that site's labels.
+	Site   string `json:"site,omitempty"`
+	SiteID int64  `json:"-"`
+	// SiteFrom is set (the feed's head then, plus one) when the station
+	// moved to another site and its desk has not started over since: it is
+	// told to (feed_compacted), and goes back to 0 at its snapshot.
+	SiteFrom int64 `json:"-"`
 }
 
 // CodeIn is one code of an uploaded batch, with the fields parsed from it.

@@ -49,6 +49,18 @@ type Store interface {
 	// when changes after it were compacted away (the desk then starts over
 	// from a Snapshot).
 	Changes(ctx context.Context, after int64, limit int) ([]Change, error)
+	// SiteChanges is Changes for a desk of the site: only the changes to
+	// that site's labels and the deployment-wide ones (the staff list).
+	SiteChanges(ctx context.Context, site, after int64, limit int) ([]Change, error)
+	// SiteInfo is what a desk of the station's site is told at its
+	// enrolment: its site, the cross-site setting, the letters' sites.
+	SiteInfo(ctx context.Context, st Station) (protocol.SiteInfo, error)
+	// SiteMoveSeen records that the station's desk has started over
+	// since its move to another site (Station.SiteFrom goes back to 0).
+	SiteMoveSeen(ctx context.Context, stationID int64) error
+	// LabelSite returns the site (id and name) of a stored label;
+	// ok is false when the server has no such label.
+	LabelSite(ctx context.Context, code string) (id int64, name string, ok bool, err error)
 	// FeedTag returns the tag of the change at position pos (Change.Tag);
 	// held is false when the feed has none there (compacted, or not
 	// written yet).
@@ -66,7 +78,8 @@ type Store interface {
 	// Snapshot returns the state of up to limit codes after the code id
 	// afterID, the conflicts with them, and the feed position the state is
 	// at least as new as.
-	Snapshot(ctx context.Context, afterID int64, limit int) (Snapshot, error)
+	// Only the site's labels (site 0: every label).
+	Snapshot(ctx context.Context, site, afterID int64, limit int) (Snapshot, error)
 	// Conflicts lists the conflicts whose first redemption is in [from, to).
 	Conflicts(ctx context.Context, from, to int64) ([]Conflict, error)
 	// SetDeskStatus keeps a desk's report of a day, unless a report of

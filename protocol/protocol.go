@@ -151,7 +151,32 @@ type Enrolment struct {
 	// server checked: all of them, or 0 from a server that checks only the
 	// highest (named in the request's query).
 	Checked int `json:"checked,omitempty"`
+	// Sites is the deployment's sites as this desk needs them (nil from a
+	// server before sites: the desk decides every label alone offline).
+	Sites *SiteInfo `json:"sites,omitempty"`
 }
+
+// SiteInfo tells a desk its site and how to treat, offline, a label of
+// another site (one it never downloaded: a desk follows only its own
+// site's feed).
+type SiteInfo struct {
+	// Site is the name of the desk's site.
+	Site string `json:"site"`
+	// CrossSiteOffline is CrossSiteRefuse or CrossSiteDecide.
+	CrossSiteOffline string `json:"cross_site_offline"`
+	// Letters maps each station letter to its station's site name, so a
+	// desk tells from a label's letter where it was issued.
+	Letters map[string]string `json:"letters,omitempty"`
+}
+
+// What a desk does, offline, with a label of another site.
+const (
+	// CrossSiteDecide: redeem it alone (the signature verifies) and report
+	// it; a double use becomes a conflict, as for any offline redemption.
+	CrossSiteDecide = "decide"
+	// CrossSiteRefuse: refuse it ("label of site X: ask the supervisor").
+	CrossSiteRefuse = "refuse"
+)
 
 // WriteCheck is a write a desk names at its enrolment: a write number the
 // server gave it and the key it was given for (an event id, or

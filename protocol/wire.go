@@ -54,6 +54,9 @@ type Result struct {
 	// Write is the server's write number for this desk's station given to
 	// the event (0: not recorded); a duplicate carries the first number.
 	Write int64 `json:"write,omitempty"`
+	// Site is the name of the label's site when it is not the desk's (an
+	// online answer about a label of another site); "" otherwise.
+	Site string `json:"site,omitempty"`
 }
 
 // Change is one entry of the server's change feed.
@@ -68,6 +71,9 @@ type Change struct {
 	// applied there, and a server that holds another change there (it was
 	// restored from a backup) answers feed_reset.
 	Tag string `json:"tag,omitempty"`
+	// Site is the site the change goes to (the label's; 0: every site,
+	// the staff list). The server's own: never sent.
+	Site int64 `json:"-"`
 }
 
 // Conflict is a code redeemed at two stations while offline.

@@ -53,6 +53,7 @@ type feedTail struct {
 type tailEntry struct {
 	pos  int64
 	tag  string
+	site int64 // the change's site (0: every site's desks get it)
 	json []byte
 }
 
@@ -161,7 +162,7 @@ func (t *feedTail) readNew(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			add[i] = tailEntry{pos: ch.Seq, tag: ch.Tag, json: b}
+			add[i] = tailEntry{pos: ch.Seq, tag: ch.Tag, site: ch.Site, json: b}
 		}
 		head = changes[len(changes)-1].Seq
 		t.mu.Lock()
@@ -233,8 +234,8 @@ func (t *feedTail) rewound(after int64, check string) (rewound, ok bool) {
 
 // pageKey is what an answer depends on besides the tail's content.
 type pageKey struct {
-	floor, head, after int64
-	limit              int
+	floor, head, after, site int64
+	limit                    int
 }
 
 type builtPage struct {
@@ -246,25 +247,26 @@ type builtPage struct {
 // mostly at the same cursor (the last head), so one answer serves them.
 const maxBuiltPages = 64
 
-// page answers GET /v1/changes from the tail: up to limit changes after
-// the cursor, as the JSON the database path writes. ok is false when the
+// page answers GET /v1/changes from the tail: up to limit changes of the
+// site (its labels' and the deployment-wide ones) after the cursor, as the
+// JSON the database path writes. ok is false when the
 // tail does not hold the cursor's place; n is how many changes it holds.
 // The desks woken by one refresh mostly ask from the same cursor: the
 // answer is built once for them (a thousand desks building their own
 // copies at once kept redemptions waiting for the CPU).
-func (t *feedTail) page(after int64, limit int) (body json.RawMessage, n int, ok bool) {
+func (t *feedTail) page(after int64, limit int, site int64) (body json.RawMessage, n int, ok bool) {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	if !t.ready || after < t.floor || after > t.head {
 		return nil, 0, false
 	}
-	key := pageKey{floor: t.floor, head: t.head, after: after, limit: limit}
+	key := pageKey{floor: t.floor, head: t.head, after: after, site: site, limit: limit}
 	t.pagesMu.Lock()
 	defer t.pagesMu.Unlock()
 	if p, ok := t.pages[key]; ok {
 		return p.body, p.n, true
 	}
-	body, n = t.build(after, limit)
+	body, n = t.build(after, limit, site)
 	for k := range t.pages {
 		if k.head != t.head || k.floor != t.floor || len(t.pages) >= maxBuiltPages {
 			delete(t.pages, k)
@@ -277,28 +279,33 @@ func (t *feedTail) page(after int64, limit int) (body json.RawMessage, n int, ok
 	return body, n, true
 }
 
-// build encodes up to limit changes after the cursor (under t.mu).
-func (t *feedTail) build(after int64, limit int) (json.RawMessage, int) {
+// build encodes up to limit changes of the site after the cursor (under
+// t.mu). The other sites' changes are skipped: a desk's cursor moves only
+// over its own site's changes (next is the last one sent).
+func (t *feedTail) build(after int64, limit int, site int64) (json.RawMessage, int) {
 	i := sort.Search(len(t.entries), func(i int) bool { return t.entries[i].pos > after })
-	j := min(len(t.entries), i+limit)
+	picked := make([]*tailEntry, 0, min(limit, len(t.entries)-i))
 	size := 32
-	for _, e := range t.entries[i:j] {
-		size += len(e.json) + 1
+	for k := i; k < len(t.entries) && len(picked) < limit; k++ {
+		if e := &t.entries[k]; e.site == site || e.site == 0 {
+			picked = append(picked, e)
+			size += len(e.json) + 1
+		}
 	}
 	b := make([]byte, 0, size)
 	b = append(b, `{"changes":[`...)
-	for k, e := range t.entries[i:j] {
+	for k, e := range picked {
 		if k > 0 {
 			b = append(b, ',')
 		}
 		b = append(b, e.json...)
 	}
 	next := after
-	if j > i {
-		next = t.entries[j-1].pos
+	if len(picked) > 0 {
+		next = picked[len(picked)-1].pos
 	}
 	b = append(b, `],"next":`...)
 	b = strconv.AppendInt(b, next, 10)
 	b = append(b, '}', '\n')
-	return b, j - i
+	return b, len(picked)
 }

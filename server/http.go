@@ -349,6 +349,11 @@ func (a *API) enrol(r *http.Request, st central.Station) (any, error) {
 		return nil, err
 	}
 	en.Lost = en.Lost || behind
+	sites, err := a.Store.SiteInfo(r.Context(), st)
+	if err != nil {
+		return nil, err
+	}
+	en.Sites = &sites
 	return en, nil
 }
 
@@ -422,6 +427,17 @@ func (a *API) redeem(r *http.Request, st central.Station) (any, error) {
 		return nil, err
 	}
 	a.Metrics.countRedemptions([]central.Event{ev}, res)
+	// A label of another site: the desk says where it was issued (it never
+	// downloaded it: a desk follows only its own site's feed).
+	if res[0].Outcome != central.OutcomeUnknown {
+		site, name, ok, err := a.Store.LabelSite(r.Context(), ev.Code)
+		if err != nil {
+			return nil, err
+		}
+		if ok && site != st.SiteID {
+			res[0].Site = name
+		}
+	}
 	return res[0], nil
 }
 
@@ -577,6 +593,17 @@ func (a *API) changes(r *http.Request, st central.Station) (any, error) {
 		if err := a.tail.refresh(ctx, notBefore); err != nil {
 			return nil, err
 		}
+		if first && st.SiteFrom != 0 {
+			// The station moved to another site since this desk read
+			// the feed: it starts over from its new site's snapshot (or
+			// reads that site's feed from its beginning).
+			if after > 0 {
+				return nil, central.ErrFeedCompacted
+			}
+			if err := a.siteMoveSeen(ctx, st); err != nil {
+				return nil, err
+			}
+		}
 		if first && check != "" && after > 0 {
 			if err := a.checkFeed(ctx, after, check); err != nil {
 				return nil, err
@@ -584,10 +611,10 @@ func (a *API) changes(r *http.Request, st central.Station) (any, error) {
 		}
 		var answer any
 		found := 0
-		if body, n, ok := a.tail.page(after, limit); ok {
+		if body, n, ok := a.tail.page(after, limit, st.SiteID); ok {
 			answer, found = body, n
 		} else {
-			ch, err := a.Store.Changes(ctx, after, limit)
+			ch, err := a.Store.SiteChanges(ctx, st.SiteID, after, limit)
 			if err != nil {
 				return nil, err
 			}
@@ -741,7 +768,22 @@ func (a *API) snapshot(r *http.Request, st central.Station) (any, error) {
 	if (err != nil && r.URL.Query().Get("after_id") != "") || afterID < 0 {
 		return nil, central.Badf("after_id must be a code id from the previous page")
 	}
-	return a.Store.Snapshot(r.Context(), afterID, SnapshotPage)
+	if afterID == 0 && st.SiteFrom != 0 {
+		if err := a.siteMoveSeen(r.Context(), st); err != nil {
+			return nil, err
+		}
+	}
+	return a.Store.Snapshot(r.Context(), st.SiteID, afterID, SnapshotPage)
+}
+
+// siteMoveSeen records that a moved station's desk starts over now, and
+// drops its cached lookup so its next request is not told again.
+func (a *API) siteMoveSeen(ctx context.Context, st central.Station) error {
+	if err := a.Store.SiteMoveSeen(ctx, st.ID); err != nil {
+		return err
+	}
+	a.stations.drop(st.TokenHash)
+	return nil
 }
 
 // status keeps a desk's report of what only it knows (its outbox, what it

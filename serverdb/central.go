@@ -138,7 +138,11 @@ func (c *DB) AddStation(ctx context.Context, st central.Station, tokenHash strin
 	if err := central.ValidateStation(st); err != nil {
 		return err
 	}
-	_, err := c.e.exec(ctx, `INSERT INTO stations (name, token_hash, letter, created_at) VALUES (?, ?, ?, ?)`, st.Name, tokenHash, st.Letter, st.CreatedAt)
+	site, err := c.siteID(ctx, st.Site)
+	if err != nil {
+		return err
+	}
+	_, err = c.e.exec(ctx, `INSERT INTO stations (name, token_hash, letter, created_at, site) VALUES (?, ?, ?, ?, ?)`, st.Name, tokenHash, st.Letter, st.CreatedAt, site)
 	if isUniqueAny(err) {
 		return c.whyTaken(ctx, st)
 	}
@@ -205,7 +209,7 @@ func (c *DB) RevokeStation(ctx context.Context, name string, at int64) error {
 }
 
 func (c *DB) Stations(ctx context.Context) ([]central.Station, error) {
-	rows, err := c.e.query(ctx, `SELECT id, name, letter, created_at, revoked_at FROM stations ORDER BY name`)
+	rows, err := c.e.query(ctx, `SELECT t.id, t.name, t.letter, t.created_at, t.revoked_at, t.site, s.name FROM stations t JOIN sites s ON s.id = t.site ORDER BY t.name`)
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +217,7 @@ func (c *DB) Stations(ctx context.Context) ([]central.Station, error) {
 	var out []central.Station
 	for rows.Next() {
 		var s central.Station
-		if err := rows.Scan(&s.ID, &s.Name, &s.Letter, &s.CreatedAt, &s.RevokedAt); err != nil {
+		if err := rows.Scan(&s.ID, &s.Name, &s.Letter, &s.CreatedAt, &s.RevokedAt, &s.SiteID, &s.Site); err != nil {
 			return nil, err
 		}
 		out = append(out, s)
@@ -223,8 +227,9 @@ func (c *DB) Stations(ctx context.Context) ([]central.Station, error) {
 
 func (c *DB) StationByToken(ctx context.Context, tokenHash string) (central.Station, error) {
 	s := central.Station{TokenHash: tokenHash}
-	err := c.e.queryRow(ctx, `SELECT id, name, letter, created_at, revoked_at, writes FROM stations WHERE token_hash = ?`, tokenHash).
-		Scan(&s.ID, &s.Name, &s.Letter, &s.CreatedAt, &s.RevokedAt, &s.Writes)
+	err := c.e.queryRow(ctx, `SELECT t.id, t.name, t.letter, t.created_at, t.revoked_at, t.writes, t.site, t.site_from, s.name
+		FROM stations t JOIN sites s ON s.id = t.site WHERE t.token_hash = ?`, tokenHash).
+		Scan(&s.ID, &s.Name, &s.Letter, &s.CreatedAt, &s.RevokedAt, &s.Writes, &s.SiteID, &s.SiteFrom, &s.Site)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return s, central.ErrUnauthorized
@@ -254,18 +259,18 @@ func (c *DB) UploadBatch(ctx context.Context, st central.Station, codes []centra
 
 func (c *DB) uploadPiece(ctx context.Context, st central.Station, codes []central.CodeIn) (int, int64, error) {
 	var q strings.Builder
-	q.WriteString(`INSERT INTO codes (code, random, prefix, label_date, station_id, serial, issued_by, expire_at, created_at, ref, batch) VALUES `)
-	args := make([]any, 0, 11*len(codes))
+	q.WriteString(`INSERT INTO codes (code, random, prefix, label_date, station_id, serial, issued_by, expire_at, created_at, ref, batch, site) VALUES `)
+	args := make([]any, 0, 12*len(codes))
 	for i, code := range codes {
 		if i > 0 {
 			q.WriteString(", ")
 		}
-		q.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+		q.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 		var serial, stationID any
 		if code.StationID != "" {
 			serial, stationID = code.Serial, code.StationID
 		}
-		args = append(args, code.Code, code.Random, code.Prefix, code.LabelDate, stationID, serial, st.Name, code.ExpireAt, code.CreatedAt, code.Ref, code.Batch)
+		args = append(args, code.Code, code.Random, code.Prefix, code.LabelDate, stationID, serial, st.Name, code.ExpireAt, code.CreatedAt, code.Ref, code.Batch, stationSite(st))
 	}
 	q.WriteString(` ON CONFLICT (code) DO NOTHING RETURNING code, expire_at, created_at, ref`)
 	tx, err := c.e.begin(ctx)
@@ -378,6 +383,15 @@ func (c *DB) completeRefs(ctx context.Context, tx *etx, st central.Station, code
 	return out, nil
 }
 
+// stationSite is the site a station's uploads belong to: the first site
+// for a station value made without one (tests).
+func stationSite(st central.Station) int64 {
+	if st.SiteID == 0 {
+		return 1
+	}
+	return st.SiteID
+}
+
 // change is one entry for the feed.
 type change struct{ kind, code, station, data string }
 
@@ -389,14 +403,16 @@ func (c *DB) addChanges(ctx context.Context, tx *etx, changes ...change) error {
 	// (placeChanges); on SQLite writers are one at a time, so seq order is
 	// commit order.
 	var q strings.Builder
-	q.WriteString(`INSERT INTO changes (kind, code, station, data, tag) VALUES `)
-	args := make([]any, 0, 5*len(changes))
+	// A change goes to its label's site; one without a label (the staff
+	// list) to every site (0).
+	q.WriteString(`INSERT INTO changes (kind, code, station, data, tag, site) VALUES `)
+	args := make([]any, 0, 6*len(changes))
 	for i, ch := range changes {
 		if i > 0 {
 			q.WriteString(", ")
 		}
-		q.WriteString("(?, ?, ?, ?, ?)")
-		args = append(args, ch.kind, ch.code, ch.station, ch.data, changeTag())
+		q.WriteString("(?, ?, ?, ?, ?, COALESCE((SELECT site FROM codes WHERE code = ?), 0))")
+		args = append(args, ch.kind, ch.code, ch.station, ch.data, changeTag(), ch.code)
 	}
 	_, err := tx.exec(ctx, q.String(), args...)
 	return err
@@ -770,14 +786,33 @@ func (c *DB) setDisabled(ctx context.Context, tx *etx, st central.Station, ev ce
 // Changes returns the feed after the cursor: on SQLite the position is
 // seq; on PostgreSQL the position placeChanges gave.
 func (c *DB) Changes(ctx context.Context, after int64, limit int) ([]central.Change, error) {
-	query := `SELECT seq, kind, code, station, data, tag FROM changes WHERE seq > ? ORDER BY seq LIMIT ?`
+	return c.changes(ctx, allSites, after, limit)
+}
+
+// allSites asks changes for the whole feed (the feed from memory, tests).
+const allSites = -1
+
+// changes reads the feed after the cursor: the whole feed (allSites), or a
+// site's (its labels' changes and the deployment-wide ones, site 0).
+func (c *DB) changes(ctx context.Context, site, after int64, limit int) ([]central.Change, error) {
 	if c.e.postgres {
 		if err := c.placeChanges(ctx); err != nil {
 			return nil, err
 		}
-		query = `SELECT pos, kind, code, station, data, tag FROM changes WHERE pos > ? ORDER BY pos LIMIT ?`
 	}
-	rows, err := c.e.query(ctx, query, after, limit)
+	col := c.feedColumn()
+	cols := col + `, kind, code, station, data, tag, site`
+	query := `SELECT ` + cols + ` FROM changes WHERE ` + col + ` > ? ORDER BY ` + col + ` LIMIT ?`
+	args := []any{after, limit}
+	if site != allSites {
+		query = `SELECT ` + cols + ` FROM (
+			SELECT ` + cols + ` FROM (SELECT ` + cols + ` FROM changes WHERE site = ? AND ` + col + ` > ? ORDER BY ` + col + ` LIMIT ?) AS own
+			UNION ALL
+			SELECT ` + cols + ` FROM (SELECT ` + cols + ` FROM changes WHERE site = 0 AND ` + col + ` > ? ORDER BY ` + col + ` LIMIT ?) AS everywhere
+		) AS feed ORDER BY ` + col + ` LIMIT ?`
+		args = []any{site, after, limit, after, limit, limit}
+	}
+	rows, err := c.e.query(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -785,7 +820,7 @@ func (c *DB) Changes(ctx context.Context, after int64, limit int) ([]central.Cha
 	out := []central.Change{}
 	for rows.Next() {
 		var ch central.Change
-		if err := rows.Scan(&ch.Seq, &ch.Kind, &ch.Code, &ch.Station, &ch.Data, &ch.Tag); err != nil {
+		if err := rows.Scan(&ch.Seq, &ch.Kind, &ch.Code, &ch.Station, &ch.Data, &ch.Tag, &ch.Site); err != nil {
 			return nil, err
 		}
 		out = append(out, ch)

@@ -132,9 +132,11 @@ func (c *DB) replaceLabel(ctx context.Context, tx *etx, st central.Station, ev c
 	root := central.Root(ev.Code, old.entitlement)
 	// The new label, if its batch has not arrived yet.
 	var added string
-	err = tx.queryRow(ctx, `INSERT INTO codes (code, random, prefix, label_date, station_id, serial, issued_by, expire_at, created_at, entitlement)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING code`,
-		in.Code, in.Random, in.Prefix, in.LabelDate, nullIf(in.StationID == "", in.StationID), nullIf(in.StationID == "", in.Serial), st.Name, in.ExpireAt, in.CreatedAt, root).Scan(&added)
+	// The new label joins its entitlement's site (the old label's): the
+	// desks that hold the old one get the new one.
+	err = tx.queryRow(ctx, `INSERT INTO codes (code, random, prefix, label_date, station_id, serial, issued_by, expire_at, created_at, entitlement, site)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT site FROM codes WHERE code = ?)) ON CONFLICT DO NOTHING RETURNING code`,
+		in.Code, in.Random, in.Prefix, in.LabelDate, nullIf(in.StationID == "", in.StationID), nullIf(in.StationID == "", in.Serial), st.Name, in.ExpireAt, in.CreatedAt, root, ev.Code).Scan(&added)
 	switch {
 	case err != nil && !errors.Is(err, sql.ErrNoRows):
 		return central.Result{}, err

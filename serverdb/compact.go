@@ -128,7 +128,7 @@ func (c *DB) Compact(ctx context.Context, staleBefore int64) (int64, error) {
 	}
 }
 
-func (c *DB) Snapshot(ctx context.Context, afterID int64, limit int) (central.Snapshot, error) {
+func (c *DB) Snapshot(ctx context.Context, site, afterID int64, limit int) (central.Snapshot, error) {
 	// The position first: the state read after it is at least as new.
 	if c.e.postgres {
 		if err := c.placeChanges(ctx); err != nil {
@@ -151,8 +151,13 @@ func (c *DB) Snapshot(ctx context.Context, afterID int64, limit int) (central.Sn
 			return snap, err
 		}
 	}
-	rows, err := c.e.query(ctx, `SELECT id, code, issued_by, status, expire_at, created_at, used_at, used_station, used_operator, used_event, disabled_reason, entitlement, ref
-		FROM codes WHERE id > ? ORDER BY id LIMIT ?`, afterID, limit)
+	query, args := `SELECT id, code, issued_by, status, expire_at, created_at, used_at, used_station, used_operator, used_event, disabled_reason, entitlement, ref
+		FROM codes WHERE id > ? ORDER BY id LIMIT ?`, []any{afterID, limit}
+	if site != 0 { // one site's labels, through the index on (site, id)
+		query, args = `SELECT id, code, issued_by, status, expire_at, created_at, used_at, used_station, used_operator, used_event, disabled_reason, entitlement, ref
+		FROM codes WHERE site = ? AND id > ? ORDER BY id LIMIT ?`, []any{site, afterID, limit}
+	}
+	rows, err := c.e.query(ctx, query, args...)
 	if err != nil {
 		return snap, err
 	}
@@ -173,14 +178,15 @@ func (c *DB) Snapshot(ctx context.Context, afterID int64, limit int) (central.Sn
 	if len(snap.Codes) == limit {
 		snap.NextID = last
 	}
-	snap.Conflicts, err = c.conflictsOf(ctx, afterID, last)
+	snap.Conflicts, err = c.conflictsOf(ctx, site, afterID, last)
 	return snap, err
 }
 
-// conflictsOf lists the conflicts of the codes with ids in (afterID, last].
-func (c *DB) conflictsOf(ctx context.Context, afterID, last int64) ([]central.Conflict, error) {
+// conflictsOf lists the conflicts of the codes with ids in (afterID, last]
+// (of the site's codes; site 0: every code).
+func (c *DB) conflictsOf(ctx context.Context, site, afterID, last int64) ([]central.Conflict, error) {
 	rows, err := c.e.query(ctx, `SELECT code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, flag, second_code
-		FROM conflicts WHERE code IN (SELECT code FROM codes WHERE id > ? AND id <= ?) ORDER BY id`, afterID, last)
+		FROM conflicts WHERE code IN (SELECT code FROM codes WHERE id > ? AND id <= ? AND (? = 0 OR site = ?)) ORDER BY id`, afterID, last, site, site)
 	if err != nil {
 		return nil, err
 	}

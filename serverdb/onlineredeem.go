@@ -41,10 +41,10 @@ func (c *DB) redeemOnlineOneStatement(ctx context.Context, st central.Station, e
 		used AS (
 			UPDATE codes SET status = 'used', used_at = ?, used_station = ?, used_operator = ?, used_event = ?
 			WHERE code = ? AND status = 'unused' AND (expire_at = 0 OR expire_at > ?) AND entitlement = '' AND EXISTS (SELECT 1 FROM active)
-			RETURNING code),
+			RETURNING code, site),
 		fed AS (
-			INSERT INTO changes (kind, code, station, data, tag)
-			SELECT 'redeem', code, CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT) FROM used),
+			INSERT INTO changes (kind, code, station, data, tag, site)
+			SELECT 'redeem', code, CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), site FROM used),
 		numbered AS (
 			UPDATE stations SET writes = writes + 1 WHERE id = ? AND EXISTS (SELECT 1 FROM used)
 			RETURNING writes),

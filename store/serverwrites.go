@@ -36,7 +36,33 @@ func (d *DB) ServerState(ctx context.Context) (app.ServerState, error) {
 		json.Unmarshal([]byte(kinds), &st.Kinds)
 	}
 	st.Lost = lost != 0
+	var sites string
+	if err := d.db.QueryRowContext(ctx, `SELECT COALESCE((SELECT value FROM sync_state WHERE key = 'server_sites'), '')`).Scan(&sites); err != nil {
+		return st, d.wrap(err, "cannot read the sync state")
+	}
+	if sites != "" {
+		st.Sites = new(protocol.SiteInfo)
+		if json.Unmarshal([]byte(sites), st.Sites) != nil {
+			st.Sites = nil
+		}
+	}
 	return st, nil
+}
+
+// SetServerSites keeps the server's sites as it announced them (sync_state
+// 'server_sites', JSON): a desk offline needs them to tell another site's
+// label and what to do with it.
+func (d *DB) SetServerSites(ctx context.Context, sites *protocol.SiteInfo) error {
+	value := ""
+	if sites != nil {
+		b, err := json.Marshal(sites)
+		if err != nil {
+			return err
+		}
+		value = string(b)
+	}
+	_, err := d.db.ExecContext(ctx, `INSERT INTO sync_state (key, value) VALUES ('server_sites', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, value)
+	return d.wrap(err, "cannot save the sync state")
 }
 
 // writeChecks returns the writes to name at the next enrolment: the

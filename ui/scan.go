@@ -252,8 +252,13 @@ func (s *scanScreen) show(v app.Verdict, rec *app.CodeRecord, err error) {
 	case v.Outcome == app.OutcomeJustScanned:
 		s.showJustScanned(v.Code, rec)
 		return // no second beep: nothing went wrong
+	case v.Outcome == app.OutcomeRedeemed && v.Site != "":
+		s.paint(colorRedeemed, outcomeTitle(v.Outcome), T("Hand over the parcel (label of site {{.Site}})", map[string]any{"Site": v.Site}))
 	case v.Outcome == app.OutcomeRedeemed:
 		s.paint(colorRedeemed, outcomeTitle(v.Outcome), T("Hand over the parcel"))
+	case v.Outcome == app.OutcomeUnknown && v.Site != "":
+		// Offline, the deployment refuses other sites' labels.
+		s.paint(colorRefused, outcomeTitle(v.Outcome), T("Label of site {{.Site}}: ask the supervisor", map[string]any{"Site": v.Site}))
 	case v.Outcome == app.OutcomeAlreadyUsed && v.UsedCode != "":
 		// Its entitlement was used: the label it replaces, or its replacement.
 		s.paint(colorUsed, outcomeTitle(v.Outcome), T("Its replacement or original {{.Code}} was used {{.Time}} at {{.Station}} by {{.Operator}}",

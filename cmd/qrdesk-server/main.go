@@ -2,8 +2,9 @@
 // (CGO_ENABLED=0), so it runs on a headless server or in a container.
 //
 //	qrdesk-server [serve] --db PATH --listen ADDR [--tls-cert F --tls-key F] [--metrics-listen ADDR]
-//	qrdesk-server station add NAME --letter L | station renew NAME |
-//	              station letter NAME L | station revoke NAME | station list
+//	qrdesk-server station add NAME --letter L [--site S] | station renew NAME |
+//	              station letter NAME L | station site NAME S | station revoke NAME | station list
+//	qrdesk-server site add NAME | site rename OLD NEW | site list | site offline [refuse|decide]
 //	qrdesk-server ring show | ring reset
 //	qrdesk-server admin add NAME | admin reset NAME | admin remove NAME | admin list
 //	qrdesk-server report [--date YYYY-MM-DD]
@@ -68,6 +69,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 	metricsListen := fs.String("metrics-listen", "", "serve /metrics on this address instead of --listen's")
 	date := fs.String("date", "", "report: the day YYYY-MM-DD (default today)")
 	letter := fs.String("letter", "", "station add: the desk's station letter A–Z (its settings station_id)")
+	siteName := fs.String("site", "", "station add: the desk's site (default: the first site, 'main' after an upgrade)")
 	backupTo := fs.String("o", "", "backup: the new file to write the backup to")
 	epochOnly := fs.Bool("epoch-only", false, "restore: only start a new history epoch (after a restore made by hand)")
 	supervisor := fs.Bool("supervisor", false, "operators add: a supervisor (may disable and enable labels, change settings, reprint and undo at the desks)")
@@ -92,7 +94,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 		cmd, pos = pos[0], pos[1:]
 	}
 	if cmd == "serve" && len(pos) > 0 {
-		fmt.Fprintf(stderr, "qrdesk-server serve: unexpected %q: serve takes only flags (commands: serve, station, admin, operators, ring, report, compact, backup, restore, version)\n", pos[0])
+		fmt.Fprintf(stderr, "qrdesk-server serve: unexpected %q: serve takes only flags (commands: serve, station, site, admin, operators, ring, report, compact, backup, restore, version)\n", pos[0])
 		return 2
 	}
 	if cmd == "restore" {
@@ -114,7 +116,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 	case "serve":
 		err = serve(ctx, st, log, now, *listen, *cert, *key, *metricsListen)
 	case "station":
-		err = station(ctx, st, now, pos, *letter, stdout)
+		err = station(ctx, st, now, pos, *letter, *siteName, stdout)
+	case "site":
+		err = site(ctx, st, now, pos, stdout)
 	case "ring":
 		err = ring(ctx, st, pos, stdout)
 	case "admin":
@@ -131,7 +135,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 	case "backup":
 		err = backup(ctx, st, *backupTo, stdout)
 	default:
-		fmt.Fprintf(stderr, "qrdesk-server: unknown command %q: use serve, station, admin, operators, ring, report, compact, backup, restore or version\n", cmd)
+		fmt.Fprintf(stderr, "qrdesk-server: unknown command %q: use serve, station, site, admin, operators, ring, report, compact, backup, restore or version\n", cmd)
 		return 2
 	}
 	return exitCode(err, cmd, stderr)
@@ -146,7 +150,8 @@ func exitCode(err error, cmd string, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "qrdesk-server %s: %v\n", cmd, err)
 	var ue *usageError
 	var br *central.BadRequest
-	if errors.As(err, &ue) || errors.As(err, &br) {
+	var ns *central.NoSite
+	if errors.As(err, &ue) || errors.As(err, &br) || errors.As(err, &ns) || errors.Is(err, central.ErrSiteExists) {
 		return 2
 	}
 	return 3
@@ -156,7 +161,7 @@ func exitCode(err error, cmd string, stderr io.Writer) int {
 // database: only serve, 'station add' and 'admin add' (setting up) may create one, or a
 // report would come out of a new, empty database and say "no conflicts".
 func mustExist(cmd string, pos []string, db string) error {
-	if cmd == "serve" || ((cmd == "station" || cmd == "admin") && len(pos) > 0 && pos[0] == "add") || strings.Contains(db, "://") {
+	if cmd == "serve" || ((cmd == "station" || cmd == "admin" || cmd == "site") && len(pos) > 0 && pos[0] == "add") || strings.Contains(db, "://") {
 		return nil
 	}
 	if _, err := os.Stat(db); err != nil {
@@ -253,24 +258,37 @@ func compact(ctx context.Context, api *server.API, st central.Store, log *slog.L
 }
 
 const stationUsage = `say one of:
-  station add NAME --letter L   enrol a desk; L is its station letter (settings station_id)
+  station add NAME --letter L [--site S]
+                                enrol a desk; L is its station letter (settings station_id),
+                                S its site (default: the first site)
+  station site NAME S           move a desk to site S (it starts over from S's labels)
   station renew NAME            a new token for a desk (lifts a revocation)
   station letter NAME L         bind a letter to a desk enrolled without one
   station revoke NAME           refuse the desk's token from now on
   station list`
 
-func station(ctx context.Context, st *serverdb.DB, now func() time.Time, args []string, letter string, out io.Writer) error {
+func station(ctx context.Context, st *serverdb.DB, now func() time.Time, args []string, letter, siteName string, out io.Writer) error {
 	switch {
 	case len(args) == 2 && args[0] == "add":
 		token, err := newToken()
 		if err != nil {
 			return err
 		}
-		s := central.Station{Name: args[1], Letter: strings.ToUpper(letter), CreatedAt: now().Unix()}
+		s := central.Station{Name: args[1], Letter: strings.ToUpper(letter), CreatedAt: now().Unix(), Site: siteName}
 		if err := st.AddStation(ctx, s, server.HashToken(token)); err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "station %s added (letter %s). Its token (shown once, keep it secret):\n%s\n", s.Name, orNone(s.Letter), token)
+		where := ""
+		if siteName != "" {
+			where = ", site " + siteName
+		}
+		fmt.Fprintf(out, "station %s added (letter %s%s). Its token (shown once, keep it secret):\n%s\n", s.Name, orNone(s.Letter), where, token)
+		return nil
+	case len(args) == 3 && args[0] == "site":
+		if err := st.SetStationSite(ctx, args[1], args[2]); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "station %s is in site %s now; its desk starts over from that site's labels at its next sync\n", args[1], args[2])
 		return nil
 	case len(args) == 2 && args[0] == "renew":
 		token, err := newToken()
@@ -307,7 +325,7 @@ func station(ctx context.Context, st *serverdb.DB, now func() time.Time, args []
 			if w := why[s.Name]; w != "" {
 				state += "\t" + w
 			}
-			fmt.Fprintf(out, "%s\t%s\t%s\n", s.Name, orNone(s.Letter), state)
+			fmt.Fprintf(out, "%s\t%s\t%s\t%s\n", s.Name, orNone(s.Letter), s.Site, state)
 		}
 		return nil
 	}

@@ -104,7 +104,7 @@ func TestStationCommands(t *testing.T) {
 			t.Errorf("%q: exit %d %q%q, want %d mentioning %q", tc.args, code, out, errOut, tc.code, tc.say)
 		}
 	}
-	if _, out, _ := run1("station", "list"); !strings.Contains(out, "Desk 1\tB\tactive") || strings.Contains(out, "Desk 2") {
+	if _, out, _ := run1("station", "list"); !strings.Contains(out, "Desk 1\tB\tmain\tactive") || strings.Contains(out, "Desk 2") {
 		t.Fatalf("station list:\n%s", out)
 	}
 }
