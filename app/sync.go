@@ -272,7 +272,7 @@ func (s *Service) refsFor(serverProtocol int, batch int64, codes []UploadCode) {
 	for i := range codes {
 		c := &codes[i]
 		if serverProtocol < protocol.RefVersion {
-			c.Ref, c.Batch = "", 0
+			c.Ref, c.Batch, c.Replaces = "", 0, ""
 			continue
 		}
 		if err := CheckRef(c.Ref); err != nil {

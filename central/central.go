@@ -52,6 +52,9 @@ type CodeIn struct {
 	// (protocol.UploadCode; none from a desk before protocol.RefVersion).
 	Ref   string `json:"ref,omitempty"`
 	Batch int64  `json:"batch,omitempty"`
+	// Replaces names the label a replacement replaces: such a label is
+	// stored only from its replace event (protocol.UploadCode).
+	Replaces string `json:"replaces,omitempty"`
 }
 
 // Event is something that happened at a desk: a redemption, a disable or an

@@ -124,6 +124,11 @@ func ValidateCodes(st Station, codes []CodeIn) error {
 		if err := app.CheckRef(codes[i].Ref); err != nil {
 			return Badf("codes[%d] %s: the batch's %v", i, c, err)
 		}
+		if r := codes[i].Replaces; r != "" {
+			if _, err := ParseCode(r); err != nil {
+				return Badf("codes[%d] %s: replaces: %v", i, c, err)
+			}
+		}
 		in := &codes[i]
 		in.Random, in.Prefix, in.LabelDate, in.StationID, in.Serial = c.Random, c.Prefix, c.LabelDate(), c.Station, c.Serial
 	}

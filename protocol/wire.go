@@ -105,6 +105,14 @@ type UploadCode struct {
 	// (omitted when empty, so an older server never sees them).
 	Ref   string `json:"ref,omitempty"`
 	Batch int64  `json:"batch,omitempty"`
+	// Replaces is, for a replacement's new label, the label it replaces
+	// (RefVersion and later). The server stores such a label only from its
+	// replace event, linked: uploaded alone after a restore lost that
+	// event, it would be an ordinary label there, usable before the replace
+	// came again and then refused (its new label no longer fresh), and the
+	// old label's parcel could go out twice with no conflict (the soak's
+	// PostgreSQL seed 663684397). The upload only completes its ref.
+	Replaces string `json:"replaces,omitempty"`
 }
 
 // Snapshot is one page of the central server's state, for a desk that

@@ -258,38 +258,13 @@ func (c *DB) UploadBatch(ctx context.Context, st central.Station, codes []centra
 }
 
 func (c *DB) uploadPiece(ctx context.Context, st central.Station, codes []central.CodeIn) (int, int64, error) {
-	var q strings.Builder
-	q.WriteString(`INSERT INTO codes (code, random, prefix, label_date, station_id, serial, issued_by, expire_at, created_at, ref, batch, site) VALUES `)
-	args := make([]any, 0, 12*len(codes))
-	for i, code := range codes {
-		if i > 0 {
-			q.WriteString(", ")
-		}
-		q.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-		var serial, stationID any
-		if code.StationID != "" {
-			serial, stationID = code.Serial, code.StationID
-		}
-		args = append(args, code.Code, code.Random, code.Prefix, code.LabelDate, stationID, serial, st.Name, code.ExpireAt, code.CreatedAt, code.Ref, code.Batch, stationSite(st))
-	}
-	q.WriteString(` ON CONFLICT (code) DO NOTHING RETURNING code, expire_at, created_at, ref`)
 	tx, err := c.e.begin(ctx)
 	if err != nil {
 		return 0, 0, err
 	}
 	defer tx.done()
-	rows, err := tx.query(ctx, q.String(), args...)
+	changes, err := c.insertCodes(ctx, tx, st, codes)
 	if err != nil {
-		if isUniqueAny(err) {
-			return 0, 0, central.Badf("a code of this batch repeats the serial of another code: two desks share station letter %s; give each desk its own letter", st.Letter)
-		}
-		return 0, 0, err
-	}
-	changes, err := codeChanges(rows, st)
-	if err != nil {
-		if isUniqueAny(err) {
-			return 0, 0, central.Badf("a code of this batch repeats the serial of another code: two desks share station letter %s; give each desk its own letter", st.Letter)
-		}
 		return 0, 0, err
 	}
 	added := len(changes)
@@ -309,6 +284,48 @@ func (c *DB) uploadPiece(ctx context.Context, st central.Station, codes []centra
 		return 0, 0, err
 	}
 	return added, write, tx.commit()
+}
+
+// insertCodes stores the codes of an upload not stored yet and returns
+// their feed changes. A replacement's new label is not stored here: only
+// its replace event stores it, linked to the label it replaces
+// (protocol.UploadCode.Replaces).
+func (c *DB) insertCodes(ctx context.Context, tx *etx, st central.Station, all []central.CodeIn) ([]change, error) {
+	var codes []central.CodeIn
+	for _, in := range all {
+		if in.Replaces == "" {
+			codes = append(codes, in)
+		}
+	}
+	if len(codes) == 0 {
+		return nil, nil
+	}
+	var q strings.Builder
+	q.WriteString(`INSERT INTO codes (code, random, prefix, label_date, station_id, serial, issued_by, expire_at, created_at, ref, batch, site) VALUES `)
+	args := make([]any, 0, 12*len(codes))
+	for i, code := range codes {
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		q.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+		var serial, stationID any
+		if code.StationID != "" {
+			serial, stationID = code.Serial, code.StationID
+		}
+		args = append(args, code.Code, code.Random, code.Prefix, code.LabelDate, stationID, serial, st.Name, code.ExpireAt, code.CreatedAt, code.Ref, code.Batch, stationSite(st))
+	}
+	q.WriteString(` ON CONFLICT (code) DO NOTHING RETURNING code, expire_at, created_at, ref`)
+	rows, err := tx.query(ctx, q.String(), args...)
+	if err == nil {
+		var changes []change
+		if changes, err = codeChanges(rows, st); err == nil {
+			return changes, nil
+		}
+	}
+	if isUniqueAny(err) {
+		return nil, central.Badf("a code of this batch repeats the serial of another code: two desks share station letter %s; give each desk its own letter", st.Letter)
+	}
+	return nil, err
 }
 
 // codeChanges reads rows of (code, expire_at, created_at, ref) into the

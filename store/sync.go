@@ -42,7 +42,9 @@ func (d *DB) PendingBatches(ctx context.Context) ([]int64, error) {
 }
 
 func (d *DB) BatchUploadCodes(ctx context.Context, id int64) ([]app.UploadCode, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT code, expire_at, created_at, ref, batch_id FROM codes WHERE batch_id = ? ORDER BY id`, id)
+	rows, err := d.db.QueryContext(ctx, `SELECT code, expire_at, created_at, ref, batch_id,
+		COALESCE((SELECT o.code FROM outbox o WHERE o.kind = 'replace' AND o.new_code = codes.code ORDER BY o.id LIMIT 1), '')
+		FROM codes WHERE batch_id = ? ORDER BY id`, id)
 	if err != nil {
 		return nil, d.wrap(err, "cannot read batch %d", id)
 	}
@@ -50,7 +52,7 @@ func (d *DB) BatchUploadCodes(ctx context.Context, id int64) ([]app.UploadCode, 
 	var out []app.UploadCode
 	for rows.Next() {
 		var c app.UploadCode
-		if err := rows.Scan(&c.Code, &c.ExpireAt, &c.CreatedAt, &c.Ref, &c.Batch); err != nil {
+		if err := rows.Scan(&c.Code, &c.ExpireAt, &c.CreatedAt, &c.Ref, &c.Batch, &c.Replaces); err != nil {
 			return nil, err
 		}
 		out = append(out, c)

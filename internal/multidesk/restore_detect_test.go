@@ -35,6 +35,9 @@ type restorable struct {
 	copies  int
 	cur     string   // the served database's path
 	kinds   []string // the kinds the serving API knows (nil: all)
+	// before, when set, runs before each request is served (a restore at
+	// the worst moment).
+	before func(r *http.Request)
 }
 
 func newRestorable(t *testing.T, dbPath func(t testing.TB) string) *restorable {
@@ -48,6 +51,9 @@ func newRestorable(t *testing.T, dbPath func(t testing.TB) string) *restorable {
 	}
 	g.Keys, g.Ring = keys, keys.RingID()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if g.before != nil {
+			g.before(r)
+		}
 		(*g.handler.Load()).ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
