@@ -1,10 +1,7 @@
 package multidesk_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -98,46 +95,6 @@ func TestRefReachesOtherDesks(t *testing.T) {
 	})
 }
 
-// protocol3Server plays a server of protocol 3 (before refs) in front of
-// a real one: its enrol answer says protocol 3, and it refuses a batch
-// upload with a field it does not know, as it did. Off, it passes
-// everything.
-type protocol3Server struct {
-	next    http.Handler
-	on      bool
-	refused int
-}
-
-func (p *protocol3Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !p.on {
-		p.next.ServeHTTP(w, r)
-		return
-	}
-	body, _ := io.ReadAll(r.Body)
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	if r.URL.Path == "/v1/batches" && (bytes.Contains(body, []byte(`"ref"`)) || bytes.Contains(body, []byte(`"batch"`))) {
-		p.refused++
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusBadRequest)
-		json.NewEncoder(w).Encode(map[string]string{"error": `malformed JSON: json: unknown field "ref"`, "code": app.RefusedInvalid})
-		return
-	}
-	if r.URL.Path != "/v1/enrol" {
-		p.next.ServeHTTP(w, r)
-		return
-	}
-	rec := httptest.NewRecorder()
-	p.next.ServeHTTP(rec, r)
-	var en map[string]any
-	json.Unmarshal(rec.Body.Bytes(), &en)
-	en["protocol"] = 3
-	for k, v := range rec.Header() {
-		w.Header()[k] = v
-	}
-	w.WriteHeader(rec.Code)
-	json.NewEncoder(w).Encode(en)
-}
-
 // TestRefOnlyToANewerServer: a desk sends a batch's ref only to a server
 // that announces it reads it (protocol 4): a protocol-3 server gets the
 // batch without it and takes it; once it is upgraded, the next batch's
@@ -145,7 +102,7 @@ func (p *protocol3Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func TestRefOnlyToANewerServer(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h := centraltest.New(t, dbPath, 0)
-		old := &protocol3Server{next: h.API.Handler(), on: true}
+		old := &olderServer{next: h.API.Handler(), on: true, protocol: 3, path: "/v1/batches", fields: []string{"ref", "batch"}}
 		srv := httptest.NewServer(old)
 		t.Cleanup(srv.Close)
 		a := h.Desk(t, "Desk A", "A", "")
