@@ -385,7 +385,7 @@ func (c *DB) completeRefs(ctx context.Context, tx *etx, st central.Station, code
 	var out []change
 	for _, k := range order {
 		list := groups[k]
-		q := `UPDATE codes SET ref = ?, batch = ? WHERE ref = '' AND issued_by = ? AND code IN (?` + strings.Repeat(", ?", len(list)-1) + `)
+		q := `UPDATE codes SET ref = ?, batch = ? WHERE ref = '' AND issued_by = ? AND code IN (` + placeholders(len(list)) + `)
 			RETURNING code, expire_at, created_at, ref`
 		rows, err := tx.query(ctx, q, append([]any{k.ref, k.batch, st.Name}, list...)...)
 		if err != nil {

@@ -42,8 +42,11 @@ func (d *DB) PendingBatches(ctx context.Context) ([]int64, error) {
 }
 
 func (d *DB) BatchUploadCodes(ctx context.Context, id int64) ([]app.UploadCode, error) {
+	// Only a label of an entitlement can be a replacement's: the outbox
+	// (no index on new_code) is not read for each code of a large batch.
 	rows, err := d.db.QueryContext(ctx, `SELECT code, expire_at, created_at, ref, batch_id,
-		COALESCE((SELECT o.code FROM outbox o WHERE o.kind = 'replace' AND o.new_code = codes.code ORDER BY o.id LIMIT 1), '')
+		CASE WHEN entitlement = '' THEN '' ELSE
+			COALESCE((SELECT o.code FROM outbox o WHERE o.kind = 'replace' AND o.new_code = codes.code ORDER BY o.id LIMIT 1), '') END
 		FROM codes WHERE batch_id = ? ORDER BY id`, id)
 	if err != nil {
 		return nil, d.wrap(err, "cannot read batch %d", id)
