@@ -128,8 +128,13 @@ func (d *DB) MarkEvents(ctx context.Context, results []app.RemoteResult, at int6
 		if _, err := tx.ExecContext(ctx, `UPDATE outbox SET state = ?, result = ?, sent_at = ? WHERE event_id = ?`, state, string(data), at, r.EventID); err != nil {
 			return d.wrap(err, "cannot update the outbox")
 		}
-		if state == "rejected" {
+		switch state {
+		case "rejected":
 			if err := undoRefused(ctx, tx, r, at); err != nil {
+				return d.wrap(err, "cannot update the outbox")
+			}
+		case "sent":
+			if err := undoAccepted(ctx, tx, r, at); err != nil {
 				return d.wrap(err, "cannot update the outbox")
 			}
 		}
@@ -547,10 +552,11 @@ func (d *DB) ApplySnapshot(ctx context.Context, page app.RemoteSnapshot, positio
 
 // SendAgain queues again every batch issued here and every event the
 // server accepted (online redemptions included, in their place). An event
-// the server refused is not (but for a replacement, below): it changed nothing there, and decided anew
-// on the restored server it could do what the clerk was told was refused
-// (a disable refused because the label was used elsewhere, accepted on a
-// server that lost that use); the desk keeps the refusal.
+// the server refused is not (but for a replacement and an undo, below): it
+// changed nothing there, and decided anew on the restored server it could
+// do what the clerk was told was refused (a disable refused because the
+// label was used elsewhere, accepted on a server that lost that use); the
+// desk keeps the refusal.
 func (d *DB) SendAgain(ctx context.Context) error {
 	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -561,8 +567,12 @@ func (d *DB) SendAgain(ctx context.Context) error {
 		return d.wrap(err, "cannot queue everything for the server again")
 	}
 	// A refused replacement goes again too: its refusal made the new label
-	// void at the server, which the restored server must hold as well.
-	if _, err := tx.ExecContext(ctx, `UPDATE outbox SET state = 'pending' WHERE state = 'sent' OR (state = 'rejected' AND kind = ?)`, app.KindReplace); err != nil {
+	// void at the server, which the restored server must hold as well. So
+	// does a refused undo the server once accepted: refused only by a
+	// server restored to before it, it may be held by the one restored now
+	// (the soak's seed 695094661), which answers it as the duplicate it is.
+	if _, err := tx.ExecContext(ctx, `UPDATE outbox SET state = 'pending' WHERE state = 'sent' OR (state = 'rejected' AND kind = ?)
+		OR (state = 'rejected' AND kind = ? AND event_id IN (SELECT event_id FROM undos WHERE accepted = 1))`, app.KindReplace, app.KindUndo); err != nil {
 		return d.wrap(err, "cannot queue everything for the server again")
 	}
 	// Redemptions the server decided online for this desk are in the

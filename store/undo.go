@@ -281,6 +281,36 @@ func undoRefused(ctx context.Context, tx *sql.Tx, r app.RemoteResult, at int64) 
 	return err
 }
 
+// undoAccepted records that the server accepted an undo event of this
+// desk (it is sent again after a restore, even if a server restored to
+// before it refuses it then). One a restored server had refused stands
+// again: its redemption is taken back again, and the label takes the
+// status of the answer (answerStatus).
+func undoAccepted(ctx context.Context, tx *sql.Tx, r app.RemoteResult, at int64) error {
+	var redemptionID, codeID, undoneAt int64
+	var refused, operator, code string
+	err := tx.QueryRowContext(ctx, `SELECT redemption_id, code_id, at, refused, operator, (SELECT code FROM codes WHERE id = undos.code_id)
+		FROM undos WHERE event_id = ?`, r.EventID).Scan(&redemptionID, &codeID, &undoneAt, &refused, &operator, &code)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil // not an undo
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE undos SET accepted = 1, refused = '' WHERE event_id = ?`, r.EventID); err != nil {
+		return err
+	}
+	if refused == "" {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE redemptions SET undone_at = ? WHERE id = ? AND undone_at = 0`, max(undoneAt, 1), redemptionID); err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO audit (at, station, operator, action, subject, code_id, detail)
+		VALUES (?, 'server', ?, 'undo_accepted', ?, ?, ?)`, at, operator, code, codeID, "the server holds this undo again (it was restored from a backup)")
+	return err
+}
+
 // undoStatus is the status an undo leaves a label in, as the server said
 // (the feed change's or the answer's "status"); an older server's undo
 // always meant unused. Used is no undo's result.
