@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/internal/buildinfo"
+	"qrdesk/protocol"
 	"qrdesk/server"
 )
 
@@ -27,6 +29,10 @@ func (d *desk) countChanges(ctx context.Context, after int64, wait time.Duration
 	req.Header.Set("Authorization", "Bearer "+d.c.Token)
 	req.Header.Set(server.RingHeader, d.l.ring)
 	req.Header.Set(app.ProtocolHeader, strconv.Itoa(app.Protocol))
+	// The release too, as the client sends it: the server records a desk's
+	// version when it changes, and a feed read without it would be a
+	// change (a write) at every other request of the desk.
+	req.Header.Set(protocol.ReleaseHeader, buildinfo.Release())
 	resp, err := d.c.HTTP.Do(req)
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("%w: %v", app.ErrTransient, err) // as the client says it
