@@ -173,8 +173,10 @@ func TestLoadSites(t *testing.T) {
 			}{
 				{"3 sites of 2 desks, the rule announced to the desks", rep.Sites.Count == 3 && rep.Sites.DesksMin == 2 && rep.Sites.DesksMax == 2 && rep.Sites.CrossSiteOffline == tc.rule},
 				{"each change went to the 2 desks of its site", rep.Feed.Changes > 0 && rep.Feed.DesksOfItsSite == 2},
-				{"the desks received each change about once, not once per desk of the chain",
-					rep.Feed.PerChange >= rep.Feed.DesksOfItsSite && rep.Feed.PerChange < 3},
+				// (2.0–2.1 measured; a desk's sync and its follower may both
+				// get a change; one feed for the chain would be 6 and more)
+				{"the desks of its site received each change, about once each, not every desk of the chain",
+					rep.Feed.PerChange >= rep.Feed.DesksOfItsSite && rep.Feed.PerChange < 4},
 				{"no desk received a change of another site's label", s.ForeignChanges == 0},
 				// (2: a label of another site redeemed online, its desks both wait)
 				{"the convergence lag waited for desks of the label's site only (at most 2, not 5)", rep.Converge.Redemptions > 0 && rep.Converge.DesksMean > 0 && rep.Converge.DesksMean <= 2},
