@@ -10,6 +10,7 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/central"
+	"qrdesk/protocol"
 	"qrdesk/server"
 )
 
@@ -17,9 +18,11 @@ import (
 // would hold for this test: the labels of its batches nobody has scanned
 // yet, its outbox, its feed cursor and what it learned from the feed.
 type desk struct {
-	l *load
-	i int
-	c *server.Client
+	l        *load
+	i        int
+	c        *server.Client
+	siteName string // as the server's enrolment named it ("" from a server before sites)
+	site     int    // its index in load.sites
 
 	scanMu sync.Mutex // one scan at a time, as at a real desk
 	syncMu sync.Mutex // one sync at a time: the outbox is sent in order
@@ -34,6 +37,9 @@ type desk struct {
 	learned   map[string]int
 	receipts  []receipt // when the cursor moved: for the convergence lag
 	periods   []period  // when the desk followed the feed
+	// crossOffline is the deployment's rule for a label of another site
+	// scanned offline, as the last enrolment announced it.
+	crossOffline string
 
 	followStop func()
 	followDone chan struct{}
@@ -43,6 +49,23 @@ type desk struct {
 type queued struct {
 	ev     app.RemoteEvent
 	double bool // a label already used at another desk: the server must say conflict
+	cross  bool // a label of another site
+	site   int  // the label's
+}
+
+// enrolled keeps what the server's enrolment answer says of the desk's
+// site (its name only at the first: the run moves no desk) and of the
+// deployment's rule for another site's label scanned offline.
+func (d *desk) enrolled(en app.Enrolment, first bool) {
+	if en.Sites == nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if first {
+		d.siteName = en.Sites.Site
+	}
+	d.crossOffline = en.Sites.CrossSiteOffline
 }
 
 // receipt: at this time (since the run began) the desk's cursor reached cur.
@@ -63,43 +86,48 @@ func (d *desk) nextEventID() string {
 	return fmt.Sprintf("%s-%d-%d", d.l.runID, d.i, d.events)
 }
 
-// scan is one scan at this desk: a label from a batch (its own or another
-// desk's, as parcels move), or with double set a label another desk
-// already redeemed. Online, the server decides within the online timeout;
-// otherwise the desk decides alone and queues the event, as a real desk.
-func (d *desk) scan(ctx context.Context, double bool) {
+// scan is one scan at this desk: a label from a batch of its site (its own
+// or another desk's, as parcels move), or with double set a label another
+// desk already redeemed; with cross set, a label of another site. Online,
+// the server decides within the online timeout; otherwise the desk decides
+// alone and queues the event, as a real desk, or refuses a label of
+// another site when the deployment says so.
+func (d *desk) scan(ctx context.Context, double, cross bool) {
 	d.scanMu.Lock()
 	defer d.scanMu.Unlock()
 	l := d.l
 	var label string
+	var labelSite int
 	if double {
-		label = l.usedElsewhere(d.i)
+		label, labelSite = l.usedElsewhere(d, cross)
 		double = label != ""
 	}
 	if label == "" {
-		label = l.takeLabel(d)
+		label, labelSite = l.takeLabel(d, cross)
 	}
 	if label == "" {
 		l.count(func(s *stats) { s.NoLabel++ })
 		return
 	}
+	cross = labelSite != d.site
 	d.mu.Lock()
 	ev := app.RemoteEvent{EventID: d.nextEventID(), Kind: central.KindRedeem, Code: label, Operator: "load", At: time.Now().Unix()}
 	alone := !d.online || time.Now().Before(d.downUntil)
-	if alone {
-		d.queue(ev, double)
+	// A real desk tells another site's label by its station letter
+	// (app.Service.otherSite); the simulated desks' labels carry none,
+	// and the desk is told the label's site instead.
+	refuse := cross && d.crossOffline == protocol.CrossSiteRefuse
+	if alone && !refuse {
+		d.queue(ev, double, cross, labelSite)
 	}
 	d.mu.Unlock()
 	l.count(func(s *stats) {
 		s.Scans++
-		if double {
-			s.DoubleUses++
+		if cross {
+			s.CrossSite++
 		}
 		if alone {
-			s.DecidedOffline++
-			if double {
-				s.DoubleOffline++
-			}
+			s.decidedAlone(double, cross, refuse)
 		}
 	})
 	if alone {
@@ -112,23 +140,28 @@ func (d *desk) scan(ctx context.Context, double bool) {
 	cancel()
 	if err != nil && server.IsTransient(err) {
 		// No answer in time: the desk decides alone, under the same event
-		// id, and keeps deciding alone for a while (app.DefaultOfflineFor).
+		// id, and keeps deciding alone for a while (app.DefaultOfflineFor);
+		// a label of another site as the deployment says.
 		d.mu.Lock()
 		d.downUntil = time.Now().Add(app.DefaultOfflineFor)
-		d.queue(ev, double)
+		if !refuse {
+			d.queue(ev, double, cross, labelSite)
+		}
 		d.mu.Unlock()
 		l.count(func(s *stats) {
 			s.OnlineTimeouts++
-			s.DecidedOffline++
-			if double {
-				s.DoubleOffline++
-			}
+			s.decidedAlone(double, cross, refuse)
 		})
 		l.problemf(false, "online redeem at desk %d: %v", d.i, err)
 		return
 	}
 	if err != nil {
-		l.count(func(s *stats) { s.OnlineRefused++ })
+		l.count(func(s *stats) {
+			s.OnlineRefused++
+			if double {
+				s.DoubleUses++
+			}
+		})
 		l.problemf(true, "online redeem at desk %d refused: %v", d.i, err)
 		return
 	}
@@ -136,11 +169,30 @@ func (d *desk) scan(ctx context.Context, double bool) {
 	l.mu.Lock()
 	l.latencies = append(l.latencies, took)
 	s := &l.stats
+	if double {
+		s.DoubleUses++
+	}
+	// The answer names the label's site when it is not the desk's.
+	wantSite := ""
+	if cross {
+		wantSite = l.sites[labelSite].name
+	}
+	if cross {
+		s.CrossOnline++
+		if r.Site == wantSite {
+			s.CrossOnlineNamed++
+		}
+	}
+	misnamed := r.Site != wantSite
+	if misnamed {
+		s.SiteMisnamed++
+	}
 	switch {
 	case r.Outcome == central.OutcomeRedeemed && !double:
 		s.OnlineRedeemed++
-		l.used = append(l.used, usedLabel{code: label, desk: d.i})
-		l.online = append(l.online, onlineRedemption{code: label, desk: d.i, at: answered})
+		s.Acknowledged++
+		l.usedBy[labelSite] = append(l.usedBy[labelSite], usedLabel{code: label, desk: d.i})
+		l.online = append(l.online, onlineRedemption{code: label, desk: d.i, site: labelSite, at: answered})
 	case r.Outcome == central.OutcomeAlreadyUsed && double:
 		s.OnlineAlreadyUsed++
 	default:
@@ -150,12 +202,33 @@ func (d *desk) scan(ctx context.Context, double bool) {
 		return
 	}
 	l.mu.Unlock()
+	if misnamed {
+		l.problemf(true, "online redeem of %s (site %q) at desk %d (site %q): the answer names site %q, want %q", label, l.sites[labelSite].name, d.i, d.siteName, r.Site, wantSite)
+	}
+}
+
+// decidedAlone counts a scan the desk decided without the server: queued,
+// or refused as a label of another site when the deployment says so (not
+// counted as a double use: nothing was decided).
+func (s *stats) decidedAlone(double, cross, refuse bool) {
+	if refuse {
+		s.CrossOfflineRefused++
+		return
+	}
+	s.DecidedOffline++
+	if double {
+		s.DoubleUses++
+		s.DoubleOffline++
+	}
+	if cross {
+		s.CrossOfflineDecided++
+	}
 }
 
 // queue puts an event decided alone in the outbox (d.mu held).
-func (d *desk) queue(ev app.RemoteEvent, double bool) {
+func (d *desk) queue(ev app.RemoteEvent, double, cross bool, site int) {
 	ev.Offline = true
-	d.outbox = append(d.outbox, queued{ev: ev, double: double})
+	d.outbox = append(d.outbox, queued{ev: ev, double: double, cross: cross, site: site})
 	d.l.count(func(s *stats) { s.Queued++ })
 }
 
@@ -182,9 +255,11 @@ func (d *desk) sync(ctx context.Context) error {
 
 func (d *desk) syncOnce(ctx context.Context) error {
 	l := d.l
-	if _, err := d.c.Enrol(ctx, l.ring, nil); err != nil {
+	en, err := d.c.Enrol(ctx, l.ring, nil)
+	if err != nil {
 		return err
 	}
+	d.enrolled(en, false)
 	d.mu.Lock()
 	low := len(d.stock) < topUpBelow
 	d.mu.Unlock()
@@ -193,6 +268,7 @@ func (d *desk) syncOnce(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		l.addLabels(labels, d.site)
 		if err := uploadLabels(ctx, d.c, l.ring, labels); err != nil {
 			return err
 		}
@@ -238,15 +314,19 @@ func (d *desk) download(ctx context.Context, wait time.Duration) error {
 		d.mu.Unlock()
 		var changes []app.RemoteChange
 		var kinds map[string]int
+		var codes []string // of the changes, to check they are of this site's labels
 		var next int64
 		var err error
 		if l.cfg.leanFeed {
-			kinds, next, err = d.countChanges(ctx, after, wait)
+			kinds, codes, next, err = d.countChanges(ctx, after, wait, len(l.sites) > 1)
 		} else {
 			changes, next, err = d.c.Changes(ctx, l.ring, after, wait)
 			kinds = map[string]int{}
 			for _, ch := range changes {
 				kinds[ch.Kind]++
+				if len(l.sites) > 1 {
+					codes = append(codes, ch.Code)
+				}
 			}
 		}
 		l.feedRequests.Add(1)
@@ -271,6 +351,7 @@ func (d *desk) download(ctx context.Context, wait time.Duration) error {
 		wait = 0
 		at := l.since()
 		l.feedDelivered.Add(int64(n))
+		d.checkSite(codes)
 		d.mu.Lock()
 		for kind, k := range kinds {
 			d.learned[kind] += k
@@ -283,6 +364,20 @@ func (d *desk) download(ctx context.Context, wait time.Duration) error {
 		if n < app.FeedPage {
 			return nil // the last page, as a desk stops
 		}
+	}
+}
+
+// checkSite counts the changes the desk received about labels of another
+// site (its feed is its own site's: a change goes to its label's site).
+func (d *desk) checkSite(codes []string) {
+	l := d.l
+	for _, code := range codes {
+		s := l.siteOf(code)
+		if s < 0 || s == d.site {
+			continue // its site's, or no label issued in the run (the staff list)
+		}
+		l.count(func(st *stats) { st.ForeignChanges++ })
+		l.problemf(true, "desk %d of site %q received a change of label %s of site %q", d.i, d.siteName, code, l.sites[s].name)
 	}
 }
 

@@ -30,8 +30,12 @@ type load struct {
 	keys  app.Keys
 	ring  string
 	desks []*desk
-	start time.Time // the desks came online; every recorded time is since then
-	head0 int64     // the feed's head when they did
+	sites []*site // the desks by site, as their enrolments named it
+	// crossFrac is the share of scans of another site's label (0 with
+	// one site).
+	crossFrac float64
+	start     time.Time // the desks came online; every recorded time is since then
+	head0     int64     // the feed's head when they did
 
 	ending     chan struct{}  // closed when scanning stops
 	finalSyncs sync.WaitGroup // desks that have not uploaded everything after it
@@ -39,10 +43,13 @@ type load struct {
 	feedRequests  atomic.Int64
 	feedDelivered atomic.Int64
 
+	labelMu   sync.RWMutex
+	labelSite map[string]int // every label issued: the index of its site in sites
+
 	mu        sync.Mutex
 	stats     stats
 	latencies []time.Duration    // online redeem round trips
-	used      []usedLabel        // labels the server recorded as used: for double uses
+	usedBy    [][]usedLabel      // by site, labels the server recorded as used: for double uses, and nothing lost
 	online    []onlineRedemption // online redemptions: for the convergence lag
 	problems  []string           // failed checks (the exit code is 1)
 	warnings  []string           // first few errors that are not failures
@@ -74,6 +81,33 @@ type stats struct {
 	FollowErrors      int `json:"follow_errors"`
 	TopUpBatches      int `json:"batches_during_run"`
 	Snapshots         int `json:"snapshots"` // desks that started over: the feed was compacted past them
+
+	// Acknowledged is the redemptions the server answered redeemed, online
+	// or uploaded; Lost those of them missing from their label's site's
+	// feed at the end.
+	Acknowledged int `json:"redemptions_acknowledged"`
+	Lost         int `json:"redemptions_lost"`
+
+	// Scans of a label of another site (counted in the above too).
+	CrossSite           int `json:"cross_site_scans"`
+	CrossOnline         int `json:"cross_site_online"`          // decided by the server
+	CrossOnlineNamed    int `json:"cross_site_online_named"`    // whose answer named the label's site
+	CrossOfflineDecided int `json:"cross_site_offline_decided"` // decided alone (setting decide), uploaded later
+	CrossOfflineRefused int `json:"cross_site_offline_refused"` // refused offline (setting refuse): nothing redeemed
+	CrossConflicts      int `json:"cross_site_conflicts"`       // double uses decided alone that became conflicts
+	// SiteMisnamed is online answers whose site is not the label's (named
+	// for a label of the desk's own site, or another or none for a label
+	// of another site).
+	SiteMisnamed int `json:"site_misnamed"`
+	// ForeignChanges is changes a desk received about a label of another
+	// site: its feed is its site's only.
+	ForeignChanges int `json:"foreign_changes"`
+}
+
+// site is the desks of one site.
+type site struct {
+	name  string
+	desks []*desk
 }
 
 type usedLabel struct {
@@ -84,13 +118,14 @@ type usedLabel struct {
 type onlineRedemption struct {
 	code string
 	desk int
+	site int           // the label's
 	at   time.Duration // answered, since the run began
 }
 
 func newLoad(cfg config, logw io.Writer) *load {
 	id := make([]byte, 3)
 	rand.Read(id)
-	return &load{cfg: cfg, runID: "L" + hex.EncodeToString(id), ending: make(chan struct{}),
+	return &load{cfg: cfg, runID: "L" + hex.EncodeToString(id), ending: make(chan struct{}), labelSite: map[string]int{},
 		log: slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelInfo}))}
 }
 
@@ -120,38 +155,79 @@ func (l *load) problemf(fatal bool, format string, args ...any) {
 	}
 }
 
-// takeLabel picks an unscanned label: half the time from this desk's own
-// batches, else from another desk's (parcels move between desks). A label
-// taken is never handed out again but as a deliberate double use.
-func (l *load) takeLabel(d *desk) string {
-	from := d
+// takeLabel picks an unscanned label of the desk's site, or with cross of
+// another site: half the time from this desk's own batches, else from
+// another desk's of that site (parcels move between desks). A label taken
+// is never handed out again but as a deliberate double use. It returns the
+// label and its site.
+func (l *load) takeLabel(d *desk, cross bool) (string, int) {
+	s := d.site
+	if cross {
+		s = l.otherSite(d.site)
+	}
+	pool := l.sites[s].desks
 	for try := 0; try < 8; try++ {
-		if try > 0 || mrand.IntN(2) == 1 {
-			from = l.desks[mrand.IntN(len(l.desks))]
+		from := pool[mrand.IntN(len(pool))]
+		if try == 0 && !cross && mrand.IntN(2) == 1 {
+			from = d
 		}
 		from.mu.Lock()
 		if n := len(from.stock); n > 0 {
 			label := from.stock[n-1]
 			from.stock = from.stock[:n-1]
 			from.mu.Unlock()
-			return label
+			return label, s
 		}
 		from.mu.Unlock()
 	}
-	return ""
+	return "", s
 }
 
-// usedElsewhere picks a label the server recorded as used at another desk.
-func (l *load) usedElsewhere(deskIndex int) string {
+// otherSite picks a site other than s at random (there are at least two).
+func (l *load) otherSite(s int) int {
+	k := mrand.IntN(len(l.sites) - 1)
+	if k >= s {
+		k++
+	}
+	return k
+}
+
+// usedElsewhere picks a label the server recorded as used at another desk:
+// one of the desk's site, or with cross of another site.
+func (l *load) usedElsewhere(d *desk, cross bool) (string, int) {
+	s := d.site
+	if cross {
+		s = l.otherSite(d.site)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for try := 0; try < 8 && len(l.used) > 0; try++ {
-		u := l.used[mrand.IntN(len(l.used))]
-		if u.desk != deskIndex {
-			return u.code
+	used := l.usedBy[s]
+	for try := 0; try < 8 && len(used) > 0; try++ {
+		u := used[mrand.IntN(len(used))]
+		if u.desk != d.i {
+			return u.code, s
 		}
 	}
-	return ""
+	return "", s
+}
+
+// addLabels records the site of labels a desk of site s issued.
+func (l *load) addLabels(labels []string, s int) {
+	l.labelMu.Lock()
+	for _, label := range labels {
+		l.labelSite[label] = s
+	}
+	l.labelMu.Unlock()
+}
+
+// siteOf is the site of a label issued in the run, or -1.
+func (l *load) siteOf(label string) int {
+	l.labelMu.RLock()
+	defer l.labelMu.RUnlock()
+	if s, ok := l.labelSite[label]; ok {
+		return s
+	}
+	return -1
 }
 
 // uploaded checks the server's answer to an event the desk decided alone:
@@ -165,14 +241,18 @@ func (l *load) uploaded(d *desk, q queued, r app.RemoteResult) {
 		s.Recorded++
 	}
 	switch {
-	case r.Outcome == "redeemed" && !q.double:
+	case r.Outcome == protocol.OutcomeRedeemed && !q.double:
 		s.Accepted++
 		s.OfflineRedeemed++
-		l.used = append(l.used, usedLabel{code: q.ev.Code, desk: d.i})
+		s.Acknowledged++
+		l.usedBy[q.site] = append(l.usedBy[q.site], usedLabel{code: q.ev.Code, desk: d.i})
 		return
 	case r.Outcome == protocol.OutcomeConflict && q.double:
 		s.Accepted++
 		s.Conflicts++
+		if q.cross {
+			s.CrossConflicts++
+		}
 		return
 	case r.Outcome == protocol.OutcomeRedeemed || r.Outcome == protocol.OutcomeConflict:
 		s.Accepted++
@@ -209,7 +289,7 @@ func (l *load) run(ctx context.Context) (*Report, error) {
 	if cfg.tokens != "" {
 		stations, err = readTokens(cfg.tokens, cfg.desks)
 	} else {
-		stations, err = enrol(ctx, cfg.db, l.runID, cfg.desks, l.keys)
+		stations, err = enrol(ctx, cfg.db, l.runID, cfg.desks, l.keys, cfg.sites, cfg.crossOffline)
 	}
 	if err != nil {
 		return nil, err
@@ -233,35 +313,54 @@ func (l *load) run(ctx context.Context) (*Report, error) {
 		l.desks[i] = &desk{l: l, i: i, c: c, learned: map[string]int{}}
 	}
 	// The first desk binds the key ring; then the others, in parallel.
+	// Each learns its site from the server's answer, as a desk does.
 	if _, err := l.desks[0].c.Enrol(ctx, l.ring, nil); err != nil {
 		return nil, fmt.Errorf("enrol the first desk: %w", err)
 	}
-	if err := parallel(len(l.desks), 16, func(i int) error { _, err := l.desks[i].c.Enrol(ctx, l.ring, nil); return err }); err != nil {
+	if err := parallel(len(l.desks), 16, func(i int) error {
+		en, err := l.desks[i].c.Enrol(ctx, l.ring, nil)
+		l.desks[i].enrolled(en, true)
+		return err
+	}); err != nil {
 		return nil, fmt.Errorf("enrol: %w", err)
+	}
+	l.groupSites()
+	if cfg.tokens == "" && len(l.sites) != cfg.sites {
+		return nil, fmt.Errorf("the desks were enrolled in %d sites, but the server's enrolments name %d: is it a server before sites?", cfg.sites, len(l.sites))
+	}
+	if len(l.sites) > 1 {
+		l.crossFrac = cfg.crossFrac
 	}
 	// Each desk's batch: enough for its share of the scans and half again.
 	perDesk := int(math.Ceil(cfg.rate*cfg.duration.Seconds()/float64(len(l.desks))*1.5)) + 5
 	if err := parallel(len(l.desks), 8, func(i int) error {
+		d := l.desks[i]
 		labels, err := newLabels(l.keys, perDesk)
 		if err != nil {
 			return err
 		}
-		l.desks[i].stock = labels
-		return uploadLabels(ctx, l.desks[i].c, l.ring, labels)
+		d.stock = labels
+		l.addLabels(labels, d.site)
+		return uploadLabels(ctx, d.c, l.ring, labels)
 	}); err != nil {
 		return nil, fmt.Errorf("upload batches: %w", err)
 	}
 	// Desks start at the head of the feed: the batches just uploaded are
-	// the morning's, not part of the measurement.
-	head, err := l.feedHead(ctx, 0)
-	if err != nil {
-		return nil, fmt.Errorf("read the feed: %w", err)
+	// the morning's, not part of the measurement. Positions are one
+	// sequence for all sites: the highest head of a site is the feed's.
+	var head int64
+	for _, s := range l.sites {
+		h, err := l.feedHead(ctx, s.desks[0].c, 0)
+		if err != nil {
+			return nil, fmt.Errorf("read the feed: %w", err)
+		}
+		head = max(head, h)
 	}
 	l.head0 = head
 	for _, d := range l.desks {
 		d.cursor = head
 	}
-	l.log.Info("set up", "desks", len(l.desks), "labels", perDesk*len(l.desks), "feed_head", head, "took", time.Since(setupStart).Round(time.Millisecond))
+	l.log.Info("set up", "desks", len(l.desks), "sites", len(l.sites), "labels", perDesk*len(l.desks), "feed_head", head, "took", time.Since(setupStart).Round(time.Millisecond))
 	dbStart, dbErr := dbSize(ctx, cfg.db)
 
 	// The desks come online and follow the feed before scanning starts.
@@ -297,10 +396,10 @@ func (l *load) run(ctx context.Context) (*Report, error) {
 	deadline := time.Now().Add(cfg.drain)
 	waitTimeout(&l.finalSyncs, cfg.drain)
 	drainCtx, cancelDrain := context.WithDeadline(ctx, deadline)
-	head, caughtUp := l.catchUp(drainCtx, deadline)
+	behind := l.catchUp(drainCtx, deadline)
 	cancelDrain()
-	if !caughtUp {
-		l.problemf(true, "after %v of drain some desks had not caught up with the feed (head %d)", cfg.drain, head)
+	if behind > 0 {
+		l.problemf(true, "after %v of drain some desks of %d sites had not caught up with their site's feed", cfg.drain, behind)
 	}
 	drained := time.Since(drainStart)
 	stopLives()
@@ -323,12 +422,12 @@ func (l *load) run(ctx context.Context) (*Report, error) {
 	if waiting > 0 {
 		l.problemf(true, "%d desks still had %d events decided offline in their outbox at the end (the server did not take them within --drain)", waitingDesks, waiting)
 	}
-	positions, err := l.redeemPositions(ctx)
+	walk, err := l.walkFeeds(ctx)
 	if err != nil {
 		l.problemf(true, "read the feed: %v", err)
 	}
 	dbEnd, dbErr2 := dbSize(ctx, cfg.db)
-	rep := l.report(window, scanned, drained, positions, proc)
+	rep := l.report(window, scanned, drained, walk, proc)
 	if dbErr == nil && dbErr2 == nil {
 		rep.setDatabase(dbStart, dbEnd)
 	} else if cfg.db != "" {
@@ -361,18 +460,36 @@ func (l *load) scan(ctx context.Context) int {
 		}
 		d := l.desks[mrand.IntN(len(l.desks))]
 		double := mrand.Float64() < cfg.doubleFrac
+		cross := mrand.Float64() < l.crossFrac
 		wg.Add(1)
 		n++
-		go func() { defer wg.Done(); d.scan(ctx, double) }()
+		go func() { defer wg.Done(); d.scan(ctx, double, cross) }()
 	}
 	time.Sleep(time.Until(end))
 	wg.Wait()
 	return n
 }
 
-// feedHead pages through the feed from after to its end.
-func (l *load) feedHead(ctx context.Context, after int64) (int64, error) {
-	c := l.desks[0].c
+// groupSites puts the desks in their sites, in the order the sites first
+// appear (the order they were made in: desks were enrolled in turn).
+func (l *load) groupSites() {
+	index := map[string]int{}
+	for _, d := range l.desks {
+		k, ok := index[d.siteName]
+		if !ok {
+			k = len(l.sites)
+			index[d.siteName] = k
+			l.sites = append(l.sites, &site{name: d.siteName})
+		}
+		d.site = k
+		l.sites[k].desks = append(l.sites[k].desks, d)
+	}
+	l.usedBy = make([][]usedLabel, len(l.sites))
+}
+
+// feedHead pages through the feed a desk reads (its site's), from after to
+// its end.
+func (l *load) feedHead(ctx context.Context, c *server.Client, after int64) (int64, error) {
 	for {
 		ch, next, err := c.Changes(ctx, l.ring, after, 0)
 		if isCompacted(err) { // only a snapshot knows where the feed goes on
@@ -390,56 +507,98 @@ func (l *load) feedHead(ctx context.Context, after int64) (int64, error) {
 	}
 }
 
-// catchUp waits until every desk's cursor reached the head of the feed.
-func (l *load) catchUp(ctx context.Context, deadline time.Time) (int64, bool) {
-	head := l.head0
+// catchUp waits until every desk's cursor reached the head of its site's
+// feed, and returns how many sites have desks that did not by the
+// deadline. A site whose desks are there is looked at again only once all
+// are, in case a late upload moved its head.
+func (l *load) catchUp(ctx context.Context, deadline time.Time) int {
+	heads := make([]int64, len(l.sites))
+	done := make([]bool, len(l.sites))
+	for k := range heads {
+		heads[k] = l.head0
+	}
 	for {
-		h, err := l.feedHead(ctx, head)
-		if err == nil {
-			head = h
-			behind := 0
-			for _, d := range l.desks {
-				d.mu.Lock()
-				if d.cursor < head {
-					behind++
-				}
-				d.mu.Unlock()
+		left := 0
+		for k, s := range l.sites {
+			if done[k] {
+				continue
 			}
-			if behind == 0 {
-				return head, true
+			if h, err := l.feedHead(ctx, s.desks[0].c, heads[k]); err == nil {
+				heads[k] = h
+				done[k] = true
+				for _, d := range s.desks {
+					d.mu.Lock()
+					done[k] = done[k] && d.cursor >= h
+					d.mu.Unlock()
+				}
+			}
+			if !done[k] {
+				left++
 			}
 		}
+		if left == 0 {
+			moved := 0 // the last look at every site
+			for k, s := range l.sites {
+				if h, err := l.feedHead(ctx, s.desks[0].c, heads[k]); err != nil || h != heads[k] {
+					done[k] = false
+					moved++
+				}
+			}
+			if moved == 0 {
+				return 0
+			}
+			left = moved
+		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			return head, false
+			return left
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
 }
 
-// redeemPositions maps each label redeemed during the run to the feed
-// position of its redemption, reading the feed from where the desks began.
-func (l *load) redeemPositions(ctx context.Context) (map[string]int64, error) {
-	out := make(map[string]int64, len(l.online))
-	after := l.head0
-	c := l.desks[0].c
-	for {
-		ch, next, err := c.Changes(ctx, l.ring, after, 0)
-		if isCompacted(err) {
-			return nil, errors.New("the server compacted the feed during the run: the convergence lag cannot be measured")
-		}
-		if err != nil {
-			return nil, err
-		}
-		if len(ch) == 0 {
-			return out, nil
-		}
-		for _, x := range ch {
-			if _, seen := out[x.Code]; x.Kind == protocol.KindRedeem && !seen {
-				out[x.Code] = x.Seq
+// feedWalk is what the feeds held after the desks began, read back at the
+// end, site by site, as a desk of the site reads it.
+type feedWalk struct {
+	// positions maps each label redeemed during the run to the feed
+	// position of its redemption.
+	positions map[string]int64
+	// changes is the changes made during the run; deliveries what every
+	// desk of the sites they went to receiving each once would be.
+	changes    int
+	deliveries int64
+}
+
+func (l *load) walkFeeds(ctx context.Context) (*feedWalk, error) {
+	w := &feedWalk{positions: make(map[string]int64, len(l.online))}
+	seen := map[int64]bool{}
+	for _, s := range l.sites {
+		after := l.head0
+		c := s.desks[0].c
+		for {
+			ch, next, err := c.Changes(ctx, l.ring, after, 0)
+			if isCompacted(err) {
+				return nil, errors.New("the server compacted the feed during the run: the convergence lag cannot be measured")
 			}
+			if err != nil {
+				return nil, err
+			}
+			if len(ch) == 0 {
+				break
+			}
+			for _, x := range ch {
+				w.deliveries += int64(len(s.desks))
+				if !seen[x.Seq] { // a deployment-wide change is in every site's feed
+					seen[x.Seq] = true
+					w.changes++
+				}
+				if _, ok := w.positions[x.Code]; x.Kind == protocol.KindRedeem && !ok {
+					w.positions[x.Code] = x.Seq
+				}
+			}
+			after = next
 		}
-		after = next
 	}
+	return w, nil
 }
 
 func waitTimeout(wg *sync.WaitGroup, d time.Duration) bool {

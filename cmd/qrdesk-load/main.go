@@ -5,6 +5,7 @@
 // grows.
 //
 //	qrdesk-load --server URL --db PATH|postgres://… --desks N --rate R --duration D
+//	            [--sites N --cross-site-frac F --cross-site-offline refuse|decide]
 //
 // Each simulated desk is enrolled as a station of its own (without a
 // station letter: there are only 26), issues and uploads its own batch of
@@ -12,6 +13,13 @@
 // (app.Service.Follow), syncs every --sync, and now and then loses the
 // network for a while, deciding its scans alone and uploading them at its
 // next sync. Desks keep their state in memory: no desk database is needed.
+//
+// With --sites N the desks are spread over N sites, created in the
+// server's database as 'qrdesk-server site add' and 'station add --site'
+// do; each desk follows its own site's feed and scans its site's labels,
+// but for --cross-site-frac of the scans, a label of another site: online
+// the server decides, offline the desk does as the deployment's setting
+// says (--cross-site-offline, as 'qrdesk-server site offline' sets it).
 package main
 
 import (
@@ -26,6 +34,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"qrdesk/protocol"
 )
 
 func main() {
@@ -43,6 +53,11 @@ The desks are enrolled as stations in the server's database (--db), or
 given as tokens, one a line (--tokens FILE, e.g. from 'qrdesk-server
 station add'). Every request carries the key ring of --key-file, which is
 created if missing; the server binds the first key ring it sees.
+
+With --sites N the tool adds N sites to the database and spreads the
+desks over them; each desk follows its site's feed and scans its site's
+labels, but a share of the scans (--cross-site-frac, 2 % by default) are
+of another site's labels.
 
 Flags:
 `
@@ -67,7 +82,16 @@ type config struct {
 	json          bool
 	cpuProfile    string
 	leanFeed      bool
+	sites         int
+	crossFrac     float64 // share of scans of another site's label
+	crossFracSet  bool    // given on the command line (else 0.02 with sites)
+	crossOffline  string  // "" (the deployment's setting), refuse or decide
 }
+
+// defaultCrossFrac is --cross-site-frac when the desks are in more than one
+// site and it is not given: a label issued at one warehouse is redeemed at
+// another now and then (issue 21's acceptance runs use 2 %).
+const defaultCrossFrac = 0.02
 
 // usageError is a mistake in the command line (exit 2).
 type usageError struct{ msg string }
@@ -98,10 +122,14 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.DurationVar(&c.onlineTimeout, "online-timeout", time.Second, "how long a scan waits for the server before the desk decides alone (a desk's default)")
 	fs.BoolVar(&c.json, "json", false, "print the report as JSON")
 	fs.BoolVar(&c.leanFeed, "lean-feed", false, "desks count the feed's changes instead of decoding them: the tool takes less of the CPU it shares with the server")
+	fs.IntVar(&c.sites, "sites", 1, "spread the desks over this many sites, created in --db (each desk follows its own site's feed)")
+	fs.Float64Var(&c.crossFrac, "cross-site-frac", defaultCrossFrac, "share of scans of a label of another site (when the desks are in more than one site)")
+	fs.StringVar(&c.crossOffline, "cross-site-offline", "", "set the deployment's rule for another site's label scanned offline, as 'qrdesk-server site offline' does: refuse or decide (default: leave it as it is)")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write this tool's CPU profile to the file (what the simulated desks cost)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
+	fs.Visit(func(f *flag.Flag) { c.crossFracSet = c.crossFracSet || f.Name == "cross-site-frac" })
 	if fs.NArg() > 0 {
 		return c, usageErrorf("unexpected argument %q: every setting is a flag (see -h)", fs.Arg(0))
 	}
@@ -124,6 +152,18 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return c, usageErrorf("--double-frac %v: give 0 to 0.5", c.doubleFrac)
 	case c.onlineTimeout <= 0:
 		return c, usageErrorf("--online-timeout must be positive")
+	case c.sites < 1 || c.sites > c.desks:
+		return c, usageErrorf("--sites %d: give 1 to --desks (%d)", c.sites, c.desks)
+	case c.sites > 1 && c.tokens != "":
+		return c, usageErrorf("--sites needs --db: the tokens' stations are in the sites they were added to (the desks follow those)")
+	case c.crossFrac < 0 || c.crossFrac > 1:
+		return c, usageErrorf("--cross-site-frac %v: give 0 to 1", c.crossFrac)
+	case c.crossFracSet && c.crossFrac > 0 && c.sites == 1 && c.tokens == "":
+		return c, usageErrorf("--cross-site-frac needs desks in more than one site: give --sites 2 or more")
+	case c.crossOffline != "" && c.crossOffline != protocol.CrossSiteRefuse && c.crossOffline != protocol.CrossSiteDecide:
+		return c, usageErrorf("--cross-site-offline %q: give %s or %s", c.crossOffline, protocol.CrossSiteRefuse, protocol.CrossSiteDecide)
+	case c.crossOffline != "" && c.db == "":
+		return c, usageErrorf("--cross-site-offline needs --db: the setting is the deployment's, kept in its database")
 	}
 	return c, nil
 }

@@ -42,6 +42,9 @@ type procWatch struct {
 	rssMax, rssEnd   int64 // bytes
 	fdsMax           int
 	threadsMax       int
+	selfRSSMax       int64 // this process: bytes
+	selfFDsMax       int
+	selfFDLimit      string
 	stop             chan struct{}
 	done             chan struct{}
 	fdLimit          string
@@ -67,6 +70,7 @@ func newProcWatch(cfg config, log *slog.Logger) *procWatch {
 		log.Warn("the server's CPU and memory are not measured", "error", w.serverErr.Error())
 	}
 	w.cores = countCores()
+	w.selfFDLimit = openFilesLimit(os.Getpid())
 	return w
 }
 
@@ -108,6 +112,11 @@ func (w *procWatch) end() {
 }
 
 func (w *procWatch) sample() {
+	selfRSS, _ := statusFields(os.Getpid())
+	selfFDs := countFDs(os.Getpid())
+	w.mu.Lock()
+	w.selfRSSMax, w.selfFDsMax = max(w.selfRSSMax, selfRSS), max(w.selfFDsMax, selfFDs)
+	w.mu.Unlock()
 	if w.serverPID == 0 {
 		return
 	}
@@ -384,8 +393,9 @@ func ms(d time.Duration) float64 { return round1(float64(d.Microseconds()) / 100
 func round1(x float64) float64 { return math.Round(x*10) / 10 }
 
 // convergence is, for each online redemption, the time until the last desk
-// that followed the feed when it was answered (and still did when the
-// change reached it) had the change; the deciding desk is left out.
+// of the label's site that followed the feed when it was answered (and
+// still did when the change reached it) had the change; the deciding desk
+// is left out. The other sites' desks never get it: their feeds are theirs.
 type convergence struct {
 	lags       []time.Duration // sorted
 	notArrived int             // a desk online to the end never got it
@@ -404,7 +414,7 @@ func (l *load) convergence(positions map[string]int64) convergence {
 		}
 		var worst time.Duration
 		eligible, lost := 0, false
-		for _, d := range l.desks {
+		for _, d := range l.sites[r.site].desks {
 			if d.i == r.desk {
 				continue
 			}

@@ -24,14 +24,18 @@ type Report struct {
 	ScansPerS       float64 `json:"scans_per_s"`
 	RedemptionsPerS float64 `json:"redemptions_per_s"` // labels redeemed, online or uploaded, a second of the window
 
-	Online   latency    `json:"online_latency"`
-	Converge lagReport  `json:"convergence_lag"`
-	Counts   stats      `json:"counts"`
-	Feed     feedReport `json:"feed"`
+	Sites    sitesReport `json:"sites"`
+	Online   latency     `json:"online_latency"`
+	Converge lagReport   `json:"convergence_lag"`
+	Counts   stats       `json:"counts"`
+	Feed     feedReport  `json:"feed"`
 
 	ServerProc *procReport `json:"server_process,omitempty"`
 	Postgres   *procReport `json:"postgres_processes,omitempty"`
-	LoadCPU    float64     `json:"load_tool_cpu_percent"`  // this process, % of one core
+	LoadCPU    float64     `json:"load_tool_cpu_percent"` // this process, % of one core
+	LoadRSSMB  float64     `json:"load_tool_rss_max_mb"`  // this process
+	LoadFDsMax int         `json:"load_tool_fds_max"`     // this process's open files
+	LoadFDLim  string      `json:"load_tool_fd_limit,omitempty"`
 	MachineCPU float64     `json:"machine_busy_percent"`   // all cores, every process
 	OthersCPU  float64     `json:"others_cpu_percent"`     // other processes of the machine, % of one core
 	LoadAvg    string      `json:"load_average,omitempty"` // /proc/loadavg when scanning began
@@ -41,6 +45,19 @@ type Report struct {
 	Problems      []string `json:"problems"` // failed checks: exit code 1
 	Warnings      []string `json:"warnings,omitempty"`
 	WarningsTotal int      `json:"warnings_total"`
+}
+
+// sitesReport is how the desks were spread over the deployment's sites.
+type sitesReport struct {
+	Count     int     `json:"count"`
+	DesksMin  int     `json:"desks_min"` // desks of the smallest site
+	DesksMax  int     `json:"desks_max"`
+	DesksMean float64 `json:"desks_mean"`
+	// CrossSiteFrac is the share of scans asked to be of another site's
+	// label (0 with one site); CrossSiteOffline the deployment's rule for
+	// one scanned offline, as the desks' enrolments announced it.
+	CrossSiteFrac    float64 `json:"cross_site_frac"`
+	CrossSiteOffline string  `json:"cross_site_offline,omitempty"`
 }
 
 type latency struct {
@@ -63,6 +80,11 @@ type feedReport struct {
 	Changes   int64 `json:"changes"`   // new feed entries during the run
 	Requests  int64 `json:"requests"`  // feed requests of all desks
 	Delivered int64 `json:"delivered"` // changes received, all desks together
+	// PerChange is Delivered / Changes; DesksOfItsSite the desks of the
+	// site each change went to, on average: a change delivered once to
+	// each of them makes the two equal (every desk would be Desks).
+	PerChange      float64 `json:"delivered_per_change"`
+	DesksOfItsSite float64 `json:"desks_of_its_site"`
 	// What the desks learned from the feed, by kind of change (code,
 	// redeem, conflict, …), all desks together.
 	ByKind map[string]int `json:"by_kind"`
@@ -88,7 +110,7 @@ type dbReport struct {
 	PerMillionEvents float64 `json:"bytes_per_million_events"`
 }
 
-func (l *load) report(window time.Duration, scanned int, drained time.Duration, positions map[string]int64, w *procWatch) *Report {
+func (l *load) report(window time.Duration, scanned int, drained time.Duration, walk *feedWalk, w *procWatch) *Report {
 	cfg := l.cfg
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -114,9 +136,31 @@ func (l *load) report(window time.Duration, scanned int, drained time.Duration, 
 	if len(lat) > 0 {
 		r.Online.MaxMs = ms(lat[len(lat)-1])
 	}
+	r.Sites = sitesReport{Count: len(l.sites), DesksMin: len(l.desks), CrossSiteFrac: l.crossFrac}
+	for _, st := range l.sites {
+		r.Sites.DesksMin, r.Sites.DesksMax = min(r.Sites.DesksMin, len(st.desks)), max(r.Sites.DesksMax, len(st.desks))
+	}
+	if len(l.sites) > 0 {
+		r.Sites.DesksMean = round1(float64(len(l.desks)) / float64(len(l.sites)))
+	}
+	if len(l.desks) > 0 {
+		r.Sites.CrossSiteOffline = l.desks[0].crossOffline
+	}
 	var c convergence
-	if positions != nil { // nil: the feed could not be read back (a problem says why)
-		c = l.convergence(positions)
+	if walk != nil { // nil: the feed could not be read back (a problem says why)
+		c = l.convergence(walk.positions)
+		// Nothing lost: every redemption the server acknowledged is in
+		// its label's site's feed.
+		for _, used := range l.usedBy {
+			for _, u := range used {
+				if _, ok := walk.positions[u.code]; !ok {
+					r.Counts.Lost++
+				}
+			}
+		}
+		if r.Counts.Lost > 0 {
+			r.Problems = append(r.Problems, fmt.Sprintf("%d of %d redemptions the server acknowledged are missing from their site's feed", r.Counts.Lost, r.Counts.Acknowledged))
+		}
 	}
 	r.Converge = lagReport{Redemptions: len(c.lags), DesksMean: c.desksMean, NotArrived: c.notArrived,
 		P50Ms: percentile(c.lags, 0.50), P99Ms: percentile(c.lags, 0.99)}
@@ -129,11 +173,12 @@ func (l *load) report(window time.Duration, scanned int, drained time.Duration, 
 	if c.noPosition > 0 {
 		r.Problems = append(r.Problems, fmt.Sprintf("%d online redemptions are missing from the feed", c.noPosition))
 	}
-	var head int64
-	for _, d := range l.desks {
-		head = max(head, d.cursor)
+	r.Feed = feedReport{Requests: l.feedRequests.Load(), Delivered: l.feedDelivered.Load(), ByKind: map[string]int{}}
+	if walk != nil && walk.changes > 0 {
+		r.Feed.Changes = int64(walk.changes)
+		r.Feed.PerChange = round1(float64(r.Feed.Delivered) / float64(walk.changes))
+		r.Feed.DesksOfItsSite = round1(float64(walk.deliveries) / float64(walk.changes))
 	}
-	r.Feed = feedReport{Changes: head - l.head0, Requests: l.feedRequests.Load(), Delivered: l.feedDelivered.Load(), ByKind: map[string]int{}}
 	for _, d := range l.desks {
 		for kind, n := range d.learned {
 			r.Feed.ByKind[kind] += n
@@ -160,6 +205,7 @@ func (l *load) report(window time.Duration, scanned int, drained time.Duration, 
 		r.Postgres = &procReport{PID: w.pgPID, CPUPercent: w.cpuPercent(w.pg0, w.pg1)}
 	}
 	r.LoadCPU = w.cpuPercent(w.self0, w.self1)
+	r.LoadRSSMB, r.LoadFDsMax, r.LoadFDLim = mb(w.selfRSSMax), w.selfFDsMax, w.selfFDLimit
 	if dt := w.total1 - w.total0; dt > 0 && secs > 0 {
 		r.MachineCPU = round1(float64(w.busy1-w.busy0) / float64(dt) * 100)
 		others := r.MachineCPU*float64(w.cores) - r.LoadCPU
@@ -213,21 +259,45 @@ func (r *Report) writeText(w io.Writer) error {
 	if engine == "" {
 		engine = "database not given"
 	}
-	fmt.Fprintf(&b, "qrdesk-load: %d desks against %s (%s), %g scans/s asked for %gs, sync every %gs, offline %g%% of the time, double uses %g%%\n",
-		r.Desks, r.Server, engine, r.Rate, r.WindowS, r.SyncS, r.OfflineFrac*100, r.DoubleFrac*100)
-	fmt.Fprintf(&b, "scans            %d (%.1f/s): %d decided online, %d decided offline (%d after an online timeout); %d double uses\n",
-		s.Scans, r.ScansPerS, s.OnlineRedeemed+s.OnlineAlreadyUsed+s.OnlineRefused, s.DecidedOffline, s.OnlineTimeouts, s.DoubleUses)
+	sites := ""
+	if r.Sites.Count > 1 {
+		sites = fmt.Sprintf(" in %d sites, cross-site scans %g%%", r.Sites.Count, r.Sites.CrossSiteFrac*100)
+	}
+	fmt.Fprintf(&b, "qrdesk-load: %d desks%s against %s (%s), %g scans/s asked for %gs, sync every %gs, offline %g%% of the time, double uses %g%%\n",
+		r.Desks, sites, r.Server, engine, r.Rate, r.WindowS, r.SyncS, r.OfflineFrac*100, r.DoubleFrac*100)
+	refused := ""
+	if s.CrossOfflineRefused > 0 {
+		refused = fmt.Sprintf(", %d refused offline (another site's label)", s.CrossOfflineRefused)
+	}
+	fmt.Fprintf(&b, "scans            %d (%.1f/s): %d decided online, %d decided offline (%d after an online timeout)%s; %d double uses\n",
+		s.Scans, r.ScansPerS, s.OnlineRedeemed+s.OnlineAlreadyUsed+s.OnlineRefused, s.DecidedOffline, s.OnlineTimeouts, refused, s.DoubleUses)
 	fmt.Fprintf(&b, "redemptions      %d (%.1f/s): %d online, %d uploaded after deciding offline\n",
 		s.OnlineRedeemed+s.OfflineRedeemed, r.RedemptionsPerS, s.OnlineRedeemed, s.OfflineRedeemed)
 	fmt.Fprintf(&b, "online latency   p50 %s  p99 %s  max %s over %d answers   target p99 ≤ %d ms: %s\n",
 		fmtMs(r.Online.P50Ms), fmtMs(r.Online.P99Ms), fmtMs(r.Online.MaxMs), r.Online.Answers, targetOnlineP99Ms, met(r.Online.P99Ms <= targetOnlineP99Ms && s.OnlineTimeouts == 0))
-	fmt.Fprintf(&b, "convergence lag  p50 %s  p99 %s  max %s over %d redemptions (%.0f following desks each)   target p99 ≤ %d s: %s\n",
-		fmtMs(r.Converge.P50Ms), fmtMs(r.Converge.P99Ms), fmtMs(r.Converge.MaxMs), r.Converge.Redemptions, r.Converge.DesksMean, targetConvergenceP99Ms/1000,
+	within := ""
+	if r.Sites.Count > 1 {
+		within = " of its site"
+	}
+	fmt.Fprintf(&b, "convergence lag  p50 %s  p99 %s  max %s over %d redemptions (%.1f following desks%s each)   target p99 ≤ %d s: %s\n",
+		fmtMs(r.Converge.P50Ms), fmtMs(r.Converge.P99Ms), fmtMs(r.Converge.MaxMs), r.Converge.Redemptions, r.Converge.DesksMean, within, targetConvergenceP99Ms/1000,
 		met(r.Converge.Redemptions > 0 && r.Converge.P99Ms <= targetConvergenceP99Ms && r.Converge.NotArrived == 0))
+	fmt.Fprintf(&b, "nothing lost     %d redemptions acknowledged by the server, %d missing from their site's feed\n", s.Acknowledged, s.Lost)
 	fmt.Fprintf(&b, "offline events   %d queued, %d accepted, %d not accepted, %d still waiting; conflicts %d = double uses decided offline %d; online double uses answered already_used %d\n",
 		s.Queued, s.Accepted, s.NotAccepted, s.Waiting, s.Conflicts, s.DoubleOffline, s.OnlineAlreadyUsed)
-	fmt.Fprintf(&b, "feed             %d new changes, %d delivered to desks in %d requests; %d syncs (%d failed), %d batches issued during the run\n",
-		r.Feed.Changes, r.Feed.Delivered, r.Feed.Requests, s.Syncs, s.SyncErrors, s.TopUpBatches)
+	if r.Sites.Count > 1 {
+		offline := r.Sites.CrossSiteOffline
+		if offline == "" {
+			offline = "not announced"
+		}
+		fmt.Fprintf(&b, "sites            %d sites of %d to %d desks (mean %.1f); offline rule for another site's label: %s\n",
+			r.Sites.Count, r.Sites.DesksMin, r.Sites.DesksMax, r.Sites.DesksMean, offline)
+		fmt.Fprintf(&b, "cross-site scans %d: online %d decided by the server (%d answers named the label's site), offline %d decided alone and %d refused; %d became conflicts\n",
+			s.CrossSite, s.CrossOnline, s.CrossOnlineNamed, s.CrossOfflineDecided, s.CrossOfflineRefused, s.CrossConflicts)
+	}
+	fmt.Fprintf(&b, "feed             %d new changes, %d delivered to desks in %d requests: %.1f per change, the desks of its site %.1f, all desks %d; %d changes of another site's label received\n",
+		r.Feed.Changes, r.Feed.Delivered, r.Feed.Requests, r.Feed.PerChange, r.Feed.DesksOfItsSite, r.Desks, s.ForeignChanges)
+	fmt.Fprintf(&b, "syncs            %d (%d failed), %d batches issued during the run\n", s.Syncs, s.SyncErrors, s.TopUpBatches)
 	if p := r.ServerProc; p != nil {
 		fmt.Fprintf(&b, "server           pid %d: CPU %.0f%% of one core, RSS max %.0f MB (end %.0f MB), %d threads, %d open files max (limit %s)\n",
 			p.PID, p.CPUPercent, p.RSSMaxMB, p.RSSEndMB, p.ThreadsMax, p.FDsMax, p.FDLimit)
@@ -238,6 +308,7 @@ func (r *Report) writeText(w io.Writer) error {
 		fmt.Fprintf(&b, "postgres         pid %d and its backends: CPU %.0f%% of one core\n", p.PID, p.CPUPercent)
 	}
 	fmt.Fprintf(&b, "machine          %.0f%% busy of %d cores: this tool %.0f%% of one core, other processes %.0f%% (load average %s)\n", r.MachineCPU, r.Cores, r.LoadCPU, r.OthersCPU, r.LoadAvg)
+	fmt.Fprintf(&b, "this tool        RSS max %.0f MB, %d open files max (limit %s)\n", r.LoadRSSMB, r.LoadFDsMax, r.LoadFDLim)
 	if d := r.Database; d != nil {
 		fmt.Fprintf(&b, "database         %s %s → %s: %s for %d events = %s per million events\n",
 			d.Engine, fmtBytes(float64(d.StartBytes)), fmtBytes(float64(d.EndBytes)), fmtBytes(float64(d.EndBytes-d.StartBytes)), d.Events, fmtBytes(d.PerMillionEvents))

@@ -22,9 +22,12 @@ type station struct{ name, token string }
 
 // enrol adds n stations without a station letter to the server's database
 // (their codes carry no letter, so any number of desks can upload them;
-// letters are one of A–Z). Names carry the run id, so runs on one database
-// never collide.
-func enrol(ctx context.Context, db, runID string, n int, keys app.Keys) ([]station, error) {
+// letters are one of A–Z). With sites > 1 it first adds that many sites and
+// puts the stations in them in turn, as 'qrdesk-server site add' and
+// 'station add --site' do; with one, the stations go to the first site. A
+// crossOffline of refuse or decide is set as 'qrdesk-server site offline'
+// sets it. Names carry the run id, so runs on one database never collide.
+func enrol(ctx context.Context, db, runID string, n int, keys app.Keys, sites int, crossOffline string) ([]station, error) {
 	cdb, err := serverdb.Open(ctx, db)
 	if err != nil {
 		return nil, err
@@ -37,21 +40,39 @@ func enrol(ctx context.Context, db, runID string, n int, keys app.Keys) ([]stati
 	if bound != "" && bound != keys.RingID() {
 		return nil, fmt.Errorf("the server's database is bound to key ring %s, the key file's is %s: give --key-file the deployment's key file (or use an empty database)", bound, keys.RingID())
 	}
-	out := make([]station, n)
 	now := time.Now().Unix()
+	names := []string{""} // the first site
+	if sites > 1 {
+		names = make([]string, sites)
+		for i := range names {
+			names[i] = siteName(runID, i)
+			if err := cdb.AddSite(ctx, names[i], now); err != nil {
+				return nil, fmt.Errorf("add site %s: %w", names[i], err)
+			}
+		}
+	}
+	if crossOffline != "" {
+		if err := cdb.SetCrossSiteOffline(ctx, crossOffline); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]station, n)
 	for i := range out {
 		buf := make([]byte, 24)
 		if _, err := rand.Read(buf); err != nil {
 			return nil, err
 		}
 		out[i] = station{name: fmt.Sprintf("load %s %05d", runID, i+1), token: "qrd_" + hex.EncodeToString(buf)}
-		st := central.Station{Name: out[i].name, CreatedAt: now}
+		st := central.Station{Name: out[i].name, CreatedAt: now, Site: names[i%len(names)]}
 		if err := cdb.AddStation(ctx, st, server.HashToken(out[i].token)); err != nil {
 			return nil, fmt.Errorf("enrol %s: %w", st.Name, err)
 		}
 	}
 	return out, nil
 }
+
+// siteName is the name of the run's site i (from 0).
+func siteName(runID string, i int) string { return fmt.Sprintf("load %s site %03d", runID, i+1) }
 
 // readTokens reads up to n tokens, one a line (blank lines and lines
 // starting with # are skipped).
