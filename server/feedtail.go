@@ -38,6 +38,12 @@ type feedTail struct {
 	// floor then has nothing to check, as the database would say.
 	floorTag  string
 	floorHeld bool
+	// bySite holds the positions of each site's entries (site 0: every
+	// site's), in order: a desk's answer reads its site's and site 0's, not
+	// the whole tail. With 100 sites, the changes after a quiet site's
+	// cursor are mostly other sites': scanning them at every wake, for
+	// every desk, grew with the chain, as the feed itself did.
+	bySite map[int64][]int64
 
 	pagesMu sync.Mutex
 	pages   map[pageKey]builtPage // answers built since the tail last changed
@@ -166,12 +172,7 @@ func (t *feedTail) readNew(ctx context.Context) error {
 		}
 		head = changes[len(changes)-1].Seq
 		t.mu.Lock()
-		t.entries = append(t.entries, add...)
-		t.head = head
-		if drop := len(t.entries) - tailKeep; drop > 0 {
-			t.floor, t.floorTag, t.floorHeld = t.entries[drop-1].pos, t.entries[drop-1].tag, true
-			t.entries = append([]tailEntry(nil), t.entries[drop:]...)
-		}
+		t.add(add)
 		t.mu.Unlock()
 		if len(changes) < central.MaxChangesPage {
 			break
@@ -191,14 +192,47 @@ func (t *feedTail) readNew(ctx context.Context) error {
 		}
 		t.entries = t.entries[i:]
 		t.floor = min(floor, t.head)
+		t.trimSites()
 	}
 	t.mu.Unlock()
 	return nil
 }
 
+// add appends changes read after head, and keeps the newest tailKeep
+// (under t.mu).
+func (t *feedTail) add(add []tailEntry) {
+	t.entries = append(t.entries, add...)
+	if t.bySite == nil {
+		t.bySite = map[int64][]int64{}
+	}
+	for _, e := range add {
+		t.bySite[e.site] = append(t.bySite[e.site], e.pos)
+	}
+	t.head = add[len(add)-1].pos
+	if drop := len(t.entries) - tailKeep; drop > 0 {
+		t.floor, t.floorTag, t.floorHeld = t.entries[drop-1].pos, t.entries[drop-1].tag, true
+		t.entries = append([]tailEntry(nil), t.entries[drop:]...)
+		t.trimSites()
+	}
+}
+
+// trimSites drops from bySite the positions the tail no longer holds (at
+// or below floor), under t.mu.
+func (t *feedTail) trimSites() {
+	for site, list := range t.bySite {
+		i := sort.Search(len(list), func(i int) bool { return list[i] > t.floor })
+		switch {
+		case i == len(list):
+			delete(t.bySite, site)
+		case i > 0:
+			t.bySite[site] = append([]int64(nil), list[i:]...)
+		}
+	}
+}
+
 func (t *feedTail) reset() {
 	t.mu.Lock()
-	t.ready, t.entries, t.floorTag, t.floorHeld = false, nil, "", false
+	t.ready, t.entries, t.bySite, t.floorTag, t.floorHeld = false, nil, nil, "", false
 	t.mu.Unlock()
 }
 
@@ -230,6 +264,13 @@ func (t *feedTail) rewound(after int64, check string) (rewound, ok bool) {
 	}
 	tag := t.tagAt(after)
 	return tag != check, true
+}
+
+// sitePositions returns the positions of the site's entries after the
+// cursor, under t.mu.
+func (t *feedTail) sitePositions(site, after int64) []int64 {
+	list := t.bySite[site]
+	return list[sort.Search(len(list), func(i int) bool { return list[i] > after }):]
 }
 
 // pageKey is what an answer depends on besides the tail's content.
@@ -283,14 +324,23 @@ func (t *feedTail) page(after int64, limit int, site int64) (body json.RawMessag
 // t.mu). The other sites' changes are skipped: a desk's cursor moves only
 // over its own site's changes (next is the last one sent).
 func (t *feedTail) build(after int64, limit int, site int64) (json.RawMessage, int) {
-	i := sort.Search(len(t.entries), func(i int) bool { return t.entries[i].pos > after })
-	picked := make([]*tailEntry, 0, min(limit, len(t.entries)-i))
+	own, all := t.sitePositions(site, after), []int64(nil)
+	if site != 0 {
+		all = t.sitePositions(0, after)
+	}
+	picked := make([]*tailEntry, 0, min(limit, len(own)+len(all)))
 	size := 32
-	for k := i; k < len(t.entries) && len(picked) < limit; k++ {
-		if e := &t.entries[k]; e.site == site || e.site == 0 {
-			picked = append(picked, e)
-			size += len(e.json) + 1
+	for len(picked) < limit && (len(own) > 0 || len(all) > 0) {
+		var pos int64
+		if len(all) == 0 || (len(own) > 0 && own[0] < all[0]) {
+			pos, own = own[0], own[1:]
+		} else {
+			pos, all = all[0], all[1:]
 		}
+		i := sort.Search(len(t.entries), func(i int) bool { return t.entries[i].pos >= pos })
+		e := &t.entries[i]
+		picked = append(picked, e)
+		size += len(e.json) + 1
 	}
 	b := make([]byte, 0, size)
 	b = append(b, `{"changes":[`...)
