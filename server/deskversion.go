@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"net/http"
 	"sync"
 
@@ -38,7 +39,10 @@ func (a *API) noteVersion(r *http.Request, st central.Station) central.DeskVersi
 	if same {
 		return v
 	}
-	if err := a.Store.SetDeskVersion(r.Context(), st.ID, v); err != nil {
+	// Not cancelled with the request: a desk that gave up on an answer
+	// (an overloaded server) would leave the version unrecorded, and each
+	// of its next requests would write it again.
+	if err := a.Store.SetDeskVersion(context.WithoutCancel(r.Context()), st.ID, v); err != nil {
 		a.Log.Warn("could not record the desk's version", "station", st.Name, "error", err.Error())
 		return v
 	}
