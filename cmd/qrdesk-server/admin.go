@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"qrdesk/central"
@@ -120,11 +119,11 @@ func admin(ctx context.Context, st *serverdb.DB, now func() time.Time, args []st
 	case len(args) == 1 && args[0] == "list":
 		list, err := st.Admins(ctx)
 		for _, a := range list {
-			sites := "every site"
-			if a.Sites != nil {
-				sites = "sites " + strings.Join(a.Sites, ", ")
+			scope := central.Scope{All: a.Sites == nil}
+			for _, name := range a.Sites {
+				scope.Sites = append(scope.Sites, central.Site{Name: name})
 			}
-			fmt.Fprintf(out, "%s\tadded %s\t%s\n", a.Name, time.Unix(a.CreatedAt, 0).Format("2006-01-02 15:04"), sites)
+			fmt.Fprintf(out, "%s\tadded %s\t%s\n", a.Name, time.Unix(a.CreatedAt, 0).Format("2006-01-02 15:04"), sitesOf(scope))
 		}
 		return err
 	}

@@ -171,7 +171,7 @@ func TestAdminSitesCommands(t *testing.T) {
 	}
 	code, out, _ = run1("admin", "list")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if code != 0 || len(lines) != 2 || !strings.HasPrefix(lines[0], "li.wei\tadded ") || !strings.HasSuffix(lines[0], "\tsites South") ||
+	if code != 0 || len(lines) != 2 || !strings.HasPrefix(lines[0], "li.wei\tadded ") || !strings.HasSuffix(lines[0], "\tsite South") ||
 		!strings.HasPrefix(lines[1], "manager\tadded ") || !strings.HasSuffix(lines[1], "\tevery site") {
 		t.Fatalf("admin list: %d %q", code, out)
 	}
