@@ -155,7 +155,7 @@ windows: deps
 screenshots: deps
 	QRDESK_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run 'TestScannerAtTheDesk|TestScreensInChinese|TestBadgeSignInAtTheDesk' ./e2e/
 	QRDESK_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run 'TestDayScreenshots|TestVerdictScreenshots' ./ui/
-	QRDESK_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run 'TestDashboardInChromium' ./web/
+	QRDESK_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run 'TestDashboardInChromium|TestSitePickerInChromium' ./web/
 
 # The bold CJK face of the verdict titles, cut down to the Chinese texts'
 # characters (run after adding Chinese texts; ui/TestBoldCJKCoversTheTitles).

@@ -5,8 +5,12 @@ package central
 type Activity struct {
 	// FeedPosition is the highest feed position ever given.
 	FeedPosition int64
-	// Conflicts is how many conflicts the database holds.
-	Conflicts int64
+	// Conflicts is how many conflicts the database holds; BySite counts
+	// them by the site of their label (site name → count).
+	Conflicts       int64
+	ConflictsBySite map[string]int64
+	// Sites are the names of the deployment's sites.
+	Sites []string
 	// EventsWaiting is how many events wait in this process for the next
 	// commit (SQLite's group commit; always 0 on PostgreSQL).
 	EventsWaiting int
@@ -18,6 +22,7 @@ type Activity struct {
 type DeskActivity struct {
 	ID          int64
 	Name        string
+	Site        string // its site's name
 	Revoked     bool
 	FeedAck     int64
 	FeedAckedAt int64

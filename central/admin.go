@@ -16,6 +16,56 @@ import (
 type Admin struct {
 	Name      string
 	CreatedAt int64
+	// Sites are the names of the sites the administrator is limited to;
+	// nil for one who sees every site (every administrator from before
+	// sites, and one added without a limit).
+	Sites []string
+}
+
+// Scope is what an administrator sees and acts on: every site (All), or
+// the sites listed. Only an administrator of every site manages what is
+// the deployment's own (the staff list, sites, administrators).
+type Scope struct {
+	All   bool
+	Sites []Site // a limited administrator's sites, by name
+}
+
+// Has reports whether the scope holds the site of this name (any case,
+// as site names are unique).
+func (s Scope) Has(site string) bool {
+	if s.All {
+		return true
+	}
+	for _, t := range s.Sites {
+		if strings.EqualFold(t.Name, site) {
+			return true
+		}
+	}
+	return false
+}
+
+// Names lists a limited scope's sites, for a message: "North, South".
+func (s Scope) Names() string {
+	names := make([]string, len(s.Sites))
+	for i, t := range s.Sites {
+		names[i] = t.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// ParseSiteList reads a list of site names as typed on the command line
+// ("North, South"): names separated by commas, spaces around them dropped.
+func ParseSiteList(list string) ([]string, error) {
+	var out []string
+	for _, n := range strings.Split(list, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			out = append(out, n)
+		}
+	}
+	if len(out) == 0 {
+		return nil, Badf("name at least one site, e.g. --sites \"North,South\" ('qrdesk-server site list' shows them), or give every site with --all-sites")
+	}
+	return out, nil
 }
 
 // Session is a signed-in browser.
@@ -30,7 +80,7 @@ type Session struct {
 type AdminAction struct {
 	At      int64
 	Admin   string // who did it ("" for the command line)
-	Action  string // admin_add, admin_reset, admin_remove, sign_in, revoke, resolve
+	Action  string // admin_add, admin_reset, admin_remove, admin_sites, sign_in, revoke, resolve
 	Subject string // the admin, station or conflict acted on
 	Detail  string
 }

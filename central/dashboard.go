@@ -15,6 +15,7 @@ import (
 // redemptions it asked the server for (refusals by outcome).
 type DeskDay struct {
 	Station   string
+	Site      string // the name of the desk's site
 	Issued    int
 	Redeemed  int
 	Conflicts int            // labels it redeemed offline that another desk had used
@@ -79,7 +80,7 @@ func (d *DayActivity) AddPrinted(reports []DeskStatus) {
 	for _, r := range reports {
 		i := slices.IndexFunc(d.Desks, func(k DeskDay) bool { return k.Station == r.Station })
 		if i < 0 {
-			d.Desks = append(d.Desks, DeskDay{Station: r.Station, Refused: map[string]int{}})
+			d.Desks = append(d.Desks, DeskDay{Station: r.Station, Site: r.Site, Refused: map[string]int{}})
 			i = len(d.Desks) - 1
 		}
 		k := &d.Desks[i]
@@ -151,6 +152,8 @@ type ConflictRecord struct {
 	ID int64
 	Conflict
 	Resolutions []Resolution
+	// Site is the name of the site of the conflict's label.
+	Site string
 }
 
 // Resolved reports whether an administrator marked the conflict resolved.
@@ -173,6 +176,9 @@ type EventRecord struct {
 // CodeHistory is everything the server knows of one label.
 type CodeHistory struct {
 	Code CodeState
+	// Site is the name of the label's site (the site of the desk that
+	// uploaded it).
+	Site string
 	// Batch is the label's batch number at the desk that issued it (0:
 	// uploaded by a desk before protocol.RefVersion).
 	Batch     int64

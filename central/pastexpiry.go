@@ -12,5 +12,6 @@ type LateRedemption struct {
 	ExpireAt  int64  `json:"expire_at"`
 	DecidedAt int64  `json:"decided_at"` // on the server's clock (the desk's, corrected)
 	Flags     Flags  `json:"flags"`
-	Flag      string `json:"flag"` // the flags' wording
+	Flag      string `json:"flag"`           // the flags' wording
+	Site      string `json:"site,omitempty"` // the label's site
 }

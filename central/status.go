@@ -18,6 +18,8 @@ type DeskStatus struct {
 	Station string
 	StatusReport
 	ReceivedAt int64 // the server's clock
+	// Site is the name of the desk's site (DeskStatuses; "" elsewhere).
+	Site string
 }
 
 // Limits of a report.

@@ -80,8 +80,8 @@ func TestDashboardStore(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := []central.DeskDay{
-				{Station: "Desk 1", Issued: 10, Redeemed: 2, Conflicts: 1, Refused: map[string]int{}},
-				{Station: "Desk 2", Redeemed: 1, Refused: map[string]int{"already_used": 1, "disabled": 1}},
+				{Station: "Desk 1", Site: "main", Issued: 10, Redeemed: 2, Conflicts: 1, Refused: map[string]int{}},
+				{Station: "Desk 2", Site: "main", Redeemed: 1, Refused: map[string]int{"already_used": 1, "disabled": 1}},
 			}
 			if !reflect.DeepEqual(act.Desks, want) {
 				t.Fatalf("desks\n got %+v\nwant %+v", act.Desks, want)
@@ -269,4 +269,99 @@ func sum(xs []int) int {
 		n += x
 	}
 	return n
+}
+
+// TestDashboardStoreBySite: with Desk 2 in site North, the dashboard's
+// reads say each desk's, conflict's, label's and report's site, and a day
+// read for some sites holds only their desks and their redemptions per
+// quarter hour.
+func TestDashboardStoreBySite(t *testing.T) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		ctx := context.Background()
+		h := centraltest.New(t, dbPath, 10)
+		start := h.Now
+		_, _, conflictCode := dashboardDay(t, h)
+		day := app.Day(start)
+		if err := h.DB.AddSite(ctx, "North", 1); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.DB.SetStationSite(ctx, "Desk 2", "North"); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.DB.SetDeskStatus(ctx, central.DeskStatus{Station: "Desk 2", StatusReport: central.StatusReport{Date: day.Format(app.DateLayout), PrintJobs: 1, At: 1}, ReceivedAt: 1}); err != nil {
+			t.Fatal(err)
+		}
+		ids := map[string]int64{}
+		sites, err := h.DB.Sites(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range sites {
+			ids[s.Name] = s.ID
+		}
+
+		from, to := day.Unix(), day.AddDate(0, 0, 1).Unix()
+		for _, tc := range []struct {
+			sites    []int64
+			desks    []string // station/site
+			redeemed int      // in the quarters
+		}{
+			{nil, []string{"Desk 1/main", "Desk 2/North"}, 3},
+			{[]int64{ids["main"], ids["North"]}, []string{"Desk 1/main", "Desk 2/North"}, 3},
+			{[]int64{ids["main"]}, []string{"Desk 1/main"}, 2},
+			{[]int64{ids["North"]}, []string{"Desk 2/North"}, 1},
+			{[]int64{}, nil, 0},
+		} {
+			act, err := h.DB.SiteDayActivity(ctx, from, to, tc.sites)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, d := range act.Desks {
+				got = append(got, d.Station+"/"+d.Site)
+			}
+			n := 0
+			for _, q := range act.Quarters {
+				n += q
+			}
+			if !reflect.DeepEqual(got, tc.desks) || n != tc.redeemed || act.Total().Redeemed != tc.redeemed {
+				t.Errorf("sites %v: desks %v, %d redeemed in the quarters (total %d); want %v and %d", tc.sites, got, n, act.Total().Redeemed, tc.desks, tc.redeemed)
+			}
+		}
+		all, err := h.DB.DayActivity(ctx, from, to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(all.Desks) != 2 || all.Desks[1].Site != "North" {
+			t.Errorf("DayActivity (every site): %+v", all.Desks)
+		}
+
+		desks, _, err := h.DB.Desks(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(desks) != 2 || desks[0].Site != "main" || desks[1].Site != "North" || desks[1].SiteID != ids["North"] {
+			t.Errorf("Desks: %+v", desks)
+		}
+		reports, err := h.DB.DeskStatuses(ctx, day.Format(app.DateLayout))
+		if err != nil || len(reports) != 1 || reports[0].Site != "North" {
+			t.Errorf("DeskStatuses: %+v %v", reports, err)
+		}
+		// The conflict and the label are Desk 1's upload: site main, wherever
+		// they were redeemed.
+		list, err := h.DB.ConflictRecords(ctx, from, to)
+		if err != nil || len(list) != 1 || list[0].Site != "main" {
+			t.Fatalf("ConflictRecords: %+v %v", list, err)
+		}
+		if site, err := h.DB.ConflictSite(ctx, list[0].ID); err != nil || site != "main" {
+			t.Errorf("ConflictSite: %q %v", site, err)
+		}
+		if _, err := h.DB.ConflictSite(ctx, list[0].ID+1000); !errors.Is(err, central.ErrNoConflict) {
+			t.Errorf("ConflictSite of no conflict: %v", err)
+		}
+		hist, err := h.DB.CodeHistory(ctx, conflictCode)
+		if err != nil || hist.Site != "main" || len(hist.Conflicts) != 1 || hist.Conflicts[0].Site != "main" {
+			t.Errorf("CodeHistory: site %q, conflicts %+v, %v", hist.Site, hist.Conflicts, err)
+		}
+	})
 }

@@ -426,7 +426,7 @@ func (a *API) redeem(r *http.Request, st central.Station) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.Metrics.countRedemptions([]central.Event{ev}, res)
+	a.Metrics.countRedemptions(st.Site, []central.Event{ev}, res)
 	// A label of another site: the desk says where it was issued (it never
 	// downloaded it: a desk follows only its own site's feed).
 	if res[0].Outcome != central.OutcomeUnknown {
@@ -492,7 +492,7 @@ func (a *API) events(r *http.Request, st central.Station) (any, error) {
 		evs, at = append(evs, ev), append(at, i)
 	}
 	res, err := a.Store.Apply(r.Context(), st, evs, a.Now().Unix())
-	a.Metrics.countRedemptions(evs, res)
+	a.Metrics.countRedemptions(st.Site, evs, res)
 	if err != nil {
 		return nil, err
 	}

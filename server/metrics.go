@@ -64,8 +64,8 @@ func NewMetrics(src MetricsSource, now func() time.Time) *Metrics {
 		}, []string{"route"}),
 		redemptions: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "qrdesk_redemptions_total",
-			Help: "Redemptions this server decided, by outcome and whether the desk asked online or uploaded a decision it made offline (repeats of an event already decided are not counted).",
-		}, []string{"outcome", "via"}),
+			Help: "Redemptions this server decided, by outcome, whether the desk asked online or uploaded a decision it made offline, and the desk's site (repeats of an event already decided are not counted).",
+		}, []string{"outcome", "via", "site"}),
 		writeFails: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "qrdesk_db_write_failures_total",
 			Help: "Requests the server answered 503 because its database refused a write (read-only, disk full, no right to write), by route.",
@@ -100,8 +100,8 @@ func (m *Metrics) observe(pattern string, status int, took time.Duration) {
 }
 
 // countRedemptions counts the redemptions among evs by their results
-// (res[i] answers evs[i]).
-func (m *Metrics) countRedemptions(evs []central.Event, res []central.Result) {
+// (res[i] answers evs[i]), under site, the site of the desk that sent them.
+func (m *Metrics) countRedemptions(site string, evs []central.Event, res []central.Result) {
 	if m == nil {
 		return
 	}
@@ -113,7 +113,7 @@ func (m *Metrics) countRedemptions(evs []central.Event, res []central.Result) {
 		if evs[i].Offline {
 			via = "offline"
 		}
-		m.redemptions.WithLabelValues(r.Outcome, via).Inc()
+		m.redemptions.WithLabelValues(r.Outcome, via, site).Inc()
 	}
 }
 

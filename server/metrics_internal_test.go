@@ -26,7 +26,7 @@ func BenchmarkMetricsPerRequest(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			m.sawDesk(7, 1_795_000_000)
-			m.countRedemptions(evs, res)
+			m.countRedemptions(central.DefaultSite, evs, res)
 			m.observe("POST /v1/redeem", 200, 3*time.Millisecond)
 		}
 	})

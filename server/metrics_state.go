@@ -10,7 +10,10 @@ import (
 // stateCollector reads the database's state at each scrape: the feed
 // position, conflicts, events waiting for a commit and the desks' last
 // contact. A thousand desks are one row each and a few series in all: the
-// ages go into a histogram, not a series per desk.
+// ages go into a histogram, not a series per desk. Conflicts, desks by
+// state and outboxes are by site (a few series per site; sites are few);
+// the ages' histogram is not, so a chain of many sites stays a few
+// thousand series.
 type stateCollector struct {
 	src MetricsSource
 	now func() time.Time
@@ -32,15 +35,15 @@ var (
 	descFeed = prometheus.NewDesc("qrdesk_feed_position",
 		"The highest position of the change feed given to any desk.", nil, nil)
 	descConflicts = prometheus.NewDesc("qrdesk_conflicts",
-		"Conflicts in the database: labels redeemed at two desks while they could not both ask the server.", nil, nil)
+		"Conflicts in the database: labels redeemed at two desks while they could not both ask the server, by the site of the label.", []string{"site"}, nil)
 	descWaiting = prometheus.NewDesc("qrdesk_events_waiting",
 		"Events received by this process and waiting for the next commit (SQLite's group commit; always 0 on PostgreSQL).", nil, nil)
 	descDesks = prometheus.NewDesc("qrdesk_desks",
-		"Enrolled desks by state: online (heard from within 2 minutes), offline, never_seen, revoked.", []string{"state"}, nil)
+		"Enrolled desks by state (online: heard from within 2 minutes, offline, never_seen, revoked) and site.", []string{"state", "site"}, nil)
 	descLastSeen = prometheus.NewDesc("qrdesk_desk_last_seen_age_seconds",
 		"How long ago each active desk was last heard from (a request to this process, or a feed read any server process stored).", nil, nil)
 	descOutbox = prometheus.NewDesc("qrdesk_desk_outbox_events",
-		"Events waiting in the active desks' outboxes (not yet accepted by the server), summed over each desk's latest report to this process.", nil, nil)
+		"Events waiting in the active desks' outboxes (not yet accepted by the server), summed over each desk's latest report to this process, by the desks' site.", []string{"site"}, nil)
 )
 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
@@ -61,30 +64,45 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	ch <- prometheus.MustNewConstMetric(descUp, prometheus.GaugeValue, 1)
 	ch <- prometheus.MustNewConstMetric(descFeed, prometheus.GaugeValue, float64(act.FeedPosition))
-	ch <- prometheus.MustNewConstMetric(descConflicts, prometheus.GaugeValue, float64(act.Conflicts))
+	for site, n := range act.ConflictsBySite {
+		ch <- prometheus.MustNewConstMetric(descConflicts, prometheus.GaugeValue, float64(n), site)
+	}
 	ch <- prometheus.MustNewConstMetric(descWaiting, prometheus.GaugeValue, float64(act.EventsWaiting))
 
 	now := c.now().Unix()
-	states := map[string]float64{"online": 0, "offline": 0, "never_seen": 0, "revoked": 0}
+	// Every site has its series, at 0 when it has no desk of a state.
+	states := map[string]map[string]float64{}
+	outbox := map[string]float64{}
+	site := func(name string) map[string]float64 {
+		if states[name] == nil {
+			states[name] = map[string]float64{"online": 0, "offline": 0, "never_seen": 0, "revoked": 0}
+			outbox[name] += 0
+		}
+		return states[name]
+	}
+	for _, name := range act.Sites {
+		site(name)
+	}
 	buckets := make(map[float64]uint64, len(lastSeenBuckets))
 	var seen uint64
-	var sum, outbox float64
+	var sum float64
 	for _, d := range act.Desks {
+		st := site(d.Site)
 		if d.Revoked {
-			states["revoked"]++
+			st["revoked"]++
 			continue
 		}
-		outbox += float64(c.m.deskOutbox(d.ID))
+		outbox[d.Site] += float64(c.m.deskOutbox(d.ID))
 		last := max(d.FeedAckedAt, c.m.lastSeen(d.ID))
 		if last == 0 {
-			states["never_seen"]++
+			st["never_seen"]++
 			continue
 		}
 		age := float64(max(now-last, 0))
 		if age <= DeskOnlineWithin.Seconds() {
-			states["online"]++
+			st["online"]++
 		} else {
-			states["offline"]++
+			st["offline"]++
 		}
 		seen++
 		sum += age
@@ -94,9 +112,11 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 			}
 		}
 	}
-	for state, n := range states {
-		ch <- prometheus.MustNewConstMetric(descDesks, prometheus.GaugeValue, n, state)
+	for name, st := range states {
+		for state, n := range st {
+			ch <- prometheus.MustNewConstMetric(descDesks, prometheus.GaugeValue, n, state, name)
+		}
+		ch <- prometheus.MustNewConstMetric(descOutbox, prometheus.GaugeValue, outbox[name], name)
 	}
 	ch <- prometheus.MustNewConstHistogram(descLastSeen, seen, sum, buckets)
-	ch <- prometheus.MustNewConstMetric(descOutbox, prometheus.GaugeValue, outbox)
 }

@@ -166,3 +166,104 @@ func TestMetricsCountWhatHappened(t *testing.T) {
 		}
 	})
 }
+
+// TestMetricsBySite: in a deployment of two sites, redemptions are counted
+// under the site of the desk that decided them, conflicts under their
+// label's site, desks by state and outboxes under the desks' sites; every
+// site has its series (0 when nothing happened there), the sites add up
+// to the deployment, and no other value of site appears.
+func TestMetricsBySite(t *testing.T) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		ctx := context.Background()
+		h := centraltest.New(t, dbPath, 4)
+		if err := h.DB.RenameSite(ctx, "main", "North"); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.DB.AddSite(ctx, "South", 1); err != nil {
+			t.Fatal(err)
+		}
+		north, south := h.Station(t, "Desk 1", "A"), h.Station(t, "Desk 2", "B")
+		h.Station(t, "Desk 3", "C") // South, never connects
+		h.Station(t, "Desk 4", "D") // North, revoked
+		for _, name := range []string{"Desk 2", "Desk 3"} {
+			if err := h.DB.SetStationSite(ctx, name, "South"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := h.DB.RevokeStation(ctx, "Desk 4", h.Now.Unix()); err != nil {
+			t.Fatal(err)
+		}
+		h.Upload(t, north) // North's labels
+		var r central.Result
+		h.Call(t, "POST", "/v1/redeem", south, h.Ring, central.Event{EventID: "site-online-1", Code: h.Codes[0], Operator: "wang", At: h.Now.Unix()}, &r)
+		if r.Outcome != "redeemed" {
+			t.Fatalf("South redeeming North's label: %+v", r)
+		}
+		h.Call(t, "POST", "/v1/redeem", north, h.Ring, central.Event{EventID: "site-online-2", Code: h.Codes[0], Operator: "li", At: h.Now.Unix()}, &r)
+		if r.Outcome != "already_used" {
+			t.Fatalf("North redeeming it again: %+v", r)
+		}
+		// North's label codes[1] redeemed offline at Desk 2 (South) first,
+		// then at Desk 1 (North): a conflict of a label of North.
+		for _, tc := range []struct{ token, id string }{{south, "site-offline-2"}, {north, "site-offline-1"}} {
+			h.Call(t, "POST", "/v1/events", tc.token, h.Ring, map[string]any{"events": []central.Event{
+				{EventID: tc.id, Kind: "redeem", Code: h.Codes[1], Operator: "op", At: h.Now.Unix() - 60, Offline: true}}}, nil)
+		}
+		if st := h.Call(t, "POST", "/v1/status", south, h.Ring, central.StatusReport{Date: h.Now.Format("2006-01-02"), EventsWaiting: 4, At: h.Now.Unix()}, nil); st != 200 {
+			t.Fatalf("Desk 2's report: %d", st)
+		}
+
+		fams := scrape(t, h.URL)
+		for _, tc := range []struct {
+			name   string
+			labels []string
+			want   float64
+		}{
+			{"qrdesk_redemptions_total", []string{"outcome", "redeemed", "via", "online", "site", "South"}, 1},
+			{"qrdesk_redemptions_total", []string{"outcome", "already_used", "via", "online", "site", "North"}, 1},
+			{"qrdesk_redemptions_total", []string{"outcome", "redeemed", "via", "offline", "site", "South"}, 1},
+			{"qrdesk_redemptions_total", []string{"outcome", "conflict", "via", "offline", "site", "North"}, 1},
+			{"qrdesk_redemptions_total", []string{"outcome", "redeemed", "via", "online", "site", "North"}, -1},
+			{"qrdesk_conflicts", []string{"site", "North"}, 1},
+			{"qrdesk_conflicts", []string{"site", "South"}, 0},
+			{"qrdesk_desks", []string{"state", "online", "site", "North"}, 1},
+			{"qrdesk_desks", []string{"state", "online", "site", "South"}, 1},
+			{"qrdesk_desks", []string{"state", "never_seen", "site", "South"}, 1},
+			{"qrdesk_desks", []string{"state", "never_seen", "site", "North"}, 0},
+			{"qrdesk_desks", []string{"state", "revoked", "site", "North"}, 1},
+			{"qrdesk_desks", []string{"state", "revoked", "site", "South"}, 0},
+			{"qrdesk_desk_outbox_events", []string{"site", "South"}, 4},
+			{"qrdesk_desk_outbox_events", []string{"site", "North"}, 0},
+			{"qrdesk_desk_last_seen_age_seconds", nil, 2},
+		} {
+			if got := value(fams, tc.name, tc.labels...); got != tc.want {
+				t.Errorf("%s%v = %v, want %v", tc.name, tc.labels, got, tc.want)
+			}
+		}
+		for name, f := range fams {
+			for _, m := range f.Metric {
+				for _, l := range m.Label {
+					if l.GetName() == "site" && l.GetValue() != "North" && l.GetValue() != "South" {
+						t.Errorf("%s has site %q", name, l.GetValue())
+					}
+				}
+			}
+		}
+		// The sites add up to the deployment.
+		total := func(name string) (n float64) {
+			for _, m := range fams[name].Metric {
+				n += m.GetGauge().GetValue()
+			}
+			return n
+		}
+		if n := total("qrdesk_conflicts"); n != 1 {
+			t.Errorf("conflicts over the sites: %v, want 1", n)
+		}
+		if n := total("qrdesk_desks"); n != 4 {
+			t.Errorf("desks over the sites and states: %v, want 4", n)
+		}
+		if f := fams["qrdesk_desk_last_seen_age_seconds"]; len(f.Metric) != 1 {
+			t.Errorf("the last-seen histogram has %d series, want one for the deployment", len(f.Metric))
+		}
+	})
+}

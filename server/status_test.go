@@ -40,7 +40,7 @@ func TestDeskStatusStore(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := central.DeskStatus{Station: "Desk 1", StatusReport: h.Report(0, 3, 40, 1, now), ReceivedAt: now}
+		want := central.DeskStatus{Station: "Desk 1", StatusReport: h.Report(0, 3, 40, 1, now), ReceivedAt: now, Site: central.DefaultSite}
 		if len(got) != 1 || got[0] != want {
 			t.Fatalf("today's reports\n got %+v\nwant [%+v]", got, want)
 		}
@@ -146,7 +146,7 @@ func TestDeskReportsAfterSync(t *testing.T) {
 			t.Fatal(err)
 		}
 		got, err := h.DB.DeskStatuses(ctx, app.FormatDate(h.Now))
-		want := central.DeskStatus{Station: "Desk 2", ReceivedAt: h.Now.Unix(), StatusReport: h.Report(0, 2, 12, 1, h.Now.Unix())}
+		want := central.DeskStatus{Station: "Desk 2", ReceivedAt: h.Now.Unix(), StatusReport: h.Report(0, 2, 12, 1, h.Now.Unix()), Site: central.DefaultSite}
 		if err != nil || len(got) != 1 || got[0] != want {
 			t.Fatalf("after a sync the server has %+v %v\nwant [%+v]", got, err, want)
 		}

@@ -48,14 +48,14 @@ func (c *DB) Activity(ctx context.Context) (central.Activity, error) {
 	if a.FeedPosition, err = c.feedHead(ctx, floor); err != nil {
 		return a, err
 	}
-	if err := c.e.queryRow(ctx, `SELECT count(*) FROM conflicts`).Scan(&a.Conflicts); err != nil {
+	if err := c.conflictsBySite(ctx, &a); err != nil {
 		return a, err
 	}
 	if !c.e.postgres {
 		c.groupOnce.Do(c.startCommitter) // a no-op once an event was applied
 		a.EventsWaiting = len(c.jobs)
 	}
-	rows, err := c.e.query(ctx, `SELECT id, name, revoked_at, feed_ack, feed_acked_at FROM stations ORDER BY id`)
+	rows, err := c.e.query(ctx, `SELECT t.id, t.name, COALESCE(s.name, ''), t.revoked_at, t.feed_ack, t.feed_acked_at FROM stations t LEFT JOIN sites s ON s.id = t.site ORDER BY t.id`)
 	if err != nil {
 		return a, err
 	}
@@ -63,13 +63,51 @@ func (c *DB) Activity(ctx context.Context) (central.Activity, error) {
 	for rows.Next() {
 		var d central.DeskActivity
 		var revokedAt int64
-		if err := rows.Scan(&d.ID, &d.Name, &revokedAt, &d.FeedAck, &d.FeedAckedAt); err != nil {
+		if err := rows.Scan(&d.ID, &d.Name, &d.Site, &revokedAt, &d.FeedAck, &d.FeedAckedAt); err != nil {
 			return a, err
 		}
 		d.Revoked = revokedAt != 0
 		a.Desks = append(a.Desks, d)
 	}
 	return a, rows.Err()
+}
+
+// conflictsBySite counts the conflicts by their label's site, and lists
+// the sites (a site without conflicts counts 0).
+func (c *DB) conflictsBySite(ctx context.Context, a *central.Activity) error {
+	a.ConflictsBySite = map[string]int64{}
+	rows, err := c.e.query(ctx, `SELECT name FROM sites ORDER BY name`)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			rows.Close()
+			return err
+		}
+		a.Sites = append(a.Sites, name)
+		a.ConflictsBySite[name] = 0
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	rows, err = c.e.query(ctx, `SELECT COALESCE(s.name, ''), count(*) FROM `+conflictSite+` GROUP BY s.name`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var site string
+		var n int64
+		if err := rows.Scan(&site, &n); err != nil {
+			return err
+		}
+		a.ConflictsBySite[site] += n
+		a.Conflicts += n
+	}
+	return rows.Err()
 }
 
 // ProbeWrite writes one row (the time of the probe, in the deployment

@@ -6,6 +6,8 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"errors"
+	"slices"
+	"strings"
 
 	"qrdesk/central"
 )
@@ -27,10 +29,15 @@ func newAdminSecret() string {
 	return hex.EncodeToString(b[:])
 }
 
-// AddAdmin creates an administrator with a password hash;
-// central.ErrAdminExists when the name is taken.
+// AddAdmin creates an administrator with a password hash, limited to
+// a.Sites when not nil; central.ErrAdminExists when the name is taken, a
+// *central.NoSite when a site has no such name.
 func (c *DB) AddAdmin(ctx context.Context, a central.Admin, passwordHash string) error {
 	if err := central.ValidateAdminName(a.Name); err != nil {
+		return err
+	}
+	sites, names, err := c.siteIDs(ctx, a.Sites)
+	if err != nil {
 		return err
 	}
 	tx, err := c.e.begin(ctx)
@@ -38,9 +45,13 @@ func (c *DB) AddAdmin(ctx context.Context, a central.Admin, passwordHash string)
 		return err
 	}
 	defer tx.done()
-	if _, err := tx.exec(ctx, `INSERT INTO admins (name, password_hash, secret, created_at) VALUES (?, ?, ?, ?)`, a.Name, passwordHash, newAdminSecret(), a.CreatedAt); isUniqueAny(err) {
+	if _, err := tx.exec(ctx, `INSERT INTO admins (name, password_hash, secret, created_at, all_sites) VALUES (?, ?, ?, ?, ?)`,
+		a.Name, passwordHash, newAdminSecret(), a.CreatedAt, boolInt(a.Sites == nil)); isUniqueAny(err) {
 		return central.ErrAdminExists
 	} else if err != nil {
+		return err
+	}
+	if err := setAdminSites(ctx, tx, a.Name, sites); err != nil {
 		return err
 	}
 	// Sessions left from a removed account of this name: dead already (their
@@ -48,10 +59,123 @@ func (c *DB) AddAdmin(ctx context.Context, a central.Admin, passwordHash string)
 	if _, err := tx.exec(ctx, `DELETE FROM admin_sessions WHERE admin = ?`, a.Name); err != nil {
 		return err
 	}
-	if err := logAdmin(ctx, tx, central.AdminAction{At: a.CreatedAt, Action: "admin_add", Subject: a.Name}); err != nil {
+	if err := logAdmin(ctx, tx, central.AdminAction{At: a.CreatedAt, Action: "admin_add", Subject: a.Name, Detail: sitesDetail(names)}); err != nil {
 		return err
 	}
 	return tx.commit()
+}
+
+// SetAdminSites limits an administrator to the sites named (nil: every
+// site again). It takes effect at their next page: the dashboard reads
+// the administrator's sites at every request, so no one is signed out.
+// central.ErrNoAdmin, *central.NoSite.
+func (c *DB) SetAdminSites(ctx context.Context, name string, sites []string, at int64) error {
+	ids, names, err := c.siteIDs(ctx, sites)
+	if err != nil {
+		return err
+	}
+	tx, err := c.e.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.done()
+	res, err := tx.exec(ctx, `UPDATE admins SET all_sites = ? WHERE name = ?`, boolInt(sites == nil), name)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return central.ErrNoAdmin
+	}
+	if _, err := tx.exec(ctx, `DELETE FROM admin_sites WHERE admin = ?`, name); err != nil {
+		return err
+	}
+	if err := setAdminSites(ctx, tx, name, ids); err != nil {
+		return err
+	}
+	if err := logAdmin(ctx, tx, central.AdminAction{At: at, Action: "admin_sites", Subject: name, Detail: sitesDetail(names)}); err != nil {
+		return err
+	}
+	return tx.commit()
+}
+
+// siteIDs finds the sites of names (any case), without repeats, and
+// their names as the sites spell them; nil for nil (every site). A limit
+// naming no site is refused: it would show the administrator nothing.
+func (c *DB) siteIDs(ctx context.Context, names []string) ([]int64, []string, error) {
+	if names == nil {
+		return nil, nil, nil
+	}
+	if len(names) == 0 {
+		_, err := central.ParseSiteList("")
+		return nil, nil, err
+	}
+	ids, spelt := []int64{}, []string{}
+	for _, n := range names {
+		var id int64
+		var name string
+		err := c.e.queryRow(ctx, `SELECT id, name FROM sites WHERE lower(name) = lower(?)`, strings.TrimSpace(n)).Scan(&id, &name)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, nil, &central.NoSite{Name: n}
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		if !slices.Contains(ids, id) {
+			ids, spelt = append(ids, id), append(spelt, name)
+		}
+	}
+	return ids, spelt, nil
+}
+
+func setAdminSites(ctx context.Context, tx *etx, admin string, sites []int64) error {
+	for _, id := range sites {
+		if _, err := tx.exec(ctx, `INSERT INTO admin_sites (admin, site) VALUES (?, ?)`, admin, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sitesDetail is the audit trail's detail of an administrator's sites.
+func sitesDetail(sites []string) string {
+	if sites == nil {
+		return "all sites"
+	}
+	return "sites " + strings.Join(sites, ", ")
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// AdminScope returns the sites an administrator sees and acts on;
+// central.ErrNoAdmin when there is no such administrator.
+func (c *DB) AdminScope(ctx context.Context, name string) (central.Scope, error) {
+	var all int
+	err := c.e.queryRow(ctx, `SELECT all_sites FROM admins WHERE name = ?`, name).Scan(&all)
+	if errors.Is(err, sql.ErrNoRows) {
+		return central.Scope{}, central.ErrNoAdmin
+	}
+	if err != nil || all == 1 {
+		return central.Scope{All: all == 1}, err
+	}
+	rows, err := c.e.query(ctx, `SELECT s.id, s.name FROM admin_sites a JOIN sites s ON s.id = a.site WHERE a.admin = ? ORDER BY s.name`, name)
+	if err != nil {
+		return central.Scope{}, err
+	}
+	defer rows.Close()
+	scope := central.Scope{Sites: []central.Site{}}
+	for rows.Next() {
+		var s central.Site
+		if err := rows.Scan(&s.ID, &s.Name); err != nil {
+			return central.Scope{}, err
+		}
+		scope.Sites = append(scope.Sites, s)
+	}
+	return scope, rows.Err()
 }
 
 // RemoveAdmin deletes an administrator and signs out their sessions.
@@ -91,9 +215,13 @@ func (c *DB) changeAdmin(ctx context.Context, name, action string, at int64, que
 	return tx.commit()
 }
 
-// Admins lists the administrators by name.
+// Admins lists the administrators by name, each with the sites they are
+// limited to (nil: every site).
 func (c *DB) Admins(ctx context.Context) ([]central.Admin, error) {
-	rows, err := c.e.query(ctx, `SELECT name, created_at FROM admins ORDER BY name`)
+	rows, err := c.e.query(ctx, `SELECT a.name, a.created_at, a.all_sites, COALESCE(s.name, '') FROM admins a
+		LEFT JOIN admin_sites x ON x.admin = a.name AND a.all_sites = 0
+		LEFT JOIN sites s ON s.id = x.site
+		ORDER BY a.name, s.name`)
 	if err != nil {
 		return nil, err
 	}
@@ -101,10 +229,21 @@ func (c *DB) Admins(ctx context.Context) ([]central.Admin, error) {
 	var out []central.Admin
 	for rows.Next() {
 		var a central.Admin
-		if err := rows.Scan(&a.Name, &a.CreatedAt); err != nil {
+		var all int
+		var site string
+		if err := rows.Scan(&a.Name, &a.CreatedAt, &all, &site); err != nil {
 			return nil, err
 		}
-		out = append(out, a)
+		if len(out) == 0 || out[len(out)-1].Name != a.Name {
+			if all == 0 {
+				a.Sites = []string{}
+			}
+			out = append(out, a)
+		}
+		if site != "" {
+			last := &out[len(out)-1]
+			last.Sites = append(last.Sites, site)
+		}
 	}
 	return out, rows.Err()
 }

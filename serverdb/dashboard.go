@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
 	"sort"
 	"strings"
 
@@ -19,12 +20,27 @@ import (
 // found through the index of either.
 
 // DayActivity counts the codes issued and the redemptions decided in
-// [from, to), per desk, and the redemptions per quarter hour.
+// [from, to), per desk (each with its site), and the redemptions per
+// quarter hour.
 func (c *DB) DayActivity(ctx context.Context, from, to int64) (central.DayActivity, error) {
+	return c.SiteDayActivity(ctx, from, to, nil)
+}
+
+// SiteDayActivity is DayActivity of the desks of the sites listed (by id;
+// nil: every site). A desk's figures are its site's: the site it is in
+// now (a desk moved to another site takes its past days along).
+func (c *DB) SiteDayActivity(ctx context.Context, from, to int64, sites []int64) (central.DayActivity, error) {
+	siteOf, err := c.stationSites(ctx)
+	if err != nil {
+		return central.DayActivity{}, err
+	}
+	keep := func(name string) bool {
+		return sites == nil || slices.Contains(sites, siteOf[name].ID)
+	}
 	desks := map[string]*central.DeskDay{}
 	desk := func(name string) *central.DeskDay {
 		if desks[name] == nil {
-			desks[name] = &central.DeskDay{Station: name, Refused: map[string]int{}}
+			desks[name] = &central.DeskDay{Station: name, Site: siteOf[name].Name, Refused: map[string]int{}}
 		}
 		return desks[name]
 	}
@@ -39,7 +55,9 @@ func (c *DB) DayActivity(ctx context.Context, from, to int64) (central.DayActivi
 			rows.Close()
 			return central.DayActivity{}, err
 		}
-		desk(name).Issued = n
+		if keep(name) {
+			desk(name).Issued = n
+		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -63,6 +81,9 @@ func (c *DB) DayActivity(ctx context.Context, from, to int64) (central.DayActivi
 		if err := rows.Scan(&name, &outcome, &q, &n); err != nil {
 			return central.DayActivity{}, err
 		}
+		if !keep(name) {
+			continue
+		}
 		d := desk(name)
 		switch outcome {
 		case central.OutcomeRedeemed:
@@ -77,7 +98,7 @@ func (c *DB) DayActivity(ctx context.Context, from, to int64) (central.DayActivi
 	if err := rows.Err(); err != nil {
 		return central.DayActivity{}, err
 	}
-	if err := c.subtractUndone(ctx, from, to, desk, &day); err != nil {
+	if err := c.subtractUndone(ctx, from, to, keep, desk, &day); err != nil {
 		return central.DayActivity{}, err
 	}
 	for _, d := range desks {
@@ -85,6 +106,25 @@ func (c *DB) DayActivity(ctx context.Context, from, to int64) (central.DayActivi
 	}
 	sort.Slice(day.Desks, func(i, j int) bool { return day.Desks[i].Station < day.Desks[j].Station })
 	return day, nil
+}
+
+// stationSites is the site of every station, by station name.
+func (c *DB) stationSites(ctx context.Context) (map[string]central.Site, error) {
+	rows, err := c.e.query(ctx, `SELECT t.name, s.id, s.name FROM stations t JOIN sites s ON s.id = t.site`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]central.Site{}
+	for rows.Next() {
+		var name string
+		var s central.Site
+		if err := rows.Scan(&name, &s.ID, &s.Name); err != nil {
+			return nil, err
+		}
+		out[name] = s
+	}
+	return out, rows.Err()
 }
 
 const quarter = "900" // central.QuarterSeconds, in SQL
@@ -98,7 +138,7 @@ const undoReach = 2 * 24 * 3600
 // (an undo event the server accepted names them) out of the day's counts.
 // Undo events are found by the time the server received them, through
 // its index, within undoReach of the day.
-func (c *DB) subtractUndone(ctx context.Context, from, to int64, desk func(string) *central.DeskDay, day *central.DayActivity) error {
+func (c *DB) subtractUndone(ctx context.Context, from, to int64, keep func(string) bool, desk func(string) *central.DeskDay, day *central.DayActivity) error {
 	const eff = `r.decided_at`
 	rows, err := c.e.query(ctx, `SELECT r.station, (`+eff+`) / `+quarter+`, count(*) FROM events u
 		JOIN events r ON r.event_id = u.undoes
@@ -116,6 +156,9 @@ func (c *DB) subtractUndone(ctx context.Context, from, to int64, desk func(strin
 		if err := rows.Scan(&name, &q, &n); err != nil {
 			return err
 		}
+		if !keep(name) {
+			continue
+		}
 		desk(name).Redeemed -= n
 		day.Quarters[q] -= n
 	}
@@ -126,7 +169,7 @@ func (c *DB) subtractUndone(ctx context.Context, from, to int64, desk func(strin
 // stored feed read, its latest event or report), the events waiting in its
 // outbox by its latest report, and the feed's head.
 func (c *DB) Desks(ctx context.Context) ([]central.DeskState, int64, error) {
-	rows, err := c.e.query(ctx, `SELECT id, name, letter, created_at, revoked_at, feed_ack, feed_acked_at,
+	rows, err := c.e.query(ctx, `SELECT id, name, letter, created_at, revoked_at, feed_ack, feed_acked_at, site, COALESCE((SELECT name FROM sites WHERE sites.id = stations.site), ''),
 		COALESCE((SELECT max(received_at) FROM events WHERE events.station = stations.name), 0),
 		COALESCE((SELECT events_waiting FROM desk_status s WHERE s.station = stations.name ORDER BY received_at DESC, at DESC LIMIT 1), 0),
 		COALESCE((SELECT max(received_at) FROM desk_status s WHERE s.station = stations.name), 0),
@@ -141,7 +184,7 @@ func (c *DB) Desks(ctx context.Context) ([]central.DeskState, int64, error) {
 	for rows.Next() {
 		var d central.DeskState
 		var acked, lastEvent int64
-		if err := rows.Scan(&d.ID, &d.Name, &d.Letter, &d.CreatedAt, &d.RevokedAt, &d.FeedAck, &acked, &lastEvent, &d.EventsWaiting, &d.StatusAt, &d.NotUnderstood, &d.Version.Release, &d.Version.Protocol); err != nil {
+		if err := rows.Scan(&d.ID, &d.Name, &d.Letter, &d.CreatedAt, &d.RevokedAt, &d.FeedAck, &acked, &d.SiteID, &d.Site, &lastEvent, &d.EventsWaiting, &d.StatusAt, &d.NotUnderstood, &d.Version.Release, &d.Version.Protocol); err != nil {
 			return nil, 0, err
 		}
 		d.LastSeenAt = max(acked, lastEvent, d.StatusAt)
@@ -163,12 +206,17 @@ func (c *DB) Desks(ctx context.Context) ([]central.DeskState, int64, error) {
 	return out, head, err
 }
 
-const conflictColumns = `id, code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, flag, second_code`
+// conflictColumns are a conflict's columns (conflicts k) and its label's
+// site's name (conflictSite).
+const (
+	conflictColumns = `k.id, k.code, k.first_event, k.first_station, k.first_operator, k.first_at, k.second_event, k.second_station, k.second_operator, k.second_at, k.flag, k.second_code, COALESCE(s.name, '')`
+	conflictSite    = `conflicts k LEFT JOIN codes c ON c.code = k.code LEFT JOIN sites s ON s.id = c.site`
+)
 
 // ConflictRecords lists the conflicts whose first redemption is in
 // [from, to) with their resolutions.
 func (c *DB) ConflictRecords(ctx context.Context, from, to int64) ([]central.ConflictRecord, error) {
-	rows, err := c.e.query(ctx, `SELECT `+conflictColumns+` FROM conflicts WHERE first_at >= ? AND first_at < ? ORDER BY first_at, id`, from, to)
+	rows, err := c.e.query(ctx, `SELECT `+conflictColumns+` FROM `+conflictSite+` WHERE k.first_at >= ? AND k.first_at < ? ORDER BY k.first_at, k.id`, from, to)
 	if err != nil {
 		return nil, err
 	}
@@ -185,7 +233,7 @@ func scanConflictRecords(rows *sql.Rows) ([]central.ConflictRecord, error) {
 	out := []central.ConflictRecord{}
 	for rows.Next() {
 		var k central.ConflictRecord
-		if err := rows.Scan(&k.ID, &k.Code, &k.FirstEvent, &k.FirstStation, &k.FirstOperator, &k.FirstAt, &k.SecondEvent, &k.SecondStation, &k.SecondOperator, &k.SecondAt, &k.Flag, &k.SecondCode); err != nil {
+		if err := rows.Scan(&k.ID, &k.Code, &k.FirstEvent, &k.FirstStation, &k.FirstOperator, &k.FirstAt, &k.SecondEvent, &k.SecondStation, &k.SecondOperator, &k.SecondAt, &k.Flag, &k.SecondCode, &k.Site); err != nil {
 			return nil, err
 		}
 		out = append(out, k)
@@ -248,13 +296,25 @@ func (c *DB) ResolveConflict(ctx context.Context, id int64, r central.Resolution
 	return tx.commit()
 }
 
+// ConflictSite returns the name of the site of a conflict's label;
+// central.ErrNoConflict.
+func (c *DB) ConflictSite(ctx context.Context, id int64) (string, error) {
+	var site string
+	err := c.e.queryRow(ctx, `SELECT COALESCE(s.name, '') FROM `+conflictSite+` WHERE k.id = ?`, id).Scan(&site)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", central.ErrNoConflict
+	}
+	return site, err
+}
+
 // CodeHistory returns a label's state, every event of it from any desk, and
 // its conflicts; central.ErrNoCode when the server has no such label.
 func (c *DB) CodeHistory(ctx context.Context, code string) (central.CodeHistory, error) {
 	var h central.CodeHistory
 	s := &h.Code
-	err := c.e.queryRow(ctx, `SELECT code, issued_by, status, expire_at, created_at, used_at, used_station, used_operator, used_event, disabled_reason, ref, batch
-		FROM codes WHERE code = ?`, code).Scan(&s.Code, &s.IssuedBy, &s.Status, &s.ExpireAt, &s.CreatedAt, &s.UsedAt, &s.UsedStation, &s.UsedOperator, &s.UsedEvent, &s.DisabledReason, &s.Ref, &h.Batch)
+	err := c.e.queryRow(ctx, `SELECT code, issued_by, status, expire_at, created_at, used_at, used_station, used_operator, used_event, disabled_reason, ref, batch,
+		COALESCE((SELECT name FROM sites WHERE sites.id = codes.site), '')
+		FROM codes WHERE code = ?`, code).Scan(&s.Code, &s.IssuedBy, &s.Status, &s.ExpireAt, &s.CreatedAt, &s.UsedAt, &s.UsedStation, &s.UsedOperator, &s.UsedEvent, &s.DisabledReason, &s.Ref, &h.Batch, &h.Site)
 	if errors.Is(err, sql.ErrNoRows) {
 		return h, central.ErrNoCode
 	}
@@ -277,7 +337,7 @@ func (c *DB) CodeHistory(ctx context.Context, code string) (central.CodeHistory,
 	if err := rows.Err(); err != nil {
 		return h, err
 	}
-	rows, err = c.e.query(ctx, `SELECT `+conflictColumns+` FROM conflicts WHERE code = ? OR second_code = ? ORDER BY id`, code, code)
+	rows, err = c.e.query(ctx, `SELECT `+conflictColumns+` FROM `+conflictSite+` WHERE k.code = ? OR k.second_code = ? ORDER BY k.id`, code, code)
 	if err != nil {
 		return h, err
 	}

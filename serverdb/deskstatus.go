@@ -38,10 +38,13 @@ func (c *DB) SetDeskStatus(ctx context.Context, s central.DeskStatus) error {
 	return tx.commit()
 }
 
-// DeskStatuses returns the desks' reports of a label day, by station name.
+// DeskStatuses returns the desks' reports of a label day, by station name,
+// each with its desk's site.
 func (c *DB) DeskStatuses(ctx context.Context, date string) ([]central.DeskStatus, error) {
-	rows, err := c.e.query(ctx, `SELECT station, date, events_waiting, print_jobs, labels_printed, reprints, at, received_at, refused_here, not_understood
-		FROM desk_status WHERE date = ? ORDER BY station`, date)
+	rows, err := c.e.query(ctx, `SELECT d.station, d.date, d.events_waiting, d.print_jobs, d.labels_printed, d.reprints, d.at, d.received_at, d.refused_here, d.not_understood,
+			COALESCE(s.name, '')
+		FROM desk_status d LEFT JOIN stations t ON t.name = d.station LEFT JOIN sites s ON s.id = t.site
+		WHERE d.date = ? ORDER BY d.station`, date)
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +53,7 @@ func (c *DB) DeskStatuses(ctx context.Context, date string) ([]central.DeskStatu
 	for rows.Next() {
 		var s central.DeskStatus
 		var refused string
-		if err := rows.Scan(&s.Station, &s.Date, &s.EventsWaiting, &s.PrintJobs, &s.LabelsPrinted, &s.Reprints, &s.At, &s.ReceivedAt, &refused, &s.NotUnderstood); err != nil {
+		if err := rows.Scan(&s.Station, &s.Date, &s.EventsWaiting, &s.PrintJobs, &s.LabelsPrinted, &s.Reprints, &s.At, &s.ReceivedAt, &refused, &s.NotUnderstood, &s.Site); err != nil {
 			return nil, err
 		}
 		if refused != "" {

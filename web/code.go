@@ -43,9 +43,17 @@ func (d *Dashboard) code(w http.ResponseWriter, r *http.Request, s session) {
 					d.fail(w, r, err)
 					return
 				}
-				data.NotHeld, status = d.notHeld(l, central.ExplainNotHeld(c, d.seen(desks))), http.StatusNotFound
+				n := central.ExplainNotHeld(c, d.seen(desks))
+				if n.Desk != nil && !s.scope.Has(n.Desk.Site) {
+					d.forbidden(w, r, s, l.Tf("Label %s carries the letter of desk %s of site %s, which is not one of your sites (%s).", n.Code, n.Desk.Name, n.Desk.Site, s.scope.Names()))
+					return
+				}
+				data.NotHeld, status = d.notHeld(l, n), http.StatusNotFound
 			case err != nil:
 				d.fail(w, r, err)
+				return
+			case !s.scope.Has(h.Site):
+				d.forbidden(w, r, s, l.Tf("Label %s belongs to site %s, which is not one of your sites (%s).", h.Code.Code, h.Site, s.scope.Names()))
 				return
 			default:
 				data.History = &h

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -35,10 +36,15 @@ func (d *Dashboard) conflicts(w http.ResponseWriter, r *http.Request, s session)
 }
 
 func (d *Dashboard) showConflicts(w http.ResponseWriter, r *http.Request, s session, status int, p page, data conflictsData) {
+	sites, siteMsg, ok := d.siteView(w, r, s)
+	if !ok {
+		return
+	}
 	day, msg := d.dayOf(r)
 	if p.Error == "" {
-		p.Error = msg
+		p.Error = joinMsg(msg, siteMsg)
 	}
+	p.Sites = sites
 	list, err := d.Store.ConflictRecords(r.Context(), day.Unix(), day.AddDate(0, 0, 1).Unix())
 	if err != nil {
 		d.fail(w, r, err)
@@ -49,6 +55,10 @@ func (d *Dashboard) showConflicts(w http.ResponseWriter, r *http.Request, s sess
 		d.fail(w, r, err)
 		return
 	}
+	// The conflicts of the labels of the sites the page shows (wherever
+	// they were redeemed), and their late redemptions.
+	list = slices.DeleteFunc(list, func(k central.ConflictRecord) bool { return !sites.Shows(k.Site) })
+	late = slices.DeleteFunc(late, func(k central.LateRedemption) bool { return !sites.Shows(k.Site) })
 	data.Nav, data.Conflicts, data.Late = newDayNav(day, d.Now()), list, late
 	for _, k := range list {
 		if !k.Resolved() {
@@ -61,10 +71,14 @@ func (d *Dashboard) showConflicts(w http.ResponseWriter, r *http.Request, s sess
 
 func (d *Dashboard) resolve(w http.ResponseWriter, r *http.Request, s session) {
 	l := langOf(r)
-	date := r.PostFormValue("date")
-	// The page shown again on a refusal is the day the form was on (and
-	// its language switch comes back to that page).
-	r.URL.Path, r.URL.RawQuery = "/conflicts", url.Values{"date": {date}}.Encode()
+	date, site := r.PostFormValue("date"), r.PostFormValue("site")
+	// The page shown again on a refusal is the day (and site) the form was
+	// on, and its language switch comes back to that page.
+	back := url.Values{"date": {date}}
+	if site != "" {
+		back.Set("site", site)
+	}
+	r.URL.Path, r.URL.RawQuery = "/conflicts", back.Encode()
 	id, err := strconv.ParseInt(r.PostFormValue("id"), 10, 64)
 	// A note is one paragraph: line breaks become spaces.
 	note := strings.Join(strings.Fields(r.PostFormValue("note")), " ")
@@ -74,6 +88,18 @@ func (d *Dashboard) resolve(w http.ResponseWriter, r *http.Request, s session) {
 	if err != nil {
 		refuse(l.T("This form does not say which conflict to resolve: reload the page and try again."))
 		return
+	}
+	if !s.scope.All {
+		switch site, err := d.Store.ConflictSite(r.Context(), id); {
+		case errors.Is(err, central.ErrNoConflict):
+			// Said below, as for any administrator.
+		case err != nil:
+			d.fail(w, r, err)
+			return
+		case !s.scope.Has(site):
+			d.forbidden(w, r, s, l.Tf("This conflict is about a label of site %s, which is not one of your sites (%s): you cannot see or resolve it.", site, s.scope.Names()))
+			return
+		}
 	}
 	err = d.Store.ResolveConflict(r.Context(), id, central.Resolution{Admin: s.Admin, Note: note, At: d.Now().Unix()})
 	var br *central.BadRequest
@@ -92,5 +118,6 @@ func (d *Dashboard) resolve(w http.ResponseWriter, r *http.Request, s session) {
 		return
 	}
 	d.Log.Info("dashboard: conflict resolved", "admin", s.Admin, "conflict", id)
-	http.Redirect(w, r, "/conflicts?"+url.Values{"date": {date}, "resolved": {strconv.FormatInt(id, 10)}}.Encode(), http.StatusSeeOther)
+	back.Set("resolved", strconv.FormatInt(id, 10))
+	http.Redirect(w, r, "/conflicts?"+back.Encode(), http.StatusSeeOther)
 }

@@ -27,6 +27,10 @@ type deskView struct {
 }
 
 func (d *Dashboard) desks(w http.ResponseWriter, r *http.Request, s session) {
+	sites, siteMsg, ok := d.siteView(w, r, s)
+	if !ok {
+		return
+	}
 	list, head, err := d.Store.Desks(r.Context())
 	if err != nil {
 		d.fail(w, r, err)
@@ -48,13 +52,16 @@ func (d *Dashboard) desks(w http.ResponseWriter, r *http.Request, s session) {
 	now := d.Now()
 	data := desksData{Head: head}
 	for _, k := range list {
+		if !sites.Shows(k.Site) {
+			continue
+		}
 		if a, ok := pending[k.ID]; ok {
 			k.LastSeenAt, k.FeedAck = max(k.LastSeenAt, a.At), max(k.FeedAck, a.Position)
 		}
 		data.Desks = append(data.Desks, deskView{DeskState: k, Online: k.RevokedAt == 0 && k.Online(now), Behind: k.FeedBehind(head), NoLetter: noLetter[k.Name]})
 	}
 	l := langOf(r)
-	p := page{Title: "Desks", Nav: "desks", Data: data}
+	p := page{Title: "Desks", Nav: "desks", Data: data, Sites: sites, Error: siteMsg}
 	if name := r.URL.Query().Get("revoked"); name != "" {
 		p.Notice = l.Tf("Desk %q is revoked: its token no longer works. To let it back in, run 'qrdesk-server station renew %s' and give the desk the new token.", name, name)
 	}
@@ -67,12 +74,39 @@ type revokeData struct {
 
 func (d *Dashboard) confirmRevoke(w http.ResponseWriter, r *http.Request, s session) {
 	name := r.URL.Query().Get("name")
+	if !d.mayActOnDesk(w, r, s, name) {
+		return
+	}
 	d.render(w, r, http.StatusOK, "revoke", signedIn(page{Title: "Revoke a desk", Nav: "desks", Data: revokeData{Name: name}}, s))
+}
+
+// mayActOnDesk reports whether the administrator sees the desk's site;
+// if not, it answers the 403 page. A desk that does not exist is left to
+// the caller (it says so).
+func (d *Dashboard) mayActOnDesk(w http.ResponseWriter, r *http.Request, s session, name string) bool {
+	if s.scope.All {
+		return true
+	}
+	stations, err := d.Store.Stations(r.Context())
+	if err != nil {
+		d.fail(w, r, err)
+		return false
+	}
+	for _, st := range stations {
+		if st.Name == name && !s.scope.Has(st.Site) {
+			d.forbidden(w, r, s, langOf(r).Tf("Desk %q is in site %s, which is not one of your sites (%s): you cannot see or change it.", name, st.Site, s.scope.Names()))
+			return false
+		}
+	}
+	return true
 }
 
 func (d *Dashboard) revoke(w http.ResponseWriter, r *http.Request, s session) {
 	name := r.PostFormValue("name")
 	l := langOf(r)
+	if !d.mayActOnDesk(w, r, s, name) {
+		return
+	}
 	now := d.Now().Unix()
 	err := d.Store.RevokeStation(r.Context(), name, now)
 	var msg string

@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/csv"
+	"mime"
 	"net/http"
 	"strconv"
 
@@ -9,21 +10,34 @@ import (
 )
 
 // todayCSV is the day's figures per desk and in total, as CSV (English
-// column names, for spreadsheets and scripts).
+// column names, for spreadsheets and scripts), of the sites Today shows.
 func (d *Dashboard) todayCSV(w http.ResponseWriter, r *http.Request, s session) {
+	sites, msg, ok := d.siteView(w, r, s)
+	if !ok {
+		return
+	}
+	if msg != "" {
+		http.Error(w, msg, http.StatusBadRequest)
+		return
+	}
 	day, msg := d.dayOf(r)
 	if msg != "" {
 		http.Error(w, msg, http.StatusBadRequest)
 		return
 	}
-	act, err := d.dayActivity(r.Context(), day)
+	act, err := d.dayActivity(r.Context(), day, sites)
 	if err != nil {
 		d.fail(w, r, err)
 		return
 	}
 	date := day.Format("2006-01-02")
+	disposition := `attachment; filename="qrdesk-` + date + `.csv"`
+	if sites.Picked != "" {
+		// FormatMediaType encodes a site's name that is not ASCII.
+		disposition = mime.FormatMediaType("attachment", map[string]string{"filename": "qrdesk-" + date + "-" + sites.Picked + ".csv"})
+	}
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-	w.Header().Set("Content-Disposition", `attachment; filename="qrdesk-`+date+`.csv"`)
+	w.Header().Set("Content-Disposition", disposition)
 	cw := csv.NewWriter(w)
 	head := []string{"date", "desk", "issued", "redeemed", "refused"}
 	for _, o := range central.RefusalOutcomes {
@@ -33,7 +47,8 @@ func (d *Dashboard) todayCSV(w http.ResponseWriter, r *http.Request, s session) 
 	for _, c := range hereColumns {
 		head = append(head, "refused_at_desk_"+c)
 	}
-	cw.Write(head)
+	// The site last: the columns before it are where they were before sites.
+	cw.Write(append(head, "site"))
 	row := func(name string, k central.DeskDay) {
 		rec := []string{date, name, strconv.Itoa(k.Issued), strconv.Itoa(k.Redeemed), strconv.Itoa(k.RefusedTotal())}
 		for _, o := range central.RefusalOutcomes {
@@ -53,12 +68,16 @@ func (d *Dashboard) todayCSV(w http.ResponseWriter, r *http.Request, s session) 
 				rec = append(rec, "")
 			}
 		}
-		cw.Write(rec)
+		cw.Write(append(rec, k.Site))
 	}
 	for _, k := range act.Desks {
 		row(k.Station, k)
 	}
-	row("TOTAL", act.Total())
+	// The total of the sites the page shows: its site is the one picked,
+	// or the administrator's only one ("" for several).
+	t := act.Total()
+	t.Site = sites.Only()
+	row("TOTAL", t)
 	cw.Flush()
 	if err := cw.Error(); err != nil {
 		d.Log.Warn("dashboard: CSV export cut short", "error", err.Error())

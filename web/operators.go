@@ -26,6 +26,9 @@ type operatorsData struct {
 
 func (d *Dashboard) operators(w http.ResponseWriter, r *http.Request, s session) {
 	l := langOf(r)
+	if !d.mayManageStaff(w, r, s) {
+		return
+	}
 	p := page{Title: "Operators", Nav: "operators"}
 	q := r.URL.Query()
 	switch name := q.Get("name"); q.Get("done") {
@@ -55,8 +58,22 @@ func (d *Dashboard) showOperators(w http.ResponseWriter, r *http.Request, s sess
 
 // changeOperator makes the change the form names: add (name, PIN,
 // supervisor), renew-badge or remove (name).
+// mayManageStaff reports whether the administrator sees every site: the
+// staff list is the deployment's, shared by every site, so a limited
+// administrator neither sees nor changes it (the 403 page).
+func (d *Dashboard) mayManageStaff(w http.ResponseWriter, r *http.Request, s session) bool {
+	if s.scope.All {
+		return true
+	}
+	d.forbidden(w, r, s, langOf(r).Tf("The staff list belongs to the whole deployment: only an administrator of every site can see or change it. Your sites: %s.", s.scope.Names()))
+	return false
+}
+
 func (d *Dashboard) changeOperator(w http.ResponseWriter, r *http.Request, s session) {
 	l := langOf(r)
+	if !d.mayManageStaff(w, r, s) {
+		return
+	}
 	r.URL.Path, r.URL.RawQuery = "/operators", "" // where the language switch comes back to
 	ch := central.StaffChange{Action: r.PostFormValue("action"), Name: strings.TrimSpace(r.PostFormValue("name")), Supervisor: r.PostFormValue("supervisor") != ""}
 	refuse := func(msg string) {

@@ -15,9 +15,14 @@ type page struct {
 	Notice  string // shown in green, translated already
 	Refresh int    // seconds until the page reloads itself (0: never)
 	Data    any
+	// Sites are the sites the page shows (pages by site: Today, Desks,
+	// Conflicts); zero elsewhere.
+	Sites siteView
 
-	L        Lang
-	Admin    string // "" on the sign-in page
+	L     Lang
+	Admin string // "" on the sign-in page
+	// AllSites: the administrator sees every site (and so the staff list).
+	AllSites bool
 	CSRF     string
 	LangTo   string // the language the switch offers ("zh" or "en")
 	LangBack string // the page the switch comes back to
@@ -26,7 +31,7 @@ type page struct {
 
 type pageTemplate = template.Template
 
-var pageNames = []string{"login", "today", "desks", "revoke", "conflicts", "code", "operators"}
+var pageNames = []string{"login", "today", "desks", "revoke", "conflicts", "code", "operators", "forbidden"}
 
 // parsePages parses each page with the layout (each defines "content").
 func parsePages() map[string]*pageTemplate {
@@ -69,6 +74,6 @@ func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, n
 
 // signedIn fills a page's session fields.
 func signedIn(p page, s session) page {
-	p.Admin, p.CSRF = s.Admin, s.csrf
+	p.Admin, p.CSRF, p.AllSites = s.Admin, s.csrf, s.scope.All
 	return p
 }

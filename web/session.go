@@ -23,7 +23,8 @@ const sessionCookie = "qrdesk_session"
 // session is the signed-in administrator of a request.
 type session struct {
 	central.Session
-	csrf string // the token every form of this session carries
+	csrf  string        // the token every form of this session carries
+	scope central.Scope // the sites the administrator sees, read at every request
 }
 
 // auth runs h for a signed-in administrator; anyone else gets the sign-in
@@ -61,7 +62,16 @@ func (d *Dashboard) session(r *http.Request) (session, error) {
 	if err != nil {
 		return session{}, err
 	}
-	return session{Session: s, csrf: csrfToken(c.Value)}, nil
+	// Read at every request: a change of the administrator's sites
+	// ('qrdesk-server admin sites') applies from their next page.
+	scope, err := d.Store.AdminScope(r.Context(), s.Admin)
+	if errors.Is(err, central.ErrNoAdmin) {
+		return session{}, central.ErrNoSession // removed since the session was read
+	}
+	if err != nil {
+		return session{}, err
+	}
+	return session{Session: s, csrf: csrfToken(c.Value), scope: scope}, nil
 }
 
 func hashID(id string) string {

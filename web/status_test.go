@@ -62,17 +62,19 @@ func TestDeskReportsShown(t *testing.T) {
 			t.Fatalf("CSV %v:\n%s", err, csvText)
 		}
 		head, row := recs[0], recs[1]
-		if !strings.HasSuffix(csvText, "Desk 2,0,1,0,0,0,0,0,0,,,,,,,,\n"+date+",TOTAL,5,1,0,0,0,0,0,0,4,50,1,2,0,1,0,3\n") {
+		// The site is the last column (the others stay where they were
+		// before sites): with one site, the total's too.
+		if !strings.HasSuffix(csvText, "Desk 2,0,1,0,0,0,0,0,0,,,,,,,,,main\n"+date+",TOTAL,5,1,0,0,0,0,0,0,4,50,1,2,0,1,0,3,main\n") {
 			t.Fatalf("CSV: Desk 2 without a report, the total:\n%s", csvText)
 		}
-		if got := strings.Join(head[len(head)-8:], ","); got != "print_jobs,labels_printed,reprints,refused_at_desk_already_used,refused_at_desk_disabled,refused_at_desk_expired,refused_at_desk_unknown,refused_at_desk_forged" {
+		if got := strings.Join(head[len(head)-9:], ","); got != "print_jobs,labels_printed,reprints,refused_at_desk_already_used,refused_at_desk_disabled,refused_at_desk_expired,refused_at_desk_unknown,refused_at_desk_forged,site" {
 			t.Fatalf("CSV columns end with %s", got)
 		}
-		if got := strings.Join(row[len(row)-8:], ","); row[1] != "Desk 1" || got != "4,50,1,2,0,1,0,3" {
+		if got := strings.Join(row[len(row)-9:], ","); row[1] != "Desk 1" || got != "4,50,1,2,0,1,0,3,main" {
 			t.Fatalf("CSV row %v, want Desk 1 with 4,50,1,2,0,1,0,3", row)
 		}
 		_, _, yesterday := v.get(t, "/today.csv?date="+app.FormatDate(now.AddDate(0, 0, -1)))
-		if !strings.Contains(yesterday, "Desk 2,0,0,0,0,0,0,0,0,1,9,0,0,0,0,0,0") || !strings.Contains(yesterday, "TOTAL,0,0,0,0,0,0,0,0,1,9,0,0,0,0,0,0") {
+		if !strings.Contains(yesterday, "Desk 2,0,0,0,0,0,0,0,0,1,9,0,0,0,0,0,0,main\n") || !strings.Contains(yesterday, "TOTAL,0,0,0,0,0,0,0,0,1,9,0,0,0,0,0,0,main\n") {
 			t.Fatalf("yesterday's CSV:\n%s", yesterday)
 		}
 

@@ -9,10 +9,16 @@ import (
 // Store is what the dashboard reads and writes (serverdb.DB on SQLite
 // or PostgreSQL).
 type Store interface {
-	// DayActivity counts issues and redemptions in [from, to) per desk.
-	DayActivity(ctx context.Context, from, to int64) (central.DayActivity, error)
-	// DeskStatuses lists the desks' reports of a label day (YYYY-MM-DD).
+	// SiteDayActivity counts issues and redemptions in [from, to) per
+	// desk, of the desks of the sites listed (nil: every site).
+	SiteDayActivity(ctx context.Context, from, to int64, sites []int64) (central.DayActivity, error)
+	// DeskStatuses lists the desks' reports of a label day (YYYY-MM-DD),
+	// each with its desk's site.
 	DeskStatuses(ctx context.Context, date string) ([]central.DeskStatus, error)
+	// Sites lists the deployment's sites by name.
+	Sites(ctx context.Context) ([]central.Site, error)
+	// Stations lists the stations, each with its site.
+	Stations(ctx context.Context) ([]central.Station, error)
 	// Desks lists the enrolled desks and returns the feed's head.
 	Desks(ctx context.Context) ([]central.DeskState, int64, error)
 	// Unbound lists the desks from the first release without a letter,
@@ -26,6 +32,8 @@ type Store interface {
 	// LateRedemptions lists the offline redemptions past expiry decided
 	// in [from, to).
 	LateRedemptions(ctx context.Context, from, to int64) ([]central.LateRedemption, error)
+	// ConflictSite is the site of a conflict's label; central.ErrNoConflict.
+	ConflictSite(ctx context.Context, id int64) (string, error)
 	// ResolveConflict adds a resolution; central.ErrNoConflict.
 	ResolveConflict(ctx context.Context, id int64, r central.Resolution) error
 	// Staff lists the deployment's staff list, removed members too.
@@ -36,6 +44,8 @@ type Store interface {
 	// CodeHistory is a label's history; central.ErrNoCode.
 	CodeHistory(ctx context.Context, code string) (central.CodeHistory, error)
 
+	// AdminScope is the sites an administrator sees; central.ErrNoAdmin.
+	AdminScope(ctx context.Context, name string) (central.Scope, error)
 	// AdminPasswordHash returns the hash; central.ErrNoAdmin.
 	AdminPasswordHash(ctx context.Context, name string) (string, error)
 	// AddSession saves a session if passwordHash, the hash the sign-in

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -21,6 +22,8 @@ type todayData struct {
 	Total    deskRow
 	Outcomes []string
 	Chart    chart
+	// BySite are the sites' figures, when the page shows several sites.
+	BySite []siteRow
 }
 
 type deskRow struct {
@@ -37,6 +40,37 @@ func newDeskRow(d central.DeskDay) deskRow {
 	return row
 }
 
+// Scanned is every scan of the row's desks the figures know of: the
+// redemptions the server decided (redeemed, refused, conflicts) and the
+// scans the desks refused alone. A redemption taken back is not counted.
+func (r deskRow) Scanned() int {
+	return r.Redeemed + r.RefusedTotal() + r.Conflicts + r.RefusedHere.Total()
+}
+
+// siteRow is one site's day: its desks added up.
+type siteRow struct {
+	deskRow
+	Desks int // desks with figures of the day
+}
+
+// bySite adds up the desks of act per site, for every site of sites (one
+// without figures too).
+func bySite(act central.DayActivity, sites []central.Site) []siteRow {
+	var out []siteRow
+	for _, s := range sites {
+		var day central.DayActivity
+		for _, k := range act.Desks {
+			if k.Site == s.Name {
+				day.Desks = append(day.Desks, k)
+			}
+		}
+		t := day.Total()
+		t.Station, t.Site = "", s.Name
+		out = append(out, siteRow{deskRow: newDeskRow(t), Desks: len(day.Desks)})
+	}
+	return out
+}
+
 // hereColumns are the reasons of the refusals a desk decided alone, in the
 // order of the Today page's columns and the CSV's.
 var hereColumns = []string{"already_used", "disabled", "expired", "unknown", "forged"}
@@ -46,8 +80,12 @@ func hereCounts(r app.DeskRefusals) []int {
 }
 
 func (d *Dashboard) today(w http.ResponseWriter, r *http.Request, s session) {
+	sites, siteMsg, ok := d.siteView(w, r, s)
+	if !ok {
+		return
+	}
 	day, msg := d.dayOf(r)
-	act, err := d.dayActivity(r.Context(), day)
+	act, err := d.dayActivity(r.Context(), day, sites)
 	if err != nil {
 		d.fail(w, r, err)
 		return
@@ -57,7 +95,10 @@ func (d *Dashboard) today(w http.ResponseWriter, r *http.Request, s session) {
 	for _, k := range act.Desks {
 		data.Desks = append(data.Desks, newDeskRow(k))
 	}
-	p := page{Title: "Today", Nav: "today", Error: msg, Data: data}
+	if sites.Only() == "" {
+		data.BySite = bySite(act, sites.Visible)
+	}
+	p := page{Title: "Today", Nav: "today", Error: joinMsg(msg, siteMsg), Data: data, Sites: sites}
 	// Today's page follows the desks by reloading itself, unless paused
 	// (to read it undisturbed); other days do not change much.
 	data.Paused = r.URL.Query().Get("pause") != ""
@@ -68,10 +109,19 @@ func (d *Dashboard) today(w http.ResponseWriter, r *http.Request, s session) {
 	d.render(w, r, http.StatusOK, "today", signedIn(p, s))
 }
 
-// dayActivity is the server's counts of a local day with what the desks
-// reported they printed on it (their label day).
-func (d *Dashboard) dayActivity(ctx context.Context, day time.Time) (central.DayActivity, error) {
-	act, err := d.Store.DayActivity(ctx, day.Unix(), day.AddDate(0, 0, 1).Unix())
+// joinMsg puts two messages of a page in one ("" left out).
+func joinMsg(a, b string) string {
+	if a == "" || b == "" {
+		return a + b
+	}
+	return a + " " + b
+}
+
+// dayActivity is the server's counts of a local day for the sites the
+// page shows, with what their desks reported they printed on it (their
+// label day).
+func (d *Dashboard) dayActivity(ctx context.Context, day time.Time, sites siteView) (central.DayActivity, error) {
+	act, err := d.Store.SiteDayActivity(ctx, day.Unix(), day.AddDate(0, 0, 1).Unix(), sites.IDs())
 	if err != nil {
 		return act, err
 	}
@@ -79,6 +129,7 @@ func (d *Dashboard) dayActivity(ctx context.Context, day time.Time) (central.Day
 	if err != nil {
 		return act, err
 	}
+	reports = slices.DeleteFunc(reports, func(r central.DeskStatus) bool { return !sites.Shows(r.Site) })
 	act.AddPrinted(reports)
 	return act, nil
 }

@@ -167,4 +167,26 @@ var zh = map[string]string{
 	"Unused":  "未使用",
 	"Undo":    "撤销",
 	"Undone":  "已撤销",
+
+	// Sites: the picker, the by-site figures, the 403 page of a limited
+	// administrator.
+	"Site":                      "站点",
+	"Site %s":                   "站点 %s",
+	"All sites":                 "全部站点",
+	"All my sites":              "我的全部站点",
+	"By site":                   "按站点",
+	"Scanned":                   "扫描",
+	"Refused at the desk alone": "工位自行拒绝",
+	"A desk's figures are its site's (the site it is in now). Scanned: the redemptions the server decided (redeemed, refused, conflicts) and the scans the desks refused alone; a redemption taken back is not counted. Pick a site above, or click one, to see its desks alone.": "工位的数字计入其所属站点（当前所在的站点）。扫描：服务器判定的核销（已核销、拒绝、冲突）加上工位自行拒绝的扫描；已撤销的核销不计。在上方选择一个站点，或点击站点名称，即可只看该站点的工位。",
+	"No desk of site %s is enrolled yet: add one with 'qrdesk-server station add NAME --letter L --site \"%s\"'.":                                                                                                                                                                 "站点 %s 还没有登记任何工位：请用 'qrdesk-server station add 名称 --letter 字母 --site \"%s\"' 添加。",
+	"There is no site %q: pick one in the list. Showing all your sites instead.":                                                                                                                                                                                                  "没有名为 %q 的站点：请从列表中选择。现在显示您的全部站点。",
+	"Not one of your sites":                  "不是您的站点",
+	"Back to Today":                          "返回今日",
+	"Site %s is not one of your sites (%s).": "站点 %s 不是您的站点（%s）。",
+	"Desk %q is in site %s, which is not one of your sites (%s): you cannot see or change it.":                                                                                                           "工位 %q 属于站点 %s，不是您的站点（%s）：您不能查看或更改它。",
+	"This conflict is about a label of site %s, which is not one of your sites (%s): you cannot see or resolve it.":                                                                                      "此冲突涉及站点 %s 的标签，该站点不是您的站点（%s）：您不能查看或处理它。",
+	"Label %s carries the letter of desk %s of site %s, which is not one of your sites (%s).":                                                                                                            "标签 %s 带有工位 %s（站点 %s）的字母，该站点不是您的站点（%s）。",
+	"Label %s belongs to site %s, which is not one of your sites (%s).":                                                                                                                                  "标签 %s 属于站点 %s，不是您的站点（%s）。",
+	"The staff list belongs to the whole deployment: only an administrator of every site can see or change it. Your sites: %s.":                                                                          "员工名单属于整个部署：只有管理全部站点的管理员才能查看或更改。您的站点：%s。",
+	"Your account is limited to some sites: you see and act on their desks, labels and conflicts only. An administrator of every site changes that on the server with 'qrdesk-server admin sites NAME'.": "您的账户仅限部分站点：您只能查看和处理这些站点的工位、标签和冲突。管理全部站点的管理员可在服务器上用 'qrdesk-server admin sites 名称' 更改。",
 }

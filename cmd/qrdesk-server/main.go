@@ -6,7 +6,8 @@
 //	              station letter NAME L | station site NAME S | station revoke NAME | station list
 //	qrdesk-server site add NAME | site rename OLD NEW | site list | site offline [refuse|decide]
 //	qrdesk-server ring show | ring reset
-//	qrdesk-server admin add NAME | admin reset NAME | admin remove NAME | admin list
+//	qrdesk-server admin add NAME [--sites "A,B"] | admin sites NAME ["A,B" | --all-sites] |
+//	              admin reset NAME | admin remove NAME | admin list
 //	qrdesk-server report [--date YYYY-MM-DD]
 //	qrdesk-server compact
 //	qrdesk-server backup -o FILE | restore FILE | restore --epoch-only
@@ -74,6 +75,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 	epochOnly := fs.Bool("epoch-only", false, "restore: only start a new history epoch (after a restore made by hand)")
 	supervisor := fs.Bool("supervisor", false, "operators add: a supervisor (may disable and enable labels, change settings, reprint and undo at the desks)")
 	allOperators := fs.Bool("all", false, "operators list: removed operators too")
+	adminSites := fs.String("sites", "", "admin add: limit the administrator to these sites (\"North,South\"; default every site)")
+	allSites := fs.Bool("all-sites", false, "admin sites: let the administrator see every site again")
 	// Flags may come before or after the names: 'station add NAME --db F'.
 	var pos []string
 	for {
@@ -122,7 +125,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 	case "ring":
 		err = ring(ctx, st, pos, stdout)
 	case "admin":
-		err = admin(ctx, st, now, pos, stdout)
+		af := adminFlags{sites: *adminSites, allSites: *allSites}
+		fs.Visit(func(f *flag.Flag) { af.sitesSet = af.sitesSet || f.Name == "sites" })
+		err = admin(ctx, st, now, pos, af, stdout)
 	case "operators":
 		err = operators(ctx, st, now, pos, *supervisor, *allOperators, stdout)
 	case "compact":
