@@ -30,7 +30,7 @@ var (
 	descReplicaPaused = prometheus.NewDesc("qrdesk_replica_replay_paused",
 		"1 when replay is paused on the read replica (pg_wal_replay_pause).", nil, nil)
 	descFeedReads = prometheus.NewDesc("qrdesk_feed_reads_total",
-		"Feed and snapshot reads of the database by this process with a read replica, by where they were served (replica, primary) and why the primary (down, lagging, behind: a snapshot page newer than the replica, older_desk: a later snapshot page from a desk that does not say its position).", []string{"served_by", "reason"}, nil)
+		"Feed and snapshot reads of the database by this process with a read replica, by where they were served (replica, reason serving; or primary) and why the primary (down, lagging, behind: a snapshot page newer than the replica, older_desk: a later snapshot page from a desk that does not say its position).", []string{"served_by", "reason"}, nil)
 	descReplicaWaits = prometheus.NewDesc("qrdesk_replica_behind_waits_total",
 		"Feed reads answered with no changes because the desk's position was beyond what the read replica had applied (the desk waits).", nil, nil)
 )
@@ -62,7 +62,10 @@ func (c *replicaCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	ch <- prometheus.MustNewConstMetric(descReplicaPaused, prometheus.GaugeValue, b(st.ReplayPaused))
 	for _, where := range []string{"replica", "primary_down", "primary_lagging", "primary_behind", "primary_older_desk"} {
-		servedBy, reason, _ := strings.Cut(where, "_")
+		servedBy, reason, found := strings.Cut(where, "_")
+		if !found {
+			reason = "serving"
+		}
 		ch <- prometheus.MustNewConstMetric(descFeedReads, prometheus.CounterValue, float64(st.Reads[where]), servedBy, reason)
 	}
 	ch <- prometheus.MustNewConstMetric(descReplicaWaits, prometheus.CounterValue, float64(st.Behind))
