@@ -48,6 +48,9 @@ type API struct {
 	// enrolment (nil: central.Kinds). An event of another kind is answered
 	// "unsupported", alone. Tests name fewer to play an older server.
 	Kinds []string
+	// SnapshotPage is how many codes a snapshot page holds (0:
+	// SnapshotPage); tests make it small to read snapshots of many pages.
+	SnapshotPage int
 
 	ring atomic.Value // the deployment's key-ring id once known: it never changes
 
@@ -795,7 +798,11 @@ func (a *API) snapshot(r *http.Request, st central.Station) (any, error) {
 			return nil, err
 		}
 	}
-	return a.feed().Snapshot(r.Context(), st.SiteID, afterID, position, SnapshotPage)
+	page := SnapshotPage
+	if a.SnapshotPage > 0 {
+		page = a.SnapshotPage
+	}
+	return a.feed().Snapshot(r.Context(), st.SiteID, afterID, position, page)
 }
 
 // siteMoveSeen records that a moved station's desk starts over now, and

@@ -97,7 +97,8 @@ func TestDeskFollowsThroughReadReplica(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { replica2.Close() })
-	srv2 := httptest.NewServer((&server.API{Store: db2, Feed: replica2, Log: slog.New(slog.DiscardHandler), Now: func() time.Time { return h.Now }}).Handler())
+	// Its snapshots come in pages of 3 labels.
+	srv2 := httptest.NewServer((&server.API{Store: db2, Feed: replica2, Log: slog.New(slog.DiscardHandler), Now: func() time.Time { return h.Now }, SnapshotPage: 3}).Handler())
 	t.Cleanup(srv2.Close)
 	standby, err := sql.Open("pgx", standbyURL)
 	if err != nil {
@@ -342,7 +343,9 @@ func TestDeskFollowsThroughReadReplica(t *testing.T) {
 	}
 
 	// Compacted: a new desk starts over from a snapshot, read on the
-	// replica, and follows on from its position.
+	// replica, and follows on from its position. Through the second
+	// process the snapshot has many pages: the desk names the first
+	// page's position on the others, so they are read on the replica too.
 	for _, d := range []*centraltest.Desk{issuer, clerk, n} {
 		d.Sync(t)
 	}
@@ -368,6 +371,23 @@ func TestDeskFollowsThroughReadReplica(t *testing.T) {
 		}
 	}
 	missesLabels(late, "Desk L")
+	for start := time.Now(); !replica2.ReplicaStatus(ctx).Serving; time.Sleep(50 * time.Millisecond) {
+		if time.Since(start) > 15*time.Second {
+			t.Fatalf("the second process's replica does not serve again: %+v", replica2.ReplicaStatus(ctx))
+		}
+	}
+	before2 := replica2.ReplicaStatus(ctx).Reads
+	late2, lw2 := follow("Desk M", "M", srv2.URL)
+	after2 := replica2.ReplicaStatus(ctx).Reads
+	if lw2.snapshots < 3 || cursor(late2) != head || after2["replica"]-before2["replica"] < int64(lw2.snapshots) || after2["primary_older_desk"] != 0 {
+		t.Fatalf("a new desk through the second process: %d snapshot pages, at %d (want %d); reads %v → %v", lw2.snapshots, cursor(late2), head, before2, after2)
+	}
+	missesLabels(late2, "Desk M")
+	if _, err := replica2.Snapshot(ctx, 1, 1, 0, 3); err != nil { // as a desk of an older release asks
+		t.Fatal(err)
+	} else if replica2.ReplicaStatus(ctx).Reads["primary_older_desk"] != 1 {
+		t.Fatalf("a later page without its position was not read on the primary: %+v", replica2.ReplicaStatus(ctx))
+	}
 
 	// A snapshot whose first page the primary read (position beyond the
 	// paused standby): its later pages are read on the primary, or they
