@@ -54,7 +54,9 @@ func TestServeWithReadReplica(t *testing.T) {
 	sctx, stop := context.WithCancel(ctx)
 	done := make(chan int)
 	var logs bytes.Buffer
-	go func() { done <- run(sctx, []string{"serve", "--db", primary, "--listen", addr}, &bytes.Buffer{}, &logs, now) }()
+	go func() {
+		done <- run(sctx, []string{"serve", "--db", primary, "--listen", addr}, &bytes.Buffer{}, &logs, now)
+	}()
 	defer func() {
 		stop()
 		if code := <-done; code != 0 {

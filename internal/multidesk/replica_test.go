@@ -116,7 +116,7 @@ func TestDeskFollowsThroughReadReplica(t *testing.T) {
 		d.Sync(t)
 		return d, w
 	}
-	f, fw := follow("Desk F", "F", h.URL)   // through the first process
+	f, fw := follow("Desk F", "F", h.URL)    // through the first process
 	g, gw := follow("Desk G", "G", srv2.URL) // through the second
 	followCtx, stopFollowing := context.WithCancel(ctx)
 	var following sync.WaitGroup
