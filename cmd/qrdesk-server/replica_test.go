@@ -57,10 +57,11 @@ func TestServeWithReadReplica(t *testing.T) {
 	go func() {
 		done <- run(sctx, []string{"serve", "--db", primary, "--listen", addr}, &bytes.Buffer{}, &logs, now)
 	}()
+	stopped := false
 	defer func() {
-		stop()
-		if code := <-done; code != 0 {
-			t.Errorf("serve exited %d: %s", code, logs.String())
+		if !stopped {
+			stop()
+			<-done
 		}
 	}()
 	if code, body := get(t, "http://"+addr+"/readyz"); code != 200 || !strings.Contains(body, `"replica":{"up":true`) || !strings.Contains(body, `"serving":true`) {
@@ -85,6 +86,11 @@ func TestServeWithReadReplica(t *testing.T) {
 	}
 	if m := regexp.MustCompile(`qrdesk_feed_reads_total\{reason="serving",served_by="replica"\} (\d+)`).FindStringSubmatch(body); m == nil || m[1] == "0" {
 		t.Errorf("no feed read served by the replica:\n%s", grepLines(body, "qrdesk_feed_reads"))
+	}
+	stop() // the log is read once the server is done writing it
+	stopped = true
+	if code := <-done; code != 0 {
+		t.Fatalf("serve exited %d: %s", code, logs.String())
 	}
 	var line struct{ Msg string }
 	for _, l := range strings.Split(logs.String(), "\n") {
