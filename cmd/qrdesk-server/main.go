@@ -108,6 +108,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 		fmt.Fprintf(stderr, "qrdesk-server %s: %v\n", cmd, err)
 		return 2
 	}
+	if cmd == "serve" && *replicaURL != "" && !strings.Contains(*db, "://") {
+		// Before the database is opened: it would create the SQLite file.
+		return exitCode(errReplicaNeedsPostgres, cmd, stderr)
+	}
 	st, err := serverdb.Open(ctx, *db)
 	if err != nil {
 		fmt.Fprintf(stderr, "qrdesk-server: %v\n", err)
@@ -247,6 +251,8 @@ func serve(ctx context.Context, st dashboardDB, replica *serverdb.Replica, log *
 	return err
 }
 
+var errReplicaNeedsPostgres = usageErr("--replica-url needs a PostgreSQL --db (postgres://…): a SQLite database has no read replicas")
+
 // openReplica opens the read replica of --replica-url, if one is given:
 // the desks' feed reads and snapshots go to it (serverdb.Replica says
 // when the primary answers instead). A replica that does not answer yet
@@ -256,7 +262,7 @@ func openReplica(ctx context.Context, st *serverdb.DB, url string, maxLag time.D
 		return nil, nil
 	}
 	if st.Engine() != "postgresql" {
-		return nil, usageErr("--replica-url needs a PostgreSQL --db (postgres://…): a SQLite database has no read replicas")
+		return nil, errReplicaNeedsPostgres
 	}
 	if maxLag <= 0 {
 		return nil, usageErr("--replica-max-lag must be above zero, e.g. 5s")

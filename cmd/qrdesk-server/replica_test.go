@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -29,12 +30,13 @@ func TestServeWithReadReplica(t *testing.T) {
 		return code, out.String()
 	}
 	other, _ := pair.NewDatabase(t)
+	lite := filepath.Join(t.TempDir(), "server.db")
 	for _, tc := range []struct {
 		args []string
 		code int
 		say  string
 	}{
-		{[]string{"serve", "--db", filepath.Join(t.TempDir(), "server.db"), "--replica-url", standby}, 2, "needs a PostgreSQL --db"},
+		{[]string{"serve", "--db", lite, "--replica-url", standby}, 2, "needs a PostgreSQL --db"},
 		{[]string{"serve", "--db", primary, "--replica-url", filepath.Join(t.TempDir(), "replica.db")}, 2, "postgres:// URL"},
 		{[]string{"serve", "--db", primary, "--replica-url", standby, "--replica-max-lag", "0s"}, 2, "above zero"},
 		{[]string{"serve", "--db", primary, "--replica-url", other}, 3, "not a copy of the primary's database"},
@@ -44,6 +46,9 @@ func TestServeWithReadReplica(t *testing.T) {
 		}
 	}
 
+	if _, err := os.Stat(lite); err == nil {
+		t.Error("serve with --replica-url made a SQLite database before refusing it")
+	}
 	code, out := run1("station", "add", "Desk 1", "--db", primary)
 	token := regexp.MustCompile(`qrd_[A-Za-z0-9_-]+`).FindString(out)
 	if code != 0 || token == "" {
