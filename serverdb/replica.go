@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
+
 	"qrdesk/central"
 )
 
@@ -28,6 +30,10 @@ import (
 // and none after: every position up to its head, none beyond it. It is
 // behind the primary, never different from it. A change committed on the
 // primary but not placed yet has no position on either.
+//
+// That holds for one standby, whose state only moves forward: the address
+// names one host (OpenReplica refuses several), and a balancer in front
+// of several standbys would break it the same way.
 //
 // The rules a read follows:
 //   - The primary places first, as a read of the primary does, and the
@@ -126,6 +132,16 @@ func OpenReplica(ctx context.Context, primary *DB, url string, opt ReplicaOption
 	}
 	if !strings.HasPrefix(url, "postgres://") && !strings.HasPrefix(url, "postgresql://") {
 		return nil, errors.New("the read replica's address must be a postgres:// URL")
+	}
+	cfg, err := pgconn.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("read replica address: %w", err)
+	}
+	if len(cfg.Fallbacks) > 0 {
+		// Two standbys are at two different points: a read whose rows come
+		// from one and whose floor or head from another could hand out a
+		// hole, and a snapshot page could be older than its position.
+		return nil, errors.New("the read replica's address must name one standby (one host), not several")
 	}
 	db, err := sql.Open("pgx", url)
 	if err != nil {

@@ -39,6 +39,7 @@ func TestServeWithReadReplica(t *testing.T) {
 		{[]string{"serve", "--db", lite, "--replica-url", standby}, 2, "needs a PostgreSQL --db"},
 		{[]string{"serve", "--db", primary, "--replica-url", filepath.Join(t.TempDir(), "replica.db")}, 2, "postgres:// URL"},
 		{[]string{"serve", "--db", primary, "--replica-url", standby, "--replica-max-lag", "0s"}, 2, "above zero"},
+		{[]string{"serve", "--db", primary, "--replica-url", strings.Replace(standby, "127.0.0.1:", "127.0.0.1:1,127.0.0.1:", 1)}, 2, "one standby"},
 		{[]string{"serve", "--db", primary, "--replica-url", other}, 3, "not a copy of the primary's database"},
 	} {
 		if code, out := run1(tc.args...); code != tc.code || !strings.Contains(out, tc.say) {
