@@ -62,7 +62,11 @@ type Replica struct {
 	verified bool  // the replica was checked to be a copy of the primary
 	wrong    error // it is not: never used
 	up       bool
-	probing  bool // a read is trying the replica again after it was down
+	// probing: a read is trying the replica again after it was down (since
+	// probeSince; one that hung up without an answer is forgotten after
+	// Timeout).
+	probing    bool
+	probeSince time.Time
 	retryAt  time.Time
 	retryIn  time.Duration
 	lagging  bool      // beyond MaxLag: reads go to the primary
@@ -211,6 +215,9 @@ func (x *Replica) verify(ctx context.Context) error {
 		return wrong
 	}
 	x.verified = true
+	if x.retryIn == 0 {
+		x.up = true // it answered: reads may go to it
+	}
 	return nil
 }
 
@@ -224,11 +231,12 @@ func (x *Replica) ready(ctx context.Context) (bool, string) {
 	case x.wrong != nil:
 		x.mu.Unlock()
 		return false, "down"
-	case !x.up && (x.probing || now.Before(x.retryAt)):
+	case !x.up && ((x.probing && now.Sub(x.probeSince) < x.opt.Timeout) || now.Before(x.retryAt)):
 		x.mu.Unlock()
 		return false, "down"
 	case !x.up:
-		x.probing = true // this read tries it; the others keep to the primary
+		// This read tries it; the others keep to the primary meanwhile.
+		x.probing, x.probeSince = true, now
 	case x.lagging && now.Before(x.probeAt):
 		x.mu.Unlock()
 		return false, "lagging"

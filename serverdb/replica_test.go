@@ -240,6 +240,38 @@ func TestReadReplicaFeed(t *testing.T) {
 		}
 	})
 
+	// A read that tries the replica again after it was down, and whose
+	// desk hangs up meanwhile, must not leave the replica unused for good
+	// (no /readyz or scrape here to bring it back).
+	t.Run("a probe that hung up", func(t *testing.T) {
+		c, x := openWithReplica(t, pair, ReplicaOptions{MaxLag: time.Minute, RetryAfter: 50 * time.Millisecond, Timeout: 500 * time.Millisecond})
+		insertChange(t, c, "R")()
+		_, cursor := readVia(t, x, 0)
+		if err := pair.StopStandby(); err != nil {
+			t.Fatal(err)
+		}
+		readVia(t, x, cursor) // the primary answers; the replica is down
+		time.Sleep(100 * time.Millisecond)
+		hungUp, cancel := context.WithCancel(ctx)
+		cancel()
+		if _, _, err := x.FeedTag(hungUp, cursor); err == nil {
+			t.Fatal("a read whose desk hung up was answered")
+		}
+		if err := pair.StartStandby(); err != nil {
+			t.Fatal(err)
+		}
+		replicaReads := func() int64 {
+			x.mu.Lock()
+			defer x.mu.Unlock()
+			return x.reads["replica"]
+		}
+		before := replicaReads()
+		waitFor(t, "a read served by the replica again", func() bool {
+			readVia(t, x, cursor)
+			return replicaReads() > before
+		})
+	})
+
 	t.Run("only a copy of the primary", func(t *testing.T) {
 		c, _ := openWithReplica(t, pair, ReplicaOptions{})
 		other, _ := pair.NewDatabase(t) // the same cluster, another database
