@@ -211,7 +211,7 @@ func (x *Replica) verify(ctx context.Context) error {
 	defer x.mu.Unlock()
 	if wrong != nil {
 		x.wrong = wrong
-		x.opt.Log.Error("the read replica is not used: "+wrong.Error(), "replica", "read")
+		x.opt.Log.Error("the read replica is not used: " + wrong.Error())
 		return wrong
 	}
 	x.verified = true
