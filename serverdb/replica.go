@@ -67,10 +67,10 @@ type Replica struct {
 	// Timeout).
 	probing    bool
 	probeSince time.Time
-	retryAt  time.Time
-	retryIn  time.Duration
-	lagging  bool      // beyond MaxLag: reads go to the primary
-	probeAt  time.Time // when a read tries the replica again while lagging
+	retryAt    time.Time
+	retryIn    time.Duration
+	lagging    bool      // beyond MaxLag: reads go to the primary
+	probeAt    time.Time // when a read tries the replica again while lagging
 	// heads are the primary's feed heads as this process saw them, above
 	// the replica's head, oldest first: the first says since when the
 	// replica has lacked a position the primary had placed.
