@@ -29,8 +29,10 @@ type Remote interface {
 	// though it should, answers feed_reset.
 	Feed(ctx context.Context, ringID string, after int64, check string, wait time.Duration) ([]RemoteChange, int64, error)
 	// Snapshot returns a page of the server's codes after afterID, for a
-	// desk whose cursor is below the compacted feed.
-	Snapshot(ctx context.Context, ringID string, afterID int64) (RemoteSnapshot, error)
+	// desk whose cursor is below the compacted feed. A later page names
+	// position, the first page's Position: a server reading a replica
+	// serves the page where the state is at least that new.
+	Snapshot(ctx context.Context, ringID string, afterID, position int64) (RemoteSnapshot, error)
 	// Report tells the server the desk's figures (deskreport.go); a
 	// server from before the report answers 404.
 	Report(ctx context.Context, ringID string, r DeskReport) error
@@ -373,7 +375,7 @@ func (s *Service) startOver(ctx context.Context, ss SyncStore, ring string) (int
 	var position, after int64
 	var check string
 	for first := true; ; first = false {
-		page, err := s.Remote.Snapshot(ctx, ring, after)
+		page, err := s.Remote.Snapshot(ctx, ring, after, position)
 		if err != nil {
 			return 0, err
 		}

@@ -6,6 +6,68 @@ import (
 	"qrdesk/protocol"
 )
 
+// FeedReader is what the desks' download path reads: the change feed and
+// the snapshot a desk starts over from. The Store reads its own database;
+// serverdb.Replica reads a streaming read replica of it, which is only
+// ever behind the primary, never different.
+type FeedReader interface {
+	// Changes returns the feed after the position after; ErrFeedCompacted
+	// when changes after it were compacted away (the desk then starts over
+	// from a Snapshot), ErrFeedReset when after is beyond every position
+	// given (the database was restored). A read replica that has not
+	// applied position after yet answers no changes: the desk waits.
+	Changes(ctx context.Context, after int64, limit int) ([]Change, error)
+	// SiteChanges is Changes for a desk of the site: only the changes to
+	// that site's labels and the deployment-wide ones (the staff list).
+	SiteChanges(ctx context.Context, site, after int64, limit int) ([]Change, error)
+	// FeedTag returns the tag of the change at position pos (Change.Tag);
+	// held is false when the feed has none there (compacted, or not
+	// written yet).
+	FeedTag(ctx context.Context, pos int64) (tag string, held bool, err error)
+	// FeedBounds returns the feed's floor (positions up to it were
+	// compacted away) and its head (the highest position given so far).
+	FeedBounds(ctx context.Context) (floor, head int64, err error)
+	// Snapshot returns the state of up to limit codes after the code id
+	// afterID, the conflicts with them, and the feed position the state is
+	// at least as new as.
+	// Only the site's labels (site 0: every label). position is, for a
+	// later page (afterID > 0), the Position of the snapshot's first page
+	// (0: not known, as a desk of an older release does not say): the page
+	// is read where the state is at least that new.
+	Snapshot(ctx context.Context, site, afterID, position int64, limit int) (Snapshot, error)
+}
+
+// ReplicaStatus is what the server knows of its read replica
+// (/readyz, /metrics).
+type ReplicaStatus struct {
+	// Up: the replica answered its last query; Error says why not.
+	Up    bool   `json:"up"`
+	Error string `json:"error,omitempty"`
+	// Serving: feed reads go to it now (up and not too far behind).
+	Serving bool `json:"serving"`
+	// LagSeconds is how long the replica has lacked feed positions the
+	// primary had placed (0 when it has every one); BehindPositions how
+	// many it lacks; LagBytes the WAL the primary wrote that the replica
+	// has not replayed (-1: not known).
+	LagSeconds      float64 `json:"lag_seconds"`
+	BehindPositions int64   `json:"behind_positions"`
+	LagBytes        int64   `json:"lag_bytes"`
+	// ReplayPaused: replay was paused on the replica (pg_wal_replay_pause).
+	ReplayPaused bool `json:"replay_paused,omitempty"`
+	// LastReplay is the primary's commit time (Unix seconds) of the last
+	// transaction the replica replayed (pg_last_xact_replay_timestamp; 0:
+	// none since it started).
+	LastReplay int64 `json:"last_replay,omitempty"`
+	// Reads counts this process's feed and snapshot reads by where they
+	// were served: "replica", or "primary" and why ("primary_down",
+	// "primary_lagging", "primary_behind": a snapshot page newer than
+	// the replica, "primary_older_desk": a later snapshot page from a desk
+	// that does not say its position). Behind counts the reads answered
+	// with fewer changes because the replica lacked the desk's position.
+	Reads  map[string]int64 `json:"reads"`
+	Behind int64            `json:"behind_waits"`
+}
+
 // Store is the central database (SQLite or PostgreSQL).
 type Store interface {
 	// RingID returns the deployment's key ring id ("" before the first enrolment).
@@ -45,13 +107,8 @@ type Store interface {
 	// station was revoked (it may come from a cache of token lookups): the
 	// check is made with the events, so a revoked station changes nothing.
 	Apply(ctx context.Context, st Station, evs []Event, at int64) ([]Result, error)
-	// Changes returns the feed after the position after; ErrFeedCompacted
-	// when changes after it were compacted away (the desk then starts over
-	// from a Snapshot).
-	Changes(ctx context.Context, after int64, limit int) ([]Change, error)
-	// SiteChanges is Changes for a desk of the site: only the changes to
-	// that site's labels and the deployment-wide ones (the staff list).
-	SiteChanges(ctx context.Context, site, after int64, limit int) ([]Change, error)
+	// The feed and the snapshot, read from this database (the primary).
+	FeedReader
 	// SiteInfo is what a desk of the station's site is told at its
 	// enrolment: its site, the cross-site setting, the letters' sites.
 	SiteInfo(ctx context.Context, st Station) (protocol.SiteInfo, error)
@@ -61,13 +118,6 @@ type Store interface {
 	// LabelSite returns the site (id and name) of a stored label;
 	// ok is false when the server has no such label.
 	LabelSite(ctx context.Context, code string) (id int64, name string, ok bool, err error)
-	// FeedTag returns the tag of the change at position pos (Change.Tag);
-	// held is false when the feed has none there (compacted, or not
-	// written yet).
-	FeedTag(ctx context.Context, pos int64) (tag string, held bool, err error)
-	// FeedBounds returns the feed's floor (positions up to it were
-	// compacted away) and its head (the highest position given so far).
-	FeedBounds(ctx context.Context) (floor, head int64, err error)
 	// AckFeed records how far stations (by id) have read the feed, so
 	// Compact may drop what all have applied.
 	AckFeed(ctx context.Context, acks map[int64]FeedAck) error
@@ -75,11 +125,6 @@ type Store interface {
 	// silent since before staleBefore do not hold it back: they start over
 	// from a snapshot) and returns how many were dropped.
 	Compact(ctx context.Context, staleBefore int64) (int64, error)
-	// Snapshot returns the state of up to limit codes after the code id
-	// afterID, the conflicts with them, and the feed position the state is
-	// at least as new as.
-	// Only the site's labels (site 0: every label).
-	Snapshot(ctx context.Context, site, afterID int64, limit int) (Snapshot, error)
 	// Conflicts lists the conflicts whose first redemption is in [from, to).
 	Conflicts(ctx context.Context, from, to int64) ([]Conflict, error)
 	// SetDeskStatus keeps a desk's report of a day, unless a report of

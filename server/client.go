@@ -145,9 +145,13 @@ func (c *Client) Feed(ctx context.Context, ring string, after int64, check strin
 	return out.Changes, out.Next, err
 }
 
-func (c *Client) Snapshot(ctx context.Context, ring string, afterID int64) (app.RemoteSnapshot, error) {
+func (c *Client) Snapshot(ctx context.Context, ring string, afterID, position int64) (app.RemoteSnapshot, error) {
 	var out app.RemoteSnapshot
-	err := c.do(ctx, "GET", fmt.Sprintf("/v1/snapshot?after_id=%d", afterID), ring, nil, &out)
+	q := fmt.Sprintf("/v1/snapshot?after_id=%d", afterID)
+	if afterID > 0 && position > 0 {
+		q += fmt.Sprintf("&position=%d", position) // an older server ignores it
+	}
+	err := c.do(ctx, "GET", q, ring, nil, &out)
 	return out, err
 }
 

@@ -27,7 +27,7 @@ import (
 // A request it cannot answer (a cursor below floor, above head, or no
 // tail yet) reads the database as before.
 type feedTail struct {
-	store central.Store
+	store central.FeedReader
 
 	mu          sync.RWMutex
 	ready       bool

@@ -34,8 +34,12 @@ const (
 // API serves the /v1 HTTP+JSON API on a central.Store.
 type API struct {
 	Store central.Store
-	Log   *slog.Logger
-	Now   func() time.Time
+	// Feed, when set, is where the desks' download path reads (the feed
+	// and the snapshot): a read replica of Store's database
+	// (serverdb.Replica). Nil: Store.
+	Feed central.FeedReader
+	Log  *slog.Logger
+	Now  func() time.Time
 	// Metrics, when set, count requests and redemptions (metrics.go).
 	Metrics *Metrics
 	// Web serves every path the API does not (the dashboard), if set.
@@ -44,6 +48,9 @@ type API struct {
 	// enrolment (nil: central.Kinds). An event of another kind is answered
 	// "unsupported", alone. Tests name fewer to play an older server.
 	Kinds []string
+	// SnapshotPage is how many codes a snapshot page holds (0:
+	// SnapshotPage); tests make it small to read snapshots of many pages.
+	SnapshotPage int
 
 	ring atomic.Value // the deployment's key-ring id once known: it never changes
 
@@ -61,6 +68,14 @@ type API struct {
 
 }
 
+// feed is where the desks' download path reads: Feed, or Store.
+func (a *API) feed() central.FeedReader {
+	if a.Feed != nil {
+		return a.Feed
+	}
+	return a.Store
+}
+
 // HashToken is what the server stores of a station's bearer token.
 func HashToken(token string) string {
 	sum := sha256.Sum256([]byte(token))
@@ -69,7 +84,7 @@ func HashToken(token string) string {
 
 // Handler returns the routes, with access logging.
 func (a *API) Handler() http.Handler {
-	a.tail.store = a.Store
+	a.tail.store = a.feed()
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/health", a.health)
 	mux.HandleFunc("GET /readyz", a.readyz)
@@ -614,7 +629,7 @@ func (a *API) changes(r *http.Request, st central.Station) (any, error) {
 		if body, n, ok := a.tail.page(after, limit, st.SiteID); ok {
 			answer, found = body, n
 		} else {
-			ch, err := a.Store.SiteChanges(ctx, st.SiteID, after, limit)
+			ch, err := a.feed().SiteChanges(ctx, st.SiteID, after, limit)
 			if err != nil {
 				return nil, err
 			}
@@ -655,7 +670,7 @@ func (a *API) checkFeed(ctx context.Context, after int64, check string) error {
 		}
 		return nil
 	}
-	tag, held, err := a.Store.FeedTag(ctx, after)
+	tag, held, err := a.feed().FeedTag(ctx, after)
 	switch {
 	case err != nil:
 		return err
@@ -664,6 +679,9 @@ func (a *API) checkFeed(ctx context.Context, after int64, check string) error {
 	case held:
 		return nil
 	}
+	// Not held: the primary does not hold it either (a read replica asks
+	// the primary for a position it lacks), so the primary's floor says
+	// whether it was compacted.
 	floor, _, err := a.Store.FeedBounds(ctx)
 	if err != nil {
 		return err
@@ -768,12 +786,23 @@ func (a *API) snapshot(r *http.Request, st central.Station) (any, error) {
 	if (err != nil && r.URL.Query().Get("after_id") != "") || afterID < 0 {
 		return nil, central.Badf("after_id must be a code id from the previous page")
 	}
+	// A later page names the first page's position (a desk of an older
+	// release does not): a read replica serves it only when it holds that
+	// position, so the page is at least as new.
+	position, err := strconv.ParseInt(r.URL.Query().Get("position"), 10, 64)
+	if (err != nil && r.URL.Query().Get("position") != "") || position < 0 {
+		return nil, central.Badf("position must be the first page's position")
+	}
 	if afterID == 0 && st.SiteFrom != 0 {
 		if err := a.siteMoveSeen(r.Context(), st); err != nil {
 			return nil, err
 		}
 	}
-	return a.Store.Snapshot(r.Context(), st.SiteID, afterID, SnapshotPage)
+	page := SnapshotPage
+	if a.SnapshotPage > 0 {
+		page = a.SnapshotPage
+	}
+	return a.feed().Snapshot(r.Context(), st.SiteID, afterID, position, page)
 }
 
 // siteMoveSeen records that a moved station's desk starts over now, and

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"qrdesk/central"
 )
 
 // readyTimeout bounds the readiness check's queries: a database that takes
@@ -79,7 +81,19 @@ func (a *API) readyz(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.noteReady("", nil)
-	json.NewEncoder(w).Encode(map[string]string{"status": "ready"})
+	answer := map[string]any{"status": "ready"}
+	if rep, ok := a.Feed.(ReplicaReporter); ok {
+		// The replica's state is a detail: the primary serves the desks
+		// when the replica is down or behind, so the server stays ready.
+		answer["replica"] = rep.ReplicaStatus(ctx)
+	}
+	json.NewEncoder(w).Encode(answer)
+}
+
+// ReplicaReporter is a feed reader on a read replica that says how it
+// fares (serverdb.Replica): /readyz and /metrics report it.
+type ReplicaReporter interface {
+	ReplicaStatus(ctx context.Context) central.ReplicaStatus
 }
 
 // probeWrite writes to the database unless a probe ran within probeEvery,

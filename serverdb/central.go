@@ -35,6 +35,10 @@ type DB struct {
 
 	placeMu      sync.Mutex // one PostgreSQL feed placing at a time in this process
 	placeStarted time.Time  // when the last one that succeeded began
+
+	// replica: this is a streaming read replica's copy (OpenReplica), read
+	// by Replica only. It never places and never writes.
+	replica bool
 }
 
 var _ central.Store = (*DB)(nil)
@@ -817,6 +821,30 @@ func (c *DB) changes(ctx context.Context, site, after int64, limit int) ([]centr
 			return nil, err
 		}
 	}
+	return c.placedChanges(ctx, site, after, limit)
+}
+
+// placedChanges is changes without placing: the feed as placed so far,
+// with the floor's and the head's refusals.
+func (c *DB) placedChanges(ctx context.Context, site, after int64, limit int) ([]central.Change, error) {
+	out, floor, head, err := c.readFeed(ctx, site, after, limit, false)
+	if err != nil {
+		return nil, err
+	}
+	if after < floor {
+		return nil, central.ErrFeedCompacted
+	}
+	if len(out) == 0 && after > 0 && after > head {
+		return nil, central.ErrFeedReset
+	}
+	return out, nil
+}
+
+// readFeed reads the changes placed after the cursor, then the floor, then
+// (when the page is empty and after > 0, or always with wantHead) the head;
+// head is -1 when not read. It neither places nor refuses: a read replica
+// reads its copy with it and judges a cursor beyond its head itself.
+func (c *DB) readFeed(ctx context.Context, site, after int64, limit int, wantHead bool) (out []central.Change, floor, head int64, err error) {
 	col := c.feedColumn()
 	cols := col + `, kind, code, station, data, tag, site`
 	query := `SELECT ` + cols + ` FROM changes WHERE ` + col + ` > ? ORDER BY ` + col + ` LIMIT ?`
@@ -831,39 +859,32 @@ func (c *DB) changes(ctx context.Context, site, after int64, limit int) ([]centr
 	}
 	rows, err := c.e.query(ctx, query, args...)
 	if err != nil {
-		return nil, err
+		return nil, 0, 0, err
 	}
 	defer rows.Close()
-	out := []central.Change{}
+	out = []central.Change{}
 	for rows.Next() {
 		var ch central.Change
 		if err := rows.Scan(&ch.Seq, &ch.Kind, &ch.Code, &ch.Station, &ch.Data, &ch.Tag, &ch.Site); err != nil {
-			return nil, err
+			return nil, 0, 0, err
 		}
 		out = append(out, ch)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, 0, 0, err
 	}
 	// The floor after the rows: compaction raises it before it deletes, so
 	// a desk below it is told to start over, never handed a feed with a hole.
-	floor, err := c.feedFloor(ctx)
-	if err != nil {
-		return nil, err
+	if floor, err = c.feedFloor(ctx); err != nil {
+		return nil, 0, 0, err
 	}
-	if after < floor {
-		return nil, central.ErrFeedCompacted
-	}
-	if len(out) == 0 && after > 0 {
-		head, err := c.feedHead(ctx, floor)
-		if err != nil {
-			return nil, err
-		}
-		if after > head {
-			return nil, central.ErrFeedReset
+	head = -1
+	if wantHead || (len(out) == 0 && after > 0) {
+		if head, err = c.feedHead(ctx, floor); err != nil {
+			return nil, 0, 0, err
 		}
 	}
-	return out, nil
+	return out, floor, head, nil
 }
 
 // changeTag is a new feed change's tag: random, so a change written again
@@ -901,6 +922,11 @@ func (c *DB) FeedTag(ctx context.Context, pos int64) (tag string, held bool, err
 // another process's at work waits for it and places after it: that
 // placing may have begun before a change this reader must see committed.
 func (c *DB) placeChanges(ctx context.Context) error {
+	if c.replica {
+		// A read replica takes no writes: its positions are the primary's,
+		// placed there (Replica places before it reads).
+		return nil
+	}
 	// Readers arriving together share one placing: one that began after
 	// this reader arrived, and succeeded, has placed everything this
 	// reader could see.

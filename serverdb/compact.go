@@ -128,7 +128,10 @@ func (c *DB) Compact(ctx context.Context, staleBefore int64) (int64, error) {
 	}
 }
 
-func (c *DB) Snapshot(ctx context.Context, site, afterID int64, limit int) (central.Snapshot, error) {
+// Snapshot reads the snapshot here; position (a later page's first
+// page's position) needs no check: this database gave it, and its state
+// is at least that new (Replica checks its copy).
+func (c *DB) Snapshot(ctx context.Context, site, afterID, position int64, limit int) (central.Snapshot, error) {
 	// The position first: the state read after it is at least as new.
 	if c.e.postgres {
 		if err := c.placeChanges(ctx); err != nil {

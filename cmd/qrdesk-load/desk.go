@@ -388,7 +388,7 @@ func (d *desk) startOver(ctx context.Context) error {
 	var position, after int64
 	codes := 0
 	for first := true; ; first = false {
-		page, err := d.c.Snapshot(ctx, l.ring, after)
+		page, err := d.c.Snapshot(ctx, l.ring, after, position)
 		if err != nil {
 			return err
 		}

@@ -493,7 +493,7 @@ func (l *load) feedHead(ctx context.Context, c *server.Client, after int64) (int
 	for {
 		ch, next, err := c.Changes(ctx, l.ring, after, 0)
 		if isCompacted(err) { // only a snapshot knows where the feed goes on
-			page, err := c.Snapshot(ctx, l.ring, 0)
+			page, err := c.Snapshot(ctx, l.ring, 0, 0)
 			if err != nil {
 				return after, err
 			}

@@ -2,6 +2,7 @@
 // (CGO_ENABLED=0), so it runs on a headless server or in a container.
 //
 //	qrdesk-server [serve] --db PATH --listen ADDR [--tls-cert F --tls-key F] [--metrics-listen ADDR]
+//	              [--replica-url postgres://… [--replica-max-lag 5s]]
 //	qrdesk-server station add NAME --letter L [--site S] | station renew NAME |
 //	              station letter NAME L | station site NAME S | station revoke NAME | station list
 //	qrdesk-server site add NAME | site rename OLD NEW | site list | site offline [refuse|decide]
@@ -68,6 +69,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 	cert := fs.String("tls-cert", "", "TLS certificate (PEM); with --tls-key serves HTTPS")
 	key := fs.String("tls-key", "", "TLS private key (PEM)")
 	metricsListen := fs.String("metrics-listen", "", "serve /metrics on this address instead of --listen's")
+	replicaURL := fs.String("replica-url", os.Getenv("QRDESK_SERVER_REPLICA_URL"), "serve: read the desks' feed and snapshots from this streaming read replica of the PostgreSQL --db (postgres://…)")
+	replicaMaxLag := fs.Duration("replica-max-lag", serverdb.DefaultReplicaMaxLag, "serve: read the feed from the primary while the replica lacks changes older than this")
 	date := fs.String("date", "", "report: the day YYYY-MM-DD (default today)")
 	letter := fs.String("letter", "", "station add: the desk's station letter A–Z (its settings station_id)")
 	siteName := fs.String("site", "", "station add: the desk's site (default: the first site, 'main' after an upgrade)")
@@ -108,6 +111,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 		fmt.Fprintf(stderr, "qrdesk-server %s: %v\n", cmd, err)
 		return 2
 	}
+	if cmd == "serve" && *replicaURL != "" && !strings.Contains(*db, "://") {
+		// Before the database is opened: it would create the SQLite file.
+		return exitCode(errReplicaNeedsPostgres, cmd, stderr)
+	}
 	st, err := serverdb.Open(ctx, *db)
 	if err != nil {
 		fmt.Fprintf(stderr, "qrdesk-server: %v\n", err)
@@ -117,7 +124,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
 	switch cmd {
 	case "serve":
-		err = serve(ctx, st, log, now, *listen, *cert, *key, *metricsListen)
+		var replica *serverdb.Replica
+		if replica, err = openReplica(ctx, st, *replicaURL, *replicaMaxLag, log); err == nil {
+			if replica != nil {
+				defer replica.Close()
+			}
+			err = serve(ctx, st, replica, log, now, *listen, *cert, *key, *metricsListen)
+		}
 	case "station":
 		err = station(ctx, st, now, pos, *letter, *siteName, stdout)
 	case "site":
@@ -183,10 +196,14 @@ func envOr(k, def string) string {
 }
 
 // serve runs the API until ctx ends, then drains requests in flight.
-func serve(ctx context.Context, st dashboardDB, log *slog.Logger, now func() time.Time, listen, cert, key, metricsListen string) error {
+func serve(ctx context.Context, st dashboardDB, replica *serverdb.Replica, log *slog.Logger, now func() time.Time, listen, cert, key, metricsListen string) error {
 	metrics := server.NewMetrics(st, now)
 	metrics.Separate = metricsListen != ""
 	api := &server.API{Store: st, Log: log, Now: now, Metrics: metrics}
+	if replica != nil {
+		api.Feed = replica
+		metrics.WatchReplica(replica)
+	}
 	api.Web = (&web.Dashboard{Store: st, Log: log, Now: now, PendingAcks: api.PendingAcks}).Handler()
 	srv := &http.Server{Addr: listen, Handler: api.Handler(),
 		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second, IdleTimeout: 60 * time.Second}
@@ -237,6 +254,35 @@ func serve(ctx context.Context, st dashboardDB, log *slog.Logger, now func() tim
 		log.Warn("could not store how far the desks read the feed", "error", ferr.Error())
 	}
 	return err
+}
+
+var errReplicaNeedsPostgres = usageErr("--replica-url needs a PostgreSQL --db (postgres://…): a SQLite database has no read replicas")
+
+// openReplica opens the read replica of --replica-url, if one is given:
+// the desks' feed reads and snapshots go to it (serverdb.Replica says
+// when the primary answers instead). A replica that does not answer yet
+// is no reason not to start; one that is not a copy of --db's database is.
+func openReplica(ctx context.Context, st *serverdb.DB, url string, maxLag time.Duration, log *slog.Logger) (*serverdb.Replica, error) {
+	if url == "" {
+		return nil, nil
+	}
+	if st.Engine() != "postgresql" {
+		return nil, errReplicaNeedsPostgres
+	}
+	if maxLag <= 0 {
+		return nil, usageErr("--replica-max-lag must be above zero, e.g. 5s")
+	}
+	r, err := serverdb.OpenReplica(ctx, st, url, serverdb.ReplicaOptions{MaxLag: maxLag, Log: log.With("component", "replica")})
+	if err != nil {
+		var nc *serverdb.NotACopy
+		if errors.As(err, &nc) {
+			return nil, err
+		}
+		return nil, usageErr("--replica-url: " + err.Error())
+	}
+	status := r.ReplicaStatus(ctx)
+	log.Info("read replica", "up", status.Up, "lag_seconds", status.LagSeconds, "lag_bytes", status.LagBytes, "max_lag_seconds", maxLag.Seconds())
+	return r, nil
 }
 
 // The feed is compacted every compactEvery below what every desk has

@@ -41,13 +41,29 @@ type Harness struct {
 	Codes []string
 	Now   time.Time // the desks' and the server's clock: tests move it
 	API   *server.API
+	// Replica is the read replica the server reads the feed from
+	// (NewWithReplica), else nil.
+	Replica *serverdb.Replica
 }
 
 // New serves a new database of the engine and issues n codes at a
 // desk with letter A (not uploaded).
 func New(t testing.TB, dbPath func(t testing.TB) string, n int) *Harness {
 	t.Helper()
-	db, err := serverdb.Open(context.Background(), dbPath(t))
+	return newHarness(t, dbPath(t), "", serverdb.ReplicaOptions{}, n)
+}
+
+// NewWithReplica is New on the PostgreSQL database at primaryURL whose
+// server reads the desks' feed and snapshots from the streaming read
+// replica at replicaURL (qrdesk-server --replica-url); h.Replica is it.
+func NewWithReplica(t testing.TB, primaryURL, replicaURL string, opt serverdb.ReplicaOptions, n int) *Harness {
+	t.Helper()
+	return newHarness(t, primaryURL, replicaURL, opt, n)
+}
+
+func newHarness(t testing.TB, path, replicaURL string, opt serverdb.ReplicaOptions, n int) *Harness {
+	t.Helper()
+	db, err := serverdb.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,6 +75,14 @@ func New(t testing.TB, dbPath func(t testing.TB) string, n int) *Harness {
 	h := &Harness{DB: db, Keys: keys, Ring: keys.RingID(), Now: TestNow}
 	now := func() time.Time { return h.Now }
 	api := &server.API{Store: db, Log: slog.New(slog.DiscardHandler), Now: now, Metrics: server.NewMetrics(db, now)}
+	if replicaURL != "" {
+		if h.Replica, err = serverdb.OpenReplica(context.Background(), db, replicaURL, opt); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { h.Replica.Close() })
+		api.Feed = h.Replica
+		api.Metrics.WatchReplica(h.Replica)
+	}
 	srv := httptest.NewServer(api.Handler())
 	t.Cleanup(srv.Close)
 	h.URL, h.API = srv.URL, api

@@ -6,26 +6,33 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 )
 
-// Pair is a PostgreSQL primary and a streaming standby on loopback, with
-// synchronous replication: the primary runs synchronous_commit=on and
-// names the standby in synchronous_standby_names, so a commit returns only
-// once the standby has flushed it. Nodes keep their port for the whole
-// test; their roles change with Promote and Rejoin. Methods are safe to
-// call from several goroutines.
+// Pair is a PostgreSQL primary and a streaming standby on loopback. Made
+// by StartReplicated, replication is synchronous: the primary runs
+// synchronous_commit=on and names the standby in
+// synchronous_standby_names, so a commit returns only once the standby has
+// flushed it. Made by StartReadReplica, it is asynchronous, as a read
+// replica is. Nodes keep their port for the whole test; their roles change
+// with Promote and Rejoin. Methods are safe to call from several
+// goroutines.
 type Pair struct {
 	dir string
 	ctl string
+	// async: the standby is a read replica (asynchronous, fsync off, as
+	// the tests' other clusters); else synchronous with fsync on.
+	async bool
 
 	mu      sync.Mutex
 	nodes   [2]*pairNode
 	primary int   // index of the node that is (or last was) the primary
 	stalled []int // WAL senders frozen by StallReplication
+	dbs     int   // databases made by NewDatabase
 }
 
 type pairNode struct {
@@ -44,6 +51,25 @@ const PairDB = "qrdesk"
 // fsync on: this pair is for durability tests.
 func StartReplicated(t testing.TB) *Pair {
 	t.Helper()
+	return startPair(t, false)
+}
+
+// StartReadReplica starts a primary (node1) and an asynchronous streaming
+// standby of it (node2, hot_standby: it answers reads), made by
+// pg_basebackup -R as a read replica is, with the database PairDB; both
+// are stopped and removed when the test ends. fsync is off, as in the
+// tests' other clusters. PauseReplay and ResumeReplay hold the standby
+// back.
+func StartReadReplica(t testing.TB) *Pair {
+	t.Helper()
+	return startPair(t, true)
+}
+
+func startPair(t testing.TB, async bool) *Pair {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("PostgreSQL for tests runs on Linux only")
+	}
 	initdb, ctl := pgBin("initdb"), pgBin("pg_ctl")
 	if initdb == "" || pgBin("pg_basebackup") == "" {
 		t.Fatal("PostgreSQL is not installed (initdb, pg_ctl and pg_basebackup of Debian's postgresql package are needed): run 'make deps'")
@@ -52,7 +78,7 @@ func StartReplicated(t testing.TB) *Pair {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &Pair{dir: dir, ctl: ctl}
+	p := &Pair{dir: dir, ctl: ctl, async: async}
 	t.Cleanup(p.close)
 	for i := range p.nodes {
 		port, err := freePort()
@@ -63,7 +89,11 @@ func StartReplicated(t testing.TB) *Pair {
 		p.nodes[i] = &pairNode{name: name, port: port, data: filepath.Join(dir, name)}
 	}
 	first := p.nodes[0]
-	if err := runAsPostgres(dir, initdb, "-D", first.data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C.UTF-8"); err != nil {
+	initArgs := []string{initdb, "-D", first.data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C.UTF-8"}
+	if async {
+		initArgs = append(initArgs, "--no-sync") // fsync is off anyway: seconds saved on a busy disk
+	}
+	if err := runAsPostgres(dir, initArgs...); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.startNode(first); err != nil {
@@ -91,6 +121,40 @@ func (p *Pair) URL() string {
 // NodeURL is the address of one node's copy of the database.
 func (p *Pair) NodeURL(port int) string {
 	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", port, PairDB)
+}
+
+// NewDatabase creates a fresh database on the primary and returns its
+// address on the primary and on the standby, once the standby has it.
+func (p *Pair) NewDatabase(t testing.TB) (primaryURL, standbyURL string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	p.mu.Lock()
+	p.dbs++
+	name := fmt.Sprintf("%s_%d", PairDB, p.dbs)
+	primary, standby := p.nodes[p.primary], p.nodes[1-p.primary]
+	p.mu.Unlock()
+	if err := p.exec(ctx, primary, "CREATE DATABASE "+name); err != nil {
+		t.Fatal(err)
+	}
+	at := func(n *pairNode) string {
+		return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", n.port, name)
+	}
+	for {
+		db, err := sql.Open("pgx", at(standby))
+		if err == nil {
+			err = db.PingContext(ctx)
+			db.Close()
+		}
+		if err == nil {
+			return at(primary), at(standby)
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the standby did not get database %s: %v", name, err)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 // Primary and Standby return the ports of the node that is (or last was)
@@ -257,6 +321,70 @@ func (p *Pair) WaitSync(ctx context.Context) error {
 	}
 }
 
+// WaitStreaming waits until the primary reports a standby streaming its
+// WAL (pg_stat_replication.state).
+func (p *Pair) WaitStreaming(ctx context.Context) error {
+	for {
+		r, err := p.Replication(ctx)
+		if err == nil && r.Standby != "" {
+			db, err := sql.Open("pgx", p.NodeURL(p.Primary()))
+			if err != nil {
+				return err
+			}
+			var state string
+			err = db.QueryRowContext(ctx, `SELECT state FROM pg_stat_replication WHERE application_name = $1`, r.Standby).Scan(&state)
+			db.Close()
+			if err == nil && state == "streaming" {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the standby did not start streaming (last: %+v, %v): %w", r, err, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// PauseReplay stops the standby applying the WAL it receives
+// (pg_wal_replay_pause): it answers reads as of the moment replay stopped
+// while the primary goes on. PauseReplay returns once replay has stopped.
+func (p *Pair) PauseReplay(ctx context.Context) error {
+	db, err := sql.Open("pgx", p.NodeURL(p.Standby()))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, `SELECT pg_wal_replay_pause()`); err != nil {
+		return err
+	}
+	for {
+		var state string
+		if err := db.QueryRowContext(ctx, `SELECT pg_get_wal_replay_pause_state()`).Scan(&state); err != nil {
+			return err
+		}
+		if state == "paused" {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("replay did not pause (%s): %w", state, ctx.Err())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// ResumeReplay lets the standby apply WAL again (pg_wal_replay_resume).
+func (p *Pair) ResumeReplay(ctx context.Context) error {
+	db, err := sql.Open("pgx", p.NodeURL(p.Standby()))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	_, err = db.ExecContext(ctx, `SELECT pg_wal_replay_resume()`)
+	return err
+}
+
 // addStandby makes node i a standby of the primary with a base backup,
 // starts it and names it the synchronous standby. The primary's
 // synchronous_standby_names is set after the backup (ALTER SYSTEM), so
@@ -266,12 +394,21 @@ func (p *Pair) addStandby(ctx context.Context, i int) error {
 	p.mu.Lock()
 	primary, n := p.nodes[p.primary], p.nodes[i]
 	p.mu.Unlock()
-	if err := runAsPostgres(p.dir, pgBin("pg_basebackup"), "-h", "127.0.0.1", "-p", fmt.Sprint(primary.port), "-U", "postgres",
-		"-D", n.data, "-R", "-X", "stream", "-c", "fast"); err != nil {
+	args := []string{pgBin("pg_basebackup"), "-h", "127.0.0.1", "-p", fmt.Sprint(primary.port), "-U", "postgres",
+		"-D", n.data, "-R", "-X", "stream", "-c", "fast"}
+	if p.async {
+		args = append(args, "--no-sync")
+	}
+	if err := runAsPostgres(p.dir, args...); err != nil {
 		return err
 	}
 	if err := p.startNode(n); err != nil {
 		return err
+	}
+	if p.async {
+		wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		return p.WaitStreaming(wctx)
 	}
 	if err := p.exec(ctx, primary, fmt.Sprintf("ALTER SYSTEM SET synchronous_standby_names = '%s'", n.name)); err != nil {
 		return err
@@ -288,10 +425,14 @@ func (p *Pair) startNode(n *pairNode) error {
 	// synchronous_commit=on is the default; it is spelt out because the
 	// guarantee rests on it. cluster_name becomes the standby's
 	// application_name, which synchronous_standby_names refers to.
+	durability := "-c fsync=on -c synchronous_commit=on"
+	if p.async {
+		durability = "-c fsync=off"
+	}
 	opts := strings.Join([]string{
 		fmt.Sprintf("-p %d -c listen_addresses=127.0.0.1 -k %s", n.port, p.dir),
 		"-c cluster_name=" + n.name,
-		"-c fsync=on -c synchronous_commit=on -c wal_level=replica -c max_wal_senders=4 -c hot_standby=on",
+		durability + " -c wal_level=replica -c max_wal_senders=4 -c hot_standby=on",
 	}, " ")
 	if err := runAsPostgres(p.dir, p.ctl, "-D", n.data, "-o", opts, "-w", "-t", "60", "-l", filepath.Join(p.dir, n.name+".log"), "start"); err != nil {
 		return err
