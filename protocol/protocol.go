@@ -184,6 +184,14 @@ const (
 type WriteCheck struct {
 	Number int64  `json:"number"`
 	Key    string `json:"key"`
+	// Outcome is the server's answer to the event the desk holds (none
+	// for a batch, or from an older desk). A desk that sends its events
+	// again after a restore gets the same numbers for the same events in
+	// the same order, and a server restored once more, to a backup from
+	// before the first restore, holds those numbers and events, decided
+	// otherwise (the soak's PostgreSQL seed 108245740): only the answer
+	// tells the two histories apart.
+	Outcome string `json:"outcome,omitempty"`
 }
 
 // EnrolRequest is what a desk sends at its enrolment: the writes it names

@@ -13,7 +13,7 @@ import (
 // batch upload, its first code (a batch's number is not stored). Two
 // reads by key, whatever the count (protocol.MaxWriteChecks at most).
 func (c *DB) HoldsWrites(ctx context.Context, st central.Station, checks []protocol.WriteCheck) (bool, error) {
-	events := map[string]int64{} // event id → the number the desk holds for it
+	events := map[string]protocol.WriteCheck{} // event id → the number (and answer) the desk holds for it
 	codes := map[string]bool{}   // first codes of batch uploads
 	for _, ch := range checks {
 		if ch.Number <= 0 || ch.Key == "" {
@@ -22,7 +22,7 @@ func (c *DB) HoldsWrites(ctx context.Context, st central.Station, checks []proto
 		if code := protocol.BatchWriteCode(ch.Key); code != "" {
 			codes[code] = true
 		} else {
-			events[ch.Key] = ch.Number
+			events[ch.Key] = ch
 		}
 	}
 	if len(codes) > 0 {
@@ -37,19 +37,21 @@ func (c *DB) HoldsWrites(ctx context.Context, st central.Station, checks []proto
 	if len(events) == 0 {
 		return true, nil
 	}
-	rows, err := c.e.query(ctx, `SELECT event_id, station, write_no FROM events WHERE event_id IN (`+placeholders(len(events))+`)`, keys(events)...)
+	rows, err := c.e.query(ctx, `SELECT event_id, station, write_no, outcome FROM events WHERE event_id IN (`+placeholders(len(events))+`)`, keys(events)...)
 	if err != nil {
 		return false, err
 	}
 	defer rows.Close()
 	held := 0
 	for rows.Next() {
-		var id, station string
+		var id, station, outcome string
 		var number int64
-		if err := rows.Scan(&id, &station, &number); err != nil {
+		if err := rows.Scan(&id, &station, &number, &outcome); err != nil {
 			return false, err
 		}
-		if station == st.Name && number == events[id] {
+		// The same event under the same number, decided otherwise, is
+		// another history's write (protocol.WriteCheck.Outcome).
+		if ch := events[id]; station == st.Name && number == ch.Number && (ch.Outcome == "" || ch.Outcome == outcome) {
 			held++
 		}
 	}

@@ -69,11 +69,12 @@ func (d *DB) SetServerSites(ctx context.Context, sites *protocol.SiteInfo) error
 // highest the server confirmed holding (the anchor), the oldest not
 // confirmed yet, and the highest, at most protocol.MaxWriteChecks.
 func (d *DB) writeChecks(ctx context.Context) ([]protocol.WriteCheck, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT number, key FROM (
+	rows, err := d.db.QueryContext(ctx, `SELECT w.number, w.key, COALESCE((SELECT CASE WHEN json_valid(o.result) THEN json_extract(o.result, '$.outcome') END
+			FROM outbox o WHERE o.event_id = w.key), '') FROM (
 		SELECT number, key FROM (SELECT number, key FROM server_writes WHERE checked = 1 ORDER BY number DESC LIMIT 1)
 		UNION SELECT number, key FROM (SELECT number, key FROM server_writes ORDER BY number DESC LIMIT 1)
 		UNION SELECT number, key FROM (SELECT number, key FROM server_writes WHERE checked = 0 ORDER BY number LIMIT ?)
-	) ORDER BY number`, protocol.MaxWriteChecks-2)
+	) w ORDER BY w.number`, protocol.MaxWriteChecks-2)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +82,7 @@ func (d *DB) writeChecks(ctx context.Context) ([]protocol.WriteCheck, error) {
 	var out []protocol.WriteCheck
 	for rows.Next() {
 		var c protocol.WriteCheck
-		if err := rows.Scan(&c.Number, &c.Key); err != nil {
+		if err := rows.Scan(&c.Number, &c.Key, &c.Outcome); err != nil {
 			return nil, err
 		}
 		out = append(out, c)
