@@ -14,7 +14,7 @@ import (
 // reads by key, whatever the count (protocol.MaxWriteChecks at most).
 func (c *DB) HoldsWrites(ctx context.Context, st central.Station, checks []protocol.WriteCheck) (bool, error) {
 	events := map[string]protocol.WriteCheck{} // event id → the number (and answer) the desk holds for it
-	codes := map[string]bool{}   // first codes of batch uploads
+	codes := map[string]bool{}                 // first codes of batch uploads
 	for _, ch := range checks {
 		if ch.Number <= 0 || ch.Key == "" {
 			continue
