@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"testing"
-	"time"
 
 	"qrdesk/app"
 	"qrdesk/central"
@@ -382,21 +381,7 @@ func TestRefusedUndoKeepsTheDesksFigures(t *testing.T) {
 		})
 		a.Sync(t)
 		a.Sync(t)
-		ctx := context.Background()
-		from, to := g.Now.Add(-24*time.Hour).Unix(), g.Now.Add(24*time.Hour).Unix()
-		own, err := a.DB.DayFigures(ctx, g.Now.Format("2006-01-02"), "Desk A", from, to)
-		if err != nil {
-			t.Fatal(err)
-		}
-		day, err := g.DB.DayActivity(ctx, from, to)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, row := range day.Desks {
-			if row.Station == "Desk A" && (row.Redeemed != own.Redeemed || row.Conflicts != own.Conflicts) {
-				t.Errorf("desk A counts redeemed %d, conflicts %d; its dashboard row says redeemed %d, conflicts %d", own.Redeemed, own.Conflicts, row.Redeemed, row.Conflicts)
-			}
-		}
+		g.figuresAgree(t, a, "Desk A")
 	})
 }
 

@@ -102,26 +102,31 @@ func TestUndoRefusedByAnOlderBackupHeldByANewer(t *testing.T) {
 		for _, r := range refused {
 			t.Errorf("the server holds desk A's undo of %s, but A lists it as refused: %q", r.Code, r.ServerReason)
 		}
-		from, to := g.Now.Add(-24*time.Hour).Unix(), g.Now.Add(24*time.Hour).Unix()
-		own, err := a.DB.DayFigures(ctx, g.Now.Format("2006-01-02"), "Desk A", from, to)
-		if err != nil {
-			t.Fatal(err)
-		}
-		day, err := g.DB.DayActivity(ctx, from, to)
-		if err != nil {
-			t.Fatal(err)
-		}
-		found := false
-		for _, row := range day.Desks {
-			if row.Station == "Desk A" {
-				found = true
-				if row.Redeemed != own.Redeemed || row.Conflicts != own.Conflicts {
-					t.Errorf("desk A counts redeemed %d, conflicts %d; its dashboard row says redeemed %d, conflicts %d", own.Redeemed, own.Conflicts, row.Redeemed, row.Conflicts)
-				}
-			}
-		}
-		if !found {
-			t.Error("the dashboard has no row for desk A")
-		}
+		g.figuresAgree(t, a, "Desk A")
 	})
+}
+
+// figuresAgree checks that the desk's own day figures are its dashboard
+// row's (the soak's invariant I7).
+func (g *restorable) figuresAgree(t *testing.T, d *watchedDesk, name string) {
+	t.Helper()
+	ctx := context.Background()
+	from, to := g.Now.Add(-24*time.Hour).Unix(), g.Now.Add(24*time.Hour).Unix()
+	own, err := d.DB.DayFigures(ctx, g.Now.Format("2006-01-02"), name, from, to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	day, err := g.DB.DayActivity(ctx, from, to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range day.Desks {
+		if row.Station == name {
+			if row.Redeemed != own.Redeemed || row.Conflicts != own.Conflicts {
+				t.Errorf("%s counts redeemed %d, conflicts %d; its dashboard row says redeemed %d, conflicts %d", name, own.Redeemed, own.Conflicts, row.Redeemed, row.Conflicts)
+			}
+			return
+		}
+	}
+	t.Errorf("the dashboard has no row for %s", name)
 }
