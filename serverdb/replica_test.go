@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -55,6 +56,30 @@ func readVia(t *testing.T, r central.FeedReader, after int64) ([]string, int64) 
 		after = x.Seq
 	}
 	return codes, after
+}
+
+// readUntil reads the feed from after until it holds code (the replica
+// may not have applied it yet: a reader waits, by design) and returns the
+// cursor after it.
+func readUntil(t *testing.T, r central.FeedReader, after int64, code string) int64 {
+	t.Helper()
+	cursor := after
+	waitFor(t, "the feed to hold "+code, func() bool {
+		got, next := readVia(t, r, after)
+		cursor = next
+		return slices.Contains(got, code)
+	})
+	return cursor
+}
+
+// stopStandby stops the standby for a subtest, and starts it again when the
+// subtest ends however it ends (the next subtests need it).
+func stopStandby(t *testing.T, pair *testpg.Pair) {
+	t.Helper()
+	if err := pair.StopStandby(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pair.StartStandby() }) // an error: it is running already
 }
 
 // replicaHead is the highest feed position the standby has applied.
@@ -215,10 +240,8 @@ func TestReadReplicaFeed(t *testing.T) {
 	t.Run("down: the primary answers", func(t *testing.T) {
 		c, x := openWithReplica(t, pair, ReplicaOptions{MaxLag: time.Minute, RetryAfter: 100 * time.Millisecond})
 		insertChange(t, c, "P")()
-		_, cursor := readVia(t, x, 0)
-		if err := pair.StopStandby(); err != nil {
-			t.Fatal(err)
-		}
+		cursor := readUntil(t, x, 0, "P")
+		stopStandby(t, pair)
 		insertChange(t, c, "Q")()
 		got, next := readVia(t, x, cursor)
 		if strings.Join(got, ",") != "Q" {
@@ -246,10 +269,8 @@ func TestReadReplicaFeed(t *testing.T) {
 	t.Run("a probe that hung up", func(t *testing.T) {
 		c, x := openWithReplica(t, pair, ReplicaOptions{MaxLag: time.Minute, RetryAfter: 50 * time.Millisecond, Timeout: 500 * time.Millisecond})
 		insertChange(t, c, "R")()
-		_, cursor := readVia(t, x, 0)
-		if err := pair.StopStandby(); err != nil {
-			t.Fatal(err)
-		}
+		cursor := readUntil(t, x, 0, "R")
+		stopStandby(t, pair)
 		readVia(t, x, cursor) // the primary answers; the replica is down
 		time.Sleep(100 * time.Millisecond)
 		hungUp, cancel := context.WithCancel(ctx)
