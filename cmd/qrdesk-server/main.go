@@ -73,7 +73,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 	replicaMaxLag := fs.Duration("replica-max-lag", serverdb.DefaultReplicaMaxLag, "serve: read the feed from the primary while the replica lacks changes older than this")
 	date := fs.String("date", "", "report: the day YYYY-MM-DD (default today)")
 	letter := fs.String("letter", "", "station add: the desk's station letter A–Z (its settings station_id)")
-	siteName := fs.String("site", "", "station add: the desk's site (default: the first site, 'main' after an upgrade)")
+	siteName := fs.String("site", "", "station add: the desk's site (default: the first site, 'main' after an upgrade); report: only this site's conflicts and flagged events")
 	backupTo := fs.String("o", "", "backup: the new file to write the backup to")
 	epochOnly := fs.Bool("epoch-only", false, "restore: only start a new history epoch (after a restore made by hand)")
 	supervisor := fs.Bool("supervisor", false, "operators add: a supervisor (may disable and enable labels, change settings, reprint and undo at the desks)")
@@ -149,7 +149,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 			fmt.Fprintf(stdout, "dropped %d changes every active desk has read\n", n)
 		}
 	case "report":
-		err = report(ctx, st, now, *date, stdout)
+		err = report(ctx, st, now, *date, *siteName, stdout)
 	case "backup":
 		err = backup(ctx, st, *backupTo, stdout)
 	default:
@@ -425,31 +425,76 @@ func usageErr(msg string) error { return &usageError{msg} }
 
 // reportStore is what the report reads.
 type reportStore interface {
-	Conflicts(ctx context.Context, from, to int64) ([]central.Conflict, error)
+	ConflictRecords(ctx context.Context, from, to int64) ([]central.ConflictRecord, error)
 	FlaggedEvents(ctx context.Context, from, to int64) ([]serverdb.FlaggedEvent, error)
+	Sites(ctx context.Context) ([]central.Site, error)
+}
+
+// reportedConflict is a conflict as the report prints it: the protocol's
+// fields and the site of its label.
+type reportedConflict struct {
+	central.Conflict
+	Site string `json:"site"`
 }
 
 // report prints the conflicts whose first redemption was on one local day
 // (a day is 23 or 25 hours long when the clocks change), and the events
-// whose desk time the server did not take at its word.
-func report(ctx context.Context, st reportStore, now func() time.Time, date string, out io.Writer) error {
+// whose desk time the server did not take at its word. With a site, only
+// that site's: the conflicts over its labels and the flagged events of its
+// desks (the dashboard's Conflicts page by site counts the same).
+func report(ctx context.Context, st reportStore, now func() time.Time, date, site string, out io.Writer) error {
 	today := now()
 	from, err := app.ParseDate(date, today)
 	if err != nil {
 		return usageErr("--date must be YYYY-MM-DD")
 	}
-	list, err := st.Conflicts(ctx, from.Unix(), from.AddDate(0, 0, 1).Unix())
+	if site != "" {
+		if site, err = reportSite(ctx, st, site); err != nil {
+			return err
+		}
+	}
+	records, err := st.ConflictRecords(ctx, from.Unix(), from.AddDate(0, 0, 1).Unix())
 	if err != nil {
 		return err
 	}
-	flagged, err := st.FlaggedEvents(ctx, from.Unix(), from.AddDate(0, 0, 1).Unix())
+	list := []reportedConflict{}
+	for _, k := range records {
+		if site == "" || k.Site == site {
+			list = append(list, reportedConflict{k.Conflict, k.Site})
+		}
+	}
+	events, err := st.FlaggedEvents(ctx, from.Unix(), from.AddDate(0, 0, 1).Unix())
 	if err != nil {
 		return err
 	}
-	if flagged == nil {
-		flagged = []serverdb.FlaggedEvent{}
+	flagged := []serverdb.FlaggedEvent{}
+	for _, f := range events {
+		if site == "" || f.Site == site {
+			flagged = append(flagged, f)
+		}
+	}
+	doc := map[string]any{"date": from.Format("2006-01-02"), "conflicts": list, "flagged_events": flagged}
+	if site != "" {
+		doc["site"] = site
 	}
 	enc := json.NewEncoder(out)
 	enc.SetIndent("", "  ")
-	return enc.Encode(map[string]any{"date": from.Format("2006-01-02"), "conflicts": list, "flagged_events": flagged})
+	return enc.Encode(doc)
+}
+
+// reportSite is the name of the site --site names (any case), or a usage
+// error that lists the sites there are.
+func reportSite(ctx context.Context, st reportStore, name string) (string, error) {
+	sites, err := st.Sites(ctx)
+	if err != nil {
+		return "", err
+	}
+	var names []string
+	for _, s := range sites {
+		if strings.EqualFold(s.Name, name) {
+			return s.Name, nil
+		}
+		names = append(names, s.Name)
+	}
+	return "", usageErr(fmt.Sprintf("--site %q: there is no such site (the sites: %s)", name, strings.Join(names, ", ")))
 }

@@ -112,10 +112,12 @@ func TestStationCommands(t *testing.T) {
 // conflictsAsked is a report store that records the range of a report.
 type conflictsAsked struct{ from, to int64 }
 
-func (c *conflictsAsked) Conflicts(_ context.Context, from, to int64) ([]central.Conflict, error) {
+func (c *conflictsAsked) ConflictRecords(_ context.Context, from, to int64) ([]central.ConflictRecord, error) {
 	c.from, c.to = from, to
-	return []central.Conflict{}, nil
+	return nil, nil
 }
+
+func (c *conflictsAsked) Sites(context.Context) ([]central.Site, error) { return nil, nil }
 
 func (c *conflictsAsked) FlaggedEvents(_ context.Context, from, to int64) ([]serverdb.FlaggedEvent, error) {
 	return nil, nil
@@ -153,7 +155,7 @@ func TestReportDay(t *testing.T) {
 			st := &conflictsAsked{}
 			var out bytes.Buffer
 			clock := testclock.New(at(tc.now))
-			if err := report(context.Background(), st, clock.Now, tc.date, &out); err != nil {
+			if err := report(context.Background(), st, clock.Now, tc.date, "", &out); err != nil {
 				t.Fatal(err)
 			}
 			var got struct{ Date string }
@@ -167,7 +169,7 @@ func TestReportDay(t *testing.T) {
 			}
 		})
 	}
-	if err := report(context.Background(), &conflictsAsked{}, now, "2027-02-29", &bytes.Buffer{}); err == nil {
+	if err := report(context.Background(), &conflictsAsked{}, now, "2027-02-29", "", &bytes.Buffer{}); err == nil {
 		t.Fatal("--date 2027-02-29 (not a leap year) was accepted")
 	}
 	// The command line, on a real database, uses the clock it is given.
