@@ -20,7 +20,11 @@ type desksData struct {
 type deskView struct {
 	central.DeskState
 	Online bool
-	Behind int64
+	// Behind is how many changes the desk has yet to read (its site's and
+	// the deployment-wide ones: a desk does not read other sites');
+	// BehindCapped: at least that many.
+	Behind       int64
+	BehindCapped bool
 	// NoLetter says why a desk from the first release has no letter yet
 	// (central.Unbound.Why), "" when it has one.
 	NoLetter string
@@ -58,7 +62,14 @@ func (d *Dashboard) desks(w http.ResponseWriter, r *http.Request, s session) {
 		if a, ok := pending[k.ID]; ok {
 			k.LastSeenAt, k.FeedAck = max(k.LastSeenAt, a.At), max(k.FeedAck, a.Position)
 		}
-		data.Desks = append(data.Desks, deskView{DeskState: k, Online: k.RevokedAt == 0 && k.Online(now), Behind: k.FeedBehind(head), NoLetter: noLetter[k.Name]})
+		v := deskView{DeskState: k, Online: k.RevokedAt == 0 && k.Online(now), NoLetter: noLetter[k.Name]}
+		if k.FeedAck > 0 && k.FeedAck < head {
+			if v.Behind, v.BehindCapped, err = d.Store.UnreadChanges(r.Context(), k.SiteID, k.FeedAck); err != nil {
+				d.fail(w, r, err)
+				return
+			}
+		}
+		data.Desks = append(data.Desks, v)
 	}
 	l := langOf(r)
 	p := page{Title: "Desks", Nav: "desks", Data: data, Sites: sites, Error: siteMsg}

@@ -21,6 +21,9 @@ type Store interface {
 	Stations(ctx context.Context) ([]central.Station, error)
 	// Desks lists the enrolled desks and returns the feed's head.
 	Desks(ctx context.Context) ([]central.DeskState, int64, error)
+	// UnreadChanges counts the changes a desk of site has yet to read
+	// after its cursor (its site's and deployment-wide), cut at a cap.
+	UnreadChanges(ctx context.Context, site, after int64) (n int64, capped bool, err error)
 	// Unbound lists the desks from the first release without a letter,
 	// and why none was bound.
 	Unbound(ctx context.Context) ([]central.Unbound, error)

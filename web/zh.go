@@ -90,7 +90,7 @@ var zh = map[string]string{
 	"Notes":                 "备注",
 	"Offline":               "离线",
 	"Online":                "在线",
-	"Online: the desk asked the server within the last 2 minutes. Changes not yet read: how far the desk is behind the other desks' redemptions and labels (it catches up at its next sync; – for a desk that has not read the feed yet). Events a desk decided offline are counted on Today once it uploads them.": "在线：该工位在最近 2 分钟内访问过服务器。未读取的变更：该工位落后于其他工位核销和标签的数量（下次同步时补齐；尚未读取过变更的工位显示 –）。工位离线时做出的判定在上传后计入“今日”。",
+	"Online: the desk asked the server within the last 2 minutes. Changes not yet read: how many of its site's changes (and the deployment's) the desk has yet to read, the other desks' redemptions and labels (it catches up at its next sync; – for a desk that has not read the feed yet). Events a desk decided offline are counted on Today once it uploads them.": "在线：该工位在最近 2 分钟内访问过服务器。未读取的变更：该工位尚未读取的本站点（及全部署）变更数，即其他工位的核销和标签（下次同步时补齐；尚未读取过变更的工位显示 –）。工位离线时做出的判定在上传后计入“今日”。",
 	"Operator":                      "操作员",
 	"Outcome":                       "结果",
 	"Password":                      "密码",
