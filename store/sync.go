@@ -568,11 +568,14 @@ func (d *DB) SendAgain(ctx context.Context) error {
 	}
 	// A refused replacement goes again too: its refusal made the new label
 	// void at the server, which the restored server must hold as well. So
-	// does a refused undo the server once accepted: refused only by a
-	// server restored to before it, it may be held by the one restored now
-	// (the soak's seed 695094661), which answers it as the duplicate it is.
-	if _, err := tx.ExecContext(ctx, `UPDATE outbox SET state = 'pending' WHERE state = 'sent' OR (state = 'rejected' AND kind = ?)
-		OR (state = 'rejected' AND kind = ? AND event_id IN (SELECT event_id FROM undos WHERE accepted = 1))`, app.KindReplace, app.KindUndo); err != nil {
+	// does a refused undo: refused by a server restored to before it, it
+	// may be held by the one restored now, which answers it as the
+	// duplicate it is (the soak's seed 695094661), even when this desk
+	// never heard it accepted (the answer was lost:
+	// TestUndoAnswerLostThenRefusedByAnOlderBackup); one refused for good
+	// is refused again.
+	if _, err := tx.ExecContext(ctx, `UPDATE outbox SET state = 'pending' WHERE state = 'sent' OR (state = 'rejected' AND kind IN (?, ?))`,
+		app.KindReplace, app.KindUndo); err != nil {
 		return d.wrap(err, "cannot queue everything for the server again")
 	}
 	// Redemptions the server decided online for this desk are in the
