@@ -23,20 +23,10 @@ func TestReportBySite(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		ctx := context.Background()
 		h := centraltest.New(t, dbPath, 0)
-		desk := func(site, name, letter string) (*centraltest.Desk, string) {
-			if err := h.DB.AddSite(ctx, site, 1); err != nil && !strings.Contains(err.Error(), "exists") {
-				t.Fatal(err)
-			}
-			token := h.Station(t, name, letter)
-			if err := h.DB.SetStationSite(ctx, name, site); err != nil {
-				t.Fatal(err)
-			}
-			return h.Desk(t, name, letter, token), token
-		}
-		n1, _ := desk("North", "North 1", "A")
-		n2, _ := desk("North", "North 2", "B")
-		s1, _ := desk("South", "South 1", "C")
-		s2, s2token := desk("South", "South 2", "D")
+		n1, _ := h.SiteDesk(t, "North", "North 1", "A")
+		n2, _ := h.SiteDesk(t, "North", "North 2", "B")
+		s1, _ := h.SiteDesk(t, "South", "South 1", "C")
+		s2, s2token := h.SiteDesk(t, "South", "South 2", "D")
 		north, south := n1.Issue(t, 2), s1.Issue(t, 2)
 		for _, d := range []*centraltest.Desk{n1, n2, s1, s2} {
 			d.Sync(t)

@@ -16,15 +16,8 @@ import (
 // siteDesk enrols a desk in a site (added when new) and returns it.
 func siteDesk(t *testing.T, h *centraltest.Harness, site, name, letter string) *centraltest.Desk {
 	t.Helper()
-	ctx := context.Background()
-	if err := h.DB.AddSite(ctx, site, 1); err != nil && !strings.Contains(err.Error(), "exists") {
-		t.Fatal(err)
-	}
-	token := h.Station(t, name, letter)
-	if err := h.DB.SetStationSite(ctx, name, site); err != nil {
-		t.Fatal(err)
-	}
-	return h.Desk(t, name, letter, token)
+	d, _ := h.SiteDesk(t, site, name, letter)
+	return d
 }
 
 // TestSiteFeedStaysInItsSite: a desk downloads only its own site's labels
