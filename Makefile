@@ -47,11 +47,14 @@ check:
 # writes its widgets on the loader's goroutine while the test reads them. The
 # real driver queues those callbacks on its one UI goroutine; under the test
 # driver every such screen reports a race, whatever the screen does.
+# Each test binary gets 45 minutes: internal/multidesk (two engines, real
+# desks and servers, run one test at a time) took 25 min under -race beside
+# a PostgreSQL soak and timed out there.
 RACE_PKGS := ./app/... ./store/... ./serverdb/... ./server/... ./cli/... ./printing/... ./cmd/... ./internal/... ./e2e/... ./deploy/... ./web/...
 GUI_PKGS  := . ./ui/...
 
 test: deps check
-	$(GO) test -race -count=1 -timeout 25m $(RACE_PKGS)
+	$(GO) test -race -count=1 -timeout 45m $(RACE_PKGS)
 	$(GO) test -count=1 -timeout 10m $(GUI_PKGS)
 	@$(MAKE) --no-print-directory test-windows
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=20000x
