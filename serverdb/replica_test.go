@@ -129,7 +129,11 @@ func TestReadReplicaFeed(t *testing.T) {
 			t.Fatalf("the replica served %v while FIRST was still open", got)
 		}
 		commitFirst()
-		more, _ := readVia(t, x, cursor)
+		var more []string
+		waitFor(t, "FIRST on the replica", func() bool {
+			more, _ = readVia(t, x, cursor)
+			return slices.Contains(more, "FIRST")
+		})
 		if got = append(got, more...); strings.Join(got, ",") != "SECOND,FIRST" {
 			t.Fatalf("through the replica from the desk's cursor: %v, want SECOND then FIRST (none skipped)", got)
 		}
@@ -141,7 +145,13 @@ func TestReadReplicaFeed(t *testing.T) {
 	t.Run("a lagging replica makes the desk wait", func(t *testing.T) {
 		c, x := openWithReplica(t, pair, ReplicaOptions{MaxLag: time.Minute})
 		insertChange(t, c, "A1")()
-		got, c1 := readVia(t, x, 0)
+		// The standby is asynchronous: A1 reaches it a moment later.
+		var got []string
+		var c1 int64
+		waitFor(t, "A1 on the replica", func() bool {
+			got, c1 = readVia(t, x, 0)
+			return len(got) > 0
+		})
 		if strings.Join(got, ",") != "A1" {
 			t.Fatalf("through the replica: %v, want A1", got)
 		}
@@ -199,7 +209,7 @@ func TestReadReplicaFeed(t *testing.T) {
 	t.Run("too far behind: the primary answers", func(t *testing.T) {
 		c, x := openWithReplica(t, pair, ReplicaOptions{MaxLag: time.Second, RetryAfter: 100 * time.Millisecond})
 		insertChange(t, c, "X")()
-		_, cursor := readVia(t, x, 0)
+		cursor := readUntil(t, x, 0, "X")
 		if err := pair.PauseReplay(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -232,7 +242,11 @@ func TestReadReplicaFeed(t *testing.T) {
 		})
 		before := x.ReplicaStatus(ctx).Reads["replica"]
 		insertChange(t, c, "Z")()
-		if got, _ := readVia(t, x, next); strings.Join(got, ",") != "Z" || x.ReplicaStatus(ctx).Reads["replica"] == before {
+		waitFor(t, "Z on the replica", func() bool {
+			got, _ = readVia(t, x, next)
+			return len(got) > 0
+		})
+		if strings.Join(got, ",") != "Z" || x.ReplicaStatus(ctx).Reads["replica"] == before {
 			t.Fatalf("caught up: %v, want Z from the replica", got)
 		}
 	})
