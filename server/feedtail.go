@@ -49,11 +49,14 @@ type feedTail struct {
 	pages   map[pageKey]builtPage // answers built since the tail last changed
 
 	refreshMu   sync.Mutex
-	lastStarted time.Time // when the last refresh began to read
-	lastRead    time.Time // when the last refresh that succeeded began to read
-	lastErr     error     // the database's error, when the last refresh got one
+	lastStarted time.Time     // when the last refresh began to read
+	lastRead    time.Time     // when the last refresh that succeeded began to read
+	lastErr     error         // the database's error, when the last refresh got one
+	reading     chan struct{} // closed when the refresh under way ends (nil: none)
 
-	following atomic.Int64 // long polls under way: paces refreshes
+	following atomic.Int64 // long polls under way
+	wakes     siteWakes    // the long polls waiting, by site (feedwake.go)
+	kicks     kicker       // refreshes asked for by this process's writes
 }
 
 type tailEntry struct {
@@ -67,12 +70,15 @@ const (
 	// tailKeep bounds the changes kept (a change is ~200 bytes): desks
 	// further behind read the database, as a returning desk does anyway.
 	tailKeep = 50_000
-	// tailPace is the pause between refreshes per desk following the feed
-	// (a long poll under way), up to tailPaceMax: a few desks learn of a
-	// change at once; a thousand get the changes of half a second in one
-	// answer instead of one answer per change (each answer costs the
-	// server a request, and every change was waking every desk).
+	// tailPace is the pause between refreshes per desk a refresh may wake
+	// (the long polls of a site, on average), between tailPaceMin and
+	// tailPaceMax: a few desks learn of a change at once; a thousand in one
+	// site get the changes of a quarter second in one answer instead of one
+	// answer per change (each answer costs the server a request). A
+	// refresh wakes only the sites it brought changes to, so a chain of
+	// small sites refreshes often: tailPaceMin bounds its database reads.
 	tailPace    = 250 * time.Microsecond
+	tailPaceMin = 20 * time.Millisecond
 	tailPaceMax = 250 * time.Millisecond
 )
 
@@ -82,33 +88,75 @@ const (
 // request hung up, the next one reads; when the database failed it, the
 // requests that waited for it get its error (not a stale answer, and not
 // one database read each, one after the other, while the database is
-// away).
+// away). One refresh reads at a time; the others wait for it without
+// holding anything, so a request whose change it already read goes on at
+// once instead of queueing behind the next refresh's pause.
 func (t *feedTail) refresh(ctx context.Context, notBefore time.Time) error {
-	t.refreshMu.Lock()
-	defer t.refreshMu.Unlock()
-	if !t.lastRead.Before(notBefore) {
-		return nil
+	for {
+		t.refreshMu.Lock()
+		if !t.lastRead.Before(notBefore) {
+			t.refreshMu.Unlock()
+			return nil
+		}
+		if wait := t.reading; wait != nil {
+			t.refreshMu.Unlock()
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-wait:
+			}
+			continue // that refresh may have begun before notBefore
+		}
+		if t.lastErr != nil && !t.lastStarted.Before(notBefore) {
+			err := t.lastErr
+			t.refreshMu.Unlock()
+			return err
+		}
+		done := make(chan struct{})
+		t.reading = done
+		pause := t.pace() - time.Since(t.lastStarted)
+		t.refreshMu.Unlock()
+		return t.read(ctx, pause, done)
 	}
-	if t.lastErr != nil && !t.lastStarted.Before(notBefore) {
-		return t.lastErr
-	}
-	if pause := min(time.Duration(t.following.Load())*tailPace, tailPaceMax) - time.Since(t.lastStarted); pause > 0 {
+}
+
+// pace is the pause between two refreshes.
+func (t *feedTail) pace() time.Duration {
+	perSite := t.following.Load() / max(1, int64(t.wakes.sites()))
+	return min(max(time.Duration(perSite)*tailPace, tailPaceMin), tailPaceMax)
+}
+
+// read is the one refresh under way: after the pause it reads what is
+// new, records the outcome and lets the waiting requests go (done).
+func (t *feedTail) read(ctx context.Context, pause time.Duration, done chan struct{}) error {
+	var err error
+	started := time.Now()
+	if pause > 0 {
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			err = ctx.Err()
 		case <-time.After(pause):
+			started = time.Now()
 		}
 	}
-	t.lastStarted = time.Now()
-	err := t.readNew(ctx)
+	if err == nil {
+		t.refreshMu.Lock()
+		t.lastStarted = started
+		t.refreshMu.Unlock()
+		err = t.readNew(ctx)
+	}
+	t.refreshMu.Lock()
+	defer t.refreshMu.Unlock()
 	switch {
 	case err == nil:
-		t.lastRead, t.lastErr = t.lastStarted, nil
+		t.lastRead, t.lastErr = started, nil
 	case ctx.Err() != nil:
 		t.lastErr = nil // this request hung up: the next one reads
 	default:
 		t.lastErr = err
 	}
+	t.reading = nil
+	close(done)
 	return err
 }
 
@@ -193,6 +241,7 @@ func (t *feedTail) readNew(ctx context.Context) error {
 		t.entries = t.entries[i:]
 		t.floor = min(floor, t.head)
 		t.trimSites()
+		t.wakes.wake(0) // a desk now below the floor is told to start over
 	}
 	t.mu.Unlock()
 	return nil
@@ -207,6 +256,7 @@ func (t *feedTail) add(add []tailEntry) {
 	}
 	for _, e := range add {
 		t.bySite[e.site] = append(t.bySite[e.site], e.pos)
+		t.wakes.wake(e.site)
 	}
 	t.head = add[len(add)-1].pos
 	if drop := len(t.entries) - tailKeep; drop > 0 {
@@ -234,6 +284,7 @@ func (t *feedTail) reset() {
 	t.mu.Lock()
 	t.ready, t.entries, t.bySite, t.floorTag, t.floorHeld = false, nil, nil, "", false
 	t.mu.Unlock()
+	t.wakes.wake(0) // every desk looks again, at the database
 }
 
 // tagAt returns the tag of the change at pos in [floor, head] ("": not

@@ -54,9 +54,7 @@ type API struct {
 
 	ring atomic.Value // the deployment's key-ring id once known: it never changes
 
-	feedMu   sync.Mutex
-	feedWake *feedWake // closed when a request may have written a change
-	tail     feedTail  // the newest changes, for the desks that follow the feed
+	tail     feedTail // the newest changes, for the desks that follow the feed
 	stations stationCache
 	versions deskVersions // what each desk last said it runs (deskversion.go)
 
@@ -600,11 +598,12 @@ func (a *API) changes(r *http.Request, st central.Station) (any, error) {
 	if wait > 0 {
 		a.tail.following.Add(1)
 		defer a.tail.following.Add(-1)
+		defer a.tail.wakes.follow(st.SiteID)()
 	}
 	notBefore := time.Now()
 	deadline := notBefore.Add(time.Duration(wait) * time.Second)
 	for first := true; ; first = false {
-		changed := a.feedChanged() // before the read: a change committed after it wakes this poll
+		woken := a.tail.wakes.channel(st.SiteID) // before the read: a change the tail takes after it wakes this poll
 		if err := a.tail.refresh(ctx, notBefore); err != nil {
 			return nil, err
 		}
@@ -646,8 +645,9 @@ func (a *API) changes(r *http.Request, st central.Station) (any, error) {
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
-		case <-changed.ch:
-			notBefore = changed.at
+		case <-woken:
+			// The tail took a change for this site: it holds it already.
+			notBefore = time.Time{}
 		case <-time.After(feedPoll):
 			// Other server processes' writes: a refresh within the last
 			// feedPoll will do.
@@ -693,16 +693,17 @@ func (a *API) checkFeed(ctx context.Context, after int64, check string) error {
 }
 
 // MaxWait bounds a long poll of the feed, below the server's 30 s write
-// timeout. A waiting poll looks again when a request of this process may
-// have written a change, and every feedPoll for the changes other server
-// processes on the same database write.
+// timeout. A waiting poll looks again when the tail takes a change for its
+// site (a write of this process makes it read: feedwake.go), and every
+// feedPoll for the changes other server processes on the same database
+// write.
 const (
 	MaxWait  = 25
 	feedPoll = 500 * time.Millisecond
 )
 
 // writes marks a handler that may add changes to the feed: when it ends,
-// the polls waiting in this process look again.
+// the tail reads them and wakes the polls of their sites.
 func (a *API) writes(h func(r *http.Request, st central.Station) (any, error)) func(r *http.Request, st central.Station) (any, error) {
 	return func(r *http.Request, st central.Station) (any, error) {
 		defer a.notifyFeed()
@@ -710,32 +711,8 @@ func (a *API) writes(h func(r *http.Request, st central.Station) (any, error)) f
 	}
 }
 
-// feedWake is closed at the next notifyFeed, which sets at first: a feed
-// read that begins at or after at sees the write that notified.
-type feedWake struct {
-	ch chan struct{}
-	at time.Time
-}
-
-// feedChanged returns the wake of the next notifyFeed.
-func (a *API) feedChanged() *feedWake {
-	a.feedMu.Lock()
-	defer a.feedMu.Unlock()
-	if a.feedWake == nil {
-		a.feedWake = &feedWake{ch: make(chan struct{})}
-	}
-	return a.feedWake
-}
-
-func (a *API) notifyFeed() {
-	a.feedMu.Lock()
-	defer a.feedMu.Unlock()
-	if a.feedWake != nil {
-		a.feedWake.at = time.Now()
-		close(a.feedWake.ch)
-		a.feedWake = nil
-	}
-}
+// notifyFeed: a request of this process may have written a change.
+func (a *API) notifyFeed() { a.tail.changed() }
 
 func (a *API) conflicts(r *http.Request, st central.Station) (any, error) {
 	day, err := dayRange(r.URL.Query().Get("date"), a.Now())
