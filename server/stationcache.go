@@ -11,9 +11,10 @@ import (
 // stationCache remembers token lookups for a moment. On PostgreSQL the
 // lookup was one of the two round trips of every online redemption (17 %
 // of the server's CPU at 64 desks, and as much again in PostgreSQL). It is
-// used only where the store checks the station with the write itself
+// used where the store checks the station with the write itself
 // (central.Store.Apply refuses a revoked station): a revocation takes
-// effect at once even when the lookup came from here.
+// effect at once even when the lookup came from here; and for feed reads
+// while the store says no station changed since the lookup (getUnchanged).
 type stationCache struct {
 	m    sync.Map // token hash → cachedStation
 	size atomic.Int64
@@ -22,6 +23,7 @@ type stationCache struct {
 type cachedStation struct {
 	st      central.Station
 	expires time.Time
+	gen     int64 // the store's StationsChanged before the lookup
 }
 
 const (
@@ -41,8 +43,22 @@ func (c *stationCache) get(hash string) (central.Station, bool) {
 	return e.st, true
 }
 
-func (c *stationCache) put(hash string, st central.Station) {
-	if _, loaded := c.m.Swap(hash, cachedStation{st: st, expires: time.Now().Add(stationCacheTTL)}); !loaded {
+// getUnchanged is get, for a lookup made while the store's
+// StationsChanged was gen (and still is).
+func (c *stationCache) getUnchanged(hash string, gen int64) (central.Station, bool) {
+	v, ok := c.m.Load(hash)
+	if !ok {
+		return central.Station{}, false
+	}
+	e := v.(cachedStation)
+	if e.gen != gen || time.Now().After(e.expires) {
+		return central.Station{}, false
+	}
+	return e.st, true
+}
+
+func (c *stationCache) put(hash string, st central.Station, gen int64) {
+	if _, loaded := c.m.Swap(hash, cachedStation{st: st, expires: time.Now().Add(stationCacheTTL), gen: gen}); !loaded {
 		if c.size.Add(1) > stationCacheSize {
 			c.m.Clear()
 			c.size.Store(0)

@@ -13,6 +13,7 @@ import (
 	"qrdesk/protocol"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -39,6 +40,8 @@ type DB struct {
 	// replica: this is a streaming read replica's copy (OpenReplica), read
 	// by Replica only. It never places and never writes.
 	replica bool
+
+	stationsGen atomic.Int64 // StationsChanged
 }
 
 var _ central.Store = (*DB)(nil)
@@ -166,6 +169,7 @@ func (c *DB) whyTaken(ctx context.Context, st central.Station) error {
 
 // SetStationLetter binds a letter to a station enrolled without one.
 func (c *DB) SetStationLetter(ctx context.Context, name, letter string) error {
+	defer c.stationsChanged()
 	if err := central.ValidateStation(central.Station{Name: name, Letter: letter}); err != nil {
 		return err
 	}
@@ -187,6 +191,7 @@ func (c *DB) SetStationLetter(ctx context.Context, name, letter string) error {
 }
 
 func (c *DB) RenewStation(ctx context.Context, name, tokenHash string) error {
+	defer c.stationsChanged()
 	res, err := c.e.exec(ctx, `UPDATE stations SET token_hash = ?, revoked_at = 0 WHERE name = ?`, tokenHash, name)
 	if err != nil {
 		return err
@@ -198,6 +203,7 @@ func (c *DB) RenewStation(ctx context.Context, name, tokenHash string) error {
 }
 
 func (c *DB) RevokeStation(ctx context.Context, name string, at int64) error {
+	defer c.stationsChanged()
 	res, err := c.e.exec(ctx, `UPDATE stations SET revoked_at = ? WHERE name = ? AND revoked_at = 0`, at, name)
 	if err != nil {
 		return err

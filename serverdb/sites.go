@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"strings"
 
 	"qrdesk/central"
@@ -30,6 +31,7 @@ func (c *DB) AddSite(ctx context.Context, name string, at int64) error {
 
 // RenameSite renames a site (an upgraded deployment's 'main', say).
 func (c *DB) RenameSite(ctx context.Context, old, name string) error {
+	defer c.stationsChanged()
 	name = strings.TrimSpace(name)
 	if err := central.ValidateSiteName(name); err != nil {
 		return err
@@ -85,6 +87,7 @@ func (c *DB) siteID(ctx context.Context, name string) (int64, error) {
 // until it has); the labels it uploaded before stay in the site they were
 // issued in.
 func (c *DB) SetStationSite(ctx context.Context, station, site string) error {
+	defer c.stationsChanged()
 	id, err := c.siteID(ctx, site)
 	if err != nil {
 		return err
@@ -134,13 +137,29 @@ func (c *DB) SetCrossSiteOffline(ctx context.Context, v string) error {
 	return err
 }
 
+// stationLetters is every letter a station can hold ('A', …, 'Z'): naming
+// them lets both engines read the stations that hold one through the
+// partial index stations_letter instead of scanning every station (every
+// desk's enrolment asks: 1,000 desks syncing every 5 s scanned 1,000 rows
+// 200 times a second on PostgreSQL, a fifth of its work).
+var stationLetters = func() string {
+	var b strings.Builder
+	for l := 'A'; l <= 'Z'; l++ {
+		if l > 'A' {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "'%c'", l)
+	}
+	return b.String()
+}()
+
 func (c *DB) SiteInfo(ctx context.Context, st central.Station) (protocol.SiteInfo, error) {
 	info := protocol.SiteInfo{Site: st.Site, Letters: map[string]string{}}
 	var err error
 	if info.CrossSiteOffline, err = c.CrossSiteOffline(ctx); err != nil {
 		return info, err
 	}
-	rows, err := c.e.query(ctx, `SELECT t.letter, s.name FROM stations t JOIN sites s ON s.id = t.site WHERE t.letter <> ''`)
+	rows, err := c.e.query(ctx, `SELECT t.letter, s.name FROM stations t JOIN sites s ON s.id = t.site WHERE t.letter <> '' AND t.letter IN (`+stationLetters+`)`)
 	if err != nil {
 		return info, err
 	}
@@ -156,6 +175,7 @@ func (c *DB) SiteInfo(ctx context.Context, st central.Station) (protocol.SiteInf
 }
 
 func (c *DB) SiteMoveSeen(ctx context.Context, stationID int64) error {
+	defer c.stationsChanged()
 	_, err := c.e.exec(ctx, `UPDATE stations SET site_from = 0 WHERE id = ? AND site_from <> 0`, stationID)
 	return err
 }
