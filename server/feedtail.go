@@ -179,6 +179,9 @@ func (t *feedTail) readNew(ctx context.Context) error {
 		t.ready, t.floor, t.head, t.entries, t.floorTag, t.floorHeld = true, top, top, nil, tag, held
 		t.mu.Unlock()
 		head = top
+		// A change written just before is under the new top, where no
+		// refresh will take it: the waiting polls read the database.
+		t.wakes.wake(0)
 	}
 	for first := true; ; first = false {
 		changes, err := t.store.Changes(ctx, head, central.MaxChangesPage)
@@ -284,6 +287,11 @@ func (t *feedTail) reset() {
 	t.mu.Lock()
 	t.ready, t.entries, t.bySite, t.floorTag, t.floorHeld = false, nil, nil, "", false
 	t.mu.Unlock()
+	// The answers built from the old tail: once the new one reaches the
+	// same floor and head, their key would match, not their changes.
+	t.pagesMu.Lock()
+	t.pages = nil
+	t.pagesMu.Unlock()
 	t.wakes.wake(0) // every desk looks again, at the database
 }
 

@@ -647,6 +647,13 @@ func (a *API) changes(r *http.Request, st central.Station) (any, error) {
 	deadline := notBefore.Add(time.Duration(wait) * time.Second)
 	for first := true; ; first = false {
 		woken := a.tail.wakes.channel(st.SiteID) // before the read: a change the tail takes after it wakes this poll
+		if !first {
+			// The poll waited: the station may have been revoked, given a
+			// new token or moved meanwhile, as for a read arriving now.
+			if err := a.stillStation(ctx, st); err != nil {
+				return nil, err
+			}
+		}
 		if err := a.tail.refresh(ctx, notBefore); err != nil {
 			return nil, err
 		}
@@ -697,6 +704,28 @@ func (a *API) changes(r *http.Request, st central.Station) (any, error) {
 			notBefore = time.Now().Add(-feedPoll)
 		}
 	}
+}
+
+// stillStation checks a waiting long poll's station again, as a feed read
+// arriving now would (the cache while no station changed, else the
+// database): revoked or given a new token, the poll is refused; moved to
+// another site, it is told to start over (the desk's next read takes the
+// new site's snapshot).
+func (a *API) stillStation(ctx context.Context, st central.Station) error {
+	now, found := central.Station{}, false
+	if gen, counted := a.stationsGeneration(); counted {
+		now, found = a.stations.getUnchanged(st.TokenHash, gen)
+	}
+	if !found {
+		var err error
+		if now, err = a.lookUpStation(ctx, st.TokenHash); err != nil {
+			return err
+		}
+	}
+	if now.SiteID != st.SiteID || now.SiteFrom != st.SiteFrom {
+		return central.ErrFeedCompacted
+	}
+	return nil
 }
 
 // checkFeed returns central.ErrFeedReset when the change at position after
