@@ -667,6 +667,7 @@ func (a *API) changes(r *http.Request, st central.Station) (any, error) {
 			if err := a.siteMoveSeen(ctx, st); err != nil {
 				return nil, err
 			}
+			st.SiteFrom = 0 // seen: stillStation compares with the stored station
 		}
 		if first && check != "" && after > 0 {
 			if err := a.checkFeed(ctx, after, check); err != nil {
