@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"qrdesk/central"
@@ -54,9 +53,8 @@ type feedTail struct {
 	lastErr     error         // the database's error, when the last refresh got one
 	reading     chan struct{} // closed when the refresh under way ends (nil: none)
 
-	following atomic.Int64 // long polls under way
-	wakes     siteWakes    // the long polls waiting, by site (feedwake.go)
-	kicks     kicker       // refreshes asked for by this process's writes
+	wakes siteWakes // the long polls under way, by site (feedwake.go)
+	kicks kicker    // refreshes asked for by this process's writes
 }
 
 type tailEntry struct {
@@ -122,7 +120,8 @@ func (t *feedTail) refresh(ctx context.Context, notBefore time.Time) error {
 
 // pace is the pause between two refreshes.
 func (t *feedTail) pace() time.Duration {
-	perSite := t.following.Load() / max(1, int64(t.wakes.sites()))
+	polls, sites := t.wakes.following()
+	perSite := polls / max(1, sites)
 	return min(max(time.Duration(perSite)*tailPace, tailPaceMin), tailPaceMax)
 }
 

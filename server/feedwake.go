@@ -14,6 +14,7 @@ type siteWakes struct {
 	mu      sync.Mutex
 	ch      map[int64]chan struct{} // a site's, closed at its next change
 	waiting map[int64]int           // the long polls under way, by site
+	polls   int                     // all of them
 }
 
 // channel is closed when the tail next takes a change for the site's
@@ -54,20 +55,22 @@ func (w *siteWakes) follow(site int64) (done func()) {
 		w.waiting = map[int64]int{}
 	}
 	w.waiting[site]++
+	w.polls++
 	return func() {
 		w.mu.Lock()
 		defer w.mu.Unlock()
+		w.polls--
 		if w.waiting[site]--; w.waiting[site] == 0 {
 			delete(w.waiting, site)
 		}
 	}
 }
 
-// sites is how many sites have a long poll under way.
-func (w *siteWakes) sites() int {
+// following is how many long polls are under way, and in how many sites.
+func (w *siteWakes) following() (polls, sites int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return len(w.waiting)
+	return w.polls, len(w.waiting)
 }
 
 // kicker runs the refreshes this process's writes ask for, one at a time,
@@ -110,7 +113,7 @@ const kickRefreshTimeout = 10 * time.Second
 // changed is called when a write of this process may have added changes:
 // while desks follow the feed, the tail reads them and wakes their sites.
 func (t *feedTail) changed() {
-	if t.following.Load() == 0 {
+	if polls, _ := t.wakes.following(); polls == 0 {
 		return // no poll waits: the next request's own refresh reads them
 	}
 	t.kicks.kick(func() {

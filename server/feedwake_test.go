@@ -31,16 +31,16 @@ func TestSiteWakes(t *testing.T) {
 	done1 := w.follow(1)
 	done2 := w.follow(1)
 	done3 := w.follow(7)
-	if n := w.sites(); n != 2 {
-		t.Fatalf("polls of sites 1, 1 and 7: %d sites followed, want 2", n)
+	if polls, sites := w.following(); polls != 3 || sites != 2 {
+		t.Fatalf("polls of sites 1, 1 and 7: %d polls in %d sites, want 3 in 2", polls, sites)
 	}
 	done1()
 	done3()
-	if n := w.sites(); n != 1 {
-		t.Fatalf("after two polls ended: %d sites followed, want 1", n)
+	if polls, sites := w.following(); polls != 1 || sites != 1 {
+		t.Fatalf("after two polls ended: %d polls in %d sites, want 1 in 1", polls, sites)
 	}
 	done2()
-	if n := w.sites(); n != 0 {
-		t.Fatalf("every poll ended: %d sites followed", n)
+	if polls, sites := w.following(); polls != 0 || sites != 0 {
+		t.Fatalf("every poll ended: %d polls in %d sites", polls, sites)
 	}
 }

@@ -257,6 +257,16 @@ func (a *API) stationsGeneration() (int64, bool) {
 	return 0, false
 }
 
+// cachedForRead is the cached station of a token for a feed read (see
+// lookUpCachedRead): found only while no station changed since.
+func (a *API) cachedForRead(hash string) (central.Station, bool) {
+	gen, counted := a.stationsGeneration()
+	if !counted {
+		return central.Station{}, false
+	}
+	return a.stations.getUnchanged(hash, gen)
+}
+
 func (a *API) authenticated(h func(r *http.Request, st central.Station) (any, error), lookup stationLookup) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
@@ -267,11 +277,11 @@ func (a *API) authenticated(h func(r *http.Request, st central.Station) (any, er
 		hash := HashToken(token)
 		var st central.Station
 		found := false
-		switch gen, counted := a.stationsGeneration(); {
-		case lookup == lookUpCachedWrite:
+		switch lookup {
+		case lookUpCachedWrite:
 			st, found = a.stations.get(hash)
-		case lookup == lookUpCachedRead && counted:
-			st, found = a.stations.getUnchanged(hash, gen)
+		case lookUpCachedRead:
+			st, found = a.cachedForRead(hash)
 		}
 		if !found {
 			var err error
@@ -639,8 +649,6 @@ func (a *API) changes(r *http.Request, st central.Station) (any, error) {
 	// before the write that woke it).
 	ctx := r.Context()
 	if wait > 0 {
-		a.tail.following.Add(1)
-		defer a.tail.following.Add(-1)
 		defer a.tail.wakes.follow(st.SiteID)()
 	}
 	notBefore := time.Now()
@@ -713,10 +721,7 @@ func (a *API) changes(r *http.Request, st central.Station) (any, error) {
 // another site, it is told to start over (the desk's next read takes the
 // new site's snapshot).
 func (a *API) stillStation(ctx context.Context, st central.Station) error {
-	now, found := central.Station{}, false
-	if gen, counted := a.stationsGeneration(); counted {
-		now, found = a.stations.getUnchanged(st.TokenHash, gen)
-	}
+	now, found := a.cachedForRead(st.TokenHash)
 	if !found {
 		var err error
 		if now, err = a.lookUpStation(ctx, st.TokenHash); err != nil {

@@ -32,29 +32,31 @@ const (
 )
 
 func (c *stationCache) get(hash string) (central.Station, bool) {
-	v, ok := c.m.Load(hash)
-	if !ok {
-		return central.Station{}, false
-	}
-	e := v.(cachedStation)
-	if time.Now().After(e.expires) {
-		return central.Station{}, false
-	}
-	return e.st, true
+	e, ok := c.live(hash)
+	return e.st, ok
 }
 
 // getUnchanged is get, for a lookup made while the store's
 // StationsChanged was gen (and still is).
 func (c *stationCache) getUnchanged(hash string, gen int64) (central.Station, bool) {
-	v, ok := c.m.Load(hash)
-	if !ok {
-		return central.Station{}, false
-	}
-	e := v.(cachedStation)
-	if e.gen != gen || time.Now().After(e.expires) {
+	e, ok := c.live(hash)
+	if !ok || e.gen != gen {
 		return central.Station{}, false
 	}
 	return e.st, true
+}
+
+// live is the token's entry, unless there is none or it expired.
+func (c *stationCache) live(hash string) (cachedStation, bool) {
+	v, ok := c.m.Load(hash)
+	if !ok {
+		return cachedStation{}, false
+	}
+	e := v.(cachedStation)
+	if time.Now().After(e.expires) {
+		return cachedStation{}, false
+	}
+	return e, true
 }
 
 func (c *stationCache) put(hash string, st central.Station, gen int64) {
