@@ -8,7 +8,7 @@
 #
 # Each .exe carries the icon and version information (deploy/windows/qrdesk.rc.in,
 # compiled by mingw's windres into a .syso the Go linker links in).
-# The window needs cgo (Fyne's OpenGL driver) and so mingw-w64: about 6
+# The window needs cgo (Fyne's OpenGL driver), built by scripts/windows-build.sh: about 2
 # minutes cold, seconds warm. QRDESK_WINDOWS_NOGUI=1 builds the command line
 # only (-tags qrdesk_nogui, no cgo, seconds), which is what the installer
 # test under wine uses (internal/winetest).
@@ -54,9 +54,8 @@ if [ "${QRDESK_WINDOWS_NOGUI:-}" = 1 ]; then
   CGO_ENABLED=0 $GO build -trimpath -tags qrdesk_nogui -ldflags "$ldflags" -o "$bin/qrdesk.exe" .
   cp "$bin/qrdesk.exe" "$bin/qrdeskw.exe"
 else
-  export CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc
-  $GO build -trimpath -ldflags "$ldflags" -o "$bin/qrdesk.exe" .
-  $GO build -trimpath -ldflags "$ldflags -H windowsgui" -o "$bin/qrdeskw.exe" .
+  LDFLAGS="$ldflags" bash scripts/windows-build.sh -o "$bin/qrdesk.exe" .
+  LDFLAGS="$ldflags -H windowsgui" bash scripts/windows-build.sh -o "$bin/qrdeskw.exe" .
 fi
 resource qrdesk-server "qrdesk-server: the qrdesk central server" cmd/qrdesk-server
 CGO_ENABLED=0 $GO build -trimpath -ldflags "$ldflags" -o "$bin/qrdesk-server.exe" ./cmd/qrdesk-server

@@ -6,8 +6,9 @@ set -euo pipefail
 
 # Usage: install-deps.sh [build|test]   (default test: everything)
 packages=(
-  # cgo toolchain and the X11/OpenGL headers Fyne's GLFW driver builds against
-  gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev
+  # cgo toolchain (clang compiles, the Makefile says why; gcc links) and the
+  # X11/OpenGL headers Fyne's GLFW driver builds against
+  clang gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev
   libxinerama-dev libxi-dev libxxf86vm-dev libxext-dev libasound2-dev
 )
 if [ "${1:-test}" = "test" ]; then
