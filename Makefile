@@ -29,53 +29,44 @@ build: deps-build
 run: build
 	./$(BIN)
 
-# Formatting, vet (also the test build of qrdesk-server), then every test
-# (unit, integration, processes, GUI under Xvfb).
+# cgo's C compiler is clang: gcc 12 spent about 4 minutes of one core in
+# cgo's probe of go-gl/gl (Fyne's OpenGL binding) alone, clang 3 s. The probe
+# reports each of its 5,706 C names undeclared on purpose, and gcc looks for
+# a spelling suggestion among every name in scope for each. CC=gcc make ...
+# still uses gcc. (Windows: scripts/windows-build.sh.)
+ifeq ($(origin CC),default)
+CC := clang
+endif
+export CC
+
+# Formatting and vet, for Linux and for Windows (also the test build of
+# qrdesk-server). make test runs the same checks in scripts/test.sh.
 check:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) vet -tags qrdesk_testclock ./cmd/...
-	GOOS=windows CGO_ENABLED=0 $(GO) vet ./app/ ./printing/ ./store/ ./internal/... ./ui/...
-	GOOS=windows CGO_ENABLED=0 $(GO) vet -tags qrdesk_nogui .
+	GOOS=windows CGO_ENABLED=0 $(GO) vet -trimpath ./app/ ./printing/ ./store/ ./internal/... ./ui/...
+	GOOS=windows CGO_ENABLED=0 $(GO) vet -trimpath -tags qrdesk_nogui .
 
-# The unit and integration packages run under the race detector, including
-# the qrdesk processes the CLI tests start (their reports fail the run). Two
-# do not:
-# - the window's screens: Fyne's test driver runs fyne.Do callbacks inline
-#   on the calling goroutine (fyne v2.7.1 test/driver.go, DoFromGoroutine),
-#   so a screen that loads off the UI goroutine and hands back through
-#   fyne.Do writes its widgets on the loader's goroutine while the test reads
-#   them. The real driver queues those callbacks on its one UI goroutine;
-#   under the test driver every such screen reports a race, whatever the
-#   screen does.
-# - internal/multidesk, the scenarios of several desks and a server: under
-#   -race it took 836 s of a 38-minute make test with empty caches (one
-#   test at a time, 0.8 of a core), without 141 s. The server and store
-#   code its scenarios drive runs under -race in their own packages and in
-#   internal/faultsim's random schedules of the same actions across desks.
-#   make race-all runs it under -race too.
-# The cgo build of qrdesk.exe for the Windows window test (about 6 minutes
-# with an empty Go cache) compiles beside the race run, into the Go cache,
-# so test-windows links it from there.
-RACE_PKGS = ./app/... ./store/... ./serverdb/... ./server/... ./cli/... ./printing/... ./cmd/... \
-	$(filter-out qrdesk/internal/multidesk,$(shell $(GO) list ./internal/...)) ./e2e/... ./deploy/... ./web/...
-GUI_PKGS  := . ./ui/...
-PLAIN_PKGS = $(GUI_PKGS) ./internal/multidesk/
-WINDOWS_GUI_BUILD = GOOS=windows GOARCH=amd64 CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc $(GO) build -trimpath -o /dev/null .
+# Every check and test, in phases that run side by side where they do not
+# need each other (scripts/test.sh): gofmt and vet; every package's tests
+# (the window's screens, the multi-desk scenarios, the CLI's and the
+# end-to-end processes, both server engines); the Windows checks under wine;
+# a short fuzz of every target. The race detector is make race-all's
+# (docs/reliability.md says why).
+test: deps
+	@bash scripts/test.sh
 
-test: deps check
-	@$(WINDOWS_GUI_BUILD) >/dev/null 2>&1 & prebuild=$$!; \
-	$(GO) test -race -count=1 -timeout 45m $(RACE_PKGS); status=$$?; \
-	wait $$prebuild; exit $$status
-	$(GO) test -count=1 -timeout 30m $(PLAIN_PKGS)
-	@$(MAKE) --no-print-directory test-windows
-	@$(MAKE) --no-print-directory fuzz FUZZTIME=20000x
-
-# Every package but the window's screens under the race detector, as make
-# test ran them before internal/multidesk left it (about 14 more minutes).
+# Every package but the window's screens under the race detector (about half
+# an hour on 2 cores). The window's screens do not: Fyne's test driver runs
+# fyne.Do callbacks inline on the calling goroutine (fyne v2.7.1
+# test/driver.go, DoFromGoroutine), so a screen that loads off the UI
+# goroutine and hands back through fyne.Do writes its widgets on the
+# loader's goroutine while the test reads them; the real driver queues those
+# callbacks on its one UI goroutine.
 race-all: deps
-	$(GO) test -race -count=1 -timeout 60m $(RACE_PKGS) ./internal/multidesk/
+	$(GO) test -race -count=1 -timeout 60m $(filter-out qrdesk qrdesk/ui qrdesk/ui/beep,$(shell $(GO) list ./...))
 
 # The Windows checks on this Linux machine, under wine (docs/windows.md):
 # the portable packages' tests cross-compiled for Windows (no cgo) and run
@@ -95,7 +86,7 @@ days: deps
 	done
 
 # Each fuzz target for FUZZTIME (make fuzz FUZZTIME=5m for a long run). make test
-# gives a count (20000x), not a duration: with a duration Go 1.26's fuzz
+# (scripts/test.sh) gives a count (20000x), not a duration: with a duration Go 1.26's fuzz
 # coordinator can fail a clean run with a bare "context deadline exceeded"
 # as the time runs out (go.dev/issue/75804, fixed in Go 1.27); a count has no
 # deadline to race.
@@ -156,17 +147,21 @@ package-desk: deps-build $(NFPM)
 	$(GO) build -ldflags='-s -w $(VERSION_FLAGS)' -o bin/package/qrdesk .
 	VERSION='$(VERSION)' ARCH='$(ARCH)' $(NFPM) package --config deploy/nfpm-desk.yaml --packager deb --target $(DIST)/qrdesk_$(VERSION)_$(ARCH).deb
 
-# The server: static (pure Go), stripped, without the test clock.
+# The server: static (pure Go), stripped, without the test clock. Not
+# -trimpath, like the desk's: built as make build and the tests build, it
+# links from their Go cache (trimmed, it compiled every package again: about
+# 2 minutes of the package test with an empty cache).
 package-server: $(NFPM)
 	@mkdir -p bin/package $(DIST)
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='-s -w $(VERSION_FLAGS)' -o bin/package/qrdesk-server ./cmd/qrdesk-server
+	CGO_ENABLED=0 $(GO) build -ldflags='-s -w $(VERSION_FLAGS)' -o bin/package/qrdesk-server ./cmd/qrdesk-server
 	VERSION='$(VERSION)' ARCH='$(ARCH)' $(NFPM) package --config deploy/nfpm-server.yaml --packager deb --target $(DIST)/qrdesk-server_$(VERSION)_$(ARCH).deb
 
 # Windows 10/11 (x64), built here: dist/windows/qrdesk.exe (console: the
 # commands), qrdeskw.exe (the same as a window program, for the Start-menu
 # entries), qrdesk-server.exe, each with the icon and version information,
 # and dist/qrdesk-X.Y.Z-x64.msi (wixl). The window needs cgo through
-# mingw-w64: about 6 minutes cold. README "Windows", docs/windows.md.
+# mingw-w64 (scripts/windows-build.sh): about 2 minutes cold. README
+# "Windows", docs/windows.md.
 WIN_VERSION ?= $(shell sed -n 's/^Version = "\(.*\)"/\1/p' FyneApp.toml)
 windows: deps
 	DIST=$(DIST) bash scripts/build-windows.sh $(WIN_VERSION)

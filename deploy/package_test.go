@@ -88,9 +88,10 @@ func TestDeskPackage(t *testing.T) {
 	for _, lib := range libs {
 		need[lib] = ""
 	}
+	loaded := loadedLibraries(t, "../bin/package/qrdesk")
 	for lib, pkg := range need {
 		if pkg == "" {
-			pkg = packageOf(t, lib)
+			pkg = packageOf(t, lib, loaded[lib])
 		}
 		if !dep[pkg] {
 			t.Errorf("the desk binary needs %s (package %s), which Depends (%s) does not name", lib, pkg, depends)
@@ -105,12 +106,40 @@ func TestDeskPackage(t *testing.T) {
 	}
 }
 
-// packageOf is the Debian package that ships the shared library lib.
-func packageOf(t *testing.T, lib string) string {
+// loadedLibraries maps each shared library bin needs to the file the
+// dynamic loader picks for it (ldd).
+func loadedLibraries(t *testing.T, bin string) map[string]string {
 	t.Helper()
-	out, err := exec.Command("dpkg", "-S", "*/"+lib).Output()
+	out, err := exec.Command("ldd", bin).Output()
 	if err != nil {
-		t.Fatalf("no installed package ships %s: %v", lib, err)
+		t.Fatalf("ldd %s: %v", bin, err)
+	}
+	paths := map[string]string{}
+	for _, line := range strings.Split(string(out), "\n") {
+		// "	libm.so.6 => /lib/x86_64-linux-gnu/libm.so.6 (0x...)"
+		name, rest, ok := strings.Cut(strings.TrimSpace(line), " => ")
+		if f := strings.Fields(rest); ok && len(f) > 0 && strings.HasPrefix(f[0], "/") {
+			paths[name] = f[0]
+		}
+	}
+	return paths
+}
+
+// packageOf is the Debian package that ships the shared library lib, the
+// copy at path when the loader's choice is known: a library of the same
+// name for another architecture (libc6-i386's /lib32/libm.so.6, installed
+// with clang) is not the one the desk loads.
+func packageOf(t *testing.T, lib, path string) string {
+	t.Helper()
+	pattern := "*/" + lib
+	if path != "" {
+		// dpkg records /lib/... or /usr/lib/... whichever the package ships:
+		// match on the architecture's folder and the name.
+		pattern = "*/" + filepath.Base(filepath.Dir(path)) + "/" + lib
+	}
+	out, err := exec.Command("dpkg", "-S", pattern).Output()
+	if err != nil {
+		t.Fatalf("no installed package ships %s: %v", pattern, err)
 	}
 	pkg, _, _ := strings.Cut(strings.SplitN(string(out), "\n", 2)[0], ":")
 	return pkg

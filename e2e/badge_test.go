@@ -106,7 +106,7 @@ func TestBadgeSignInAtTheDesk(t *testing.T) {
 		if err := gui.Start(); err != nil {
 			t.Fatal(err)
 		}
-		s.xdotool("search", "--sync", "--name", "^qrdesk$")
+		s.waitForWindow(&guiOut)
 		// The first frame and the focus come a little later under load:
 		// scan the badge until the sign-in is recorded.
 		time.Sleep(500 * time.Millisecond)

@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -53,6 +54,20 @@ func (s *station) xdotool(args ...string) string {
 		s.t.Fatalf("xdotool %v: %v %s", args, err, out)
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// waitForWindow waits for the window to be mapped, two minutes at most, and
+// fails with what qrdesk printed: xdotool search --sync alone waits for ever,
+// so a window that never opened hung the test to go test's timeout.
+func (s *station) waitForWindow(out *syncBuffer) {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c := exec.CommandContext(ctx, "xdotool", "search", "--sync", "--name", "^qrdesk$")
+	c.Env = append(os.Environ(), "DISPLAY="+s.display)
+	if b, err := c.CombinedOutput(); err != nil {
+		s.t.Fatalf("the window did not appear within 2 minutes (xdotool: %v %s); qrdesk printed:\n%s", err, b, out.String())
+	}
 }
 
 func (s *station) screenshot(name string) {
@@ -177,7 +192,7 @@ func TestScannerAtTheDesk(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { gui.Process.Kill(); gui.Wait() })
-	s.xdotool("search", "--sync", "--name", "^qrdesk$")
+	s.waitForWindow(&guiOut)
 	t.Logf("cold start to a visible window: %v", time.Since(start).Round(time.Millisecond))
 	// Under load the first frame and the focus come a little later: type a
 	// probe (a refused scan) until one arrives, so no real scan is lost.
@@ -271,7 +286,7 @@ func TestScreensInChinese(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { gui.Process.Kill(); gui.Wait() })
-	s.xdotool("search", "--sync", "--name", "^qrdesk$")
+	s.waitForWindow(&guiOut)
 	// Probe until the window takes typing (see TestScannerAtTheDesk).
 	start := time.Now()
 	waitFor(t, "the window to take typing", func() bool {

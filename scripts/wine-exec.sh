@@ -70,4 +70,12 @@ fi
 set +e
 "$wine" "$@"
 rc=$?
+# Under go test -exec (scripts/test-windows.sh sets QRDESK_WINE_WAIT_SESSION),
+# wait for the prefix's wine session to end: a wineserver or services.exe
+# the program started outlives it holding go test's output pipe, and go test
+# then fails a package whose tests passed ("Test I/O incomplete 1m0s after
+# exiting").
+if [ -n "${QRDESK_WINE_WAIT_SESSION:-}" ]; then
+  timeout 300 "$(dirname "$wine")/wineserver" -w </dev/null >/dev/null 2>&1
+fi
 exit $rc

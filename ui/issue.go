@@ -103,11 +103,17 @@ func newIssueScreen(e *env) *issueScreen {
 	s.batchList = widget.NewList(func() int { return len(s.batches) },
 		func() fyne.CanvasObject { return widget.NewLabel("batch 0000: 100000 codes, printed 100000") },
 		func(i widget.ListItemID, o fyne.CanvasObject) {
+			if i >= len(s.batches) { // a reload shortened the list between its length and this row
+				return
+			}
 			b := s.batches[i]
 			o.(*widget.Label).SetText(T("Batch {{.ID}}: {{.Codes}} for {{.Date}}, printed {{.Printed}}",
 				map[string]any{"ID": b.ID, "Codes": codeCount(b.Count), "Date": b.LabelDate, "Printed": b.Printed}))
 		})
 	s.batchList.OnSelected = func(i widget.ListItemID) {
+		if i >= len(s.batches) {
+			return
+		}
 		b := s.batches[i]
 		s.selected = &b
 		s.part = nil

@@ -45,8 +45,13 @@ func TestIssueOverTheDailyQuantityNeedsSupervisor(t *testing.T) {
 		fyne.DoAndWait(func() {
 			h.ui.show("issue")
 			s.count.SetText(count)
-			test.Tap(s.issueBtn)
 		})
+		// Showing the screen loads it off the UI goroutine; under the test
+		// driver its hand-back runs on the loader's goroutine, so tapping
+		// before it ends rendered the same widgets on two goroutines at once
+		// (a "concurrent map writes" crash under wine).
+		h.settle()
+		fyne.DoAndWait(func() { test.Tap(s.issueBtn) })
 		h.settle()
 	}
 	issue("100") // the daily quantity (100): no question, no approval

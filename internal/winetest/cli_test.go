@@ -54,7 +54,7 @@ func newHarness(t *testing.T) *harness {
 	if h.prefix == "" {
 		h.ownPrefix(t)
 	}
-	build := exec.Command("go", "build", "-tags", "qrdesk_nogui", "-o", h.exe, ".")
+	build := exec.Command("go", "build", "-trimpath", "-tags", "qrdesk_nogui", "-o", h.exe, ".") // -trimpath: scripts/test-windows.sh says why
 	build.Dir = root
 	build.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
