@@ -210,6 +210,16 @@ func TestReadReplicaFeed(t *testing.T) {
 		c, x := openWithReplica(t, pair, ReplicaOptions{MaxLag: time.Second, RetryAfter: 100 * time.Millisecond})
 		insertChange(t, c, "X")()
 		cursor := readUntil(t, x, 0, "X")
+		// The replica itself holds X, and x has seen it, before replay
+		// pauses: on a loaded machine the replica can take over MaxLag to
+		// apply X, the primary then answers X, and a replica paused without
+		// X is already too far behind when Y comes (CI-like runs failed here).
+		waitFor(t, "the replica to hold X", func() bool {
+			readVia(t, x, cursor)
+			x.mu.Lock()
+			defer x.mu.Unlock()
+			return !x.lagging && x.replicaHead >= cursor
+		})
 		if err := pair.PauseReplay(ctx); err != nil {
 			t.Fatal(err)
 		}
