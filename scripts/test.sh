@@ -22,7 +22,6 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 GO=${GO:-go}
 FUZZTIME=${FUZZTIME:-20000x}
-FUZZ_TARGETS=${FUZZ_TARGETS:-app:FuzzNormalizeParse app:FuzzVerify printing:FuzzParseTemplate server:FuzzRequests}
 export CC=${CC:-clang} # the Makefile says why
 
 logs=$(mktemp -d "${TMPDIR:-/tmp}/qrdesk-test.XXXXXX")
@@ -88,13 +87,9 @@ windows_gui_build() {
   bash scripts/windows-build.sh -o /dev/null .
 }
 
+# The Makefile's fuzz target: one list of fuzz targets.
 fuzz() {
-  local t pkg name
-  for t in $FUZZ_TARGETS; do
-    pkg=${t%%:*}; name=${t##*:}
-    echo "fuzz $name ($FUZZTIME)"
-    $GO test -run '^$' -fuzz "^$name\$" -fuzztime "$FUZZTIME" "./$pkg/" || return 1
-  done
+  make --no-print-directory fuzz FUZZTIME="$FUZZTIME"
 }
 
 t0=$(date +%s)
