@@ -143,14 +143,20 @@ func TestReadReplicaFeed(t *testing.T) {
 	})
 
 	t.Run("a lagging replica makes the desk wait", func(t *testing.T) {
-		c, x := openWithReplica(t, pair, ReplicaOptions{MaxLag: time.Minute})
+		// A long Timeout: on a loaded machine a read that took over the
+		// default 3 s marked the replica down, and the reads after it went
+		// to the primary, which has every B.
+		c, x := openWithReplica(t, pair, ReplicaOptions{MaxLag: time.Minute, Timeout: 30 * time.Second})
 		insertChange(t, c, "A1")()
-		// The standby is asynchronous: A1 reaches it a moment later.
+		// The standby is asynchronous: A1 reaches it a moment later. The
+		// read that finds it must be the replica's own (one answered by
+		// the primary while the replica was thought down finds it too).
 		var got []string
 		var c1 int64
 		waitFor(t, "A1 on the replica", func() bool {
+			before := x.ReplicaStatus(ctx).Reads["replica"]
 			got, c1 = readVia(t, x, 0)
-			return len(got) > 0
+			return len(got) > 0 && x.ReplicaStatus(ctx).Reads["replica"] > before
 		})
 		if strings.Join(got, ",") != "A1" {
 			t.Fatalf("through the replica: %v, want A1", got)
@@ -165,7 +171,7 @@ func TestReadReplicaFeed(t *testing.T) {
 		// Nothing newer than the replica has: the desk gets no changes and
 		// keeps its cursor.
 		if got, next := readVia(t, x, c1); len(got) != 0 || next != c1 {
-			t.Fatalf("with replay paused at %d the replica served %v (cursor %d)", replicaHead(t, x), got, next)
+			t.Fatalf("with replay paused at %d the replica served %v (cursor %d; reads %v)", replicaHead(t, x), got, next, x.ReplicaStatus(ctx).Reads)
 		}
 		// A desk that read the primary meanwhile is ahead of the replica:
 		// it waits, it is not told the feed was reset; its position is
