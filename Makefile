@@ -4,7 +4,7 @@ BIN       := bin/qrdesk
 GOFLAGS   ?=
 export CGO_ENABLED := 1
 
-.PHONY: deps deps-build build run test race-all test-windows windows check bench clean screenshots fuzz soak days package package-desk package-server cjk-bold-font
+.PHONY: deps deps-build build run test race-all test-windows windows check check-linux check-windows bench clean screenshots fuzz soak days package package-desk package-server cjk-bold-font
 
 # System packages (idempotent) and Go modules: deps-build to build and run,
 # deps for the tests too.
@@ -39,13 +39,19 @@ CC := clang
 endif
 export CC
 
-# Formatting and vet, for Linux and for Windows (also the test build of
-# qrdesk-server). make test runs the same checks in scripts/test.sh.
-check:
+# Formatting and vet, for Linux (also the test build of qrdesk-server) and
+# for Windows. make test runs both (scripts/test.sh), and its go test runs
+# no vet of its own (-vet=off): go vet runs every check go test's would.
+check: check-linux check-windows
+
+check-linux:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) vet -tags qrdesk_testclock ./cmd/...
+
+# -trimpath: every Windows build is trimmed (scripts/test-windows.sh says why).
+check-windows:
 	GOOS=windows CGO_ENABLED=0 $(GO) vet -trimpath ./app/ ./printing/ ./store/ ./internal/... ./ui/...
 	GOOS=windows CGO_ENABLED=0 $(GO) vet -trimpath -tags qrdesk_nogui .
 
@@ -72,7 +78,7 @@ race-all: deps
 # the portable packages' tests cross-compiled for Windows (no cgo) and run
 # in a throwaway wine prefix, the display language, and qrdesk.exe end to
 # end. scripts/test-windows.sh; WINDOWS_PKGS=... narrows the packages.
-test-windows: deps
+test-windows: deps check-windows
 	@bash scripts/test-windows.sh
 
 # The whole suite on other days and in other time zones: TZ:QRDESK_TEST_DATE
@@ -89,14 +95,14 @@ days: deps
 # (scripts/test.sh) gives a count (20000x), not a duration: with a duration Go 1.26's fuzz
 # coordinator can fail a clean run with a bare "context deadline exceeded"
 # as the time runs out (go.dev/issue/75804, fixed in Go 1.27); a count has no
-# deadline to race.
+# deadline to race. -vet=off: make check vets these packages.
 FUZZTIME ?= 1m
 FUZZ_TARGETS := app:FuzzNormalizeParse app:FuzzVerify printing:FuzzParseTemplate server:FuzzRequests
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; \
 		echo "fuzz $$name ($(FUZZTIME))"; \
-		$(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) ./$$pkg/ || exit 1; \
+		$(GO) test -vet=off -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) ./$$pkg/ || exit 1; \
 	done
 
 # The long fault tests behind docs/reliability.md: 20 SIGKILLs of a 200,000-code
@@ -133,9 +139,12 @@ NFPM_VERSION := v2.45.2
 NFPM         := bin/tools/nfpm-$(NFPM_VERSION)
 DIST         ?= dist
 
+# Built as everything else here is (cgo on), so that it shares their compile
+# of the standard library: with CGO_ENABLED=0 it compiled net and all that
+# imports it again.
 $(NFPM):
 	@mkdir -p bin/tools
-	GOBIN=$(CURDIR)/bin/tools CGO_ENABLED=0 $(GO) install github.com/goreleaser/nfpm/v2/cmd/nfpm@$(NFPM_VERSION)
+	GOBIN=$(CURDIR)/bin/tools $(GO) install github.com/goreleaser/nfpm/v2/cmd/nfpm@$(NFPM_VERSION)
 	mv bin/tools/nfpm $@
 
 package: package-desk package-server

@@ -36,17 +36,18 @@ if [ "$steps" != end-to-end ]; then
   # -trimpath: every Windows build here is trimmed, as make windows builds the
   # release, so the tests, vet and the window's cgo build share one compile of
   # each package in the Go cache (with an empty cache that is minutes).
+  # -vet=off: make check-windows vets them (make test-windows runs it first).
   echo "== Windows tests under wine: $PKGS"
   QRDESK_WINE_WAIT_SESSION=1 GOOS=windows GOARCH=amd64 CGO_ENABLED=0 \
-    $GO test -trimpath -count=1 -timeout 10m -exec "$exec_wine" $PKGS
+    $GO test -trimpath -vet=off -count=1 -timeout 10m -exec "$exec_wine" $PKGS
 
   echo "== a Chinese Windows display language, no LANG"
   QRDESK_WINE_WAIT_SESSION=1 LC_ALL=zh_CN.UTF-8 QRDESK_TEST_UI_LANGUAGE=zh-CN GOOS=windows GOARCH=amd64 CGO_ENABLED=0 \
-    $GO test -trimpath -count=1 -exec "$exec_wine" -run '^TestPreferredFollowsWindowsUILanguage$' ./internal/locale/
+    $GO test -trimpath -vet=off -count=1 -exec "$exec_wine" -run '^TestPreferredFollowsWindowsUILanguage$' ./internal/locale/
 fi
 
 if [ "$steps" != packages ]; then
   echo "== qrdesk.exe end to end under wine"
-  QRDESK_TEST_WINDOWS=1 $GO test -count=1 -timeout 20m ./internal/winetest/
+  QRDESK_TEST_WINDOWS=1 $GO test -vet=off -count=1 -timeout 20m ./internal/winetest/
 fi
 echo "== Windows checks passed in $(( $(date +%s) - start )) s"

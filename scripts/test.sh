@@ -7,15 +7,19 @@
 # output is printed whole when it ends, then a table of the phases and their
 # times.
 #
-#   check    gofmt, go vet for Linux (it compiles what plain needs)
-#   winbuild the window's cgo cross-build for Windows, into the Go cache
-#   plain    go test: every package (after check)
-#   windows  go vet for Windows, then the packages' tests under wine, once
-#            winbuild is done
+#   check    gofmt and go vet for Linux (make check-linux): it compiles what
+#            plain needs
+#   windows  the window's cgo cross-build for Windows, go vet for Windows
+#            (make check-windows), then the packages' tests under wine
+#   fuzz     each fuzz target for FUZZTIME (a count: see the Makefile), with
+#            its own build (every package instrumented)
+#   plain    go test: every package, once check is done
 #   wine-e2e qrdesk.exe end to end under wine (scripts/test-windows.sh), once
-#            plain and windows are done
-#   fuzz     each fuzz target for FUZZTIME (a count: see the Makefile)
+#            windows and fuzz are done
 #
+# The compiling comes first, the Linux tests after it: beside the compilers
+# those tests (which mostly wait, and poll while they wait) took two to
+# eight times their time alone, and their CPU grew with it.
 # The race detector is make race-all's (docs/reliability.md says why not here).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -50,41 +54,35 @@ finish() {
     $(( ${began[$name]} - t0 )) $(( ${began[$name]} + took - t0 )))")
 }
 
-# gofmt, and vet for Linux (it compiles what the plain tests need).
+# gofmt and vet for Linux (it compiles what the plain tests need).
 check() {
-  local unformatted
-  unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
-  if [ -n "$unformatted" ]; then echo "gofmt would change:"; echo "$unformatted"; return 1; fi
-  $GO vet ./... && $GO vet -tags qrdesk_testclock ./cmd/...
+  make --no-print-directory check-linux
 }
 
-# vet for Windows, then the packages' own tests under wine (scripts/test-windows.sh
-# says why -trimpath).
+# The window's cgo cross-build into the Go cache, then vet for Windows (which
+# shares that build's compile of every package but the window's), then the
+# packages' own tests under wine.
 windows() {
-  GOOS=windows CGO_ENABLED=0 $GO vet -trimpath ./app/ ./printing/ ./store/ ./internal/... ./ui/... &&
-    GOOS=windows CGO_ENABLED=0 $GO vet -trimpath -tags qrdesk_nogui . &&
+  bash scripts/windows-build.sh -o /dev/null . &&
+    make --no-print-directory check-windows &&
     bash scripts/test-windows.sh packages
 }
 
-# qrdesk.exe end to end under wine, once plain is done: its commands, sync,
-# the MSI, the spooler and the window each start wine programs that must
-# answer in time, and with plain's processes beside them on 2 cores one of
-# them now and then did not (a qrdesk.exe that exited 1 without a word).
+# qrdesk.exe end to end under wine. Its commands, sync, the MSI, the spooler
+# and the window each start wine programs that must answer in time: it waits
+# for the compilers and the fuzzing, which keep both cores busy (with them
+# beside it a qrdesk.exe once exited 1 without a word; alone it passed).
 wine_e2e() {
   bash scripts/test-windows.sh end-to-end
 }
 
 # The longest packages first, so that the short ones fill the cores beside
-# them rather than one long package running alone at the end.
+# them rather than one long package running alone at the end. No vet (check
+# did it); -parallel 4: internal/multidesk's scenarios run in parallel and
+# mostly wait.
 plain() {
-  $GO test -count=1 -timeout 30m $($GO list ./internal/multidesk/ ./cli/ ./deploy/ ./e2e/ \
+  $GO test -vet=off -parallel 4 -count=1 -timeout 30m $($GO list ./internal/multidesk/ ./cli/ ./deploy/ ./e2e/ \
     ./internal/faultsim/ ./cmd/... ./web/ ./ui/ ./...)
-}
-
-# The window's cgo cross-build, into the Go cache, so that the Windows
-# checks find it built.
-windows_gui_build() {
-  bash scripts/windows-build.sh -o /dev/null .
 }
 
 # The Makefile's fuzz target: one list of fuzz targets.
@@ -94,21 +92,15 @@ fuzz() {
 
 t0=$(date +%s)
 start check check
-start winbuild windows_gui_build
+start windows windows
+start fuzz fuzz
 finish check
-if [ ${#failed[@]} = 0 ]; then
-  start plain plain
-  finish winbuild
-  start windows windows
-  start fuzz fuzz
-  finish plain
-  finish windows
-  start wine-e2e wine_e2e
-  finish fuzz
-  finish wine-e2e
-else
-  finish winbuild
-fi
+[ ${#failed[@]} = 0 ] && start plain plain
+finish windows
+finish fuzz
+[ ${#failed[@]} = 0 ] && start wine-e2e wine_e2e
+[ -n "${pid[plain]:-}" ] && finish plain
+[ -n "${pid[wine-e2e]:-}" ] && finish wine-e2e
 
 echo
 echo "== make test: $(( $(date +%s) - t0 )) s"

@@ -25,6 +25,7 @@ import (
 // desk's copy agrees with the server, and no other desk can use those
 // labels again.
 func TestBackupWhileRedeemingRestores(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		ctx := context.Background()
 		g := newRestorable(t, dbPath)

@@ -17,6 +17,7 @@ import (
 // in pieces: a scan made while it is under way is answered before the
 // upload ends (an ordering, not a timing, claim), on both engines.
 func TestBigBatchDoesNotBlockScans(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("100,000 codes")
 	}

@@ -21,6 +21,7 @@ import (
 // hold unused. A label past its expiry by the server's clock is still
 // refused online.
 func TestDeskClockAheadAsksTheServer(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		ctx := context.Background()
 		h := centraltest.New(t, dbPath, 0)

@@ -17,6 +17,7 @@ import (
 // them (protocol 3): a protocol-2 server gets them without, and takes them;
 // once it is upgraded, they go with.
 func TestClockFieldsOnlyToANewerServer(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h := centraltest.New(t, dbPath, 0)
 		old := &olderServer{next: h.API.Handler(), on: true, protocol: 2, path: "/v1/events", fields: []string{"clock_offset_ms"}}

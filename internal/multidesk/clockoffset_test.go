@@ -24,6 +24,7 @@ import (
 // TestEveryAnswerCarriesTheServerClock: refusals too, so a desk whose
 // token was revoked still learns its clock is off.
 func TestEveryAnswerCarriesTheServerClock(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h := centraltest.New(t, dbPath, 0)
 		for _, path := range []string{"/v1/enrol", "/nowhere"} {
@@ -43,6 +44,7 @@ func TestEveryAnswerCarriesTheServerClock(t *testing.T) {
 // TestDeskMeasuresItsClock: a desk 2 days ahead learns it at its sync and
 // says so; once its clock is fixed and it syncs again, it does not.
 func TestDeskMeasuresItsClock(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h := centraltest.New(t, dbPath, 0)
 		b := h.Desk(t, "Desk B", "B", h.Station(t, "Desk B", "B"))
@@ -87,6 +89,7 @@ func TestDeskMeasuresItsClock(t *testing.T) {
 // its own clock by that offset: past expiry, flagged (after expiry, clock
 // not verified) and listed, at the corrected time.
 func TestSlowDeskOfflineAfterExpiryIsFlagged(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		ctx := context.Background()
 		h := centraltest.New(t, dbPath, 0)
@@ -151,6 +154,7 @@ func TestSlowDeskOfflineAfterExpiryIsFlagged(t *testing.T) {
 // after expiry only (the offset was fresh); the same event with no offset
 // (an older desk) keeps the desk's time.
 func TestServerCorrectsOfflineTime(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h := centraltest.New(t, dbPath, 2)
 		b := h.Station(t, "Desk 2", "B")
@@ -191,6 +195,7 @@ func TestServerCorrectsOfflineTime(t *testing.T) {
 // by its clock), redeems it offline a minute later. A's redemption stays
 // the one of record, and the conflict is filed on today, not yesterday.
 func TestSlowDeskConflictFiledOnTheRightDay(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		ctx := context.Background()
 		h := centraltest.New(t, dbPath, 0)
@@ -240,6 +245,7 @@ func TestSlowDeskConflictFiledOnTheRightDay(t *testing.T) {
 // server's receive time). The desk's clock here is the real one, skewed:
 // a pinned clock cannot be told from one being set.
 func TestClockSetWhileOfflineFollowed(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h := centraltest.New(t, dbPath, 0)
 		a := h.Desk(t, "Desk A", "A", h.Station(t, "Desk A", "A"))

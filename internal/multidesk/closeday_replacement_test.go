@@ -17,6 +17,7 @@ import (
 // the close for the same parcel, is a label of the day left valid at the
 // server and every desk, and is redeemed online after the close.
 func TestCloseDayLeavesReplacementValid(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 2)
 		x := codes[0]

@@ -44,6 +44,7 @@ func sameState(t *testing.T, h *centraltest.Harness, name string, d *centraltest
 // snapshot and agree with the server, and the desks that stayed keep
 // following the feed.
 func TestFeedCompaction(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, _ := centraltest.TwoDesks(t, dbPath, 1)
 		silent := h.Desk(t, "Desk S", "S", h.Station(t, "Desk S", "S"))

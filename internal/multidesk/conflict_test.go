@@ -52,6 +52,7 @@ func (x *delayed) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // already_used after the desk had given up and redeemed alone; the
 // desk's upload under the same event id was called a duplicate.
 func TestLateAnswerIsAConflict(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, _, codes := centraltest.TwoDesks(t, dbPath, 2)
 		slow := &delayed{d: 600 * time.Millisecond}
@@ -100,6 +101,7 @@ func TestLateAnswerIsAConflict(t *testing.T) {
 // UPDATE waits for the winner; deciding on what was read before it called
 // the losers "expired" and recorded no conflict.
 func TestOfflineUploadsRace(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h := centraltest.New(t, dbPath, 30)
 		tokens := []string{h.Station(t, "Desk 1", "A"), h.Station(t, "Desk 2", "B"), h.Station(t, "Desk 3", "C")}

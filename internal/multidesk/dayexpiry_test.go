@@ -20,6 +20,7 @@ import (
 // A label B redeemed offline after the close is flagged at the server, and
 // every desk ends with the server's status.
 func TestDayExpiryReachesServerAndDesks(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 3)
 		if dc := a.CloseDay(t, true); dc.ExpiredNow != 3 {
@@ -66,6 +67,7 @@ func TestDayExpiryReachesServerAndDesks(t *testing.T) {
 // uploaded after it. Both stay used at the server, unflagged, A's copy
 // follows the server, and only the unused label expires everywhere.
 func TestDayExpiryKeepsLabelUsedElsewhere(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 3)
 		if v := b.Redeem(t, codes[0], "wang"); v.Outcome != app.OutcomeRedeemed {

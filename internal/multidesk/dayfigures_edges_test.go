@@ -34,6 +34,7 @@ func dashRow(t *testing.T, h *centraltest.Harness, station string) (issued, rede
 // made under its old name are still its own: stats and close-day must
 // still equal its dashboard row.
 func TestFiguresSurviveDeskRename(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, _, codes := centraltest.TwoDesks(t, dbPath, 3)
 		if v := a.Redeem(t, codes[0], "li"); v.Outcome != app.OutcomeRedeemed {
@@ -65,6 +66,7 @@ func TestFiguresSurviveDeskRename(t *testing.T) {
 // The same with the desk renamed before the day's first scan: every
 // redemption it makes is its own, whatever name the server enrolled.
 func TestFiguresOfDeskNamedOtherThanEnrolled(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, _, codes := centraltest.TwoDesks(t, dbPath, 2)
 		if _, err := a.Svc.UpdateSettings(context.Background(), map[string]string{"station_name": "Front desk"}, "boss"); err != nil {
@@ -94,6 +96,7 @@ func TestFiguresOfDeskNamedOtherThanEnrolled(t *testing.T) {
 // 00:00:30 by the server's. Its day figures and its dashboard row must put
 // the redemption on the same day.
 func TestFiguresAcrossMidnightSlowDesk(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, _, codes := centraltest.TwoDesks(t, dbPath, 2)
 		ctx := context.Background()
@@ -137,6 +140,7 @@ func TestFiguresAcrossMidnightSlowDesk(t *testing.T) {
 // the redemption of record, each desk's own figures must equal its
 // dashboard row: redeemed and conflicts.
 func TestFiguresWhenEarlierOfflineUseArrivesLate(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 1)
 		ctx := context.Background()

@@ -16,6 +16,7 @@ import (
 // row on the server's dashboard for that day; every desk's figures come
 // apart, as known at its last sync. (Issue 17, item 6.)
 func TestDayFiguresMatchDashboardRow(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 4)
 		bCodes := b.Issue(t, 2)

@@ -18,6 +18,7 @@ import (
 // Defect 5 (PostgreSQL) and coverage: disables and enables travel to the
 // server and to every desk, on both engines.
 func TestDisableEnableTravel(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 2)
 		if _, err := a.Svc.SetDisabled(context.Background(), codes[0], true, "torn label", "li"); err != nil {
@@ -47,6 +48,7 @@ func TestDisableEnableTravel(t *testing.T) {
 // not ask the server, which still has it unused; the same for a label it
 // redeemed offline and has not uploaded.
 func TestDeskRefusesWhatItDisabled(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, _, codes := centraltest.TwoDesks(t, dbPath, 2)
 		if _, err := a.Svc.SetDisabled(context.Background(), codes[0], true, "reported stolen", "li"); err != nil {
@@ -83,6 +85,7 @@ func TestDeskRefusesWhatItDisabled(t *testing.T) {
 // with the label disabled, B included (it used to skip its own change and
 // apply A's older enable over it).
 func TestTogglesConverge(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 1)
 		c := h.Desk(t, "Desk C", "C", h.Station(t, "Desk C", "C"))

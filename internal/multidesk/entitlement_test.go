@@ -72,6 +72,7 @@ func wantEntitlementConflict(t *testing.T, h *centraltest.Harness, x, y string, 
 // syncs, the server has X and Y used, and one conflict naming both, on the
 // server, its dashboard and report, and at every desk.
 func TestReplacementAndOriginalBothUsedIsAConflict(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 1)
 		c := h.Desk(t, "Desk C", "C", h.Station(t, "Desk C", "C"))
@@ -101,6 +102,7 @@ func TestReplacementAndOriginalBothUsedIsAConflict(t *testing.T) {
 // B, offline since before the replacement, redeems X; its upload is the
 // conflict naming both. Online, a desk that asks after that is refused.
 func TestOriginalUsedOfflineAfterReplacementUsed(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 1)
 		x := codes[0]
@@ -124,6 +126,7 @@ func TestOriginalUsedOfflineAfterReplacementUsed(t *testing.T) {
 // already used, naming the other label and where it was used; a desk that
 // knows refuses it offline too, in either direction.
 func TestEntitlementUsedIsRefused(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 2)
 		// Y used online at A; B, synced since, refuses X offline from its
@@ -176,6 +179,7 @@ func TestEntitlementUsedIsRefused(t *testing.T) {
 // (disabled, saying why) at the server and at every desk, so it cannot
 // become a second valid label.
 func TestReplaceAfterUseElsewhereIsAConflict(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 1)
 		x := codes[0]
@@ -209,6 +213,7 @@ func TestReplaceAfterUseElsewhereIsAConflict(t *testing.T) {
 // on the entitlement. Many pairs race; for each, either Y was refused or a
 // conflict names both.
 func TestEntitlementRaceIsNeverSilent(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		const pairs = 40
 		h, a, b, codes := centraltest.TwoDesks(t, dbPath, pairs)
@@ -260,6 +265,7 @@ func TestEntitlementRaceIsNeverSilent(t *testing.T) {
 // Enabling a replaced label again would make two valid labels of one
 // entitlement: refused at the desk and at the server, saying why.
 func TestEnableReplacedLabelIsRefused(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, _, codes := centraltest.TwoDesks(t, dbPath, 1)
 		x := codes[0]
@@ -289,6 +295,7 @@ func TestEnableReplacedLabelIsRefused(t *testing.T) {
 // SQLite, 2190 PostgreSQL). Here the sync stops after the batches, and
 // desk A then redeems Y online.
 func TestReplacementBatchWaitsForItsReplaceEvent(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		ctx := context.Background()
 		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 1)

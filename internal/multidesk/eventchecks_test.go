@@ -21,6 +21,7 @@ import (
 // Defect 2: the desk and the server had different field limits, so the
 // desk decided what the server then rejected.
 func TestFieldLimitsAgree(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 4)
 		chinese := strings.Repeat("张", 34) // 102 bytes: over the old server limit
@@ -55,6 +56,7 @@ func TestFieldLimitsAgree(t *testing.T) {
 
 // Defect 4: an event id was trusted whatever it carried.
 func TestEventIDBoundToContent(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h := centraltest.New(t, dbPath, 3)
 		a, b := h.Station(t, "Desk 1", "A"), h.Station(t, "Desk 2", "B")
@@ -96,6 +98,7 @@ func TestEventIDBoundToContent(t *testing.T) {
 
 // Defect 6: a desk's token uploaded codes under another desk's letter.
 func TestLetterBelongsToStation(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h := centraltest.New(t, dbPath, 3) // letter A codes
 		a, b := h.Station(t, "Desk 1", "A"), h.Station(t, "Desk 2", "B")

@@ -91,6 +91,7 @@ type killRecord struct {
 // five kills, the dead node rebuilt as the new primary's standby between
 // them.
 func TestFailoverWithoutLoss(t *testing.T) {
+	t.Parallel()
 	cfg := failoverRun{desks: 3, labels: 150, twice: 50, kills: 1, pace: 60 * time.Millisecond, stall: 300 * time.Millisecond, detect: time.Second}
 	if os.Getenv("QRDESK_SOAK") != "" {
 		cfg = failoverRun{desks: 6, labels: 4200, twice: 1400, kills: 5, pace: 25 * time.Millisecond, stall: 300 * time.Millisecond, detect: 2 * time.Second}

@@ -36,6 +36,7 @@ func wantConverged(t *testing.T, h *centraltest.Harness, desks map[string]*centr
 // voids Y. Once both have synced, every desk must hold X as the server
 // does (expired), not "disabled, replaced by Y".
 func TestReplaceOfLabelExpiredElsewhereConverges(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 1)
 		x := codes[0]
@@ -55,6 +56,7 @@ func TestReplaceOfLabelExpiredElsewhereConverges(t *testing.T) {
 // and voids Y'. Nobody has used either; after syncing, both desks hold the
 // server's status of X, Y and Y'.
 func TestTwoReplacementsConverge(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 1)
 		x := codes[0]

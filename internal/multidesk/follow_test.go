@@ -14,6 +14,7 @@ import (
 // (long poll) learns of another desk's redemption without a sync, so the
 // label is already "used" there if the network fails right after.
 func TestFollowLearnsAtOnce(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		_, a, b, codes := centraltest.TwoDesks(t, dbPath, 3)
 		ctx, cancel := context.WithCancel(context.Background())

@@ -18,6 +18,7 @@ import (
 // nothing gets its letter at its first upload; what cannot be bound is
 // listed with the reason (station list, the Desks page).
 func TestUpgradeBindsLetters(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(testing.TB) string) {
 		ctx := context.Background()
 		var path string

@@ -216,6 +216,7 @@ func newOldDesk(t *testing.T, url, token, keyFile string) oldDesk {
 // tree's qrdesk on its files), it syncs and holds what the server holds,
 // and refuses X.
 func TestOldDeskIsRefusedUntilUpgraded(t *testing.T) {
+	t.Parallel()
 	buildOldDesk(t)
 	current := buildCurrentDesk(t)
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
@@ -305,6 +306,7 @@ func serverStatusOf(t *testing.T, h *centraltest.Harness, code string) (string, 
 // sends X: the server holds X used at Desk D, and desk A cannot hand it
 // over again.
 func TestOldDeskRedemptionSurvivesRestore(t *testing.T) {
+	t.Parallel()
 	buildOldDesk(t)
 	current := buildCurrentDesk(t)
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {

@@ -54,6 +54,7 @@ func (p *protocol2Desk) RoundTrip(r *http.Request) (*http.Response, error) {
 // and the server records the desk's protocol and flags it too old for the
 // Desks page, while the current desk is not.
 func TestOlderDeskNewerServer(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		ctx := context.Background()
 		h := centraltest.New(t, dbPath, 0)

@@ -19,6 +19,7 @@ import (
 // than a page (500) of offline events the server cannot place yet (their
 // batch is not uploaded) must not hold back the events behind them.
 func TestUnplacedEventsDoNotBlockTheOutbox(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, own := centraltest.TwoDesks(t, dbPath, 1)
 		theirs := b.Issue(t, 501) // desk B never uploads them
@@ -48,6 +49,7 @@ func TestUnplacedEventsDoNotBlockTheOutbox(t *testing.T) {
 // answer, so the same label scanned there again offline is refused, not
 // accepted a second time as an unknown label.
 func TestServerAnswerRemembered(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		_, a, b, _ := centraltest.TwoDesks(t, dbPath, 1)
 		fresh := a.Issue(t, 1)

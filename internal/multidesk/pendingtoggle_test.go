@@ -37,6 +37,7 @@ func (g *restorable) follow(t *testing.T, d *watchedDesk, name string) {
 // disabled there): X is unused at the server, and the feed's enable only
 // moves a label that is disabled at the desk: B keeps X "used" for good.
 func TestPendingEnableSkipsUndoStatus(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
 		a, b, c := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk B", "B"), g.deskAt(t, "Desk C", "C")

@@ -49,6 +49,7 @@ func shownRef(t *testing.T, d *centraltest.Desk, code string) string {
 // of them, and a desk that joins after the feed was compacted (from the
 // snapshot). The server keeps the ref and A's batch number per label.
 func TestRefReachesOtherDesks(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, _ := centraltest.TwoDesks(t, dbPath, 0)
 		const ref = "ROUTE-7 张三"
@@ -100,6 +101,7 @@ func TestRefReachesOtherDesks(t *testing.T) {
 // batch without it and takes it; once it is upgraded, the next batch's
 // ref goes with it.
 func TestRefOnlyToANewerServer(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h := centraltest.New(t, dbPath, 0)
 		old := &olderServer{next: h.API.Handler(), on: true, protocol: 3, path: "/v1/batches", fields: []string{"ref", "batch"}}
@@ -134,6 +136,7 @@ func TestRefOnlyToANewerServer(t *testing.T) {
 // was wrong; 200 characters of Chinese are taken; an upload without ref or
 // batch (a desk before protocol 4) is taken as before.
 func TestRefCheckedAtTheServer(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h := centraltest.New(t, dbPath, 4)
 		tok := h.Station(t, "Desk A", "A")

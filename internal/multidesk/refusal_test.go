@@ -26,6 +26,7 @@ import (
 // Defect 1: a server refusal was taken for "offline". A revoked desk, or
 // one with another key ring, redeemed alone a label used elsewhere.
 func TestRefusedDeskDecidesNothingAlone(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 4)
 		if v := a.Redeem(t, codes[0], "li"); v.Outcome != app.OutcomeRedeemed {
@@ -90,6 +91,7 @@ func TestRefusedDeskDecidesNothingAlone(t *testing.T) {
 // TestWrongKeyRingDesk: a desk whose key file is another deployment's is
 // refused (409) and decides nothing alone.
 func TestWrongKeyRingDesk(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, _, _, _ := centraltest.TwoDesks(t, dbPath, 1)
 		other := centraltest.New(t, dbPath, 0)
@@ -110,6 +112,7 @@ func TestWrongKeyRingDesk(t *testing.T) {
 // (its settings carry another letter than its enrolment) is told why, and
 // its events and the other desks' changes still flow.
 func TestRefusedBatchDoesNotStopSync(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, _, codes := centraltest.TwoDesks(t, dbPath, 2)
 		wrong := h.Desk(t, "Desk W", "Z", h.Station(t, "Desk W", "W")) // enrolled as W, issues as Z
@@ -137,6 +140,7 @@ func TestRefusedBatchDoesNotStopSync(t *testing.T) {
 // that is not the server's refusal of an event's content (here a proxy's
 // HTML 404) must not mark the desk's events refused for good.
 func TestForeignRefusalKeepsEvents(t *testing.T) {
+	t.Parallel()
 	h, a, _, codes := centraltest.TwoDesks(t, func(t testing.TB) string { return filepath.Join(t.TempDir(), "server.DB") }, 2)
 	a.Svc.Remote = server.NewClient("http://127.0.0.1:1", "qrd_test_Desk_A")
 	a.Redeem(t, codes[0], "li") // decided here, queued

@@ -18,6 +18,7 @@ import (
 // reported it decided alone, shown apart. On the code before, the row said
 // 0 for every refusal B decided itself.
 func TestRefusalsMatchDashboardRow(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 4)
 		ctx := context.Background()

@@ -45,6 +45,7 @@ func wantConflicts(t *testing.T, h *centraltest.Harness, desks map[string]*centr
 // over Y, B hands over Y'. One parcel went out twice: the server must
 // record a conflict naming Y and Y' (both used), listed everywhere.
 func TestTwoDesksReplaceAtOnceBothUsed(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 1)
 		x := codes[0]
@@ -78,6 +79,7 @@ func TestTwoDesksReplaceAtOnceBothUsed(t *testing.T) {
 // not told of Y→Z) Y, B online Z. Two double uses: both recorded, every
 // desk converges with the server's statuses.
 func TestChainUsedAtThreeDesks(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 1)
 		c := h.Desk(t, "Desk C", "C", h.Station(t, "Desk C", "C"))

@@ -16,6 +16,7 @@ import (
 // disabled label is an enable by another name (OneValid treats it as one),
 // without the supervisor, and against the server's disable.
 func TestReplaceRevivesDisabledLabel(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		_, a, b, codes := centraltest.TwoDesks(t, dbPath, 1)
 		x := codes[0]

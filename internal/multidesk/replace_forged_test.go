@@ -15,6 +15,7 @@ import (
 // label is fresh); the server must not link two parcels into one
 // entitlement, nor disable X "replaced by" a label that is already used.
 func TestReplaceNamingUsedCodeAsNew(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 2)
 		x, w := codes[0], codes[1]
@@ -50,6 +51,7 @@ func TestReplaceNamingUsedCodeAsNew(t *testing.T) {
 // disabled "replaced by Y" and Y disabled "replaced by X": the parcel has
 // no valid label left, and nothing says so.
 func TestReplaceCycle(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, _, codes := centraltest.TwoDesks(t, dbPath, 1)
 		x := codes[0]

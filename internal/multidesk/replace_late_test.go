@@ -22,6 +22,7 @@ import (
 // know Y, desk A decides alone, and once the replace arrives the server
 // and every desk list a conflict naming both labels.
 func TestReplacementUsedBeforeItsReplaceArrives(t *testing.T) {
+	t.Parallel()
 	for _, why := range []string{"older server", "events unanswered"} {
 		t.Run(why, func(t *testing.T) {
 			testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {

@@ -14,6 +14,7 @@ import (
 // hands over Y; desk B hands over X online. One parcel, two hand-overs: a
 // conflict naming X and Y, on the server and at every desk.
 func TestReplacementTakenBackThenBothUsed(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 1)
 		ctx := context.Background()

@@ -12,6 +12,7 @@ import (
 // A replacement travels through the existing outbox and batch upload: the
 // other desks refuse the old label and redeem the new one.
 func TestReplaceTravels(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 1)
 		r, err := a.Svc.Replace(context.Background(), app.ReplaceRequest{Code: codes[0], Reason: "label torn", Operator: "li"})

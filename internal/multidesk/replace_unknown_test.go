@@ -26,6 +26,7 @@ func unreachable(d *centraltest.Desk, f func()) {
 // hand-overs: a conflict naming X and Y, listed everywhere, every desk
 // converged, nothing left waiting.
 func TestReplacementScannedWhereUnknown(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 1)
 		c := h.Desk(t, "Desk C", "C", h.Station(t, "Desk C", "C"))

@@ -78,6 +78,7 @@ func (w *feedWatch) seen() ([]int64, []string) {
 //     the replica; a later snapshot page whose first page came from the
 //     primary is read on the primary while the replica is behind it.
 func TestDeskFollowsThroughReadReplica(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pair := testpg.StartReadReplica(t)
 	defer func() {

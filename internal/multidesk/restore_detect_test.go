@@ -233,6 +233,7 @@ func (g *restorable) serverStatus(t *testing.T, code string) (status, station st
 // was given) and send it again, so desk C's online redemption of X is
 // refused as already used.
 func TestRestoreBehindCursorLosesNoRedemption(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
 		a, b, c := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk B", "B"), g.deskAt(t, "Desk C", "C")
@@ -271,6 +272,7 @@ func TestRestoreBehindCursorLosesNoRedemption(t *testing.T) {
 // online redemption, an offline one, a batch) and sends it all again in
 // the same sync: no sync passes with an acknowledged redemption missing.
 func TestRestoreWithoutNewWrites(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
 		a, b := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk B", "B")
@@ -315,6 +317,7 @@ func TestRestoreWithoutNewWrites(t *testing.T) {
 // number A holds for its lost redemption: A starts over at its next sync
 // and sends the lost redemption again.
 func TestRestoreThenSameDeskWrites(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
 		a, b := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk B", "B")
@@ -359,6 +362,7 @@ func TestRestoreThenSameDeskWrites(t *testing.T) {
 // own syncs enrol (a number given after an enrolment read the counter),
 // events sent offline, batches and another desk at work.
 func TestNoFalseRestoreDetection(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
 		a, b := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk B", "B")

@@ -20,6 +20,7 @@ import (
 // label at all. The refusal must say what happened (the server was
 // restored from a backup older than this desk's enrolment) and what to do.
 func TestRestoreBeforeEnrolment(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
 		a := g.deskAt(t, "Desk A", "A")

@@ -26,6 +26,7 @@ func (g *restorable) Offline(d *watchedDesk, name string) func() {
 // conflict) are never delivered to it. The conflict must be recorded at
 // every desk, and B must agree with the server.
 func TestRestoreFeedHoleMissesConflict(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
 		a, b, c, d := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk B", "B"), g.deskAt(t, "Desk C", "C"), g.deskAt(t, "Desk D", "D")

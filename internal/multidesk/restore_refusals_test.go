@@ -24,6 +24,7 @@ import (
 // that refused scan must not go as a redemption: the server would record a
 // handover nobody was told of.
 func TestRestoreRefusedScanStaysRefused(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
 		a := g.deskAt(t, "Desk A", "A")
@@ -68,6 +69,7 @@ func TestRestoreRefusedScanStaysRefused(t *testing.T) {
 // as A's redemption: the server would hold a handover the clerk was
 // refused.
 func TestRestoreToBeforeTheRefusedScan(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
 		a := g.deskAt(t, "Desk A", "A")
@@ -112,6 +114,7 @@ func TestRestoreToBeforeTheRefusedScan(t *testing.T) {
 // used as the server does, not keep the undo the server no longer has; and
 // once A sends its undo again every desk holds X unused.
 func TestRestoreRevivesUndoneRedemptionElsewhere(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
 		a, c := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk C", "C")
@@ -161,6 +164,7 @@ func TestRestoreRevivesUndoneRedemptionElsewhere(t *testing.T) {
 // Y among them. The restored server must hold Y void as well, or Y would
 // be a second valid label for X's entitlement at every other desk.
 func TestRestoreKeepsRefusedReplacementVoid(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
 		a, b := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk B", "B")
@@ -207,6 +211,7 @@ func TestRestoreKeepsRefusedReplacementVoid(t *testing.T) {
 // too late, A then refusing alone, would leave the server holding a
 // handover the clerk was refused.
 func TestRestoreScanOfReplacedLabelStaysAtTheDesk(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
 		a, d := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk D", "D")
@@ -243,6 +248,7 @@ func TestRestoreScanOfReplacedLabelStaysAtTheDesk(t *testing.T) {
 // must not go on listing a conflict the server does not have (the desks
 // sending again make it anew).
 func TestRestoreDropsConflictOfLabelTheServerLacks(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
 		a, b, d := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk B", "B"), g.deskAt(t, "Desk D", "D")
@@ -288,6 +294,7 @@ func TestRestoreDropsConflictOfLabelTheServerLacks(t *testing.T) {
 // redemption again (numbered as the attempt, the restore went unnoticed and
 // the double use was lost).
 func TestOnlineRefusalTakenOverGetsAWriteNumber(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h := centraltest.New(t, dbPath, 3)
 		a, b := h.Station(t, "Desk 1", "A"), h.Station(t, "Desk 2", "B")
@@ -316,6 +323,7 @@ func TestOnlineRefusalTakenOverGetsAWriteNumber(t *testing.T) {
 // carries X's status, used: C's copy takes it (an answer saying disabled
 // left C at disabled for good while every other desk had X used).
 func TestRefusedEnableSaysTheLabelIsUsed(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
 		a, b, c := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk B", "B"), g.deskAt(t, "Desk C", "C")
@@ -360,6 +368,7 @@ func TestRefusedEnableSaysTheLabelIsUsed(t *testing.T) {
 // figures must still equal its row on the dashboard (the refused undo put
 // the label back to used, but left the redemption it took back undone).
 func TestRefusedUndoKeepsTheDesksFigures(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
 		a, b := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk B", "B")
@@ -393,6 +402,7 @@ func TestRefusedUndoKeepsTheDesksFigures(t *testing.T) {
 // event it was given for); the server does not hold it, so A starts over
 // and sends its redemption again.
 func TestRestoreFoundThoughTheCounterCaughtUp(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
 		token := g.Station(t, "Desk A", "A")

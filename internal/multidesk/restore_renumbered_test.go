@@ -23,6 +23,7 @@ import (
 // the restore): either way the server says it lost one, A starts over
 // and X is used at the server again.
 func TestRestoreRenumbersUnseenWrites(t *testing.T) {
+	t.Parallel()
 	for _, syncBeforeRestore := range []bool{false, true} {
 		t.Run(fmt.Sprintf("confirmed=%v", syncBeforeRestore), func(t *testing.T) {
 			testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
@@ -65,6 +66,7 @@ func TestRestoreRenumbersUnseenWrites(t *testing.T) {
 // body, or the one in the query of a desk from before the list, and
 // refuses a list over protocol.MaxWriteChecks with the reason.
 func TestEnrolmentNamesWrites(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
 		token := g.Station(t, "Desk A", "A")

@@ -18,6 +18,7 @@ import (
 // (its new label is no longer fresh) and X is handed over as well, with no
 // conflict.
 func TestRestoreLosesAReplace(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
 		c, b := g.deskAt(t, "Desk C", "C"), g.deskAt(t, "Desk B", "B")
@@ -53,6 +54,7 @@ func TestRestoreLosesAReplace(t *testing.T) {
 // server stores R only from the replace event C sends again: the batch
 // alone must not make R an ordinary label there.
 func TestRestoreBeforeTheReplacementsBatch(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
 		c, b := g.deskAt(t, "Desk C", "C"), g.deskAt(t, "Desk B", "B")

@@ -19,6 +19,7 @@ import (
 // answers: the desk held "conflict" where the server counts "redeemed".
 // The server holds a write only if the desk's answer is the one it gave.
 func TestWriteCheckNamesTheAnswer(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		ctx := context.Background()
 		g := newRestorable(t, dbPath)

@@ -17,6 +17,7 @@ import (
 // made-up undo keeps that same redemption from ever marking X used at A.
 // Every desk must end with X used, and no undo must appear from nowhere.
 func TestRestoreSnapshotFakesUndo(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
 		a, b := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk B", "B")

@@ -23,6 +23,7 @@ import (
 // events again, so the server gets back what it lost and every desk agrees
 // with it; nothing is missed in the feed afterwards.
 func TestServerRestoredFromBackup(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "server.DB")
 	h, a, b, first := centraltest.TwoDesks(t, func(testing.TB) string { return path }, 3)
@@ -91,6 +92,7 @@ func TestServerRestoredFromBackup(t *testing.T) {
 // told to start over (410 feed_reset), never acknowledged; a negative one
 // is a 400.
 func TestFeedAheadRefused(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h := centraltest.New(t, dbPath, 2)
 		a := h.Station(t, "Desk 1", "A")

@@ -96,6 +96,7 @@ func (g *restorable) hostileConverged(t *testing.T, desks map[string]*watchedDes
 // holds the redemption undone. (The seed 695094661 fix covered only an
 // undo A had seen answered "undone".)
 func TestUndoAnswerLostThenRefusedByAnOlderBackup(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		ctx := context.Background()
 		g := newRestorable(t, dbPath)
@@ -156,6 +157,7 @@ func TestUndoAnswerLostThenRefusedByAnOlderBackup(t *testing.T) {
 // The server is restored to backup 2. After every desk synced the desks
 // must agree with it: X used by B, no conflict, figures as the dashboard.
 func TestHostileFeedUndoLostThenNewerBackup(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
 		a, b := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk B", "B")
@@ -201,6 +203,7 @@ func TestHostileFeedUndoLostThenNewerBackup(t *testing.T) {
 // now records a double use that never happened, and A counts a handover
 // its supervisor took back and the server had confirmed taking back.
 func TestHostileRestoreTurnsUndoneRedemptionIntoConflict(t *testing.T) {
+	t.Parallel()
 	t.Skip("known gap: after a restore, a redemption the server had confirmed undone is sent again before its undo and meets a later use as a conflict (docs/reliability.md, Known gaps)")
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		ctx := context.Background()
@@ -247,6 +250,7 @@ func TestHostileRestoreTurnsUndoneRedemptionIntoConflict(t *testing.T) {
 // (a conflict), and its second redemption meets a used label. After every
 // desk synced, the desks must agree with the server.
 func TestHostileLateUndoAndRescanAfterConflict(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
 		a, b := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk B", "B")
@@ -305,6 +309,7 @@ func (g *restorable) dayAgree(t *testing.T, d *watchedDesk, name string, at time
 // sends everything again. Each day's figures of A must still equal its
 // dashboard row of that day.
 func TestHostileRestoreNextDayMovesOnlineRedemptions(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
 		a := g.deskAt(t, "Desk A", "A")

@@ -17,6 +17,7 @@ import (
 // A now lists the supervisor's undo as refused by the server, with an
 // audit entry undo_refused, though it was accepted and nothing is wrong.
 func TestRestoreUndoFalselyRefused(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
 		a := g.deskAt(t, "Desk A", "A")
@@ -57,6 +58,7 @@ func TestRestoreUndoFalselyRefused(t *testing.T) {
 // undo: A must send it again, as the duplicate it is there, take the
 // refusal back, and count what the server counts.
 func TestUndoRefusedByAnOlderBackupHeldByANewer(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		ctx := context.Background()
 		g := newRestorable(t, dbPath)

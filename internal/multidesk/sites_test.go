@@ -25,6 +25,7 @@ func siteDesk(t *testing.T, h *centraltest.Harness, site, name, letter string) *
 // and their changes never reach it. Moved to another site, a desk starts
 // over from that site's labels.
 func TestSiteFeedStaysInItsSite(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h := centraltest.New(t, dbPath, 0)
 		n1 := siteDesk(t, h, "North", "North 1", "A")
@@ -112,6 +113,7 @@ func offline(d *centraltest.Desk, name string) (back func()) {
 // site North: ask the supervisor", nothing redeemed) or decide alone and
 // report (two desks redeeming it offline are one conflict).
 func TestCrossSiteScans(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		for _, mode := range []string{protocol.CrossSiteRefuse, protocol.CrossSiteDecide} {
 			t.Run(mode, func(t *testing.T) {

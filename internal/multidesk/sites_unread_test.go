@@ -15,6 +15,7 @@ import (
 // however busy South is, and one that missed two of North's labels has
 // two, with South's five in between.
 func TestUnreadChangesOfASite(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		ctx := context.Background()
 		h := centraltest.New(t, dbPath, 0)

@@ -230,6 +230,7 @@ func (x *requests) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // feed from where they were (no snapshot, no feed_compacted) and learn a
 // redemption made after the upgrade.
 func TestUpgradeDeploymentWithoutSites(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		ctx := context.Background()
 		// The day at two desks, written by the server's own code.

@@ -18,6 +18,7 @@ import (
 // the server took the desk's set-pin of the picker for the supervisor:
 // the picker's new PIN became the supervisor's at every desk. Both engines.
 func TestStaffNamesMatchAsAtTheDesks(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		ctx := context.Background()
 		h, a, b, _ := centraltest.TwoDesks(t, dbPath, 1)

@@ -39,6 +39,7 @@ func changeStaff(t *testing.T, h *centraltest.Harness, ch central.StaffChange, p
 // the reason, the new ones sign in everywhere), and where the deployment
 // holds the name already, its record wins. Both engines.
 func TestStaffListFromTheServer(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		ctx := context.Background()
 		h, a, b, _ := centraltest.TwoDesks(t, dbPath, 1)

@@ -62,6 +62,7 @@ func badgeOf(t *testing.T, d *centraltest.Desk, name string) string {
 // its sync. The server holds the list, the PIN only as its hash. Both
 // engines.
 func TestStaffListTravels(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		ctx := context.Background()
 		h, a, b, _ := centraltest.TwoDesks(t, dbPath, 1)
@@ -123,6 +124,7 @@ func TestStaffListTravels(t *testing.T) {
 // that share the key ring, each with its own supervisor wang (id 1 at
 // both): each keeps its own list, and desk B refuses desk A's badge.
 func TestStandaloneDeskRefusesAnotherDesksBadge(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := centraltest.New(t, func(t testing.TB) string { return t.TempDir() + "/server.db" }, 0)
 	a := h.Desk(t, "Desk A", "A", "")

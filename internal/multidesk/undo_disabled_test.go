@@ -13,6 +13,7 @@ import (
 // back the redemption, not the disabling. The label must not come out of
 // the undo redeemable.
 func TestUndoKeepsDisabled(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h := centraltest.New(t, dbPath, 2)
 		tok := h.Station(t, "Desk 1", "A")

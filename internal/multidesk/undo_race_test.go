@@ -25,6 +25,7 @@ import (
 // "expired" and recorded nowhere: X unused, no conflict, and D's online
 // redemption is a second parcel nobody is told of.
 func TestUndoRacesOfflineDoubleUse(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		const n = 150
 		h := centraltest.New(t, dbPath, n)
@@ -89,6 +90,7 @@ func TestUndoRacesOfflineDoubleUse(t *testing.T) {
 // conflict the replacement recorded: X valid again and its replacement
 // void.
 func TestUndoRacesAnotherDesksChange(t *testing.T) {
+	t.Parallel()
 	type answer struct{ Outcome, Status string }
 	cases := []struct {
 		kind string
@@ -179,6 +181,7 @@ func TestUndoRacesAnotherDesksChange(t *testing.T) {
 // a replacement that read Y without holding its row voided Y over D's
 // redemption: D handed the parcel over and the server holds Y disabled.
 func TestReplaceRacesOnlineRedeemOfNewLabel(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		const n = 60
 		h := centraltest.New(t, dbPath, n)

@@ -21,6 +21,7 @@ import (
 // offline afterwards, refuses X as disabled instead of handing a parcel
 // over for it.
 func TestUndoLeavesDisabledAtEveryDesk(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 2)
 		x := codes[0]
@@ -74,6 +75,7 @@ func TestUndoLeavesDisabledAtEveryDesk(t *testing.T) {
 // A feed from a server without "status" in its changes is applied as
 // before: an undo means unused.
 func TestUndoChangeWithoutStatus(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		_, a, b, codes := centraltest.TwoDesks(t, dbPath, 1)
 		if v := a.Redeem(t, codes[0], "li"); v.Outcome != app.OutcomeRedeemed {
@@ -101,6 +103,7 @@ func TestUndoChangeWithoutStatus(t *testing.T) {
 // so it files its redemptions under the same quarter hours and its undo of
 // a redemption made while disabled still leaves the label disabled.
 func TestFlagMigrationKeepsDayFigures(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		path := dbPath(t)
 		h := centraltest.New(t, func(testing.TB) string { return path }, 3)

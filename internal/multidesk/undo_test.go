@@ -16,6 +16,7 @@ import (
 // the server, and reaches the other desks through the feed; the label can
 // then be redeemed at any desk.
 func TestUndoTravels(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 2)
 		if v := a.Redeem(t, codes[0], "li"); v.Outcome != app.OutcomeRedeemed {
@@ -54,6 +55,7 @@ func TestUndoTravels(t *testing.T) {
 // both offline): the server refuses the undo, the desk shows why and its
 // label is used again, as everywhere else.
 func TestUndoRefusedForAnotherDesksRecord(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 1)
 		remoteA, remoteB := a.Svc.Remote, b.Svc.Remote
@@ -104,6 +106,7 @@ func TestUndoRefusedForAnotherDesksRecord(t *testing.T) {
 // back. The label stays unused, and once the undo is uploaded every desk
 // agrees.
 func TestUndoRacesFeed(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 1)
 		if v := a.Redeem(t, codes[0], "li"); v.Outcome != app.OutcomeRedeemed {
@@ -140,6 +143,7 @@ func TestUndoRacesFeed(t *testing.T) {
 // An undo event sent twice is applied once; the same id with other
 // content is refused.
 func TestUndoReplayed(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h := centraltest.New(t, dbPath, 2)
 		tok := h.Station(t, "Desk 1", "A")
@@ -198,6 +202,7 @@ func TestUndoReplayed(t *testing.T) {
 // still has the label used), so the redemption follows the undo in the
 // outbox and every desk ends with the new redemption.
 func TestRescanBeforeUndoUploaded(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 1)
 		if v := a.Redeem(t, codes[0], "li"); v.Outcome != app.OutcomeRedeemed {
@@ -229,6 +234,7 @@ func TestRescanBeforeUndoUploaded(t *testing.T) {
 // place in the feed was compacted meanwhile, learns of the undo from the
 // snapshot it starts over from.
 func TestUndoReachesDeskAway(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 2)
 		away := h.Desk(t, "Desk S", "S", h.Station(t, "Desk S", "S"))

@@ -151,6 +151,7 @@ func copyFixture(t *testing.T, dir, name, to string) string {
 // survives, each station gets the letter of its codes, and the upgraded
 // desks issue, redeem and sync with the upgraded server, and all agree.
 func TestUpgradeFromFirstRelease(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		upgradeFromFirstRelease(t, dbPath(t))
 	})

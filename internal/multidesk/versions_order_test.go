@@ -20,6 +20,7 @@ import (
 // server cannot decide must wait with it, also when the server (not the
 // desk) finds it cannot decide it.
 func TestUnsupportedUndoThenRescanConflicts(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
 		a := g.deskAt(t, "Desk A", "A")

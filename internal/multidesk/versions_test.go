@@ -59,6 +59,7 @@ func (p *preVersionServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // with versions), and one from before versions (announces nothing, refuses
 // an upload holding an undo whole).
 func TestNewerDeskOlderServer(t *testing.T) {
+	t.Parallel()
 	for _, older := range []string{"fewer kinds", "before versions"} {
 		t.Run(older, func(t *testing.T) {
 			testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
@@ -149,6 +150,7 @@ func TestNewerDeskOlderServer(t *testing.T) {
 // The enrol answer says the protocol, the kinds and the station's write
 // counter; every answer carries the protocol header.
 func TestUnknownKindAnsweredAlone(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h := centraltest.New(t, dbPath, 3)
 		tok := h.Station(t, "Desk 1", "A")

@@ -22,6 +22,7 @@ import (
 // server answered with an error and which; /readyz fails; /metrics counts
 // the failed writes.
 func TestDatabaseRefusingWrites(t *testing.T) {
+	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(testing.TB) string) {
 		ctx := context.Background()
 		var path string
