@@ -27,6 +27,10 @@ type ServerRefusal struct {
 	Status  int    // HTTP status
 	Code    string // Refused…
 	Message string // the server's explanation, for the clerk
+	// IDTaken: an event_reused whose id another desk's event holds (a
+	// server restored from a backup let it take an id the feed had shown):
+	// the event is still this desk's, and goes again under a new id.
+	IDTaken bool
 }
 
 func (e *ServerRefusal) Error() string { return "the server refused: " + e.Message }

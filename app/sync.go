@@ -74,6 +74,9 @@ type SyncStore interface {
 	// MarkWritesChecked notes that the server said at an enrolment that it
 	// holds these writes (ServerState.Checks names them no more).
 	MarkWritesChecked(ctx context.Context, checks []protocol.WriteCheck) error
+	// RekeyEvent gives the pending event old a new id, with everything
+	// that names it (ServerRefusal.IDTaken), and returns the new id.
+	RekeyEvent(ctx context.Context, old string) (string, error)
 	// ForgetWrites forgets the write numbers and Lost (the desk started over).
 	ForgetWrites(ctx context.Context) error
 	// ApplySnapshot brings the desk's copy to a snapshot page's state; with
@@ -511,13 +514,28 @@ func (s *Service) uploadEvents(ctx context.Context, ss SyncStore, ring string) e
 // (held: an earlier event of it the server cannot decide) waits with it.
 func (s *Service) uploadOneByOne(ctx context.Context, ring string, evs []RemoteEvent, held map[string]bool) ([]RemoteResult, error) {
 	results := make([]RemoteResult, 0, len(evs))
+	renamed := map[string]string{} // event ids given up for new ones (RekeyEvent)
 	for _, ev := range evs {
 		if held[ev.Code] {
 			results = append(results, RemoteResult{EventID: ev.EventID, Outcome: OutcomeUnsupported, Reason: HeldBehindReason})
 			continue
 		}
+		if id, ok := renamed[ev.Undoes]; ok {
+			ev.Undoes = id
+		}
 		r, err := s.Remote.Events(ctx, ring, []RemoteEvent{ev})
 		var sr *ServerRefusal
+		if errors.As(err, &sr) && sr.Code == RefusedEventReused && sr.IDTaken {
+			// Another desk's event holds this id on the server: the
+			// event goes again, once, under a new one.
+			id, rerr := s.Store.RekeyEvent(ctx, ev.EventID)
+			if rerr != nil {
+				return nil, rerr
+			}
+			s.Log.Warn("an event id was another desk's at the server: sent again under a new id", "event_id", ev.EventID, "new_event_id", id)
+			renamed[ev.EventID], ev.EventID = id, id
+			r, err = s.Remote.Events(ctx, ring, []RemoteEvent{ev})
+		}
 		switch {
 		case err == nil:
 			for _, x := range r {

@@ -43,9 +43,17 @@ func (e *LetterTaken) Error() string {
 type EventReused struct {
 	EventID string
 	What    string // what differs
+	// Taken: the id is another station's event. A desk's ids are random,
+	// so that one was shown it by the feed and sent first (a server
+	// restored from a backup, a misbehaving desk): the desk sends its
+	// event again under a new id (app.ServerRefusal.IDTaken).
+	Taken bool
 }
 
 func (e *EventReused) Error() string {
+	if e.Taken {
+		return fmt.Sprintf("event id %s is another desk's event here: send this event again under a new id", e.EventID)
+	}
 	return fmt.Sprintf("event %s was sent before with another %s: an event id names one event; send a new id for a new event", e.EventID, e.What)
 }
 

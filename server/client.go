@@ -70,7 +70,10 @@ func (c *Client) do(ctx context.Context, method, path, ring string, body, out an
 		observeClock(ctx, probe, sent, resp.Header.Get(protocol.TimeHeader))
 	}
 	if resp.StatusCode != http.StatusOK {
-		var e struct{ Error, Code string }
+		var e struct {
+			Error, Code string
+			IDTaken     bool `json:"id_taken"`
+		}
 		json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&e)
 		switch {
 		case resp.StatusCode >= 500 || resp.StatusCode == http.StatusRequestTimeout || resp.StatusCode == http.StatusTooManyRequests:
@@ -81,7 +84,7 @@ func (c *Client) do(ctx context.Context, method, path, ring string, body, out an
 		if e.Error == "" {
 			e.Error = http.StatusText(resp.StatusCode)
 		}
-		return &app.ServerRefusal{Status: resp.StatusCode, Code: e.Code, Message: e.Error}
+		return &app.ServerRefusal{Status: resp.StatusCode, Code: e.Code, Message: e.Error, IDTaken: e.IDTaken}
 	}
 	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
 		return fmt.Errorf("%w: unreadable answer: %v", app.ErrTransient, err)

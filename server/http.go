@@ -185,7 +185,7 @@ func (a *API) write(w http.ResponseWriter, v any, err error) {
 		var reused *central.EventReused
 		switch {
 		case errors.As(err, &reused):
-			a.Log.Warn("event id reused with other content", "event_id", reused.EventID, "differs", reused.What)
+			a.Log.Warn("event id reused with other content", "event_id", reused.EventID, "differs", reused.What, "another_desks", reused.Taken)
 		case errors.Is(err, context.Canceled):
 			// The desk hung up (it gave up waiting): nothing to answer.
 			a.Log.Info("request cancelled by the desk", "error", err.Error())
@@ -197,7 +197,11 @@ func (a *API) write(w http.ResponseWriter, v any, err error) {
 			sw.writeFailed = true
 		}
 		w.WriteHeader(status)
-		json.NewEncoder(w).Encode(map[string]string{"error": msg, "code": code})
+		body := map[string]any{"error": msg, "code": code}
+		if reused != nil && reused.Taken {
+			body["id_taken"] = true // app.ServerRefusal.IDTaken
+		}
+		json.NewEncoder(w).Encode(body)
 		return
 	}
 	if raw, ok := v.(json.RawMessage); ok {

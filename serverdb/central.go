@@ -548,7 +548,7 @@ func (c *DB) applyInTx(ctx context.Context, tx *etx, st central.Station, ev cent
 		return central.Result{}, err
 	default:
 		if same, what := central.SameEvent(prev.ev, prev.station, ev, st.Name); !same {
-			return central.Result{}, &central.EventReused{EventID: ev.EventID, What: what}
+			return central.Result{}, &central.EventReused{EventID: ev.EventID, What: what, Taken: prev.station != st.Name}
 		}
 		if ev.Kind == central.KindRedeem && ev.Offline && !prev.ev.Offline && prev.outcome != central.OutcomeRedeemed {
 			// The desk asked online, gave up waiting, and redeemed alone; the

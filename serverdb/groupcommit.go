@@ -20,7 +20,17 @@ type groupJob struct {
 	ev    central.Event
 	now   int64
 	reply chan groupReply
+	// failed is shared by a request's events: once one fails, the ones
+	// after it are not decided (errEarlierFailed), as on PostgreSQL. A
+	// later event can depend on it (an undo of the redemption before it,
+	// refused as event_reused and sent again under a new id). Only the
+	// committer reads and sets it.
+	failed *bool
 }
+
+// errEarlierFailed answers an event not decided because an event before
+// it in the same request failed (the desk sends it again).
+var errEarlierFailed = errors.New("not decided: an earlier event of the request failed")
 
 type groupReply struct {
 	r   central.Result
@@ -37,8 +47,9 @@ const maxGroup = 128
 func (c *DB) groupApplyAll(ctx context.Context, st central.Station, evs []central.Event, now int64) ([]central.Result, error) {
 	c.groupOnce.Do(c.startCommitter)
 	jobs := make([]groupJob, len(evs))
+	failed := new(bool)
 	for i, ev := range evs {
-		jobs[i] = groupJob{ctx: ctx, st: st, ev: ev, now: now, reply: make(chan groupReply, 1)}
+		jobs[i] = groupJob{ctx: ctx, st: st, ev: ev, now: now, reply: make(chan groupReply, 1), failed: failed}
 		select {
 		case c.jobs <- jobs[i]:
 		case <-ctx.Done():
@@ -151,11 +162,18 @@ func (c *DB) runGroup(group []groupJob, savepoints bool) ([]groupReply, error) {
 			replies[i] = groupReply{r: r}
 			continue
 		}
+		if *j.failed {
+			replies[i] = groupReply{err: errEarlierFailed} // nothing written for it
+			continue
+		}
 		if _, err := tx.exec(ctx, "SAVEPOINT ev"); err != nil {
 			return nil, err
 		}
 		r, err := c.decideAssumingNew(jctx, tx, j.st, j.ev, j.now)
 		if err != nil {
+			// A known id met by a racing insert is decided again alone
+			// (groupApplyAll), and the events after it go on.
+			*j.failed = !isUniqueAny(err)
 			if _, rerr := tx.exec(ctx, "ROLLBACK TO ev"); rerr != nil {
 				return nil, rerr
 			}

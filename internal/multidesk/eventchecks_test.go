@@ -67,21 +67,28 @@ func TestEventIDBoundToContent(t *testing.T) {
 		if st := h.Call(t, "POST", "/v1/redeem", a, h.Ring, first, &r); st != 200 || r.Outcome != "redeemed" {
 			t.Fatalf("first: %d %+v", st, r)
 		}
+		// taken: the id is another desk's event, and the desk that sent it
+		// is told so (it sends its event again under a new id).
 		for _, tc := range []struct {
 			name  string
 			token string
 			ev    central.Event
+			taken bool
 		}{
-			{"OtherCode", a, central.Event{EventID: first.EventID, Kind: "redeem", Code: h.Codes[1], Operator: "li", At: at}},
-			{"OtherKind", a, central.Event{EventID: first.EventID, Kind: "disable", Code: h.Codes[0], Operator: "li", At: at, Reason: "torn"}},
-			{"OtherDesk", b, first},
-			{"OtherTime", a, central.Event{EventID: first.EventID, Kind: "redeem", Code: h.Codes[0], Operator: "li", At: at + 1}},
+			{"OtherCode", a, central.Event{EventID: first.EventID, Kind: "redeem", Code: h.Codes[1], Operator: "li", At: at}, false},
+			{"OtherKind", a, central.Event{EventID: first.EventID, Kind: "disable", Code: h.Codes[0], Operator: "li", At: at, Reason: "torn"}, false},
+			{"OtherDesk", b, first, true},
+			{"OtherDeskOtherCode", b, central.Event{EventID: first.EventID, Kind: "redeem", Code: h.Codes[1], Operator: "wang", At: at}, true},
+			{"OtherTime", a, central.Event{EventID: first.EventID, Kind: "redeem", Code: h.Codes[0], Operator: "li", At: at + 1}, false},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				var out struct{ Error, Code string }
+				var out struct {
+					Error, Code string
+					IDTaken     bool `json:"id_taken"`
+				}
 				st := h.Call(t, "POST", "/v1/events", tc.token, h.Ring, map[string]any{"events": []central.Event{tc.ev}}, &out)
-				if st != 409 || out.Code != app.RefusedEventReused {
-					t.Fatalf("reused id: %d %+v, want 409 event_reused", st, out)
+				if st != 409 || out.Code != app.RefusedEventReused || out.IDTaken != tc.taken {
+					t.Fatalf("reused id: %d %+v, want 409 event_reused, id_taken %v", st, out, tc.taken)
 				}
 			})
 		}
