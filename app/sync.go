@@ -75,7 +75,8 @@ type SyncStore interface {
 	// holds these writes (ServerState.Checks names them no more).
 	MarkWritesChecked(ctx context.Context, checks []protocol.WriteCheck) error
 	// RekeyEvent gives the pending event old a new id, with everything
-	// that names it (ServerRefusal.IDTaken), and returns the new id.
+	// that names it (ServerRefusal.IDTaken), and returns the new id ("":
+	// old no longer waits, another process of this desk took it).
 	RekeyEvent(ctx context.Context, old string) (string, error)
 	// ForgetWrites forgets the write numbers and Lost (the desk started over).
 	ForgetWrites(ctx context.Context) error
@@ -531,6 +532,12 @@ func (s *Service) uploadOneByOne(ctx context.Context, ring string, evs []RemoteE
 			id, rerr := s.Store.RekeyEvent(ctx, ev.EventID)
 			if rerr != nil {
 				return nil, rerr
+			}
+			if id == "" {
+				// Another process of this desk sent or renumbered it: it,
+				// and the later events of its label, go with a later sync.
+				held[ev.Code] = true
+				continue
 			}
 			s.Log.Warn("an event id was another desk's at the server: sent again under a new id", "event_id", ev.EventID, "new_event_id", id)
 			renamed[ev.EventID], ev.EventID = id, id

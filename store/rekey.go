@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"fmt"
 
 	"qrdesk/app"
 )
@@ -13,7 +12,8 @@ import (
 // server gave it (a number of that id is one the server no longer holds as
 // this desk's). A server restored from a backup can have let another desk
 // take an event id the feed showed it; the event is still this desk's fact,
-// and goes again under the new id.
+// and goes again under the new id. It returns "" when old no longer waits
+// in the outbox (another process of this desk sent or renumbered it).
 func (d *DB) RekeyEvent(ctx context.Context, old string) (string, error) {
 	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -26,7 +26,7 @@ func (d *DB) RekeyEvent(ctx context.Context, old string) (string, error) {
 		return "", d.wrap(err, "cannot renumber event %s", old)
 	}
 	if n, _ := res.RowsAffected(); n != 1 {
-		return "", fmt.Errorf("cannot renumber event %s: it is not waiting in the outbox", old)
+		return "", nil // no longer waiting: another process of this desk sent or renumbered it
 	}
 	for _, q := range []string{
 		`UPDATE redemptions SET trace_id = ? WHERE trace_id = ?`,
