@@ -534,10 +534,9 @@ func (s *Service) uploadOneByOne(ctx context.Context, ring string, evs []RemoteE
 				return nil, rerr
 			}
 			if id == "" {
-				// Another process of this desk sent or renumbered it: it,
-				// and the later events of its label, go with a later sync.
-				held[ev.Code] = true
-				continue
+				// Another process of this desk sent or renumbered it at
+				// the same moment: this sync stops, the next one goes on.
+				return nil, fmt.Errorf("event %s was sent by another qrdesk on this desk at the same time: sync again", ev.EventID)
 			}
 			s.Log.Warn("an event id was another desk's at the server: sent again under a new id", "event_id", ev.EventID, "new_event_id", id)
 			renamed[ev.EventID], ev.EventID = id, id

@@ -119,8 +119,8 @@ func applyRedeemChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange, eve
 	// so the server holds the redemption again (restored from a backup
 	// that predates the undo).
 	var undone int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM undos u WHERE u.undoes = ? AND u.refused = ''
-		AND EXISTS (SELECT 1 FROM outbox o WHERE o.event_id = u.event_id)`, eventID).Scan(&undone); err != nil || undone > 0 {
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM undos u WHERE u.undoes = ? AND u.code_id = ? AND u.refused = ''
+		AND EXISTS (SELECT 1 FROM outbox o WHERE o.event_id = u.event_id)`, eventID, id).Scan(&undone); err != nil || undone > 0 {
 		return err
 	}
 	row, standing, err := standingRedemption(ctx, tx, id)
@@ -134,8 +134,12 @@ func applyRedeemChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange, eve
 	if _, err := tx.ExecContext(ctx, `UPDATE codes SET status = 'used', used_at = ? WHERE id = ?`, at, id); err != nil {
 		return err
 	}
+	trace, err := feedTrace(ctx, tx, eventID, id, ch.Code)
+	if err != nil {
+		return err
+	}
 	var record int64
-	err = tx.QueryRowContext(ctx, `SELECT id FROM redemptions WHERE trace_id = ?`, eventID).Scan(&record)
+	err = tx.QueryRowContext(ctx, `SELECT id FROM redemptions WHERE code_id = ? AND trace_id IN (?, ?)`, id, eventID, trace).Scan(&record)
 	switch {
 	case err == nil:
 		if standing && row.id != record {
@@ -149,12 +153,28 @@ func applyRedeemChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange, eve
 		return err
 	case standing:
 		// A copy of the record under another id: it becomes the record.
-		_, err = tx.ExecContext(ctx, `UPDATE redemptions SET trace_id = ?, station = ?, operator = ?, redeemed_at = ? WHERE id = ?`, eventID, ch.Station, operator, at, row.id)
+		_, err = tx.ExecContext(ctx, `UPDATE redemptions SET trace_id = ?, station = ?, operator = ?, redeemed_at = ? WHERE id = ?`, trace, ch.Station, operator, at, row.id)
 		return err
 	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO redemptions (code_id, station, operator, redeemed_at, trace_id, own) VALUES (?, ?, ?, ?, ?, `+ownEvent+`)`,
-		id, ch.Station, operator, at, eventID, eventID)
+		id, ch.Station, operator, at, trace, trace)
 	return err
+}
+
+// feedTrace is the trace id this desk keeps a feed redemption of label
+// codeID (code) under: its event id, unless a redemption of another label
+// holds that id here. Event ids are random, but the feed shows them to
+// every desk, and on a server restored from a backup a misbehaving desk
+// (or a stolen token) can send an event of its own under one of them
+// (design.md, "Event identity"): that redemption is kept under its id and
+// label, so it neither takes over nor revives the other label's record.
+func feedTrace(ctx context.Context, tx *sql.Tx, eventID string, codeID int64, code string) (string, error) {
+	var other int
+	err := tx.QueryRowContext(ctx, `SELECT count(*) FROM redemptions WHERE trace_id = ? AND code_id <> ?`, eventID, codeID).Scan(&other)
+	if err != nil || other == 0 {
+		return eventID, err
+	}
+	return eventID + "/" + code, nil
 }
 
 // answerStatus applies the status the server's answer to an event of this

@@ -307,8 +307,12 @@ func applyChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
 		if err != nil {
 			return err
 		}
+		trace, err := feedTrace(ctx, tx, data.EventID, id, ch.Code)
+		if err != nil {
+			return err
+		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO redemptions (code_id, station, operator, redeemed_at, trace_id, own) VALUES (?, ?, ?, ?, ?, `+ownEvent+`) ON CONFLICT DO NOTHING`,
-			id, ch.Station, data.Operator, data.At, data.EventID, data.EventID)
+			id, ch.Station, data.Operator, data.At, trace, trace)
 		return err
 	// Disables and enables are applied in feed order, this desk's own too,
 	// so every desk ends in the server's state; except while this desk has

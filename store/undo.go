@@ -16,8 +16,9 @@ var _ app.UndoStore = (*DB)(nil)
 // notUndoneHere keeps a feed redemption from marking a label used again
 // when this desk has undone that very redemption (its undo is on its way to
 // the server, which sends the undo after it). The argument is the
-// redemption's event id.
-const notUndoneHere = ` AND NOT EXISTS (SELECT 1 FROM undos WHERE undos.undoes = ? AND undos.refused = '')`
+// redemption's event id; the undo must be of this label (codes.id), since
+// another label's redemption can arrive under the same id (feedTrace).
+const notUndoneHere = ` AND NOT EXISTS (SELECT 1 FROM undos WHERE undos.undoes = ? AND undos.code_id = codes.id AND undos.refused = '')`
 
 // UndoRedemption puts a label back to unused (see app.UndoStore).
 func (d *DB) UndoRedemption(ctx context.Context, c app.Code, since app.UndoSince, u app.Undo, actor app.Actor) (app.Undo, error) {
