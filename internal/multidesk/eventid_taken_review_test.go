@@ -282,46 +282,6 @@ func TestReviewSquatTwoRedemptionsOfOneLabel(t *testing.T) {
 	})
 }
 
-// reviewConverged is hostileConverged with the day figures checked only
-// for the desks named (a desk with no redemption has no dashboard row).
-func (g *restorable) reviewConverged(t *testing.T, desks map[string]*watchedDesk, figures ...string) {
-	t.Helper()
-	rows, err := g.DB.QueryForTests(`SELECT code, status, used_station FROM codes ORDER BY code`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	type st struct{ status, station string }
-	server := map[string]st{}
-	for rows.Next() {
-		var code string
-		var s st
-		if err := rows.Scan(&code, &s.status, &s.station); err != nil {
-			t.Fatal(err)
-		}
-		server[code] = s
-	}
-	rows.Close()
-	conflicts := centraltest.Count(t, g.DB, `SELECT count(*) FROM conflicts`)
-	for name, d := range desks {
-		for code, s := range server {
-			var local string
-			d.DB.SQL().QueryRow(`SELECT status FROM codes WHERE code = ?`, code).Scan(&local)
-			if local != s.status {
-				t.Errorf("desk %s has %s %q, the server %q (used at %q)", name, code, local, s.status, s.station)
-			}
-		}
-		if n := d.Count(t, `SELECT count(*) FROM conflicts`); n != conflicts {
-			t.Errorf("desk %s lists %d conflicts, the server %d", name, n, conflicts)
-		}
-		if n := d.Count(t, `SELECT count(*) FROM outbox WHERE state = 'pending'`); n != 0 {
-			t.Errorf("desk %s: %d events still waiting", name, n)
-		}
-	}
-	for _, name := range figures {
-		g.figuresAgree(t, desks[name], name)
-	}
-}
-
 // Attack 6 (the smallest form of attack 5's wedge): desk A, offline,
 // redeems X, undoes it and redeems it again; all acknowledged, and desk B
 // follows the feed (it holds A's undone redemption under its id). After a
