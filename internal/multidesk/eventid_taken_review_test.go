@@ -31,6 +31,22 @@ func serverEventID(t *testing.T, g *restorable, station, kind, code string) stri
 	return id
 }
 
+// squatScene is where every attack here starts: a server that can be
+// restored, desk A and the desks of letters, n labels issued at A and synced
+// to every desk, the squatter's token (station "Desk M", which no desk
+// holds: a stolen token) and a backup of the server taken then.
+func squatScene(t *testing.T, dbPath func(t testing.TB) string, n int, letters ...string) (g *restorable, desks []*watchedDesk, codes []string, squatter, backup string) {
+	t.Helper()
+	g = newRestorable(t, dbPath)
+	for _, l := range append([]string{"A"}, letters...) {
+		desks = append(desks, g.deskAt(t, "Desk "+l, l))
+	}
+	codes = desks[0].Issue(t, n)
+	squatter = g.Station(t, "Desk M", "M")
+	hostileSyncAll(t, 1, desks...)
+	return g, desks, codes, squatter, g.backup()
+}
+
 // squat sends, with token, a redemption of code under id (offline).
 func squat(t *testing.T, g *restorable, token, id, code string) {
 	t.Helper()
@@ -52,12 +68,8 @@ func squat(t *testing.T, g *restorable, token, id, code string) {
 func TestReviewSquatRenamesOnlyTheDesksOwnEvent(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
-		g := newRestorable(t, dbPath)
-		a, b := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk B", "B")
-		codes := a.Issue(t, 3)
-		m := g.Station(t, "Desk M", "M") // the squatter: a stolen token
-		hostileSyncAll(t, 1, a, b)
-		backup := g.backup()
+		g, desks, codes, m, backup := squatScene(t, dbPath, 3, "B")
+		a, b := desks[0], desks[1]
 		x, y := codes[0], codes[1]
 		if v := a.Redeem(t, x, "li"); v.Outcome != app.OutcomeRedeemed {
 			t.Fatalf("desk A online: %+v", v)
@@ -98,12 +110,8 @@ func TestReviewSquatThenNewerBackupHoldsTheFirstID(t *testing.T) {
 	t.Parallel()
 	t.Skip("known gap: after a squat and a renumbering, a second restore to a backup holding the first id records a conflict of desk A with itself and refuses its undo (docs/reliability.md, Known gaps)")
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
-		g := newRestorable(t, dbPath)
-		a, b, c := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk B", "B"), g.deskAt(t, "Desk C", "C")
-		codes := a.Issue(t, 3)
-		m := g.Station(t, "Desk M", "M") // the squatter: a stolen token
-		hostileSyncAll(t, 1, a, b, c)
-		backup0 := g.backup()
+		g, desks, codes, m, backup0 := squatScene(t, dbPath, 3, "B", "C")
+		a, b, c := desks[0], desks[1], desks[2]
 		x, y := codes[0], codes[1]
 		if v := a.Redeem(t, x, "li"); v.Outcome != app.OutcomeRedeemed {
 			t.Fatalf("desk A online: %+v", v)
@@ -138,12 +146,8 @@ func TestReviewSquatThenNewerBackupHoldsTheFirstID(t *testing.T) {
 func TestReviewSquatUndoID(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
-		g := newRestorable(t, dbPath)
-		a, b, c := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk B", "B"), g.deskAt(t, "Desk C", "C")
-		codes := a.Issue(t, 3)
-		m := g.Station(t, "Desk M", "M") // the squatter: a stolen token
-		hostileSyncAll(t, 1, a, b, c)
-		backup := g.backup()
+		g, desks, codes, m, backup := squatScene(t, dbPath, 3, "B", "C")
+		a, b, c := desks[0], desks[1], desks[2]
 		x, y := codes[0], codes[1]
 		if v := a.Redeem(t, x, "li"); v.Outcome != app.OutcomeRedeemed {
 			t.Fatalf("desk A online: %+v", v)
@@ -179,12 +183,8 @@ func TestReviewSquatUndoID(t *testing.T) {
 func TestReviewSquatReplaceID(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
-		g := newRestorable(t, dbPath)
-		a, b, c := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk B", "B"), g.deskAt(t, "Desk C", "C")
-		codes := a.Issue(t, 3)
-		m := g.Station(t, "Desk M", "M") // the squatter: a stolen token
-		hostileSyncAll(t, 1, a, b, c)
-		backup := g.backup()
+		g, desks, codes, m, backup := squatScene(t, dbPath, 3, "B", "C")
+		a, b, c := desks[0], desks[1], desks[2]
 		x, y := codes[0], codes[1]
 		nx := a.Replace(t, x, "li")
 		hostileSyncAll(t, 1, a, b, c)
@@ -217,12 +217,8 @@ func TestReviewSquatReplaceID(t *testing.T) {
 func TestReviewSquatTwoRedemptionsOfOneLabel(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
-		g := newRestorable(t, dbPath)
-		a, b, c := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk B", "B"), g.deskAt(t, "Desk C", "C")
-		codes := a.Issue(t, 4)
-		m := g.Station(t, "Desk M", "M") // the squatter: a stolen token
-		hostileSyncAll(t, 1, a, b, c)
-		backup := g.backup()
+		g, desks, codes, m, backup := squatScene(t, dbPath, 4, "B", "C")
+		a, b, c := desks[0], desks[1], desks[2]
 		x := codes[0]
 		a.Offline(func() {
 			if v := a.Redeem(t, x, "li"); v.Outcome != app.OutcomeRedeemed {
@@ -292,12 +288,8 @@ func TestReviewSquatTwoRedemptionsOfOneLabel(t *testing.T) {
 func TestReviewSquatUndoneRedemptionIDWedgesBystander(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
-		g := newRestorable(t, dbPath)
-		a, b, c := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk B", "B"), g.deskAt(t, "Desk C", "C")
-		codes := a.Issue(t, 4)
-		m := g.Station(t, "Desk M", "M") // the squatter: a stolen token
-		hostileSyncAll(t, 1, a, b, c)
-		backup := g.backup()
+		g, desks, codes, m, backup := squatScene(t, dbPath, 4, "B", "C")
+		a, b, c := desks[0], desks[1], desks[2]
 		x, y, w := codes[0], codes[1], codes[2]
 		a.Offline(func() {
 			a.Redeem(t, x, "li")
@@ -349,12 +341,8 @@ func TestReviewSquatTwoProcessesRekeyAtOnce(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		for round := 0; round < 3; round++ {
-			g := newRestorable(t, dbPath)
-			a, b := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk B", "B")
-			codes := a.Issue(t, 4)
-			m := g.Station(t, "Desk M", "M")
-			hostileSyncAll(t, 1, a, b)
-			backup := g.backup()
+			g, desks, codes, m, backup := squatScene(t, dbPath, 4, "B")
+			a, b := desks[0], desks[1]
 			x, y := codes[0], codes[1]
 			if v := a.Redeem(t, x, "li"); v.Outcome != app.OutcomeRedeemed {
 				t.Fatalf("desk A online: %+v", v)
@@ -431,12 +419,8 @@ func (l *loseAfterTaken) Events(ctx context.Context, ring string, evs []app.Remo
 func TestReviewSquatRenumberedAnswerLost(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
-		g := newRestorable(t, dbPath)
-		a, c := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk C", "C")
-		codes := a.Issue(t, 3)
-		m := g.Station(t, "Desk M", "M")
-		hostileSyncAll(t, 1, a, c)
-		backup := g.backup()
+		g, desks, codes, m, backup := squatScene(t, dbPath, 3, "C")
+		a, c := desks[0], desks[1]
 		x, y := codes[0], codes[1]
 		if v := a.Redeem(t, x, "li"); v.Outcome != app.OutcomeRedeemed {
 			t.Fatalf("desk A online: %+v", v)
@@ -474,12 +458,8 @@ func TestReviewSquatRenumberedAnswerLost(t *testing.T) {
 func TestReviewSquatExpireID(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
-		g := newRestorable(t, dbPath)
-		a, c := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk C", "C")
-		codes := a.Issue(t, 3)
-		m := g.Station(t, "Desk M", "M")
-		hostileSyncAll(t, 1, a, c)
-		backup := g.backup()
+		g, desks, codes, m, backup := squatScene(t, dbPath, 3, "C")
+		a, c := desks[0], desks[1]
 		x, y := codes[0], codes[1]
 		a.CloseDay(t, true)
 		hostileSyncAll(t, 1, a, c)
@@ -508,12 +488,8 @@ func TestReviewSquatExpireID(t *testing.T) {
 func TestReviewSquatThenUndoBeforeSync(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
-		g := newRestorable(t, dbPath)
-		a, c := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk C", "C")
-		codes := a.Issue(t, 3)
-		m := g.Station(t, "Desk M", "M")
-		hostileSyncAll(t, 1, a, c)
-		backup := g.backup()
+		g, desks, codes, m, backup := squatScene(t, dbPath, 3, "C")
+		a, c := desks[0], desks[1]
 		x, y := codes[0], codes[1]
 		if v := a.Redeem(t, x, "li"); v.Outcome != app.OutcomeRedeemed {
 			t.Fatalf("desk A online: %+v", v)
