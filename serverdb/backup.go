@@ -91,7 +91,11 @@ func pgDump(ctx context.Context, url, file string) error {
 		return &ErrNoPGTool{Tool: "pg_dump", Recipe: "  pg_dump --format=custom --no-owner --file=FILE 'postgres://USER@HOST/DB'\n" +
 			"  (it reads one snapshot: safe while the server serves)"}
 	}
-	out, err := exec.CommandContext(ctx, bin, "--format=custom", "--no-owner", "--file="+file, "--dbname="+url).CombinedOutput()
+	cmd, err := pgToolCommand(ctx, bin, url, "--format=custom", "--no-owner", "--file="+file)
+	if err != nil {
+		return err
+	}
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("pg_dump failed: %s: %w", strings.TrimSpace(string(out)), err)
 	}

@@ -38,8 +38,7 @@ func Restore(ctx context.Context, backup, db string, now time.Time) (Restored, e
 		}
 		return r, fmt.Errorf("cannot read the backup %s: %w", backup, err)
 	}
-	postgres := strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
-	if postgres {
+	if isPostgres(db) {
 		if err := pgRestore(ctx, backup, db); err != nil {
 			return r, err
 		}
@@ -144,7 +143,11 @@ func pgRestore(ctx context.Context, file, url string) error {
 	if out, err := exec.CommandContext(ctx, bin, "--list", file).CombinedOutput(); err != nil {
 		return fmt.Errorf("%s is not a pg_dump backup (pg_restore --list: %s)", file, strings.TrimSpace(string(out)))
 	}
-	out, err := exec.CommandContext(ctx, bin, "--clean", "--if-exists", "--no-owner", "--single-transaction", "--dbname="+url, file).CombinedOutput()
+	cmd, err := pgToolCommand(ctx, bin, url, "--clean", "--if-exists", "--no-owner", "--single-transaction", file)
+	if err != nil {
+		return err
+	}
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("pg_restore failed (nothing was changed: one transaction): %s: %w", strings.TrimSpace(string(out)), err)
 	}

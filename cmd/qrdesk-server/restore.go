@@ -39,7 +39,7 @@ func restore(ctx context.Context, db string, pos []string, epochOnly bool, now f
 		return err
 	}
 	fmt.Fprintf(out, "restored %s into %s: %d stations, %d codes; history epoch %d started: every desk sends everything again at its next sync\n",
-		pos[0], db, r.Stations, r.Codes, r.Epoch)
+		pos[0], serverdb.RedactDSN(db), r.Stations, r.Codes, r.Epoch)
 	if r.Aside != "" {
 		fmt.Fprintf(out, "the database that was there is kept at %s\n", r.Aside)
 	}
