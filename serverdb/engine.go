@@ -161,3 +161,8 @@ func writeFailure(err error) error {
 	}
 	return err
 }
+
+// conn is one connection of the pool for the caller alone, until it closes
+// it: for a session's state, such as the advisory lock that marks a
+// PostgreSQL database as served (MarkServing).
+func (e *engine) conn(ctx context.Context) (*sql.Conn, error) { return e.db.Conn(ctx) }

@@ -27,7 +27,8 @@ type Restored struct {
 // Restore puts the backup file in place of the database at db (a SQLite
 // file, or a PostgreSQL address: pg_restore), brings it to this release's
 // schema and starts a new history epoch, so every desk sends everything
-// again at its next sync. The server must be stopped. A SQLite database
+// again at its next sync. The server must be stopped: a database a
+// qrdesk-server serves is refused (ErrServing). A SQLite database
 // that was there is kept beside it (Restored.Aside), never deleted. now
 // names that file.
 func Restore(ctx context.Context, backup, db string, now time.Time) (Restored, error) {
@@ -37,6 +38,9 @@ func Restore(ctx context.Context, backup, db string, now time.Time) (Restored, e
 			return r, fmt.Errorf("there is no backup file %s", backup)
 		}
 		return r, fmt.Errorf("cannot read the backup %s: %w", backup, err)
+	}
+	if err := checkNotServed(ctx, db); err != nil {
+		return r, err
 	}
 	if isPostgres(db) {
 		if err := pgRestore(ctx, backup, db); err != nil {

@@ -124,6 +124,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
 	switch cmd {
 	case "serve":
+		var serving *serverdb.Serving
+		if serving, err = st.MarkServing(ctx); err != nil {
+			break
+		}
+		defer serving.Release()
 		var replica *serverdb.Replica
 		if replica, err = openReplica(ctx, st, *replicaURL, *replicaMaxLag, log); err == nil {
 			if replica != nil {

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"qrdesk/internal/testpg"
+)
+
+// TestRestoreRefusedWhileServing: 'qrdesk-server restore' with the server
+// still running is refused and changes nothing (the server would go on
+// writing into the database moved aside, and the desks' work since with
+// it); a second 'serve' on the same database is refused too. Once the
+// server has stopped, the same restore goes through. Both engines.
+func TestRestoreRefusedWhileServing(t *testing.T) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		db := dbPath(t)
+		run1 := func(ctx context.Context, args ...string) (int, string, string) {
+			var out, errOut bytes.Buffer
+			code := run(ctx, append(args, "--db", db), &out, &errOut, now)
+			return code, out.String(), errOut.String()
+		}
+		bg := context.Background()
+		if code, _, errOut := run1(bg, "station", "add", "Desk 1", "--letter", "A"); code != 0 {
+			t.Fatal(errOut)
+		}
+		backupFile := filepath.Join(t.TempDir(), "b1.backup")
+		if code, out, errOut := run1(bg, "backup", "-o", backupFile); code != 0 {
+			t.Fatalf("backup: exit %d %s%s", code, out, errOut)
+		}
+		if code, _, errOut := run1(bg, "station", "add", "Desk 2", "--letter", "B"); code != 0 {
+			t.Fatal(errOut)
+		}
+
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := ln.Addr().String()
+		ln.Close()
+		ctx, cancel := context.WithCancel(bg)
+		done := make(chan int, 1)
+		var serveErr bytes.Buffer
+		go func() {
+			var out bytes.Buffer
+			done <- run(ctx, []string{"--db", db, "--listen", addr}, &out, &serveErr, now)
+		}()
+		up := false
+		for i := 0; i < 250 && !up; i++ {
+			if resp, err := http.Get("http://" + addr + "/v1/health"); err == nil {
+				resp.Body.Close()
+				up = true
+			} else {
+				time.Sleep(20 * time.Millisecond)
+			}
+		}
+		if !up {
+			cancel()
+			t.Fatalf("the server did not start: %s", serveErr.String())
+		}
+
+		code, out, errOut := run1(bg, "restore", backupFile)
+		if code != 3 || !strings.Contains(errOut, "a qrdesk-server is serving this database: stop it first") {
+			t.Errorf("restore while serving: exit %d %s%s, want 3 and 'is serving this database: stop it first'", code, out, errOut)
+		}
+		if _, list, _ := run1(bg, "station", "list"); !strings.Contains(list, "Desk 2") {
+			t.Errorf("the refused restore changed the database: stations\n%s", list)
+		}
+		second, secondCancel := context.WithTimeout(bg, 10*time.Second)
+		defer secondCancel()
+		if code, _, errOut := run1(second, "--listen", "127.0.0.1:0"); code != 3 || !strings.Contains(errOut, "is serving this database") {
+			t.Errorf("a second serve on the same database: exit %d %s, want 3 and 'is serving this database'", code, errOut)
+		}
+
+		cancel()
+		select {
+		case code := <-done:
+			if code != 0 {
+				t.Fatalf("the server exited %d: %s", code, serveErr.String())
+			}
+		case <-time.After(15 * time.Second):
+			t.Fatal("the server did not shut down")
+		}
+		if code, out, errOut := run1(bg, "restore", backupFile); code != 0 || !strings.Contains(out, "history epoch 1 started") {
+			t.Fatalf("restore after the server stopped: exit %d %s%s", code, out, errOut)
+		}
+		if _, list, _ := run1(bg, "station", "list"); strings.Contains(list, "Desk 2") || !strings.Contains(list, "Desk 1") {
+			t.Errorf("after the restore the stations are\n%s\nwant Desk 1 only", list)
+		}
+	})
+}
