@@ -18,6 +18,7 @@ import (
 	"golang.org/x/term"
 
 	"qrdesk/app"
+	"qrdesk/internal/plaintext"
 	"qrdesk/server"
 )
 
@@ -185,6 +186,9 @@ func runSync(ctx context.Context, env *Env, args []string) error {
 	if s.svc.Remote == nil {
 		return usagef("this station has no server yet: run 'qrdesk sync --server URL --token-file FILE'")
 	}
+	if sc, _ := loadSyncConfig(c); sc != nil {
+		warnPlainHTTP(env, sc.Server)
+	}
 	st, err := s.svc.Sync(ctx)
 	if err != nil {
 		if sf := app.ServerFailed(err); sf != nil {
@@ -304,4 +308,15 @@ func runConflicts(ctx context.Context, env *Env, args []string) error {
 		}
 		printRefusedUndos(w, refused)
 	})
+}
+
+// warnPlainHTTP says, on every sync, that this desk's token travels in
+// clear when its server is plain http:// on another machine: anyone on
+// the network path can copy it and act as this desk.
+func warnPlainHTTP(env *Env, serverURL string) {
+	u, err := url.Parse(serverURL)
+	if err != nil || u.Scheme != "http" || plaintext.Loopback(u.Hostname()) {
+		return
+	}
+	fmt.Fprintf(env.Stderr, "warning: %s is plain HTTP: this desk's token and every scan travel unencrypted, and anyone on the network can copy the token; use https:// (qrdesk-server --tls-cert/--tls-key)\n", serverURL)
 }

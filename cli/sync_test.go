@@ -169,3 +169,36 @@ func TestSyncTokenRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestSyncWarnsOfPlainHTTP: a desk whose server is plain http:// on
+// another machine says at every sync that its token travels in clear;
+// https:// or a server on this machine says nothing. (0.0.0.0 is another
+// address than loopback's, and refuses at once here: the sync fails
+// quickly, after the warning.)
+func TestSyncWarnsOfPlainHTTP(t *testing.T) {
+	local := newFakeServer(t)
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	writeFile(t, tokenFile, []byte("qrd_token\n"))
+	for _, tc := range []struct {
+		server string
+		warns  bool
+	}{
+		{local.URL, false},
+		{"http://0.0.0.0:1", true},
+		{"https://0.0.0.0:1", false},
+	} {
+		t.Run(tc.server, func(t *testing.T) {
+			s := newStation(t)
+			for i, args := range [][]string{{"sync", "--server", tc.server, "--token-file", tokenFile}, {"sync"}} {
+				_, _, errOut := s.runStdin(t, "", args...)
+				warned := strings.Contains(errOut, "is plain HTTP: this desk's token and every scan travel unencrypted")
+				if warned != tc.warns {
+					t.Errorf("sync %d: warned %v, want %v; stderr %q", i+1, warned, tc.warns, errOut)
+				}
+				if strings.Contains(errOut, "qrd_token") {
+					t.Errorf("stderr repeats the token: %q", errOut)
+				}
+			}
+		})
+	}
+}

@@ -33,8 +33,9 @@ func TestPGToolsGetNoPasswordOnTheCommandLine(t *testing.T) {
 	for _, dsn := range []string{
 		"postgres://qrdesk:s3cr%40t@db.example:5432/qrdesk?sslmode=require",
 		"postgresql://qrdesk@db.example/qrdesk?password=s3cr%40t&sslmode=require",
+		"postgres://qrdesk:s3cr%40t@10.0.0.11:5432,10.0.0.12:5432/qrdesk?target_session_attrs=read-write&sslmode=require",
 	} {
-		t.Run(dsn[:10], func(t *testing.T) {
+		t.Run(dsn[:14], func(t *testing.T) {
 			dir := fakePGTool(t)
 			file := filepath.Join(dir, "b.backup")
 			if err := pgDump(context.Background(), dsn, file); err != nil {

@@ -36,6 +36,7 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/central"
+	"qrdesk/internal/plaintext"
 	"qrdesk/server"
 	"qrdesk/serverdb"
 	"qrdesk/web"
@@ -228,6 +229,9 @@ func serve(ctx context.Context, st dashboardDB, replica *serverdb.Replica, log *
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		return fmt.Errorf("cannot listen on %s (is another server running there?): %w", listen, err)
+	}
+	if cert == "" && !plaintext.ListenLoopback(listen) {
+		log.Warn("serving plain HTTP beyond this machine: desks' tokens, scans and the dashboard's passwords travel unencrypted; give --tls-cert and --tls-key, or listen on 127.0.0.1 behind a TLS proxy", "addr", ln.Addr().String())
 	}
 	errc := make(chan error, 1)
 	go func() {

@@ -95,3 +95,28 @@ func TestRestoreRefusedWhileServing(t *testing.T) {
 		}
 	})
 }
+
+// TestServeWarnsOfPlainHTTP: without TLS, a server listening beyond
+// loopback logs that tokens and passwords travel unencrypted; on
+// 127.0.0.1, or with TLS, it does not.
+func TestServeWarnsOfPlainHTTP(t *testing.T) {
+	for _, tc := range []struct {
+		listen string
+		warns  bool
+	}{
+		{"127.0.0.1:0", false},
+		{"0.0.0.0:0", true},
+	} {
+		t.Run(tc.listen, func(t *testing.T) {
+			db := filepath.Join(t.TempDir(), "server.db")
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+			defer cancel()
+			var out, logs bytes.Buffer
+			run(ctx, []string{"--db", db, "--listen", tc.listen}, &out, &logs, now)
+			warned := strings.Contains(logs.String(), "serving plain HTTP beyond this machine")
+			if warned != tc.warns || !strings.Contains(logs.String(), `"msg":"listening"`) {
+				t.Errorf("listen %s: warned %v, want %v; log:\n%s", tc.listen, warned, tc.warns, logs.String())
+			}
+		})
+	}
+}
