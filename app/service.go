@@ -31,6 +31,12 @@ type Service struct {
 	// (until a sync succeeds), so a dead network does not cost every scan a
 	// timeout. NewService sets the defaults below.
 	OnlineTimeout, OfflineFor time.Duration
+	// Unprintable, when set, returns the first character of a text that
+	// none of the label fonts holds (bad false when every one prints):
+	// Issue refuses such a ref and UpdateSettings such a label title, so
+	// nothing is printed as an empty box. The desk sets it to
+	// printing.Unprintable (app imports no printing).
+	Unprintable func(s string) (r rune, bad bool)
 
 	mu         sync.Mutex
 	remoteDown time.Time      // after an online scan got no answer: decide locally until then
@@ -98,6 +104,9 @@ func (s *Service) Issue(ctx context.Context, req IssueRequest) (Batch, []Code, e
 	}
 	if err := CheckRef(req.Ref); err != nil {
 		return Batch{}, nil, &Error{Kind: KindInvalid, Message: err.Error()}
+	}
+	if err := s.checkPrintable("ref", req.Ref); err != nil {
+		return Batch{}, nil, err
 	}
 	exp := set.Expires
 	if req.Expires != "" {
@@ -513,10 +522,39 @@ func (s *Service) UpdateSettings(ctx context.Context, changes map[string]string,
 			return Settings{}, &Error{Kind: KindInvalid, Message: err.Error(), Err: err}
 		}
 	}
+	if _, ok := changes["label_title"]; ok {
+		if err := s.checkPrintable("label title", set.LabelTitle); err != nil {
+			return Settings{}, err
+		}
+	}
 	if err := s.Store.SaveSettings(ctx, set, Actor{Station: set.StationName, Operator: operator}); err != nil {
 		return Settings{}, err
 	}
 	return set, nil
+}
+
+// UnprintableError is the refusal of a text (a ref, a label title) that
+// holds a character none of the label fonts can print.
+type UnprintableError struct {
+	What string // "ref", "label title"
+	Char rune
+}
+
+func (e *UnprintableError) Error() string {
+	return fmt.Sprintf("the %s holds %q (%U), a character the label fonts cannot print: type it without that character", e.What, string(e.Char), e.Char)
+}
+
+// checkPrintable refuses s (what: "ref", "label title") when it holds a
+// character the label fonts cannot print (Service.Unprintable).
+func (s *Service) checkPrintable(what, text string) error {
+	if s.Unprintable == nil {
+		return nil
+	}
+	if r, bad := s.Unprintable(text); bad {
+		e := &UnprintableError{What: what, Char: r}
+		return &Error{Kind: KindInvalid, Message: e.Error(), Err: e}
+	}
+	return nil
 }
 
 // ErrorfWrap wraps a cause with a user message.

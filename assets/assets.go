@@ -1,8 +1,16 @@
-// Package assets holds the files compiled into qrdesk: the CJK-capable font,
-// the icon and the scan sounds.
+// Package assets holds the files compiled into qrdesk: the fonts labels and
+// reports are printed in, the icon and the scan sounds.
 package assets
 
 import _ "embed"
+
+// TextFont is Noto Sans Regular (TrueType, SIL OFL 1.1): Latin with its
+// accents (ß, ő, ł, ç…), Greek, Cyrillic and Vietnamese. Printed text takes
+// each character from the first of TextFont and CJKFont that holds it
+// (printing/fonts.go).
+//
+//go:embed fonts/NotoSans-Regular.ttf
+var TextFont []byte
 
 // CJKFont is Droid Sans Fallback (TrueType, Apache-2.0): Latin and Chinese.
 //

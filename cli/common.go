@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"qrdesk/app"
+	"qrdesk/printing"
 	"qrdesk/store"
 )
 
@@ -122,6 +123,7 @@ func openSession(ctx context.Context, env *Env, c *common, createKey bool) (*ses
 	log := slog.New(slog.NewJSONHandler(logFile, nil))
 	svc := app.NewService(db, keys, log)
 	svc.Now = env.now
+	svc.Unprintable = printing.Unprintable // refs and titles the label fonts cannot print are refused
 	if err := svc.BindKeyRing(ctx); err != nil {
 		db.Close()
 		return nil, err

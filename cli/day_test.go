@@ -247,3 +247,21 @@ func TestUndoAndReplaceWithServer(t *testing.T) {
 		t.Fatalf("desk 2, the new label: %s", out)
 	}
 }
+
+// TestIssueRefusesUnprintableRef: `qrdesk issue --ref` takes a ref in any
+// script the label fonts hold and refuses one with a character none holds,
+// naming it, before anything is issued.
+func TestIssueRefusesUnprintableRef(t *testing.T) {
+	s := newStation(t)
+	var issued issueOut
+	s.mustJSON(t, &issued, "issue", "--count", "1", "--ref", "Müller Straße 5 Zoë Łódź Αθήνα Москва Tiếng Việt 北京")
+	code, _, errOut := s.run(t, "issue", "--count", "1", "--ref", "Box ☃")
+	if code == ExitOK || !strings.Contains(errOut, "U+2603") || !strings.Contains(errOut, "cannot print") {
+		t.Fatalf("exit %d, stderr %q; want a refusal naming U+2603", code, errOut)
+	}
+	var next issueOut
+	s.mustJSON(t, &next, "issue", "--count", "1", "--ref", "ok")
+	if next.Batch != issued.Batch+1 {
+		t.Fatalf("the batch after the refusal is %d, want %d: the refused one issued something", next.Batch, issued.Batch+1)
+	}
+}

@@ -51,7 +51,7 @@ func BenchmarkPDF10kL7651(b *testing.B) {
 // a PNG and embedded as an image, with the same text layout.
 func writePNGLabels(w io.Writer, labels []Label, o Options) error {
 	t := o.Template
-	pdf := newPDF(t, o.Created, false)
+	pdf := newPDF(t, o.Created, nil)
 	for i, l := range labels {
 		if i%t.PerPage() == 0 {
 			pdf.AddPage()

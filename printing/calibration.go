@@ -15,7 +15,7 @@ func WriteCalibrationPDF(w io.Writer, o Options) error {
 	if err := t.Validate(); err != nil {
 		return fmt.Errorf("template %s: %w", t.Name, err)
 	}
-	pdf := newPDF(t, o.Created, false)
+	pdf := newPDF(t, o.Created, nil)
 	pdf.AddPage()
 	pdf.SetDrawColor(0, 0, 0)
 	pdf.SetLineWidth(0.15)

@@ -42,7 +42,12 @@ const (
 // the hours on the right, the changes since the last close below. The
 // line height shrinks so that everything fits on the one page.
 func WriteDayReportPDF(w io.Writer, r DayReport) error {
-	pdf := newPDF(Template{PageWidth: reportWidth, PageHeight: reportHeight}, r.Created, true)
+	texts := append([]string{r.Title, r.SideTitle, r.NotesTitle}, r.Header...)
+	texts = append(texts, r.Notes...)
+	for _, row := range append(r.Rows, r.Side...) {
+		texts = append(texts, row.Label, row.Value)
+	}
+	pdf := newPDF(Template{PageWidth: reportWidth, PageHeight: reportHeight}, r.Created, texts)
 	pdf.AddPage()
 	y := reportMargin + 6
 	reportText(pdf, reportMargin, y, r.Title, 16)
@@ -100,24 +105,23 @@ func WriteDayReportPDF(w io.Writer, r DayReport) error {
 	return pdf.Output(w)
 }
 
-// reportText writes s at (x, y), ASCII in Helvetica and the rest (Chinese)
-// in the CJK font.
+// reportText writes s at (x, y) in the label fonts (writeText).
 func reportText(pdf *fpdf.Fpdf, x, y float64, s string, size float64) {
-	for _, run := range scriptRuns(s) {
-		if run.ascii {
-			pdf.SetFont(latinFont, "", size)
-		} else {
-			pdf.SetFont(titleFont, "", size)
-		}
-		pdf.Text(x, y, run.text)
-		x += pdf.GetStringWidth(run.text)
+	writeText(pdf, x, y, s, size)
+}
+
+// stringWidth is the width of s in mm as writeText writes it.
+func stringWidth(pdf *fpdf.Fpdf, s string, size float64) float64 {
+	if isASCII(s) {
+		pdf.SetFont(latinFont, "", size)
+		return pdf.GetStringWidth(s)
 	}
+	return chainWidth(s) * size * ptMM
 }
 
 // reportRight writes s ending at x (figures line up on the right).
 func reportRight(pdf *fpdf.Fpdf, x, y float64, s string, size float64) {
-	pdf.SetFont(latinFont, "", size)
-	reportText(pdf, x-pdf.GetStringWidth(s), y, s, size)
+	reportText(pdf, x-stringWidth(pdf, s, size), y, s, size)
 }
 
 // DayCloseReport lays out a close of the day: tr gives the words for a

@@ -103,22 +103,18 @@ func codeLines(c app.Code) []string {
 	return lines
 }
 
-// textWidth estimates a line's width in mm: Courier for codes; for the
-// title, CJK characters are one em wide and others about 0.6 em.
+// textWidth is a line's width in mm: Courier for codes; about 0.6 em a
+// character for plain ASCII (Helvetica); any other line measured in the
+// chain fonts it is printed in (fonts.go).
 func textWidth(s string, sizePt float64, mono bool) float64 {
 	em := sizePt * ptMM
 	if mono {
 		return float64(utf8.RuneCountInString(s)) * monoEm * em
 	}
-	w := 0.0
-	for _, r := range s {
-		if r >= 0x2E80 {
-			w += em
-		} else {
-			w += 0.6 * em
-		}
+	if isASCII(s) {
+		return float64(len(s)) * 0.6 * em
 	}
-	return w
+	return chainWidth(s) * em
 }
 
 // layout fits the QR and the text of l on template t: the QR as large as
@@ -129,7 +125,14 @@ func textWidth(s string, sizePt float64, mono bool) float64 {
 func layout(t Template, l Label, ec qrcode.RecoveryLevel, snapMM float64) (labelLayout, error) {
 	// The ref goes on where the template has room for it (text that fits
 	// and a QR scanners read) and the template does not leave it off;
-	// elsewhere the label is laid out without it.
+	// elsewhere the label is laid out without it, as it is when the ref
+	// holds a character the fonts cannot print (a ref from before that
+	// check, or from another desk): left off rather than printed as a box.
+	if l.Ref != "" {
+		if _, bad := Unprintable(l.Ref); bad {
+			l.Ref = ""
+		}
+	}
 	if l.Ref != "" {
 		withRef := l
 		l.Ref = ""
@@ -144,6 +147,9 @@ func layout(t Template, l Label, ec qrcode.RecoveryLevel, snapMM float64) (label
 
 // layoutLines lays out l with all its lines (see layout).
 func layoutLines(t Template, l Label, ec qrcode.RecoveryLevel, snapMM float64) (labelLayout, error) {
+	if err := CheckPrintable("label title", l.Title); err != nil {
+		return labelLayout{}, err
+	}
 	q, err := qrcode.New(l.content(), ec)
 	if err != nil {
 		return labelLayout{}, fmt.Errorf("cannot encode %s as a QR code: %w", l.content(), err)

@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/go-pdf/fpdf"
-
-	"qrdesk/assets"
 )
 
 // Options control a print run.
@@ -35,14 +33,9 @@ func (o Options) snap() float64 {
 	return 0
 }
 
-const (
-	titleFont = "cjk"
-	latinFont = "Helvetica"
-	monoFont  = "Courier"
-)
-
-// newPDF starts a document for template t with reproducible metadata.
-func newPDF(t Template, created time.Time, withCJK bool) *fpdf.Fpdf {
+// newPDF starts a document for template t with reproducible metadata and
+// the chain fonts (fonts.go) that texts need.
+func newPDF(t Template, created time.Time, texts []string) *fpdf.Fpdf {
 	pdf := fpdf.NewCustom(&fpdf.InitType{UnitStr: "mm", Size: fpdf.SizeType{Wd: t.PageWidth, Ht: t.PageHeight}})
 	pdf.SetAutoPageBreak(false, 0)
 	pdf.SetMargins(0, 0, 0)
@@ -53,14 +46,46 @@ func newPDF(t Template, created time.Time, withCJK bool) *fpdf.Fpdf {
 	pdf.SetModificationDate(created)
 	pdf.SetCatalogSort(true)
 	pdf.SetProducer("qrdesk", false)
-	if withCJK {
-		// fpdf appends to slices of the font bytes it was given while it
-		// subsets the font (utf8fontfile.go getMetrics), writing into their
-		// backing array: each document gets its own copy, or two PDFs made
-		// at once (preview and print) would write into the shared font.
-		pdf.AddUTF8FontFromBytes(titleFont, "", bytes.Clone(assets.CJKFont))
+	chain := fontChain()
+	need := make([]bool, len(chain))
+	for _, s := range texts {
+		if isASCII(s) {
+			continue // Helvetica
+		}
+		for _, run := range fontRuns(s) {
+			need[run.font] = true
+		}
+	}
+	for i, f := range chain {
+		if need[i] {
+			// fpdf appends to slices of the font bytes it was given while it
+			// subsets the font (utf8fontfile.go getMetrics), writing into
+			// their backing array: each document gets its own copy, or two
+			// PDFs made at once (preview and print) would write into the
+			// shared font.
+			pdf.AddUTF8FontFromBytes(f.family, "", bytes.Clone(f.data))
+		}
 	}
 	return pdf
+}
+
+// writeText writes s with its baseline's left end at (x, y) mm: a line of
+// plain ASCII in Helvetica, any other each character in the first chain
+// font that holds it. It returns the width written, in mm.
+func writeText(pdf *fpdf.Fpdf, x, y float64, s string, sizePt float64) float64 {
+	if isASCII(s) {
+		pdf.SetFont(latinFont, "", sizePt)
+		pdf.Text(x, y, s)
+		return pdf.GetStringWidth(s)
+	}
+	chain := fontChain()
+	x0 := x
+	for _, run := range fontRuns(s) {
+		pdf.SetFont(chain[run.font].family, "", sizePt)
+		pdf.Text(x, y, run.text)
+		x += pdf.GetStringWidth(run.text)
+	}
+	return x - x0
 }
 
 func (o Options) validate(labels int) error {
@@ -99,11 +124,15 @@ func WritePDF(w io.Writer, labels []Label, o Options) error {
 	if err != nil {
 		return err
 	}
-	withCJK := false
-	for _, l := range labels {
-		withCJK = withCJK || l.Title != "" || l.Ref != ""
+	var texts []string
+	for _, lay := range layouts {
+		for _, ln := range lay.Lines {
+			if !ln.Mono {
+				texts = append(texts, ln.Text)
+			}
+		}
 	}
-	pdf := newPDF(o.Template, o.Created, withCJK)
+	pdf := newPDF(o.Template, o.Created, texts)
 	t := o.Template
 	for i := range labels {
 		pos := o.Start + i
@@ -135,18 +164,7 @@ func drawLabel(pdf *fpdf.Fpdf, l labelLayout, x, y float64, t Template, outline 
 			pdf.Text(x+ln.X, y+ln.Y, ln.Text)
 			continue
 		}
-		// Droid Sans Fallback has CJK glyphs but no Latin ones: write ASCII
-		// runs in Helvetica and the rest in the CJK font.
-		tx := x + ln.X
-		for _, run := range scriptRuns(ln.Text) {
-			if run.ascii {
-				pdf.SetFont(latinFont, "", ln.SizePt)
-			} else {
-				pdf.SetFont(titleFont, "", ln.SizePt)
-			}
-			pdf.Text(tx, y+ln.Y, run.text)
-			tx += pdf.GetStringWidth(run.text)
-		}
+		writeText(pdf, x+ln.X, y+ln.Y, ln.Text, ln.SizePt)
 	}
 }
 
@@ -174,25 +192,6 @@ func qrPath(matrix [][]bool, x, y, module, k, pageHeight float64) string {
 	})
 	b = append(b, "f Q\n"...)
 	return string(b)
-}
-
-type textRun struct {
-	text  string
-	ascii bool
-}
-
-// scriptRuns splits s into runs of ASCII and non-ASCII characters.
-func scriptRuns(s string) []textRun {
-	var runs []textRun
-	for _, r := range s {
-		ascii := r < 0x80
-		if n := len(runs); n > 0 && runs[n-1].ascii == ascii {
-			runs[n-1].text += string(r)
-			continue
-		}
-		runs = append(runs, textRun{text: string(r), ascii: ascii})
-	}
-	return runs
 }
 
 // layoutAll lays out every label before anything is drawn, on all cores:

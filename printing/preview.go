@@ -12,8 +12,6 @@ import (
 	"golang.org/x/image/font/opentype"
 	"golang.org/x/image/font/sfnt"
 	"golang.org/x/image/math/fixed"
-
-	"qrdesk/assets"
 )
 
 // Preview draws the first page of a print run as an image from the same
@@ -62,14 +60,18 @@ func Preview(labels []Label, o Options, pxPerMM float64) (image.Image, error) {
 }
 
 // previewFonts are the preview's faces, as the PDF's: Go Mono for the
-// codes (Courier there), Go Regular for other Latin text (Helvetica), and
-// the CJK font the PDF embeds for what those lack.
-var previewFonts = sync.OnceValues(func() ([3]*opentype.Font, error) {
-	var fs [3]*opentype.Font
-	for i, data := range [][]byte{gomono.TTF, goregular.TTF, assets.CJKFont} {
-		f, err := opentype.Parse(data)
+// codes (Courier there), Go Regular for a line of plain ASCII (Helvetica),
+// and the chain fonts the PDF embeds (fonts.go) for any other line.
+var previewFonts = sync.OnceValues(func() ([]*opentype.Font, error) {
+	data := [][]byte{gomono.TTF, goregular.TTF}
+	for _, f := range fontChain() {
+		data = append(data, f.data)
+	}
+	fs := make([]*opentype.Font, len(data))
+	for i, d := range data {
+		f, err := opentype.Parse(d)
 		if err != nil {
-			return fs, err
+			return nil, err
 		}
 		fs[i] = f
 	}
@@ -78,15 +80,20 @@ var previewFonts = sync.OnceValues(func() ([3]*opentype.Font, error) {
 
 // drawText draws s in black with its baseline's left end at (x, y) px, em
 // px high, narrowed to at most width px (the space the PDF's line takes);
-// each character in the first face that has it.
+// each character in the face the PDF prints it in.
 func drawText(img draw.Image, s string, x, y, em, width float64, mono bool) {
 	fs, err := previewFonts()
 	if err != nil || em < 1 {
 		return
 	}
-	order := []*opentype.Font{fs[1], fs[2]}
-	if mono {
-		order = []*opentype.Font{fs[0], fs[2]}
+	s = printText(s)
+	chain := fs[2:]
+	var order []*opentype.Font
+	switch {
+	case mono:
+		order = append([]*opentype.Font{fs[0]}, chain...)
+	case isASCII(s):
+		order = []*opentype.Font{fs[1]}
 	}
 	var buf sfnt.Buffer
 	fontOf := func(r rune) *opentype.Font {
@@ -95,7 +102,10 @@ func drawText(img draw.Image, s string, x, y, em, width float64, mono bool) {
 				return f
 			}
 		}
-		return order[len(order)-1]
+		if i := fontIndex(r); i >= 0 {
+			return chain[i]
+		}
+		return chain[0]
 	}
 	faces := map[*opentype.Font]font.Face{}
 	defer func() {
@@ -133,6 +143,9 @@ func drawText(img draw.Image, s string, x, y, em, width float64, mono bool) {
 	}
 	dot := fixed.Point26_6{X: fixed.Int26_6(x * 64), Y: fixed.Int26_6(y * 64)}
 	for _, r := range s {
+		if fontIndex(r) < 0 && (mono || !isASCII(s)) {
+			r = '?' // as the PDF draws it (fontRuns)
+		}
 		fc := faceOf(fontOf(r), em)
 		if fc == nil {
 			continue

@@ -268,10 +268,13 @@ func drawSheets(printer, title string, labels []Label, o Options) (queueJob stri
 				g.text(x+ln.X, y+ln.Y, ln.Text, "Courier New", ln.SizePt, true)
 				continue
 			}
+			// Windows' own faces stand in for the chain's (fonts.go):
+			// Arial for Noto Sans (Latin, Greek, Cyrillic, Vietnamese),
+			// Microsoft YaHei for Droid Sans Fallback (CJK).
 			tx := x + ln.X
-			for _, run := range scriptRuns(ln.Text) {
+			for _, run := range fontRuns(ln.Text) {
 				face := "Arial"
-				if !run.ascii {
+				if fontChain()[run.font].family == titleFont {
 					face = "Microsoft YaHei"
 				}
 				tx += g.text(tx, y+ln.Y, run.text, face, ln.SizePt, false)

@@ -144,3 +144,50 @@ func TestSendRawLoopback(t *testing.T) {
 		t.Fatalf("closed port: %v", err)
 	}
 }
+
+var zplGFA = regexp.MustCompile(`\^GFA,(\d+),\d+,(\d+),([0-9A-F]+)\^FS`)
+
+// TestZPLPrintsEveryScript: a thermal label's line that is not plain ASCII
+// goes to the printer as a graphic drawn from qrdesk's fonts, not as text
+// for the printer's font 0 (which has no Chinese and, on many models, no
+// Greek, Cyrillic or Vietnamese): no ^FD field carries a non-ASCII
+// character, each such line is a ^GFA with ink in it, and two refs that
+// differ in one letter (ü, ö) draw differently.
+func TestZPLPrintsEveryScript(t *testing.T) {
+	roll, _ := FindTemplate("", "roll-60x40")
+	graphics := func(ref string) []string {
+		t.Helper()
+		l := testLabels(t, 1, "提货码")[0]
+		l.Ref = ref
+		var buf bytes.Buffer
+		if err := WriteZPL(&buf, []Label{l}, Options{Template: roll}, 203); err != nil {
+			t.Fatal(err)
+		}
+		for _, fd := range regexp.MustCompile(`\^FD([^^]*)`).FindAllStringSubmatch(buf.String(), -1) {
+			if !isASCII(fd[1]) {
+				t.Fatalf("a text field carries %q to the printer's font", fd[1])
+			}
+		}
+		var out []string
+		for _, m := range zplGFA.FindAllStringSubmatch(buf.String(), -1) {
+			total, _ := strconv.Atoi(m[1])
+			if len(m[3]) != 2*total {
+				t.Fatalf("^GFA says %d bytes, carries %d", total, len(m[3])/2)
+			}
+			if strings.Trim(m[3], "0") == "" {
+				t.Fatal("a ^GFA line has no ink")
+			}
+			out = append(out, m[3])
+		}
+		if len(out) != 2 {
+			t.Fatalf("%d graphic lines, want 2 (title and ref)", len(out))
+		}
+		return out
+	}
+	for _, s := range scriptRefs {
+		graphics(s.ref)
+	}
+	if a, b := graphics("Müller"), graphics("Möller"); a[1] == b[1] {
+		t.Fatal("ü and ö draw the same ref")
+	}
+}

@@ -83,9 +83,16 @@ func (s *codesScreen) confirmAction(title, yes string, text func(code, reason st
 }
 
 // runReplace replaces the label off the UI goroutine and shows the new one.
+// A replace disables a label and issues a live one past the daily
+// quantity, so it needs a supervisor (signed in, or approving this one)
+// exactly as a disable does.
 func (s *codesScreen) runReplace(code, reason string) {
+	by, ok := s.env.supervisor(T("Replace {{.Code}}", map[string]any{"Code": code}), func() { s.runReplace(code, reason) })
+	if !ok {
+		return
+	}
 	s.env.background(func() {
-		r, err := s.env.svc.Replace(context.Background(), app.ReplaceRequest{Code: code, Reason: reason, Operator: s.env.operator()})
+		r, err := s.env.svc.Replace(context.Background(), app.ReplaceRequest{Code: code, Reason: reason, Operator: by})
 		fyne.Do(func() {
 			if err != nil {
 				s.message.SetText(app.ErrorMessage(err))

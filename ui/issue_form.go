@@ -7,6 +7,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"qrdesk/app"
+	"qrdesk/printing"
 )
 
 // The Issue form checks each field as it is typed and says what is wrong in
@@ -34,7 +35,12 @@ func (s *issueScreen) issueFormItems() []*widget.FormItem {
 		return nil
 	}
 	s.typ.Validator = maxChars(40)
-	s.ref.Validator = maxChars(200)
+	s.ref.Validator = func(v string) error {
+		if err := maxChars(200)(v); err != nil {
+			return err
+		}
+		return printableRef(v)
+	}
 	item := func(label string, e *widget.Entry, hint string) *widget.FormItem {
 		it := widget.NewFormItem(label, e)
 		it.HintText = hint
@@ -61,6 +67,16 @@ func maxChars(n int) func(string) error {
 
 // validateIssueForm checks every field before issuing; the first error is
 // returned (each field shows its own).
+// printableRef refuses a ref holding a character none of the label fonts
+// holds (printing.Unprintable): it would print as an empty box.
+func printableRef(v string) error {
+	if r, bad := printing.Unprintable(v); bad {
+		return userError(T("The ref holds {{.Char}}, a character the label fonts cannot print: type it without that character",
+			map[string]any{"Char": printing.DescribeRune(r)}))
+	}
+	return nil
+}
+
 func (s *issueScreen) validateIssueForm() error {
 	for _, e := range []*widget.Entry{s.count, s.date, s.typ, s.ref, &s.expir.Entry} {
 		if err := e.Validate(); err != nil {

@@ -55,3 +55,32 @@ func TestCountFollowsTheDailyQuantity(t *testing.T) {
 		t.Fatalf("Count shows %q after the setting changed, want the 30 the clerk typed", s.count.Text)
 	}
 }
+
+// TestRefInAnyScriptIssuesAndUnprintableIsRefused: a ref in any script the
+// label fonts hold (German, Vietnamese, Chinese) issues; a ref with a
+// character no font holds is refused in the Ref field with a sentence
+// naming the character, before anything is issued.
+func TestRefInAnyScriptIssuesAndUnprintableIsRefused(t *testing.T) {
+	h := newHarness(t)
+	s := h.ui.issue
+	fyne.DoAndWait(func() {
+		s.count.SetText("2")
+		s.ref.SetText("Box ☃ 7")
+		s.issue()
+	})
+	h.settle()
+	if n := len(h.batches(t)); n != 0 {
+		t.Fatalf("%d batches issued with a ref the labels cannot print", n)
+	}
+	if !strings.Contains(s.status.Text, "U+2603") || !strings.Contains(s.status.Text, "cannot print") {
+		t.Fatalf("status %q does not name the character", s.status.Text)
+	}
+	for i, ref := range []string{"Müller Straße 5 Zoë", "Tiếng Việt", "北京 仓库"} {
+		fyne.DoAndWait(func() {
+			s.ref.SetText(ref)
+			s.issue()
+		})
+		h.settle()
+		waitFor(t, "the batch with ref "+ref, func() bool { return len(h.batches(t)) == i+1 })
+	}
+}

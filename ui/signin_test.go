@@ -384,3 +384,45 @@ func TestUndoNeedsSupervisor(t *testing.T) {
 		t.Fatalf("the undo is audited under %q, want wang", by)
 	}
 }
+
+// TestReplaceNeedsSupervisor: a replace disables the label and issues a
+// live one past the daily quantity, so a picker cannot do it alone, just
+// as a picker cannot disable: the window asks for a supervisor, nothing
+// changes until one approves, and the replace is audited under the
+// supervisor.
+func TestReplaceNeedsSupervisor(t *testing.T) {
+	h := newSignInHarness(t, false)
+	codes := h.issue(t, 1)
+	h.scan(t, h.liBadge, fyne.KeyReturn, T("SIGNED IN"))
+	s := codesDetail(t, h.harness, codes[0])
+	fyne.DoAndWait(func() {
+		s.reason.SetText("label torn")
+		test.Tap(s.replaceBtn)
+	})
+	keyboard{h.win}.press(fyne.KeyReturn) // yes to "Replace label?"
+	waitFor(t, "the supervisor form", func() bool { return h.ui.env.signIn.form != nil })
+	if v, _ := h.svc.Check(context.Background(), codes[0]); v.Status != app.StatusUnused {
+		t.Fatalf("replaced before a supervisor approved: the old label is %s", v.Status)
+	}
+	if bs := h.batches(t); len(bs) != 1 {
+		t.Fatalf("%d batches before a supervisor approved, want 1 (no replacement yet)", len(bs))
+	}
+	f := h.ui.env.signIn.form
+	typeInto(f.name, "li")
+	typeInto(f.pin, h.liPIN)
+	waitFor(t, "li refused as supervisor", func() bool { return strings.Contains(f.message.Text, "li is not a supervisor") })
+	if v, _ := h.svc.Check(context.Background(), codes[0]); v.Status != app.StatusUnused {
+		t.Fatalf("a picker approved a replace: the old label is %s", v.Status)
+	}
+	typeInto(f.name, h.wBadge)
+	waitFor(t, "the old label disabled", func() bool {
+		v, _ := h.svc.Check(context.Background(), codes[0])
+		return v.Status == app.StatusDisabled
+	})
+	h.settle()
+	var by string
+	h.db.SQL().QueryRow(`SELECT operator FROM audit WHERE action = 'replace'`).Scan(&by)
+	if by != "wang" {
+		t.Fatalf("the replace is audited under %q, want wang", by)
+	}
+}
