@@ -99,7 +99,14 @@ func runSeed(t *testing.T, e engine, seed uint64, off ...string) *Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	res, err := Run(ctx, Config{Seed: seed, Engine: e.name, DSN: e.dsn(t), Dir: t.TempDir(), Off: append(faultsOff(t), off...), SkipDayFigures: skipDayFigures()})
+	topo, err := topologyFromEnv()
+	if err != nil {
+		t.Fatalf("QRDESK_SOAK_TOPOLOGY: %v", err)
+	}
+	if len(off) > 0 {
+		topo = nil // the schedules of before issue 17 are those of before the topology too
+	}
+	res, err := Run(ctx, Config{Seed: seed, Engine: e.name, DSN: e.dsn(t), Dir: t.TempDir(), Off: append(faultsOff(t), off...), SkipDayFigures: skipDayFigures(), Topology: topo})
 	if err != nil {
 		t.Fatalf("seed %d: the harness failed: %v", seed, err)
 	}
@@ -116,6 +123,9 @@ func replay(e engine, seed uint64, off ...string) string {
 	}
 	if skipDayFigures() {
 		env += "QRDESK_FAULTSIM_DAY_FIGURES=0 "
+	}
+	if v, ok := os.LookupEnv("QRDESK_SOAK_TOPOLOGY"); ok {
+		env += "QRDESK_SOAK_TOPOLOGY=" + v + " "
 	}
 	return fmt.Sprintf("%sQRDESK_SEED=%d go test -count=1 -run 'TestPropertySoak/%s' ./internal/faultsim/", env, seed, e.name)
 }
