@@ -84,7 +84,7 @@ type checker struct {
 	stations  map[string]int              // server station name → desk
 	undone    map[string]undoRecord       // undos the desks made, by the redemption undone
 
-	topo       topology // sites and staff (topocheck.go)
+	topo topology // sites and staff (topocheck.go)
 
 	violations []Violation
 	notes      []string

@@ -19,7 +19,7 @@ import (
 // topoRecords are what the topology's steps did, for the checker.
 type topoRecords struct {
 	closes        []closeRecord
-	deskBackups   map[int]string    // desk backup number → file
+	deskBackups   map[int]string // desk backup number → file
 	deskRestores  []deskRestoreRecord
 	removed       map[int]time.Time // desk → when its clerk was removed (the process's clock)
 	unsyncedIssue []string          // issues a restored desk made before it synced again
@@ -202,7 +202,7 @@ func (r *run) deskRestore(ctx context.Context, g int, d *desk, s Step, lost bool
 		if err := json.Unmarshal([]byte(text), &res); err != nil || res.Previous == "" {
 			return "", fmt.Errorf("desk %s restore: no previous database in %q", deskName(d.idx), text)
 		}
-		if _, err := store.Restore(ctx, res.Previous, d.path); err != nil {
+		if err := putBack(res.Previous, d.path); err != nil {
 			return "", fmt.Errorf("desk %s: put its own database back: %w", deskName(d.idx), err)
 		}
 		out = append(out, "restore accepted; its own database put back")
@@ -237,4 +237,15 @@ func (r *run) cli(ctx context.Context, d *desk, args ...string) (int, string) {
 	args = append([]string{args[0], "--db", d.path, "--key-file", r.keyFile}, args[1:]...)
 	code := cli.Main(ctx, args, cli.Env{Stdout: &buf, Stderr: &buf, Getenv: func(string) string { return "" }, Now: d.now, Stdin: strings.NewReader("")})
 	return code, strings.TrimSpace(strings.ReplaceAll(buf.String(), "\n", " "))
+}
+
+// putBack puts a desk's database file, saved by 'qrdesk restore', back in
+// place (and no WAL beside it).
+func putBack(saved, path string) error {
+	for _, suffix := range []string{"-wal", "-shm"} {
+		if err := os.Remove(path + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return copyFile(saved, path)
 }
