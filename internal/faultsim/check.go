@@ -208,6 +208,12 @@ func (c *checker) oneUse() {
 	}
 	redeemed := map[int][]verdict{} // by root
 	for _, v := range c.r.verdicts {
+		if rs, lost := c.lostByDeskRestore(v); lost && v.Outcome == app.OutcomeRedeemed {
+			// Decided at the desk and gone with its database before it
+			// reached the server: nobody can know of it (a note).
+			c.notes = append(c.notes, fmt.Sprintf("desk %s's redemption of %s (trace %s) never reached the server: its database was restored at g%02d", deskName(v.Desk), c.name(v.Label), v.TraceID, rs.Group+1))
+			continue
+		}
 		if v.Outcome == app.OutcomeRedeemed {
 			redeemed[c.root(v.Label)] = append(redeemed[c.root(v.Label)], v)
 		}
