@@ -230,14 +230,14 @@ func copyFile(from, to string) error {
 // setToken sets a station's token on the server again, revoked or not: after
 // a restore the backup holds the tokens of its time, and an administrator
 // renews the desks' tokens (and revokes again) as they stand.
-func (c *central) setToken(ctx context.Context, name, letter, token string, revoked bool) error {
+func (c *central) setToken(ctx context.Context, name, letter, site, token string, revoked bool) error {
 	c.adminMu.Lock()
 	defer c.adminMu.Unlock()
 	err := c.admin.RenewStation(ctx, name, server.HashToken(token))
 	if errors.Is(err, qcentral.ErrNoStation) {
 		// Enrolled after the backup: the administrator enrols it again
 		// under the same name and letter (docs/deploy.md).
-		err = c.admin.AddStation(ctx, qcentral.Station{Name: name, Letter: letter, CreatedAt: time.Now().Unix()}, server.HashToken(token))
+		err = c.admin.AddStation(ctx, qcentral.Station{Name: name, Letter: letter, Site: site, CreatedAt: time.Now().Unix()}, server.HashToken(token))
 	}
 	if err != nil {
 		return err
@@ -345,14 +345,14 @@ func (c *central) address() string { return c.addr.Load().(string) }
 // token enrols a desk (its first token, n = 1) or gives it a working token
 // again after a revocation (n > 1: 'station renew'), and returns the
 // station name the server knows it by and the bearer token.
-func (c *central) token(ctx context.Context, name, letter string, n int) (station, token string, err error) {
+func (c *central) token(ctx context.Context, name, letter, site string, n int) (station, token string, err error) {
 	token = "qrd_faultsim_" + app.NewTraceID()
 	c.adminMu.Lock()
 	defer c.adminMu.Unlock()
 	if n > 1 {
 		return name, token, c.admin.RenewStation(ctx, name, server.HashToken(token))
 	}
-	return name, token, c.admin.AddStation(ctx, qcentral.Station{Name: name, Letter: letter, CreatedAt: time.Now().Unix()}, server.HashToken(token))
+	return name, token, c.admin.AddStation(ctx, qcentral.Station{Name: name, Letter: letter, Site: site, CreatedAt: time.Now().Unix()}, server.HashToken(token))
 }
 
 func (c *central) revokeStation(ctx context.Context, name string) error {
@@ -457,3 +457,76 @@ func clockFlagged(f qcentral.Flags) bool { return f.Has(qcentral.FlagsClock) }
 // event may be from its true time: half a measurement's round trip
 // (app.MaxProbeRoundTrip) and whole seconds rounded twice.
 const clockSlack = app.MaxProbeRoundTrip/2 + 2*time.Second
+
+// addSite adds a site, as 'qrdesk-server site add' does.
+func (c *central) addSite(ctx context.Context, name string) error {
+	c.adminMu.Lock()
+	defer c.adminMu.Unlock()
+	return c.admin.AddSite(ctx, name, time.Now().Unix())
+}
+
+// moveStation moves a station to a site, as 'qrdesk-server station move'
+// does.
+func (c *central) moveStation(ctx context.Context, station, site string) error {
+	c.adminMu.Lock()
+	defer c.adminMu.Unlock()
+	return c.admin.SetStationSite(ctx, station, site)
+}
+
+// stationSite is the name of a station's site now.
+func (c *central) stationSite(ctx context.Context, station string) (string, error) {
+	c.adminMu.Lock()
+	defer c.adminMu.Unlock()
+	sites, err := c.stationSites(ctx)
+	return sites[station], err
+}
+
+// stationSites are the stations' sites (station name → site name), and
+// labelSites the labels' (code → site name).
+func (c *central) stationSites(ctx context.Context) (map[string]string, error) {
+	return c.names(ctx, `SELECT t.name, s.name FROM stations t JOIN sites s ON s.id = t.site`)
+}
+
+func (c *central) labelSites(ctx context.Context) (map[string]string, error) {
+	return c.names(ctx, `SELECT c.code, s.name FROM codes c JOIN sites s ON s.id = c.site`)
+}
+
+// staffRemoved are the removed operators (name → removed_at).
+func (c *central) staffRemoved(ctx context.Context) (map[string]int64, error) {
+	out := map[string]int64{}
+	err := queryEach(ctx, c.admin, `SELECT name, removed_at FROM staff WHERE removed_at <> 0`, func(rows *sql.Rows) error {
+		var name string
+		var at int64
+		err := rows.Scan(&name, &at)
+		out[name] = at
+		return err
+	})
+	return out, err
+}
+
+func (c *central) names(ctx context.Context, query string) (map[string]string, error) {
+	out := map[string]string{}
+	err := queryEach(ctx, c.admin, query, func(rows *sql.Rows) error {
+		var k, v string
+		err := rows.Scan(&k, &v)
+		out[k] = v
+		return err
+	})
+	return out, err
+}
+
+// staff adds ("add") or removes ("remove") an operator of the staff list
+// as an administrator.
+func (c *central) staff(ctx context.Context, action, name string) error {
+	c.adminMu.Lock()
+	defer c.adminMu.Unlock()
+	ch := qcentral.StaffChange{Action: action, Name: name}
+	if action == "add" {
+		var err error
+		if ch.PINHash, err = app.HashPIN("4711"); err != nil {
+			return err
+		}
+	}
+	_, err := c.admin.ChangeStaff(ctx, ch, "", time.Now().Unix())
+	return err
+}

@@ -84,6 +84,8 @@ type checker struct {
 	stations  map[string]int              // server station name → desk
 	undone    map[string]undoRecord       // undos the desks made, by the redemption undone
 
+	topo topology // sites and staff (topocheck.go)
+
 	violations []Violation
 	notes      []string
 }
@@ -120,6 +122,9 @@ func (r *run) check(ctx context.Context, res *Result) error {
 	for _, v := range r.verdicts {
 		c.traces[v.TraceID] = v
 	}
+	if err := c.readTopology(ctx); err != nil {
+		return err
+	}
 	c.undone = map[string]undoRecord{}
 	for _, u := range r.undos {
 		if u.Accepted {
@@ -139,6 +144,7 @@ func (r *run) check(ctx context.Context, res *Result) error {
 			return err
 		}
 	}
+	c.topologyInvariants()
 	// By invariant, then label; facts about no one label (a desk that lacks
 	// many) last.
 	last := func(l int) int {
@@ -202,6 +208,12 @@ func (c *checker) oneUse() {
 	}
 	redeemed := map[int][]verdict{} // by root
 	for _, v := range c.r.verdicts {
+		if rs, lost := c.lostByDeskRestore(v); lost && v.Outcome == app.OutcomeRedeemed {
+			// Decided at the desk and gone with its database before it
+			// reached the server: nobody can know of it (a note).
+			c.notes = append(c.notes, fmt.Sprintf("desk %s's redemption of %s (trace %s) never reached the server: its database was restored at g%02d", deskName(v.Desk), c.name(v.Label), v.TraceID, rs.Group+1))
+			continue
+		}
 		if v.Outcome == app.OutcomeRedeemed {
 			redeemed[c.root(v.Label)] = append(redeemed[c.root(v.Label)], v)
 		}
@@ -277,6 +289,10 @@ func (c *checker) delivered() {
 		if v.Outcome != app.OutcomeRedeemed || c.atDesk(v) {
 			continue
 		}
+		if rs, lost := c.lostByDeskRestore(v); lost {
+			c.notes = append(c.notes, fmt.Sprintf("desk %s's redemption of %s (trace %s) went with its database, restored at g%02d", deskName(v.Desk), c.name(v.Label), v.TraceID, rs.Group+1))
+			continue
+		}
 		e, ok := c.events[v.TraceID]
 		if _, undone := c.undone[v.TraceID]; undone && !ok && len(c.r.restores) > 0 {
 			continue // a restore lost it and its undo (a note of notLost says so)
@@ -323,6 +339,9 @@ func (c *checker) converged() {
 		for d, st := range c.desks {
 			dc, ok := st.Codes[lab.Code]
 			switch {
+			case !c.mustHold(d, lab.Code):
+				// Another site's label: its copy, if the desk holds one,
+				// is I10's.
 			case !ok:
 				unknown[d] = append(unknown[d], lab.Name)
 			case lab.ExpireAt == 0 && class(dc.Status, 0) != class(sc.Status, 0) && (dc.Status == "expired" || sc.Status == "expired"):
@@ -343,6 +362,9 @@ func (c *checker) converged() {
 		for _, k := range c.conflicts[lab.Code] {
 			var missing []string
 			for d, st := range c.desks {
+				if !c.mustHold(d, lab.Code) {
+					continue // I11 asks the desks and sites that took part
+				}
 				if dk, ok := st.Conflicts[k.SecondEvent]; !ok || dk.FirstEvent != k.FirstEvent || dk.Code != k.Code {
 					missing = append(missing, deskName(d))
 				}
@@ -533,7 +555,7 @@ func (c *checker) labelFacts(b *strings.Builder, l int) {
 		if a.Label != l {
 			continue
 		}
-		verb := map[StepKind]string{Scan: "scans", Disable: "disables", Enable: "enables", Replace: "replaces", Undo: "undoes"}[a.Kind]
+		verb := map[StepKind]string{Scan: "scans", Disable: "disables", Enable: "enables", Replace: "replaces", Undo: "undoes", IssueMore: "issues"}[a.Kind]
 		if a.Kind == Replace && lab.Of >= 0 && a.Label == l && strings.HasPrefix(a.Result, "made") {
 			verb = "replacement"
 		}
@@ -640,7 +662,7 @@ func (r *Result) Report(replay string) string {
 		}
 		name := "-"
 		if v.Label >= 0 {
-			name = labelName(v.Label, r.Config.CodesPerDesk, r.Config.Desks)
+			name = r.Plan.name(v.Label)
 		}
 		fmt.Fprintf(&b, "[%s] %s: %s\n", v.Invariant, name, v.What)
 	}
@@ -670,11 +692,11 @@ func (r *Result) Summary() string {
 	var parts []string
 	for _, inv := range Invariants {
 		if count[inv] > 0 {
-			parts = append(parts, fmt.Sprintf("%s ×%d", inv[:2], count[inv]))
+			parts = append(parts, fmt.Sprintf("%s ×%d", invID(inv), count[inv]))
 		}
 	}
 	first := r.Violations[0]
-	return fmt.Sprintf("%s; first: [%s] %s", strings.Join(parts, ", "), first.Invariant[:2], first.What)
+	return fmt.Sprintf("%s; first: [%s] %s", strings.Join(parts, ", "), invID(first.Invariant), first.What)
 }
 
 // redeemedApart names the redemptions one side counts as the desk's and

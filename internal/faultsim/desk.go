@@ -24,6 +24,13 @@ type desk struct {
 	proxy *proxy
 	skew  atomic.Int64 // added to the real clock
 	extra atomic.Int64 // added too, for the steps that need it (an undo past the window, desk C's issue)
+	zone  atomic.Int64 // the desk's time zone, ahead of the process's (ClockDays)
+
+	path   string // the database file
+	keys   app.Keys
+	logger *slog.Logger
+	cfg    Config
+	site   string // the site the harness enrolled or moved it to ("" without sites)
 
 	// Changed only between groups or in this desk's own token step (the
 	// planner never runs two token steps of a desk in one group).
@@ -33,6 +40,9 @@ type desk struct {
 	stations   []string // every station name the desk had on the server
 
 	revoked atomic.Bool // its token is revoked (a scan may read it meanwhile)
+	// unsynced: the desk was restored from a backup and has not synced
+	// since (a Sync step ended well).
+	unsynced atomic.Bool
 }
 
 func openDesk(ctx context.Context, cfg Config, idx int, keyFile string, srv *central) (*desk, error) {
@@ -44,19 +54,27 @@ func openDesk(ctx context.Context, cfg Config, idx int, keyFile string, srv *cen
 	if err != nil {
 		return nil, err
 	}
-	d := &desk{idx: idx, name: "Desk " + deskName(idx), db: db}
-	var logger *slog.Logger
-	if os.Getenv("QRDESK_FAULTSIM_LOG") != "" {
-		logger = slog.New(slog.NewTextHandler(os.Stderr, nil)).With("desk", d.name)
+	d := &desk{idx: idx, name: "Desk " + deskName(idx), path: filepath.Join(cfg.Dir, fmt.Sprintf("desk-%s.db", deskName(idx))), keys: keys, cfg: cfg}
+	if cfg.on(TopoSites) {
+		d.site = topologySites[idx%len(topologySites)]
 	}
-	d.svc = app.NewService(db, keys, logger)
-	d.svc.Now = func() time.Time { return time.Now().Add(time.Duration(d.skew.Load() + d.extra.Load())) }
-	d.svc.OnlineTimeout, d.svc.OfflineFor = cfg.OnlineTimeout, cfg.OfflineFor
+	if os.Getenv("QRDESK_FAULTSIM_LOG") != "" {
+		d.logger = slog.New(slog.NewTextHandler(os.Stderr, nil)).With("desk", d.name)
+	}
+	d.attach(db, nil)
 	if _, err := d.svc.UpdateSettings(ctx, map[string]string{
 		"station_id": deskName(idx), "station_name": d.name, "serial_digits": "4", "configured": "true",
 	}, "faultsim"); err != nil {
 		db.Close()
 		return nil, err
+	}
+	if cfg.on(TopoDeskRestore) {
+		// As 'qrdesk init' does: the database names its key ring, so that
+		// 'qrdesk restore' accepts its backups.
+		if err := d.svc.BindKeyRing(ctx); err != nil {
+			db.Close()
+			return nil, err
+		}
 	}
 	if d.proxy, err = newProxy(srv.address); err != nil {
 		db.Close()
@@ -69,11 +87,35 @@ func openDesk(ctx context.Context, cfg Config, idx int, keyFile string, srv *cen
 	return d, nil
 }
 
+// attach makes db the desk's database, with a service on the desk's
+// clock (and its time zone) and remote (nil: none yet).
+func (d *desk) attach(db *store.DB, remote app.Remote) {
+	d.db = db
+	d.svc = app.NewService(db, d.keys, d.logger)
+	d.svc.Now = d.now
+	d.svc.OnlineTimeout, d.svc.OfflineFor = d.cfg.OnlineTimeout, d.cfg.OfflineFor
+	if remote != nil {
+		d.svc.Remote = remote
+	}
+}
+
+// now is the desk's clock: the real one skewed, in the desk's time zone
+// when it has one (ahead of the process's own zone by d.zone, so the run
+// does not depend on the machine's zone).
+func (d *desk) now() time.Time {
+	t := time.Now().Add(time.Duration(d.skew.Load() + d.extra.Load()))
+	if z := d.zone.Load(); z != 0 {
+		_, off := t.Zone()
+		t = t.In(time.FixedZone("desk", off+int(time.Duration(z)/time.Second)))
+	}
+	return t
+}
+
 // newToken gives the desk a working token (see central.token) and points
 // the desk's client at it. The desk's own station name stays.
 func (d *desk) newToken(ctx context.Context, srv *central) error {
 	d.tokens++
-	name, token, err := srv.token(ctx, d.name, deskName(d.idx), d.tokens)
+	name, token, err := srv.token(ctx, d.name, deskName(d.idx), d.site, d.tokens)
 	if err != nil {
 		return err
 	}

@@ -33,6 +33,11 @@
 // so a replay needs the same setting (the failure message says so). With
 // the new actions off a seed draws the schedule it drew before them.
 // QRDESK_FAULTSIM_DAY_FIGURES=0 leaves InvDayFigures out.
+// QRDESK_SOAK_TOPOLOGY=all|none|default|name,… switches the topology of
+// issue 33 (topology.go: sites, desk moves, desk backups and restores, a
+// lost desk database, clock days and time zones, staff removals, several
+// closes) and its invariants (topocheck.go, I10–I15) on; unset, the
+// tests run DefaultTopology, what holds on main.
 // QRDESK_FAULTSIM_LOG=1 writes every desk's log to standard error (what a
 // desk decided and when it started over), to follow a failing seed. A soak
 // runs its seeds side by side, as many as go test's -parallel (make soak

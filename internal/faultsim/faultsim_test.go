@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -99,7 +100,14 @@ func runSeed(t *testing.T, e engine, seed uint64, off ...string) *Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	res, err := Run(ctx, Config{Seed: seed, Engine: e.name, DSN: e.dsn(t), Dir: t.TempDir(), Off: append(faultsOff(t), off...), SkipDayFigures: skipDayFigures()})
+	topo, err := topologyFromEnv()
+	if err != nil {
+		t.Fatalf("QRDESK_SOAK_TOPOLOGY: %v", err)
+	}
+	if len(off) > 0 {
+		topo = nil // the schedules of before issue 17 are those of before the topology too
+	}
+	res, err := Run(ctx, Config{Seed: seed, Engine: e.name, DSN: e.dsn(t), Dir: t.TempDir(), Off: append(faultsOff(t), off...), SkipDayFigures: skipDayFigures(), Topology: topo})
 	if err != nil {
 		t.Fatalf("seed %d: the harness failed: %v", seed, err)
 	}
@@ -116,6 +124,9 @@ func replay(e engine, seed uint64, off ...string) string {
 	}
 	if skipDayFigures() {
 		env += "QRDESK_FAULTSIM_DAY_FIGURES=0 "
+	}
+	if v, ok := os.LookupEnv("QRDESK_SOAK_TOPOLOGY"); ok {
+		env += "QRDESK_SOAK_TOPOLOGY=" + v + " "
 	}
 	return fmt.Sprintf("%sQRDESK_SEED=%d go test -count=1 -run 'TestPropertySoak/%s' ./internal/faultsim/", env, seed, e.name)
 }
@@ -276,5 +287,60 @@ func TestPlanDeterministic(t *testing.T) {
 	}
 	if NewPlan(Config{Seed: 1}).String() == NewPlan(Config{Seed: 2}).String() {
 		t.Fatal("seeds 1 and 2 drew the same schedule")
+	}
+}
+
+// TestPlanTopology: with every topology class on, the schedules draw every
+// topology step; with none, none, and the schedule is the one drawn
+// without the topology (the replacements keep their names).
+func TestPlanTopology(t *testing.T) {
+	topo := []StepKind{MoveDesk, IssueMore, DeskBackup, DeskRestore, LoseDB, ClockDays, Expire, StaffRemove}
+	count := func(classes []string) map[StepKind]int {
+		n := map[StepKind]int{}
+		for seed := uint64(1); seed <= 20; seed++ {
+			for _, g := range NewPlan(Config{Seed: seed, Topology: classes}).Groups {
+				for _, s := range g {
+					n[s.Kind]++
+				}
+			}
+		}
+		return n
+	}
+	all, none := count(TopologyClasses), count(nil)
+	for _, k := range topo {
+		if all[k] == 0 {
+			t.Errorf("20 seeds with the whole topology drew no step of kind %d", k)
+		}
+		if none[k] != 0 {
+			t.Errorf("20 seeds without the topology drew %d steps of kind %d", none[k], k)
+		}
+	}
+	if all[CloseDay] > 20*maxCloses {
+		t.Errorf("20 seeds drew %d day closes, want at most %d each", all[CloseDay], maxCloses)
+	}
+	if got, want := NewPlan(Config{Seed: 7}).String(), NewPlan(Config{Seed: 7, Topology: []string{TopoInvSerials}}).String(); got != want {
+		t.Errorf("an invariant switch changed the schedule:\n%s\n---\n%s", got, want)
+	}
+}
+
+// TestParseTopology: QRDESK_SOAK_TOPOLOGY's forms.
+func TestParseTopology(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want string
+		err  bool
+	}{
+		{"", "", false},
+		{"none", "", false},
+		{"all", strings.Join(slices.Sorted(slices.Values(TopologyClasses)), ","), false},
+		{"default", strings.Join(slices.Sorted(slices.Values(DefaultTopology)), ","), false},
+		{"staff,inv-staff", "inv-staff,staff", false},
+		{"all,-staff", strings.Join(slices.DeleteFunc(slices.Sorted(slices.Values(TopologyClasses)), func(s string) bool { return s == "staff" }), ","), false},
+		{"stafff", "", true},
+	} {
+		got, err := ParseTopology(tc.in)
+		if (err != nil) != tc.err || strings.Join(got, ",") != tc.want {
+			t.Errorf("ParseTopology(%q) = %v, %v; want %q (error %v)", tc.in, got, err, tc.want, tc.err)
+		}
 	}
 }

@@ -33,6 +33,9 @@ type Config struct {
 	// equal the dashboard's row for it): QRDESK_FAULTSIM_DAY_FIGURES=0 in
 	// the tests, to look past a failure of it.
 	SkipDayFigures bool
+	// Topology switches on the families of actions and the invariants of
+	// issue 33 (TopologyClasses, topology.go); nil: none.
+	Topology []string
 }
 
 func (c Config) withDefaults() Config {
@@ -126,6 +129,8 @@ type run struct {
 	log      []string
 	unhealed []string
 	clocks   clockFigures // what the clock invariants checked (checkclock.go)
+	keyFile  string
+	topo     topoRecords // what the topology's steps did (topology_run.go)
 }
 
 // Run sets up a server and cfg.Desks desks, runs the schedule of cfg.Seed
@@ -144,6 +149,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	defer r.srv.close()
 	keyFile := filepath.Join(cfg.Dir, "deployment.key")
 	if _, err := app.LoadKeys(keyFile, true); err != nil {
+		return nil, err
+	}
+	r.keyFile = keyFile
+	if err := r.setupTopology(ctx); err != nil {
 		return nil, err
 	}
 	for i := 0; i < cfg.Desks; i++ {
@@ -264,7 +273,7 @@ func (r *run) step(ctx context.Context, g, i int, s Step) (string, error) {
 	switch s.Kind {
 	case Scan, Disable, Enable, Replace, Undo:
 		if r.labels[s.Label].Code == "" {
-			return "skipped: " + labelName(s.Label, r.cfg.CodesPerDesk, r.cfg.Desks) + " was never made (its replacement was refused)", nil
+			return "skipped: " + r.plan.name(s.Label) + " was never made (its replacement or issue was refused)", nil
 		}
 	}
 	switch s.Kind {
@@ -277,6 +286,7 @@ func (r *run) step(ctx context.Context, g, i int, s Step) (string, error) {
 	case CloseDay:
 		lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		defer cancel()
+		r.noteClose(lctx, g, d)
 		dc, err := d.svc.CloseDay(lctx, app.CloseDayRequest{ExpireUnused: true, Operator: "clerk " + deskName(d.idx)})
 		if err != nil {
 			return "refused: " + app.ErrorMessage(err), nil
@@ -312,6 +322,7 @@ func (r *run) step(ctx context.Context, g, i int, s Step) (string, error) {
 		if err != nil {
 			return "failed: " + oneLine(err), nil
 		}
+		d.unsynced.Store(false)
 		return fmt.Sprintf("ok (cursor %d, %d waiting, %d rejected)", st.Cursor, st.Waiting, st.Rejected), nil
 	case SetMode:
 		d.proxy.setMode(s.Mode)
@@ -333,6 +344,8 @@ func (r *run) step(ctx context.Context, g, i int, s Step) (string, error) {
 	case Skew:
 		d.skew.Store(int64(s.Skew))
 		return "ok", nil
+	case MoveDesk, IssueMore, DeskBackup, DeskRestore, LoseDB, ClockDays, Expire, StaffRemove:
+		return r.topoStep(ctx, g, i, d, s)
 	}
 	return "", fmt.Errorf("unknown step kind %d", s.Kind)
 }
@@ -346,7 +359,7 @@ func (r *run) replace(ctx context.Context, g, i int, d *desk, s Step) string {
 	if err != nil {
 		out += app.ErrorMessage(err)
 	} else {
-		name := labelName(s.New, r.cfg.CodesPerDesk, r.cfg.Desks)
+		name := r.plan.name(s.New)
 		r.mu.Lock()
 		r.labels[s.New] = label{Name: name, Code: rep.New.Code, Desk: d.idx, ExpireAt: rep.New.ExpireAt, Of: s.Label}
 		r.byCode[rep.New.Code] = s.New
@@ -420,7 +433,7 @@ func (r *run) restore(ctx context.Context, g int, s Step) (string, error) {
 		return "", fmt.Errorf("server restore: %w", err)
 	}
 	for _, d := range r.desks {
-		if err := r.srv.setToken(ctx, d.serverName, deskName(d.idx), d.token, d.revoked.Load()); err != nil {
+		if err := r.srv.setToken(ctx, d.serverName, deskName(d.idx), d.site, d.token, d.revoked.Load()); err != nil {
 			return "", fmt.Errorf("desk %s's token after the restore: %w", deskName(d.idx), err)
 		}
 	}

@@ -26,6 +26,17 @@ const (
 	CloseDay                      // a desk closes the day and expires the day's unused labels
 	Backup                        // the server is stopped, its database copied (backup Backup), and started
 	ServerRestore                 // the server is stopped, its database replaced by backup Backup, and started
+
+	// The topology of issue 33 (topology.go), each drawn only when its
+	// family is on (Config.Topology).
+	MoveDesk    // the administrator moves the desk to site Site
+	IssueMore   // the desk issues Count more labels (for tomorrow if Tomorrow) by its clock; they join the universe at New
+	DeskBackup  // the desk backs its database up (desk backup Backup)
+	DeskRestore // the desk's database is replaced by desk backup Backup ('qrdesk restore'), taken at desk From
+	LoseDB      // the desk's database file is lost; the desk is opened again ('qrdesk stats')
+	ClockDays   // the desk's clock moves by Skew and its time zone by Zone (ahead of the server's)
+	Expire      // the desk runs 'qrdesk expire' by its clock
+	StaffRemove // the desk goes offline, then the administrator removes its clerk from the staff list
 )
 
 // Step is one action of a schedule. Desk, Label, Mode, Skew, New, Outside
@@ -39,7 +50,13 @@ type Step struct {
 	Skew    time.Duration
 	New     int  // Replace: the index the replacement label gets
 	Outside bool // Undo: the desk's clock is past the undo window
-	Backup  int  // Backup, ServerRestore: which backup (numbered from 1)
+	Backup  int  // Backup, ServerRestore: which backup (numbered from 1); DeskBackup, DeskRestore: which desk backup
+	// The topology's steps.
+	Site     int           // MoveDesk: the site (topologySites)
+	From     int           // DeskRestore: the desk the backup was taken at (≠ Desk: another desk's backup)
+	Count    int           // IssueMore: how many labels
+	Tomorrow bool          // IssueMore: for the day after the desk's today
+	Zone     time.Duration // ClockDays: the desk's time zone, ahead of the server's
 }
 
 // Plan is a schedule drawn from a seed: groups of steps, the steps of a group
@@ -49,9 +66,21 @@ type Plan struct {
 	Groups [][]Step
 	per    int // labels per desk, for names
 	desks  int
-	// Replacements is how many labels Replace steps add to the universe
-	// (indexes desks×per …); a replacement the desk refused stays empty.
+	// Replacements is how many labels Replace and IssueMore steps add to
+	// the universe (indexes desks×per …); a label the desk refused to make
+	// stays empty.
 	Replacements int
+	// extraNames names the labels IssueMore steps add (N01 …; a
+	// replacement is R and its number).
+	extraNames map[int]string
+}
+
+// name is label l's short name in this plan.
+func (p Plan) name(l int) string {
+	if n, ok := p.extraNames[l]; ok {
+		return n
+	}
+	return labelName(l, p.per, p.desks)
 }
 
 // Fault classes that Config.Off can switch off (to look past a known bug).
@@ -77,7 +106,7 @@ func deskName(d int) string { return string(rune('A' + d)) }
 
 func (p Plan) stepString(s Step) string {
 	d := "desk " + deskName(s.Desk)
-	name := func(l int) string { return labelName(l, p.per, p.desks) }
+	name := p.name
 	switch s.Kind {
 	case Scan:
 		return d + " scans " + name(s.Label)
@@ -110,6 +139,9 @@ func (p Plan) stepString(s Step) string {
 		return d + " gets a new token"
 	case Skew:
 		return fmt.Sprintf("%s clock skew %+v", d, s.Skew)
+	}
+	if t := p.topologyString(s, d); t != "" {
+		return t
 	}
 	return fmt.Sprintf("step kind %d", int(s.Kind))
 }
@@ -144,6 +176,8 @@ type planner struct {
 	backups  int
 	pairs    [][2]int    // replaced label, replacement
 	first    map[int]int // label → the desk that scanned it first (most likely the one that redeemed it)
+	topo     topoPlanner // what the topology's steps drew (topology.go)
+	names    map[int]string
 }
 
 // NewPlan draws the schedule of cfg.Seed.
@@ -152,7 +186,9 @@ func NewPlan(cfg Config) Plan {
 	g := &planner{
 		cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x9e3779b97f4a7c15)),
 		off: map[string]bool{}, by: map[int]uint64{}, revoked: make([]bool, cfg.Desks), first: map[int]int{},
+		names: map[int]string{},
 	}
+	g.topo.init(cfg)
 	for _, o := range cfg.Off {
 		g.off[o] = true
 	}
@@ -174,6 +210,7 @@ func NewPlan(cfg Config) Plan {
 		g.newExtra = 0
 	}
 	p.Replacements = g.extra
+	p.extraNames = g.names
 	return p
 }
 
@@ -271,7 +308,13 @@ func (g *planner) step(gs *groupState) (Step, bool) {
 	if !g.off["undo"] {
 		kinds = append(kinds, weighted{Undo, 5})
 	}
-	if !g.off["close-day"] && !g.closed && g.group*3 >= g.cfg.Groups*2 {
+	switch {
+	case g.off["close-day"]:
+	case g.cfg.on(TopoCloses):
+		if g.topo.closes < maxCloses {
+			kinds = append(kinds, weighted{CloseDay, 2}) // several, at any time, at the desks' clocks
+		}
+	case !g.closed && g.group*3 >= g.cfg.Groups*2:
 		kinds = append(kinds, weighted{CloseDay, 2}) // once, in the last third
 	}
 	if !g.off["restore"] && !gs.restarted {
@@ -280,6 +323,7 @@ func (g *planner) step(gs *groupState) (Step, bool) {
 			kinds = append(kinds, weighted{ServerRestore, 3})
 		}
 	}
+	kinds = append(kinds, g.topoKinds(gs)...) // last, so with the topology off the draws are those of before
 	total := 0
 	for _, k := range kinds {
 		total += k.w
@@ -352,6 +396,8 @@ func (g *planner) step(gs *groupState) (Step, bool) {
 		s.New = g.universe() + g.newExtra
 		g.newExtra++
 		g.pairs = append(g.pairs, [2]int{s.Label, s.New})
+		g.topo.replaced++
+		g.names[s.New] = fmt.Sprintf("R%02d", g.topo.replaced)
 	case Undo:
 		// Mostly the latest label this desk scanned first (likely its own
 		// redemption), else any it scanned.
@@ -377,6 +423,11 @@ func (g *planner) step(gs *groupState) (Step, bool) {
 		s.Outside = g.rng.IntN(3) == 0
 	case CloseDay:
 		g.closed = true
+		g.topo.closes++
+	case MoveDesk, IssueMore, DeskBackup, DeskRestore, LoseDB, ClockDays, Expire, StaffRemove:
+		if !g.topoStep(&s) {
+			return Step{}, false
+		}
 	case Revoke:
 		g.revoked[d], gs.token[d] = true, true
 		return s, true // the desk's own step in this group, if any, runs alongside
