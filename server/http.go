@@ -61,6 +61,11 @@ type API struct {
 	ackMu sync.Mutex
 	acks  map[int64]central.FeedAck // station id → how far it read the feed, not yet stored
 
+	// AccessLog says which requests the access log writes (accesslog.go);
+	// "": AccessLogSampled.
+	AccessLog AccessLog
+	sampler   accessSampler
+
 	probe writeProbe // the readiness check's last write (ready.go)
 	ready readiness  // what the readiness check last logged (ready.go)
 
@@ -128,8 +133,17 @@ func (a *API) accessLog(next http.Handler) http.Handler {
 		if sw.writeFailed {
 			a.Metrics.writeFailed(r.Pattern)
 		}
-		a.Log.Info("request", "method", r.Method, "path", r.URL.Path, "status", sw.status,
-			"duration_ms", float64(time.Since(start).Microseconds())/1000, "remote", r.RemoteAddr)
+		ok, skipped := a.sampler.admit(a.AccessLog, r.Pattern, sw.status, time.Now())
+		if !ok {
+			a.Metrics.accessLineSkipped(r.Pattern)
+			return
+		}
+		attrs := []any{"method", r.Method, "path", r.URL.Path, "status", sw.status,
+			"duration_ms", float64(time.Since(start).Microseconds()) / 1000, "remote", r.RemoteAddr}
+		if skipped > 0 {
+			attrs = append(attrs, "skipped", skipped)
+		}
+		a.Log.Info("request", attrs...)
 	})
 }
 

@@ -36,6 +36,7 @@ type Metrics struct {
 	latency     *prometheus.HistogramVec
 	redemptions *prometheus.CounterVec
 	writeFails  *prometheus.CounterVec
+	accessSkips *prometheus.CounterVec
 
 	seenMu sync.Mutex
 	seen   map[int64]int64 // station id → Unix time of its last request to this process
@@ -70,10 +71,14 @@ func NewMetrics(src MetricsSource, now func() time.Time) *Metrics {
 			Name: "qrdesk_db_write_failures_total",
 			Help: "Requests the server answered 503 because its database refused a write (read-only, disk full, no right to write), by route.",
 		}, []string{"route"}),
+		accessSkips: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "qrdesk_access_log_skipped_total",
+			Help: "Requests answered well that the sampled access log left out (--access-log sampled writes every error and one line a second per route), by route.",
+		}, []string{"route"}),
 		seen:   map[int64]int64{},
 		outbox: map[int64]int{},
 	}
-	m.reg.MustRegister(m.requests, m.latency, m.redemptions, m.writeFails,
+	m.reg.MustRegister(m.requests, m.latency, m.redemptions, m.writeFails, m.accessSkips,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		&stateCollector{src: src, now: now, m: m},
@@ -123,6 +128,17 @@ func (m *Metrics) writeFailed(pattern string) {
 		return
 	}
 	m.writeFails.WithLabelValues(pattern).Inc()
+}
+
+// accessLineSkipped counts a request the sampled access log left out.
+func (m *Metrics) accessLineSkipped(pattern string) {
+	if m == nil {
+		return
+	}
+	if pattern == "" {
+		pattern = "unmatched"
+	}
+	m.accessSkips.WithLabelValues(pattern).Inc()
 }
 
 // sawDesk records that a station made an authenticated request.

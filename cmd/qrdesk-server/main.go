@@ -70,6 +70,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 	cert := fs.String("tls-cert", "", "TLS certificate (PEM); with --tls-key serves HTTPS")
 	key := fs.String("tls-key", "", "TLS private key (PEM)")
 	metricsListen := fs.String("metrics-listen", "", "serve /metrics on this address instead of --listen's")
+	accessLog := fs.String("access-log", envOr("QRDESK_SERVER_ACCESS_LOG", string(server.AccessLogSampled)), "serve: which requests the log writes: sampled (every error, one line a second per route of the rest), all, or errors")
 	replicaURL := fs.String("replica-url", os.Getenv("QRDESK_SERVER_REPLICA_URL"), "serve: read the desks' feed and snapshots from this streaming read replica of the PostgreSQL --db (postgres://…)")
 	replicaMaxLag := fs.Duration("replica-max-lag", serverdb.DefaultReplicaMaxLag, "serve: read the feed from the primary while the replica lacks changes older than this")
 	date := fs.String("date", "", "report: the day YYYY-MM-DD (default today)")
@@ -125,6 +126,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
 	switch cmd {
 	case "serve":
+		var mode server.AccessLog
+		if mode, err = server.ParseAccessLog(*accessLog); err != nil {
+			err = usageErr(err.Error())
+			break
+		}
 		var serving *serverdb.Serving
 		if serving, err = st.MarkServing(ctx); err != nil {
 			break
@@ -135,7 +141,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 			if replica != nil {
 				defer replica.Close()
 			}
-			err = serve(ctx, st, replica, log, now, *listen, *cert, *key, *metricsListen)
+			err = serve(ctx, st, replica, log, now, *listen, *cert, *key, *metricsListen, mode)
 		}
 	case "station":
 		err = station(ctx, st, now, pos, *letter, *siteName, stdout)
@@ -202,10 +208,10 @@ func envOr(k, def string) string {
 }
 
 // serve runs the API until ctx ends, then drains requests in flight.
-func serve(ctx context.Context, st dashboardDB, replica *serverdb.Replica, log *slog.Logger, now func() time.Time, listen, cert, key, metricsListen string) error {
+func serve(ctx context.Context, st dashboardDB, replica *serverdb.Replica, log *slog.Logger, now func() time.Time, listen, cert, key, metricsListen string, accessLog server.AccessLog) error {
 	metrics := server.NewMetrics(st, now)
 	metrics.Separate = metricsListen != ""
-	api := &server.API{Store: st, Log: log, Now: now, Metrics: metrics}
+	api := &server.API{Store: st, Log: log, Now: now, Metrics: metrics, AccessLog: accessLog}
 	if replica != nil {
 		api.Feed = replica
 		metrics.WatchReplica(replica)
