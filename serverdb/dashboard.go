@@ -220,11 +220,14 @@ const recordOutcome = `CASE
 		WHEN e.outcome = 'conflict' AND EXISTS (SELECT 1 FROM conflicts k WHERE k.first_event = e.event_id) THEN 'redeemed'
 		ELSE e.outcome END`
 
-// conflictColumns are a conflict's columns (conflicts k) and its label's
-// site's name (conflictSite).
+// conflictColumns are a conflict's columns (conflicts k), its label's
+// site's name (conflictSite) and the names of its two desks' sites (as
+// they are now): a conflict belongs to each (ConflictRecord.Sites).
 const (
-	conflictColumns = `k.id, k.code, k.first_event, k.first_station, k.first_operator, k.first_at, k.second_event, k.second_station, k.second_operator, k.second_at, k.flag, k.second_code, COALESCE(s.name, '')`
-	conflictSite    = `conflicts k LEFT JOIN codes c ON c.code = k.code LEFT JOIN sites s ON s.id = c.site`
+	conflictColumns = `k.id, k.code, k.first_event, k.first_station, k.first_operator, k.first_at, k.second_event, k.second_station, k.second_operator, k.second_at, k.flag, k.second_code, COALESCE(s.name, ''),
+		COALESCE((SELECT ds.name FROM stations t JOIN sites ds ON ds.id = t.site WHERE t.name = k.first_station), ''),
+		COALESCE((SELECT ds.name FROM stations t JOIN sites ds ON ds.id = t.site WHERE t.name = k.second_station), '')`
+	conflictSite = `conflicts k LEFT JOIN codes c ON c.code = k.code LEFT JOIN sites s ON s.id = c.site`
 )
 
 // ConflictRecords lists the conflicts whose first redemption is in
@@ -247,8 +250,14 @@ func scanConflictRecords(rows *sql.Rows) ([]central.ConflictRecord, error) {
 	out := []central.ConflictRecord{}
 	for rows.Next() {
 		var k central.ConflictRecord
-		if err := rows.Scan(&k.ID, &k.Code, &k.FirstEvent, &k.FirstStation, &k.FirstOperator, &k.FirstAt, &k.SecondEvent, &k.SecondStation, &k.SecondOperator, &k.SecondAt, &k.Flag, &k.SecondCode, &k.Site); err != nil {
+		var first, second string
+		if err := rows.Scan(&k.ID, &k.Code, &k.FirstEvent, &k.FirstStation, &k.FirstOperator, &k.FirstAt, &k.SecondEvent, &k.SecondStation, &k.SecondOperator, &k.SecondAt, &k.Flag, &k.SecondCode, &k.Site, &first, &second); err != nil {
 			return nil, err
+		}
+		for _, site := range []string{k.Site, first, second} {
+			if site != "" && !slices.Contains(k.Sites, site) {
+				k.Sites = append(k.Sites, site)
+			}
 		}
 		out = append(out, k)
 	}
