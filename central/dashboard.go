@@ -154,6 +154,20 @@ type ConflictRecord struct {
 	Resolutions []Resolution
 	// Site is the name of the site of the conflict's label.
 	Site string
+	// Sites are the sites the conflict belongs to: its label's and the
+	// sites of the two desks that took part (as they are now), by name.
+	// Reports and pages by site list the conflict in each.
+	Sites []string
+}
+
+// In reports whether the conflict belongs to the site of this name.
+func (c ConflictRecord) In(site string) bool {
+	for _, s := range c.Sites {
+		if strings.EqualFold(s, site) {
+			return true
+		}
+	}
+	return strings.EqualFold(c.Site, site)
 }
 
 // Resolved reports whether an administrator marked the conflict resolved.

@@ -441,7 +441,46 @@ func (c *DB) addChanges(ctx context.Context, tx *etx, changes ...change) error {
 		q.WriteString("(?, ?, ?, ?, ?, COALESCE((SELECT site FROM codes WHERE code = ?), 0))")
 		args = append(args, ch.kind, ch.code, ch.station, ch.data, changeTag(), ch.code)
 	}
-	_, err := tx.exec(ctx, q.String(), args...)
+	if _, err := tx.exec(ctx, q.String(), args...); err != nil {
+		return err
+	}
+	return addHolderChanges(ctx, tx, changes)
+}
+
+// holderSites selects (one column, site) the sites other than the label's
+// whose desks hold a copy of the label: the current site of every station
+// with an event on it (a desk of another site redeemed it, was refused
+// it, undid it). A desk's copy of a label follows every change of it,
+// whatever site the label is (design.md, "Sites").
+const holderSites = `SELECT t.site FROM stations t WHERE t.name IN (SELECT e.station FROM events e WHERE e.code = ?)`
+
+// addHolderChanges writes each change of a label again for every other
+// site holding a copy (holderSites) and, for a conflict, the sites of its
+// two desks (the second use may be of another label of the entitlement),
+// at positions of their own.
+func addHolderChanges(ctx context.Context, tx *etx, changes []change) error {
+	var q strings.Builder
+	var args []any
+	for _, ch := range changes {
+		if ch.code == "" {
+			continue
+		}
+		if q.Len() > 0 {
+			q.WriteString(" UNION ALL ")
+		}
+		q.WriteString(`SELECT CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), h.site FROM (
+			` + holderSites + ` UNION SELECT t.site FROM stations t WHERE t.name IN (?, ?)) h
+			WHERE h.site <> COALESCE((SELECT site FROM codes WHERE code = ?), 0)`)
+		var k central.Conflict
+		if ch.kind == protocol.KindConflict {
+			json.Unmarshal([]byte(ch.data), &k)
+		}
+		args = append(args, ch.kind, ch.code, ch.station, ch.data, changeTag(), ch.code, k.FirstStation, k.SecondStation, ch.code)
+	}
+	if q.Len() == 0 {
+		return nil
+	}
+	_, err := tx.exec(ctx, `INSERT INTO changes (kind, code, station, data, tag, site) `+q.String(), args...)
 	return err
 }
 

@@ -181,7 +181,21 @@ func (c *DB) Snapshot(ctx context.Context, site, afterID, position int64, limit 
 	if len(snap.Codes) == limit {
 		snap.NextID = last
 	}
-	snap.Conflicts, err = c.conflictsOf(ctx, site, afterID, last)
+	if snap.Conflicts, err = c.conflictsOf(ctx, site, afterID, last); err != nil || site == 0 || afterID != 0 {
+		return snap, err
+	}
+	// The first page of a site's snapshot also brings the conflicts over
+	// other sites' labels that one of the site's desks took part in (a
+	// conflict belongs to every site whose desk took part): a desk moved
+	// here keeps listing its own.
+	rows, err = c.e.query(ctx, `SELECT k.code, k.first_event, k.first_station, k.first_operator, k.first_at, k.second_event, k.second_station, k.second_operator, k.second_at, k.flag, k.second_code
+		FROM conflicts k JOIN codes c ON c.code = k.code
+		WHERE c.site <> ? AND (k.first_station IN (SELECT name FROM stations WHERE site = ?) OR k.second_station IN (SELECT name FROM stations WHERE site = ?)) ORDER BY k.id`, site, site, site)
+	if err != nil {
+		return snap, err
+	}
+	theirs, err := scanConflicts(rows)
+	snap.Conflicts = append(snap.Conflicts, theirs...)
 	return snap, err
 }
 

@@ -64,11 +64,13 @@ func (c *DB) SiteDayActivity(ctx context.Context, from, to int64, sites []int64)
 		return central.DayActivity{}, err
 	}
 	// The OR finds an offline redemption uploaded on a later day by its
-	// desk time; each side uses an index.
-	rows, err = c.e.query(ctx, `SELECT station, outcome, eff / `+quarter+`, count(*) FROM (
-			SELECT station, outcome, decided_at AS eff FROM events
+	// desk time; each side uses an index. A redemption is counted as the
+	// conflict says (recordOutcome): the redemption of record is the one
+	// it names first, whichever desk synced first.
+	rows, err = c.e.query(ctx, `SELECT station, `+recordOutcome+`, eff / `+quarter+`, count(*) FROM (
+			SELECT event_id, station, outcome, decided_at AS eff FROM events
 			WHERE kind = 'redeem' AND ((received_at >= ? AND received_at < ?) OR (at >= ? AND at < ?))) e
-		WHERE eff >= ? AND eff < ? GROUP BY station, outcome, eff / `+quarter, from, to, from, to, from, to)
+		WHERE eff >= ? AND eff < ? GROUP BY 1, 2, 3`, from, to, from, to, from, to)
 	if err != nil {
 		return central.DayActivity{}, err
 	}
@@ -206,11 +208,26 @@ func (c *DB) Desks(ctx context.Context) ([]central.DeskState, int64, error) {
 	return out, head, err
 }
 
-// conflictColumns are a conflict's columns (conflicts k) and its label's
-// site's name (conflictSite).
+// recordOutcome is the outcome of a redeem event e (event_id, outcome) as
+// the dashboard counts it, by the one rule of the redemption of record:
+// the one a conflict names first (central.RecordTakesOver). An event
+// answered "redeemed" that a later upload displaced (the conflict names it
+// second) counts as the double use; an event answered "conflict" that
+// took the record over (the conflict names it first) as the redemption.
+// Conflicts, Code lookup (codes.used_event) and the CSV say the same.
+const recordOutcome = `CASE
+		WHEN e.outcome = 'redeemed' AND EXISTS (SELECT 1 FROM conflicts k WHERE k.second_event = e.event_id) THEN 'conflict'
+		WHEN e.outcome = 'conflict' AND EXISTS (SELECT 1 FROM conflicts k WHERE k.first_event = e.event_id) THEN 'redeemed'
+		ELSE e.outcome END`
+
+// conflictColumns are a conflict's columns (conflicts k), its label's
+// site's name (conflictSite) and the names of its two desks' sites (as
+// they are now): a conflict belongs to each (ConflictRecord.Sites).
 const (
-	conflictColumns = `k.id, k.code, k.first_event, k.first_station, k.first_operator, k.first_at, k.second_event, k.second_station, k.second_operator, k.second_at, k.flag, k.second_code, COALESCE(s.name, '')`
-	conflictSite    = `conflicts k LEFT JOIN codes c ON c.code = k.code LEFT JOIN sites s ON s.id = c.site`
+	conflictColumns = `k.id, k.code, k.first_event, k.first_station, k.first_operator, k.first_at, k.second_event, k.second_station, k.second_operator, k.second_at, k.flag, k.second_code, COALESCE(s.name, ''),
+		COALESCE((SELECT ds.name FROM stations t JOIN sites ds ON ds.id = t.site WHERE t.name = k.first_station), ''),
+		COALESCE((SELECT ds.name FROM stations t JOIN sites ds ON ds.id = t.site WHERE t.name = k.second_station), '')`
+	conflictSite = `conflicts k LEFT JOIN codes c ON c.code = k.code LEFT JOIN sites s ON s.id = c.site`
 )
 
 // ConflictRecords lists the conflicts whose first redemption is in
@@ -233,8 +250,14 @@ func scanConflictRecords(rows *sql.Rows) ([]central.ConflictRecord, error) {
 	out := []central.ConflictRecord{}
 	for rows.Next() {
 		var k central.ConflictRecord
-		if err := rows.Scan(&k.ID, &k.Code, &k.FirstEvent, &k.FirstStation, &k.FirstOperator, &k.FirstAt, &k.SecondEvent, &k.SecondStation, &k.SecondOperator, &k.SecondAt, &k.Flag, &k.SecondCode, &k.Site); err != nil {
+		var first, second string
+		if err := rows.Scan(&k.ID, &k.Code, &k.FirstEvent, &k.FirstStation, &k.FirstOperator, &k.FirstAt, &k.SecondEvent, &k.SecondStation, &k.SecondOperator, &k.SecondAt, &k.Flag, &k.SecondCode, &k.Site, &first, &second); err != nil {
 			return nil, err
+		}
+		for _, site := range []string{k.Site, first, second} {
+			if site != "" && !slices.Contains(k.Sites, site) {
+				k.Sites = append(k.Sites, site)
+			}
 		}
 		out = append(out, k)
 	}

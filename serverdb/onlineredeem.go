@@ -19,6 +19,9 @@ import (
 // The station's write number (restore detection) is given in the same
 // statement too, and kept on the event row.
 //
+// The feed entry goes to the label's site and to every other site holding
+// a copy (holderSites), as addChanges writes it.
+//
 // The station is checked in the same statement: the server may have taken
 // it from a short-lived cache of token lookups, and a revoked station
 // changes nothing (ErrRevoked).
@@ -44,7 +47,8 @@ func (c *DB) redeemOnlineOneStatement(ctx context.Context, st central.Station, e
 			RETURNING code, site),
 		fed AS (
 			INSERT INTO changes (kind, code, station, data, tag, site)
-			SELECT 'redeem', code, CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), site FROM used),
+			SELECT 'redeem', u.code, CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), h.site FROM used u,
+				LATERAL (SELECT u.site AS site UNION SELECT t.site FROM stations t WHERE t.name IN (SELECT e.station FROM events e WHERE e.code = u.code)) h),
 		numbered AS (
 			UPDATE stations SET writes = writes + 1 WHERE id = ? AND EXISTS (SELECT 1 FROM used)
 			RETURNING writes),

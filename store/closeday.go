@@ -80,7 +80,7 @@ func dayFigures(ctx context.Context, q querier, day, station string, from, to in
 		(SELECT count(*) FROM audit WHERE action IN ('disable', 'replace') AND at >= ?1 AND at < ?2),
 		(SELECT count(*) FROM codes WHERE label_date = ?3 AND status = 'expired'),
 		(SELECT count(*) FROM undos WHERE refused = '' AND at >= ?1 AND at < ?2 AND station = ?4),
-		(SELECT count(*) FROM outbox o WHERE o.kind = 'redeem' AND o.at >= ?1 AND o.at < ?2 AND `+outboxConflict+`)`, from, to, day, station).
+		(SELECT count(*) FROM outbox o WHERE o.kind = 'redeem' AND o.at >= ?1 AND o.at < ?2 AND `+ownDoubleUse+`)`, from, to, day, station).
 		Scan(&f.Issued, &f.Printed, &f.Scans, &f.Redeemed, &f.Unused, &f.PrintJobs, &f.Reprints, &f.Disabled, &f.Expired, &f.Undone, &f.Conflicts)
 	if err != nil {
 		return app.DayFigures{}, err

@@ -24,7 +24,7 @@ import (
 // server counts the one it decided first as redeemed even when the other,
 // earlier by the desk's clock, is the redemption of record standing here.
 const ownRedemption = `r.own = 1 AND NOT EXISTS (SELECT 1 FROM outbox o
-		WHERE o.event_id = r.trace_id AND o.kind = 'redeem' AND ` + outboxConflict + `)
+		WHERE o.event_id = r.trace_id AND o.kind = 'redeem' AND ` + ownDoubleUse + `)
 	AND (r.undone_at = 0 OR (EXISTS (SELECT 1 FROM outbox o WHERE o.event_id = r.trace_id AND o.kind = 'redeem' AND ` + outboxRedeemed + `)
 		AND NOT EXISTS (SELECT 1 FROM undos u WHERE u.undoes = r.trace_id AND u.refused = '')))`
 
@@ -36,6 +36,17 @@ const ownEvent = `EXISTS (SELECT 1 FROM outbox WHERE outbox.event_id = ? AND out
 // outboxConflict is the condition on an outbox row o that the server
 // answered it as a double use (its stored answer's outcome).
 const outboxConflict = `(CASE WHEN json_valid(o.result) THEN json_extract(o.result, '$.outcome') END) = 'conflict'`
+
+// ownDoubleUse is the condition on this desk's outbox row o (a redeem)
+// that it is the double use of a conflict, not the redemption of record:
+// the conflict names it second, or the server answered it as a double
+// use and no conflict names it first. The redemption of record is the one
+// the server's conflict names first (central.RecordTakesOver: an earlier
+// use by a trusted clock takes the record over from the one uploaded
+// first), so a desk counts what the server's dashboard counts, whichever
+// desk synced first.
+const ownDoubleUse = `(EXISTS (SELECT 1 FROM conflicts k WHERE k.second_event = o.event_id)
+	OR (` + outboxConflict + ` AND NOT EXISTS (SELECT 1 FROM conflicts k WHERE k.first_event = o.event_id)))`
 
 // outboxRedeemed is the condition on an outbox row o that the server
 // answered it as a redemption.

@@ -398,6 +398,13 @@ func (d *DB) MirrorRemote(ctx context.Context, c app.Code, a app.Attempt, r app.
 		v.Status = app.StatusUsed
 		if v.Outcome == app.OutcomeRedeemed {
 			v.Affected = 1
+			// The feed's copy of this redemption may have landed first
+			// (the desk follows the feed): the redemption is this desk's by
+			// its event id, whichever copy came first.
+			if _, err := tx.ExecContext(ctx, `UPDATE redemptions SET own = 1 WHERE code_id = ? AND trace_id IN (?, ?) AND own = 0`,
+				codeID.Int64, r.EventID, a.TraceID); err != nil {
+				return app.Verdict{}, d.wrap(err, "cannot record the scan")
+			}
 			// What this desk sent, as it sent it (its event id and its own
 			// time), in the outbox as sent: a server restored from a backup
 			// that lost it is sent it again as this desk's fact, in its

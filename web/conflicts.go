@@ -55,9 +55,10 @@ func (d *Dashboard) showConflicts(w http.ResponseWriter, r *http.Request, s sess
 		d.fail(w, r, err)
 		return
 	}
-	// The conflicts of the labels of the sites the page shows (wherever
-	// they were redeemed), and their late redemptions.
-	list = slices.DeleteFunc(list, func(k central.ConflictRecord) bool { return !sites.Shows(k.Site) })
+	// The conflicts of the sites the page shows: over their labels
+	// (wherever they were redeemed) or with one of their desks taking
+	// part; and the late redemptions of their labels.
+	list = slices.DeleteFunc(list, func(k central.ConflictRecord) bool { return !slices.ContainsFunc(k.Sites, sites.Shows) })
 	late = slices.DeleteFunc(late, func(k central.LateRedemption) bool { return !sites.Shows(k.Site) })
 	data.Nav, data.Conflicts, data.Late = newDayNav(day, d.Now()), list, late
 	for _, k := range list {

@@ -455,8 +455,9 @@ type reportedConflict struct {
 // report prints the conflicts whose first redemption was on one local day
 // (a day is 23 or 25 hours long when the clocks change), and the events
 // whose desk time the server did not take at its word. With a site, only
-// that site's: the conflicts over its labels and the flagged events of its
-// desks (the dashboard's Conflicts page by site counts the same).
+// that site's: the conflicts over its labels or with one of its desks
+// taking part, and the flagged events of its desks (the dashboard's
+// Conflicts page by site counts the same).
 func report(ctx context.Context, st reportStore, now func() time.Time, date, site string, out io.Writer) error {
 	today := now()
 	from, err := app.ParseDate(date, today)
@@ -474,7 +475,7 @@ func report(ctx context.Context, st reportStore, now func() time.Time, date, sit
 	}
 	list := []reportedConflict{}
 	for _, k := range records {
-		if site == "" || k.Site == site {
+		if site == "" || k.In(site) {
 			list = append(list, reportedConflict{k.Conflict, k.Site})
 		}
 	}

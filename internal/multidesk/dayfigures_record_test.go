@@ -1,0 +1,136 @@
+package multidesk_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"qrdesk/app"
+	"qrdesk/central"
+	"qrdesk/internal/centraltest"
+	"qrdesk/internal/testpg"
+)
+
+// feedFirst is a desk's link to the server on which the feed's copy of
+// each online redemption lands before the server's answer: the desk's
+// follower applies the feed between the server deciding and the desk
+// recording the answer.
+type feedFirst struct {
+	app.Remote
+	desk *centraltest.Desk
+}
+
+func (f feedFirst) Redeem(ctx context.Context, ring string, ev app.RemoteEvent) (app.RemoteResult, error) {
+	r, err := f.Remote.Redeem(ctx, ring, ev)
+	if err != nil {
+		return r, err
+	}
+	st, err := f.desk.DB.SyncState(ctx)
+	if err != nil {
+		return r, err
+	}
+	changes, next, err := f.Remote.Feed(ctx, ring, st.Cursor, st.Check, 0)
+	if err != nil {
+		return r, err
+	}
+	return r, f.desk.DB.ApplyChanges(ctx, changes, next)
+}
+
+// dashboardRows is the server's dashboard row of every desk on the
+// harness's day, by station.
+func dashboardRows(t *testing.T, h *centraltest.Harness) map[string]central.DeskDay {
+	t.Helper()
+	day := app.Day(h.Now)
+	dash, err := h.DB.DayActivity(context.Background(), day.Unix(), day.AddDate(0, 0, 1).Unix())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]central.DeskDay{}
+	for _, d := range dash.Desks {
+		rows[d.Station] = d
+	}
+	return rows
+}
+
+// checkOwnFigures compares a desk's own figures (stats and close-day) with
+// its dashboard row.
+func checkOwnFigures(t *testing.T, name string, d *centraltest.Desk, row central.DeskDay) {
+	t.Helper()
+	st, err := d.Svc.Stats(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := d.CloseDay(t, false).Figures
+	if st.Redeemed != row.Redeemed || f.Redeemed != row.Redeemed || f.Conflicts != row.Conflicts {
+		t.Errorf("%s: stats redeemed %d, close-day redeemed %d, conflicts %d; its dashboard row: redeemed %d, conflicts %d",
+			name, st.Redeemed, f.Redeemed, f.Conflicts, row.Redeemed, row.Conflicts)
+	}
+}
+
+// TestOwnRedemptionsWhenTheFeedComesFirst: a desk that follows the feed
+// redeems five labels online, and each time the feed's copy of its
+// redemption lands before the server's answer. Its own figures still count
+// five: a redemption is the desk's by its event id, whichever copy
+// arrives first.
+func TestOwnRedemptionsWhenTheFeedComesFirst(t *testing.T) {
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 6)
+		b.Svc.Remote = feedFirst{Remote: b.Svc.Remote, desk: b}
+		for _, code := range codes[:5] {
+			h.Now = h.Now.Add(1500 * time.Millisecond)
+			if v := b.Redeem(t, code, "bob"); v.Outcome != app.OutcomeRedeemed {
+				t.Fatalf("desk B: %+v", v)
+			}
+		}
+		b.Sync(t)
+		a.Sync(t)
+		rows := dashboardRows(t, h)
+		if rows["Desk B"].Redeemed != 5 {
+			t.Fatalf("dashboard %+v: the test's premise changed", rows)
+		}
+		checkOwnFigures(t, "Desk B", b, rows["Desk B"])
+		checkOwnFigures(t, "Desk A", a, rows["Desk A"])
+	})
+}
+
+// TestRedemptionOfRecordCountsOnce: desks A and B hand one label over
+// while offline, A a minute first; B syncs first. A's redemption is the
+// redemption of record (it came first by a trusted clock): the dashboard
+// credits it to A and counts B's as the double use, as Conflicts and Code
+// lookup name them, and each desk's own figures say the same.
+func TestRedemptionOfRecordCountsOnce(t *testing.T) {
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 2)
+		a.Offline(func() {
+			if v := a.Redeem(t, codes[0], "li"); v.Outcome != app.OutcomeRedeemed {
+				t.Fatalf("desk A offline: %+v", v)
+			}
+		})
+		h.Now = h.Now.Add(time.Minute)
+		b.Offline(func() {
+			if v := b.Redeem(t, codes[0], "bob"); v.Outcome != app.OutcomeRedeemed {
+				t.Fatalf("desk B offline: %+v", v)
+			}
+		})
+		b.Sync(t)
+		a.Sync(t)
+		b.Sync(t)
+		ctx := context.Background()
+		hist, err := h.DB.CodeHistory(ctx, codes[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hist.Code.UsedStation != "Desk A" || len(hist.Conflicts) != 1 || hist.Conflicts[0].FirstStation != "Desk A" || hist.Conflicts[0].SecondStation != "Desk B" {
+			t.Fatalf("code lookup: used at %q, conflicts %+v; want the redemption of record Desk A's, Desk B's the double use", hist.Code.UsedStation, hist.Conflicts)
+		}
+		rows := dashboardRows(t, h)
+		if rows["Desk A"].Redeemed != 1 || rows["Desk A"].Conflicts != 0 || rows["Desk B"].Redeemed != 0 || rows["Desk B"].Conflicts != 1 {
+			t.Errorf("dashboard: Desk A redeemed %d, conflicts %d; Desk B redeemed %d, conflicts %d; want A 1/0 and B 0/1 (A's is the redemption of record)",
+				rows["Desk A"].Redeemed, rows["Desk A"].Conflicts, rows["Desk B"].Redeemed, rows["Desk B"].Conflicts)
+		}
+		checkOwnFigures(t, "Desk A", a, rows["Desk A"])
+		checkOwnFigures(t, "Desk B", b, rows["Desk B"])
+	})
+}
