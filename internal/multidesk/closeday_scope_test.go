@@ -234,3 +234,38 @@ func TestReplacementKeepsTheLabelsDay(t *testing.T) {
 		}
 	})
 }
+
+// Desk Main 2 holds main's labels and is moved to site North; before its
+// next sync it closes its day with --expire-unused (its copy of main's
+// labels expires there). At the sync the server keeps main's labels
+// unused: they are not North's to close. Main 1 redeems one online, green.
+func TestCloseDayOfMovedDeskLeavesOldSitesLabels(t *testing.T) {
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		h, m1, m2, codes := centraltest.TwoDesks(t, dbPath, 2)
+		if err := h.DB.AddSite(context.Background(), "North", 1); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.DB.SetStationSite(context.Background(), "Desk B", "North"); err != nil {
+			t.Fatal(err)
+		}
+		h.Now = h.Now.Add(time.Minute)
+		if dc := m2.CloseDay(t, true); dc.ExpiredNow != 2 {
+			t.Fatalf("close-day at the moved desk expired %d of main's labels there, want 2", dc.ExpiredNow)
+		}
+		m2.Sync(t)
+		m1.Sync(t)
+		for _, code := range codes {
+			if got := serverStatus(t, h, code); got != "unused" {
+				t.Errorf("server: main's label %s is %s after the moved desk's close, want unused", code, got)
+			}
+			if got := m1.Status(t, code); got != app.StatusUnused {
+				t.Errorf("Desk A: %s is %s, want unused", code, got)
+			}
+		}
+		h.Now = h.Now.Add(time.Minute)
+		if v := m1.Redeem(t, codes[0], "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Errorf("Desk A redeeming %s online after the moved desk's close: %+v, want redeemed", codes[0], v)
+		}
+	})
+}
