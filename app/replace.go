@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"strings"
+	"time"
 )
 
 // Replacing a label: a torn or unreadable label is replaced without two
@@ -17,6 +18,11 @@ type ReplaceRequest struct {
 	Reason   string
 	Operator string
 }
+
+// A replacement carries the day of the label it replaces (printed in it,
+// or the desk's record of it; today when neither tells): a label issued
+// for tomorrow is replaced by one for tomorrow, which today's close leaves
+// alone.
 
 // Replacement is an old label and the new one that replaces it.
 type Replacement struct {
@@ -61,7 +67,7 @@ func (s *Service) Replace(ctx context.Context, req ReplaceRequest) (Replacement,
 		return Replacement{}, err
 	}
 	now := s.Now()
-	day := Day(now)
+	day := s.replacedDay(ctx, old, now)
 	spec := BatchSpec{Count: 1, LabelDate: day.Format("2006-01-02"), Prefix: set.Prefix, Serial: set.DateSerial,
 		CreatedAt: now.Unix(), Actor: Actor{Station: set.StationName, Operator: req.Operator}}
 	if set.DateSerial {
@@ -72,4 +78,19 @@ func (s *Service) Replace(ctx context.Context, req ReplaceRequest) (Replacement,
 	}
 	makeCode := s.codeMaker(set, day, "raise the serial digits in settings to replace more labels today")
 	return rs.ReplaceCode(ctx, old, reason, spec, makeCode)
+}
+
+// replacedDay is the label day of old (local midnight): the date printed
+// in it, else the one this desk holds for it, else today's.
+func (s *Service) replacedDay(ctx context.Context, old Code, now time.Time) time.Time {
+	date := old.LabelDate()
+	if date == "" {
+		if rec, err := s.Store.Lookup(ctx, old); err == nil {
+			date = rec.LabelDate
+		}
+	}
+	if d, err := time.ParseInLocation(DateLayout, date, now.Location()); err == nil && date != "" {
+		return d
+	}
+	return Day(now)
 }

@@ -1,17 +1,56 @@
 package central
 
-import "qrdesk/protocol"
+import (
+	"time"
+
+	"qrdesk/app"
+	"qrdesk/protocol"
+)
 
 // The day's expiry travels as one event per label (kind expire): the
 // server expires a label only while it is unused there, so a label used
 // meanwhile at another desk stays used, and every desk follows the server
 // through the feed.
+//
+// A close's expiry is a request, not an order: the desk that closes its
+// day knows neither the other sites nor the true day (its clock or time
+// zone may be a day ahead). The server applies it only to a label of the
+// closing desk's site whose day has begun on the server's clock
+// (CloseExpiryRefusal); any other answer is not_expired with the reason and
+// the label's status at the server, which the closing desk's copy takes.
 const (
 	// KindExpire expires one unused label of a closed day (close-day
 	// --expire-unused at a desk).
 	KindExpire = protocol.KindExpire
 	// OutcomeNotExpired answers an expire of a label that is not unused
-	// at the server (used, disabled or expired already): nothing changed,
-	// and the desk's copy follows the server through the feed.
+	// at the server (used, disabled or expired already), or that is not
+	// the closing desk's to expire (CloseExpiryRefusal): nothing changed,
+	// and the desk's copy follows the server (the answer's status, the
+	// feed).
 	OutcomeNotExpired = protocol.OutcomeNotExpired
 )
+
+// ClosedLabel is what the server holds of a label a close asks to expire.
+type ClosedLabel struct {
+	Code string
+	// Day is the label's day (YYYY-MM-DD) as printed in its code; "" for
+	// a label without a date in it (the server then cannot tell its day).
+	Day  string
+	Site string // the name of the label's site
+}
+
+// CloseExpiryRefusal is why the server does not apply a close's expiry of
+// label l sent by a desk of site closerSite at the server's time now (its
+// own clock and time zone), or "" when it applies it: a label of another
+// site is that site's to close, and a label of a day that has not begun at
+// the server is not expired by a desk whose clock or time zone is ahead.
+// A day already over may be closed (a desk closes yesterday late).
+func CloseExpiryRefusal(l ClosedLabel, closerSite string, now time.Time) string {
+	if l.Site != "" && closerSite != "" && l.Site != closerSite {
+		return "label of site " + l.Site + ": a desk of site " + closerSite + " does not expire it by closing its day; it stays as it is at the server (a desk of " + l.Site + " closes that site's day)"
+	}
+	if today := now.Format(app.DateLayout); l.Day != "" && l.Day > today {
+		return "label of " + l.Day + ", a day that has not begun at the server (the server's day is " + today + "): check this desk's clock and time zone; the label stays unused"
+	}
+	return ""
+}

@@ -130,13 +130,19 @@ func TakenOffline(n Note, l Label, at int64) Note {
 }
 
 // UndoRestores is the status an accepted undo leaves a label in, given the
-// flags of the redemption it takes back: the undo takes back the
-// redemption, not a disabling the desk had not heard of, so a label
-// redeemed offline while disabled goes back to disabled; any other goes
-// back to unused (an expired one is refused by its expiry time).
-func UndoRestores(redemption Flags) app.Status {
-	if redemption.Has(FlagWhileDisabled) {
+// flags of the redemption it takes back and whether a close had expired
+// the label at the server before that redemption reached it (closed): the
+// undo takes back the redemption, not a disabling or a close the desk had
+// not heard of, so a label redeemed offline while disabled goes back to
+// disabled, one whose day was closed (FlagAfterClose, or closed) to
+// expired; any other goes back to unused (one past its expiry time is
+// refused by that time).
+func UndoRestores(redemption Flags, closed bool) app.Status {
+	switch {
+	case redemption.Has(FlagWhileDisabled):
 		return app.StatusDisabled
+	case redemption.Has(FlagAfterClose) || closed:
+		return app.StatusExpired
 	}
 	return app.StatusUnused
 }

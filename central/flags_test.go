@@ -76,21 +76,26 @@ func TestTakenOffline(t *testing.T) {
 }
 
 // What status an undo restores: the undo takes back the redemption, not a
-// disabling the desk had not heard of.
+// disabling or a close the desk had not heard of.
 func TestUndoRestores(t *testing.T) {
 	tests := []struct {
-		flags Flags
-		want  app.Status
+		flags  Flags
+		closed bool
+		want   app.Status
 	}{
-		{0, app.StatusUnused},
-		{FlagClockAhead, app.StatusUnused},
-		{FlagAfterExpiry, app.StatusUnused},
-		{FlagWhileDisabled, app.StatusDisabled},
-		{FlagClockBehind | FlagWhileDisabled, app.StatusDisabled},
+		{0, false, app.StatusUnused},
+		{FlagClockAhead, false, app.StatusUnused},
+		{FlagAfterExpiry, false, app.StatusUnused},
+		{FlagWhileDisabled, false, app.StatusDisabled},
+		{FlagClockBehind | FlagWhileDisabled, false, app.StatusDisabled},
+		{FlagAfterClose, false, app.StatusExpired},
+		{FlagClockAhead | FlagAfterClose, false, app.StatusExpired},
+		{0, true, app.StatusExpired},
+		{FlagWhileDisabled, true, app.StatusDisabled},
 	}
 	for _, tt := range tests {
-		if got := UndoRestores(tt.flags); got != tt.want {
-			t.Errorf("UndoRestores(%d) = %s, want %s", tt.flags, got, tt.want)
+		if got := UndoRestores(tt.flags, tt.closed); got != tt.want {
+			t.Errorf("UndoRestores(%d, %v) = %s, want %s", tt.flags, tt.closed, got, tt.want)
 		}
 	}
 }

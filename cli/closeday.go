@@ -66,7 +66,7 @@ func runCloseDay(ctx context.Context, env *Env, args []string) error {
 		at := func(unix int64) string { return time.Unix(unix, 0).In(loc).Format("2006-01-02 15:04") }
 		fmt.Fprintf(w, "day %s closed at %s by %s (%s)\n", dc.Figures.Date, at(dc.ClosedAt), dc.Operator, dc.Station)
 		if *expire {
-			fmt.Fprintf(w, "expired now: %d unused labels of the day (every desk is told at the next sync)\n", dc.ExpiredNow)
+			fmt.Fprintf(w, "expired now: %d unused labels of the day here (at the next sync the server expires those of this site whose day has begun there, and every desk follows)\n", dc.ExpiredNow)
 		}
 		fmt.Fprintf(w, "this desk (%s):\n", dc.Station)
 		for _, r := range dc.Figures.Rows() {

@@ -627,7 +627,7 @@ func (c *DB) decide(ctx context.Context, tx *etx, st central.Station, ev central
 	case central.KindUndo:
 		r, err = c.undo(ctx, tx, st, ev)
 	case central.KindExpire:
-		r, err = c.expire(ctx, tx, st, ev)
+		r, err = c.expire(ctx, tx, st, ev, now)
 	case central.KindReplace:
 		r, err = c.replaceLabel(ctx, tx, st, ev, now)
 	case central.KindStaff:

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"time"
 
 	"qrdesk/app"
 	"qrdesk/central"
@@ -15,8 +16,11 @@ import (
 // expired at the server meanwhile stays as it is (not_expired); the desk
 // that closed the day learns the server's state from the feed, which
 // carries the other desk's change. An accepted expiry goes to every desk
-// through the feed with the label's resulting status.
-func (c *DB) expire(ctx context.Context, tx *etx, st central.Station, ev central.Event) (central.Result, error) {
+// through the feed with the label's resulting status. A close's expiry is
+// a request: a label of another site, or of a day not begun on the
+// server's clock (now), is not expired (central.CloseExpiryRefusal) and
+// the answer carries the reason and the label's status at the server.
+func (c *DB) expire(ctx context.Context, tx *etx, st central.Station, ev central.Event, now int64) (central.Result, error) {
 	// The label under its lock (labellock.go): not_expired names the
 	// status that kept it, not one an undo of it is leaving.
 	cc, err := c.lockLabel(ctx, tx, ev.Code)
@@ -25,6 +29,13 @@ func (c *DB) expire(ctx context.Context, tx *etx, st central.Station, ev central
 	}
 	if err != nil {
 		return central.Result{}, err
+	}
+	label := central.ClosedLabel{Code: ev.Code}
+	if err := tx.queryRow(ctx, `SELECT c.label_date, s.name FROM codes c JOIN sites s ON s.id = c.site WHERE c.code = ?`, ev.Code).Scan(&label.Day, &label.Site); err != nil {
+		return central.Result{}, err
+	}
+	if why := central.CloseExpiryRefusal(label, st.Site, time.Unix(now, 0)); why != "" {
+		return notExpired(cc, why), nil
 	}
 	res, err := tx.exec(ctx, `UPDATE codes SET status = 'expired' WHERE code = ? AND status = 'unused'`, ev.Code)
 	if err != nil {
@@ -42,12 +53,21 @@ func (c *DB) expire(ctx context.Context, tx *etx, st central.Station, ev central
 			return r, err
 		}
 	}
-	r := central.Result{Outcome: central.OutcomeNotExpired, Reason: "the label is " + cc.status + " at the server", Status: cc.status}
+	reason := "the label is " + cc.status + " at the server"
+	if cc.status == string(app.StatusUsed) {
+		reason += " (" + cc.usedStation + ", " + app.FormatTime(cc.usedAt) + ")"
+	}
+	return notExpired(cc, reason), nil
+}
+
+// notExpired answers an expiry the server did not make, with the label's
+// status (and its redemption of record, when used) for the desk's copy.
+func notExpired(cc centralCode, reason string) central.Result {
+	r := central.Result{Outcome: central.OutcomeNotExpired, Reason: reason, Status: cc.status}
 	if cc.status == string(app.StatusUsed) {
 		r.UsedAt, r.UsedStation, r.UsedOperator = cc.usedAt, cc.usedStation, cc.usedOperator
-		r.Reason += " (" + cc.usedStation + ", " + app.FormatTime(cc.usedAt) + ")"
 	}
-	return r, nil
+	return r
 }
 
 // expiredReason explains an online refusal of an expired label: by its

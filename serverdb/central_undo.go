@@ -12,7 +12,7 @@ import (
 
 // undo applies a desk's undo of its redemption with one guarded UPDATE: the
 // label goes back (to the status central.UndoRestores gives for the
-// redemption's flags) only while the redemption of record is the one the
+// redemption's flags and the close of its day) only while the redemption of record is the one the
 // undo names, made at the desk that sends it, and no other desk redeemed
 // the label too (a conflict: two parcels went out, and which redemption to
 // take back is not one desk's call). Otherwise it is refused, with the
@@ -33,11 +33,16 @@ func (c *DB) undo(ctx context.Context, tx *etx, st central.Station, ev central.E
 	// The flags of the redemption it would take back (no row: none, and
 	// the guarded UPDATE changes nothing). An event row's flags never
 	// change once it is the redemption of record.
+	// Closed: a close's expiry of this label was accepted before the
+	// redemption reached the server (a redemption received first left the
+	// label used, and the close's expiry of it was not made).
 	var flags central.Flags
-	if err := tx.queryRow(ctx, `SELECT flags FROM events WHERE event_id = ? AND kind = 'redeem'`, ev.Undoes).Scan(&flags); err != nil && !errors.Is(err, sql.ErrNoRows) {
+	var closed bool
+	if err := tx.queryRow(ctx, `SELECT r.flags, EXISTS (SELECT 1 FROM events x WHERE x.code = r.code AND x.kind = ? AND x.outcome = ? AND x.received_at <= r.received_at)
+		FROM events r WHERE r.event_id = ? AND r.kind = 'redeem'`, central.KindExpire, central.OutcomeExpired, ev.Undoes).Scan(&flags, &closed); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return central.Result{}, err
 	}
-	status := central.UndoRestores(flags)
+	status := central.UndoRestores(flags, closed)
 	var disabledReason string
 	err = tx.queryRow(ctx, `UPDATE codes SET used_at = 0, used_station = '', used_operator = '', used_event = '', status = ?
 		WHERE code = ? AND status = 'used' AND used_event = ? AND used_station = ?
