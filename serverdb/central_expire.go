@@ -30,11 +30,16 @@ func (c *DB) expire(ctx context.Context, tx *etx, st central.Station, ev central
 	if err != nil {
 		return central.Result{}, err
 	}
+	// The closing desk's site as stored now, not as the request's cached
+	// station has it: a desk moved a moment ago ('qrdesk-server station
+	// site', another process) closes as a desk of its new site.
 	label := central.ClosedLabel{Code: ev.Code}
-	if err := tx.queryRow(ctx, `SELECT c.label_date, s.name FROM codes c JOIN sites s ON s.id = c.site WHERE c.code = ?`, ev.Code).Scan(&label.Day, &label.Site); err != nil {
+	var deskSite string
+	if err := tx.queryRow(ctx, `SELECT c.label_date, s.name, (SELECT ds.name FROM stations t JOIN sites ds ON ds.id = t.site WHERE t.id = ?)
+		FROM codes c JOIN sites s ON s.id = c.site WHERE c.code = ?`, st.ID, ev.Code).Scan(&label.Day, &label.Site, &deskSite); err != nil {
 		return central.Result{}, err
 	}
-	if why := central.CloseExpiryRefusal(label, st.Site, time.Unix(now, 0)); why != "" {
+	if why := central.CloseExpiryRefusal(label, deskSite, time.Unix(now, 0)); why != "" {
 		return notExpired(cc, why), nil
 	}
 	res, err := tx.exec(ctx, `UPDATE codes SET status = 'expired' WHERE code = ? AND status = 'unused'`, ev.Code)
