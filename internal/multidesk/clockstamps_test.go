@@ -106,10 +106,11 @@ func stamp(t *testing.T, d *centraltest.Desk, column, code string) int64 {
 }
 
 // TestReportAfterAClockAheadSync: desk A syncs once with its clock 3 hours
-// ahead, then its clock is fixed. It prints a job and refuses a forged
-// scan; its next report must reach the dashboard (the server kept the
-// report of the clock 3 hours ahead as the latest and dropped every
-// honest one for 3 hours: 0 print jobs, 0 forged scans).
+// ahead, then its clock is fixed. It refuses a forged scan; its next
+// report must reach the dashboard (the server kept the report of the
+// clock 3 hours ahead as the latest and dropped every honest one for 3
+// hours: 0 print jobs, 0 forged scans). An older desk, which sends its
+// clock's reading, must not lose its honest reports either.
 func TestReportAfterAClockAheadSync(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
@@ -134,6 +135,23 @@ func TestReportAfterAClockAheadSync(t *testing.T) {
 		if r := reports[0]; r.Refusals().Forged != 1 || r.At > h.Now.Unix() {
 			t.Fatalf("after the clock was fixed the dashboard has %+v at %s, want 1 forged scan, at no later than the server's %s",
 				r.Refusals(), app.FormatTime(r.At), app.FormatTime(h.Now.Unix()))
+		}
+
+		// An older desk sends its clock's time as it reads: 3 hours ahead,
+		// then, fixed, a print job. The server keeps a report at no later
+		// than it received it, so the honest one is not dropped.
+		old := h.Station(t, "Old desk", "O")
+		for i, r := range []app.DeskReport{h.Report(0, 0, 0, 0, h.Now.Add(3*time.Hour).Unix()), h.Report(0, 1, 5, 0, h.Now.Add(time.Minute).Unix())} {
+			if i == 1 {
+				h.Now = h.Now.Add(2 * time.Minute)
+			}
+			if st := h.Call(t, "POST", "/v1/status", old, h.Ring, r, nil); st != 200 {
+				t.Fatalf("report %d: %d", i, st)
+			}
+		}
+		reports, err = h.DB.DeskStatuses(ctx, app.FormatDate(h.Now))
+		if err != nil || len(reports) != 2 || reports[1].Station != "Old desk" || reports[1].PrintJobs != 1 {
+			t.Fatalf("an older desk's honest report after one 3 hours ahead: %+v %v, want its print job", reports, err)
 		}
 	})
 }
