@@ -64,6 +64,9 @@ func (s *Service) ParseDay(date string) (time.Time, error) {
 }
 
 func (s *Service) parseDay(ctx context.Context, date string) (time.Time, error) {
+	if date != "" { // a given day needs only the clock's zone: no measurement read
+		return ParseDate(date, s.Now())
+	}
 	return ParseDate(date, s.ClockNow(ctx))
 }
 
