@@ -259,3 +259,18 @@ func (s *Service) onServerClock(ctx context.Context, at int64) int64 {
 	}
 	return at + OffsetSeconds(c.OffsetMS)
 }
+
+// ClockNow is the desk's one clock for everything it stamps or judges by
+// the time of day: its own clock (Now) put on the server's by the last
+// measurement when that can be trusted (onServerClock), else its own.
+// Issue (the label's day, its expiry, its issue time), the close's day,
+// expire, replace, the report to the server and the figures' "today" read
+// it. Outbox events are the exception: they keep the desk's reading and
+// carry the offset, and the server puts them on its clock
+// (central.CorrectedTime), so an event is never corrected twice.
+func (s *Service) ClockNow(ctx context.Context) time.Time {
+	now := s.Now()
+	s.followClock(ctx, now) // a clock set since the last measurement: the offset follows it
+	at := s.onServerClock(ctx, now.Unix())
+	return now.Add(time.Duration(at-now.Unix()) * time.Second)
+}

@@ -171,7 +171,7 @@ type CloseDayRequest struct {
 // DayFigures counts a day's figures without closing it (a preview).
 func (s *Service) DayFigures(ctx context.Context, date string) (DayFigures, error) {
 	cs := s.Store
-	day, err := s.ParseDay(date)
+	day, err := s.parseDay(ctx, date)
 	if err != nil {
 		return DayFigures{}, err
 	}
@@ -192,13 +192,16 @@ func (s *Service) DayFigures(ctx context.Context, date string) (DayFigures, erro
 // CloseDay closes a local day (today by default) and records the close.
 func (s *Service) CloseDay(ctx context.Context, req CloseDayRequest) (DayClose, error) {
 	cs := s.Store
-	day, err := s.ParseDay(req.Date)
+	day, err := s.parseDay(ctx, req.Date)
 	if err != nil {
 		return DayClose{}, err
 	}
+	// Whether the day has begun, on the corrected clock; the close's time
+	// (its expire events') stays the desk's reading: events carry the
+	// offset and the server corrects them (ClockNow).
 	now := s.Now()
-	if day.After(now) {
-		return DayClose{}, Errorf(KindInvalid, "%s has not begun yet: close today (%s) or an earlier day", day.Format("2006-01-02"), now.Format("2006-01-02"))
+	if today := s.ClockNow(ctx); day.After(today) {
+		return DayClose{}, Errorf(KindInvalid, "%s has not begun yet: close today (%s) or an earlier day", day.Format("2006-01-02"), today.Format("2006-01-02"))
 	}
 	if err := CheckOperator(req.Operator); err != nil {
 		return DayClose{}, Errorf(KindInvalid, "%v", err)

@@ -120,7 +120,7 @@ const reportEvery = 5 * time.Minute
 // DeskReport counts this desk's report: st.Waiting and st.NotUnderstood,
 // and the print figures of today (as the close of the day counts them).
 func (s *Service) DeskReport(ctx context.Context, st SyncStatus) (DeskReport, error) {
-	now := s.Now()
+	now := s.ClockNow(ctx) // its day and time on the server's clock when the desk can tell
 	day := Day(now)
 	r := DeskReport{Date: FormatDate(day), EventsWaiting: st.Waiting, NotUnderstood: st.NotUnderstood, At: now.Unix()}
 	s.mu.Lock()

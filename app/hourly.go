@@ -20,7 +20,7 @@ type RedemptionTimesStore interface {
 // RedeemedByHour counts a local day's redemptions ("" for today) hour by
 // hour: 24 hours, 23 or 25 on the days the clocks change.
 func (s *Service) RedeemedByHour(ctx context.Context, date string) ([]HourCount, error) {
-	day, err := s.ParseDay(date)
+	day, err := s.parseDay(ctx, date)
 	if err != nil {
 		return nil, err
 	}

@@ -200,7 +200,7 @@ func (s *Service) SelectForPrint(ctx context.Context, sel PrintSelection) ([]Cod
 		}
 		return recs, nil, nil
 	case sel.Date != "":
-		day, err := s.ParseDay(sel.Date)
+		day, err := s.parseDay(ctx, sel.Date)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -27,7 +27,7 @@ func (s *Service) Batch(ctx context.Context, id int64) (Batch, error) {
 // BatchesOn lists the batches issued on a local day ("" for today), newest
 // first.
 func (s *Service) BatchesOn(ctx context.Context, date string) ([]Batch, error) {
-	day, err := s.ParseDay(date)
+	day, err := s.parseDay(ctx, date)
 	if err != nil {
 		return nil, err
 	}

@@ -66,7 +66,7 @@ func (s *Service) Replace(ctx context.Context, req ReplaceRequest) (Replacement,
 	if err != nil {
 		return Replacement{}, err
 	}
-	now := s.Now()
+	now := s.ClockNow(ctx) // the replacement's issue time, as Issue's
 	day := s.replacedDay(ctx, old, now)
 	spec := BatchSpec{Count: 1, LabelDate: day.Format("2006-01-02"), Prefix: set.Prefix, Serial: set.DateSerial,
 		CreatedAt: now.Unix(), Actor: Actor{Station: set.StationName, Operator: req.Operator}}

@@ -64,9 +64,16 @@ func NewService(st Store, keys Keys, log *slog.Logger) *Service {
 }
 
 // ParseDay reads YYYY-MM-DD as a local day of the service's clock; ""
-// means today (see ParseDate).
+// means today on the desk's corrected clock (ClockNow, see ParseDate).
 func (s *Service) ParseDay(date string) (time.Time, error) {
-	return ParseDate(date, s.Now())
+	return s.parseDay(context.Background(), date)
+}
+
+func (s *Service) parseDay(ctx context.Context, date string) (time.Time, error) {
+	if date != "" { // a given day needs only the clock's zone: no measurement read
+		return ParseDate(date, s.Now())
+	}
+	return ParseDate(date, s.ClockNow(ctx))
 }
 
 // IssueRequest is what the clerk asks for; zero values take the settings.
@@ -95,7 +102,12 @@ func (s *Service) Issue(ctx context.Context, req IssueRequest) (Batch, []Code, e
 	if err := s.CheckKeyFile(ctx); err != nil {
 		return Batch{}, nil, err
 	}
-	day, err := s.ParseDay(req.Date)
+	// The label's day, its expiry and its issue time on the server's
+	// clock: a desk 3 hours slow must not print 90-minute labels the
+	// server already holds as expired, nor one hours fast labels
+	// "issued" after honest desks' redemptions of them.
+	now := s.ClockNow(ctx)
+	day, err := ParseDate(req.Date, now)
 	if err != nil {
 		return Batch{}, nil, err
 	}
@@ -114,7 +126,6 @@ func (s *Service) Issue(ctx context.Context, req IssueRequest) (Batch, []Code, e
 			return Batch{}, nil, &Error{Kind: KindInvalid, Message: err.Error()}
 		}
 	}
-	now := s.Now()
 	spec := BatchSpec{
 		Count: req.Count, LabelDate: FormatDate(day), Prefix: set.Prefix,
 		Serial: set.DateSerial, Type: req.Type, Ref: req.Ref,
@@ -281,7 +292,8 @@ func (s *Service) redeemOnline(ctx context.Context, c Code, a Attempt) (Verdict,
 	// of whose entitlement this desk knows was used is refused here too:
 	// asked online, an answer that came too late would leave the server
 	// holding a redemption the desk then refused.
-	if rec, err := s.Store.Lookup(ctx, c); err == nil && (!askServer(rec, a.At) || rec.EntitlementUsed != "") {
+	if rec, err := s.Store.Lookup(ctx, c); err == nil && (!askServer(rec, a.At, a.ExpiryAt) || rec.EntitlementUsed != "" ||
+		rec.Status == StatusExpired && s.expireWaiting(ctx, c)) {
 		return Verdict{}, false, nil
 	}
 	if s.undoWaiting(ctx, c) {
@@ -319,6 +331,13 @@ func (s *Service) redeemOnline(ctx context.Context, c Code, a Attempt) (Verdict,
 	return v, true, err
 }
 
+// expireWaiting reports whether this desk's close expired c and the
+// server has not heard yet: the close holds here until it has.
+func (s *Service) expireWaiting(ctx context.Context, c Code) bool {
+	waiting, err := s.Store.ExpireWaiting(ctx, c)
+	return err != nil || waiting
+}
+
 // otherSite returns the site of a label this desk does not hold when the
 // server announced (at the last enrolment) that its station letter is
 // another site's, and whether the deployment says to refuse such a label
@@ -344,13 +363,17 @@ func (s *Service) otherSite(ctx context.Context, c Code) (site string, refuse bo
 
 // askServer reports whether an online scan of rec goes to the server: it
 // would redeem here at now, or it is refused here only because this desk's
-// clock says it expired.
-func askServer(rec CodeRecord, now int64) bool {
+// clock says it expired, or it is stored expired while its expiry is still
+// to come on the server's clock (serverNow: a 'qrdesk expire' on a clock
+// that was ahead, or a close the server may not have applied; the server
+// holds what it holds, and this desk's own close still waiting in the
+// outbox is refused before, as undoWaiting's undo).
+func askServer(rec CodeRecord, now, serverNow int64) bool {
 	switch VerdictFor(rec, now).Outcome {
 	case OutcomeValid:
 		return true
 	case OutcomeExpired:
-		return rec.Status == StatusUnused
+		return rec.Status == StatusUnused || rec.ExpireAt > serverNow
 	}
 	return false
 }
@@ -399,7 +422,7 @@ func (s *Service) Check(ctx context.Context, raw string) (Verdict, error) {
 	if err != nil {
 		return Verdict{}, err
 	}
-	return VerdictFor(rec, s.Now().Unix()), nil
+	return VerdictFor(rec, s.ClockNow(ctx).Unix()), nil
 }
 
 // VerdictFor explains a stored record: valid when it would redeem at now.
@@ -459,7 +482,7 @@ func (s *Service) Search(ctx context.Context, q SearchQuery) ([]CodeRecord, erro
 
 // Stats returns the figures of a local day ("" for today).
 func (s *Service) Stats(ctx context.Context, date string) (Stats, error) {
-	day, err := s.ParseDay(date)
+	day, err := s.parseDay(ctx, date)
 	if err != nil {
 		return Stats{}, err
 	}
@@ -478,7 +501,7 @@ func (s *Service) Stats(ctx context.Context, date string) (Stats, error) {
 // DailyFigures returns the figures of the last n local days, oldest first
 // (the Today screen's chart). A code's own history is CodeHistory.
 func (s *Service) DailyFigures(ctx context.Context, n int) ([]Stats, error) {
-	today := Day(s.Now())
+	today := Day(s.ClockNow(ctx))
 	set, err := s.Store.LoadSettings(ctx)
 	if err != nil {
 		return nil, err
@@ -506,9 +529,11 @@ func (s *Service) dayStats(ctx context.Context, day time.Time, station string) (
 	return st, nil
 }
 
-// Expire marks every code whose expiry passed.
+// Expire marks every code whose expiry passed, on the desk's corrected
+// clock (ClockNow): a desk days fast must not mark here labels the server
+// still holds valid.
 func (s *Service) Expire(ctx context.Context) (int64, error) {
-	return s.Store.ExpireDue(ctx, s.Now().Unix())
+	return s.Store.ExpireDue(ctx, s.ClockNow(ctx).Unix())
 }
 
 // UpdateSettings applies key/value changes after validating all of them.

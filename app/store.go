@@ -53,6 +53,9 @@ type CodeStore interface {
 	CodeHistory(ctx context.Context, codeID int64) ([]Event, error)
 	// ExpireDue marks unused codes whose expiry passed as expired.
 	ExpireDue(ctx context.Context, now int64) (int64, error)
+	// ExpireWaiting reports whether an expiry of c by this desk's close
+	// waits in the outbox (the server does not know of it yet).
+	ExpireWaiting(ctx context.Context, c Code) (bool, error)
 	// KeyIDCounts returns how many codes of the database each key id
 	// signed (this desk's and those mirrored from the server).
 	KeyIDCounts(ctx context.Context) (map[byte]int, error)

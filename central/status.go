@@ -60,3 +60,12 @@ func ValidateStatus(r StatusReport, now time.Time) error {
 	}
 	return nil
 }
+
+// StatusTime is the time a report is kept under, on the server's clock: the
+// desk's (put on the server's clock by the desk when it can, app.ClockNow),
+// but never after the server received it. The latest report wins by this
+// time, so one sent with a clock hours ahead must not make the server drop
+// the desk's honest reports for as long.
+func StatusTime(r StatusReport, now time.Time) int64 {
+	return min(r.At, now.Unix())
+}

@@ -17,7 +17,7 @@ func init() {
 // validDate reports whether s is a day written YYYY-MM-DD (app.ParseDate,
 // the one date parser).
 func validDate(s string) bool {
-	_, err := app.ParseDate(s, time.Now())
+	_, err := app.ParseDate(s, time.Unix(0, 0)) // the syntax only: no clock read
 	return s != "" && err == nil
 }
 

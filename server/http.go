@@ -899,6 +899,7 @@ func (a *API) status(r *http.Request, st central.Station) (any, error) {
 	if err := central.ValidateStatus(rep, now); err != nil {
 		return nil, err
 	}
+	rep.At = central.StatusTime(rep, now)
 	if err := a.Store.SetDeskStatus(r.Context(), central.DeskStatus{Station: st.Name, StatusReport: rep, ReceivedAt: now.Unix()}); err != nil {
 		return nil, err
 	}

@@ -230,6 +230,13 @@ func (d *DB) ExpireDue(ctx context.Context, now int64) (int64, error) {
 	return n, d.wrap(err, "cannot expire codes")
 }
 
+// ExpireWaiting reports whether an expire event of c waits in the outbox.
+func (d *DB) ExpireWaiting(ctx context.Context, c app.Code) (bool, error) {
+	var n int
+	err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM outbox WHERE code = ? AND kind = ? AND state = 'pending'`, c.String(), app.KindExpire).Scan(&n)
+	return n > 0, d.wrap(err, "cannot read the outbox")
+}
+
 // KeyIDCounts returns how many codes each key id signed.
 func (d *DB) KeyIDCounts(ctx context.Context) (map[byte]int, error) {
 	rows, err := d.db.QueryContext(ctx, `SELECT key_id, count(*) FROM codes GROUP BY key_id`)

@@ -43,7 +43,7 @@ func newCloseDayDialog(e *env, onDone func()) *closeDayDialog {
 // ask shows the question; Close runs the close off the UI goroutine.
 func (d *closeDayDialog) ask() {
 	body := container.NewVBox(widget.NewLabel(T("Close {{.Date}}? The figures are recorded; closing again later shows what changed.",
-		map[string]any{"Date": app.Day(d.env.now()).Format("2006-01-02")})), d.expire)
+		map[string]any{"Date": app.Day(d.env.svc.ClockNow(context.Background())).Format("2006-01-02")})), d.expire)
 	dialog.ShowCustomConfirm(T("Close the day"), T("Close the day"), T("Cancel"), body, func(ok bool) {
 		if ok {
 			d.run()

@@ -227,7 +227,7 @@ func (s *todayScreen) exportToFolder() (string, int, error) {
 	if err != nil {
 		return "", 0, fmt.Errorf("cannot make the folder for exports: %w", err)
 	}
-	path := freePath(dir, "qrdesk-"+app.FormatDate(s.env.now()), ".csv")
+	path := freePath(dir, "qrdesk-"+app.FormatDate(s.env.svc.ClockNow(context.Background())), ".csv")
 	n, err := s.export(path)
 	return path, n, err
 }
@@ -238,7 +238,8 @@ func (s *todayScreen) export(path string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	n, err := s.env.svc.ExportCodes(context.Background(), app.SearchQuery{LabelDate: app.FormatDate(s.env.now())}, f)
+	today := app.FormatDate(s.env.svc.ClockNow(context.Background())) // the day Today shows (DailyFigures)
+	n, err := s.env.svc.ExportCodes(context.Background(), app.SearchQuery{LabelDate: today}, f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
