@@ -80,6 +80,12 @@ func Restore(ctx context.Context, backupPath, dbPath string) (saved string, err 
 	if err := copyFile(backupPath, tmp); err != nil {
 		return "", app.ErrorfWrap(app.KindUnavailable, err, "cannot copy the backup next to %s", dbPath)
 	}
+	// The restored desk knows nothing of what it did after the backup
+	// until it syncs: it issues no labels before (app.Service.Issue).
+	if err := markRestored(ctx, tmp, time.Now().Unix()); err != nil {
+		os.Remove(tmp)
+		return "", app.ErrorfWrap(app.KindUnavailable, err, "cannot prepare the backup next to %s", dbPath)
+	}
 	for _, suffix := range []string{"-wal", "-shm"} {
 		os.Remove(dbPath + suffix)
 	}
