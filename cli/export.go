@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"qrdesk/app"
+	"qrdesk/store"
 )
 
 func init() {
@@ -66,7 +67,11 @@ func runBackup(ctx context.Context, env *Env, args []string) error {
 	if err := s.svc.Backup(ctx, path); err != nil {
 		return err
 	}
-	return s.output(map[string]string{"backup": path}, func(w io.Writer) {
-		fmt.Fprintf(w, "backup written to %s (keep the key file %s safe too: labels cannot be checked without it)\n", path, c.keyFile)
+	desk, err := store.DeskOf(ctx, path, true)
+	if err != nil {
+		return err
+	}
+	return s.output(map[string]any{"backup": path, "desk": desk}, func(w io.Writer) {
+		fmt.Fprintf(w, "backup of desk %s written to %s; only this desk may restore it (keep the key file %s safe too: labels cannot be checked without it)\n", desk, path, c.keyFile)
 	})
 }
