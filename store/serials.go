@@ -7,6 +7,7 @@ import (
 	"errors"
 	"strconv"
 
+	"qrdesk/app"
 	"qrdesk/protocol"
 )
 
@@ -96,3 +97,51 @@ func highestSerial(ctx context.Context, tx *sql.Tx, labelDate, prefix, stationID
 	}
 	return high, nil
 }
+
+// recoverOwnCode puts a code the feed brings that this desk issued (the
+// server names this desk's station) and did not hold (a desk restored from
+// a backup older than the batch) in a batch of this desk again, uploaded
+// already: the desk counts it as issued here, and its serials continue
+// after it. The codes of one batch at the server (one issue time, label
+// date, prefix, letter, expiry and ref) come back in one batch.
+func recoverOwnCode(ctx context.Context, tx *sql.Tx, station string, c app.Code, createdAt, expireAt int64, ref string) error {
+	var own string
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT value FROM sync_state WHERE key = 'server_station'), '')`).Scan(&own); err != nil {
+		return err
+	}
+	if station == "" || station != own || createdAt == 0 {
+		return nil
+	}
+	letter := ""
+	if c.HasSerial() {
+		letter = c.Station
+	}
+	var id int64
+	err := tx.QueryRowContext(ctx, `SELECT id FROM batches WHERE station = ? AND created_at = ? AND label_date = ? AND prefix = ? AND station_id = ? AND expire_at = ? AND ref = ? AND operator = ?`,
+		station, createdAt, c.LabelDate(), c.Prefix, letter, expireAt, ref, recoveredOperator).Scan(&id)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		res, err := tx.ExecContext(ctx, `INSERT INTO batches (label_date, count, ref, expire_at, created_at, first_serial, last_serial, prefix, station_id, station, operator, uploaded)
+			VALUES (?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)`, c.LabelDate(), ref, expireAt, createdAt, c.Serial, c.Serial, c.Prefix, letter, station, recoveredOperator)
+		if err != nil {
+			return err
+		}
+		if id, err = res.LastInsertId(); err != nil {
+			return err
+		}
+	case err != nil:
+		return err
+	default:
+		if _, err := tx.ExecContext(ctx, `UPDATE batches SET count = count + 1,
+			first_serial = CASE WHEN ? > 0 AND (first_serial = 0 OR ? < first_serial) THEN ? ELSE first_serial END,
+			last_serial = max(last_serial, ?) WHERE id = ?`, c.Serial, c.Serial, c.Serial, c.Serial, id); err != nil {
+			return err
+		}
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE codes SET batch_id = ? WHERE random = ? AND code = ?`, id, c.Random, c.String())
+	return err
+}
+
+// recoveredOperator names, in a batch recoverOwnCode made, who issued it:
+// the feed does not say.
+const recoveredOperator = "(restored from the server)"
