@@ -229,6 +229,12 @@ func OpenService(ctx context.Context, dbPath, keyFile string) (*app.Service, *st
 	return s.svc, s.db, nil
 }
 
+// backupDesk names the desk a backup file belongs to ('qrdesk backup'
+// prints it; 'qrdesk restore' compares it with this desk's).
+func backupDesk(ctx context.Context, path string) (store.DeskIdentity, error) {
+	return store.DeskOf(ctx, path, true)
+}
+
 // deskSchemaVersion is the desk database's schema version this build
 // brings ('qrdesk version'): read here, where the CLI meets the store.
 func deskSchemaVersion() int { return store.SchemaVersion() }

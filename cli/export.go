@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"qrdesk/app"
-	"qrdesk/store"
 )
 
 func init() {
@@ -67,7 +66,7 @@ func runBackup(ctx context.Context, env *Env, args []string) error {
 	if err := s.svc.Backup(ctx, path); err != nil {
 		return err
 	}
-	desk, err := store.DeskOf(ctx, path, true)
+	desk, err := backupDesk(ctx, path)
 	if err != nil {
 		return err
 	}
