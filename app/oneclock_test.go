@@ -31,6 +31,7 @@ func TestOneClock(t *testing.T) {
 		"app/keyfile.go:LoadKeys":             "a key ring's creation time for tools and tests; the desk passes its clock (LoadKeysAt)",
 		"store/sqlite.go:Open":                "the database's default clock until the desk sets its own (DB.UseClock)",
 		"store/restore.go:CheckBackup":        "the default clock of a backup opened to check it",
+		"store/restore.go:DeskOf":             "the default clock of a database opened only to read which desk it is",
 		"store/restore.go:Restore":            "the file name of the copy kept before a restore, and a checked database's default clock",
 		"cli/main.go:Env.now":                 "the command's clock when none is injected: the source of Service.Now",
 		"cli/main.go:Main":                    "the command's clock when none is injected: the source of Service.Now",

@@ -10,6 +10,7 @@ import (
 	"maps"
 	"qrdesk/protocol"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -84,8 +85,18 @@ type IssueRequest struct {
 	Ref      string
 	Expires  string // "", never, eod or a duration
 	Operator string
-	Progress func(done, total int) // optional, for large batches
+	// Supervisor, when set, lets a desk restored from a backup issue
+	// before its first sync since (ErrRestoredNotSynced): the supervisor
+	// who allows it.
+	Supervisor string
+	Progress   func(done, total int) // optional, for large batches
 }
+
+// ErrRestoredNotSynced is why a desk restored from a backup issues no
+// labels before it syncs: it knows nothing of the labels it issued after
+// the backup, which the server may hold, and new labels could repeat
+// their serials. A supervisor may override (IssueRequest.Supervisor).
+var ErrRestoredNotSynced = errors.New("restored from a backup and not synced since")
 
 // Issue creates one batch, whole or not at all.
 func (s *Service) Issue(ctx context.Context, req IssueRequest) (Batch, []Code, error) {
@@ -100,6 +111,9 @@ func (s *Service) Issue(ctx context.Context, req IssueRequest) (Batch, []Code, e
 		return Batch{}, nil, Errorf(KindInvalid, "count %d is not allowed: issue 1 to %d codes at a time", req.Count, MaxBatch)
 	}
 	if err := s.CheckKeyFile(ctx); err != nil {
+		return Batch{}, nil, err
+	}
+	if err := s.checkRestored(ctx, set, req.Supervisor); err != nil {
 		return Batch{}, nil, err
 	}
 	// The label's day, its expiry and its issue time on the server's
@@ -140,6 +154,38 @@ func (s *Service) Issue(ctx context.Context, req IssueRequest) (Batch, []Code, e
 	}
 	makeCode := s.codeMaker(set, day, "issue fewer codes today or raise the serial digits in settings")
 	return s.Store.IssueBatch(ctx, spec, makeCode)
+}
+
+// checkRestored refuses to issue at a desk with serials and a server that
+// was restored from a backup and has not synced since
+// (ErrRestoredNotSynced), unless supervisor, a current supervisor of the
+// desk (any name at a desk without operators), allows it; the batch's
+// serials then continue after the highest this desk knows.
+func (s *Service) checkRestored(ctx context.Context, set Settings, supervisor string) error {
+	if !set.DateSerial || s.Remote == nil {
+		return nil // no serials, or no server that could hold them
+	}
+	at, err := s.Store.RestoredUnsynced(ctx)
+	if err != nil || at == 0 {
+		return err
+	}
+	if supervisor = strings.TrimSpace(supervisor); supervisor == "" {
+		return &Error{Kind: KindConflict, Err: ErrRestoredNotSynced, Message: fmt.Sprintf(
+			"this desk was restored from a backup at %s and has not synced since: the server may hold labels it issued after the backup, and new labels could repeat their numbers. Sync first; if the server cannot be reached, a supervisor may allow issuing anyway",
+			FormatTime(at))}
+	}
+	staff := s.Operators()
+	if has, err := staff.Any(ctx); err != nil || !has {
+		return err
+	}
+	op, err := staff.Find(ctx, supervisor)
+	if err != nil {
+		return err
+	}
+	if !op.Supervisor {
+		return Errorf(KindInvalid, "%s is not a supervisor: a supervisor must allow issuing before the sync", op.Name)
+	}
+	return nil
 }
 
 // codeMaker returns the function that makes and signs the code with a

@@ -24,6 +24,9 @@ type IssueStore interface {
 	// for the same prefix, label date and station; makeCode builds and signs
 	// the code for one serial (serial is 0 when spec.Serial is false).
 	IssueBatch(ctx context.Context, spec BatchSpec, makeCode func(serial int) (Code, error)) (Batch, []Code, error)
+	// RestoredUnsynced returns when the database was restored from a
+	// backup ('qrdesk restore') that no sync has followed yet; 0: none.
+	RestoredUnsynced(ctx context.Context) (int64, error)
 }
 
 // ScanStore records scans.

@@ -67,6 +67,12 @@ type SyncStore interface {
 	// SetServerSites records what the server announced of its sites at
 	// the enrolment (nil: nothing, a server before sites).
 	SetServerSites(ctx context.Context, sites *protocol.SiteInfo) error
+	// SetSerialMarks keeps the highest serials the server holds for the
+	// desk's letter there (Enrolment.Serials): the desk issues above them.
+	SetSerialMarks(ctx context.Context, letter string, marks []protocol.SerialMark) error
+	// ClearRestored notes that a sync followed a restore of the desk's
+	// database (IssueStore.RestoredUnsynced).
+	ClearRestored(ctx context.Context) error
 	// RecordWrite keeps a write number the server gave for key (an event
 	// id or a batch piece; MarkEvents and MirrorRemote keep theirs); a
 	// number held for another key sets ServerState.Lost.
@@ -160,6 +166,9 @@ func (s *Service) Sync(ctx context.Context) (SyncStatus, error) {
 	if err := ss.SetServerSites(ctx, en.Sites); err != nil {
 		return SyncStatus{}, err
 	}
+	if err := ss.SetSerialMarks(ctx, en.Letter, en.Serials); err != nil {
+		return SyncStatus{}, err
+	}
 	if KnowsKind(en.Kinds, protocol.KindStaff) {
 		// The server keeps the staff list: the desk's own operators join it.
 		if err := ss.JoinStaffList(ctx, s.Now().Unix()); err != nil {
@@ -205,6 +214,12 @@ func (s *Service) Sync(ctx context.Context) (SyncStatus, error) {
 		}
 	}
 	if err := s.downloadChanges(ctx, ss, ring, 0); err != nil {
+		return SyncStatus{}, err
+	}
+	// The desk now knows what the server holds of it (the highest serials
+	// of its letter, its codes and redemptions in the feed): a restored
+	// desk issues again.
+	if err := ss.ClearRestored(ctx); err != nil {
 		return SyncStatus{}, err
 	}
 	if batchErr != nil {

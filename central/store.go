@@ -87,6 +87,10 @@ type Store interface {
 	// server was last restored from a backup (its desk must send
 	// everything again), and records that it has now.
 	CatchUpEpoch(ctx context.Context, st Station) (bool, error)
+	// SerialMarks returns the highest serial held for the station
+	// letter, per label date and prefix, for label dates from from
+	// (YYYY-MM-DD) on.
+	SerialMarks(ctx context.Context, letter, from string) ([]protocol.SerialMark, error)
 	// SetDeskVersion records what the station's desk says it runs.
 	SetDeskVersion(ctx context.Context, stationID int64, v DeskVersion) error
 	// StationByToken finds a station by token: ErrUnauthorized when no

@@ -24,6 +24,9 @@ type common struct {
 	db      string
 	keyFile string
 	json    bool
+	// syncSetUp: sync.json was written by this command, a moment ago
+	// ('qrdesk sync --server'), so it says nothing of a lost database.
+	syncSetUp bool
 }
 
 // DataDir is where qrdesk keeps its files by default.
@@ -110,6 +113,9 @@ func openCreating(ctx context.Context, env *Env, c *common) (*session, error) {
 }
 
 func openSession(ctx context.Context, env *Env, c *common, createKey bool) (*session, error) {
+	if err := lostDatabase(c); err != nil {
+		return nil, err
+	}
 	keys, err := app.LoadKeysAt(c.keyFile, createKey, env.now())
 	if err != nil {
 		return nil, &app.Error{Kind: app.KindUnavailable, Message: err.Error()}
@@ -133,6 +139,27 @@ func openSession(ctx context.Context, env *Env, c *common, createKey bool) (*ses
 		return nil, err
 	}
 	return &session{svc: svc, db: db, c: c, env: env}, nil
+}
+
+// lostDatabase refuses a desk whose database is missing beside its key
+// file and sync settings: the desk was set up and synced, and a new empty
+// database would lose without a word what it did offline (a waiting
+// redemption) and issue its labels' numbers again. It is restored from a
+// backup, never re-created silently.
+func lostDatabase(c *common) error {
+	if c.syncSetUp {
+		return nil
+	}
+	if _, err := os.Stat(c.db); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	for _, f := range []string{c.keyFile, syncConfigPath(c)} {
+		if _, err := os.Stat(f); err != nil {
+			return nil
+		}
+	}
+	return app.Errorf(app.KindUnavailable, "the database %s is missing, but this desk was set up (its key file %s and sync settings %s are there): a new database would lose what the desk did offline and issue its label numbers again. Restore the desk's latest backup with 'qrdesk restore FILE' (then sync); to start this desk over on purpose, move %s away first",
+		c.db, c.keyFile, syncConfigPath(c), syncConfigPath(c))
 }
 
 // output prints v as JSON with --json, else runs human.
@@ -202,6 +229,12 @@ func OpenService(ctx context.Context, dbPath, keyFile string) (*app.Service, *st
 		return nil, nil, err
 	}
 	return s.svc, s.db, nil
+}
+
+// backupDesk names the desk a backup file belongs to ('qrdesk backup'
+// prints it; 'qrdesk restore' compares it with this desk's).
+func backupDesk(ctx context.Context, path string) (store.DeskIdentity, error) {
+	return store.DeskOf(ctx, path, true)
 }
 
 // deskSchemaVersion is the desk database's schema version this build

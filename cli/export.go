@@ -66,7 +66,11 @@ func runBackup(ctx context.Context, env *Env, args []string) error {
 	if err := s.svc.Backup(ctx, path); err != nil {
 		return err
 	}
-	return s.output(map[string]string{"backup": path}, func(w io.Writer) {
-		fmt.Fprintf(w, "backup written to %s (keep the key file %s safe too: labels cannot be checked without it)\n", path, c.keyFile)
+	desk, err := backupDesk(ctx, path)
+	if err != nil {
+		return err
+	}
+	return s.output(map[string]any{"backup": path, "desk": desk}, func(w io.Writer) {
+		fmt.Fprintf(w, "backup of desk %s written to %s; only this desk may restore it (keep the key file %s safe too: labels cannot be checked without it)\n", desk, path, c.keyFile)
 	})
 }

@@ -21,6 +21,7 @@ func runIssue(ctx context.Context, env *Env, args []string) error {
 	fs.StringVar(&req.Ref, "ref", "", "a reference, e.g. an order number")
 	fs.StringVar(&req.Expires, "expires", "", "never, eod or a duration such as 72h (default: the setting)")
 	operator := fs.String("operator", "", "who issues the batch")
+	supervisor := fs.String("supervisor", "", "a supervisor who lets this desk, restored from a backup, issue before it syncs")
 	quiet := fs.Bool("quiet", false, "print only the summary, not every code")
 	if err := parseNone(fs, args); err != nil {
 		return err
@@ -34,6 +35,7 @@ func runIssue(ctx context.Context, env *Env, args []string) error {
 	}
 	defer s.Close()
 	req.Operator = operatorName(env, *operator)
+	req.Supervisor = *supervisor
 	b, codes, err := s.svc.Issue(ctx, req)
 	if err != nil {
 		return err

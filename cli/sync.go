@@ -170,13 +170,18 @@ func runSync(ctx context.Context, env *Env, args []string) error {
 		if err != nil {
 			return err
 		}
-		// Refuse before saving anything on a station that is not set up.
+		// Refuse before saving anything on a station that is not set up,
+		// or whose database is lost.
 		if _, err := app.LoadKeys(c.keyFile, false); err != nil {
 			return &app.Error{Kind: app.KindUnavailable, Message: err.Error()}
+		}
+		if err := lostDatabase(c); err != nil {
+			return err
 		}
 		if err := saveSyncConfig(c, syncConfig{Server: strings.TrimRight(*serverURL, "/"), Token: tok}); err != nil {
 			return err
 		}
+		c.syncSetUp = true
 	}
 	s, err := open(ctx, env, c)
 	if err != nil {

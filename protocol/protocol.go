@@ -154,6 +154,20 @@ type Enrolment struct {
 	// Sites is the deployment's sites as this desk needs them (nil from a
 	// server before sites: the desk decides every label alone offline).
 	Sites *SiteInfo `json:"sites,omitempty"`
+	// Serials are the highest serials the server holds for the desk's
+	// letter, per label date and prefix, for the label dates from the
+	// day before yesterday on (nil from a server before them, or for a
+	// desk without a letter): the desk never issues at or below them, so
+	// a desk restored from its own backup does not issue its serials again.
+	Serials []SerialMark `json:"serials,omitempty"`
+}
+
+// SerialMark is the highest serial the server holds for one station
+// letter, label date and prefix (Enrolment.Serials).
+type SerialMark struct {
+	Date   string `json:"date"` // YYYY-MM-DD
+	Prefix string `json:"prefix,omitempty"`
+	Serial int    `json:"serial"`
 }
 
 // SiteInfo tells a desk its site and how to treat, offline, a label of

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"qrdesk/central"
+	"qrdesk/protocol"
 )
 
 // The first release enrolled stations without letters; the upgrade gave
@@ -91,6 +92,31 @@ func (c *DB) Unbound(ctx context.Context) ([]central.Unbound, error) {
 		if holder != "" {
 			u.HeldBy = append(u.HeldBy, holder)
 		}
+	}
+	return out, rows.Err()
+}
+
+// SerialMarks returns the highest serial held for letter per label date
+// and prefix, for the label dates from from (YYYY-MM-DD) on (see
+// protocol.Enrolment.Serials); one index range (codes_letter_serial).
+func (c *DB) SerialMarks(ctx context.Context, letter, from string) ([]protocol.SerialMark, error) {
+	if letter == "" {
+		return nil, nil
+	}
+	rows, err := c.e.query(ctx, `SELECT label_date, prefix, MAX(serial) FROM codes
+		WHERE station_id = ? AND label_date >= ? AND serial IS NOT NULL
+		GROUP BY label_date, prefix ORDER BY label_date, prefix`, letter, from)
+	if err != nil {
+		return nil, fmt.Errorf("read the highest serials of letter %s: %w", letter, err)
+	}
+	defer rows.Close()
+	var out []protocol.SerialMark
+	for rows.Next() {
+		var m protocol.SerialMark
+		if err := rows.Scan(&m.Date, &m.Prefix, &m.Serial); err != nil {
+			return nil, err
+		}
+		out = append(out, m)
 	}
 	return out, rows.Err()
 }

@@ -30,8 +30,12 @@ const ownRedemption = `r.own = 1 AND NOT EXISTS (SELECT 1 FROM outbox o
 
 // ownEvent is the value of redemptions.own for a redemption the feed
 // brings whose event id is the placeholder: 1 when this desk sent it (its
-// outbox holds the event).
-const ownEvent = `EXISTS (SELECT 1 FROM outbox WHERE outbox.event_id = ? AND outbox.kind = 'redeem')`
+// outbox holds the event) or when the server names this desk's station
+// (a desk restored from a backup gets back, through the feed, what it
+// redeemed after the backup). The placeholders: the event id, then the
+// change's station twice.
+const ownEvent = `(EXISTS (SELECT 1 FROM outbox WHERE outbox.event_id = ? AND outbox.kind = 'redeem')
+	OR (? <> '' AND ? = COALESCE((SELECT value FROM sync_state WHERE key = 'server_station'), '')))`
 
 // outboxConflict is the condition on an outbox row o that the server
 // answered it as a double use (its stored answer's outcome).

@@ -157,7 +157,7 @@ func applyRedeemChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange, eve
 		return err
 	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO redemptions (code_id, station, operator, redeemed_at, trace_id, own) VALUES (?, ?, ?, ?, ?, `+ownEvent+`)`,
-		id, ch.Station, operator, at, trace, trace)
+		id, ch.Station, operator, at, trace, trace, ch.Station, ch.Station)
 	return err
 }
 

@@ -46,13 +46,14 @@ func (d *DB) IssueBatch(ctx context.Context, spec app.BatchSpec, makeCode func(s
 	var stationID sql.NullString
 	if spec.Serial {
 		stationID = sql.NullString{String: spec.StationID, Valid: true}
-		// Serials continue after today's highest; the immediate transaction
-		// holds the write lock, so no other process can take the same ones.
-		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(last_serial), 0) FROM batches WHERE label_date = ? AND prefix = ? AND station_id = ?`,
-			spec.LabelDate, spec.Prefix, spec.StationID).Scan(&b.FirstSerial); err != nil {
+		// Serials continue after the day's highest this desk knows of its
+		// letter (serials.go); the immediate transaction holds the write
+		// lock, so no other process can take the same ones.
+		high, err := highestSerial(ctx, tx, spec.LabelDate, spec.Prefix, spec.StationID)
+		if err != nil {
 			return app.Batch{}, nil, d.wrap(err, "cannot issue codes")
 		}
-		b.FirstSerial++
+		b.FirstSerial = high + 1
 		b.LastSerial = b.FirstSerial + spec.Count - 1
 	}
 	res, err := tx.ExecContext(ctx, `INSERT INTO batches (label_date, count, type, ref, expire_at, created_at, first_serial, last_serial, prefix, station_id, station, operator)

@@ -57,6 +57,65 @@ func CheckBackup(ctx context.Context, path string) (app.Settings, error) {
 	return b.LoadSettings(ctx)
 }
 
+// DeskIdentity is the desk a database (or a backup of it) belongs to: its
+// station letter and name, and the station it is at the server ("": it
+// never synced). A backup names its desk so: every desk of a deployment
+// shares the key ring, and only this tells one desk's backup from another's.
+type DeskIdentity struct {
+	Letter string `json:"letter"`
+	Name   string `json:"name"`
+	Server string `json:"server,omitempty"`
+}
+
+// String names the desk for a clerk: "Desk 2" (letter B, station Desk 2 at the server).
+func (d DeskIdentity) String() string {
+	s := fmt.Sprintf("%q (letter %s", d.Name, d.Letter)
+	if d.Server != "" && d.Server != d.Name {
+		s += fmt.Sprintf(", station %q at the server", d.Server)
+	}
+	return s + ")"
+}
+
+// Other reports whether o is another desk than d: another station at the
+// server when both synced, else another letter.
+func (d DeskIdentity) Other(o DeskIdentity) bool {
+	if d.Server != "" && o.Server != "" {
+		return d.Server != o.Server
+	}
+	return d.Letter != o.Letter
+}
+
+// DeskOf reads which desk the database at path belongs to. backup opens it
+// read-only and immutable (a backup file, CheckBackup); otherwise it is a
+// live database, read through its journal.
+func DeskOf(ctx context.Context, path string, backup bool) (DeskIdentity, error) {
+	source := dsn(path)
+	if backup {
+		source = sqlstore.ReadOnlyDSN(path)
+	}
+	sqldb, err := sql.Open("sqlite", source)
+	if err != nil {
+		return DeskIdentity{}, app.ErrorfWrap(app.KindInternal, err, "cannot open %s", path)
+	}
+	defer sqldb.Close()
+	db := &DB{db: sqldb, path: path, now: time.Now}
+	set, err := db.LoadSettings(ctx)
+	if err != nil {
+		return DeskIdentity{}, err
+	}
+	id := DeskIdentity{Letter: set.StationID, Name: set.StationName}
+	var n int
+	if err := sqldb.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'sync_state'`).Scan(&n); err != nil {
+		return DeskIdentity{}, db.wrap(err, "cannot read %s", path)
+	}
+	if n > 0 {
+		if err := sqldb.QueryRowContext(ctx, `SELECT COALESCE((SELECT value FROM sync_state WHERE key = 'server_station'), '')`).Scan(&id.Server); err != nil {
+			return DeskIdentity{}, db.wrap(err, "cannot read %s", path)
+		}
+	}
+	return id, nil
+}
+
 // Restore replaces the database at dbPath with the backup. The current
 // database is first saved beside it (qrdesk.db.before-restore-TIME), as it
 // is: not migrated, so a database a newer release left (a roll-back, which
@@ -79,6 +138,12 @@ func Restore(ctx context.Context, backupPath, dbPath string) (saved string, err 
 	tmp := dbPath + ".restoring"
 	if err := copyFile(backupPath, tmp); err != nil {
 		return "", app.ErrorfWrap(app.KindUnavailable, err, "cannot copy the backup next to %s", dbPath)
+	}
+	// The restored desk knows nothing of what it did after the backup
+	// until it syncs: it issues no labels before (app.Service.Issue).
+	if err := markRestored(ctx, tmp, time.Now().Unix()); err != nil {
+		os.Remove(tmp)
+		return "", app.ErrorfWrap(app.KindUnavailable, err, "cannot prepare the backup next to %s", dbPath)
 	}
 	for _, suffix := range []string{"-wal", "-shm"} {
 		os.Remove(dbPath + suffix)

@@ -280,11 +280,16 @@ func applyChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
 		if c.HasSerial() {
 			stationID, serial = c.Station, c.Serial
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO codes (code, random, prefix, label_date, station_id, serial, batch_id, key_id, expire_at, created_at, ref)
+		res, err := tx.ExecContext(ctx, `INSERT INTO codes (code, random, prefix, label_date, station_id, serial, batch_id, key_id, expire_at, created_at, ref)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 			c.String(), c.Random, c.Prefix, c.LabelDate(), stationID, serial, batch, string(c.KeyID), data.ExpireAt, data.Created, data.Ref)
 		if err != nil {
 			return err
+		}
+		if n, _ := res.RowsAffected(); n == 1 {
+			if err := recoverOwnCode(ctx, tx, ch.Station, c, data.Created, data.ExpireAt, data.Ref); err != nil {
+				return err
+			}
 		}
 		if data.Ref != "" {
 			// A label this desk knew before its batch's ref reached it (a
@@ -312,7 +317,7 @@ func applyChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO redemptions (code_id, station, operator, redeemed_at, trace_id, own) VALUES (?, ?, ?, ?, ?, `+ownEvent+`) ON CONFLICT DO NOTHING`,
-			id, ch.Station, data.Operator, data.At, trace, trace)
+			id, ch.Station, data.Operator, data.At, trace, trace, ch.Station, ch.Station)
 		return err
 	// Disables and enables are applied in feed order, this desk's own too,
 	// so every desk ends in the server's state; except while this desk has

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -272,9 +273,38 @@ func (s *issueScreen) issuedToday(ctx context.Context) (int, error) {
 }
 
 // issueNow creates the batch off the UI goroutine with a progress bar.
-func (s *issueScreen) issueNow(n int) {
+func (s *issueScreen) issueNow(n int) { s.issueAs(n, "") }
+
+// issueRestored asks, at a desk restored from a backup that has not synced
+// since, whether to issue anyway and then for a supervisor's approval; the
+// batch then goes with the supervisor's name (app.ErrRestoredNotSynced).
+func (s *issueScreen) issueRestored(n int, why string) {
+	s.lock(true)
+	s.env.confirm(T("Issue before the sync?"), why, T("Issue anyway"), func(ok bool) {
+		if !ok {
+			s.lock(false)
+			s.status.SetText(T("Nothing issued: sync first"))
+			return
+		}
+		s.approveRestored(n)
+	})
+}
+
+func (s *issueScreen) approveRestored(n int) {
+	name, ok := s.env.supervisorOr(T("Issue labels before the sync: this desk was restored from a backup"), func() { s.approveRestored(n) }, func() {
+		s.lock(false)
+		s.status.SetText(T("Nothing issued: sync first"))
+	})
+	if ok {
+		s.issueAs(n, name)
+	}
+}
+
+// issueAs is issueNow with the supervisor who allows a restored desk to
+// issue before it syncs ("": none).
+func (s *issueScreen) issueAs(n int, supervisor string) {
 	req := app.IssueRequest{Count: n, Date: strings.TrimSpace(s.date.Text), Type: strings.TrimSpace(s.typ.Text),
-		Ref: strings.TrimSpace(s.ref.Text), Expires: expiryValue(s.expir.Text), Operator: s.env.operator()}
+		Ref: strings.TrimSpace(s.ref.Text), Expires: expiryValue(s.expir.Text), Operator: s.env.operator(), Supervisor: supervisor}
 	req.Progress = func(done, total int) {
 		fyne.Do(func() { s.progress.SetValue(float64(done) / float64(total)) })
 	}
@@ -286,6 +316,11 @@ func (s *issueScreen) issueNow(n int) {
 		fyne.Do(func() {
 			s.lock(false)
 			s.progress.Hide()
+			if err != nil && errors.Is(err, app.ErrRestoredNotSynced) && supervisor == "" {
+				s.status.SetText(app.ErrorMessage(err))
+				s.issueRestored(n, app.ErrorMessage(err))
+				return
+			}
 			if err != nil {
 				s.status.SetText(app.ErrorMessage(err))
 				return
