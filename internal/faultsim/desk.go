@@ -3,6 +3,7 @@ package faultsim
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
@@ -50,11 +51,18 @@ func openDesk(ctx context.Context, cfg Config, idx int, keyFile string, srv *cen
 	if err != nil {
 		return nil, err
 	}
-	db, err := store.Open(ctx, filepath.Join(cfg.Dir, fmt.Sprintf("desk-%s.db", deskName(idx))))
+	// Each desk in a folder of its own, as on a real desk: its database
+	// and sync.json beside it ('qrdesk' refuses to open a lost database
+	// beside sync settings).
+	path := filepath.Join(cfg.Dir, "desk-"+deskName(idx), "qrdesk.db")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, err
+	}
+	db, err := store.Open(ctx, path)
 	if err != nil {
 		return nil, err
 	}
-	d := &desk{idx: idx, name: "Desk " + deskName(idx), path: filepath.Join(cfg.Dir, fmt.Sprintf("desk-%s.db", deskName(idx))), keys: keys, cfg: cfg}
+	d := &desk{idx: idx, name: "Desk " + deskName(idx), path: path, keys: keys, cfg: cfg}
 	if cfg.on(TopoSites) {
 		d.site = topologySites[idx%len(topologySites)]
 	}
@@ -123,7 +131,14 @@ func (d *desk) newToken(ctx context.Context, srv *central) error {
 	d.stations = append(d.stations, name)
 	d.revoked.Store(false)
 	d.svc.Remote = newRemote(d.proxy.URL(), token)
-	return nil
+	// What 'qrdesk sync --server URL --token-file F' saves beside the
+	// database: the desk's command line finds its server as a real
+	// desk's does.
+	conf, err := json.Marshal(map[string]string{"server": d.proxy.URL(), "token": token})
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(filepath.Dir(d.path), "sync.json"), conf, 0o600)
 }
 
 func (d *desk) close() {
