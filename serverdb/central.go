@@ -586,7 +586,7 @@ func (c *DB) decide(ctx context.Context, tx *etx, st central.Station, ev central
 	case central.KindDisable, central.KindEnable:
 		r, err = c.setDisabled(ctx, tx, st, ev)
 	case central.KindUndo:
-		r, err = c.undo(ctx, tx, st, ev)
+		r, note, err = c.undo(ctx, tx, st, ev, now)
 	case central.KindExpire:
 		r, err = c.expire(ctx, tx, st, ev)
 	case central.KindReplace:
@@ -676,6 +676,12 @@ func (c *DB) redeem(ctx context.Context, tx *etx, st central.Station, ev central
 	if ev.Offline {
 		// The desk's time needs the label's issue time to be judged.
 		when, note = central.DecideTime(ev, central.IssuedNotBefore(ev.Code, cc.createdAt, time.Local), now)
+		// Its operator, by the server's staff list at that time.
+		removed, err := c.staffRemovedAt(ctx, tx, ev.Operator, when)
+		if err != nil {
+			return central.Result{}, note, when, err
+		}
+		note = central.ByRemovedStaff(note, ev.Operator, removed)
 		err = tx.queryRow(ctx, set+`WHERE code = ? AND status <> 'used' RETURNING entitlement`, when, st.Name, ev.Operator, ev.EventID, ev.Code).Scan(&ent)
 	} else {
 		err = tx.queryRow(ctx, set+`WHERE code = ? AND status = 'unused' AND (expire_at = 0 OR expire_at > ?) RETURNING entitlement`, when, st.Name, ev.Operator, ev.EventID, ev.Code, when).Scan(&ent)
@@ -703,7 +709,12 @@ func (c *DB) redeem(ctx context.Context, tx *etx, st central.Station, ev central
 			note = central.TakenOffline(note, label, when)
 		}
 		r := central.Result{Outcome: central.OutcomeRedeemed, UsedAt: when, UsedStation: st.Name, UsedOperator: ev.Operator, Reason: note.Text, Status: string(app.StatusUsed)}
-		data, _ := json.Marshal(map[string]any{"at": when, "operator": ev.Operator, "event_id": ev.EventID, "status": app.StatusUsed})
+		fields := map[string]any{"at": when, "operator": ev.Operator, "event_id": ev.EventID, "status": app.StatusUsed}
+		if note.Text != "" {
+			// Every desk keeps the server's note in the label's history.
+			fields["flag"] = note.Text
+		}
+		data, _ := json.Marshal(fields)
 		if err := c.addChanges(ctx, tx, change{protocol.KindRedeem, ev.Code, st.Name, string(data)}); err != nil {
 			return central.Result{}, note, when, err
 		}
