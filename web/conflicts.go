@@ -22,7 +22,7 @@ type conflictsData struct {
 	Unresolved int
 	// Late are the day's offline redemptions past expiry (by the server's
 	// clock): not conflicts, but a parcel went out on an expired label.
-	Late    []central.LateRedemption
+	Late []central.LateRedemption
 	// Removed are the day's redemptions and undos by operators removed
 	// from the staff list by then (a desk offline had not heard).
 	Removed []central.RemovedStaffWork
