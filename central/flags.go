@@ -201,3 +201,35 @@ func UndoByRemovedStaff(supervisor string, removedAt int64) (Note, string, bool)
 	n := Note{}.add(FlagRemovedStaff, fmt.Sprintf(wordRemovedStaff, supervisor, app.FormatTime(removedAt)))
 	return n, fmt.Sprintf("%s was removed from the staff list at %s and can no longer undo a redemption: the label stays used; a current supervisor can undo it", supervisor, app.FormatTime(removedAt)), true
 }
+
+// MarkTakenBack sets TakenBack on every redemption of evs (one desk's
+// request) that an undo later in evs takes back (its Undoes names it, on
+// the same label). Such a pair is one fact: the parcel went out and came
+// back. A desk sends them together when it sends everything again to a
+// server restored from a backup that lost both; by then another desk may
+// have used the label, and the redemption, handed back before that, is no
+// second use of it (RedemptionTakenBack).
+func MarkTakenBack(evs []Event) []Event {
+	undone := map[string]string{} // redemption id → label, of the undos in evs
+	for _, ev := range evs {
+		if ev.Kind == KindUndo && ev.Undoes != "" {
+			undone[ev.Undoes] = ev.Code
+		}
+	}
+	if len(undone) == 0 {
+		return evs
+	}
+	out := make([]Event, len(evs))
+	copy(out, evs)
+	seen := map[string]bool{}
+	for i := len(out) - 1; i >= 0; i-- {
+		ev := &out[i]
+		switch {
+		case ev.Kind == KindUndo && ev.Undoes != "":
+			seen[ev.Undoes] = true
+		case ev.Kind == KindRedeem && seen[ev.EventID] && undone[ev.EventID] == ev.Code:
+			ev.TakenBack = true
+		}
+	}
+	return out
+}

@@ -446,6 +446,9 @@ func (c *DB) addChanges(ctx context.Context, tx *etx, changes ...change) error {
 }
 
 func (c *DB) Apply(ctx context.Context, st central.Station, evs []central.Event, at int64) ([]central.Result, error) {
+	// A redemption and its undo sent together are one fact (the parcel
+	// went out and came back): the redemption is decided knowing it.
+	evs = central.MarkTakenBack(evs)
 	if !c.e.postgres {
 		return c.groupApplyAll(ctx, st, evs, at)
 	}
@@ -677,8 +680,8 @@ func (c *DB) redeem(ctx context.Context, tx *etx, st central.Station, ev central
 		// The desk's time needs the label's issue time to be judged.
 		when, note = central.DecideTime(ev, central.IssuedNotBefore(ev.Code, cc.createdAt, time.Local), now)
 		// Its operator, by the server's staff list at that time.
-		removed, err := c.staffRemovedAt(ctx, tx, ev.Operator, when)
-		if err != nil {
+		var removed int64
+		if removed, err = c.staffRemovedAt(ctx, tx, ev.Operator, when); err != nil {
 			return central.Result{}, note, when, err
 		}
 		note = central.ByRemovedStaff(note, ev.Operator, removed)
@@ -727,6 +730,12 @@ func (c *DB) redeem(ctx context.Context, tx *etx, st central.Station, ev central
 	// is the guard's reason. No other state can have refused it: rather
 	// than answer what it did not record, the event fails and is sent again.
 	switch {
+	case cc.status == string(app.StatusUsed) && ev.Offline && ev.TakenBack:
+		// Handed back (its undo follows in this request): no second use
+		// of the label, so no conflict; the label stays with its record,
+		// and the undo is accepted as taking back this redemption alone.
+		return central.Result{Outcome: central.OutcomeRedeemed, UsedAt: cc.usedAt, UsedStation: cc.usedStation, UsedOperator: cc.usedOperator,
+			Reason: "handed back: undone at this desk, and the label was used at " + cc.usedStation + " since", Status: cc.status}, note, when, nil
 	case cc.status == string(app.StatusUsed) && ev.Offline:
 		r, err := c.conflict(ctx, tx, st, ev, cc, when, note, now)
 		return r, note, when, err

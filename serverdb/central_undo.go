@@ -70,6 +70,23 @@ func (c *DB) undo(ctx context.Context, tx *etx, st central.Station, ev central.E
 	if !errors.Is(err, sql.ErrNoRows) {
 		return central.Result{}, central.Note{}, err
 	}
+	// A redemption of this desk the server recorded as handed back before
+	// the label's record was made (redeem: TakenBack): the undo takes back
+	// that redemption alone, and the label stays as it is.
+	if cc.usedEvent != ev.Undoes {
+		var n int
+		if err := tx.queryRow(ctx, `SELECT count(*) FROM events r WHERE r.event_id = ? AND r.kind = 'redeem' AND r.station = ? AND r.code = ? AND r.outcome = 'redeemed'
+			AND NOT EXISTS (SELECT 1 FROM conflicts k WHERE k.first_event = r.event_id OR k.second_event = r.event_id)`, ev.Undoes, st.Name, ev.Code).Scan(&n); err != nil {
+			return central.Result{}, central.Note{}, err
+		}
+		if n == 1 {
+			r := central.Result{Outcome: central.OutcomeUndone, Status: cc.status}
+			if cc.status == "used" {
+				r.UsedAt, r.UsedStation, r.UsedOperator = cc.usedAt, cc.usedStation, cc.usedOperator
+			}
+			return r, central.Note{}, nil
+		}
+	}
 	// Refused: the label is as cc says (it is held).
 	refuse := func(reason string) (central.Result, central.Note, error) {
 		r := central.Result{Outcome: central.OutcomeRejected, Reason: reason, Status: cc.status}

@@ -219,7 +219,6 @@ func TestHostileFeedUndoLostThenNewerBackup(t *testing.T) {
 // its supervisor took back and the server had confirmed taking back.
 func TestHostileRestoreTurnsUndoneRedemptionIntoConflict(t *testing.T) {
 	t.Parallel()
-	t.Skip("known gap: after a restore, a redemption the server had confirmed undone is sent again before its undo and meets a later use as a conflict (docs/reliability.md, Known gaps)")
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		ctx := context.Background()
 		g := newRestorable(t, dbPath)
