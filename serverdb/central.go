@@ -730,9 +730,10 @@ func (c *DB) redeem(ctx context.Context, tx *etx, st central.Station, ev central
 	// is the guard's reason. No other state can have refused it: rather
 	// than answer what it did not record, the event fails and is sent again.
 	switch {
-	case cc.status == string(app.StatusUsed) && ev.Offline && ev.TakenBack:
-		// Handed back (its undo follows in this request): no second use
-		// of the label, so no conflict; the label stays with its record,
+	case cc.status == string(app.StatusUsed) && ev.Offline && ev.TakenBack && cc.usedAt > when:
+		// Handed back (its undo follows in this request) before the record
+		// was made: no second use of the label, so no conflict; the label
+		// stays with its record,
 		// and the undo is accepted as taking back this redemption alone.
 		return central.Result{Outcome: central.OutcomeRedeemed, UsedAt: cc.usedAt, UsedStation: cc.usedStation, UsedOperator: cc.usedOperator,
 			Reason: "handed back: undone at this desk, and the label was used at " + cc.usedStation + " since", Status: cc.status}, note, when, nil
