@@ -35,6 +35,11 @@ const (
 	// decided at the corrected time, but never takes the record from
 	// another desk's redemption.
 	FlagClockUnverified Flags = 32
+	// FlagRemovedStaff: done by an operator the deployment's staff list
+	// had removed by the event's decided time (a desk offline had not
+	// heard). A redemption stands (the parcel went out), flagged; an undo
+	// is refused, flagged (ByRemovedStaff, UndoByRemovedStaff).
+	FlagRemovedStaff Flags = 64
 
 	// FlagsClock are the flags that set the desk's time aside.
 	FlagsClock = FlagClockAhead | FlagClockBehind | FlagClockUnverified
@@ -52,6 +57,7 @@ const (
 	wordAfterExpiry   = "redeemed offline after its expiry %s"
 	wordAfterClose    = "redeemed offline after its day was closed (expired %s)"
 	wordUnverified    = "desk clock not verified: its offset from the server's (%s) was measured %s"
+	wordRemovedStaff  = "by %s, removed from the staff list at %s"
 )
 
 // Has reports whether any of the flags g is set.
@@ -153,4 +159,83 @@ func UndoRestores(redemption Flags, closed bool) app.Status {
 // server trusts.
 func RecordTakesOver(n Note, at, usedAt int64) bool {
 	return !n.Flags.Has(FlagsClock) && at < usedAt
+}
+
+// StaffRemovedAt is when the operator of an event at the decided time at
+// had been removed from the deployment's staff list, given the list's
+// members of that name (any case, removed ones too); 0 when one of them
+// was current at at, or none was ever on the list (a desk without a staff
+// list, the command line's --operator: nothing to judge). The server's
+// removal time decides, not the desk's knowledge: a desk offline keeps
+// the removed operator signed in until it syncs.
+func StaffRemovedAt(members []StaffMember, at int64) int64 {
+	var removed int64
+	for _, m := range members {
+		if m.CreatedAt <= at && (m.RemovedAt == 0 || m.RemovedAt > at) {
+			return 0 // current then (a name removed and added again)
+		}
+		if m.RemovedAt != 0 && m.RemovedAt <= at {
+			removed = max(removed, m.RemovedAt)
+		}
+	}
+	return removed
+}
+
+// ByRemovedStaff adds FlagRemovedStaff to the note of a redemption by
+// operator, removed from the staff list at removedAt (StaffRemovedAt; 0:
+// not removed). The redemption stands: the desk handed the parcel over,
+// and never losing that fact comes first; the flag puts it in front of the
+// manager (the report, the dashboard's Conflicts page, the label's history
+// at every desk).
+func ByRemovedStaff(n Note, operator string, removedAt int64) Note {
+	if removedAt == 0 {
+		return n
+	}
+	return n.add(FlagRemovedStaff, fmt.Sprintf(wordRemovedStaff, operator, app.FormatTime(removedAt)))
+}
+
+// UndoByRemovedStaff is the refusal of an undo by supervisor, removed from
+// the staff list at removedAt (0: not removed, the undo is decided as any
+// other). An undo is a supervisor's privilege, checked at the desk only
+// against the list the desk last heard: someone removed is no supervisor,
+// so the server refuses it, flagged, and the label stays used (the desk
+// puts its copy back and lists the refused undo).
+func UndoByRemovedStaff(supervisor string, removedAt int64) (Note, string, bool) {
+	if removedAt == 0 {
+		return Note{}, "", false
+	}
+	n := Note{}.add(FlagRemovedStaff, fmt.Sprintf(wordRemovedStaff, supervisor, app.FormatTime(removedAt)))
+	return n, fmt.Sprintf("%s was removed from the staff list at %s and can no longer undo a redemption: the label stays used; a current supervisor can undo it", supervisor, app.FormatTime(removedAt)), true
+}
+
+// MarkTakenBack sets TakenBack on every redemption of evs (one desk's
+// request) that an undo later in evs takes back (its Undoes names it, on
+// the same label). Such a pair is one fact: the parcel went out and came
+// back. A desk sends them together when it sends everything again to a
+// server restored from a backup that lost both; by then another desk may
+// have used the label, and the redemption, handed back before that, is no
+// second use of it (RedemptionTakenBack).
+func MarkTakenBack(evs []Event) []Event {
+	undone := map[string]string{} // redemption id → label, of the undos in evs
+	for _, ev := range evs {
+		if ev.Kind == KindUndo && ev.Undoes != "" {
+			undone[ev.Undoes] = ev.Code
+		}
+	}
+	if len(undone) == 0 {
+		return evs
+	}
+	out := make([]Event, len(evs))
+	copy(out, evs)
+	seen := map[string]bool{}
+	for i := len(out) - 1; i >= 0; i-- {
+		ev := &out[i]
+		switch {
+		case ev.Kind == KindUndo && ev.Undoes != "":
+			seen[ev.Undoes] = true
+		case ev.Kind == KindRedeem && seen[ev.EventID] && undone[ev.EventID] == ev.Code:
+			ev.TakenBack = true
+		}
+	}
+	return out
 }

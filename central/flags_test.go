@@ -135,3 +135,34 @@ func TestFlagValuesStored(t *testing.T) {
 		}
 	}
 }
+
+// TestStaffRemovedAt: an event's operator counts as removed only after
+// the removal, and not while a member of that name (added again) is
+// current; a name the list never held is not judged.
+func TestStaffRemovedAt(t *testing.T) {
+	removed := StaffMember{Name: "li", CreatedAt: 100, RemovedAt: 200}
+	again := StaffMember{Name: "Li", CreatedAt: 300}
+	for _, tc := range []struct {
+		name    string
+		members []StaffMember
+		at      int64
+		want    int64
+	}{
+		{"never on the list", nil, 250, 0},
+		{"before the removal", []StaffMember{removed}, 199, 0},
+		{"at the removal", []StaffMember{removed}, 200, 200},
+		{"after the removal", []StaffMember{removed}, 250, 200},
+		{"removed, not yet added again", []StaffMember{removed, again}, 250, 200},
+		{"added again", []StaffMember{removed, again}, 350, 0},
+	} {
+		if got := StaffRemovedAt(tc.members, tc.at); got != tc.want {
+			t.Errorf("%s: StaffRemovedAt = %d, want %d", tc.name, got, tc.want)
+		}
+	}
+	if n := ByRemovedStaff(Note{}, "li", 200); !n.Flags.Has(FlagRemovedStaff) || !strings.Contains(n.Text, "by li, removed from the staff list") {
+		t.Errorf("ByRemovedStaff: %+v", n)
+	}
+	if _, _, refused := UndoByRemovedStaff("wang", 0); refused {
+		t.Error("UndoByRemovedStaff refuses a supervisor not removed")
+	}
+}

@@ -33,6 +33,9 @@ type Event struct {
 	Staff *StaffChange `json:"staff,omitempty"`
 	// OutboxID is the event's place in the desk's outbox (not sent).
 	OutboxID int64 `json:"-"`
+	// TakenBack is set by the server on a redemption whose undo comes in
+	// the same request (central.MarkTakenBack; not sent).
+	TakenBack bool `json:"-"`
 }
 
 // Result is the server's answer to one event.

@@ -485,6 +485,9 @@ func addHolderChanges(ctx context.Context, tx *etx, changes []change) error {
 }
 
 func (c *DB) Apply(ctx context.Context, st central.Station, evs []central.Event, at int64) ([]central.Result, error) {
+	// A redemption and its undo sent together are one fact (the parcel
+	// went out and came back): the redemption is decided knowing it.
+	evs = central.MarkTakenBack(evs)
 	if !c.e.postgres {
 		return c.groupApplyAll(ctx, st, evs, at)
 	}
@@ -625,7 +628,7 @@ func (c *DB) decide(ctx context.Context, tx *etx, st central.Station, ev central
 	case central.KindDisable, central.KindEnable:
 		r, err = c.setDisabled(ctx, tx, st, ev)
 	case central.KindUndo:
-		r, err = c.undo(ctx, tx, st, ev)
+		r, note, err = c.undo(ctx, tx, st, ev, now)
 	case central.KindExpire:
 		r, err = c.expire(ctx, tx, st, ev, now)
 	case central.KindReplace:
@@ -715,6 +718,12 @@ func (c *DB) redeem(ctx context.Context, tx *etx, st central.Station, ev central
 	if ev.Offline {
 		// The desk's time needs the label's issue time to be judged.
 		when, note = central.DecideTime(ev, central.IssuedNotBefore(ev.Code, cc.createdAt, time.Local), now)
+		// Its operator, by the server's staff list at that time.
+		var removed int64
+		if removed, err = c.staffRemovedAt(ctx, tx, ev.Operator, when); err != nil {
+			return central.Result{}, note, when, err
+		}
+		note = central.ByRemovedStaff(note, ev.Operator, removed)
 		err = tx.queryRow(ctx, set+`WHERE code = ? AND status <> 'used' RETURNING entitlement`, when, st.Name, ev.Operator, ev.EventID, ev.Code).Scan(&ent)
 	} else {
 		err = tx.queryRow(ctx, set+`WHERE code = ? AND status = 'unused' AND (expire_at = 0 OR expire_at > ?) RETURNING entitlement`, when, st.Name, ev.Operator, ev.EventID, ev.Code, when).Scan(&ent)
@@ -742,7 +751,12 @@ func (c *DB) redeem(ctx context.Context, tx *etx, st central.Station, ev central
 			note = central.TakenOffline(note, label, when)
 		}
 		r := central.Result{Outcome: central.OutcomeRedeemed, UsedAt: when, UsedStation: st.Name, UsedOperator: ev.Operator, Reason: note.Text, Status: string(app.StatusUsed)}
-		data, _ := json.Marshal(map[string]any{"at": when, "operator": ev.Operator, "event_id": ev.EventID, "status": app.StatusUsed})
+		fields := map[string]any{"at": when, "operator": ev.Operator, "event_id": ev.EventID, "status": app.StatusUsed}
+		if note.Text != "" {
+			// Every desk keeps the server's note in the label's history.
+			fields["flag"] = note.Text
+		}
+		data, _ := json.Marshal(fields)
 		if err := c.addChanges(ctx, tx, change{protocol.KindRedeem, ev.Code, st.Name, string(data)}); err != nil {
 			return central.Result{}, note, when, err
 		}
@@ -755,6 +769,13 @@ func (c *DB) redeem(ctx context.Context, tx *etx, st central.Station, ev central
 	// is the guard's reason. No other state can have refused it: rather
 	// than answer what it did not record, the event fails and is sent again.
 	switch {
+	case cc.status == string(app.StatusUsed) && ev.Offline && ev.TakenBack && cc.usedAt > when:
+		// Handed back (its undo follows in this request) before the record
+		// was made: no second use of the label, so no conflict; the label
+		// stays with its record,
+		// and the undo is accepted as taking back this redemption alone.
+		return central.Result{Outcome: central.OutcomeRedeemed, UsedAt: cc.usedAt, UsedStation: cc.usedStation, UsedOperator: cc.usedOperator,
+			Reason: "handed back: undone at this desk, and the label was used at " + cc.usedStation + " since", Status: cc.status}, note, when, nil
 	case cc.status == string(app.StatusUsed) && ev.Offline:
 		r, err := c.conflict(ctx, tx, st, ev, cc, when, note, now)
 		return r, note, when, err

@@ -17,18 +17,34 @@ import (
 // the label too (a conflict: two parcels went out, and which redemption to
 // take back is not one desk's call). Otherwise it is refused, with the
 // redemption of record in the answer so the desk puts the label back to
-// used. The feed carries an accepted undo to every desk, with the status
-// the label went back to.
-func (c *DB) undo(ctx context.Context, tx *etx, st central.Station, ev central.Event) (central.Result, error) {
+// used. An undo by a supervisor the staff list had removed by the undo's
+// time is refused, with the note that flags it
+// (central.UndoByRemovedStaff). The feed carries an accepted undo to every
+// desk, with the status the label went back to.
+func (c *DB) undo(ctx context.Context, tx *etx, st central.Station, ev central.Event, now int64) (central.Result, central.Note, error) {
 	// The label under its lock (labellock.go), before the guard is read: a
 	// desk's offline redemption of it being decided now has committed its
 	// conflict, or waits for this undo and finds the label as it leaves it.
 	cc, err := c.lockLabel(ctx, tx, ev.Code)
 	if errors.Is(err, sql.ErrNoRows) {
-		return central.Result{Outcome: central.OutcomeUnknown, Reason: "the server has no such code: upload the batch first"}, nil
+		return central.Result{Outcome: central.OutcomeUnknown, Reason: "the server has no such code: upload the batch first"}, central.Note{}, nil
 	}
 	if err != nil {
-		return central.Result{}, err
+		return central.Result{}, central.Note{}, err
+	}
+	// Its supervisor, by the server's staff list at the undo's time (the
+	// desk's clock corrected, the server's when that is ahead of it).
+	at, _ := central.DecideTime(ev, 0, now)
+	removed, err := c.staffRemovedAt(ctx, tx, ev.Operator, at)
+	if err != nil {
+		return central.Result{}, central.Note{}, err
+	}
+	if note, reason, refused := central.UndoByRemovedStaff(ev.Operator, removed); refused {
+		r := central.Result{Outcome: central.OutcomeRejected, Reason: reason, Status: cc.status}
+		if cc.status == "used" {
+			r.UsedAt, r.UsedStation, r.UsedOperator = cc.usedAt, cc.usedStation, cc.usedOperator
+		}
+		return r, note, nil
 	}
 	// The flags of the redemption it would take back (no row: none, and
 	// the guarded UPDATE changes nothing). An event row's flags never
@@ -40,7 +56,7 @@ func (c *DB) undo(ctx context.Context, tx *etx, st central.Station, ev central.E
 	var closed bool
 	if err := tx.queryRow(ctx, `SELECT r.flags, EXISTS (SELECT 1 FROM events x WHERE x.code = r.code AND x.kind = ? AND x.outcome = ? AND x.received_at <= r.received_at)
 		FROM events r WHERE r.event_id = ? AND r.kind = 'redeem'`, central.KindExpire, central.OutcomeExpired, ev.Undoes).Scan(&flags, &closed); err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return central.Result{}, err
+		return central.Result{}, central.Note{}, err
 	}
 	status := central.UndoRestores(flags, closed)
 	var disabledReason string
@@ -54,18 +70,35 @@ func (c *DB) undo(ctx context.Context, tx *etx, st central.Station, ev central.E
 		}
 		data, _ := json.Marshal(map[string]any{"at": ev.At, "operator": ev.Operator, "event_id": ev.EventID, "undoes": ev.Undoes, "reason": ev.Reason,
 			"status": status, "disabled_reason": disabledReason})
-		return central.Result{Outcome: central.OutcomeUndone, Status: string(status)}, c.addChanges(ctx, tx, change{central.KindUndo, ev.Code, st.Name, string(data)})
+		return central.Result{Outcome: central.OutcomeUndone, Status: string(status)}, central.Note{}, c.addChanges(ctx, tx, change{central.KindUndo, ev.Code, st.Name, string(data)})
 	}
 	if !errors.Is(err, sql.ErrNoRows) {
-		return central.Result{}, err
+		return central.Result{}, central.Note{}, err
+	}
+	// A redemption of this desk the server recorded as handed back before
+	// the label's record was made (redeem: TakenBack): the undo takes back
+	// that redemption alone, and the label stays as it is.
+	if cc.usedEvent != ev.Undoes {
+		var n int
+		if err := tx.queryRow(ctx, `SELECT count(*) FROM events r WHERE r.event_id = ? AND r.kind = 'redeem' AND r.station = ? AND r.code = ? AND r.outcome = 'redeemed'
+			AND NOT EXISTS (SELECT 1 FROM conflicts k WHERE k.first_event = r.event_id OR k.second_event = r.event_id)`, ev.Undoes, st.Name, ev.Code).Scan(&n); err != nil {
+			return central.Result{}, central.Note{}, err
+		}
+		if n == 1 {
+			r := central.Result{Outcome: central.OutcomeUndone, Status: cc.status}
+			if cc.status == "used" {
+				r.UsedAt, r.UsedStation, r.UsedOperator = cc.usedAt, cc.usedStation, cc.usedOperator
+			}
+			return r, central.Note{}, nil
+		}
 	}
 	// Refused: the label is as cc says (it is held).
-	refuse := func(reason string) (central.Result, error) {
+	refuse := func(reason string) (central.Result, central.Note, error) {
 		r := central.Result{Outcome: central.OutcomeRejected, Reason: reason, Status: cc.status}
 		if cc.status == "used" {
 			r.UsedAt, r.UsedStation, r.UsedOperator = cc.usedAt, cc.usedStation, cc.usedOperator
 		}
-		return r, nil
+		return r, central.Note{}, nil
 	}
 	switch {
 	case cc.status != "used":

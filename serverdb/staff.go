@@ -134,3 +134,28 @@ func (c *DB) Staff(ctx context.Context, withRemoved bool) ([]central.StaffMember
 	}
 	return out, rows.Err()
 }
+
+// staffRemovedAt is when the operator name had been removed from the
+// staff list at the time at (central.StaffRemovedAt; 0: not removed).
+func (c *DB) staffRemovedAt(ctx context.Context, tx *etx, name string, at int64) (int64, error) {
+	if name == "" {
+		return 0, nil
+	}
+	rows, err := tx.query(ctx, `SELECT `+staffColumns+` FROM staff WHERE `+c.sameName(), name)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	var members []central.StaffMember
+	for rows.Next() {
+		m, err := scanStaff(rows)
+		if err != nil {
+			return 0, err
+		}
+		members = append(members, m)
+	}
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	return central.StaffRemovedAt(members, at), nil
+}

@@ -252,6 +252,11 @@ func applyChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
 		app.Conflict
 	}
 	json.Unmarshal([]byte(ch.Data), &data)
+	if ch.Kind == protocol.KindRedeem && data.Flag != "" {
+		if err := keepServerNote(ctx, tx, ch, data.Operator, data.At, data.Flag); err != nil {
+			return err
+		}
+	}
 	// A change that carries the label's resulting status sets this desk's
 	// copy to it (feedstatus.go); without one (an older server's feed, a
 	// snapshot's page) the kind says what to change, as before.
@@ -351,6 +356,18 @@ func applyChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
 		return err
 	}
 	return nil
+}
+
+// keepServerNote keeps the server's note on a redemption it flagged (a
+// removed operator's, one past expiry: central/flags.go) in the label's
+// history (an audit row 'server_flag'), once, whichever desk made it: the
+// clerk looking the label up sees what the manager sees.
+func keepServerNote(ctx context.Context, tx *sql.Tx, ch app.RemoteChange, operator string, at int64, note string) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO audit (at, station, operator, action, subject, code_id, detail)
+		SELECT ?, ?, ?, 'server_flag', code, id, ? FROM codes WHERE code = ?
+		AND NOT EXISTS (SELECT 1 FROM audit a WHERE a.action = 'server_flag' AND a.code_id = codes.id AND a.detail = ?)`,
+		at, ch.Station, operator, note, ch.Code, note)
+	return err
 }
 
 // MirrorRemote records locally what the server decided for a scan, in one

@@ -22,7 +22,10 @@ type conflictsData struct {
 	Unresolved int
 	// Late are the day's offline redemptions past expiry (by the server's
 	// clock): not conflicts, but a parcel went out on an expired label.
-	Late    []central.LateRedemption
+	Late []central.LateRedemption
+	// Removed are the day's redemptions and undos by operators removed
+	// from the staff list by then (a desk offline had not heard).
+	Removed []central.RemovedStaffWork
 	Note    string // the note of a refused resolution, to fix and send again
 	NoteFor int64
 }
@@ -55,12 +58,19 @@ func (d *Dashboard) showConflicts(w http.ResponseWriter, r *http.Request, s sess
 		d.fail(w, r, err)
 		return
 	}
+	removed, err := d.Store.RemovedStaffWork(r.Context(), day.Unix(), day.AddDate(0, 0, 1).Unix())
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
 	// The conflicts of the sites the page shows: over their labels
 	// (wherever they were redeemed) or with one of their desks taking
-	// part; and the late redemptions of their labels.
+	// part; the late redemptions of their labels and the work of removed
+	// operators on them.
 	list = slices.DeleteFunc(list, func(k central.ConflictRecord) bool { return !slices.ContainsFunc(k.Sites, sites.Shows) })
 	late = slices.DeleteFunc(late, func(k central.LateRedemption) bool { return !sites.Shows(k.Site) })
-	data.Nav, data.Conflicts, data.Late = newDayNav(day, d.Now()), list, late
+	removed = slices.DeleteFunc(removed, func(k central.RemovedStaffWork) bool { return !sites.Shows(k.Site) })
+	data.Nav, data.Conflicts, data.Late, data.Removed = newDayNav(day, d.Now()), list, late, removed
 	for _, k := range list {
 		if !k.Resolved() {
 			data.Unresolved++

@@ -35,6 +35,9 @@ type Store interface {
 	// LateRedemptions lists the offline redemptions past expiry decided
 	// in [from, to).
 	LateRedemptions(ctx context.Context, from, to int64) ([]central.LateRedemption, error)
+	// RemovedStaffWork lists the events by operators removed from the
+	// staff list decided in [from, to).
+	RemovedStaffWork(ctx context.Context, from, to int64) ([]central.RemovedStaffWork, error)
 	// ConflictSite is the site of a conflict's label; central.ErrNoConflict.
 	ConflictSite(ctx context.Context, id int64) (string, error)
 	// ResolveConflict adds a resolution; central.ErrNoConflict.

@@ -208,18 +208,16 @@ func TestHostileFeedUndoLostThenNewerBackup(t *testing.T) {
 	})
 }
 
-// OPEN (fails on both engines; skipped until fixed, see docs/reliability.md
-// "Known gaps"). TestHostileRestoreTurnsUndoneRedemptionIntoConflict: desk A redeems X
+// TestHostileRestoreTurnsUndoneRedemptionIntoConflict: desk A redeems X
 // online and its supervisor undoes it, answered "undone" (nothing was
 // handed over at A). The server is restored to a backup from before both;
 // there X is unused, and desk C redeems it online: the only handover of
-// X. A's sync sends everything again: its redemption first (a conflict
-// with C's), then its undo, refused because of that conflict. The server
-// now records a double use that never happened, and A counts a handover
-// its supervisor took back and the server had confirmed taking back.
+// X. A's sync sends everything again, its redemption and its undo in one
+// request: the server takes them as one fact (the parcel came back), so
+// no conflict is recorded, X stays C's, and A's undo is accepted again
+// (central.MarkTakenBack; it used to be a conflict and a refused undo).
 func TestHostileRestoreTurnsUndoneRedemptionIntoConflict(t *testing.T) {
 	t.Parallel()
-	t.Skip("known gap: after a restore, a redemption the server had confirmed undone is sent again before its undo and meets a later use as a conflict (docs/reliability.md, Known gaps)")
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		ctx := context.Background()
 		g := newRestorable(t, dbPath)

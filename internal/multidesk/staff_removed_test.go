@@ -1,0 +1,141 @@
+package multidesk_test
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"qrdesk/app"
+	"qrdesk/central"
+	"qrdesk/internal/centraltest"
+	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
+)
+
+// TestRemovedStaffWorkOfflineIsFlagged: picker li and supervisor wang are
+// on the deployment's staff list, and desk B knows them. B loses the
+// server; li redeems a label there. Then the manager removes li and wang
+// at the server. B, still cut off, does not hear of it: li redeems two
+// more labels and wang undoes one of them. When B syncs, the server, which
+// holds the removal time, takes li's later redemptions as they happened
+// (the parcels went out) but flags them; it refuses wang's undo (an undo
+// is a supervisor's privilege, and wang was none by then), flagged too,
+// and the label stays used at the server and at B. li's redemption before
+// the removal is not flagged. The flagged work is in the report's flagged
+// events and in the dashboard's list of removed operators' work, and the
+// server's note reaches both desks through the feed, in the label's
+// history. Both engines.
+func TestRemovedStaffWorkOfflineIsFlagged(t *testing.T) {
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		ctx := context.Background()
+		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 3)
+		changeStaff(t, h, central.StaffChange{Action: protocol.StaffAdd, Name: "wang", Supervisor: true}, "1357")
+		changeStaff(t, h, central.StaffChange{Action: protocol.StaffAdd, Name: "li"}, "2468")
+		a.Sync(t)
+		b.Sync(t)
+
+		before, late, undone := codes[0], codes[1], codes[2]
+		b.Offline(func() {
+			h.Now = h.Now.Add(time.Minute)
+			b.Redeem(t, before, "li")
+			h.Now = h.Now.Add(time.Minute)
+			changeStaff(t, h, central.StaffChange{Action: protocol.StaffRemove, Name: "li"}, "")
+			changeStaff(t, h, central.StaffChange{Action: protocol.StaffRemove, Name: "wang"}, "")
+			h.Now = h.Now.Add(10 * time.Minute)
+			b.Redeem(t, late, "li")
+			b.Redeem(t, undone, "li")
+			h.Now = h.Now.Add(time.Minute)
+			if _, err := b.Svc.UndoRedemption(ctx, app.UndoRequest{Code: undone, Reason: "wrong parcel", Operator: "wang"}); err != nil {
+				t.Fatalf("desk B, offline: wang's undo: %v", err)
+			}
+		})
+		b.Sync(t)
+		a.Sync(t)
+		b.Sync(t)
+
+		// The server: every redemption stands, the two after the removal
+		// flagged; the undo refused, flagged; the label still used.
+		flagged := func(kind, code string) bool {
+			return centraltest.Count(t, h.DB, `SELECT count(*) FROM events WHERE kind = ? AND code = ? AND (flags & ?) <> 0`, kind, code, int64(central.FlagRemovedStaff)) == 1
+		}
+		for _, c := range []string{before, late, undone} {
+			if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = 'used' AND used_station = 'Desk B'`, c); n != 1 {
+				t.Errorf("server: %s is not used at desk B", c)
+			}
+		}
+		if flagged("redeem", before) {
+			t.Errorf("server: li's redemption of %s before the removal is flagged", before)
+		}
+		if !flagged("redeem", late) || !flagged("redeem", undone) {
+			t.Errorf("server: li's redemptions after the removal are not flagged (%s: %v, %s: %v)", late, flagged("redeem", late), undone, flagged("redeem", undone))
+		}
+		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM events WHERE kind = 'undo' AND code = ? AND outcome = 'rejected' AND (flags & ?) <> 0`, undone, int64(central.FlagRemovedStaff)); n != 1 {
+			t.Errorf("server: wang's undo of %s, made after wang's removal, is not refused and flagged", undone)
+		}
+
+		// The report's flagged events and the dashboard's list.
+		events, err := h.DB.FlaggedEvents(ctx, 0, math.MaxInt64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed := map[string]bool{}
+		for _, e := range events {
+			if strings.Contains(e.Flag, "removed from the staff list") {
+				listed[e.Kind+" "+e.Code] = true
+			}
+		}
+		for _, want := range []string{"redeem " + late, "redeem " + undone, "undo " + undone} {
+			if !listed[want] {
+				t.Errorf("the report's flagged events lack %s: %+v", want, events)
+			}
+		}
+		if listed["redeem "+before] {
+			t.Errorf("the report flags li's redemption of %s before the removal", before)
+		}
+		work, err := h.DB.RemovedStaffWork(ctx, 0, math.MaxInt64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(work) != 3 || work[0].Operator != "li" || work[2].Kind != "undo" || work[2].Operator != "wang" || work[2].Outcome != central.OutcomeRejected {
+			t.Errorf("the dashboard's work by removed operators: %+v, want li's two redemptions and wang's refused undo", work)
+		}
+
+		// The desks: B's copy of the label is used again and the refused
+		// undo is listed with why; both desks keep the server's note.
+		if st := b.Status(t, undone); st != app.StatusUsed {
+			t.Errorf("desk B: %s is %s after the refused undo, want used", undone, st)
+		}
+		refusedUndos, err := b.Svc.RefusedUndos(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(refusedUndos) != 1 || refusedUndos[0].Code != undone || !strings.Contains(refusedUndos[0].ServerReason, "removed from the staff list") {
+			t.Errorf("desk B's refused undos: %+v, want wang's undo of %s refused for the removal", refusedUndos, undone)
+		}
+		for _, d := range []struct {
+			name string
+			desk *centraltest.Desk
+		}{{"A", a}, {"B", b}} {
+			for _, c := range []string{before, late} {
+				v, err := d.desk.Svc.Check(ctx, c)
+				if err != nil || v.Record == nil {
+					t.Fatalf("desk %s: check %s: %+v %v", d.name, c, v, err)
+				}
+				history, err := d.desk.Svc.CodeHistory(ctx, *v.Record)
+				if err != nil {
+					t.Fatal(err)
+				}
+				noted := false
+				for _, e := range history {
+					noted = noted || (e.Kind == "server_flag" && strings.Contains(e.Detail, "by li, removed from the staff list"))
+				}
+				if want := c == late; noted != want {
+					t.Errorf("desk %s: %s's history notes li's removal: %v, want %v: %+v", d.name, c, noted, want, history)
+				}
+			}
+		}
+	})
+}
