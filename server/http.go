@@ -66,8 +66,9 @@ type API struct {
 	AccessLog AccessLog
 	sampler   accessSampler
 
-	probe writeProbe // the readiness check's last write (ready.go)
-	ready readiness  // what the readiness check last logged (ready.go)
+	probe     writeProbe // the readiness check's last write (ready.go)
+	lastWrite lastWrite  // how the desks' last writes went (ready.go)
+	ready     readiness  // what the readiness check last logged (ready.go)
 
 }
 
@@ -810,7 +811,15 @@ const (
 func (a *API) writes(h func(r *http.Request, st central.Station) (any, error)) func(r *http.Request, st central.Station) (any, error) {
 	return func(r *http.Request, st central.Station) (any, error) {
 		defer a.notifyFeed()
-		return h(r, st)
+		v, err := h(r, st)
+		var wf *central.WriteFailure
+		switch {
+		case errors.As(err, &wf):
+			a.writeRefused(err)
+		case err == nil:
+			a.wroteOK()
+		}
+		return v, err
 	}
 }
 

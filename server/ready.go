@@ -26,6 +26,46 @@ type writeProbe struct {
 	err error
 }
 
+// writeFailureHold is how long a desk's write the database refused keeps
+// the server not ready, unless a later desk write goes through first. The
+// probe's one-row update can pass on a full disk (PostgreSQL rewrites the
+// row in its page) while every insert fails: the desks' own writes are
+// the truth.
+const writeFailureHold = 10 * time.Second
+
+// lastWrite is how the desks' last writes went (writes and write).
+type lastWrite struct {
+	mu       sync.Mutex
+	failedAt time.Time // the last refused write; zero once one went through after it
+	err      error
+}
+
+// wroteOK records a desk's write that went through: the database takes
+// writes again.
+func (a *API) wroteOK() {
+	a.lastWrite.mu.Lock()
+	defer a.lastWrite.mu.Unlock()
+	a.lastWrite.failedAt, a.lastWrite.err = time.Time{}, nil
+}
+
+// writeRefused records a desk's write the database refused.
+func (a *API) writeRefused(err error) {
+	a.lastWrite.mu.Lock()
+	defer a.lastWrite.mu.Unlock()
+	a.lastWrite.failedAt, a.lastWrite.err = time.Now(), err
+}
+
+// recentWriteFailure is the error of a desk's write refused within
+// writeFailureHold and not followed by one that went through, or nil.
+func (a *API) recentWriteFailure() error {
+	a.lastWrite.mu.Lock()
+	defer a.lastWrite.mu.Unlock()
+	if a.lastWrite.err == nil || time.Since(a.lastWrite.failedAt) > writeFailureHold {
+		return nil
+	}
+	return a.lastWrite.err
+}
+
 // readiness is why the server was last not ready, as logged: "" while
 // ready. A load balancer asks every few seconds; the log says when the
 // reason changes (not ready, ready again), not at every answer.
@@ -78,6 +118,11 @@ func (a *API) readyz(w http.ResponseWriter, r *http.Request) {
 	if err := a.probeWrite(ctx); err != nil {
 		a.noteReady("the database takes no writes", err)
 		notReady("the database takes no writes")
+		return
+	}
+	if err := a.recentWriteFailure(); err != nil {
+		a.noteReady("the database refused a desk's write", err)
+		notReady("the database refused a desk's write")
 		return
 	}
 	a.noteReady("", nil)

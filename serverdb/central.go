@@ -351,7 +351,8 @@ func codeChanges(rows *sql.Rows, st central.Station) ([]change, error) {
 		}
 		changes = append(changes, change{kind: protocol.KindCode, code: code, station: st.Name, data: codeData(expire, created, ref)})
 	}
-	return changes, rows.Err()
+	// An INSERT or UPDATE … RETURNING reports a refused write here.
+	return changes, writeFailure(rows.Err())
 }
 
 // codeData is a code change's data: what a desk stores of a label beside
@@ -528,7 +529,7 @@ func (c *DB) Apply(ctx context.Context, st central.Station, evs []central.Event,
 // stationActive returns ErrRevoked when the station was revoked, or its
 // token renewed since it was looked up: Apply may be given a station from
 // a cache of token lookups.
-func stationActive(ctx context.Context, queryRow func(context.Context, string, ...any) *sql.Row, st central.Station) error {
+func stationActive(ctx context.Context, queryRow func(context.Context, string, ...any) writeRow, st central.Station) error {
 	var n int
 	err := queryRow(ctx, `SELECT count(*) FROM stations WHERE id = ? AND token_hash = ? AND revoked_at = 0`, st.ID, st.TokenHash).Scan(&n)
 	if err == nil && n == 0 {
@@ -687,7 +688,7 @@ func (c *DB) readCode(ctx context.Context, tx *etx, code string) (centralCode, e
 	return scanCode(tx.queryRow(ctx, selectCode, code))
 }
 
-func scanCode(row *sql.Row) (centralCode, error) {
+func scanCode(row writeRow) (centralCode, error) {
 	var cc centralCode
 	err := row.Scan(&cc.status, &cc.usedAt, &cc.usedStation, &cc.usedOperator, &cc.usedEvent, &cc.reason, &cc.expireAt, &cc.createdAt, &cc.entitlement)
 	return cc, err
@@ -1094,7 +1095,7 @@ func (c *DB) FlaggedEvents(ctx context.Context, from, to int64) ([]FlaggedEvent,
 // QueryRowForTests runs a read-only query written with ? placeholders on
 // either engine (this module's tests).
 func (c *DB) QueryRowForTests(query string, args ...any) *sql.Row {
-	return c.e.queryRow(context.Background(), query, args...)
+	return c.e.queryRow(context.Background(), query, args...).r
 }
 
 // QueryForTests runs a read-only query written with ? placeholders on

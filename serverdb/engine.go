@@ -48,16 +48,27 @@ func (e *engine) exec(ctx context.Context, query string, args ...any) (sql.Resul
 
 func (e *engine) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	if s := e.prepared(ctx, query); s != nil {
-		return s.QueryContext(ctx, args...)
+		r, err := s.QueryContext(ctx, args...)
+		return r, writeFailure(err)
 	}
-	return e.db.QueryContext(ctx, e.rebind(query), args...)
+	r, err := e.db.QueryContext(ctx, e.rebind(query), args...)
+	return r, writeFailure(err)
 }
 
-func (e *engine) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+// writeRow is a *sql.Row whose Scan translates a write the database refuses as
+// a whole (writeFailure): an INSERT, UPDATE or DELETE … RETURNING, such as
+// an online redemption's guarded UPDATE, reports its failure there, and
+// on PostgreSQL a full disk came back as a plain 500 the metrics missed.
+type writeRow struct{ r *sql.Row }
+
+// Scan is sql.Row's, with the write failure translated.
+func (r writeRow) Scan(dest ...any) error { return writeFailure(r.r.Scan(dest...)) }
+
+func (e *engine) queryRow(ctx context.Context, query string, args ...any) writeRow {
 	if s := e.prepared(ctx, query); s != nil {
-		return s.QueryRowContext(ctx, args...)
+		return writeRow{s.QueryRowContext(ctx, args...)}
 	}
-	return e.db.QueryRowContext(ctx, e.rebind(query), args...)
+	return writeRow{e.db.QueryRowContext(ctx, e.rebind(query), args...)}
 }
 
 // prepared returns query prepared, for SQLite, or nil: see stmtCache.
@@ -102,16 +113,18 @@ func (t *etx) exec(ctx context.Context, query string, args ...any) (sql.Result, 
 
 func (t *etx) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	if s := t.e.prepared(ctx, query); s != nil {
-		return t.tx.StmtContext(ctx, s).QueryContext(ctx, args...)
+		r, err := t.tx.StmtContext(ctx, s).QueryContext(ctx, args...)
+		return r, writeFailure(err)
 	}
-	return t.tx.QueryContext(ctx, t.e.rebind(query), args...)
+	r, err := t.tx.QueryContext(ctx, t.e.rebind(query), args...)
+	return r, writeFailure(err)
 }
 
-func (t *etx) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+func (t *etx) queryRow(ctx context.Context, query string, args ...any) writeRow {
 	if s := t.e.prepared(ctx, query); s != nil {
-		return t.tx.StmtContext(ctx, s).QueryRowContext(ctx, args...)
+		return writeRow{t.tx.StmtContext(ctx, s).QueryRowContext(ctx, args...)}
 	}
-	return t.tx.QueryRowContext(ctx, t.e.rebind(query), args...)
+	return writeRow{t.tx.QueryRowContext(ctx, t.e.rebind(query), args...)}
 }
 
 func (t *etx) commit() error { return writeFailure(t.tx.Commit()) }

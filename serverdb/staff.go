@@ -40,7 +40,7 @@ func scanStaff(row interface{ Scan(...any) error }) (central.StaffMember, error)
 // administrator). A change the list refuses is central.ErrStaffExists or
 // central.ErrNoStaff, with nothing written.
 func (c *DB) changeStaff(ctx context.Context, tx *etx, ch central.StaffChange, station string, at int64) (central.StaffMember, error) {
-	var row *sql.Row
+	var row writeRow
 	switch ch.Action {
 	case protocol.StaffAdd:
 		var n int
