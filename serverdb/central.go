@@ -448,12 +448,23 @@ func (c *DB) addChanges(ctx context.Context, tx *etx, changes ...change) error {
 	return addHolderChanges(ctx, tx, changes)
 }
 
-// holderSites selects (one column, site) the sites other than the label's
-// whose desks hold a copy of the label: the current site of every station
-// with an event on it (a desk of another site redeemed it, was refused
-// it, undid it). A desk's copy of a label follows every change of it,
-// whatever site the label is (design.md, "Sites").
-const holderSites = `SELECT t.site FROM stations t WHERE t.name IN (SELECT e.station FROM events e WHERE e.code = ?)`
+// holderSites selects (one column, site) the sites whose desks hold a
+// copy of the label (the caller leaves out the label's own): the current
+// site of every station with an event on it or on another label of its
+// entitlement (a desk of another site redeemed it, was refused it, undid
+// it, replaced it), or that issued one of them (a North desk's replacement
+// of a main label is main's, and the North desk holds it). A replace
+// change carries both labels, so a desk holding one holds the other. A
+// desk's copy of a label follows every change of it, whatever site the
+// label is (design.md, "Sites"). Its four arguments are the label's code.
+const holderSites = `SELECT t.site FROM stations t WHERE t.name IN (
+			SELECT e.station FROM events e WHERE e.code IN (` + entitlementLabels + `)
+			UNION SELECT m.issued_by FROM codes m WHERE m.code IN (` + entitlementLabels + `))`
+
+// entitlementLabels selects (one column, code) the label given twice as
+// an argument and the other labels of its entitlement.
+const entitlementLabels = `SELECT CAST(? AS TEXT) UNION SELECT m.code FROM codes m
+			WHERE m.entitlement <> '' AND m.entitlement = (SELECT l.entitlement FROM codes l WHERE l.code = ?)`
 
 // addHolderChanges writes each change of a label again for every other
 // site holding a copy (holderSites) and, for a conflict, the sites of its
@@ -476,7 +487,7 @@ func addHolderChanges(ctx context.Context, tx *etx, changes []change) error {
 		if ch.kind == protocol.KindConflict {
 			json.Unmarshal([]byte(ch.data), &k)
 		}
-		args = append(args, ch.kind, ch.code, ch.station, ch.data, changeTag(), ch.code, k.FirstStation, k.SecondStation, ch.code)
+		args = append(args, ch.kind, ch.code, ch.station, ch.data, changeTag(), ch.code, ch.code, ch.code, ch.code, k.FirstStation, k.SecondStation, ch.code)
 	}
 	if q.Len() == 0 {
 		return nil

@@ -20,7 +20,9 @@ import (
 // statement too, and kept on the event row.
 //
 // The feed entry goes to the label's site and to every other site holding
-// a copy (holderSites), as addChanges writes it.
+// a copy (holderSites, for a label without an entitlement: the stations
+// with an event on it and the one that issued it), as addChanges writes
+// it.
 //
 // The station is checked in the same statement: the server may have taken
 // it from a short-lived cache of token lookups, and a revoked station
@@ -44,11 +46,11 @@ func (c *DB) redeemOnlineOneStatement(ctx context.Context, st central.Station, e
 		used AS (
 			UPDATE codes SET status = 'used', used_at = ?, used_station = ?, used_operator = ?, used_event = ?
 			WHERE code = ? AND status = 'unused' AND (expire_at = 0 OR expire_at > ?) AND entitlement = '' AND EXISTS (SELECT 1 FROM active)
-			RETURNING code, site),
+			RETURNING code, site, issued_by),
 		fed AS (
 			INSERT INTO changes (kind, code, station, data, tag, site)
 			SELECT 'redeem', u.code, CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), h.site FROM used u,
-				LATERAL (SELECT u.site AS site UNION SELECT t.site FROM stations t WHERE t.name IN (SELECT e.station FROM events e WHERE e.code = u.code)) h),
+				LATERAL (SELECT u.site AS site UNION SELECT t.site FROM stations t WHERE t.name IN (SELECT e.station FROM events e WHERE e.code = u.code UNION SELECT u.issued_by)) h),
 		numbered AS (
 			UPDATE stations SET writes = writes + 1 WHERE id = ? AND EXISTS (SELECT 1 FROM used)
 			RETURNING writes),

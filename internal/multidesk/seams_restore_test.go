@@ -1,0 +1,262 @@
+package multidesk_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"qrdesk/app"
+	"qrdesk/central"
+	"qrdesk/internal/centraltest"
+	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
+	"qrdesk/store"
+)
+
+// Seams of a desk's own backup and restore ('qrdesk backup', 'qrdesk
+// restore') and of the server's restore with undo, close, staff and
+// serials.
+
+// backupDesk writes a backup of the desk's database, as 'qrdesk backup'.
+func backupDesk(t *testing.T, d *centraltest.Desk) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "desk.backup")
+	if err := d.DB.Backup(context.Background(), path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// restoreDesk stops the desk, puts the backup in place of its database
+// (as 'qrdesk restore') and starts it again on it, with the same clock and
+// server.
+func restoreDesk(t *testing.T, d *centraltest.Desk, backup string) {
+	t.Helper()
+	ctx := context.Background()
+	path, old := d.DB.Path(), d.Svc
+	d.DB.Close()
+	if _, err := store.Restore(ctx, backup, path); err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	svc := app.NewService(db, old.Keys, nil)
+	svc.Now, svc.Remote, svc.Log = old.Now, old.Remote, old.Log
+	db.UseClock(old.Now)
+	d.Svc, d.DB = svc, db
+}
+
+// TestUndoAfterTheDesksRestore: desk A redeems X online, then is restored
+// from its own backup taken before, and syncs. X is still A's own
+// redemption at the server, so its supervisor's undo afterwards is
+// accepted and X is unused everywhere (or, if the desk cannot undo what
+// its database no longer holds as its own, it is refused with a reason);
+// either way every desk's copy equals the server's, and X is handed over
+// once.
+func TestUndoAfterTheDesksRestore(t *testing.T) {
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 2)
+		x := codes[0]
+		backup := backupDesk(t, a)
+		h.Now = h.Now.Add(time.Minute)
+		if v := a.Redeem(t, x, "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("desk A online: %+v", v)
+		}
+		restoreDesk(t, a, backup)
+		a.Sync(t)
+		if got := a.Status(t, x); got != app.StatusUsed {
+			t.Fatalf("desk A restored and synced holds %s %s, want used", x, got)
+		}
+		h.Now = h.Now.Add(time.Minute)
+		_, err := a.Svc.UndoRedemption(context.Background(), app.UndoRequest{Code: x, Reason: "wrong parcel", Operator: "boss"})
+		a.Sync(t)
+		b.Sync(t)
+		a.Sync(t)
+		want := app.StatusUnused
+		if err != nil {
+			t.Logf("desk A's undo after its restore: %v", err)
+			want = app.StatusUsed
+		}
+		if got := serverStatus(t, h, x); got != string(want) {
+			t.Errorf("after the undo (err %v) the server holds %s %s, want %s", err, x, got, want)
+		}
+		wantConverged(t, h, map[string]*centraltest.Desk{"A": a, "B": b}, x)
+		if err == nil {
+			h.Now = h.Now.Add(time.Minute)
+			if v := b.Redeem(t, x, "wang"); v.Outcome != app.OutcomeRedeemed {
+				t.Errorf("desk B online after the undo: %+v", v)
+			}
+			a.Sync(t)
+			wantConverged(t, h, map[string]*centraltest.Desk{"A": a, "B": b}, x)
+		}
+	})
+}
+
+// TestCloseSurvivesTheDesksRestore: desk A redeems one label and closes
+// its day expiring the unused ones, and syncs; it is then restored from a
+// backup from before the close. After its sync its copies of the expired
+// labels are expired (as the server holds them), nothing of the day is
+// usable again at A, and its own figures equal its dashboard row.
+func TestCloseSurvivesTheDesksRestore(t *testing.T) {
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 3)
+		h.Now = h.Now.Add(time.Minute)
+		if v := a.Redeem(t, codes[0], "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("desk A online: %+v", v)
+		}
+		backup := backupDesk(t, a)
+		h.Now = h.Now.Add(time.Minute)
+		a.CloseDay(t, true)
+		a.Sync(t)
+		for _, c := range codes[1:] {
+			if got := serverStatus(t, h, c); got != string(app.StatusExpired) {
+				t.Fatalf("the close left %s %s at the server: the test's premise changed", c, got)
+			}
+		}
+		restoreDesk(t, a, backup)
+		a.Sync(t)
+		b.Sync(t)
+		wantConverged(t, h, map[string]*centraltest.Desk{"A": a, "B": b}, codes...)
+		a.Offline(func() {
+			for _, c := range codes[1:] {
+				if v := a.Redeem(t, c, "li"); v.Outcome == app.OutcomeRedeemed {
+					t.Errorf("desk A restored handed over %s, expired by its own close: %+v", c, v)
+				}
+			}
+		})
+		checkOwnFigures(t, "Desk A", a, dashboardRows(t, h)["Desk A"])
+	})
+}
+
+// TestRemovedOperatorAfterTheDesksRestore: an operator is removed at the
+// server after desk A's backup. Desk A, restored from that backup, holds
+// the operator again, but after its next sync refuses the badge, as every
+// other desk does.
+func TestRemovedOperatorAfterTheDesksRestore(t *testing.T) {
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		h, a, b, _ := centraltest.TwoDesks(t, dbPath, 1)
+		changeStaff(t, h, central.StaffChange{Action: protocol.StaffAdd, Name: "li"}, "2468")
+		a.Sync(t)
+		b.Sync(t)
+		badge := badgeOf(t, a, "li")
+		signsIn(t, a, "desk A", badge, "li", false)
+		backup := backupDesk(t, a)
+		h.Now = h.Now.Add(time.Minute)
+		changeStaff(t, h, central.StaffChange{Action: protocol.StaffRemove, Name: "li"}, "")
+		a.Sync(t)
+		b.Sync(t)
+		refused(t, a, "desk A after the removal", badge)
+		restoreDesk(t, a, backup)
+		a.Sync(t)
+		refused(t, a, "desk A restored from a backup before the removal, after its sync", badge)
+		refused(t, b, "desk B", badge)
+	})
+}
+
+// TestRemovedOperatorAfterTheServersRestore: an operator is removed at the
+// server after the server's backup; the server is then restored from that
+// backup. A removal is an administrator's decision the desks heard of: it
+// must not be undone silently. After the desks' syncs, the operator is
+// refused at every desk, a desk enrolled after the restore too, and the
+// server's list holds the removal again.
+func TestRemovedOperatorAfterTheServersRestore(t *testing.T) {
+	t.Skip("known gap: a removal made at the server after its backup is lost by the restore; desks that heard of it keep it " +
+		"(store.applyStaffChange never takes a removal back) but do not send it again, so the server holds the operator " +
+		"active and a desk enrolled (or a database started) after the restore signs the badge in")
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		g := newRestorable(t, dbPath)
+		a, b := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk B", "B")
+		changeStaff(t, g.Harness, central.StaffChange{Action: protocol.StaffAdd, Name: "li"}, "2468")
+		a.Sync(t)
+		b.Sync(t)
+		badge := badgeOf(t, a.Desk, "li")
+		backup := g.backup()
+		g.Now = g.Now.Add(time.Minute)
+		changeStaff(t, g.Harness, central.StaffChange{Action: protocol.StaffRemove, Name: "li"}, "")
+		a.Sync(t)
+		b.Sync(t)
+		refused(t, a.Desk, "desk A after the removal", badge)
+		g.restore(backup)
+		g.Now = g.Now.Add(time.Minute)
+		for _, d := range []*watchedDesk{a, b, a, b} {
+			d.Sync(t)
+		}
+		// Desk C, enrolled after the restore, starts from the server's
+		// list.
+		c := g.deskAt(t, "Desk C", "C")
+		c.Sync(t)
+		for name, d := range map[string]*watchedDesk{"desk A": a, "desk B": b, "desk C": c} {
+			if op, err := d.Svc.Operators().SignInBadge(context.Background(), badge); err == nil {
+				t.Errorf("%s after the server's restore: the removed operator's badge signs in %s again", name, op.Name)
+			}
+		}
+		staff, err := g.DB.Staff(context.Background(), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range staff {
+			if m.Name == "li" && m.RemovedAt == 0 {
+				t.Errorf("the restored server holds li on its staff list again: %+v", m)
+			}
+		}
+	})
+}
+
+// TestSerialsAfterBothRestores: desk A issues serials 1-3 and syncs; the
+// server is backed up, and so is desk A; A issues 4-6 (printed, handed
+// out) and syncs. The server is restored from its backup (it holds 1-3),
+// then desk A from its own (1-3). A issues again: it must not print
+// serials 4-6 a second time under its letter.
+func TestSerialsAfterBothRestores(t *testing.T) {
+	t.Skip("known gap: after both restores neither the server nor desk A holds serials 4-6 as issued (desk B holds copies " +
+		"from the feed but sends only its own labels again), so desk A prints 4-6 again under its letter")
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		g := newRestorable(t, dbPath)
+		a, b := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk B", "B")
+		first := a.Issue(t, 3)
+		a.Sync(t)
+		b.Sync(t)
+		serverBackup := g.backup()
+		deskBackup := backupDesk(t, a.Desk)
+		g.Now = g.Now.Add(time.Minute)
+		printed := a.Issue(t, 3)
+		a.Sync(t)
+		b.Sync(t)
+		g.restore(serverBackup)
+		restoreDesk(t, a.Desk, deskBackup)
+		g.Now = g.Now.Add(time.Minute)
+		b.Sync(t)
+		a.Sync(t)
+		serial := func(d *centraltest.Desk, code string) int {
+			t.Helper()
+			var n int
+			if err := d.DB.SQL().QueryRow(`SELECT serial FROM codes WHERE code = ?`, code).Scan(&n); err != nil {
+				t.Fatalf("the serial of %s: %v", code, err)
+			}
+			return n
+		}
+		taken := map[int]string{}
+		for _, c := range append(first, printed...) {
+			taken[serial(b.Desk, c)] = c
+		}
+		_, again, err := a.Svc.Issue(context.Background(), app.IssueRequest{Count: 3})
+		if err != nil {
+			t.Logf("desk A issuing after both restores: %v", err)
+			return
+		}
+		for _, c := range again {
+			if n := serial(a.Desk, c.String()); taken[n] != "" {
+				t.Errorf("desk A issued serial %d again (%s), printed before as %s", n, c, taken[n])
+			}
+		}
+	})
+}
