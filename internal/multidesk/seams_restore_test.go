@@ -28,10 +28,10 @@ func backupDesk(t *testing.T, d *centraltest.Desk) string {
 	return path
 }
 
-// restoreDesk stops the desk, puts the backup in place of its database
+// restoreDeskFile stops the desk, puts the backup in place of its database
 // (as 'qrdesk restore') and starts it again on it, with the same clock and
 // server.
-func restoreDesk(t *testing.T, d *centraltest.Desk, backup string) {
+func restoreDeskFile(t *testing.T, d *centraltest.Desk, backup string) {
 	t.Helper()
 	ctx := context.Background()
 	path, old := d.DB.Path(), d.Svc
@@ -67,7 +67,7 @@ func TestUndoAfterTheDesksRestore(t *testing.T) {
 		if v := a.Redeem(t, x, "li"); v.Outcome != app.OutcomeRedeemed {
 			t.Fatalf("desk A online: %+v", v)
 		}
-		restoreDesk(t, a, backup)
+		restoreDeskFile(t, a, backup)
 		a.Sync(t)
 		if got := a.Status(t, x); got != app.StatusUsed {
 			t.Fatalf("desk A restored and synced holds %s %s, want used", x, got)
@@ -119,7 +119,7 @@ func TestCloseSurvivesTheDesksRestore(t *testing.T) {
 				t.Fatalf("the close left %s %s at the server: the test's premise changed", c, got)
 			}
 		}
-		restoreDesk(t, a, backup)
+		restoreDeskFile(t, a, backup)
 		a.Sync(t)
 		b.Sync(t)
 		wantConverged(t, h, map[string]*centraltest.Desk{"A": a, "B": b}, codes...)
@@ -153,7 +153,7 @@ func TestRemovedOperatorAfterTheDesksRestore(t *testing.T) {
 		a.Sync(t)
 		b.Sync(t)
 		refused(t, a, "desk A after the removal", badge)
-		restoreDesk(t, a, backup)
+		restoreDeskFile(t, a, backup)
 		a.Sync(t)
 		refused(t, a, "desk A restored from a backup before the removal, after its sync", badge)
 		refused(t, b, "desk B", badge)
@@ -232,7 +232,7 @@ func TestSerialsAfterBothRestores(t *testing.T) {
 		a.Sync(t)
 		b.Sync(t)
 		g.restore(serverBackup)
-		restoreDesk(t, a.Desk, deskBackup)
+		restoreDeskFile(t, a.Desk, deskBackup)
 		g.Now = g.Now.Add(time.Minute)
 		b.Sync(t)
 		a.Sync(t)
