@@ -125,6 +125,9 @@ func (s *Service) Issue(ctx context.Context, req IssueRequest) (Batch, []Code, e
 	if err != nil {
 		return Batch{}, nil, err
 	}
+	if err := CheckIssueDate(day, now); err != nil {
+		return Batch{}, nil, err
+	}
 	if len(req.Type) > 40 {
 		return Batch{}, nil, Errorf(KindInvalid, "type may have up to 40 characters: shorten it")
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"qrdesk/app"
 	"qrdesk/internal/testclock"
 )
 
@@ -263,5 +264,26 @@ func TestIssueRefusesUnprintableRef(t *testing.T) {
 	s.mustJSON(t, &next, "issue", "--count", "1", "--ref", "ok")
 	if next.Batch != issued.Batch+1 {
 		t.Fatalf("the batch after the refusal is %d, want %d: the refused one issued something", next.Batch, issued.Batch+1)
+	}
+}
+
+// TestIssueRefusesAMistypedYear: a code prints its year with two digits,
+// so a label date of year 0026 (or 2126, 9999) would print the serials of
+// today's 2026 labels again: the server refuses that batch for good and
+// two labels carry one number. A date more than a month back or a year
+// ahead is refused, naming today; nothing is issued.
+func TestIssueRefusesAMistypedYear(t *testing.T) {
+	s := newStation(t)
+	today := testclock.Date(0)
+	for _, date := range []string{"00" + today[2:], "21" + today[2:], "9999-12-31", testclock.Date(-app.IssueDaysBack - 1)} {
+		code, _, errOut := s.run(t, "issue", "--count", "1", "--date", date)
+		if code != ExitUsage || !strings.Contains(errOut, "label date "+date) || !strings.Contains(errOut, today) {
+			t.Errorf("issue --date %s: exit %d, stderr %q; want a refusal naming the date and today (%s)", date, code, errOut, today)
+		}
+	}
+	var issued issueOut
+	s.mustJSON(t, &issued, "issue", "--count", "1", "--date", testclock.Date(-3))
+	if issued.Batch != 1 {
+		t.Errorf("the first batch after the refusals is %d, want 1: a refused date issued something", issued.Batch)
 	}
 }

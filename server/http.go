@@ -440,9 +440,10 @@ func (a *API) enrol(r *http.Request, st central.Station) (any, error) {
 	}
 	en.Sites = &sites
 	// The serials this desk's letter holds: a desk restored from its own
-	// backup issues above them, never its serials again. From the day
-	// before yesterday on, so a desk's time zone is covered either way.
-	from := a.Now().AddDate(0, 0, -2).Format("2006-01-02")
+	// backup issues above them, never its serials again. For every day a
+	// desk may issue (app.IssueDaysBack), and two more, so a desk's time
+	// zone is covered either way.
+	from := a.Now().AddDate(0, 0, -app.IssueDaysBack-2).Format("2006-01-02")
 	if en.Serials, err = a.Store.SerialMarks(r.Context(), st.Letter, from); err != nil {
 		return nil, err
 	}
