@@ -158,7 +158,7 @@ func lostDatabase(c *common) error {
 			return nil
 		}
 	}
-	return app.Errorf(app.KindUnavailable, "the database %s is missing, but this desk was set up (its key file %s and sync settings %s are there): a new database would lose what the desk did offline and issue its label numbers again. Restore the desk's latest backup with 'qrdesk restore FILE' (then sync); to start this desk over on purpose, move %s away first",
+	return app.Errorf(app.KindUnavailable, "the database %s is missing, but this desk was set up (its key file %s and sync settings %s are there): a new database would lose what the desk did offline and issue its label numbers again. Restore the desk's latest backup with 'qrdesk restore FILE' (then sync); to start this desk over on purpose, move %s away, run 'qrdesk init', then 'qrdesk sync --server URL --token-file FILE' before issuing anything (the server tells the new database which label numbers this desk printed)",
 		c.db, c.keyFile, syncConfigPath(c), syncConfigPath(c))
 }
 
