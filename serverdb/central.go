@@ -780,8 +780,19 @@ func (c *DB) redeem(ctx context.Context, tx *etx, st central.Station, ev central
 	// Refused: the label is as cc says (it is held), and each answer below
 	// is the guard's reason. No other state can have refused it: rather
 	// than answer what it did not record, the event fails and is sent again.
+	handedBack := false
+	if cc.status == string(app.StatusUsed) && ev.Offline && ev.TakenBack && cc.usedAt > when {
+		// Only while its undo is not refused already: an undo that reached
+		// the server before the redemption it takes back (sent in an earlier
+		// request) and was refused leaves the parcel out, a second use.
+		var refused int
+		if err := tx.queryRow(ctx, `SELECT count(*) FROM events WHERE kind = 'undo' AND undoes = ? AND station = ? AND outcome = 'rejected'`, ev.EventID, st.Name).Scan(&refused); err != nil {
+			return central.Result{}, note, when, err
+		}
+		handedBack = refused == 0
+	}
 	switch {
-	case cc.status == string(app.StatusUsed) && ev.Offline && ev.TakenBack && cc.usedAt > when:
+	case handedBack:
 		// Handed back (its undo follows in this request) before the record
 		// was made: no second use of the label, so no conflict; the label
 		// stays with its record,
