@@ -609,3 +609,64 @@ func (d *DB) SendAgain(ctx context.Context) error {
 	}
 	return d.wrap(tx.Commit(), "cannot queue everything for the server again")
 }
+
+// CodesHeld returns the highest code id this desk holds.
+func (d *DB) CodesHeld(ctx context.Context) (int64, error) {
+	var id int64
+	err := d.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM codes`).Scan(&id)
+	return id, d.wrap(err, "cannot read the codes")
+}
+
+// DropStaleCopies forgets the copies of other desks' labels (a remote
+// batch's) with ids up to maxID that inSnapshot says the server's snapshot
+// did not bring, unless this desk has anything of its own on one: a scan,
+// a redemption, an undo, a print, an audit row, an outbox event, a
+// conflict naming it (app's dropStaleCopies says why).
+func (d *DB) DropStaleCopies(ctx context.Context, maxID int64, inSnapshot func(code string) bool) (int, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT c.id, c.code FROM codes c JOIN batches b ON b.id = c.batch_id
+		WHERE c.id <= ? AND b.created_at = 0 AND b.label_date = 'remote'`, maxID)
+	if err != nil {
+		return 0, d.wrap(err, "cannot read the copies of other desks' labels")
+	}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		var code string
+		if err := rows.Scan(&id, &code); err != nil {
+			rows.Close()
+			return 0, d.wrap(err, "cannot read the copies of other desks' labels")
+		}
+		if !inSnapshot(code) {
+			ids = append(ids, id)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, d.wrap(err, "cannot read the copies of other desks' labels")
+	}
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	// Each NOT IN list is built once (not a search per copy: the outbox
+	// and the conflicts have no index on the code).
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, d.wrap(err, "cannot drop the copies of other desks' labels")
+	}
+	defer tx.Rollback()
+	list, _ := json.Marshal(ids)
+	res, err := tx.ExecContext(ctx, `DELETE FROM codes WHERE id IN (SELECT value FROM json_each(?))
+		AND batch_id IN (SELECT id FROM batches WHERE created_at = 0 AND label_date = 'remote')
+		AND id NOT IN (SELECT code_id FROM redemptions)
+		AND id NOT IN (SELECT code_id FROM scans WHERE code_id IS NOT NULL)
+		AND id NOT IN (SELECT code_id FROM undos)
+		AND id NOT IN (SELECT code_id FROM audit WHERE code_id IS NOT NULL)
+		AND id NOT IN (SELECT code_id FROM print_job_codes)
+		AND code NOT IN (SELECT code FROM outbox WHERE code IS NOT NULL)
+		AND code NOT IN (SELECT code FROM conflicts UNION SELECT second_code FROM conflicts WHERE second_code IS NOT NULL)`, string(list))
+	if err != nil {
+		return 0, d.wrap(err, "cannot drop the copies of other desks' labels")
+	}
+	n, _ := res.RowsAffected()
+	return int(n), d.wrap(tx.Commit(), "cannot drop the copies of other desks' labels")
+}

@@ -123,3 +123,63 @@ func TestOtherSitesLabelFollowsTheServer(t *testing.T) {
 		}
 	})
 }
+
+// TestMovedDeskDropsOldSitesCopies: Main 2 holds main's labels: two it only
+// downloaded, one it redeemed online and its supervisor undid. It is moved
+// to North and syncs (it starts over from North's snapshot). Main closes
+// its day, expiring the two, and Main 1 hands the third over. The two
+// copies Main 2 only downloaded follow nothing any more: Main 2 drops them,
+// so offline, under `site offline refuse`, it does not hand main's closed
+// label over as unused. The one it undid is still held (its event makes
+// North a holder at the server), brought by North's snapshot, and follows
+// Main 1's redemption.
+func TestMovedDeskDropsOldSitesCopies(t *testing.T) {
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		ctx := context.Background()
+		h := centraltest.New(t, dbPath, 0)
+		m1 := h.Desk(t, "Main 1", "A", h.Station(t, "Main 1", "A"))
+		m2 := h.Desk(t, "Main 2", "B", h.Station(t, "Main 2", "B"))
+		siteDesk(t, h, "North", "North 1", "N") // North exists
+		codes := m1.Issue(t, 3)
+		m1.Sync(t)
+		m2.Sync(t)
+		if err := h.DB.SetCrossSiteOffline(ctx, protocol.CrossSiteRefuse); err != nil {
+			t.Fatal(err)
+		}
+		if v := m2.Redeem(t, codes[0], "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("Main 2 online: %+v", v)
+		}
+		h.Now = h.Now.Add(time.Minute)
+		m2.Undo(t, codes[0], "wrong parcel")
+		m2.Sync(t)
+		if err := h.DB.SetStationSite(ctx, "Main 2", "North"); err != nil {
+			t.Fatal(err)
+		}
+		// Main 1 hands the undone label over before Main 2 hears of the move.
+		h.Now = h.Now.Add(time.Minute)
+		if v := m1.Redeem(t, codes[0], "wang"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("Main 1 online: %+v", v)
+		}
+		m2.Sync(t)
+		if dc := m1.CloseDay(t, true); dc.ExpiredNow != 2 {
+			t.Fatalf("Main 1's close expired %d labels, want 2: the test's premise changed", dc.ExpiredNow)
+		}
+		m1.Sync(t)
+		m2.Sync(t)
+		for _, code := range codes[1:] {
+			if v, err := m2.Svc.Check(ctx, code); err != nil || v.Record != nil {
+				t.Errorf("Main 2, moved to North, still holds main's label %s it only downloaded: %+v (%v); the server has it expired", code, v.Record, err)
+			}
+		}
+		if got := m2.Status(t, codes[0]); got != app.StatusUsed {
+			t.Errorf("Main 2's copy of %s, which it redeemed and undid, is %s; the server's used", codes[0], got)
+		}
+		back := offline(m2, "Main 2")
+		v := m2.Redeem(t, codes[1], "li")
+		back()
+		if v.Outcome == app.OutcomeRedeemed {
+			t.Errorf("offline under refuse, Main 2 (now North) handed over main's closed label %s: %+v", codes[1], v)
+		}
+	})
+}
