@@ -141,8 +141,25 @@ func (d *DB) MarkEvents(ctx context.Context, results []app.RemoteResult, at int6
 		if err := answerStatus(ctx, tx, r, at); err != nil {
 			return d.wrap(err, "cannot update the outbox")
 		}
+		if err := labelTimes(ctx, tx, `(SELECT code FROM outbox WHERE event_id = ?)`, r.EventID, r); err != nil {
+			return d.wrap(err, "cannot update the outbox")
+		}
 	}
 	return d.wrap(tx.Commit(), "cannot update the outbox")
+}
+
+// labelTimes keeps, with this desk's copy of another site's label it
+// never downloaded (created_at 0: known only from a scan), the expiry the
+// server's answer tells (Result.LabelExpireAt): a copy without it would
+// never expire here. code is an SQL expression of the label's code taking
+// one argument, arg. The copy keeps created_at 0, so the label's code
+// change, should the feed bring it, still completes it.
+func labelTimes(ctx context.Context, tx *sql.Tx, code string, arg any, r app.RemoteResult) error {
+	if r.LabelCreatedAt == 0 {
+		return nil // an older server, or a label of this desk's site
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE codes SET expire_at = ? WHERE code = `+code+` AND created_at = 0 AND expire_at <> ?`, r.LabelExpireAt, arg, r.LabelExpireAt)
+	return err
 }
 
 // remoteBatch returns the placeholder batch that holds codes issued at
@@ -444,6 +461,9 @@ func (d *DB) MirrorRemote(ctx context.Context, c app.Code, a app.Attempt, r app.
 				v.Status = status
 			}
 		}
+	}
+	if err := labelTimes(ctx, tx, `?`, c.String(), r); err != nil {
+		return app.Verdict{}, d.wrap(err, "cannot record the scan")
 	}
 	if err := insertScan(ctx, tx, a, v.Outcome, codeID); err != nil {
 		return app.Verdict{}, d.wrap(err, "cannot record the scan")

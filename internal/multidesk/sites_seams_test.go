@@ -183,3 +183,58 @@ func TestMovedDeskDropsOldSitesCopies(t *testing.T) {
 		}
 	})
 }
+
+// TestOtherSitesCopyKeepsItsExpiry: Main 1 issues two 90-minute labels.
+// North 1, which never downloads main's labels, hands one over offline
+// (deciding alone) and the other online, and its supervisor undoes the
+// online one. Its copies carry their expiry from the server's answers, so
+// two hours later, offline, North 1 refuses the undone label as expired
+// rather than handing over a copy that never expires.
+func TestOtherSitesCopyKeepsItsExpiry(t *testing.T) {
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		ctx := context.Background()
+		h := centraltest.New(t, dbPath, 0)
+		m1 := h.Desk(t, "Main 1", "A", h.Station(t, "Main 1", "A"))
+		n1 := siteDesk(t, h, "North", "North 1", "N")
+		_, issued, err := m1.Svc.Issue(ctx, app.IssueRequest{Count: 2, Expires: "90m"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		codes := []string{issued[0].String(), issued[1].String()}
+		m1.Sync(t)
+		n1.Sync(t)
+		back := offline(n1, "North 1")
+		if v := n1.Redeem(t, codes[0], "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("North 1 offline: %+v", v)
+		}
+		back()
+		if v := n1.Redeem(t, codes[1], "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("North 1 online: %+v", v)
+		}
+		n1.Sync(t)
+		h.Now = h.Now.Add(time.Minute)
+		n1.Undo(t, codes[1], "wrong parcel")
+		n1.Sync(t)
+		for _, code := range codes {
+			want := centraltest.Count(t, h.DB, `SELECT expire_at FROM codes WHERE code = ?`, code)
+			if want == 0 {
+				t.Fatalf("the server holds %s without an expiry: the test's premise changed", code)
+			}
+			v, err := n1.Svc.Check(ctx, code)
+			if err != nil || v.Record == nil {
+				t.Fatalf("North 1 does not hold %s: %+v %v", code, v, err)
+			}
+			if v.Record.ExpireAt != int64(want) {
+				t.Errorf("North 1's copy of main's label %s expires at %d, the server's at %d", code, v.Record.ExpireAt, want)
+			}
+		}
+		h.Now = h.Now.Add(2 * time.Hour)
+		back = offline(n1, "North 1")
+		v := n1.Redeem(t, codes[1], "li")
+		back()
+		if v.Outcome == app.OutcomeRedeemed {
+			t.Errorf("offline two hours later, North 1 handed over main's undone label %s past its expiry: %+v", codes[1], v)
+		}
+	})
+}
