@@ -639,9 +639,14 @@ func (d *DB) CodesHeld(ctx context.Context) (int64, error) {
 
 // DropStaleCopies forgets the copies of other desks' labels (a remote
 // batch's) with ids up to maxID that inSnapshot says the server's snapshot
-// did not bring, unless this desk has anything of its own on one: a scan,
-// a redemption, an undo, a print, an audit row, an outbox event, a
-// conflict naming it (app's dropStaleCopies says why).
+// did not bring, unless this desk did anything the server keeps on one: an
+// event in the outbox (its online redemptions are there too), a
+// redemption of its own, an undo, a print, an audit row, a conflict naming
+// it (app's dropStaleCopies says why). What such a copy still carries goes
+// with it: the other desks' redemptions the feed brought; this desk's
+// refused scans of it stay in the scan log, without the label (the server
+// does not hold them as this desk's, or the snapshot would have brought
+// the label: a restore lost them).
 func (d *DB) DropStaleCopies(ctx context.Context, maxID int64, inSnapshot func(code string) bool) (int, error) {
 	rows, err := d.db.QueryContext(ctx, `SELECT c.id, c.code FROM codes c JOIN batches b ON b.id = c.batch_id
 		WHERE c.id <= ? AND b.created_at = 0 AND b.label_date = 'remote'`, maxID)
@@ -667,26 +672,50 @@ func (d *DB) DropStaleCopies(ctx context.Context, maxID int64, inSnapshot func(c
 	if len(ids) == 0 {
 		return 0, nil
 	}
-	// Each NOT IN list is built once (not a search per copy: the outbox
-	// and the conflicts have no index on the code).
 	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, d.wrap(err, "cannot drop the copies of other desks' labels")
 	}
 	defer tx.Rollback()
 	list, _ := json.Marshal(ids)
-	res, err := tx.ExecContext(ctx, `DELETE FROM codes WHERE id IN (SELECT value FROM json_each(?))
-		AND batch_id IN (SELECT id FROM batches WHERE created_at = 0 AND label_date = 'remote')
-		AND id NOT IN (SELECT code_id FROM redemptions)
-		AND id NOT IN (SELECT code_id FROM scans WHERE code_id IS NOT NULL)
-		AND id NOT IN (SELECT code_id FROM undos)
-		AND id NOT IN (SELECT code_id FROM audit WHERE code_id IS NOT NULL)
-		AND id NOT IN (SELECT code_id FROM print_job_codes)
-		AND code NOT IN (SELECT code FROM outbox WHERE code IS NOT NULL)
-		AND code NOT IN (SELECT code FROM conflicts UNION SELECT second_code FROM conflicts WHERE second_code IS NOT NULL)`, string(list))
+	// Each NOT IN list is built once (not a search per copy: the outbox
+	// and the conflicts have no index on the code).
+	rows, err = tx.QueryContext(ctx, `SELECT c.id FROM codes c WHERE c.id IN (SELECT value FROM json_each(?))
+		AND c.batch_id IN (SELECT id FROM batches WHERE created_at = 0 AND label_date = 'remote')
+		AND c.id NOT IN (SELECT code_id FROM redemptions WHERE own = 1)
+		AND c.id NOT IN (SELECT code_id FROM undos)
+		AND c.id NOT IN (SELECT code_id FROM audit WHERE code_id IS NOT NULL)
+		AND c.id NOT IN (SELECT code_id FROM print_job_codes)
+		AND c.code NOT IN (SELECT code FROM outbox WHERE code IS NOT NULL)
+		AND c.code NOT IN (SELECT code FROM conflicts UNION SELECT second_code FROM conflicts WHERE second_code IS NOT NULL)`, string(list))
 	if err != nil {
 		return 0, d.wrap(err, "cannot drop the copies of other desks' labels")
 	}
-	n, _ := res.RowsAffected()
+	ids = ids[:0]
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return 0, d.wrap(err, "cannot drop the copies of other desks' labels")
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, d.wrap(err, "cannot drop the copies of other desks' labels")
+	}
+	list, _ = json.Marshal(ids)
+	var n int64
+	for _, q := range []string{
+		`UPDATE scans SET code_id = NULL WHERE code_id IN (SELECT value FROM json_each(?))`,
+		`DELETE FROM redemptions WHERE code_id IN (SELECT value FROM json_each(?))`,
+		`DELETE FROM codes WHERE id IN (SELECT value FROM json_each(?))`,
+	} {
+		res, err := tx.ExecContext(ctx, q, string(list))
+		if err != nil {
+			return 0, d.wrap(err, "cannot drop the copies of other desks' labels")
+		}
+		n, _ = res.RowsAffected()
+	}
 	return int(n), d.wrap(tx.Commit(), "cannot drop the copies of other desks' labels")
 }

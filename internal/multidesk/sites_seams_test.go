@@ -125,10 +125,12 @@ func TestOtherSitesLabelFollowsTheServer(t *testing.T) {
 }
 
 // TestMovedDeskDropsOldSitesCopies: Main 2 holds main's labels: two it only
-// downloaded, one it redeemed online and its supervisor undid. It is moved
-// to North and syncs (it starts over from North's snapshot). Main closes
-// its day, expiring the two, and Main 1 hands the third over. The two
-// copies Main 2 only downloaded follow nothing any more: Main 2 drops them,
+// downloaded, one Main 1 handed over (Main 2 has it used from the feed),
+// one it redeemed online and its supervisor undid. It is moved to North
+// and syncs (it starts over from North's snapshot). Main 1's supervisor
+// undoes its redemption, main closes its day, expiring the three, and
+// Main 1 hands the last over. The copies Main 2 only downloaded follow
+// nothing any more: Main 2 drops them,
 // so offline, under `site offline refuse`, it does not hand main's closed
 // label over as unused. The one it undid is still held (its event makes
 // North a holder at the server), brought by North's snapshot, and follows
@@ -141,7 +143,10 @@ func TestMovedDeskDropsOldSitesCopies(t *testing.T) {
 		m1 := h.Desk(t, "Main 1", "A", h.Station(t, "Main 1", "A"))
 		m2 := h.Desk(t, "Main 2", "B", h.Station(t, "Main 2", "B"))
 		siteDesk(t, h, "North", "North 1", "N") // North exists
-		codes := m1.Issue(t, 3)
+		codes := m1.Issue(t, 4)
+		if v := m1.Redeem(t, codes[3], "wang"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("Main 1 online: %+v", v)
+		}
 		m1.Sync(t)
 		m2.Sync(t)
 		if err := h.DB.SetCrossSiteOffline(ctx, protocol.CrossSiteRefuse); err != nil {
@@ -162,8 +167,9 @@ func TestMovedDeskDropsOldSitesCopies(t *testing.T) {
 			t.Fatalf("Main 1 online: %+v", v)
 		}
 		m2.Sync(t)
-		if dc := m1.CloseDay(t, true); dc.ExpiredNow != 2 {
-			t.Fatalf("Main 1's close expired %d labels, want 2: the test's premise changed", dc.ExpiredNow)
+		m1.Undo(t, codes[3], "wrong parcel")
+		if dc := m1.CloseDay(t, true); dc.ExpiredNow != 3 {
+			t.Fatalf("Main 1's close expired %d labels, want 3: the test's premise changed", dc.ExpiredNow)
 		}
 		m1.Sync(t)
 		m2.Sync(t)
