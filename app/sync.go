@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"qrdesk/protocol"
+	"slices"
 	"time"
 )
 
@@ -89,6 +90,14 @@ type SyncStore interface {
 	// ApplySnapshot brings the desk's copy to a snapshot page's state; with
 	// the last page (NextID 0) it sets the feed cursor to position.
 	ApplySnapshot(ctx context.Context, page RemoteSnapshot, position int64) error
+	// CodesHeld returns the highest code id the desk holds (its copies
+	// above it are newer than a snapshot that starts now).
+	CodesHeld(ctx context.Context) (int64, error)
+	// DropStaleCopies forgets the copies of other desks' labels, with ids
+	// up to maxID, that the server's snapshot did not bring (inSnapshot
+	// false) and on which this desk has nothing of its own (no scan,
+	// redemption, event, undo, conflict, print), and returns how many.
+	DropStaleCopies(ctx context.Context, maxID int64, inSnapshot func(code string) bool) (int, error)
 	// MirrorRemote records a redemption the server decided (online).
 	MirrorRemote(ctx context.Context, c Code, a Attempt, r RemoteResult) (Verdict, error)
 	// SyncState includes the clock's last measurement (SyncStatus.Clock).
@@ -393,6 +402,11 @@ func (s *Service) resendAll(ctx context.Context, ss SyncStore, ring, why string)
 func (s *Service) startOver(ctx context.Context, ss SyncStore, ring string) (int64, error) {
 	var position, after int64
 	var check string
+	held, err := ss.CodesHeld(ctx)
+	if err != nil {
+		return 0, err
+	}
+	var seen snapshotSet
 	for first := true; ; first = false {
 		page, err := s.Remote.Snapshot(ctx, ring, after, position)
 		if err != nil {
@@ -410,16 +424,64 @@ func (s *Service) startOver(ctx context.Context, ss SyncStore, ring string) (int
 				continue
 			}
 			kept = append(kept, c)
+			seen.add(c.Code)
 		}
 		page.Codes = kept
 		if err := ss.ApplySnapshot(ctx, page, position); err != nil {
 			return 0, err
 		}
 		if page.NextID == 0 {
+			if err := s.dropStaleCopies(ctx, ss, held, &seen); err != nil {
+				return 0, err
+			}
 			return position, nil
 		}
 		after = page.NextID
 	}
+}
+
+// dropStaleCopies is the end of a start over: a copy of another desk's
+// label the server's snapshot did not bring is one this desk no longer
+// holds. The snapshot is the desk's site's labels and the other sites'
+// labels a desk of its site has an event on (which the feed keeps
+// following); what else the desk kept is another site's label it only
+// downloaded (it was moved here) or one the server no longer has (it was
+// restored): nothing tells it of that label's changes any more, and a
+// copy left behind would be handed over offline as unused after its site
+// closed its day or another desk used it. A label this desk did anything
+// with (scanned, redeemed, undid, printed, queued an event on, or one a
+// conflict names) stays: its events make it a holder at the server.
+func (s *Service) dropStaleCopies(ctx context.Context, ss SyncStore, held int64, seen *snapshotSet) error {
+	seen.seal()
+	n, err := ss.DropStaleCopies(ctx, held, seen.has)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		s.Log.Info("dropped copies of labels this desk's site no longer follows", "labels", n)
+	}
+	return nil
+}
+
+// snapshotSet is the labels of a snapshot by their random parts, sorted
+// (RandomLen bytes each, as the desk's search index holds them).
+type snapshotSet struct{ randoms []string }
+
+func (x *snapshotSet) add(code string) {
+	if c, err := Parse(code); err == nil {
+		x.randoms = append(x.randoms, c.Random)
+	}
+}
+
+func (x *snapshotSet) seal() { slices.Sort(x.randoms) }
+
+func (x *snapshotSet) has(code string) bool {
+	c, err := Parse(code)
+	if err != nil {
+		return true // not ours to judge: kept
+	}
+	_, ok := slices.BinarySearch(x.randoms, c.Random)
+	return ok
 }
 
 // verifyCode checks that a code from the server was signed with this

@@ -119,9 +119,9 @@ type Store interface {
 	// SiteMoveSeen records that the station's desk has started over
 	// since its move to another site (Station.SiteFrom goes back to 0).
 	SiteMoveSeen(ctx context.Context, stationID int64) error
-	// LabelSite returns the site (id and name) of a stored label;
-	// ok is false when the server has no such label.
-	LabelSite(ctx context.Context, code string) (id int64, name string, ok bool, err error)
+	// LabelSite returns the site of a stored label and its expiry and
+	// issue time; ok is false when the server has no such label.
+	LabelSite(ctx context.Context, code string) (l LabelPlace, ok bool, err error)
 	// AckFeed records how far stations (by id) have read the feed, so
 	// Compact may drop what all have applied.
 	AckFeed(ctx context.Context, acks map[int64]FeedAck) error

@@ -60,6 +60,14 @@ type Result struct {
 	// Site is the name of the label's site when it is not the desk's (an
 	// online answer about a label of another site); "" otherwise.
 	Site string `json:"site,omitempty"`
+	// LabelCreatedAt and LabelExpireAt are, in an answer about a label of
+	// another site (a redemption, online or offline), when it was issued
+	// and when it expires (0: never): the desk, which never downloaded
+	// it, keeps them with its copy, so a later undo cannot leave it a copy
+	// that never expires. 0 and 0 from an older server, and for a label
+	// of the desk's site (its feed brings the label).
+	LabelCreatedAt int64 `json:"label_created_at,omitempty"`
+	LabelExpireAt  int64 `json:"label_expire_at,omitempty"`
 }
 
 // Change is one entry of the server's change feed.

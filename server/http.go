@@ -523,15 +523,22 @@ func (a *API) redeem(r *http.Request, st central.Station) (any, error) {
 	// A label of another site: the desk says where it was issued (it never
 	// downloaded it: a desk follows only its own site's feed).
 	if res[0].Outcome != central.OutcomeUnknown {
-		site, name, ok, err := a.Store.LabelSite(r.Context(), ev.Code)
-		if err != nil {
+		if err := a.otherSitesLabel(r, st, ev.Code, &res[0]); err != nil {
 			return nil, err
-		}
-		if ok && site != st.SiteID {
-			res[0].Site = name
 		}
 	}
 	return res[0], nil
+}
+
+// otherSitesLabel tells, in an answer about a label of another site than
+// the station's, the label's site, issue time and expiry.
+func (a *API) otherSitesLabel(r *http.Request, st central.Station, code string, res *central.Result) error {
+	l, ok, err := a.Store.LabelSite(r.Context(), code)
+	if err != nil || !ok || l.Site == st.SiteID {
+		return err
+	}
+	res.Site, res.LabelCreatedAt, res.LabelExpireAt = l.SiteName, l.CreatedAt, l.ExpireAt
+	return nil
 }
 
 // events decides a desk's events in order. An event this server does not
@@ -589,8 +596,15 @@ func (a *API) events(r *http.Request, st central.Station) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	for k, r := range res {
-		out[at[k]] = r
+	for k, res := range res {
+		// An offline redemption of another site's label: the desk kept
+		// a copy of a label it never downloaded.
+		if evs[k].Kind == central.KindRedeem && res.Outcome != central.OutcomeUnknown && res.Outcome != central.OutcomeRejected {
+			if err := a.otherSitesLabel(r, st, evs[k].Code, &res); err != nil {
+				return nil, err
+			}
+		}
+		out[at[k]] = res
 	}
 	return map[string]any{"results": out}, nil
 }

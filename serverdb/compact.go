@@ -184,13 +184,38 @@ func (c *DB) Snapshot(ctx context.Context, site, afterID, position int64, limit 
 	if snap.Conflicts, err = c.conflictsOf(ctx, site, afterID, last); err != nil || site == 0 || afterID != 0 {
 		return snap, err
 	}
+	// The first page also brings the other sites' labels the site's desks
+	// hold (holderSites: a station of this site has an event on it), with
+	// their conflicts below: a desk that starts over (moved here, or
+	// silent past compaction) gets the changes it missed, and keeps what
+	// it holds; a copy of another site's label not brought here is one it
+	// holds no more (the desk drops it: app's dropStaleCopies).
+	rows, err = c.e.query(ctx, `SELECT code, issued_by, status, expire_at, created_at, used_at, used_station, used_operator, used_event, disabled_reason, entitlement, ref
+		FROM codes WHERE site <> ? AND code IN (SELECT e.code FROM events e WHERE e.station IN (SELECT name FROM stations WHERE site = ?)) ORDER BY id`, site, site)
+	if err != nil {
+		return snap, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var s central.CodeState
+		if err := rows.Scan(&s.Code, &s.IssuedBy, &s.Status, &s.ExpireAt, &s.CreatedAt, &s.UsedAt, &s.UsedStation, &s.UsedOperator, &s.UsedEvent, &s.DisabledReason, &s.Entitlement, &s.Ref); err != nil {
+			return snap, err
+		}
+		snap.Codes = append(snap.Codes, s)
+	}
+	if err := rows.Err(); err != nil {
+		return snap, err
+	}
+	rows.Close()
 	// The first page of a site's snapshot also brings the conflicts over
 	// other sites' labels that one of the site's desks took part in (a
 	// conflict belongs to every site whose desk took part): a desk moved
-	// here keeps listing its own.
+	// here keeps listing its own; and those of the labels it brought above
+	// (the feed sends them to holders too).
 	rows, err = c.e.query(ctx, `SELECT k.code, k.first_event, k.first_station, k.first_operator, k.first_at, k.second_event, k.second_station, k.second_operator, k.second_at, k.flag, k.second_code
 		FROM conflicts k JOIN codes c ON c.code = k.code
-		WHERE c.site <> ? AND (k.first_station IN (SELECT name FROM stations WHERE site = ?) OR k.second_station IN (SELECT name FROM stations WHERE site = ?)) ORDER BY k.id`, site, site, site)
+		WHERE c.site <> ? AND (k.first_station IN (SELECT name FROM stations WHERE site = ?) OR k.second_station IN (SELECT name FROM stations WHERE site = ?)
+			OR k.code IN (SELECT e.code FROM events e WHERE e.station IN (SELECT name FROM stations WHERE site = ?))) ORDER BY k.id`, site, site, site, site)
 	if err != nil {
 		return snap, err
 	}

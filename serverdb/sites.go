@@ -180,14 +180,13 @@ func (c *DB) SiteMoveSeen(ctx context.Context, stationID int64) error {
 	return err
 }
 
-func (c *DB) LabelSite(ctx context.Context, code string) (int64, string, bool, error) {
-	var id int64
-	var name string
-	err := c.e.queryRow(ctx, `SELECT s.id, s.name FROM codes c JOIN sites s ON s.id = c.site WHERE c.code = ?`, code).Scan(&id, &name)
+func (c *DB) LabelSite(ctx context.Context, code string) (central.LabelPlace, bool, error) {
+	var l central.LabelPlace
+	err := c.e.queryRow(ctx, `SELECT s.id, s.name, c.expire_at, c.created_at FROM codes c JOIN sites s ON s.id = c.site WHERE c.code = ?`, code).Scan(&l.Site, &l.SiteName, &l.ExpireAt, &l.CreatedAt)
 	if errors.Is(err, sql.ErrNoRows) {
-		return 0, "", false, nil
+		return l, false, nil
 	}
-	return id, name, err == nil, err
+	return l, err == nil, err
 }
 
 // SiteChanges reads the site's feed through the index on (site,

@@ -11,9 +11,10 @@ import (
 // randomIndex answers "which codes contain this text in their random part"
 // from memory. A LIKE '%…%' over a million rows takes a full index scan
 // (about 250 ms here); all random parts side by side are 12 MB that
-// bytes.Index searches in a few milliseconds. Random parts never change and
-// codes are never deleted, so the index only appends: each search first
-// loads the codes added since (by this or another process).
+// bytes.Index searches in a few milliseconds. Random parts never change, so
+// the index only appends: each search first loads the codes added since (by
+// this or another process). A copy of another site's label the desk drops
+// (DropStaleCopies) keeps its entry, whose id then matches no code.
 type randomIndex struct {
 	mu     sync.Mutex
 	lastID int64

@@ -141,8 +141,25 @@ func (d *DB) MarkEvents(ctx context.Context, results []app.RemoteResult, at int6
 		if err := answerStatus(ctx, tx, r, at); err != nil {
 			return d.wrap(err, "cannot update the outbox")
 		}
+		if err := labelTimes(ctx, tx, `(SELECT code FROM outbox WHERE event_id = ?)`, r.EventID, r); err != nil {
+			return d.wrap(err, "cannot update the outbox")
+		}
 	}
 	return d.wrap(tx.Commit(), "cannot update the outbox")
+}
+
+// labelTimes keeps, with this desk's copy of another site's label it
+// never downloaded (created_at 0: known only from a scan), the expiry the
+// server's answer tells (Result.LabelExpireAt): a copy without it would
+// never expire here. code is an SQL expression of the label's code taking
+// one argument, arg. The copy keeps created_at 0, so the label's code
+// change, should the feed bring it, still completes it.
+func labelTimes(ctx context.Context, tx *sql.Tx, code string, arg any, r app.RemoteResult) error {
+	if r.LabelCreatedAt == 0 {
+		return nil // an older server, or a label of this desk's site
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE codes SET expire_at = ? WHERE code = `+code+` AND created_at = 0 AND expire_at <> ?`, r.LabelExpireAt, arg, r.LabelExpireAt)
+	return err
 }
 
 // remoteBatch returns the placeholder batch that holds codes issued at
@@ -462,6 +479,9 @@ func (d *DB) MirrorRemote(ctx context.Context, c app.Code, a app.Attempt, r app.
 			}
 		}
 	}
+	if err := labelTimes(ctx, tx, `?`, c.String(), r); err != nil {
+		return app.Verdict{}, d.wrap(err, "cannot record the scan")
+	}
 	if err := insertScan(ctx, tx, a, v.Outcome, codeID); err != nil {
 		return app.Verdict{}, d.wrap(err, "cannot record the scan")
 	}
@@ -625,4 +645,94 @@ func (d *DB) SendAgain(ctx context.Context) error {
 		return d.wrap(err, "cannot queue everything for the server again")
 	}
 	return d.wrap(tx.Commit(), "cannot queue everything for the server again")
+}
+
+// CodesHeld returns the highest code id this desk holds.
+func (d *DB) CodesHeld(ctx context.Context) (int64, error) {
+	var id int64
+	err := d.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM codes`).Scan(&id)
+	return id, d.wrap(err, "cannot read the codes")
+}
+
+// DropStaleCopies forgets the copies of other desks' labels (a remote
+// batch's) with ids up to maxID that inSnapshot says the server's snapshot
+// did not bring, unless this desk did anything the server keeps on one: an
+// event in the outbox (its online redemptions are there too), a
+// redemption of its own, an undo, a print, an audit row, a conflict naming
+// it (app's dropStaleCopies says why). What such a copy still carries goes
+// with it: the other desks' redemptions the feed brought; this desk's
+// refused scans of it stay in the scan log, without the label (the server
+// does not hold them as this desk's, or the snapshot would have brought
+// the label: a restore lost them).
+func (d *DB) DropStaleCopies(ctx context.Context, maxID int64, inSnapshot func(code string) bool) (int, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT c.id, c.code FROM codes c JOIN batches b ON b.id = c.batch_id
+		WHERE c.id <= ? AND b.created_at = 0 AND b.label_date = 'remote'`, maxID)
+	if err != nil {
+		return 0, d.wrap(err, "cannot read the copies of other desks' labels")
+	}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		var code string
+		if err := rows.Scan(&id, &code); err != nil {
+			rows.Close()
+			return 0, d.wrap(err, "cannot read the copies of other desks' labels")
+		}
+		if !inSnapshot(code) {
+			ids = append(ids, id)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, d.wrap(err, "cannot read the copies of other desks' labels")
+	}
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, d.wrap(err, "cannot drop the copies of other desks' labels")
+	}
+	defer tx.Rollback()
+	list, _ := json.Marshal(ids)
+	// Each NOT IN list is built once (not a search per copy: the outbox
+	// and the conflicts have no index on the code).
+	rows, err = tx.QueryContext(ctx, `SELECT c.id FROM codes c WHERE c.id IN (SELECT value FROM json_each(?))
+		AND c.batch_id IN (SELECT id FROM batches WHERE created_at = 0 AND label_date = 'remote')
+		AND c.id NOT IN (SELECT code_id FROM redemptions WHERE own = 1)
+		AND c.id NOT IN (SELECT code_id FROM undos)
+		AND c.id NOT IN (SELECT code_id FROM audit WHERE code_id IS NOT NULL)
+		AND c.id NOT IN (SELECT code_id FROM print_job_codes)
+		AND c.code NOT IN (SELECT code FROM outbox WHERE code IS NOT NULL)
+		AND c.code NOT IN (SELECT code FROM conflicts UNION SELECT second_code FROM conflicts WHERE second_code IS NOT NULL)`, string(list))
+	if err != nil {
+		return 0, d.wrap(err, "cannot drop the copies of other desks' labels")
+	}
+	ids = ids[:0]
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return 0, d.wrap(err, "cannot drop the copies of other desks' labels")
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, d.wrap(err, "cannot drop the copies of other desks' labels")
+	}
+	list, _ = json.Marshal(ids)
+	var n int64
+	for _, q := range []string{
+		`UPDATE scans SET code_id = NULL WHERE code_id IN (SELECT value FROM json_each(?))`,
+		`DELETE FROM redemptions WHERE code_id IN (SELECT value FROM json_each(?))`,
+		`DELETE FROM codes WHERE id IN (SELECT value FROM json_each(?))`,
+	} {
+		res, err := tx.ExecContext(ctx, q, string(list))
+		if err != nil {
+			return 0, d.wrap(err, "cannot drop the copies of other desks' labels")
+		}
+		n, _ = res.RowsAffected()
+	}
+	return int(n), d.wrap(tx.Commit(), "cannot drop the copies of other desks' labels")
 }

@@ -47,7 +47,7 @@ var TopologyClasses = []string{TopoSites, TopoMove, TopoIssue, TopoDeskRestore, 
 // labels, item 3); inv-conflict-sites, inv-copies, desk-restore,
 // wrong-restore, lost-db, clock-days and inv-refusals fail seeds 1-3.
 // Switch them on here as the fixes merge.
-var DefaultTopology = []string{TopoSites, TopoMove, TopoIssue, TopoExpire, TopoCloses, TopoStaff, TopoInvSerials}
+var DefaultTopology = []string{TopoSites, TopoMove, TopoIssue, TopoExpire, TopoCloses, TopoStaff, TopoInvSerials, TopoInvCopies}
 
 // ParseTopology reads a QRDESK_SOAK_TOPOLOGY value: "all", "none",
 // "default", or names of TopologyClasses separated by commas (a leading

@@ -123,3 +123,124 @@ func TestOtherSitesLabelFollowsTheServer(t *testing.T) {
 		}
 	})
 }
+
+// TestMovedDeskDropsOldSitesCopies: Main 2 holds main's labels: two it only
+// downloaded, one Main 1 handed over (Main 2 has it used from the feed),
+// one it redeemed online and its supervisor undid. It is moved to North
+// and syncs (it starts over from North's snapshot). Main 1's supervisor
+// undoes its redemption, main closes its day, expiring the three, and
+// Main 1 hands the last over. The copies Main 2 only downloaded follow
+// nothing any more: Main 2 drops them,
+// so offline, under `site offline refuse`, it does not hand main's closed
+// label over as unused. The one it undid is still held (its event makes
+// North a holder at the server), brought by North's snapshot, and follows
+// Main 1's redemption.
+func TestMovedDeskDropsOldSitesCopies(t *testing.T) {
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		ctx := context.Background()
+		h := centraltest.New(t, dbPath, 0)
+		m1 := h.Desk(t, "Main 1", "A", h.Station(t, "Main 1", "A"))
+		m2 := h.Desk(t, "Main 2", "B", h.Station(t, "Main 2", "B"))
+		siteDesk(t, h, "North", "North 1", "N") // North exists
+		codes := m1.Issue(t, 4)
+		if v := m1.Redeem(t, codes[3], "wang"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("Main 1 online: %+v", v)
+		}
+		m1.Sync(t)
+		m2.Sync(t)
+		if err := h.DB.SetCrossSiteOffline(ctx, protocol.CrossSiteRefuse); err != nil {
+			t.Fatal(err)
+		}
+		if v := m2.Redeem(t, codes[0], "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("Main 2 online: %+v", v)
+		}
+		h.Now = h.Now.Add(time.Minute)
+		m2.Undo(t, codes[0], "wrong parcel")
+		m2.Sync(t)
+		if err := h.DB.SetStationSite(ctx, "Main 2", "North"); err != nil {
+			t.Fatal(err)
+		}
+		// Main 1 hands the undone label over before Main 2 hears of the move.
+		h.Now = h.Now.Add(time.Minute)
+		if v := m1.Redeem(t, codes[0], "wang"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("Main 1 online: %+v", v)
+		}
+		m2.Sync(t)
+		m1.Undo(t, codes[3], "wrong parcel")
+		if dc := m1.CloseDay(t, true); dc.ExpiredNow != 3 {
+			t.Fatalf("Main 1's close expired %d labels, want 3: the test's premise changed", dc.ExpiredNow)
+		}
+		m1.Sync(t)
+		m2.Sync(t)
+		for _, code := range codes[1:] {
+			if v, err := m2.Svc.Check(ctx, code); err != nil || v.Record != nil {
+				t.Errorf("Main 2, moved to North, still holds main's label %s it only downloaded: %+v (%v); the server has it expired", code, v.Record, err)
+			}
+		}
+		if got := m2.Status(t, codes[0]); got != app.StatusUsed {
+			t.Errorf("Main 2's copy of %s, which it redeemed and undid, is %s; the server's used", codes[0], got)
+		}
+		back := offline(m2, "Main 2")
+		v := m2.Redeem(t, codes[1], "li")
+		back()
+		if v.Outcome == app.OutcomeRedeemed {
+			t.Errorf("offline under refuse, Main 2 (now North) handed over main's closed label %s: %+v", codes[1], v)
+		}
+	})
+}
+
+// TestOtherSitesCopyKeepsItsExpiry: Main 1 issues two 90-minute labels.
+// North 1, which never downloads main's labels, hands one over offline
+// (deciding alone) and the other online, and its supervisor undoes the
+// online one. Its copies carry their expiry from the server's answers, so
+// two hours later, offline, North 1 refuses the undone label as expired
+// rather than handing over a copy that never expires.
+func TestOtherSitesCopyKeepsItsExpiry(t *testing.T) {
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		ctx := context.Background()
+		h := centraltest.New(t, dbPath, 0)
+		m1 := h.Desk(t, "Main 1", "A", h.Station(t, "Main 1", "A"))
+		n1 := siteDesk(t, h, "North", "North 1", "N")
+		_, issued, err := m1.Svc.Issue(ctx, app.IssueRequest{Count: 2, Expires: "90m"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		codes := []string{issued[0].String(), issued[1].String()}
+		m1.Sync(t)
+		n1.Sync(t)
+		back := offline(n1, "North 1")
+		if v := n1.Redeem(t, codes[0], "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("North 1 offline: %+v", v)
+		}
+		back()
+		if v := n1.Redeem(t, codes[1], "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("North 1 online: %+v", v)
+		}
+		n1.Sync(t)
+		h.Now = h.Now.Add(time.Minute)
+		n1.Undo(t, codes[1], "wrong parcel")
+		n1.Sync(t)
+		for _, code := range codes {
+			want := centraltest.Count(t, h.DB, `SELECT expire_at FROM codes WHERE code = ?`, code)
+			if want == 0 {
+				t.Fatalf("the server holds %s without an expiry: the test's premise changed", code)
+			}
+			v, err := n1.Svc.Check(ctx, code)
+			if err != nil || v.Record == nil {
+				t.Fatalf("North 1 does not hold %s: %+v %v", code, v, err)
+			}
+			if v.Record.ExpireAt != int64(want) {
+				t.Errorf("North 1's copy of main's label %s expires at %d, the server's at %d", code, v.Record.ExpireAt, want)
+			}
+		}
+		h.Now = h.Now.Add(2 * time.Hour)
+		back = offline(n1, "North 1")
+		v := n1.Redeem(t, codes[1], "li")
+		back()
+		if v.Outcome == app.OutcomeRedeemed {
+			t.Errorf("offline two hours later, North 1 handed over main's undone label %s past its expiry: %+v", codes[1], v)
+		}
+	})
+}
