@@ -110,6 +110,9 @@ func (d *desk) scan(ctx context.Context, double, cross bool) {
 		return
 	}
 	cross = labelSite != d.site
+	if cross {
+		l.hold(d.site, label) // before the scan: its changes may come back at once
+	}
 	d.mu.Lock()
 	ev := app.RemoteEvent{EventID: d.nextEventID(), Kind: central.KindRedeem, Code: label, Operator: "load", At: time.Now().Unix()}
 	alone := !d.online || time.Now().Before(d.downUntil)
@@ -368,13 +371,14 @@ func (d *desk) download(ctx context.Context, wait time.Duration) error {
 }
 
 // checkSite counts the changes the desk received about labels of another
-// site (its feed is its own site's: a change goes to its label's site).
+// site (its feed is its own site's: a change goes to its label's site,
+// and to the sites whose desks hold a copy, having scanned it).
 func (d *desk) checkSite(codes []string) {
 	l := d.l
 	for _, code := range codes {
 		s := l.siteOf(code)
-		if s < 0 || s == d.site {
-			continue // its site's, or no label issued in the run (the staff list)
+		if s < 0 || s == d.site || l.held(d.site, code) {
+			continue // its site's, one its site holds, or no label issued in the run (the staff list)
 		}
 		l.count(func(st *stats) { st.ForeignChanges++ })
 		l.problemf(true, "desk %d of site %q received a change of label %s of site %q", d.i, d.siteName, code, l.sites[s].name)

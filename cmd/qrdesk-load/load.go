@@ -45,6 +45,10 @@ type load struct {
 
 	labelMu   sync.RWMutex
 	labelSite map[string]int // every label issued: the index of its site in sites
+	// heldBy is, for each site, the other sites' labels a desk of it
+	// scanned: their changes reach that site too (a copy follows its
+	// label).
+	heldBy map[int]map[string]bool
 
 	mu        sync.Mutex
 	stats     stats
@@ -218,6 +222,27 @@ func (l *load) addLabels(labels []string, s int) {
 		l.labelSite[label] = s
 	}
 	l.labelMu.Unlock()
+}
+
+// hold records that a desk of site scanned another site's label: from
+// then on the label's changes reach site too.
+func (l *load) hold(site int, label string) {
+	l.labelMu.Lock()
+	defer l.labelMu.Unlock()
+	if l.heldBy == nil {
+		l.heldBy = map[int]map[string]bool{}
+	}
+	if l.heldBy[site] == nil {
+		l.heldBy[site] = map[string]bool{}
+	}
+	l.heldBy[site][label] = true
+}
+
+// held reports whether a desk of site scanned label.
+func (l *load) held(site int, label string) bool {
+	l.labelMu.RLock()
+	defer l.labelMu.RUnlock()
+	return l.heldBy[site][label]
 }
 
 // siteOf is the site of a label issued in the run, or -1.
