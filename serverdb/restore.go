@@ -39,9 +39,11 @@ func Restore(ctx context.Context, backup, db string, now time.Time) (Restored, e
 		}
 		return r, fmt.Errorf("cannot read the backup %s: %w", backup, err)
 	}
-	if err := checkNotServed(ctx, db); err != nil {
+	release, err := holdForRestore(ctx, db)
+	if err != nil {
 		return r, err
 	}
+	defer release()
 	if isPostgres(db) {
 		if err := pgRestore(ctx, backup, db); err != nil {
 			return r, err

@@ -12,14 +12,19 @@ import (
 // A database a qrdesk-server serves is marked as served for as long as it
 // runs, so that 'qrdesk-server restore' cannot put a backup in its place
 // under it (the server would go on writing into the database moved aside,
-// and every desk's work since would be lost with it) and a second server
-// cannot serve it at once. On SQLite the mark is an exclusive flock on
-// DB.serving beside the file; on PostgreSQL a session advisory lock, held
-// by one connection of the server. Both go when the process does, however
-// it ends.
+// and every desk's work since would be lost with it). Several servers may
+// serve one database (behind a load balancer), so the mark is shared: on
+// SQLite a shared flock on DB.serving beside the file, on PostgreSQL a
+// shared session advisory lock held by one connection of each server; a
+// restore needs it exclusive. Both go when the process does, however it
+// ends.
 
-// ErrServing is returned when another qrdesk-server serves the database.
-var ErrServing = errors.New("a qrdesk-server is serving this database: stop it first (systemctl stop qrdesk-server), then run the command again")
+// ErrServing is returned when a qrdesk-server serves the database.
+var ErrServing = errors.New("a qrdesk-server is serving this database: stop it first (systemctl stop qrdesk-server, on every server of the database), then run the command again")
+
+// errRestoring is returned to a server starting while a restore holds the
+// database.
+var errRestoring = errors.New("the database is being restored ('qrdesk-server restore'): start the server once the restore has ended")
 
 // servingLockKey is the advisory lock's key: "qrdesk" in ASCII.
 const servingLockKey = 0x71726465736b
@@ -37,11 +42,12 @@ func (s *Serving) Release() {
 	}
 }
 
-// MarkServing marks the database as served by this process, or returns
-// ErrServing when another server serves it.
+// MarkServing marks the database as served by this process (beside any
+// other server's mark); it waits for no restore, and fails only while
+// one holds the database.
 func (c *DB) MarkServing(ctx context.Context) (*Serving, error) {
 	if !c.e.postgres {
-		release, err := lockServing(c.path)
+		release, err := lockServing(c.path, true)
 		if err != nil {
 			return nil, err
 		}
@@ -52,51 +58,52 @@ func (c *DB) MarkServing(ctx context.Context) (*Serving, error) {
 		return nil, fmt.Errorf("cannot mark the database as served: %w", err)
 	}
 	var got bool
-	if err := conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock($1)`, servingLockKey).Scan(&got); err != nil {
+	if err := conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock_shared($1)`, servingLockKey).Scan(&got); err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("cannot mark the database as served: %w", err)
 	}
 	if !got {
 		conn.Close()
-		return nil, ErrServing
+		return nil, errRestoring
 	}
 	return &Serving{release: func() {
-		conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock($1)`, servingLockKey)
+		conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock_shared($1)`, servingLockKey)
 		conn.Close()
 	}}, nil
 }
 
-// checkNotServed returns ErrServing when a qrdesk-server serves the
-// database at dsn (a SQLite file or a postgres:// address).
-func checkNotServed(ctx context.Context, dsn string) error {
+// holdForRestore returns ErrServing when a qrdesk-server serves the
+// database at dsn (a SQLite file or a postgres:// address); otherwise it
+// holds the database against servers starting until release.
+func holdForRestore(ctx context.Context, dsn string) (release func(), err error) {
 	if !isPostgres(dsn) {
 		if _, err := os.Stat(filepath.Dir(dsn)); err != nil {
-			return nil // no folder, so no database and no server on it
+			return func() {}, nil // no folder, so no database and no server on it
 		}
-		release, err := lockServing(dsn)
-		if err != nil {
-			return err
-		}
-		release()
-		return nil
+		return lockServing(dsn, false)
 	}
 	db, err := sql.Open("pgx", dsn)
 	if err != nil {
-		return fmt.Errorf("PostgreSQL address: %w", err)
+		return nil, fmt.Errorf("PostgreSQL address: %w", err)
 	}
-	defer db.Close()
 	conn, err := db.Conn(ctx)
 	if err != nil {
-		return fmt.Errorf("cannot reach PostgreSQL (check the address, that the server runs, and the password): %w", err)
+		db.Close()
+		return nil, fmt.Errorf("cannot reach PostgreSQL (check the address, that the server runs, and the password): %w", err)
 	}
-	defer conn.Close()
+	release = func() {
+		conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock($1)`, servingLockKey)
+		conn.Close()
+		db.Close()
+	}
 	var got bool
 	if err := conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock($1)`, servingLockKey).Scan(&got); err != nil {
-		return fmt.Errorf("cannot check whether a qrdesk-server serves the database: %w", err)
+		release()
+		return nil, fmt.Errorf("cannot check whether a qrdesk-server serves the database: %w", err)
 	}
 	if !got {
-		return ErrServing
+		release()
+		return nil, ErrServing
 	}
-	_, err = conn.ExecContext(ctx, `SELECT pg_advisory_unlock($1)`, servingLockKey)
-	return err
+	return release, nil
 }

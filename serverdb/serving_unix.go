@@ -9,17 +9,22 @@ import (
 	"syscall"
 )
 
-// lockServing takes the exclusive flock on path.serving, or returns
-// ErrServing when a server holds it.
-func lockServing(path string) (release func(), err error) {
+// lockServing takes the flock on path.serving: shared for a server, which
+// fails only while a restore holds it (errRestoring); exclusive for a
+// restore, which fails while any server holds it (ErrServing).
+func lockServing(path string, server bool) (release func(), err error) {
 	f, err := os.OpenFile(path+".serving", os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("cannot mark the database as served: %w", err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	how, busy := syscall.LOCK_EX, ErrServing
+	if server {
+		how, busy = syscall.LOCK_SH, errRestoring
+	}
+	if err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, ErrServing
+			return nil, busy
 		}
 		return nil, fmt.Errorf("cannot mark the database as served: %w", err)
 	}

@@ -13,11 +13,12 @@ import (
 	"qrdesk/internal/testpg"
 )
 
-// TestRestoreRefusedWhileServing: 'qrdesk-server restore' with the server
+// TestRestoreRefusedWhileServing: 'qrdesk-server restore' with a server
 // still running is refused and changes nothing (the server would go on
 // writing into the database moved aside, and the desks' work since with
-// it); a second 'serve' on the same database is refused too. Once the
-// server has stopped, the same restore goes through. Both engines.
+// it); a second server may serve the same database beside the first (two
+// behind a load balancer), and the restore waits for both. Once they have
+// stopped, the same restore goes through. Both engines.
 func TestRestoreRefusedWhileServing(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		db := dbPath(t)
@@ -72,20 +73,33 @@ func TestRestoreRefusedWhileServing(t *testing.T) {
 		if _, list, _ := run1(bg, "station", "list"); !strings.Contains(list, "Desk 2") {
 			t.Errorf("the refused restore changed the database: stations\n%s", list)
 		}
-		second, secondCancel := context.WithTimeout(bg, 10*time.Second)
-		defer secondCancel()
-		if code, _, errOut := run1(second, "--listen", "127.0.0.1:0"); code != 3 || !strings.Contains(errOut, "is serving this database") {
-			t.Errorf("a second serve on the same database: exit %d %s, want 3 and 'is serving this database'", code, errOut)
+		// A second server on the same database (two behind a load
+		// balancer) serves beside the first; the restore waits for both.
+		second := freeListen(t)
+		ctx2, cancel2 := context.WithCancel(bg)
+		done2 := make(chan int, 1)
+		var serveErr2 bytes.Buffer
+		go func() {
+			var out bytes.Buffer
+			done2 <- run(ctx2, []string{"--db", db, "--listen", second}, &out, &serveErr2, now)
+		}()
+		if !answers(second) {
+			cancel2()
+			t.Fatalf("a second server on the same database did not start: %s", serveErr2.String())
 		}
-
 		cancel()
+		<-done
+		if code, _, errOut := run1(bg, "restore", backupFile); code != 3 || !strings.Contains(errOut, "is serving this database") {
+			t.Errorf("restore while the second server serves: exit %d %s, want 3", code, errOut)
+		}
+		cancel2()
 		select {
-		case code := <-done:
+		case code := <-done2:
 			if code != 0 {
-				t.Fatalf("the server exited %d: %s", code, serveErr.String())
+				t.Fatalf("the second server exited %d: %s", code, serveErr2.String())
 			}
 		case <-time.After(15 * time.Second):
-			t.Fatal("the server did not shut down")
+			t.Fatal("the second server did not shut down")
 		}
 		if code, out, errOut := run1(bg, "restore", backupFile); code != 0 || !strings.Contains(out, "history epoch 1 started") {
 			t.Fatalf("restore after the server stopped: exit %d %s%s", code, out, errOut)
@@ -119,4 +133,27 @@ func TestServeWarnsOfPlainHTTP(t *testing.T) {
 			}
 		})
 	}
+}
+
+// freeListen is a loopback address nothing listens on.
+func freeListen(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// answers waits up to 5 s for a server at addr to answer /v1/health.
+func answers(addr string) bool {
+	for range 250 {
+		if resp, err := http.Get("http://" + addr + "/v1/health"); err == nil {
+			resp.Body.Close()
+			return true
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
 }
