@@ -638,13 +638,13 @@ func (c *DB) decide(ctx context.Context, tx *etx, st central.Station, ev central
 	case central.KindRedeem:
 		r, note, decidedAt, err = c.redeem(ctx, tx, st, ev, now)
 	case central.KindDisable, central.KindEnable:
-		r, err = c.setDisabled(ctx, tx, st, ev)
+		r, note, err = c.setDisabled(ctx, tx, st, ev, now)
 	case central.KindUndo:
 		r, note, err = c.undo(ctx, tx, st, ev, now)
 	case central.KindExpire:
 		r, err = c.expire(ctx, tx, st, ev, now)
 	case central.KindReplace:
-		r, err = c.replaceLabel(ctx, tx, st, ev, now)
+		r, note, err = c.replaceLabel(ctx, tx, st, ev, now)
 	case central.KindStaff:
 		r, err = c.staffEvent(ctx, tx, st, ev)
 	default:
@@ -842,7 +842,10 @@ func (c *DB) conflict(ctx context.Context, tx *etx, st central.Station, ev centr
 		Reason: "redeemed at two desks while they could not both reach the server", Status: string(app.StatusUsed)}, nil
 }
 
-func (c *DB) setDisabled(ctx context.Context, tx *etx, st central.Station, ev central.Event) (central.Result, error) {
+// setDisabled decides a disable or an enable: the guarded UPDATE of the
+// label, refused (flagged) when its supervisor had been removed from the
+// staff list by the event's time (central.RefusedByRemovedStaff).
+func (c *DB) setDisabled(ctx context.Context, tx *etx, st central.Station, ev central.Event, now int64) (central.Result, central.Note, error) {
 	q := `UPDATE codes SET status = 'disabled', disabled_reason = ? WHERE code = ? AND status = 'unused'`
 	reason := ev.Reason
 	if ev.Kind == central.KindEnable {
@@ -852,34 +855,42 @@ func (c *DB) setDisabled(ctx context.Context, tx *etx, st central.Station, ev ce
 	// status that refused it, not one an undo of it is leaving.
 	cc, err := c.lockLabel(ctx, tx, ev.Code)
 	if errors.Is(err, sql.ErrNoRows) {
-		return central.Result{Outcome: central.OutcomeUnknown, Reason: "the server has no such code: upload the batch first"}, nil
+		return central.Result{Outcome: central.OutcomeUnknown, Reason: "the server has no such code: upload the batch first"}, central.Note{}, nil
 	}
 	if err != nil {
-		return central.Result{}, err
+		return central.Result{}, central.Note{}, err
+	}
+	removed, err := c.removedSupervisor(ctx, tx, ev, now)
+	if err != nil {
+		return central.Result{}, central.Note{}, err
+	}
+	if note, why, refused := central.RefusedByRemovedStaff(ev.Kind, ev.Operator, removed); refused {
+		// The label stays as it is; the desk's copy follows.
+		return central.Result{Outcome: central.OutcomeRejected, Reason: why, Status: cc.status}, note, nil
 	}
 	if ev.Kind == central.KindEnable {
 		// A replaced label valid again would be a second valid label.
 		var bad *central.BadRequest
 		if err := c.checkOneValid(ctx, tx, ev.Code); errors.As(err, &bad) {
 			// The label stays as it is: disabled, or used.
-			return central.Result{Outcome: central.OutcomeRejected, Reason: bad.Reason, Status: cc.status}, nil
+			return central.Result{Outcome: central.OutcomeRejected, Reason: bad.Reason, Status: cc.status}, central.Note{}, nil
 		} else if err != nil {
-			return central.Result{}, err
+			return central.Result{}, central.Note{}, err
 		}
 	}
 	res, err := tx.exec(ctx, q, reason, ev.Code)
 	if err != nil {
-		return central.Result{}, err
+		return central.Result{}, central.Note{}, err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return central.Result{Outcome: central.OutcomeRejected, Reason: "the code is " + cc.status, Status: cc.status}, nil
+		return central.Result{Outcome: central.OutcomeRejected, Reason: "the code is " + cc.status, Status: cc.status}, central.Note{}, nil
 	}
 	status := app.StatusDisabled
 	if ev.Kind == central.KindEnable {
 		status = app.StatusUnused
 	}
 	data, _ := json.Marshal(map[string]any{"reason": reason, "operator": ev.Operator, "at": ev.At, "status": status})
-	return central.Result{Outcome: ev.Kind + "d", Status: string(status)}, c.addChanges(ctx, tx, change{ev.Kind, ev.Code, st.Name, string(data)})
+	return central.Result{Outcome: ev.Kind + "d", Status: string(status)}, central.Note{}, c.addChanges(ctx, tx, change{ev.Kind, ev.Code, st.Name, string(data)})
 }
 
 // Changes returns the feed after the cursor: on SQLite the position is
