@@ -802,6 +802,12 @@ func (c *DB) redeem(ctx context.Context, tx *etx, st central.Station, ev central
 	return central.Result{}, note, when, fmt.Errorf("redeem %s: the label is %s under its lock, yet the guarded update changed nothing", ev.Code, cc.status)
 }
 
+// deskSites are the values of a new conflict's first_site and second_site,
+// given its first and second station: the sites its desks are in now, when
+// it happened. A conflict belongs to them for good (ConflictRecord.Sites),
+// wherever its desks are moved later.
+const deskSites = `COALESCE((SELECT site FROM stations WHERE name = ?), 0), COALESCE((SELECT site FROM stations WHERE name = ?), 0)`
+
 // conflict records a label redeemed offline that was used already.
 func (c *DB) conflict(ctx context.Context, tx *etx, st central.Station, ev central.Event, cc centralCode, when int64, note central.Note, now int64) (central.Result, error) {
 	k := central.Conflict{Code: ev.Code, FirstEvent: cc.usedEvent, FirstStation: cc.usedStation, FirstOperator: cc.usedOperator, FirstAt: cc.usedAt,
@@ -819,8 +825,8 @@ func (c *DB) conflict(ctx context.Context, tx *etx, st central.Station, ev centr
 	// one takes over, the one it displaces must not be a second use yet: on
 	// PostgreSQL two events racing to take over the same record meet on
 	// second_event UNIQUE, and the loser is decided again (Apply).
-	insert := `INSERT INTO conflicts (code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, detected_at, flag)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
+	insert := `INSERT INTO conflicts (code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, detected_at, flag, first_site, second_site)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ` + deskSites + `) ON CONFLICT DO NOTHING`
 	if alreadySecond == 0 && central.RecordTakesOver(note, when, cc.usedAt) { // this one came first: it becomes the redemption of record
 		insert = strings.TrimSuffix(insert, " ON CONFLICT DO NOTHING")
 		k = central.Conflict{Code: ev.Code, FirstEvent: ev.EventID, FirstStation: st.Name, FirstOperator: ev.Operator, FirstAt: when,
@@ -831,7 +837,7 @@ func (c *DB) conflict(ctx context.Context, tx *etx, st central.Station, ev centr
 		}
 	}
 	if _, err := tx.exec(ctx, insert, k.Code, k.FirstEvent, k.FirstStation, k.FirstOperator, k.FirstAt,
-		k.SecondEvent, k.SecondStation, k.SecondOperator, k.SecondAt, now, k.Flag); err != nil {
+		k.SecondEvent, k.SecondStation, k.SecondOperator, k.SecondAt, now, k.Flag, k.FirstStation, k.SecondStation); err != nil {
 		return central.Result{}, err
 	}
 	data, _ := json.Marshal(k)

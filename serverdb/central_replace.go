@@ -95,9 +95,9 @@ func (c *DB) entitlementConflict(ctx context.Context, tx *etx, st central.Statio
 // of st and puts it in the feed (a conflict already stored for the same
 // second use is not stored again).
 func (c *DB) addConflict(ctx context.Context, tx *etx, st central.Station, k central.Conflict, now int64) error {
-	res, err := tx.exec(ctx, `INSERT INTO conflicts (code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, detected_at, flag, second_code)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, k.Code, k.FirstEvent, k.FirstStation, k.FirstOperator, k.FirstAt,
-		k.SecondEvent, k.SecondStation, k.SecondOperator, k.SecondAt, now, k.Flag, k.SecondCode)
+	res, err := tx.exec(ctx, `INSERT INTO conflicts (code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, detected_at, flag, second_code, first_site, second_site)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, `+deskSites+`) ON CONFLICT DO NOTHING`, k.Code, k.FirstEvent, k.FirstStation, k.FirstOperator, k.FirstAt,
+		k.SecondEvent, k.SecondStation, k.SecondOperator, k.SecondAt, now, k.Flag, k.SecondCode, k.FirstStation, k.SecondStation)
 	if err != nil {
 		return err
 	}
