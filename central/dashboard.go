@@ -155,8 +155,9 @@ type ConflictRecord struct {
 	// Site is the name of the site of the conflict's label.
 	Site string
 	// Sites are the sites the conflict belongs to: its label's and the
-	// sites of the two desks that took part (as they are now), by name.
-	// Reports and pages by site list the conflict in each.
+	// sites the two desks that took part were in when it was recorded
+	// (a desk moved since leaves them as they were), by name. Reports and
+	// pages by site list the conflict in each.
 	Sites []string
 }
 

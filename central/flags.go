@@ -37,8 +37,9 @@ const (
 	FlagClockUnverified Flags = 32
 	// FlagRemovedStaff: done by an operator the deployment's staff list
 	// had removed by the event's decided time (a desk offline had not
-	// heard). A redemption stands (the parcel went out), flagged; an undo
-	// is refused, flagged (ByRemovedStaff, UndoByRemovedStaff).
+	// heard). A redemption stands (the parcel went out), flagged; an undo,
+	// a disable, an enable or a replacement (a supervisor's) is refused,
+	// flagged (ByRemovedStaff, RefusedByRemovedStaff).
 	FlagRemovedStaff Flags = 64
 
 	// FlagsClock are the flags that set the desk's time aside.
@@ -196,16 +197,54 @@ func ByRemovedStaff(n Note, operator string, removedAt int64) Note {
 
 // UndoByRemovedStaff is the refusal of an undo by supervisor, removed from
 // the staff list at removedAt (0: not removed, the undo is decided as any
-// other). An undo is a supervisor's privilege, checked at the desk only
-// against the list the desk last heard: someone removed is no supervisor,
-// so the server refuses it, flagged, and the label stays used (the desk
+// other): RefusedByRemovedStaff of KindUndo. The label stays used (the desk
 // puts its copy back and lists the refused undo).
 func UndoByRemovedStaff(supervisor string, removedAt int64) (Note, string, bool) {
+	return RefusedByRemovedStaff(KindUndo, supervisor, removedAt)
+}
+
+// RefusedByRemovedStaff is the refusal of a supervisor's action (kind:
+// undo, disable, enable, replace) by supervisor, removed from the staff
+// list at removedAt (StaffRemovedAt; 0: not removed, the event is decided
+// as any other), with its note (FlagRemovedStaff) and the reason the desk
+// shows. These are a supervisor's privileges, checked at the desk only
+// against the list the desk last heard: someone removed is no supervisor,
+// so the server refuses the action, flagged, and the label stays as the
+// server has it (the desk's copy follows; a refused replacement's new
+// label is void). Refusing loses nothing: no parcel went out, and a
+// current supervisor can do it again. A redemption is not refused
+// (ByRemovedStaff).
+func RefusedByRemovedStaff(kind, supervisor string, removedAt int64) (Note, string, bool) {
 	if removedAt == 0 {
 		return Note{}, "", false
 	}
 	n := Note{}.add(FlagRemovedStaff, fmt.Sprintf(wordRemovedStaff, supervisor, app.FormatTime(removedAt)))
-	return n, fmt.Sprintf("%s was removed from the staff list at %s and can no longer undo a redemption: the label stays used; a current supervisor can undo it", supervisor, app.FormatTime(removedAt)), true
+	what, stays := "undo a redemption", "the label stays used; a current supervisor can undo it"
+	switch kind {
+	case KindDisable:
+		what, stays = "disable a label", "the label stays as the server has it; a current supervisor can disable it"
+	case KindEnable:
+		what, stays = "enable a label", "the label stays disabled; a current supervisor can enable it"
+	case KindReplace:
+		what, stays = "replace a label", "the old label stays as the server has it; a current supervisor can replace it"
+	}
+	return n, fmt.Sprintf("%s was removed from the staff list at %s and can no longer %s: %s", supervisor, app.FormatTime(removedAt), what, stays), true
+}
+
+// ReplaceByRemovedStaff is the verdict on a replacement by supervisor,
+// removed from the staff list at removedAt (0: not removed, v stands),
+// given the verdict v it would have otherwise (DecideReplace), with its
+// note: refused (RefusedByRemovedStaff), its new label void as that of a
+// replacement refused for any other reason, so the desk that printed it
+// cannot hand a parcel over on it and the old label stays as it was. A
+// replacement that came after a use stays the conflict it is (the double
+// use is a fact), flagged.
+func ReplaceByRemovedStaff(v ReplaceVerdict, supervisor string, removedAt int64) (ReplaceVerdict, Note) {
+	n, why, refused := RefusedByRemovedStaff(KindReplace, supervisor, removedAt)
+	if !refused || v.Outcome == OutcomeConflict {
+		return v, n
+	}
+	return ReplaceVerdict{Outcome: OutcomeRejected, Void: true, VoidReason: "void: " + why}, n
 }
 
 // MarkTakenBack sets TakenBack on every redemption of evs (one desk's

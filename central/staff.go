@@ -60,17 +60,17 @@ func ValidateStaffChange(ch StaffChange) error {
 
 // RemovedStaffWork is an event by an operator the staff list had removed
 // by its decided time (FlagRemovedStaff): a redemption the server took, or
-// an undo it refused. A desk offline had not heard of the removal; the
+// a supervisor's undo, disable, enable or replacement it refused. A desk offline had not heard of the removal; the
 // manager should know (the dashboard lists them by the day they were
 // decided at, the report with the flagged events).
 type RemovedStaffWork struct {
 	EventID   string `json:"event_id"`
-	Kind      string `json:"kind"` // redeem, undo
+	Kind      string `json:"kind"` // redeem; undo, disable, enable, replace
 	Code      string `json:"code"`
 	Station   string `json:"station"`
 	Operator  string `json:"operator"`
 	DecidedAt int64  `json:"decided_at"` // on the server's clock (the desk's, corrected)
-	Outcome   string `json:"outcome"`    // redeemed, conflict; rejected for an undo
+	Outcome   string `json:"outcome"`    // redeemed, conflict; rejected for a supervisor's action (a replacement after a use: conflict)
 	Flag      string `json:"flag"`       // the flags' wording
 	Site      string `json:"site,omitempty"`
 }

@@ -638,13 +638,13 @@ func (c *DB) decide(ctx context.Context, tx *etx, st central.Station, ev central
 	case central.KindRedeem:
 		r, note, decidedAt, err = c.redeem(ctx, tx, st, ev, now)
 	case central.KindDisable, central.KindEnable:
-		r, err = c.setDisabled(ctx, tx, st, ev)
+		r, note, err = c.setDisabled(ctx, tx, st, ev, now)
 	case central.KindUndo:
 		r, note, err = c.undo(ctx, tx, st, ev, now)
 	case central.KindExpire:
 		r, err = c.expire(ctx, tx, st, ev, now)
 	case central.KindReplace:
-		r, err = c.replaceLabel(ctx, tx, st, ev, now)
+		r, note, err = c.replaceLabel(ctx, tx, st, ev, now)
 	case central.KindStaff:
 		r, err = c.staffEvent(ctx, tx, st, ev)
 	default:
@@ -813,6 +813,12 @@ func (c *DB) redeem(ctx context.Context, tx *etx, st central.Station, ev central
 	return central.Result{}, note, when, fmt.Errorf("redeem %s: the label is %s under its lock, yet the guarded update changed nothing", ev.Code, cc.status)
 }
 
+// deskSites are the values of a new conflict's first_site and second_site,
+// given its first and second station: the sites its desks are in now, when
+// it happened. A conflict belongs to them for good (ConflictRecord.Sites),
+// wherever its desks are moved later.
+const deskSites = `COALESCE((SELECT site FROM stations WHERE name = ?), 0), COALESCE((SELECT site FROM stations WHERE name = ?), 0)`
+
 // conflict records a label redeemed offline that was used already.
 func (c *DB) conflict(ctx context.Context, tx *etx, st central.Station, ev central.Event, cc centralCode, when int64, note central.Note, now int64) (central.Result, error) {
 	k := central.Conflict{Code: ev.Code, FirstEvent: cc.usedEvent, FirstStation: cc.usedStation, FirstOperator: cc.usedOperator, FirstAt: cc.usedAt,
@@ -830,8 +836,8 @@ func (c *DB) conflict(ctx context.Context, tx *etx, st central.Station, ev centr
 	// one takes over, the one it displaces must not be a second use yet: on
 	// PostgreSQL two events racing to take over the same record meet on
 	// second_event UNIQUE, and the loser is decided again (Apply).
-	insert := `INSERT INTO conflicts (code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, detected_at, flag)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
+	insert := `INSERT INTO conflicts (code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, detected_at, flag, first_site, second_site)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ` + deskSites + `) ON CONFLICT DO NOTHING`
 	if alreadySecond == 0 && central.RecordTakesOver(note, when, cc.usedAt) { // this one came first: it becomes the redemption of record
 		insert = strings.TrimSuffix(insert, " ON CONFLICT DO NOTHING")
 		k = central.Conflict{Code: ev.Code, FirstEvent: ev.EventID, FirstStation: st.Name, FirstOperator: ev.Operator, FirstAt: when,
@@ -842,7 +848,7 @@ func (c *DB) conflict(ctx context.Context, tx *etx, st central.Station, ev centr
 		}
 	}
 	if _, err := tx.exec(ctx, insert, k.Code, k.FirstEvent, k.FirstStation, k.FirstOperator, k.FirstAt,
-		k.SecondEvent, k.SecondStation, k.SecondOperator, k.SecondAt, now, k.Flag); err != nil {
+		k.SecondEvent, k.SecondStation, k.SecondOperator, k.SecondAt, now, k.Flag, k.FirstStation, k.SecondStation); err != nil {
 		return central.Result{}, err
 	}
 	data, _ := json.Marshal(k)
@@ -853,7 +859,10 @@ func (c *DB) conflict(ctx context.Context, tx *etx, st central.Station, ev centr
 		Reason: "redeemed at two desks while they could not both reach the server", Status: string(app.StatusUsed)}, nil
 }
 
-func (c *DB) setDisabled(ctx context.Context, tx *etx, st central.Station, ev central.Event) (central.Result, error) {
+// setDisabled decides a disable or an enable: the guarded UPDATE of the
+// label, refused (flagged) when its supervisor had been removed from the
+// staff list by the event's time (central.RefusedByRemovedStaff).
+func (c *DB) setDisabled(ctx context.Context, tx *etx, st central.Station, ev central.Event, now int64) (central.Result, central.Note, error) {
 	q := `UPDATE codes SET status = 'disabled', disabled_reason = ? WHERE code = ? AND status = 'unused'`
 	reason := ev.Reason
 	if ev.Kind == central.KindEnable {
@@ -863,34 +872,42 @@ func (c *DB) setDisabled(ctx context.Context, tx *etx, st central.Station, ev ce
 	// status that refused it, not one an undo of it is leaving.
 	cc, err := c.lockLabel(ctx, tx, ev.Code)
 	if errors.Is(err, sql.ErrNoRows) {
-		return central.Result{Outcome: central.OutcomeUnknown, Reason: "the server has no such code: upload the batch first"}, nil
+		return central.Result{Outcome: central.OutcomeUnknown, Reason: "the server has no such code: upload the batch first"}, central.Note{}, nil
 	}
 	if err != nil {
-		return central.Result{}, err
+		return central.Result{}, central.Note{}, err
+	}
+	removed, err := c.removedSupervisor(ctx, tx, ev, now)
+	if err != nil {
+		return central.Result{}, central.Note{}, err
+	}
+	if note, why, refused := central.RefusedByRemovedStaff(ev.Kind, ev.Operator, removed); refused {
+		// The label stays as it is; the desk's copy follows.
+		return central.Result{Outcome: central.OutcomeRejected, Reason: why, Status: cc.status}, note, nil
 	}
 	if ev.Kind == central.KindEnable {
 		// A replaced label valid again would be a second valid label.
 		var bad *central.BadRequest
 		if err := c.checkOneValid(ctx, tx, ev.Code); errors.As(err, &bad) {
 			// The label stays as it is: disabled, or used.
-			return central.Result{Outcome: central.OutcomeRejected, Reason: bad.Reason, Status: cc.status}, nil
+			return central.Result{Outcome: central.OutcomeRejected, Reason: bad.Reason, Status: cc.status}, central.Note{}, nil
 		} else if err != nil {
-			return central.Result{}, err
+			return central.Result{}, central.Note{}, err
 		}
 	}
 	res, err := tx.exec(ctx, q, reason, ev.Code)
 	if err != nil {
-		return central.Result{}, err
+		return central.Result{}, central.Note{}, err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return central.Result{Outcome: central.OutcomeRejected, Reason: "the code is " + cc.status, Status: cc.status}, nil
+		return central.Result{Outcome: central.OutcomeRejected, Reason: "the code is " + cc.status, Status: cc.status}, central.Note{}, nil
 	}
 	status := app.StatusDisabled
 	if ev.Kind == central.KindEnable {
 		status = app.StatusUnused
 	}
 	data, _ := json.Marshal(map[string]any{"reason": reason, "operator": ev.Operator, "at": ev.At, "status": status})
-	return central.Result{Outcome: ev.Kind + "d", Status: string(status)}, c.addChanges(ctx, tx, change{ev.Kind, ev.Code, st.Name, string(data)})
+	return central.Result{Outcome: ev.Kind + "d", Status: string(status)}, central.Note{}, c.addChanges(ctx, tx, change{ev.Kind, ev.Code, st.Name, string(data)})
 }
 
 // Changes returns the feed after the cursor: on SQLite the position is

@@ -95,9 +95,9 @@ func (c *DB) entitlementConflict(ctx context.Context, tx *etx, st central.Statio
 // of st and puts it in the feed (a conflict already stored for the same
 // second use is not stored again).
 func (c *DB) addConflict(ctx context.Context, tx *etx, st central.Station, k central.Conflict, now int64) error {
-	res, err := tx.exec(ctx, `INSERT INTO conflicts (code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, detected_at, flag, second_code)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, k.Code, k.FirstEvent, k.FirstStation, k.FirstOperator, k.FirstAt,
-		k.SecondEvent, k.SecondStation, k.SecondOperator, k.SecondAt, now, k.Flag, k.SecondCode)
+	res, err := tx.exec(ctx, `INSERT INTO conflicts (code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, detected_at, flag, second_code, first_site, second_site)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, `+deskSites+`) ON CONFLICT DO NOTHING`, k.Code, k.FirstEvent, k.FirstStation, k.FirstOperator, k.FirstAt,
+		k.SecondEvent, k.SecondStation, k.SecondOperator, k.SecondAt, now, k.Flag, k.SecondCode, k.FirstStation, k.SecondStation)
 	if err != nil {
 		return err
 	}
@@ -112,24 +112,29 @@ func (c *DB) addConflict(ctx context.Context, tx *etx, st central.Station, k cen
 // transaction: the new label is stored if its batch has not arrived, both
 // labels join the old one's entitlement, the old one is disabled ("replaced
 // by NEW"), or the new one is void (disabled) when the old one was used
-// meanwhile (a conflict naming both) or another label of the entitlement
-// is valid. The feed's replace change carries both labels, the link and
-// their resulting status.
-func (c *DB) replaceLabel(ctx context.Context, tx *etx, st central.Station, ev central.Event, now int64) (central.Result, error) {
+// meanwhile (a conflict naming both), another label of the entitlement
+// is valid, or its supervisor had been removed from the staff list by
+// then (central.ReplaceByRemovedStaff: refused, flagged). The feed's
+// replace change carries both labels, the link and their resulting status.
+func (c *DB) replaceLabel(ctx context.Context, tx *etx, st central.Station, ev central.Event, now int64) (central.Result, central.Note, error) {
 	in, err := central.ReplacementCode(st, ev)
 	if err != nil {
-		return central.Result{Outcome: central.OutcomeRejected, Reason: err.Error()}, nil
+		return central.Result{Outcome: central.OutcomeRejected, Reason: err.Error()}, central.Note{}, nil
 	}
 	// The old label under its lock, and its entitlement's root's
 	// (labellock.go; a label never replaced is its own root).
 	old, err := c.lockLabel(ctx, tx, ev.Code)
 	if errors.Is(err, sql.ErrNoRows) {
-		return central.Result{Outcome: central.OutcomeUnknown, Reason: "the server has no such code: upload the batch first"}, nil
+		return central.Result{Outcome: central.OutcomeUnknown, Reason: "the server has no such code: upload the batch first"}, central.Note{}, nil
 	}
 	if err != nil {
-		return central.Result{}, err
+		return central.Result{}, central.Note{}, err
 	}
 	root := central.Root(ev.Code, old.entitlement)
+	removed, err := c.removedSupervisor(ctx, tx, ev, now)
+	if err != nil {
+		return central.Result{}, central.Note{}, err
+	}
 	// The new label, if its batch has not arrived yet.
 	var added string
 	// The new label joins its entitlement's site (the old label's): the
@@ -139,10 +144,10 @@ func (c *DB) replaceLabel(ctx context.Context, tx *etx, st central.Station, ev c
 		in.Code, in.Random, in.Prefix, in.LabelDate, nullIf(in.StationID == "", in.StationID), nullIf(in.StationID == "", in.Serial), st.Name, in.ExpireAt, in.CreatedAt, root, ev.Code).Scan(&added)
 	switch {
 	case err != nil && !errors.Is(err, sql.ErrNoRows):
-		return central.Result{}, err
+		return central.Result{}, central.Note{}, err
 	case err == nil:
 		if err := c.addChanges(ctx, tx, change{protocol.KindCode, in.Code, st.Name, codeData(in.ExpireAt, in.CreatedAt, "")}); err != nil {
-			return central.Result{}, err
+			return central.Result{}, central.Note{}, err
 		}
 	}
 	// The new label under its lock too (after the root's, labellock.go): a
@@ -151,10 +156,10 @@ func (c *DB) replaceLabel(ctx context.Context, tx *etx, st central.Station, ev c
 	nc, err := c.lockCode(ctx, tx, in.Code)
 	if errors.Is(err, sql.ErrNoRows) {
 		// Not added, and not there: another code holds its serial.
-		return central.Result{Outcome: central.OutcomeRejected, Reason: fmt.Sprintf("new label %s repeats the serial of another code: two desks share station letter %s", in.Code, st.Letter), Status: old.status}, nil
+		return central.Result{Outcome: central.OutcomeRejected, Reason: fmt.Sprintf("new label %s repeats the serial of another code: two desks share station letter %s", in.Code, st.Letter), Status: old.status}, central.Note{}, nil
 	}
 	if err != nil {
-		return central.Result{}, err
+		return central.Result{}, central.Note{}, err
 	}
 	if added == "" {
 		// The server held the new label already: only one fresh from this
@@ -162,31 +167,31 @@ func (c *DB) replaceLabel(ctx context.Context, tx *etx, st central.Station, ev c
 		n := central.ExistingNew{Code: in.Code, Status: app.Status(nc.status), Entitlement: nc.entitlement, CreatedAt: nc.createdAt}
 		if err := tx.queryRow(ctx, `SELECT issued_by, EXISTS (SELECT 1 FROM events WHERE code = ? AND kind = ?) FROM codes WHERE code = ?`,
 			in.Code, central.KindRedeem, in.Code).Scan(&n.IssuedBy, &n.Redeemed); err != nil {
-			return central.Result{}, err
+			return central.Result{}, central.Note{}, err
 		}
 		if err := central.CheckExistingNew(st.Name, root, in.CreatedAt, n); err != nil {
-			return central.Result{Outcome: central.OutcomeRejected, Reason: err.Error(), Status: old.status}, nil
+			return central.Result{Outcome: central.OutcomeRejected, Reason: err.Error(), Status: old.status}, central.Note{}, nil
 		}
 	}
 	if _, err := tx.exec(ctx, `UPDATE codes SET entitlement = ? WHERE code IN (?, ?) AND entitlement = ''`, root, ev.Code, in.Code); err != nil {
-		return central.Result{}, err
+		return central.Result{}, central.Note{}, err
 	}
 	others, err := c.siblings(ctx, tx, root, ev.Code, in.Code)
 	if err != nil {
-		return central.Result{}, err
+		return central.Result{}, central.Note{}, err
 	}
 	oldLabel := central.Sibling{Code: ev.Code, Status: app.Status(old.status), UsedAt: old.usedAt, UsedStation: old.usedStation, UsedOperator: old.usedOperator, UsedEvent: old.usedEvent, Reason: old.reason}
-	v := central.DecideReplace(oldLabel, in.Code, others)
+	v, note := central.ReplaceByRemovedStaff(central.DecideReplace(oldLabel, in.Code, others), ev.Operator, removed)
 	if v.DisableOld {
 		old.status, old.reason = string(app.StatusDisabled), central.ReplacedReason(in.Code)
 		if _, err := tx.exec(ctx, `UPDATE codes SET status = 'disabled', disabled_reason = ? WHERE code = ?`, old.reason, ev.Code); err != nil {
-			return central.Result{}, err
+			return central.Result{}, central.Note{}, err
 		}
 	}
 	if v.Void && nc.status != string(app.StatusUsed) {
 		nc.status, nc.reason = string(app.StatusDisabled), v.VoidReason
 		if _, err := tx.exec(ctx, `UPDATE codes SET status = 'disabled', disabled_reason = ? WHERE code = ?`, nc.reason, in.Code); err != nil {
-			return central.Result{}, err
+			return central.Result{}, central.Note{}, err
 		}
 	}
 	r := central.Result{Outcome: v.Outcome, Status: old.status}
@@ -197,7 +202,7 @@ func (c *DB) replaceLabel(ctx context.Context, tx *etx, st central.Station, ev c
 		"status": old.status, "disabled_reason": old.reason, "entitlement": root,
 		"new_code": in.Code, "new_status": nc.status, "new_reason": nc.reason, "new_expire_at": nc.expireAt, "new_created_at": nc.createdAt})
 	if err := c.addChanges(ctx, tx, change{central.KindReplace, ev.Code, st.Name, string(data)}); err != nil {
-		return central.Result{}, err
+		return central.Result{}, central.Note{}, err
 	}
 	if v.Outcome == central.OutcomeConflict {
 		// The replacement came after the use: the second "use" is the new
@@ -209,11 +214,11 @@ func (c *DB) replaceLabel(ctx context.Context, tx *etx, st central.Station, ev c
 			k.SecondEvent, k.SecondStation, k.SecondOperator, k.SecondAt, k.Flag = nc.usedEvent, nc.usedStation, nc.usedOperator, nc.usedAt, ""
 		}
 		if err := c.addConflict(ctx, tx, st, k, now); err != nil {
-			return central.Result{}, err
+			return central.Result{}, central.Note{}, err
 		}
 		r.UsedAt, r.UsedStation, r.UsedOperator = v.Used.UsedAt, v.Used.UsedStation, v.Used.UsedOperator
 	}
-	return r, nil
+	return r, note, nil
 }
 
 // checkOneValid refuses an enable of code (central.OneValid) when another

@@ -32,10 +32,7 @@ func (c *DB) undo(ctx context.Context, tx *etx, st central.Station, ev central.E
 	if err != nil {
 		return central.Result{}, central.Note{}, err
 	}
-	// Its supervisor, by the server's staff list at the undo's time (the
-	// desk's clock corrected, the server's when that is ahead of it).
-	at, _ := central.DecideTime(ev, 0, now)
-	removed, err := c.staffRemovedAt(ctx, tx, ev.Operator, at)
+	removed, err := c.removedSupervisor(ctx, tx, ev, now)
 	if err != nil {
 		return central.Result{}, central.Note{}, err
 	}

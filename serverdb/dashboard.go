@@ -221,12 +221,13 @@ const recordOutcome = `CASE
 		ELSE e.outcome END`
 
 // conflictColumns are a conflict's columns (conflicts k), its label's
-// site's name (conflictSite) and the names of its two desks' sites (as
-// they are now): a conflict belongs to each (ConflictRecord.Sites).
+// site's name (conflictSite) and the names of the sites its two desks were
+// in when it was recorded (first_site, second_site; not the sites they
+// were moved to since): a conflict belongs to each (ConflictRecord.Sites).
 const (
 	conflictColumns = `k.id, k.code, k.first_event, k.first_station, k.first_operator, k.first_at, k.second_event, k.second_station, k.second_operator, k.second_at, k.flag, k.second_code, COALESCE(s.name, ''),
-		COALESCE((SELECT ds.name FROM stations t JOIN sites ds ON ds.id = t.site WHERE t.name = k.first_station), ''),
-		COALESCE((SELECT ds.name FROM stations t JOIN sites ds ON ds.id = t.site WHERE t.name = k.second_station), '')`
+		COALESCE((SELECT ds.name FROM sites ds WHERE ds.id = k.first_site), ''),
+		COALESCE((SELECT ds.name FROM sites ds WHERE ds.id = k.second_site), '')`
 	conflictSite = `conflicts k LEFT JOIN codes c ON c.code = k.code LEFT JOIN sites s ON s.id = c.site`
 )
 

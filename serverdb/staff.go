@@ -159,3 +159,12 @@ func (c *DB) staffRemovedAt(ctx context.Context, tx *etx, name string, at int64)
 	}
 	return central.StaffRemovedAt(members, at), nil
 }
+
+// removedSupervisor is when the operator of a supervisor's event (undo,
+// disable, enable, replace) had been removed from the staff list, by the
+// list at the event's time (the desk's clock corrected, the server's when
+// that is ahead of it); 0: not removed (central.RefusedByRemovedStaff).
+func (c *DB) removedSupervisor(ctx context.Context, tx *etx, ev central.Event, now int64) (int64, error) {
+	at, _ := central.DecideTime(ev, 0, now)
+	return c.staffRemovedAt(ctx, tx, ev.Operator, at)
+}

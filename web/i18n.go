@@ -84,7 +84,7 @@ var outcomeNames = map[string]string{
 	"already_used": "Already used", "disabled": "Disabled", "expired": "Expired", "rejected": "Rejected",
 	"redeemed": "Redeemed", "conflict": "Conflict", "enabled": "Enabled", "unknown": "Unknown",
 	"redeem": "Redeem", "disable": "Disable", "enable": "Enable", "used": "Used", "unused": "Unused",
-	"undo": "Undo", "undone": "Undone",
+	"undo": "Undo", "undone": "Undone", "replace": "Replace",
 }
 
 // Outcome names an outcome, event kind or label status.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/central"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
@@ -72,6 +73,73 @@ func TestCrossSiteConflictListedWhereItHappened(t *testing.T) {
 			t.Fatal(err)
 		}
 		n1.Sync(t)
+		if list, err := n1.DB.Conflicts(ctx); err != nil || len(list) != 1 {
+			t.Errorf("North 1 moved to South lists conflicts %+v (%v), want the one it took part in", list, err)
+		}
+	})
+}
+
+// TestConflictStaysInTheSitesWhereItHappened: North 1 redeems a main
+// label offline, Main 1 online: a double use in which North took part (a
+// North clerk handed the parcel over). Then North 1 is moved to South. A
+// conflict belongs to the sites its desks were in when it happened, and its
+// label's, fixed then: `report --site North` (ConflictRecord.In) and the
+// dashboard by site still list it at North, and South, where nothing
+// happened, does not gain it. Both engines (found by the s33 hostile
+// review: the sites were recomputed from the desks' current sites).
+func TestConflictStaysInTheSitesWhereItHappened(t *testing.T) {
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		ctx := context.Background()
+		h := centraltest.New(t, dbPath, 0)
+		m1 := h.Desk(t, "Main 1", "A", h.Station(t, "Main 1", "A"))
+		n1 := siteDesk(t, h, "North", "North 1", "N")
+		codes := m1.Issue(t, 2)
+		m1.Sync(t)
+		n1.Sync(t)
+		back := offline(n1, "North 1")
+		if v := n1.Redeem(t, codes[0], "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("North 1 offline: %+v", v)
+		}
+		back()
+		h.Now = h.Now.Add(time.Minute)
+		if v := m1.Redeem(t, codes[0], "wang"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("Main 1 online: %+v", v)
+		}
+		n1.Sync(t)
+		m1.Sync(t)
+		day := app.Day(h.Now)
+		record := func() central.ConflictRecord {
+			records, err := h.DB.ConflictRecords(ctx, day.Unix(), day.AddDate(0, 0, 1).Unix())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(records) != 1 {
+				t.Fatalf("conflict records %+v: want one", records)
+			}
+			return records[0]
+		}
+		if s := record().Sites; !slices.Contains(s, "North") {
+			t.Fatalf("before the move the conflict's sites are %v: the test's premise changed", s)
+		}
+		if err := h.DB.AddSite(ctx, "South", 1); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.DB.SetStationSite(ctx, "North 1", "South"); err != nil {
+			t.Fatal(err)
+		}
+		n1.Sync(t)
+		k := record()
+		if !slices.Contains(k.Sites, "North") || !k.In("North") {
+			t.Errorf("finding: after North 1 moved to South the conflict it took part in (at North) lists sites %v: report --site North no longer lists a double use handed over at North", k.Sites)
+		}
+		if slices.Contains(k.Sites, "South") || k.In("South") {
+			t.Errorf("after North 1 moved to South the conflict lists sites %v: South, where nothing happened, gained it", k.Sites)
+		}
+		if !k.In("main") {
+			t.Errorf("the conflict lists sites %v, site %q: want its label's site main among them", k.Sites, k.Site)
+		}
+		// The moved desk still lists the double use it took part in.
 		if list, err := n1.DB.Conflicts(ctx); err != nil || len(list) != 1 {
 			t.Errorf("North 1 moved to South lists conflicts %+v (%v), want the one it took part in", list, err)
 		}

@@ -139,3 +139,88 @@ func TestRemovedStaffWorkOfflineIsFlagged(t *testing.T) {
 		}
 	})
 }
+
+// TestRemovedSupervisorOfflineDisableEnableReplaceRefused: supervisor wang
+// is on the deployment's staff list and desk B knows him; a label is
+// disabled by the manager. B loses the server; the manager removes wang
+// there. B, still cut off, does not hear of it: wang disables one label,
+// enables the disabled one and replaces a third, printing its new label.
+// These are a supervisor's privileges, as an undo is, and wang was none by
+// then: when B syncs, the server refuses all three, flagged, and lists them
+// in the report's flagged events and the dashboard's removed operators'
+// work. The labels stay as the server had them, and B's copies follow; the
+// replacement's new label is void (disabled) at the server and at both
+// desks, as the new label of a replacement refused for any other reason.
+// Both engines (found by the s33 hostile review: all three were accepted,
+// unflagged, the new label valid).
+func TestRemovedSupervisorOfflineDisableEnableReplaceRefused(t *testing.T) {
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		ctx := context.Background()
+		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 3)
+		changeStaff(t, h, central.StaffChange{Action: protocol.StaffAdd, Name: "wang", Supervisor: true}, "1357")
+		if _, err := a.Svc.SetDisabled(ctx, codes[2], true, "held back", "boss"); err != nil {
+			t.Fatal(err)
+		}
+		a.Sync(t)
+		b.Sync(t)
+		var newCode string
+		b.Offline(func() {
+			h.Now = h.Now.Add(time.Minute)
+			changeStaff(t, h, central.StaffChange{Action: protocol.StaffRemove, Name: "wang"}, "")
+			h.Now = h.Now.Add(10 * time.Minute)
+			if _, err := b.Svc.SetDisabled(ctx, codes[0], true, "lost", "wang"); err != nil {
+				t.Fatalf("desk B offline: wang's disable: %v", err)
+			}
+			if _, err := b.Svc.SetDisabled(ctx, codes[2], false, "", "wang"); err != nil {
+				t.Fatalf("desk B offline: wang's enable: %v", err)
+			}
+			newCode = b.Replace(t, codes[1], "wang")
+		})
+		b.Sync(t)
+		a.Sync(t)
+		b.Sync(t)
+		events, err := h.DB.FlaggedEvents(ctx, 0, math.MaxInt64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed := map[string]bool{}
+		for _, e := range events {
+			listed[e.Kind+" "+e.Code] = true
+		}
+		work, err := h.DB.RemovedStaffWork(ctx, 0, math.MaxInt64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inWork := map[string]bool{}
+		for _, w := range work {
+			inWork[w.Kind+" "+w.Code] = w.Outcome == central.OutcomeRejected && strings.Contains(w.Flag, "wang")
+		}
+		var missing []string
+		for _, want := range []string{"disable " + codes[0], "enable " + codes[2], "replace " + codes[1]} {
+			kind, code, _ := strings.Cut(want, " ")
+			accepted := centraltest.Count(t, h.DB, `SELECT count(*) FROM events WHERE kind = ? AND code = ? AND outcome <> 'rejected'`, kind, code)
+			flagged := centraltest.Count(t, h.DB, `SELECT count(*) FROM events WHERE kind = ? AND code = ? AND outcome = 'rejected' AND (flags & 64) <> 0`, kind, code)
+			if accepted > 0 || flagged != 1 || !listed[want] || !inWork[want] {
+				missing = append(missing, want)
+			}
+		}
+		newStatus := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = 'unused'`, newCode)
+		if len(missing) > 0 || newStatus != 0 {
+			t.Errorf("finding: supervisor wang, removed at the server, %v offline at desk B: accepted by the server or not flagged (report flagged_events %d) or not in the removed operators' work (%d rows); the replacement %s is valid at the server (%d)", missing, len(events), len(work), newCode, newStatus)
+		}
+		for _, c := range []struct {
+			code string
+			want app.Status
+		}{{codes[0], app.StatusUnused}, {codes[1], app.StatusUnused}, {codes[2], app.StatusDisabled}, {newCode, app.StatusDisabled}} {
+			if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = ?`, c.code, string(c.want)); n != 1 {
+				t.Errorf("server: %s is not %s", c.code, c.want)
+			}
+			for name, d := range map[string]*centraltest.Desk{"desk A": a, "desk B": b} {
+				if got := d.Status(t, c.code); got != c.want {
+					t.Errorf("%s: %s is %s, want %s (the server's)", name, c.code, got, c.want)
+				}
+			}
+		}
+	})
+}
