@@ -474,7 +474,11 @@ func addHolderChanges(ctx context.Context, tx *etx, changes []change) error {
 	var q strings.Builder
 	var args []any
 	for _, ch := range changes {
-		if ch.code == "" {
+		// A label's upload goes to its site alone: nothing else holds a
+		// label before it is uploaded (a desk that redeemed it first holds
+		// its own redemption). Batches come 500 labels a transaction, and
+		// a union of 500 holder queries took SQLite minutes to plan.
+		if ch.code == "" || ch.kind == protocol.KindCode {
 			continue
 		}
 		if q.Len() > 0 {
