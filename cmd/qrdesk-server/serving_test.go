@@ -75,7 +75,7 @@ func TestRestoreRefusedWhileServing(t *testing.T) {
 		}
 		// A second server on the same database (two behind a load
 		// balancer) serves beside the first; the restore waits for both.
-		second := freeListen(t)
+		second := freeAddr(t)
 		ctx2, cancel2 := context.WithCancel(bg)
 		done2 := make(chan int, 1)
 		var serveErr2 bytes.Buffer
@@ -133,17 +133,6 @@ func TestServeWarnsOfPlainHTTP(t *testing.T) {
 			}
 		})
 	}
-}
-
-// freeListen is a loopback address nothing listens on.
-func freeListen(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
 }
 
 // answers waits up to 5 s for a server at addr to answer /v1/health.
