@@ -210,13 +210,17 @@ func (c *DB) Desks(ctx context.Context) ([]central.DeskState, int64, error) {
 
 // recordOutcome is the outcome of a redeem event e (event_id, outcome) as
 // the dashboard counts it, by the one rule of the redemption of record:
-// the one a conflict names first (central.RecordTakesOver). An event
-// answered "redeemed" that a later upload displaced (the conflict names it
-// second) counts as the double use; an event answered "conflict" that
-// took the record over (the conflict names it first) as the redemption.
-// Conflicts, Code lookup (codes.used_event) and the CSV say the same.
+// the one a conflict names first (central.RecordTakesOver). An event a
+// conflict names second was displaced: it counts as the double use, even
+// when it was answered "redeemed" before the other desk synced, and even
+// when another conflict names it first (it took the record over, then an
+// earlier use took it over again: a chain of takeovers). An event answered
+// "conflict" that took the record over and kept it (named first, never
+// second) counts as the redemption. Conflicts, Code lookup
+// (codes.used_event), the CSV and the desks' own figures
+// (store/dayfigures.go ownDoubleUse) say the same.
 const recordOutcome = `CASE
-		WHEN e.outcome = 'redeemed' AND EXISTS (SELECT 1 FROM conflicts k WHERE k.second_event = e.event_id) THEN 'conflict'
+		WHEN e.outcome IN ('redeemed', 'conflict') AND EXISTS (SELECT 1 FROM conflicts k WHERE k.second_event = e.event_id) THEN 'conflict'
 		WHEN e.outcome = 'conflict' AND EXISTS (SELECT 1 FROM conflicts k WHERE k.first_event = e.event_id) THEN 'redeemed'
 		ELSE e.outcome END`
 

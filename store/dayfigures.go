@@ -44,7 +44,10 @@ const outboxConflict = `(CASE WHEN json_valid(o.result) THEN json_extract(o.resu
 // ownDoubleUse is the condition on this desk's outbox row o (a redeem)
 // that it is the double use of a conflict, not the redemption of record:
 // the conflict names it second, or the server answered it as a double
-// use and no conflict names it first. The redemption of record is the one
+// use and no conflict names it first. Named second wins over named first:
+// of a chain of takeovers (C's, earliest, took the record over from B's,
+// which had taken it over from A's) the middle one is a double use. The
+// redemption of record is the one
 // the server's conflict names first (central.RecordTakesOver: an earlier
 // use by a trusted clock takes the record over from the one uploaded
 // first), so a desk counts what the server's dashboard counts, whichever
