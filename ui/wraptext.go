@@ -3,6 +3,7 @@ package ui
 import (
 	"image/color"
 	"strings"
+	"sync"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -75,7 +76,12 @@ func (t *wrapText) lines(width float32) []string {
 }
 
 type wrapTextRenderer struct {
-	t     *wrapText
+	t *wrapText
+	// mu keeps one layout at a time: Fyne's test driver runs fyne.Do
+	// inline on the calling goroutine, so a screen repainted from a
+	// watcher lays this text out beside the test's own goroutine (a
+	// panic once in make test); the real driver has one UI goroutine.
+	mu    sync.Mutex
 	texts []fyne.CanvasObject
 }
 
@@ -84,6 +90,8 @@ func (r *wrapTextRenderer) lineHeight() float32 {
 }
 
 func (r *wrapTextRenderer) Layout(size fyne.Size) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	lines := r.t.lines(size.Width)
 	for len(r.texts) < len(lines) {
 		r.texts = append(r.texts, canvas.NewText("", r.t.Color))
@@ -103,6 +111,10 @@ func (r *wrapTextRenderer) MinSize() fyne.Size {
 	return fyne.NewSize(0, float32(len(r.t.lines(r.t.Size().Width)))*r.lineHeight())
 }
 
-func (r *wrapTextRenderer) Refresh()                     { r.Layout(r.t.Size()) }
-func (r *wrapTextRenderer) Objects() []fyne.CanvasObject { return r.texts }
-func (r *wrapTextRenderer) Destroy()                     {}
+func (r *wrapTextRenderer) Refresh() { r.Layout(r.t.Size()) }
+func (r *wrapTextRenderer) Objects() []fyne.CanvasObject {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]fyne.CanvasObject(nil), r.texts...)
+}
+func (r *wrapTextRenderer) Destroy() {}
