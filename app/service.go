@@ -375,6 +375,13 @@ func (s *Service) redeemOnline(ctx context.Context, c Code, a Attempt) (Verdict,
 		return Verdict{}, false, nil // the server has not got this batch yet
 	}
 	a.ByServer = true
+	if r.Outcome == protocol.OutcomeRejected {
+		// The server refused this scan (its operator was removed from the
+		// staff list): nothing was decided, the label stays as it is and
+		// the parcel does not go.
+		v := Verdict{Outcome: OutcomeServerRefused, Code: c.String(), Reason: r.Reason}
+		return v, true, s.Store.LogScan(ctx, a, v)
+	}
 	v, err := s.Store.MirrorRemote(ctx, c, a, r)
 	v.Site = r.Site // a label of another site: where it was issued
 	return v, true, err

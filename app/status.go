@@ -44,7 +44,8 @@ const (
 	OutcomeBadSignature Outcome = "bad_signature"
 	OutcomeMalformed    Outcome = "malformed"
 	// OutcomeServerRefused: the central server answered no to the desk
-	// itself (revoked, wrong key ring) or to the scan; nothing was decided.
+	// itself (revoked, wrong key ring) or to the scan (its operator removed
+	// from the staff list); nothing was decided. Reason says why.
 	OutcomeServerRefused Outcome = "server_refused"
 )
 

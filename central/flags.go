@@ -37,9 +37,10 @@ const (
 	FlagClockUnverified Flags = 32
 	// FlagRemovedStaff: done by an operator the deployment's staff list
 	// had removed by the event's decided time (a desk offline had not
-	// heard). A redemption stands (the parcel went out), flagged; an undo,
-	// a disable, an enable or a replacement (a supervisor's) is refused,
-	// flagged (ByRemovedStaff, RefusedByRemovedStaff).
+	// heard). A redemption decided offline stands (the parcel went out),
+	// flagged; an online scan, an undo, a disable, an enable or a
+	// replacement (a supervisor's) is refused, flagged (ByRemovedStaff,
+	// RedeemOnlineByRemovedStaff, RefusedByRemovedStaff).
 	FlagRemovedStaff Flags = 64
 
 	// FlagsClock are the flags that set the desk's time aside.
@@ -229,6 +230,22 @@ func RefusedByRemovedStaff(kind, supervisor string, removedAt int64) (Note, stri
 		what, stays = "replace a label", "the old label stays as the server has it; a current supervisor can replace it"
 	}
 	return n, fmt.Sprintf("%s was removed from the staff list at %s and can no longer %s: %s", supervisor, app.FormatTime(removedAt), what, stays), true
+}
+
+// RedeemOnlineByRemovedStaff is the refusal of an online scan by
+// operator, removed from the staff list at removedAt (StaffRemovedAt at the
+// server's time; 0: not removed, the scan is decided as any other), with
+// its note (FlagRemovedStaff) and the reason the desk shows. Online, the
+// server decides before the parcel goes: nothing has been handed over yet,
+// so someone removed redeems nothing, and the refusal is recorded, flagged,
+// for the manager. Offline the desk decided alone and the redemption
+// stands, flagged (ByRemovedStaff).
+func RedeemOnlineByRemovedStaff(operator string, removedAt int64) (Note, string, bool) {
+	if removedAt == 0 {
+		return Note{}, "", false
+	}
+	n := Note{}.add(FlagRemovedStaff, fmt.Sprintf(wordRemovedStaff, operator, app.FormatTime(removedAt)))
+	return n, fmt.Sprintf("%s was removed from the staff list at %s and can no longer redeem a label: sign in as a current operator", operator, app.FormatTime(removedAt)), true
 }
 
 // ReplaceByRemovedStaff is the verdict on a replacement by supervisor,

@@ -742,6 +742,15 @@ func (c *DB) redeem(ctx context.Context, tx *etx, st central.Station, ev central
 		note = central.ByRemovedStaff(note, ev.Operator, removed)
 		err = tx.queryRow(ctx, set+`WHERE code = ? AND status <> 'used' RETURNING entitlement`, when, st.Name, ev.Operator, ev.EventID, ev.Code).Scan(&ent)
 	} else {
+		// Its operator, by the server's staff list now: someone removed
+		// redeems nothing online (the parcel has not gone yet).
+		var removed int64
+		if removed, err = c.staffRemovedAt(ctx, tx, ev.Operator, when); err != nil {
+			return central.Result{}, note, when, err
+		}
+		if note, why, refused := central.RedeemOnlineByRemovedStaff(ev.Operator, removed); refused {
+			return central.Result{Outcome: central.OutcomeRejected, Reason: why, Status: cc.status}, note, when, nil
+		}
 		err = tx.queryRow(ctx, set+`WHERE code = ? AND status = 'unused' AND (expire_at = 0 OR expire_at > ?) RETURNING entitlement`, when, st.Name, ev.Operator, ev.EventID, ev.Code, when).Scan(&ent)
 	}
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {

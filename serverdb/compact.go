@@ -208,14 +208,17 @@ func (c *DB) Snapshot(ctx context.Context, site, afterID, position int64, limit 
 	}
 	rows.Close()
 	// The first page of a site's snapshot also brings the conflicts over
-	// other sites' labels that one of the site's desks took part in (a
-	// conflict belongs to every site whose desk took part): a desk moved
-	// here keeps listing its own; and those of the labels it brought above
-	// (the feed sends them to holders too).
+	// other sites' labels that belong to the site: those whose desks were
+	// in it when they were recorded (conflicts.first_site, second_site,
+	// wherever the desks are now: ConflictRecord.Sites); those one of the
+	// site's desks took part in, so a desk moved here keeps listing its
+	// own; and those of the labels it brought above (the feed sends them
+	// to holders too).
 	rows, err = c.e.query(ctx, `SELECT k.code, k.first_event, k.first_station, k.first_operator, k.first_at, k.second_event, k.second_station, k.second_operator, k.second_at, k.flag, k.second_code
 		FROM conflicts k JOIN codes c ON c.code = k.code
-		WHERE c.site <> ? AND (k.first_station IN (SELECT name FROM stations WHERE site = ?) OR k.second_station IN (SELECT name FROM stations WHERE site = ?)
-			OR k.code IN (SELECT e.code FROM events e WHERE e.station IN (SELECT name FROM stations WHERE site = ?))) ORDER BY k.id`, site, site, site, site)
+		WHERE c.site <> ? AND (k.first_site = ? OR k.second_site = ?
+			OR k.first_station IN (SELECT name FROM stations WHERE site = ?) OR k.second_station IN (SELECT name FROM stations WHERE site = ?)
+			OR k.code IN (SELECT e.code FROM events e WHERE e.station IN (SELECT name FROM stations WHERE site = ?))) ORDER BY k.id`, site, site, site, site, site, site)
 	if err != nil {
 		return snap, err
 	}

@@ -29,7 +29,11 @@ import (
 // changes nothing (ErrRevoked).
 //
 // done is false when the statement wrote nothing (the label is not unused,
-// is expired or unknown, or belongs to an entitlement: a replacement's
+// is expired or unknown, its operator is a name the staff list holds as
+// removed (once at least: the general path reads the list at this time
+// and refuses the scan, flagged, central.RedeemOnlineByRemovedStaff; the
+// staff list is short, and free-text names it never held pass), or it
+// belongs to an entitlement: a replacement's
 // labels are decided on the general path, which serializes on the
 // entitlement and checks its other labels) or the event id is known already (the event row's
 // UNIQUE constraint undoes the whole statement): the caller then decides
@@ -46,6 +50,7 @@ func (c *DB) redeemOnlineOneStatement(ctx context.Context, st central.Station, e
 		used AS (
 			UPDATE codes SET status = 'used', used_at = ?, used_station = ?, used_operator = ?, used_event = ?
 			WHERE code = ? AND status = 'unused' AND (expire_at = 0 OR expire_at > ?) AND entitlement = '' AND EXISTS (SELECT 1 FROM active)
+				AND NOT EXISTS (SELECT 1 FROM staff WHERE removed_at <> 0 AND `+c.sameName()+`)
 			RETURNING code, site, issued_by),
 		fed AS (
 			INSERT INTO changes (kind, code, station, data, tag, site)
@@ -60,7 +65,7 @@ func (c *DB) redeemOnlineOneStatement(ctx context.Context, st central.Station, e
 				(SELECT writes FROM numbered) FROM used)
 		SELECT (SELECT count(*) FROM used), EXISTS (SELECT 1 FROM active), COALESCE((SELECT writes FROM numbered), 0)`,
 		st.ID, st.TokenHash,
-		now, st.Name, ev.Operator, ev.EventID, ev.Code, now,
+		now, st.Name, ev.Operator, ev.EventID, ev.Code, now, ev.Operator,
 		st.Name, string(feed), changeTag(),
 		st.ID,
 		ev.EventID, st.Name, ev.Operator, ev.At, now, now, string(detail), ev.Reason).Scan(&n, &active, &r.Write)

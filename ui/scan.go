@@ -270,6 +270,10 @@ func (s *scanScreen) show(v app.Verdict, rec *app.CodeRecord, err error) {
 		s.paint(colorVoid, outcomeTitle(v.Outcome), T("Do not hand over: it expired {{.Time}}", map[string]any{"Time": app.FormatTime(v.ExpireAt)}))
 	case v.Outcome == app.OutcomeDisabled:
 		s.paint(colorVoid, outcomeTitle(v.Outcome), T("Do not hand over. Reason: {{.Reason}}", map[string]any{"Reason": v.DisabledReason}))
+	case v.Outcome == app.OutcomeServerRefused:
+		// The server's reason (in English) under the hint, as an error's.
+		s.paint(colorRefused, outcomeTitle(v.Outcome), outcomeHint(v.Outcome))
+		s.note.SetText(v.Reason)
 	default:
 		s.paint(colorRefused, outcomeTitle(v.Outcome), outcomeHint(v.Outcome))
 	}
@@ -419,7 +423,7 @@ func outcomeHint(o app.Outcome) string {
 	case app.OutcomeMalformed:
 		return T("This is not a qrdesk label: scan again")
 	case app.OutcomeServerRefused:
-		return T("Do not hand over: the server refuses this desk; ask the administrator")
+		return T("Do not hand over: the server refused this scan (why below)")
 	case app.OutcomeBadge:
 		return T("This is an operator badge, not a label: do not hand over")
 	}

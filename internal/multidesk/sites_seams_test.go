@@ -85,7 +85,10 @@ func TestCrossSiteConflictListedWhereItHappened(t *testing.T) {
 // conflict belongs to the sites its desks were in when it happened, and its
 // label's, fixed then: `report --site North` (ConflictRecord.In) and the
 // dashboard by site still list it at North, and South, where nothing
-// happened, does not gain it. Both engines (found by the s33 hostile
+// happened, does not gain it. A desk of North that starts over from
+// North's snapshot afterwards lists it too (the snapshot picks other
+// sites' conflicts by the sites stored with them, not by which desks are
+// in North now). Both engines (found by the s33 hostile
 // review: the sites were recomputed from the desks' current sites).
 func TestConflictStaysInTheSitesWhereItHappened(t *testing.T) {
 	t.Parallel()
@@ -142,6 +145,20 @@ func TestConflictStaysInTheSitesWhereItHappened(t *testing.T) {
 		// The moved desk still lists the double use it took part in.
 		if list, err := n1.DB.Conflicts(ctx); err != nil || len(list) != 1 {
 			t.Errorf("North 1 moved to South lists conflicts %+v (%v), want the one it took part in", list, err)
+		}
+		// A desk of North starting over (enrolled after the move and a
+		// compaction of the feed: its first sync is North's snapshot)
+		// lists it too, by the sites stored with it, though no desk of
+		// North now took part.
+		m1.Sync(t)
+		n1.Sync(t)
+		if h.Compact(t, 0) == 0 {
+			t.Fatal("the feed was not compacted: the test's premise changed")
+		}
+		n3 := siteDesk(t, h, "North", "North 3", "M")
+		n3.Sync(t)
+		if list, err := n3.DB.Conflicts(ctx); err != nil || len(list) != 1 {
+			t.Errorf("North 3, a desk of North starting over, lists conflicts %+v (%v), want the one recorded at North", list, err)
 		}
 	})
 }

@@ -224,3 +224,77 @@ func TestRemovedSupervisorOfflineDisableEnableReplaceRefused(t *testing.T) {
 		}
 	})
 }
+
+// TestRemovedStaffOnlineScanRefused: li and wang are on the deployment's
+// staff list, and desks A and B know them. The manager removes li at the
+// server, and removes wang and adds wang again; B has not synced since,
+// so li is still signed in there. li scans a label at B while B reaches
+// the server: the server decides online scans before the parcel goes, so
+// it refuses li's (nothing was handed over), with the reason B shows
+// ("… was removed from the staff list at …: sign in as a current
+// operator"), and records the refusal flagged: it is in the report's
+// flagged events and the dashboard's work by removed operators. The label
+// stays unused at the server and at B. wang (current again) and zhou (a
+// free-text name the staff list never held) redeem online as before.
+// Both engines (PostgreSQL's one-statement online redemption too).
+func TestRemovedStaffOnlineScanRefused(t *testing.T) {
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		ctx := context.Background()
+		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 3)
+		changeStaff(t, h, central.StaffChange{Action: protocol.StaffAdd, Name: "li"}, "2468")
+		changeStaff(t, h, central.StaffChange{Action: protocol.StaffAdd, Name: "wang"}, "1357")
+		a.Sync(t)
+		b.Sync(t)
+		h.Now = h.Now.Add(time.Minute)
+		changeStaff(t, h, central.StaffChange{Action: protocol.StaffRemove, Name: "li"}, "")
+		changeStaff(t, h, central.StaffChange{Action: protocol.StaffRemove, Name: "wang"}, "")
+		h.Now = h.Now.Add(time.Minute)
+		changeStaff(t, h, central.StaffChange{Action: protocol.StaffAdd, Name: "wang"}, "1357")
+		h.Now = h.Now.Add(time.Minute)
+
+		refused, byWang, byZhou := codes[0], codes[1], codes[2]
+		v := b.Redeem(t, refused, "li")
+		if v.Outcome != app.OutcomeServerRefused || !strings.Contains(v.Reason, "li was removed from the staff list") || !strings.Contains(v.Reason, "sign in as a current operator") {
+			t.Errorf("desk B: li's online scan: %s (%q), want refused by the server for li's removal", v.Outcome, v.Reason)
+		}
+		for _, s := range []struct{ code, operator string }{{byWang, "wang"}, {byZhou, "zhou"}} {
+			if v := b.Redeem(t, s.code, s.operator); v.Outcome != app.OutcomeRedeemed {
+				t.Errorf("desk B: %s's online scan: %s (%q), want redeemed", s.operator, v.Outcome, v.Reason)
+			}
+		}
+		b.Sync(t)
+
+		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = 'unused'`, refused); n != 1 {
+			t.Errorf("server: %s is not unused after li's refused scan", refused)
+		}
+		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM events WHERE kind = 'redeem' AND code = ? AND outcome = 'rejected' AND (flags & ?) <> 0`, refused, int64(central.FlagRemovedStaff)); n != 1 {
+			t.Errorf("server: li's scan of %s is not recorded refused and flagged", refused)
+		}
+		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM events WHERE flags <> 0 AND code IN (?, ?)`, byWang, byZhou); n != 0 {
+			t.Errorf("server: wang's or zhou's redemption is flagged")
+		}
+		if st := b.Status(t, refused); st != app.StatusUnused {
+			t.Errorf("desk B: %s is %s after the refused scan, want unused", refused, st)
+		}
+
+		events, err := h.DB.FlaggedEvents(ctx, 0, math.MaxInt64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed := false
+		for _, e := range events {
+			listed = listed || (e.Kind == "redeem" && e.Code == refused && strings.Contains(e.Flag, "by li, removed from the staff list"))
+		}
+		if !listed {
+			t.Errorf("the report's flagged events lack li's refused scan of %s: %+v", refused, events)
+		}
+		work, err := h.DB.RemovedStaffWork(ctx, 0, math.MaxInt64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(work) != 1 || work[0].Code != refused || work[0].Operator != "li" || work[0].Kind != "redeem" || work[0].Outcome != central.OutcomeRejected {
+			t.Errorf("the dashboard's work by removed operators: %+v, want li's refused scan of %s", work, refused)
+		}
+	})
+}
