@@ -47,9 +47,11 @@ var TopologyClasses = []string{TopoSites, TopoMove, TopoIssue, TopoDeskRestore, 
 // move, and the close it made in its new site expires its old site's
 // labels); inv-staff fails fixed seed 3 on PostgreSQL (a server restore
 // brings a removed clerk back: the open server restore × staff gap);
+// inv-conflict-sites fails fixed seed 4 on PostgreSQL in some runs (a
+// conflict of another site's label not listed at a North desk);
 // desk-restore, wrong-restore, lost-db and clock-days fail seeds of a
 // 10-seed soak (I3, I7, I10). Switch them on here as the fixes merge.
-var DefaultTopology = []string{TopoSites, TopoMove, TopoIssue, TopoExpire, TopoCloses, TopoStaff, TopoInvSerials, TopoInvCopies, TopoInvConflictSites, TopoInvRefusals}
+var DefaultTopology = []string{TopoSites, TopoMove, TopoIssue, TopoExpire, TopoCloses, TopoStaff, TopoInvSerials, TopoInvCopies, TopoInvRefusals}
 
 // ParseTopology reads a QRDESK_SOAK_TOPOLOGY value: "all", "none",
 // "default", or names of TopologyClasses separated by commas (a leading
