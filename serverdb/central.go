@@ -54,7 +54,7 @@ const uploadPiece = 500
 // Open opens (creating if needed) the server database: a SQLite
 // file, or PostgreSQL when path is a postgres:// URL.
 func Open(ctx context.Context, path string) (*DB, error) {
-	if strings.HasPrefix(path, "postgres://") || strings.HasPrefix(path, "postgresql://") {
+	if isPostgres(path) {
 		return openCentralPostgres(ctx, path)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
@@ -1163,7 +1163,7 @@ func (c *DB) QueryForTests(query string, args ...any) (*sql.Rows, error) {
 // default_transaction_read_only set on the database, for every session
 // opened after (the handles open already still write). No migration runs.
 func OpenRefusingWritesForTests(ctx context.Context, path string) (*DB, error) {
-	if !strings.HasPrefix(path, "postgres://") && !strings.HasPrefix(path, "postgresql://") {
+	if !isPostgres(path) {
 		sqldb, err := sql.Open("sqlite", sqlstore.DSN(path, sqlstore.BusyTimeout)+"&_pragma=query_only(1)")
 		if err != nil {
 			return nil, err

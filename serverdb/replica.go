@@ -134,7 +134,7 @@ func OpenReplica(ctx context.Context, primary *DB, url string, opt ReplicaOption
 	if !primary.e.postgres {
 		return nil, errors.New("a read replica needs a PostgreSQL database (--db postgres://…), not a SQLite file")
 	}
-	if !strings.HasPrefix(url, "postgres://") && !strings.HasPrefix(url, "postgresql://") {
+	if !isPostgres(url) {
 		return nil, errors.New("the read replica's address must be a postgres:// URL")
 	}
 	cfg, err := pgconn.ParseConfig(url)
