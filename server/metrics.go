@@ -97,9 +97,7 @@ func (m *Metrics) observe(pattern string, status int, took time.Duration) {
 	if m == nil {
 		return
 	}
-	if pattern == "" {
-		pattern = "unmatched"
-	}
+	pattern = routeLabel(pattern)
 	m.requests.WithLabelValues(pattern, strconv.Itoa(status)).Inc()
 	m.latency.WithLabelValues(pattern).Observe(took.Seconds())
 }
@@ -135,10 +133,16 @@ func (m *Metrics) accessLineSkipped(pattern string) {
 	if m == nil {
 		return
 	}
+	m.accessSkips.WithLabelValues(routeLabel(pattern)).Inc()
+}
+
+// routeLabel is a request's route as the metrics label it: the mux's
+// pattern, or "unmatched" for a path no route took.
+func routeLabel(pattern string) string {
 	if pattern == "" {
-		pattern = "unmatched"
+		return "unmatched"
 	}
-	m.accessSkips.WithLabelValues(pattern).Inc()
+	return pattern
 }
 
 // sawDesk records that a station made an authenticated request.
