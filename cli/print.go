@@ -143,6 +143,9 @@ func runPrint(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if done.Warning != "" {
+		fmt.Fprintln(env.Stderr, "warning:", done.Warning)
+	}
 	return s.output(done, func(w io.Writer) {
 		what := "printed"
 		if done.Reprint {

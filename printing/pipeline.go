@@ -33,6 +33,9 @@ type Destination struct {
 type Printed struct {
 	app.PrintJob
 	QueueJob string `json:"queue_job,omitempty"`
+	// Warning is what the printer's answer leaves to check (a Windows
+	// printer that took another paper than the template's, labels fitting).
+	Warning string `json:"warning,omitempty"`
 }
 
 // Job is one print of stored codes.
@@ -55,7 +58,7 @@ func Print(ctx context.Context, svc *app.Service, j Job) (Printed, error) {
 	}
 	record := app.PrintJob{Operator: j.Operator, Template: j.Options.Template.Name, Format: j.Format,
 		Printer: firstOf(j.To.Printer, j.To.PrinterAddr), Output: j.To.File, Reprint: j.Reprint}
-	var queueJob string
+	var queueJob, warning string
 	prepare := func(recs []app.CodeRecord) (func() error, error) {
 		data, err := Render(recs, j.Title, j.Options, j.Format, j.DPI)
 		if err != nil {
@@ -68,12 +71,12 @@ func Print(ctx context.Context, svc *app.Service, j Job) (Printed, error) {
 			return nil, err
 		}
 		return func() (err error) {
-			queueJob, err = j.To.deliver(data, j.Format == FormatZPL, &sheet{labels: labels, options: j.Options})
+			queueJob, warning, err = j.To.deliver(data, j.Format == FormatZPL, &sheet{labels: labels, options: j.Options})
 			return err
 		}, nil
 	}
 	done, err := svc.Print(ctx, j.Records, record, j.Resumed, prepare)
-	return Printed{PrintJob: done, QueueJob: queueJob}, err
+	return Printed{PrintJob: done, QueueJob: queueJob, Warning: warning}, err
 }
 
 // Render lays stored codes out as labels in format (pdf or zpl). A failure
@@ -126,24 +129,25 @@ type sheet struct {
 // PDF page given this way (calibration, scanner test, badges) cannot go to
 // a printer: only label sheets (Print) and ZPL can.
 func (d Destination) Deliver(data []byte, zpl bool) (queueJob string, err error) {
-	return d.deliver(data, zpl, nil)
+	queueJob, _, err = d.deliver(data, zpl, nil)
+	return queueJob, err
 }
 
-func (d Destination) deliver(data []byte, zpl bool, labels *sheet) (queueJob string, err error) {
+func (d Destination) deliver(data []byte, zpl bool, labels *sheet) (queueJob, warning string, err error) {
 	if d.File != "" {
 		if err := os.WriteFile(d.File, data, 0o644); err != nil {
-			return "", fmt.Errorf("cannot write %s: %w", d.File, err)
+			return "", "", fmt.Errorf("cannot write %s: %w", d.File, err)
 		}
 	}
 	if d.Printer != "" {
-		if queueJob, err = sendToPrinter(d.Printer, firstOf(d.Title, "qrdesk"), data, zpl, labels); err != nil {
-			return "", err
+		if queueJob, warning, err = sendToPrinter(d.Printer, firstOf(d.Title, "qrdesk"), data, zpl, labels); err != nil {
+			return "", "", err
 		}
 	}
 	if d.PrinterAddr != "" {
-		return queueJob, SendRaw(d.PrinterAddr, data)
+		return queueJob, warning, SendRaw(d.PrinterAddr, data)
 	}
-	return queueJob, nil
+	return queueJob, warning, nil
 }
 
 func firstOf(a, b string) string {

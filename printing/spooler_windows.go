@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"strconv"
 	"unsafe"
 
@@ -23,8 +24,9 @@ import (
 //   - other PDF pages (calibration, scanner test, badges) are refused with
 //     the way round: save the file and print it at 100 %.
 //
-// The printer's paper size is the printer's (Printing preferences): set it
-// to the template's sheet (A4, Letter) or roll.
+// A label sheet's job asks the printer for the template's paper (A4,
+// Letter, or the roll's size) and is refused before it starts when the
+// paper the printer took cannot hold the labels (paper.go).
 
 var (
 	winspool = windows.NewLazySystemDLL("winspool.drv")
@@ -38,6 +40,7 @@ var (
 	procStartPagePrinter = winspool.NewProc("StartPagePrinter")
 	procEndPagePrinter   = winspool.NewProc("EndPagePrinter")
 	procWritePrinter     = winspool.NewProc("WritePrinter")
+	procDocumentPropsW   = winspool.NewProc("DocumentPropertiesW")
 
 	procCreateDCW             = gdi32.NewProc("CreateDCW")
 	procDeleteDC              = gdi32.NewProc("DeleteDC")
@@ -63,8 +66,25 @@ const (
 
 	logPixelsX      = 88
 	logPixelsY      = 90
+	physicalWidth   = 110
+	physicalHeight  = 111
 	physicalOffsetX = 112
 	physicalOffsetY = 113
+
+	// DocumentPropertiesW's modes and DEVMODEW's fields.
+	dmOutBuffer      = 2
+	dmInBuffer       = 8
+	dmFOrientation   = 0x1
+	dmFPaperSize     = 0x2
+	dmFPaperLength   = 0x4
+	dmFPaperWidth    = 0x8
+	dmOrientPortrait = 1
+	// Byte offsets in DEVMODEW (after dmDeviceName's 32 UTF-16 units).
+	dmFieldsAt      = 72
+	dmOrientationAt = 76
+	dmPaperSizeAt   = 78
+	dmPaperLengthAt = 80
+	dmPaperWidthAt  = 82
 
 	blackness   = 0x00000042 // PatBlt: fill with black
 	transparent = 1          // SetBkMode
@@ -117,14 +137,52 @@ func systemPrinters() ([]string, error) {
 
 // sendToPrinter prints on the Windows printer named printer: ZPL RAW,
 // label sheets drawn with GDI. It returns "<printer>-<spooler job id>".
-func sendToPrinter(printer, title string, data []byte, raw bool, s *sheet) (string, error) {
+func sendToPrinter(printer, title string, data []byte, raw bool, s *sheet) (queueJob, warning string, err error) {
 	switch {
 	case raw:
-		return sendRaw(printer, title, data)
+		queueJob, err = sendRaw(printer, title, data)
+		return queueJob, "", err
 	case s != nil:
 		return drawSheets(printer, title, s.labels, s.options)
 	}
-	return "", errors.New("this page cannot go to a Windows printer directly: save it with -o (Save PDF) and print the file at 100 % scale")
+	return "", "", errors.New("this page cannot go to a Windows printer directly: save it with -o (Save PDF) and print the file at 100 % scale")
+}
+
+// devModeFor is the printer's own settings (DEVMODEW, with its driver's
+// private part) with the paper set to want, as the driver merged it; nil
+// when the driver does not say (the printer's defaults are used then, and
+// checkPaper judges them).
+func devModeFor(printer string, want paperRequest) []byte {
+	var h windows.Handle
+	if r, _, _ := procOpenPrinterW.Call(uintptr(unsafe.Pointer(utf16(printer))), uintptr(unsafe.Pointer(&h)), 0); r == 0 {
+		return nil
+	}
+	defer procClosePrinter.Call(uintptr(h))
+	name := uintptr(unsafe.Pointer(utf16(printer)))
+	size, _, _ := procDocumentPropsW.Call(0, uintptr(h), name, 0, 0, 0)
+	if int32(size) < dmPaperWidthAt+2 {
+		return nil
+	}
+	dm := make([]byte, size)
+	if r, _, _ := procDocumentPropsW.Call(0, uintptr(h), name, uintptr(unsafe.Pointer(&dm[0])), 0, dmOutBuffer); int32(r) < 0 {
+		return nil
+	}
+	put16 := func(at int, v int16) { *(*int16)(unsafe.Pointer(&dm[at])) = v }
+	fields := (*uint32)(unsafe.Pointer(&dm[dmFieldsAt]))
+	*fields |= dmFOrientation | dmFPaperSize
+	put16(dmOrientationAt, dmOrientPortrait)
+	put16(dmPaperSizeAt, want.Size)
+	if want.Size == paperCustom {
+		*fields |= dmFPaperLength | dmFPaperWidth
+		put16(dmPaperLengthAt, want.Length)
+		put16(dmPaperWidthAt, want.Width)
+	}
+	merged := make([]byte, size)
+	if r, _, _ := procDocumentPropsW.Call(0, uintptr(h), name, uintptr(unsafe.Pointer(&merged[0])),
+		uintptr(unsafe.Pointer(&dm[0])), dmInBuffer|dmOutBuffer); int32(r) < 0 {
+		return nil
+	}
+	return merged
 }
 
 func utf16(s string) *uint16 {
@@ -210,34 +268,44 @@ func (g gdiPage) text(x, y float64, s, face string, sizePt float64, mono bool) f
 }
 
 // drawSheets prints labels on printer as the PDF would show them.
-func drawSheets(printer, title string, labels []Label, o Options) (queueJob string, err error) {
+func drawSheets(printer, title string, labels []Label, o Options) (queueJob, warning string, err error) {
 	if err := o.validate(len(labels)); err != nil {
-		return "", err
+		return "", "", err
 	}
 	layouts, err := layoutAll(labels, o)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	dc, _, cerr := procCreateDCW.Call(uintptr(unsafe.Pointer(utf16("WINSPOOL"))), uintptr(unsafe.Pointer(utf16(printer))), 0, 0)
+	var devMode uintptr
+	if dm := devModeFor(printer, paperFor(o.Template)); dm != nil {
+		devMode = uintptr(unsafe.Pointer(&dm[0]))
+		defer runtime.KeepAlive(dm)
+	}
+	dc, _, cerr := procCreateDCW.Call(uintptr(unsafe.Pointer(utf16("WINSPOOL"))), uintptr(unsafe.Pointer(utf16(printer))), 0, devMode)
 	if dc == 0 {
-		return "", fmt.Errorf("there is no Windows printer %q ('qrdesk printers' lists them): %w", printer, cerr)
+		return "", "", fmt.Errorf("there is no Windows printer %q ('qrdesk printers' lists them): %w", printer, cerr)
 	}
 	defer procDeleteDC.Call(dc)
 	caps := func(i uintptr) float64 { r, _, _ := procGetDeviceCaps.Call(dc, i); return float64(int32(r)) }
 	g := gdiPage{dc: dc, dpiX: caps(logPixelsX), dpiY: caps(logPixelsY), offX: caps(physicalOffsetX), offY: caps(physicalOffsetY)}
 	if g.dpiX <= 0 || g.dpiY <= 0 {
-		return "", fmt.Errorf("printer %s did not say its resolution", printer)
+		return "", "", fmt.Errorf("printer %s did not say its resolution", printer)
+	}
+	if w, h := caps(physicalWidth), caps(physicalHeight); w > 0 && h > 0 {
+		if warning, err = checkPaper(printer, o, w*25.4/g.dpiX, h*25.4/g.dpiY); err != nil {
+			return "", "", err
+		}
 	}
 	di := docInfo{docName: utf16(title)}
 	di.size = int32(unsafe.Sizeof(di))
 	job, _, serr := procStartDocW.Call(dc, uintptr(unsafe.Pointer(&di)))
 	if int32(job) <= 0 {
-		return "", fmt.Errorf("printer %s refused the job: %w", printer, serr)
+		return "", "", fmt.Errorf("printer %s refused the job: %w", printer, serr)
 	}
 	pageOpen := false
-	fail := func(what string, err error) (string, error) {
+	fail := func(what string, err error) (string, string, error) {
 		procAbortDoc.Call(dc)
-		return "", fmt.Errorf("printer %s: %s: %w", printer, what, err)
+		return "", "", fmt.Errorf("printer %s: %s: %w", printer, what, err)
 	}
 	procSetBkMode.Call(dc, transparent)
 	t := o.Template
@@ -285,7 +353,7 @@ func drawSheets(printer, title string, labels []Label, o Options) (queueJob stri
 		return fail("the last page was not taken", err)
 	}
 	if r, _, err := procEndDoc.Call(dc); int32(r) <= 0 {
-		return "", fmt.Errorf("printer %s did not finish the job: %w", printer, err)
+		return "", "", fmt.Errorf("printer %s did not finish the job: %w", printer, err)
 	}
-	return printer + "-" + strconv.Itoa(int(int32(job))), nil
+	return printer + "-" + strconv.Itoa(int(int32(job))), warning, nil
 }

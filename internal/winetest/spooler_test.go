@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -142,6 +143,16 @@ func (h *harness) spoolSheet(t *testing.T, program string, c *cups, issued issue
 	if !bytes.HasPrefix(ps, []byte("%!PS")) {
 		t.Fatalf("the spooled job is not PostScript: %q", ps[:min(len(ps), 40)])
 	}
+	tmpl, err := printing.FindTemplate("", template)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The job asks for the template's paper (wine's driver writes it as a
+	// PPD feature), whatever the queue's default paper is.
+	paper := map[float64]string{297: "A4", 279.4: "Letter"}[tmpl.PageHeight]
+	if !bytes.Contains(ps, []byte("*PageSize "+paper+"\n")) {
+		t.Errorf("the spooled job for %s is not on %s paper: %q", template, paper, regexp.MustCompile(`\*PageSize \S+`).Find(ps))
+	}
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "job.ps"), ps, 0o600)
 	gs := exec.Command("gs", "-q", "-dNOPAUSE", "-dBATCH", "-dSAFER", "-sDEVICE=pnggray", fmt.Sprintf("-r%d", rasterDPI),
@@ -151,10 +162,6 @@ func (h *harness) spoolSheet(t *testing.T, program string, c *cups, issued issue
 	}
 	pages, _ := filepath.Glob(filepath.Join(dir, "page-*.png"))
 	sort.Strings(pages)
-	tmpl, err := printing.FindTemplate("", template)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if want := printing.Pages(tmpl, 0, len(issued.Codes)); len(pages) != want {
 		t.Errorf("the spooled job has %d page(s), want %d for %d labels on %s", len(pages), want, len(issued.Codes), template)
 	}
@@ -170,8 +177,9 @@ func (h *harness) spoolSheet(t *testing.T, program string, c *cups, issued issue
 // TestSpoolerPrintUnderWine: qrdesk.exe lists the Windows printers and
 // prints a sheet of labels to one through the Windows spooler (GDI; under
 // wine the job reaches a CUPS queue as PostScript), and every label on the
-// spooled page decodes to its code where the template puts it (spoolSheet);
-// ZPL goes to the same printer RAW, byte for byte what -o writes.
+// spooled page decodes to its code where the template puts it (spoolSheet),
+// on the template's paper: an A4 sheet on A4, a Letter sheet on Letter
+// from the same printer; ZPL goes to the same printer RAW, byte for byte what -o writes.
 func TestSpoolerPrintUnderWine(t *testing.T) {
 	h := newHarness(t)
 	c := h.privateCUPS(t, "QRDESK_TEST")
@@ -179,6 +187,9 @@ func TestSpoolerPrintUnderWine(t *testing.T) {
 	var issued issueOut
 	h.mustJSON(t, &issued, "issue", "--count", "21", "--json")
 	h.spoolSheet(t, h.exe, c, issued, "L7160")
+	var letter issueOut
+	h.mustJSON(t, &letter, "issue", "--count", "30", "--json")
+	h.spoolSheet(t, h.exe, c, letter, "5160")
 
 	// ZPL, RAW through the spooler: the same bytes as the file.
 	zplFile := `C:\users\` + winUser + `\Documents\labels.zpl`
