@@ -170,10 +170,11 @@ func metricLine(t *testing.T, h *centraltest.Harness, prefix string) string {
 // first, then the desks. The server is upgraded; desk A is too, desk D
 // still runs a release from before protocol versions (the first release,
 // or the last commit before versions: real binaries built from history).
-// Desk A issues labels and redeems five of them online. At the old desk
-// the clerk scans those five: each is refused as used at Desk A, none
-// handed over again, nothing waits in its outbox (the first release took
-// the server's 426 for "away" and handed all five over). The clerk scans
+// Desk A issues labels, redeems five of them online and replaces
+// another. At the old desk the clerk scans those five: each is refused as
+// used at Desk A, none handed over again, the replaced one is refused too,
+// nothing waits in its outbox (the first release took the server's 426 for
+// "away" and handed all six over). The clerk scans
 // two fresh labels: the server decides them (redeemed at Desk D), desk A
 // then holds them used and refuses them. The operator sees the old desk:
 // qrdesk_desks_old_protocol counts it, and its served redemptions are
@@ -219,23 +220,31 @@ func TestOldDesksDuringRollOut(t *testing.T) {
 				a := h.Desk(t, "Desk A", "A", h.Station(t, "Desk A", "A"))
 				codes := a.Issue(t, 10)
 				a.Sync(t)
-				used, fresh, offline := codes[:5], codes[5:7], codes[7]
+				used, fresh, offline, replaced := codes[:5], codes[5:7], codes[7], codes[8]
 				for _, c := range used {
 					if v := a.Redeem(t, c, "li"); v.Outcome != app.OutcomeRedeemed {
 						t.Fatalf("desk A redeems %s online: %+v", c, v)
 					}
 				}
+				a.Replace(t, replaced, "li")
+				a.Sync(t)
 				out := d.run(t, "sync", "--server", h.URL, "--token", h.Station(t, "Desk D", "D"))
 				t.Logf("old desk: qrdesk sync --server … --token …\n%s", out)
 				if strings.Contains(out, "synced") {
 					t.Fatalf("the old desk's sync was served: %s", out)
 				}
 
-				for _, c := range used {
+				for i, c := range used {
 					out := d.run(t, "redeem", c)
+					if i == 0 {
+						t.Logf("old desk: qrdesk redeem <label used at desk A>\n%s", out)
+					}
 					if strings.HasPrefix(out, "Redeemed") || !strings.Contains(out, "Desk A") {
 						t.Errorf("old desk scans %s, redeemed online at desk A: %q, want refused as used at Desk A", c, out)
 					}
+				}
+				if out := d.run(t, "redeem", replaced); strings.HasPrefix(out, "Redeemed") {
+					t.Errorf("old desk scans a label desk A replaced: %q, want refused", out)
 				}
 				if got := d.outbox(t); got["pending"] != 0 {
 					t.Errorf("old desk's outbox after scanning used labels: %v, want nothing decided alone", got)
@@ -262,8 +271,8 @@ func TestOldDesksDuringRollOut(t *testing.T) {
 				if line := metricLine(t, h, "qrdesk_desks_old_protocol{"); !strings.HasSuffix(line, " 1") {
 					t.Errorf("metrics: %q, want one desk on an old protocol", line)
 				}
-				if line := metricLine(t, h, `qrdesk_old_desk_requests_total{answer="served",route="POST /v1/redeem"}`); !strings.HasSuffix(line, " 7") {
-					t.Errorf("metrics: %q, want the old desk's 7 scans served", line)
+				if line := metricLine(t, h, `qrdesk_old_desk_requests_total{answer="served",route="POST /v1/redeem"}`); !strings.HasSuffix(line, " 8") {
+					t.Errorf("metrics: %q, want the old desk's 8 scans served", line)
 				}
 
 				// Network down: the old desk decides alone, as before.
