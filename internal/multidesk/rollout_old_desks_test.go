@@ -1,6 +1,7 @@
 package multidesk_test
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"os"
@@ -300,4 +301,70 @@ func serverStatusAt(t *testing.T, h *centraltest.Harness, code string) (status, 
 		t.Fatalf("the server has no %s: %v", code, err)
 	}
 	return status, station
+}
+
+// TestOldDeskOnlineRedemptionAfterRestore: during the roll-out window the
+// server decides an old desk's online scan, so a restore from a backup
+// taken before loses it (qrdesk-server restore starts a new history
+// epoch). The desk of 8fd1ea8 held the label used: it refuses it itself
+// after the restore. Once qrdesk is upgraded on it, its first sync (told
+// the server lost history) sends the redemption again: the server holds
+// it used at Desk D, and desk A refuses it. The first release kept only
+// the scan of a label it never synced: the upgraded desk sends that scan's
+// redemption too. (Until its upgrade a first-release desk asks the server
+// about every scan, so the restored server's answer decides there: open,
+// docs/design.md, server restore × versions.)
+func TestOldDeskOnlineRedemptionAfterRestore(t *testing.T) {
+	t.Parallel()
+	current := buildCurrentDesk(t)
+	for _, commit := range []string{beforeVersionsCommit, firstReleaseCommit} {
+		t.Run(commit, func(t *testing.T) {
+			var bin string
+			if commit == beforeVersionsCommit {
+				bin = buildOldDesk(t)
+			} else {
+				bin = buildReleaseDesk(t, commit)
+			}
+			testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+				g := newRestorable(t, dbPath)
+				g.Now = time.Now().Truncate(time.Second)
+				a := g.deskAt(t, "Desk A", "A")
+				codes := a.Issue(t, 3)
+				a.Sync(t)
+				d := oldDesk{bin: bin, db: filepath.Join(t.TempDir(), "d.db"), key: filepath.Join(g.dir, "qrdesk.key")}
+				d.run(t, "init")
+				d.run(t, "settings", "--station-id", "D", "--station-name", "Desk D")
+				d.run(t, "sync", "--server", g.URL, "--token", g.Station(t, "Desk D", "D"))
+				backup := g.backup()
+
+				x := codes[0]
+				if out := d.run(t, "redeem", x); !strings.HasPrefix(out, "Redeemed") {
+					t.Fatalf("old desk scans %s online: %q, want redeemed", x, out)
+				}
+				g.restore(backup)
+				if _, err := g.DB.StartEpoch(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				a.Sync(t)
+				if commit == beforeVersionsCommit {
+					if out := d.run(t, "redeem", x); strings.HasPrefix(out, "Redeemed") {
+						t.Errorf("after the restore the old desk hands %s over again: %q", x, out)
+					}
+				}
+				d = d.upgrade(current)
+				for i := 0; i < 2; i++ {
+					if out := d.run(t, "sync"); !strings.Contains(out, "synced") {
+						t.Fatalf("upgraded desk sync: %s", out)
+					}
+				}
+				if status, station := g.serverStatus(t, x); status != "used" || station != "Desk D" {
+					t.Errorf("after the restore and the old desk's upgrade the server holds %s %s at %q, want used at Desk D", x, status, station)
+				}
+				a.Sync(t)
+				if v := a.Redeem(t, x, "li"); v.Outcome == app.OutcomeRedeemed {
+					t.Errorf("desk A hands %s over a second time", x)
+				}
+			})
+		})
+	}
 }
