@@ -65,9 +65,11 @@ func buildReleaseDeskOnce(commit string) (bin, why string) {
 		return "", "git rev-parse: " + err.Error()
 	}
 	root := strings.TrimSpace(string(top))
-	src := dir + ".src"
-	os.RemoveAll(src)
-	if err := os.MkdirAll(src, 0o755); err != nil {
+	// A folder of its own for the sources, and the binary renamed into
+	// place whole: another test process building the same release at the
+	// same time does not mix with this one.
+	src, err := os.MkdirTemp("", "qrdesk-release-src-")
+	if err != nil {
 		return "", err.Error()
 	}
 	defer os.RemoveAll(src)
@@ -112,10 +114,11 @@ func buildReleaseDeskOnce(commit string) (bin, why string) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err.Error()
 	}
-	if err := goCmd("build", "-o", bin+".tmp", "."); err != nil {
+	tmp := filepath.Join(src, "qrdesk")
+	if err := goCmd("build", "-o", tmp, "."); err != nil {
 		return "", err.Error()
 	}
-	if err := os.Rename(bin+".tmp", bin); err != nil {
+	if err := os.Rename(tmp, bin); err != nil {
 		return "", err.Error()
 	}
 	return bin, ""
