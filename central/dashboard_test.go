@@ -83,12 +83,14 @@ func TestExplainNotHeld(t *testing.T) {
 
 // TestTooOldSaysWhatADeskMisses: a desk of protocol 3 decides as this
 // server does and misses only the refs; one before clock offsets misses
-// changes of labels; one of this protocol is not too old.
+// changes of labels; one before versions is told what the server still
+// does for it; one of this protocol is not too old.
 func TestTooOldSaysWhatADeskMisses(t *testing.T) {
 	for _, tc := range []struct {
 		protocol int
 		want     string
 	}{
+		{1, "the server decides its scans while it is online"},
 		{2, "does not understand every change the other desks make"},
 		{3, "does not show the refs of other desks' batches"},
 		{4, ""},

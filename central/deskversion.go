@@ -32,5 +32,10 @@ func (v DeskVersion) TooOld() string {
 		// versions added to show.
 		return fmt.Sprintf("speaks protocol %d, the server %d: it does not show the refs of other desks' batches; upgrade qrdesk at this desk", v.Protocol, protocol.Version)
 	}
+	if v.Protocol < protocol.OldestDesk {
+		// Served only its online scans, during the roll-out window
+		// (server/olddesks.go).
+		return fmt.Sprintf("speaks protocol %d (a release from before versions), the server %d: the server decides its scans while it is online (until the roll-out window is closed) and refuses its sync, so what it redeems offline waits at the desk; upgrade qrdesk at this desk", v.Protocol, protocol.Version)
+	}
 	return fmt.Sprintf("speaks protocol %d, the server %d: it does not understand every change the other desks make (undo, replacement, expiry); upgrade qrdesk at this desk", v.Protocol, protocol.Version)
 }

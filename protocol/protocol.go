@@ -78,7 +78,9 @@ const Header = "Qrdesk-Protocol"
 // lose what it acknowledged to the desk for good, and the desk drops the
 // feed's kinds it does not know (replace, expire), keeping labels the
 // deployment took out of use. Such a desk is refused (RefusedDeskTooOld)
-// until it is upgraded.
+// until it is upgraded, except its online redemptions during a roll-out
+// (the server decides them: the first release redeems alone after any
+// other answer; server/olddesks.go).
 const OldestDesk = 2
 
 // RefusedDeskTooOld is the code of the server's refusal (HTTP 426) of a

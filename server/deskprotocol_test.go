@@ -38,14 +38,18 @@ func callAs(t *testing.T, h *centraltest.Harness, method, path, token, version, 
 	return resp.StatusCode, e.Code, e.Error
 }
 
-// TestDeskTooOldIsRefused: a desk that names no protocol (protocol 1,
-// before versions) or a protocol below protocol.OldestDesk is refused on
-// every desk endpoint with 426 desk_too_old and the clerk's message, before
-// anything is bound or written; a desk of this protocol or a newer one is
-// served; health, readiness and metrics need no header.
+// TestDeskTooOldIsRefused: once the roll-out window is closed (serve
+// --old-desks refuse), a desk that names no protocol (protocol 1, before
+// versions) or a protocol below protocol.OldestDesk is refused on every
+// desk endpoint with 426 desk_too_old and the clerk's message, before
+// anything is bound or written; during the window (the default) its
+// online redemption is decided, the rest still refused; a desk of this
+// protocol or a newer one is served; health, readiness and metrics need no
+// header.
 func TestDeskTooOldIsRefused(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h := centraltest.New(t, dbPath, 2)
+		h.API.SetOldDesks(false)
 		tok := h.Station(t, "Desk 1", "A")
 		endpoints := []struct{ method, path, body string }{
 			{"POST", "/v1/enrol", `{}`},
@@ -74,6 +78,25 @@ func TestDeskTooOldIsRefused(t *testing.T) {
 		}
 		if got := centraltest.Count(t, h.DB, `SELECT desk_protocol FROM stations`); got != 1 {
 			t.Errorf("the refused desk's protocol as the Desks page shows it: %d, want 1", got)
+		}
+
+		// The roll-out window: the old desk's scan is decided (the label's
+		// batch is not uploaded: "unknown"), everything else refused.
+		h.API.SetOldDesks(true)
+		for _, version := range []string{"", "1"} {
+			for _, ep := range endpoints {
+				status, code, msg := callAs(t, h, ep.method, ep.path, tok, version, ep.body)
+				if ep.path == "/v1/redeem" {
+					if status != http.StatusOK {
+						t.Errorf("during the roll-out window %s %s with %s %q: %d %s %q, want 200", ep.method, ep.path, protocol.Header, version, status, code, msg)
+					}
+					continue
+				}
+				if status != http.StatusUpgradeRequired || code != protocol.RefusedDeskTooOld {
+					t.Errorf("during the roll-out window %s %s with %s %q: %d %s %q, want 426 %s", ep.method, ep.path, protocol.Header, version,
+						status, code, msg, protocol.RefusedDeskTooOld)
+				}
+			}
 		}
 
 		// An unknown token is still told so, whatever its protocol.

@@ -54,6 +54,10 @@ type API struct {
 
 	ring atomic.Value // the deployment's key-ring id once known: it never changes
 
+	// oldDesksRefused: the roll-out window is closed, a protocol-1 desk is
+	// refused on every request (olddesks.go).
+	oldDesksRefused atomic.Bool
+
 	tail     feedTail // the newest changes, for the desks that follow the feed
 	stations stationCache
 	versions deskVersions // what each desk last said it runs (deskversion.go)
@@ -311,9 +315,15 @@ func (a *API) authenticated(h func(r *http.Request, st central.Station) (any, er
 		}
 		// The desk's protocol before its key ring: a desk the server does
 		// not serve binds nothing, but the Desks page shows it too old.
-		if a.noteVersion(r, st).Protocol < protocol.OldestDesk {
-			a.write(w, nil, fail(http.StatusUpgradeRequired, app.RefusedDeskTooOld, "%s", protocol.DeskTooOldReason))
-			return
+		ver := a.noteVersion(r, st)
+		a.Metrics.deskProtocol(st.ID, ver.Protocol)
+		if ver.Protocol < protocol.OldestDesk {
+			served := a.servesOldDesk(r)
+			a.Metrics.oldDeskRequest(r.Pattern, served)
+			if !served {
+				a.write(w, nil, fail(http.StatusUpgradeRequired, app.RefusedDeskTooOld, "%s", protocol.DeskTooOldReason))
+				return
+			}
 		}
 		if err := a.checkRing(r.Context(), r.Header.Get(RingHeader)); err != nil {
 			a.write(w, nil, err)

@@ -37,10 +37,12 @@ type Metrics struct {
 	redemptions *prometheus.CounterVec
 	writeFails  *prometheus.CounterVec
 	accessSkips *prometheus.CounterVec
+	oldDesks    *prometheus.CounterVec
 
 	seenMu sync.Mutex
 	seen   map[int64]int64 // station id → Unix time of its last request to this process
 	outbox map[int64]int   // station id → events waiting at the desk, by its latest report to this process
+	proto  map[int64]int   // station id → the protocol of its latest request to this process
 }
 
 // DeskOnlineWithin is how recently a desk must have been heard from to
@@ -75,10 +77,15 @@ func NewMetrics(src MetricsSource, now func() time.Time) *Metrics {
 			Name: "qrdesk_access_log_skipped_total",
 			Help: "Requests answered well that the sampled access log left out (--access-log sampled writes every error and one line a second per route), by route.",
 		}, []string{"route"}),
+		oldDesks: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "qrdesk_old_desk_requests_total",
+			Help: "Requests of desks from before protocol versions (the first releases), by route and answer: served (their online redemptions, during the roll-out window) or refused (426: upgrade qrdesk at the desk).",
+		}, []string{"route", "answer"}),
 		seen:   map[int64]int64{},
 		outbox: map[int64]int{},
+		proto:  map[int64]int{},
 	}
-	m.reg.MustRegister(m.requests, m.latency, m.redemptions, m.writeFails, m.accessSkips,
+	m.reg.MustRegister(m.requests, m.latency, m.redemptions, m.writeFails, m.accessSkips, m.oldDesks,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		&stateCollector{src: src, now: now, m: m},
@@ -176,4 +183,34 @@ func (m *Metrics) deskOutbox(station int64) int {
 	m.seenMu.Lock()
 	defer m.seenMu.Unlock()
 	return m.outbox[station]
+}
+
+// deskProtocol records the protocol a station's desk spoke in its latest
+// request.
+func (m *Metrics) deskProtocol(station int64, protocol int) {
+	if m == nil {
+		return
+	}
+	m.seenMu.Lock()
+	m.proto[station] = protocol
+	m.seenMu.Unlock()
+}
+
+func (m *Metrics) protocolOf(station int64) int {
+	m.seenMu.Lock()
+	defer m.seenMu.Unlock()
+	return m.proto[station]
+}
+
+// oldDeskRequest counts a request of a desk from before protocol
+// versions, served or refused.
+func (m *Metrics) oldDeskRequest(pattern string, served bool) {
+	if m == nil {
+		return
+	}
+	answer := "refused"
+	if served {
+		answer = "served"
+	}
+	m.oldDesks.WithLabelValues(routeLabel(pattern), answer).Inc()
 }

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"qrdesk/protocol"
 )
 
 // stateCollector reads the database's state at each scrape: the feed
@@ -42,12 +44,14 @@ var (
 		"Enrolled desks by state (online: heard from within 2 minutes, offline, never_seen, revoked) and site.", []string{"state", "site"}, nil)
 	descLastSeen = prometheus.NewDesc("qrdesk_desk_last_seen_age_seconds",
 		"How long ago each active desk was last heard from (a request to this process, or a feed read any server process stored).", nil, nil)
+	descOldDesks = prometheus.NewDesc("qrdesk_desks_old_protocol",
+		"Active desks whose latest request to this process spoke a protocol from before versions (a first release of qrdesk), by site: during a roll-out the server decides their online redemptions; upgrade qrdesk on each before ending the window (serve --old-desks refuse).", []string{"site"}, nil)
 	descOutbox = prometheus.NewDesc("qrdesk_desk_outbox_events",
 		"Events waiting in the active desks' outboxes (not yet accepted by the server), summed over each desk's latest report to this process, by the desks' site.", []string{"site"}, nil)
 )
 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descUp, descFeed, descConflicts, descWaiting, descDesks, descLastSeen, descOutbox} {
+	for _, d := range []*prometheus.Desc{descUp, descFeed, descConflicts, descWaiting, descDesks, descLastSeen, descOutbox, descOldDesks} {
 		ch <- d
 	}
 }
@@ -73,10 +77,12 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	// Every site has its series, at 0 when it has no desk of a state.
 	states := map[string]map[string]float64{}
 	outbox := map[string]float64{}
+	old := map[string]float64{}
 	site := func(name string) map[string]float64 {
 		if states[name] == nil {
 			states[name] = map[string]float64{"online": 0, "offline": 0, "never_seen": 0, "revoked": 0}
 			outbox[name] += 0
+			old[name] += 0
 		}
 		return states[name]
 	}
@@ -93,6 +99,9 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 			continue
 		}
 		outbox[d.Site] += float64(c.m.deskOutbox(d.ID))
+		if p := c.m.protocolOf(d.ID); p > 0 && p < protocol.OldestDesk {
+			old[d.Site]++
+		}
 		last := max(d.FeedAckedAt, c.m.lastSeen(d.ID))
 		if last == 0 {
 			st["never_seen"]++
@@ -117,6 +126,7 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(descDesks, prometheus.GaugeValue, n, state, name)
 		}
 		ch <- prometheus.MustNewConstMetric(descOutbox, prometheus.GaugeValue, outbox[name], name)
+		ch <- prometheus.MustNewConstMetric(descOldDesks, prometheus.GaugeValue, old[name], name)
 	}
 	ch <- prometheus.MustNewConstHistogram(descLastSeen, seen, sum, buckets)
 }

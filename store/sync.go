@@ -644,6 +644,18 @@ func (d *DB) SendAgain(ctx context.Context) error {
 		WHERE r.own = 1 AND r.undone_at = 0 AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.event_id = r.trace_id)`); err != nil {
 		return d.wrap(err, "cannot queue everything for the server again")
 	}
+	// The first release kept nothing of a label it did not hold when the
+	// server redeemed it online for this desk (during a roll-out, the
+	// server decides such a desk's scans), only the scan: those go too.
+	// This release always keeps the label (MirrorRemote), so only an
+	// upgraded first-release desk has such scans.
+	if _, err := tx.ExecContext(ctx, `INSERT INTO outbox (event_id, kind, code, operator, at, offline)
+		SELECT s.trace_id, 'redeem', s.code, s.operator, s.at, 1 FROM scans s
+		WHERE s.outcome = 'redeemed' AND s.code_id IS NULL AND s.code <> ''
+		AND NOT EXISTS (SELECT 1 FROM codes c WHERE c.code = s.code)
+		AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.event_id = s.trace_id)`); err != nil {
+		return d.wrap(err, "cannot queue everything for the server again")
+	}
 	return d.wrap(tx.Commit(), "cannot queue everything for the server again")
 }
 

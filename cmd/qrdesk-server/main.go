@@ -71,6 +71,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 	key := fs.String("tls-key", "", "TLS private key (PEM)")
 	metricsListen := fs.String("metrics-listen", "", "serve /metrics on this address instead of --listen's")
 	accessLog := fs.String("access-log", envOr("QRDESK_SERVER_ACCESS_LOG", string(server.AccessLogSampled)), "serve: which requests the log writes: sampled (every error, one line a second per route of the rest), all, or errors")
+	oldDesks := fs.String("old-desks", envOr("QRDESK_SERVER_OLD_DESKS", "redeem"), "serve: desks of a release from before protocol versions (the first releases): redeem (the roll-out window: the server decides their scans online, refuses the rest) or refuse (every request, once every desk is upgraded)")
 	replicaURL := fs.String("replica-url", os.Getenv("QRDESK_SERVER_REPLICA_URL"), "serve: read the desks' feed and snapshots from this streaming read replica of the PostgreSQL --db (postgres://…)")
 	replicaMaxLag := fs.Duration("replica-max-lag", serverdb.DefaultReplicaMaxLag, "serve: read the feed from the primary while the replica lacks changes older than this")
 	date := fs.String("date", "", "report: the day YYYY-MM-DD (default today)")
@@ -131,6 +132,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 			err = usageErr(err.Error())
 			break
 		}
+		if *oldDesks != "redeem" && *oldDesks != "refuse" {
+			err = usageErr(fmt.Sprintf("--old-desks %q: say redeem (the roll-out window) or refuse", *oldDesks))
+			break
+		}
 		var serving *serverdb.Serving
 		if serving, err = st.MarkServing(ctx); err != nil {
 			break
@@ -141,7 +146,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 			if replica != nil {
 				defer replica.Close()
 			}
-			err = serve(ctx, st, replica, log, now, *listen, *cert, *key, *metricsListen, mode)
+			err = serve(ctx, st, replica, log, now, *listen, *cert, *key, *metricsListen, mode, *oldDesks == "redeem")
 		}
 	case "station":
 		err = station(ctx, st, now, pos, *letter, *siteName, stdout)
@@ -208,10 +213,11 @@ func envOr(k, def string) string {
 }
 
 // serve runs the API until ctx ends, then drains requests in flight.
-func serve(ctx context.Context, st dashboardDB, replica *serverdb.Replica, log *slog.Logger, now func() time.Time, listen, cert, key, metricsListen string, accessLog server.AccessLog) error {
+func serve(ctx context.Context, st dashboardDB, replica *serverdb.Replica, log *slog.Logger, now func() time.Time, listen, cert, key, metricsListen string, accessLog server.AccessLog, oldDesks bool) error {
 	metrics := server.NewMetrics(st, now)
 	metrics.Separate = metricsListen != ""
 	api := &server.API{Store: st, Log: log, Now: now, Metrics: metrics, AccessLog: accessLog}
+	api.SetOldDesks(oldDesks)
 	if replica != nil {
 		api.Feed = replica
 		metrics.WatchReplica(replica)

@@ -22,8 +22,10 @@ import (
 // speaks protocol 1 (no Qrdesk-Protocol header) and knows the feed kinds
 // code, redeem, disable, enable, undo and conflict. docs/deploy.md says
 // "Upgrade the server first, then every desk": between the two, such a
-// desk meets this server, which refuses it (426 desk_too_old) until
-// qrdesk is upgraded on it.
+// desk meets this server, which decides its online redemptions during the
+// roll-out window (rollout_old_desks_test.go) and refuses everything else
+// (426 desk_too_old) until qrdesk is upgraded on it; once the window is
+// closed (serve --old-desks refuse), everything.
 const oldDeskCommit = "de3b444^"
 
 var (
@@ -208,8 +210,9 @@ func newOldDesk(t *testing.T, url, token, keyFile string) oldDesk {
 
 // TestOldDeskIsRefusedUntilUpgraded: a desk of the release before
 // versions (protocol 1) cannot learn replace or the day's expiry from the
-// feed, so the server refuses it on every desk endpoint (426
-// desk_too_old) instead of serving it a copy it would get wrong. Desk A
+// feed, so once the roll-out window is closed the server refuses it on
+// every desk endpoint (426 desk_too_old) instead of serving it a copy it
+// would get wrong. Desk A
 // replaces X by Y, redeems Y and expires Z; the old desk's sync is
 // refused, and its scans of X, Y and Z are refused by the server and
 // logged so, nothing redeemed: it decides nothing alone. Upgraded (this
@@ -228,6 +231,7 @@ func TestOldDeskIsRefusedUntilUpgraded(t *testing.T) {
 		}
 		h.Keys, h.Ring = keys, keys.RingID()
 		h.Now = time.Now().Truncate(time.Second)
+		h.API.SetOldDesks(false)
 		a := h.Desk(t, "Desk A", "A", h.Station(t, "Desk A", "A"))
 		codes := a.Issue(t, 3)
 		a.Sync(t)
@@ -297,7 +301,8 @@ func serverStatusOf(t *testing.T, h *centraltest.Harness, code string) (string, 
 }
 
 // TestOldDeskRedemptionSurvivesRestore: a desk of the release before
-// versions (protocol 1) is refused (426 desk_too_old), so the server
+// versions (protocol 1), once the roll-out window is closed, is refused
+// (426 desk_too_old), so the server
 // never acknowledges a redemption it could lose without the desk noticing:
 // its online scan of X is refused, nothing redeemed. Offline (the network
 // down) it redeems X alone; the server is restored from a backup and desk
@@ -312,6 +317,8 @@ func TestOldDeskRedemptionSurvivesRestore(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
 		g.Now = time.Now().Truncate(time.Second)
+		g.refuseOldDesks = true
+		g.serve()
 		a := g.deskAt(t, "Desk A", "A")
 		codes := a.Issue(t, 5)
 		a.Sync(t)

@@ -35,6 +35,9 @@ type restorable struct {
 	copies  int
 	cur     string   // the served database's path
 	kinds   []string // the kinds the serving API knows (nil: all)
+	// refuseOldDesks: the server runs with the roll-out window closed
+	// (serve --old-desks refuse).
+	refuseOldDesks bool
 	// before, when set, runs before each request is served (a restore at
 	// the worst moment).
 	before func(r *http.Request)
@@ -79,6 +82,7 @@ func (g *restorable) open(path string) {
 func (g *restorable) serve() {
 	now := func() time.Time { return g.Now }
 	g.API = &server.API{Store: g.DB, Log: slog.New(slog.DiscardHandler), Now: now, Kinds: g.kinds}
+	g.API.SetOldDesks(!g.refuseOldDesks)
 	h := g.API.Handler()
 	g.handler.Store(&h)
 }
