@@ -3,6 +3,10 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 
 	"qrdesk/app"
@@ -12,8 +16,20 @@ func init() {
 	register("gui", "open the window (the default with no command)", runGUI)
 }
 
+// runGUI opens the window. Whatever stops it first (a flag, a desk nobody
+// can unlock, a key file others can read, a database that will not open)
+// is written to qrdesk.log beside the database and shown in a dialog
+// (startFailure): the window program has no console to print it to.
 func runGUI(ctx context.Context, env *Env, args []string) error {
 	fs, c := newFlags(env, "gui", "")
+	err := openGUI(ctx, env, fs, c, args)
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		startFailure(env, filepath.Dir(c.db), err)
+	}
+	return err
+}
+
+func openGUI(ctx context.Context, env *Env, fs *flag.FlagSet, c *common, args []string) error {
 	screen := fs.String("screen", "", "open on this screen: scan, issue, codes, today or settings")
 	desk := fs.Bool("desk", false, "desk mode: the Scan screen only, until a supervisor signs in with a badge or PIN")
 	if err := parseNone(fs, args); err != nil {
@@ -36,8 +52,12 @@ func runGUI(ctx context.Context, env *Env, args []string) error {
 	return env.GUI(ctx, GUIOptions{DB: c.db, KeyFile: c.keyFile, Screen: *screen, Desk: *desk})
 }
 
-// deskHasSupervisor refuses desk mode on a desk nobody could unlock.
+// deskHasSupervisor refuses desk mode on a desk nobody could unlock, saying
+// how to set it up (deskSetupError).
 func deskHasSupervisor(ctx context.Context, env *Env, c *common) error {
+	if _, err := os.Stat(c.db); errors.Is(err, fs.ErrNotExist) {
+		return &app.Error{Kind: app.KindInvalid, Message: (&deskSetupError{fresh: true}).Error(), Err: &deskSetupError{fresh: true}}
+	}
 	s, err := open(ctx, env, c)
 	if err != nil {
 		return err
@@ -52,5 +72,5 @@ func deskHasSupervisor(ctx context.Context, env *Env, c *common) error {
 			return nil
 		}
 	}
-	return app.Errorf(app.KindInvalid, "desk mode needs a supervisor to unlock it: add one with 'qrdesk operators add NAME --supervisor', and print the badges")
+	return &app.Error{Kind: app.KindInvalid, Message: (&deskSetupError{}).Error(), Err: &deskSetupError{}}
 }
