@@ -164,10 +164,8 @@ func (s *screen) save(img image.Image, r image.Rectangle, name string) {
 // are shown) and stays unused.
 func TestWindowScanUnderWine(t *testing.T) {
 	h := newHarness(t)
-	for _, tool := range []string{"Xvfb", "xdotool", "import"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("the window under wine needs Xvfb, xdotool and ImageMagick's import; %s is missing (make deps installs them)", tool)
-		}
+	if tool := displayTools(); tool != "" {
+		t.Skipf("the window under wine needs Xvfb, xdotool and ImageMagick's import; %s is missing (make deps installs them)", tool)
 	}
 	h.exe = h.guiExe(t)
 	s := &screen{t: t, display: xvfb(t)}
@@ -290,4 +288,62 @@ func TestWindowScanUnderWine(t *testing.T) {
 	if bytes.Contains(out, []byte("panic")) {
 		t.Fatalf("the window panicked:\n%s", out)
 	}
+}
+
+// launch starts program (a Windows path or a Linux one) with args under
+// wine, as Explorer starts a shortcut's target: nothing reads its output.
+// It runs in its own process group (wine-exec.sh, wine and the program end
+// together at the test's end); exited reports its exit code once it has
+// ended, and whether it has.
+func (h *harness) launch(t *testing.T, env []string, program string, args ...string) (exited func() (int, bool)) {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(h.root, "scripts", "wine-exec.sh"), append([]string{program}, args...)...)
+	cmd.Env = append(append(append(os.Environ(), "QRDESK_WINEPREFIX="+h.prefix), h.extraEnv...), env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan int, 1)
+	go func() {
+		cmd.Wait()
+		done <- cmd.ProcessState.ExitCode()
+	}()
+	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+	var code int
+	var ended bool
+	return func() (int, bool) {
+		if !ended {
+			select {
+			case code = <-done:
+				ended = true
+			default:
+			}
+		}
+		return code, ended
+	}
+}
+
+// dialog waits (a minute at most) for a window titled exactly title, as
+// a MessageBox is, and answers it with Enter.
+func (s *screen) dialog(title string) {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	win := s.xdotool(ctx, "search", "--sync", "--onlyvisible", "--name", "^"+title+"$")
+	if i := strings.IndexByte(win, '\n'); i >= 0 {
+		win = win[:i]
+	}
+	s.xdotool(ctx, "windowfocus", "--sync", win)
+	s.xdotool(ctx, "key", "Return")
+}
+
+// displayTools says which of Xvfb, xdotool and ImageMagick's import is
+// missing, "" when none is.
+func displayTools() string {
+	for _, tool := range []string{"Xvfb", "xdotool", "import"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return tool
+		}
+	}
+	return ""
 }
