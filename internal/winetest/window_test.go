@@ -158,7 +158,9 @@ func (s *screen) save(img image.Image, r image.Rectangle, name string) {
 }
 
 // TestWindowScanUnderWine: the real window, qrdesk.exe cross-built with
-// cgo, under wine on a virtual X display (Xvfb, software OpenGL). A label
+// cgo, under wine on a virtual X display (Xvfb, software OpenGL). With a
+// key file others can read it shows why it cannot start in a dialog
+// (and qrdesk.log) and waits for it to be answered. A label
 // typed by xdotool into the Scan screen, as a USB scanner types, is
 // redeemed; a label typed on the Codes screen is looked up (its details
 // are shown) and stays unused.
@@ -177,11 +179,37 @@ func TestWindowScanUnderWine(t *testing.T) {
 	waitWine := exec.Command("/usr/lib/wine/wineserver", "-w")
 	waitWine.Env = append(os.Environ(), "WINEPREFIX="+h.prefix)
 	waitWine.Run()
-	h, _ = h.desk(t, "qrdesk-window", "DISPLAY="+s.display, "LIBGL_ALWAYS_SOFTWARE=1")
+	h, data := h.desk(t, "qrdesk-window", "DISPLAY="+s.display, "LIBGL_ALWAYS_SOFTWARE=1")
 	h.must(t, "init")
 	h.must(t, "settings", "--prefix", "WH", "--station-name", "Desk 1", "--configured=true", "--default-operator", "li", "--sound=false")
 	var issued issueOut
 	h.mustJSON(t, &issued, "issue", "--count", "3", "--ref", "Zoë 张", "--json")
+
+	// A key file other users can read (wine: the others' mode bits are
+	// Everyone) stops the window before it is up: the refusal, with the
+	// fix, goes to qrdesk.log and into a dialog the program waits on.
+	if err := os.Chmod(filepath.Join(data, "qrdesk.key"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	refused := h.launch(t, []string{"LC_ALL=en_US.UTF-8"}, h.exe, "gui", "--screen", "scan")
+	var logged string
+	poll(t, 2*time.Minute, "the window's start-up failure in qrdesk.log", func() bool {
+		b, _ := os.ReadFile(filepath.Join(data, "qrdesk.log"))
+		logged = string(b)
+		return strings.Contains(logged, "the window could not start")
+	})
+	if !strings.Contains(logged, "can be read by other users") || !strings.Contains(logged, "qrdesk key protect") {
+		t.Fatalf("qrdesk.log says:\n%s", logged)
+	}
+	if code, ended := refused(); ended {
+		t.Fatalf("the window ended (exit %d) without waiting for its dialog to be answered", code)
+	}
+	s.dialog("qrdesk could not start")
+	poll(t, time.Minute, "the refused window to end", func() bool { _, ended := refused(); return ended })
+	if code, _ := refused(); code != 3 {
+		t.Fatalf("the window refused its key file with exit %d, want 3", code)
+	}
+	h.must(t, "key", "protect")
 
 	gui := exec.Command(filepath.Join(h.root, "scripts", "wine-exec.sh"), h.exe, "gui", "--screen", "scan")
 	gui.Env = append(append(os.Environ(), "QRDESK_WINEPREFIX="+h.prefix), h.extraEnv...)
