@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/internal/deskdir"
 )
 
 // Exit codes.
@@ -135,7 +136,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	}
 	err := moveRoamingDesk(&env)
 	if err != nil && name == "gui" {
-		startFailure(&env, DataDir(env.Getenv), err)
+		startFailure(&env, deskdir.Roaming(env.Getenv), err) // where the desk still is
 	}
 	if err == nil {
 		err = cmd.run(ctx, &env, args)

@@ -95,10 +95,11 @@ func Migrate(from, to string) (bool, error) {
 	if from == "" || !holdsDesk(from) || holdsDesk(to) {
 		return false, nil
 	}
-	// An empty to (made by hand, or by a run that found nothing to move)
-	// is taken away first; one with anything else in it is left alone.
-	if err := os.Remove(to); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return false, fmt.Errorf("the desk's folder %s is in the way of the desk in %s: %w", to, from, err)
+	// A to without a desk (made by hand, or holding only the log of a
+	// window that could not start before there was a desk to move) is
+	// taken away first; one with anything else in it is left alone.
+	if err := removeDeskless(to); err != nil {
+		return false, fmt.Errorf("the folder %s is in the way of the desk in %s: %w", to, from, err)
 	}
 	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
 		return false, err
@@ -126,6 +127,28 @@ func Migrate(from, to string) (bool, error) {
 		return true, fmt.Errorf("the desk was moved to %s, but the old copy in %s could not be removed (remove it by hand): %w", to, from, err)
 	}
 	return true, nil
+}
+
+// removeDeskless removes dir if it holds nothing but qrdesk.log files.
+func removeDeskless(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if n := e.Name(); n != "qrdesk.log" && n != "qrdesk.log.1" {
+			return fmt.Errorf("it holds %s", n)
+		}
+	}
+	for _, e := range entries {
+		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+			return err
+		}
+	}
+	return os.Remove(dir)
 }
 
 // Prepare makes dir, if it is missing, readable by the current user only

@@ -76,7 +76,11 @@ func TestMigrateMovesTheRoamingDeskOnce(t *testing.T) {
 				t.Cleanup(func() { rename = os.Rename })
 			}
 			old := roamingDesk(t)
+			// The pickup desk, started before the move on a PC with no
+			// desk in the machine's folder, logged its failure there.
 			to := filepath.Join(t.TempDir(), "ProgramData", Name)
+			os.MkdirAll(to, 0o700)
+			os.WriteFile(filepath.Join(to, "qrdesk.log"), []byte("not set up yet"), 0o600)
 			moved, err := Migrate(old, to)
 			if err != nil || !moved {
 				t.Fatalf("Migrate: moved %v, %v; want moved", moved, err)
@@ -112,6 +116,13 @@ func TestMigrateMovesTheRoamingDeskOnce(t *testing.T) {
 			}
 			if _, err := os.Stat(filepath.Join(other, "qrdesk.key")); err != nil {
 				t.Errorf("the other desk was touched: %v", err)
+			}
+			// A folder with anything but a log in it is not taken away.
+			busy := filepath.Join(t.TempDir(), Name)
+			os.MkdirAll(busy, 0o700)
+			os.WriteFile(filepath.Join(busy, "notes.txt"), []byte("mine"), 0o600)
+			if moved, err := Migrate(other, busy); moved || err == nil {
+				t.Errorf("Migrate onto a folder with a file of someone's: moved %v, %v; want an error", moved, err)
 			}
 		})
 	}

@@ -191,6 +191,7 @@ func TestWindowScanUnderWine(t *testing.T) {
 	if err := os.Chmod(filepath.Join(data, "qrdesk.key"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	refusedAt := time.Now()
 	refused := h.launch(t, []string{"LC_ALL=en_US.UTF-8"}, h.exe, "gui", "--screen", "scan")
 	var logged string
 	poll(t, 2*time.Minute, "the window's start-up failure in qrdesk.log", func() bool {
@@ -209,6 +210,7 @@ func TestWindowScanUnderWine(t *testing.T) {
 	if code, _ := refused(); code != 3 {
 		t.Fatalf("the window refused its key file with exit %d, want 3", code)
 	}
+	t.Logf("a key file others can read: logged, dialog shown and answered, ended %v after the start", time.Since(refusedAt).Round(100*time.Millisecond))
 	h.must(t, "key", "protect")
 
 	gui := exec.Command(filepath.Join(h.root, "scripts", "wine-exec.sh"), h.exe, "gui", "--screen", "scan")
