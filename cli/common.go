@@ -109,7 +109,7 @@ func openSession(ctx context.Context, env *Env, c *common, createKey bool) (*ses
 	}
 	keys, err := app.LoadKeysAt(c.keyFile, createKey, env.now())
 	if err != nil {
-		return nil, &app.Error{Kind: app.KindUnavailable, Message: err.Error()}
+		return nil, keyFileError(c.keyFile, err)
 	}
 	db, err := store.Open(ctx, c.db)
 	if err != nil {
@@ -130,6 +130,19 @@ func openSession(ctx context.Context, env *Env, c *common, createKey bool) (*ses
 		return nil, err
 	}
 	return &session{svc: svc, db: db, c: c, env: env}, nil
+}
+
+// keyFileError is what a command or the window says when the key file
+// cannot be loaded. A folder this login may not open is another login's
+// desk (on Windows the desk's folder in ProgramData is readable by the user
+// who set it up only): said so, rather than "access is denied".
+func keyFileError(path string, err error) error {
+	if errors.Is(err, fs.ErrPermission) {
+		return &app.Error{Kind: app.KindUnavailable, Err: err, Message: fmt.Sprintf(
+			"this desk's files (%s) belong to the user who set the desk up, and this login may not open them: a desk is the PC, not the login. Sign in as that user to run the desk, or ask an administrator to give this login access to the folder",
+			filepath.Dir(path))}
+	}
+	return &app.Error{Kind: app.KindUnavailable, Message: err.Error()}
 }
 
 // lostDatabase refuses a desk whose database is missing beside its key

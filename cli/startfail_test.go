@@ -3,11 +3,15 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+
+	"qrdesk/app"
 )
 
 // runWithDialog runs one command line at s with a dialog that records what
@@ -86,5 +90,21 @@ func TestWindowStartFailureIsShownAndLogged(t *testing.T) {
 		if code, errOut, dialogs := s.runWithDialog(t, "stats"); code == ExitOK || len(dialogs) != 0 || !strings.Contains(errOut, "chmod 600") {
 			t.Fatalf("stats with the key file open: exit %d, %q, dialogs %q", code, errOut, dialogs)
 		}
+	}
+}
+
+// TestAnotherLoginsDeskIsSaidSo: a desk's folder this login may not open
+// (on Windows the desk in ProgramData is readable by the user who set it
+// up only) is explained as another login's desk, not "access is denied".
+// The tests run as root, which no folder mode stops, so the error is made
+// here.
+func TestAnotherLoginsDeskIsSaidSo(t *testing.T) {
+	path := filepath.Join("C:", "ProgramData", "qrdesk", "qrdesk.key")
+	err := keyFileError(path, &fs.PathError{Op: "CreateFile", Path: path, Err: fs.ErrPermission})
+	if msg := app.ErrorMessage(err); !strings.Contains(msg, "belong to the user who set the desk up") || !strings.Contains(msg, filepath.Dir(path)) {
+		t.Fatalf("a key file this login may not open: %q", msg)
+	}
+	if msg := app.ErrorMessage(keyFileError(path, errors.New("bad key file"))); msg != "bad key file" {
+		t.Fatalf("another failure: %q", msg)
 	}
 }
