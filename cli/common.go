@@ -138,9 +138,8 @@ func openSession(ctx context.Context, env *Env, c *common, createKey bool) (*ses
 // who set it up only): said so, rather than "access is denied".
 func keyFileError(path string, err error) error {
 	if errors.Is(err, fs.ErrPermission) {
-		return &app.Error{Kind: app.KindUnavailable, Err: err, Message: fmt.Sprintf(
-			"this desk's files (%s) belong to the user who set the desk up, and this login may not open them: a desk is the PC, not the login. Sign in as that user to run the desk, or ask an administrator to give this login access to the folder",
-			filepath.Dir(path))}
+		other := &otherLoginError{dir: filepath.Dir(path), err: err}
+		return &app.Error{Kind: app.KindUnavailable, Err: other, Message: other.text("en")}
 	}
 	return &app.Error{Kind: app.KindUnavailable, Message: err.Error()}
 }

@@ -47,14 +47,51 @@ func (e *deskSetupError) text(lang string) string {
 		"In a command prompt, add one: qrdesk operators add \"NAME\" --supervisor (it asks for a PIN), print the badges: qrdesk print --badges -o badges.pdf, then start \"qrdesk pickup desk\" again."
 }
 
+// localized is an error that can say itself in the desk's language (the
+// dialog's; the command line's stays English).
+type localized interface {
+	error
+	text(lang string) string
+}
+
+// otherLoginError: the desk's folder belongs to another login.
+type otherLoginError struct {
+	dir string
+	err error
+}
+
+func (e *otherLoginError) Error() string { return e.err.Error() }
+
+func (e *otherLoginError) text(lang string) string {
+	if strings.HasPrefix(lang, "zh") {
+		return fmt.Sprintf("此服务台的文件（%s）属于设置服务台的用户，当前登录无权打开：服务台属于这台电脑，而不是某个登录。请以该用户登录来运行服务台，或请管理员为此登录授予该文件夹的访问权限。", e.dir)
+	}
+	return fmt.Sprintf("this desk's files (%s) belong to the user who set the desk up, and this login may not open them: a desk is the PC, not the login. Sign in as that user to run the desk, or ask an administrator to give this login access to the folder", e.dir)
+}
+
+// moveError: a roaming desk that could not be moved to the machine's folder.
+type moveError struct {
+	from, to string
+	err      error
+}
+
+func (e *moveError) Error() string { return e.err.Error() }
+
+func (e *moveError) text(lang string) string {
+	if strings.HasPrefix(lang, "zh") {
+		return fmt.Sprintf("此服务台的文件需要从 %s 移到 %s（服务台属于这台电脑，而不是某个 Windows 登录），但无法移动：请关闭所有 qrdesk 窗口，然后重新启动 qrdesk。（%v）", e.from, e.to, e.err)
+	}
+	return fmt.Sprintf("this desk's files must move from %s to %s (a desk belongs to the PC, not to one Windows login), but they could not be moved: close every qrdesk window and start qrdesk again (%v)", e.from, e.to, e.err)
+}
+
 // startFailure writes why the window could not start to qrdesk.log in dir
 // (made owner-only if missing) and shows it in a dialog where env has one.
 func startFailure(env *Env, dir string, err error) {
 	lang := locale.Preferred()
 	msg := app.ErrorMessage(err)
-	var setup *deskSetupError
-	if errors.As(err, &setup) {
-		msg = setup.text(lang)
+	var l localized
+	if errors.As(err, &l) {
+		msg = l.text(lang)
 	}
 	logPath := filepath.Join(dir, "qrdesk.log")
 	logged := deskdir.Prepare(dir) == nil &&
@@ -105,7 +142,8 @@ func moveRoamingDesk(env *Env) error {
 		logLine(filepath.Join(to, "qrdesk.log"), slog.LevelInfo, "desk folder moved", "from", from, "to", to)
 	}
 	if err != nil && !moved {
-		return app.Errorf(app.KindUnavailable, "this desk's files must move from %s to %s (a desk belongs to the PC, not to one Windows login), but they could not be moved: close every qrdesk window and start qrdesk again (%v)", from, to, err)
+		me := &moveError{from: from, to: to, err: err}
+		return &app.Error{Kind: app.KindUnavailable, Err: me, Message: me.text("en")}
 	}
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "qrdesk: %v\n", err)

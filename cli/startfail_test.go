@@ -99,10 +99,22 @@ func TestWindowStartFailureIsShownAndLogged(t *testing.T) {
 // The tests run as root, which no folder mode stops, so the error is made
 // here.
 func TestAnotherLoginsDeskIsSaidSo(t *testing.T) {
+	t.Setenv("LC_ALL", "en_US.UTF-8")
 	path := filepath.Join("C:", "ProgramData", "qrdesk", "qrdesk.key")
 	err := keyFileError(path, &fs.PathError{Op: "CreateFile", Path: path, Err: fs.ErrPermission})
 	if msg := app.ErrorMessage(err); !strings.Contains(msg, "belong to the user who set the desk up") || !strings.Contains(msg, filepath.Dir(path)) {
 		t.Fatalf("a key file this login may not open: %q", msg)
+	}
+	var dialog []string
+	startFailure(&Env{Alert: func(title, text string) { dialog = append(dialog, title+"\n"+text) }}, t.TempDir(), err)
+	if len(dialog) != 1 || !strings.Contains(dialog[0], "belong to the user who set the desk up") {
+		t.Fatalf("the dialog: %q", dialog)
+	}
+	t.Setenv("LC_ALL", "zh_CN.UTF-8")
+	dialog = nil
+	startFailure(&Env{Alert: func(title, text string) { dialog = append(dialog, title+"\n"+text) }}, t.TempDir(), err)
+	if len(dialog) != 1 || !strings.Contains(dialog[0], "属于设置服务台的用户") {
+		t.Fatalf("the dialog in Chinese: %q", dialog)
 	}
 	if msg := app.ErrorMessage(keyFileError(path, errors.New("bad key file"))); msg != "bad key file" {
 		t.Fatalf("another failure: %q", msg)
