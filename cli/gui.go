@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 
 	"qrdesk/app"
@@ -49,7 +51,20 @@ func openGUI(ctx context.Context, env *Env, fs *flag.FlagSet, c *common, args []
 	if env.GUI == nil {
 		return errors.New("this build of qrdesk has no window; use the commands ('qrdesk help')")
 	}
-	return env.GUI(ctx, GUIOptions{DB: c.db, KeyFile: c.keyFile, Screen: *screen, Desk: *desk})
+	return callGUI(ctx, env, GUIOptions{DB: c.db, KeyFile: c.keyFile, Screen: *screen, Desk: *desk})
+}
+
+// callGUI runs the window, turning a panic on its goroutine (the window's
+// event loop runs on the caller's) into an error, so that it too reaches
+// qrdesk.log, with its stack, and the dialog.
+func callGUI(ctx context.Context, env *Env, opts GUIOptions) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &app.Error{Kind: app.KindInternal, Message: fmt.Sprintf("the window stopped unexpectedly (%v)", r),
+				Err: fmt.Errorf("panic: %v\n%s", r, debug.Stack())}
+		}
+	}()
+	return env.GUI(ctx, opts)
 }
 
 // deskHasSupervisor refuses desk mode on a desk nobody could unlock, saying

@@ -95,7 +95,7 @@ func startFailure(env *Env, dir string, err error) {
 	}
 	logPath := filepath.Join(dir, "qrdesk.log")
 	logged := deskdir.Prepare(dir) == nil &&
-		logLine(logPath, slog.LevelError, "the window could not start", "error", app.ErrorMessage(err), "dialog", env.Alert != nil) == nil
+		logLine(logPath, slog.LevelError, "the window could not start", "error", app.ErrorMessage(err), "cause", err.Error(), "dialog", env.Alert != nil) == nil
 	if env.Alert == nil {
 		return
 	}

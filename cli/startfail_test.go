@@ -120,3 +120,24 @@ func TestAnotherLoginsDeskIsSaidSo(t *testing.T) {
 		t.Fatalf("another failure: %q", msg)
 	}
 }
+
+// TestWindowPanicIsShownAndLogged: a panic in the window (its event loop
+// runs on the gui command's goroutine) ends the program with the dialog
+// and qrdesk.log, the stack in the log, not with a trace on a console the
+// window program does not have.
+func TestWindowPanicIsShownAndLogged(t *testing.T) {
+	t.Setenv("LC_ALL", "en_US.UTF-8")
+	s := newStation(t)
+	var dialogs []string
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), []string{"gui"}, Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: s.env, Now: s.now,
+		Alert: func(title, text string) { dialogs = append(dialogs, title+"\n"+text) },
+		GUI:   func(context.Context, GUIOptions) error { panic("no OpenGL driver") }})
+	if code != ExitFailure || len(dialogs) != 1 || !strings.Contains(dialogs[0], "the window stopped unexpectedly (no OpenGL driver)") {
+		t.Fatalf("a panic in the window: exit %d, dialogs %q, %s", code, dialogs, errb.String())
+	}
+	b, _ := os.ReadFile(filepath.Join(s.dir, "qrdesk.log"))
+	if !strings.Contains(string(b), "panic: no OpenGL driver") || !strings.Contains(string(b), "goroutine") {
+		t.Fatalf("qrdesk.log has no stack of the panic:\n%s", b)
+	}
+}
