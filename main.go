@@ -15,6 +15,7 @@ import (
 	fyneapp "fyne.io/fyne/v2/app"
 
 	"qrdesk/cli"
+	"qrdesk/internal/alert"
 	_ "qrdesk/internal/locale" // before Fyne reads the locale
 
 	"qrdesk/ui"
@@ -24,7 +25,7 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	env := cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, GUI: runGUI}
+	env := cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, GUI: runGUI, Alert: alert.Func}
 	os.Exit(cli.Main(ctx, os.Args[1:], env))
 }
 

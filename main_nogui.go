@@ -13,11 +13,12 @@ import (
 	"syscall"
 
 	"qrdesk/cli"
+	"qrdesk/internal/alert"
 	_ "qrdesk/internal/locale"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	os.Exit(cli.Main(ctx, os.Args[1:], cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}))
+	os.Exit(cli.Main(ctx, os.Args[1:], cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Alert: alert.Func}))
 }

@@ -11,10 +11,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 
 	"qrdesk/app"
+	"qrdesk/internal/deskdir"
 	"qrdesk/printing"
 	"qrdesk/store"
 )
@@ -29,24 +29,10 @@ type common struct {
 	syncSetUp bool
 }
 
-// DataDir is where qrdesk keeps its files by default.
-func DataDir(getenv func(string) string) string {
-	if d := getenv("QRDESK_HOME"); d != "" {
-		return d
-	}
-	if runtime.GOOS == "linux" || runtime.GOOS == "freebsd" {
-		if d := getenv("XDG_DATA_HOME"); d != "" {
-			return filepath.Join(d, "qrdesk")
-		}
-		if h, err := os.UserHomeDir(); err == nil {
-			return filepath.Join(h, ".local", "share", "qrdesk")
-		}
-	}
-	if d, err := os.UserConfigDir(); err == nil {
-		return filepath.Join(d, "qrdesk")
-	}
-	return "qrdesk-data"
-}
+// DataDir is where qrdesk keeps its files by default: QRDESK_HOME, else
+// the machine's folder for the desk (internal/deskdir: on Windows
+// %ProgramData%\qrdesk, one desk per PC).
+func DataDir(getenv func(string) string) string { return deskdir.Default(getenv) }
 
 // newFlags makes a command's flag set with the common flags.
 func newFlags(env *Env, name, args string) (*flag.FlagSet, *common) {
@@ -116,9 +102,14 @@ func openSession(ctx context.Context, env *Env, c *common, createKey bool) (*ses
 	if err := lostDatabase(c); err != nil {
 		return nil, err
 	}
+	// The folder a new desk is made in is the desk's own: on Windows a
+	// protected DACL (the user, SYSTEM, Administrators), mode 0700 on Unix.
+	if err := deskdir.Prepare(filepath.Dir(c.db)); err != nil {
+		return nil, &app.Error{Kind: app.KindUnavailable, Message: fmt.Sprintf("cannot make the desk's folder %s: %v", filepath.Dir(c.db), err)}
+	}
 	keys, err := app.LoadKeysAt(c.keyFile, createKey, env.now())
 	if err != nil {
-		return nil, &app.Error{Kind: app.KindUnavailable, Message: err.Error()}
+		return nil, keyFileError(c.keyFile, err)
 	}
 	db, err := store.Open(ctx, c.db)
 	if err != nil {
@@ -139,6 +130,18 @@ func openSession(ctx context.Context, env *Env, c *common, createKey bool) (*ses
 		return nil, err
 	}
 	return &session{svc: svc, db: db, c: c, env: env}, nil
+}
+
+// keyFileError is what a command or the window says when the key file
+// cannot be loaded. A folder this login may not open is another login's
+// desk (on Windows the desk's folder in ProgramData is readable by the user
+// who set it up only): said so, rather than "access is denied".
+func keyFileError(path string, err error) error {
+	if errors.Is(err, fs.ErrPermission) {
+		other := &otherLoginError{dir: filepath.Dir(path), err: err}
+		return &app.Error{Kind: app.KindUnavailable, Err: other, Message: other.text("en")}
+	}
+	return &app.Error{Kind: app.KindUnavailable, Message: err.Error()}
 }
 
 // lostDatabase refuses a desk whose database is missing beside its key

@@ -3,6 +3,12 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime/debug"
 	"slices"
 
 	"qrdesk/app"
@@ -12,8 +18,20 @@ func init() {
 	register("gui", "open the window (the default with no command)", runGUI)
 }
 
+// runGUI opens the window. Whatever stops it first (a flag, a desk nobody
+// can unlock, a key file others can read, a database that will not open)
+// is written to qrdesk.log beside the database and shown in a dialog
+// (startFailure): the window program has no console to print it to.
 func runGUI(ctx context.Context, env *Env, args []string) error {
 	fs, c := newFlags(env, "gui", "")
+	err := openGUI(ctx, env, fs, c, args)
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		startFailure(env, filepath.Dir(c.db), err)
+	}
+	return err
+}
+
+func openGUI(ctx context.Context, env *Env, fs *flag.FlagSet, c *common, args []string) error {
 	screen := fs.String("screen", "", "open on this screen: scan, issue, codes, today or settings")
 	desk := fs.Bool("desk", false, "desk mode: the Scan screen only, until a supervisor signs in with a badge or PIN")
 	if err := parseNone(fs, args); err != nil {
@@ -33,11 +51,28 @@ func runGUI(ctx context.Context, env *Env, args []string) error {
 	if env.GUI == nil {
 		return errors.New("this build of qrdesk has no window; use the commands ('qrdesk help')")
 	}
-	return env.GUI(ctx, GUIOptions{DB: c.db, KeyFile: c.keyFile, Screen: *screen, Desk: *desk})
+	return callGUI(ctx, env, GUIOptions{DB: c.db, KeyFile: c.keyFile, Screen: *screen, Desk: *desk})
 }
 
-// deskHasSupervisor refuses desk mode on a desk nobody could unlock.
+// callGUI runs the window, turning a panic on its goroutine (the window's
+// event loop runs on the caller's) into an error, so that it too reaches
+// qrdesk.log, with its stack, and the dialog.
+func callGUI(ctx context.Context, env *Env, opts GUIOptions) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &app.Error{Kind: app.KindInternal, Message: fmt.Sprintf("the window stopped unexpectedly (%v)", r),
+				Err: fmt.Errorf("panic: %v\n%s", r, debug.Stack())}
+		}
+	}()
+	return env.GUI(ctx, opts)
+}
+
+// deskHasSupervisor refuses desk mode on a desk nobody could unlock, saying
+// how to set it up (deskSetupError).
 func deskHasSupervisor(ctx context.Context, env *Env, c *common) error {
+	if _, err := os.Stat(c.db); errors.Is(err, fs.ErrNotExist) {
+		return &app.Error{Kind: app.KindInvalid, Message: (&deskSetupError{fresh: true}).Error(), Err: &deskSetupError{fresh: true}}
+	}
 	s, err := open(ctx, env, c)
 	if err != nil {
 		return err
@@ -52,5 +87,5 @@ func deskHasSupervisor(ctx context.Context, env *Env, c *common) error {
 			return nil
 		}
 	}
-	return app.Errorf(app.KindInvalid, "desk mode needs a supervisor to unlock it: add one with 'qrdesk operators add NAME --supervisor', and print the badges")
+	return &app.Error{Kind: app.KindInvalid, Message: (&deskSetupError{}).Error(), Err: &deskSetupError{}}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/internal/deskdir"
 )
 
 // Exit codes.
@@ -42,6 +43,10 @@ type Env struct {
 	Now func() time.Time
 	// GUI opens the window; nil in builds without a GUI.
 	GUI func(ctx context.Context, opts GUIOptions) error
+	// Alert shows a message in a dialog of the system's own, for what stops
+	// the window before it is up (Fyne may not be running): on Windows a
+	// MessageBox. nil: no dialog (the failure still goes to qrdesk.log).
+	Alert func(title, text string)
 }
 
 // now reads the command's clock.
@@ -129,7 +134,13 @@ func Main(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintf(env.Stderr, "qrdesk: unknown command %q; run 'qrdesk help' for the list\n", name)
 		return ExitUsage
 	}
-	err := cmd.run(ctx, &env, args)
+	err := moveRoamingDesk(&env)
+	if err != nil && name == "gui" {
+		startFailure(&env, deskdir.Roaming(env.Getenv), err) // where the desk still is
+	}
+	if err == nil {
+		err = cmd.run(ctx, &env, args)
+	}
 	var ue *usageError
 	switch {
 	case err == nil:

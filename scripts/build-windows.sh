@@ -4,7 +4,8 @@
 #   dist/windows/qrdesk.exe         the desk app as a console program (commands in a prompt)
 #   dist/windows/qrdeskw.exe        the same, linked as a window program (-H windowsgui)
 #   dist/windows/qrdesk-server.exe  the server (pure Go)
-#   dist/qrdesk-VERSION-x64.msi     all three, installed by msiexec (deploy/windows/qrdesk.wxs)
+#   dist/qrdesk-VERSION-x64.msi     all three, installed by msiexec (deploy/windows/qrdesk.wxs),
+#                                   with Program Files\qrdesk on the system PATH
 #
 # Each .exe carries the icon and version information (deploy/windows/qrdesk.rc.in,
 # compiled by mingw's windres into a .syso the Go linker links in).
@@ -52,7 +53,9 @@ ldflags="-s -w -X qrdesk/internal/buildinfo.release=$version -X qrdesk/internal/
 resource qrdesk "qrdesk: one-time QR labels" .
 if [ "${QRDESK_WINDOWS_NOGUI:-}" = 1 ]; then
   CGO_ENABLED=0 $GO build -trimpath -tags qrdesk_nogui -ldflags "$ldflags" -o "$bin/qrdesk.exe" .
-  cp "$bin/qrdesk.exe" "$bin/qrdeskw.exe"
+  # A window program (no console), as the release's: what it cannot do
+  # goes to qrdesk.log and a dialog, never to a console.
+  CGO_ENABLED=0 $GO build -trimpath -tags qrdesk_nogui -ldflags "$ldflags -H windowsgui" -o "$bin/qrdeskw.exe" .
 else
   LDFLAGS="$ldflags" bash scripts/windows-build.sh -o "$bin/qrdesk.exe" .
   LDFLAGS="$ldflags -H windowsgui" bash scripts/windows-build.sh -o "$bin/qrdeskw.exe" .
@@ -64,4 +67,16 @@ CGO_ENABLED=0 $GO build -trimpath -ldflags "$ldflags" -o "$bin/qrdesk-server.exe
 rel() { realpath --relative-to=. "$1"; }
 wixl -a x64 -D Version="$version" -D BinDir="$(rel "$bin")" -D IconFile="$(rel "$work/qrdesk.ico")" \
   -o "$msi" deploy/windows/qrdesk.wxs
+
+# qrdesk on PATH (C:\> qrdesk ... in any new command prompt): the Environment
+# table, which wixl cannot build from <Environment>, added with msitools'
+# msibuild. "=-*PATH" is the system variable PATH, set on install and taken
+# out on uninstall; "[~];" appends the folder to what is there. Windows
+# Installer's own WriteEnvironmentStrings and RemoveEnvironmentStrings do
+# the work (and announce the change to running programs), at the places in
+# the sequence WiX gives them.
+printf 'Environment\tName\tValue\tComponent_\ns72\tl255\tL255\ts72\nEnvironment\tEnvironment\nPathQrdesk\t=-*PATH\t[~];[INSTALLDIR]\tQrdeskExe\n' >"$work/Environment.idt"
+msibuild "$msi" -i "$work/Environment.idt" \
+  -q "INSERT INTO \`InstallExecuteSequence\` (\`Action\`, \`Sequence\`) VALUES ('RemoveEnvironmentStrings', 3300)" \
+  -q "INSERT INTO \`InstallExecuteSequence\` (\`Action\`, \`Sequence\`) VALUES ('WriteEnvironmentStrings', 5200)"
 ls -l "$bin"/*.exe "$msi"

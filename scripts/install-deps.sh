@@ -28,8 +28,9 @@ if [ "${1:-test}" = "test" ]; then
     # test binaries and qrdesk.exe; mingw builds the test-only ProcessPrng
     # shim wine 8.0 lacks (internal/winetest/shim)
     wine64 gcc-mingw-w64-x86-64
-    # the MSI (make windows, and its test under wine)
-    wixl
+    # the MSI (make windows, and its test under wine): wixl builds it,
+    # msitools' msibuild adds the PATH entry wixl cannot (<Environment>)
+    wixl msitools
     # a private CUPS server the Windows print test starts (wine hands
     # spooler jobs to CUPS), and ghostscript to render the spooled page
     cups-daemon cups-client ghostscript

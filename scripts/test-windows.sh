@@ -20,7 +20,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 steps=${1:-all}
 
 GO=${GO:-go}
-PKGS=${WINDOWS_PKGS:-./app/ ./printing/ ./store/ ./internal/locale/ ./internal/testclock/ ./ui/ ./ui/beep/}
+PKGS=${WINDOWS_PKGS:-./app/ ./printing/ ./store/ ./internal/deskdir/ ./internal/locale/ ./internal/testclock/ ./ui/ ./ui/beep/}
 
 QRDESK_WINEPREFIX=$(mktemp -d "${TMPDIR:-/tmp}/qrdesk-wine.XXXXXX")
 export QRDESK_WINEPREFIX

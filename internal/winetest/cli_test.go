@@ -170,19 +170,24 @@ func (h *harness) mustJSON(t *testing.T, v any, args ...string) {
 	h.decode(t, h.must(t, args...), v)
 }
 
+// machineData is C:\ProgramData\qrdesk, the desk's folder, seen from Linux.
+func (h *harness) machineData() string {
+	return filepath.Join(h.prefix, "drive_c", "ProgramData", "qrdesk")
+}
+
 // TestCLIUnderWine: qrdesk.exe on Windows (wine), as a clerk would use it
-// from a command prompt: set up in %APPDATA%\qrdesk, issue a batch, save
+// from a command prompt: set up in %ProgramData%\qrdesk, issue a batch, save
 // the sheet as a PDF in Documents\qrdesk (every label decodes, on the
 // Linux side, to its code), redeem a label, refuse its second use, export
 // a CSV Excel reads; a key file other users can read is refused with the
 // Windows fix, and 'qrdesk key protect' fixes it.
 func TestCLIUnderWine(t *testing.T) {
 	h := newHarness(t)
-	data := filepath.Join(h.home(), "AppData", "Roaming", "qrdesk")
+	data := h.machineData()
 	os.RemoveAll(data) // a prefix shared by the run starts this test afresh
 
 	out := h.must(t, "init")
-	wantDB := `C:\users\` + winUser + `\AppData\Roaming\qrdesk\qrdesk.db`
+	wantDB := `C:\ProgramData\qrdesk\qrdesk.db`
 	if !strings.Contains(out, wantDB) {
 		t.Fatalf("init did not use %s:\n%s", wantDB, out)
 	}
@@ -190,6 +195,11 @@ func TestCLIUnderWine(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(data, f)); err != nil {
 			t.Fatalf("init: %v", err)
 		}
+	}
+	// The folder's DACL as wine sees it (Unix mode bits, Everyone the
+	// others' bits): not readable by every user, as C:\ProgramData is.
+	if info, err := os.Stat(data); err != nil || info.Mode().Perm()&0o007 != 0 {
+		t.Errorf("init made %s as %v (%v): other users may read it", data, info.Mode(), err)
 	}
 	t.Logf("qrdesk.exe init:\n%s", out)
 	h.must(t, "settings", "--prefix", "WH", "--station-id", "w")
@@ -248,7 +258,7 @@ func TestCLIUnderWine(t *testing.T) {
 		t.Fatal(err)
 	}
 	exit, out, errOut = h.run(t, "issue", "--count", "1")
-	if exit == 0 || !strings.Contains(errOut, "can be read by other users (Everyone)") || !strings.Contains(errOut, `icacls "C:\users\`+winUser+`\AppData\Roaming\qrdesk\qrdesk.key" /inheritance:r /grant:r`) {
+	if exit == 0 || !strings.Contains(errOut, "can be read by other users (Everyone)") || !strings.Contains(errOut, `icacls "C:\ProgramData\qrdesk\qrdesk.key" /inheritance:r /grant:r`) {
 		t.Fatalf("a key file Everyone may read: exit %d, want a refusal with the icacls fix:\n%s%s", exit, out, errOut)
 	}
 	t.Logf("refused key file: %s", errOut)
@@ -257,6 +267,59 @@ func TestCLIUnderWine(t *testing.T) {
 		t.Fatalf("after key protect the Unix file is %v (%v): others still have access", info.Mode(), err)
 	}
 	h.must(t, "issue", "--count", "1")
+}
+
+// TestRoamingDeskMovesToTheMachineUnderWine: a desk an older version
+// kept in the login's roaming profile (%APPDATA%\qrdesk) is moved, whole,
+// to the machine's folder (%ProgramData%\qrdesk) by the first qrdesk.exe
+// of the new version, and only once: the labels it issued and used are
+// there, its key still signs them, and the roaming folder is gone. A
+// desk is the PC, not the login.
+func TestRoamingDeskMovesToTheMachineUnderWine(t *testing.T) {
+	h := newHarness(t)
+	roaming := filepath.Join(h.home(), "AppData", "Roaming", "qrdesk")
+	os.RemoveAll(roaming)
+	os.RemoveAll(h.machineData())
+
+	old := *h
+	old.extraEnv = append(append([]string(nil), h.extraEnv...), `QRDESK_HOME=C:\users\`+winUser+`\AppData\Roaming\qrdesk`)
+	old.must(t, "init")
+	var issued issueOut
+	old.mustJSON(t, &issued, "issue", "--count", "3", "--json")
+	old.must(t, "redeem", issued.Codes[0])
+	os.WriteFile(filepath.Join(roaming, "sync.json"), []byte(`{"server":"http://127.0.0.1:1"}`), 0o600)
+
+	// The new version, with no folder named: the desk moves first.
+	exit, out, errOut := h.run(t, "check", issued.Codes[0])
+	if exit != 1 || !strings.Contains(errOut, `moved from C:\users\`+winUser+`\AppData\Roaming\qrdesk to C:\ProgramData\qrdesk`) {
+		t.Fatalf("the first command of the new version: exit %d (want 1: the label is used), %s%s", exit, out, errOut)
+	}
+	t.Logf("qrdesk.exe check after the upgrade: %s", errOut)
+	for _, f := range []string{"qrdesk.db", "qrdesk.key", "sync.json", "qrdesk.log"} {
+		if _, err := os.Stat(filepath.Join(h.machineData(), f)); err != nil {
+			t.Errorf("moved: %v", err)
+		}
+	}
+	if _, err := os.Stat(roaming); !os.IsNotExist(err) {
+		t.Errorf("the roaming folder is still there (%v)", err)
+	}
+	// Wine turns the folder's DACL into Unix mode bits, Everyone into the
+	// others' bits: C:\ProgramData lets every user read, the desk's
+	// folder must not.
+	if info, err := os.Stat(h.machineData()); err != nil || info.Mode().Perm()&0o007 != 0 {
+		t.Errorf("the desk's folder in ProgramData is %v (%v): other users may read it", info.Mode(), err)
+	}
+	// Once: the next command says nothing of a move, and the moved desk
+	// redeems the labels it issued (its key verifies them).
+	exit, out, errOut = h.run(t, "redeem", issued.Codes[1])
+	if exit != 0 || strings.Contains(errOut, "moved") {
+		t.Fatalf("redeem after the move: exit %d, %s%s", exit, out, errOut)
+	}
+	var st struct{ Status string }
+	_, out, _ = h.run(t, "check", "--json", issued.Codes[2])
+	if h.decode(t, out, &st); st.Status != "unused" {
+		t.Fatalf("the third label after the move is %q, want unused", st.Status)
+	}
 }
 
 var (

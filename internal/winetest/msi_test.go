@@ -1,11 +1,15 @@
+//go:build linux
+
 package winetest
 
 import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // buildMSI runs scripts/build-windows.sh for version with the command-line
@@ -33,11 +37,14 @@ func (h *harness) buildMSI(t *testing.T, version string) string {
 func winPath(p string) string { return `Z:` + strings.ReplaceAll(p, "/", `\`) }
 
 // TestMSIUnderWine: the MSI installs into Program Files with the two
-// Start-menu entries; the installed qrdesk.exe issues, prints through the
+// Start-menu entries and puts qrdesk on PATH (a new command prompt runs
+// 'qrdesk'); the pickup-desk entry, started on the fresh desk, shows in a
+// dialog (and writes to qrdesk.log) how to set the desk up and add a
+// supervisor, instead of doing nothing; the installed qrdesk.exe issues, prints through the
 // Windows spooler to a CUPS queue (every label of the spooled job decodes
 // to its code) and redeems, refusing a second use; a newer MSI replaces
-// the old one and keeps the data; uninstalling removes the program and
-// keeps the data.
+// the old one and keeps the data, with qrdesk on PATH once; uninstalling
+// removes the program and its PATH entry and keeps the data.
 func TestMSIUnderWine(t *testing.T) {
 	if _, err := exec.LookPath("wixl"); err != nil && os.Getenv("QRDESK_TEST_WINDOWS") == "1" {
 		t.Fatal("wixl is not installed: run 'make deps' (Debian package wixl)")
@@ -46,6 +53,16 @@ func TestMSIUnderWine(t *testing.T) {
 	// A prefix of its own (installs and uninstalls change it) with a
 	// private CUPS queue as its Windows printer.
 	c := h.privateCUPS(t, "QRDESK_MSI")
+	// A display for every wine program of the prefix (its desktop process,
+	// started by the first, owns every window), so that the dialogs the
+	// window program shows can be seen and answered.
+	var s *screen
+	if tool := displayTools(); tool == "" {
+		s = &screen{t: t, display: xvfb(t)}
+		h.extraEnv = append(h.extraEnv, "DISPLAY="+s.display)
+	} else {
+		t.Logf("no display (%s is missing): the pickup desk's dialog is checked through qrdesk.log only", tool)
+	}
 	older, newer := h.buildMSI(t, "0.1.0"), h.buildMSI(t, "0.1.1")
 
 	h.mustWine(t, "msiexec", "/i", winPath(older), "/qn")
@@ -72,6 +89,39 @@ func TestMSIUnderWine(t *testing.T) {
 		t.Errorf("Start-menu entry: %v", err)
 	}
 
+	// qrdesk on PATH: a new command prompt finds it.
+	if out := h.mustWine(t, "cmd", "/c", "qrdesk", "version"); !strings.HasPrefix(out, "qrdesk 0.1.0") {
+		t.Fatalf("'qrdesk version' in a new command prompt: %q", out)
+	}
+
+	// The pickup desk, started from its shortcut on the fresh desk (nobody
+	// set it up): a dialog says what to do, the same goes to qrdesk.log,
+	// and the program waits for the dialog to be answered.
+	program, args := shortcutCommand(t, lnk)
+	started := time.Now()
+	exited := h.launch(t, []string{"LC_ALL=en_US.UTF-8"}, program, args...)
+	logPath := filepath.Join(h.machineData(), "qrdesk.log")
+	var logged string
+	poll(t, time.Minute, "the pickup desk's start-up failure in qrdesk.log", func() bool {
+		b, _ := os.ReadFile(logPath)
+		logged = string(b)
+		return strings.Contains(logged, "the window could not start")
+	})
+	if !strings.Contains(logged, "not set up yet") || !strings.Contains(logged, `qrdesk operators add \"NAME\" --supervisor`) {
+		t.Fatalf("qrdesk.log says:\n%s", logged)
+	}
+	if s != nil {
+		if code, ended := exited(); ended {
+			t.Fatalf("the pickup desk ended (exit %d) without waiting for its dialog to be answered", code)
+		}
+		s.dialog("qrdesk could not start")
+	}
+	poll(t, time.Minute, "the pickup desk to end", func() bool { _, ended := exited(); return ended })
+	if code, _ := exited(); code != 2 {
+		t.Errorf("the pickup desk on a fresh desk ended with exit %d, want 2", code)
+	}
+	t.Logf("the pickup desk's shortcut on a fresh desk: logged, dialog shown and answered, ended %v after its start", time.Since(started).Round(100*time.Millisecond))
+
 	// The installed program, as a clerk runs it from a command prompt:
 	// a batch of two sheets, printed on the Windows printer.
 	installed := `C:\Program Files\qrdesk\qrdesk.exe`
@@ -95,6 +145,9 @@ func TestMSIUnderWine(t *testing.T) {
 	if n := strings.Count(reg, "qrdesk"); !strings.Contains(reg, "0.1.1") || strings.Contains(reg, "0.1.0") || n == 0 {
 		t.Errorf("after the upgrade the installed products are:\n%s", reg)
 	}
+	if out := h.mustWine(t, "cmd", "/c", "echo %PATH%"); strings.Count(strings.ToLower(out), `\qrdesk\`) != 1 {
+		t.Errorf("PATH after the upgrade holds qrdesk's folder %d times, want once: %s", strings.Count(strings.ToLower(out), `\qrdesk\`), out)
+	}
 	for _, line := range strings.Split(reg, "\n") {
 		if strings.Contains(line, "DisplayVersion") || strings.Contains(line, "DisplayName") {
 			t.Logf("installed after the upgrade: %s", strings.TrimSpace(line))
@@ -111,10 +164,31 @@ func TestMSIUnderWine(t *testing.T) {
 		t.Error("qrdesk.exe is still in Program Files after the uninstall")
 	}
 	for _, f := range []string{"qrdesk.db", "qrdesk.key"} {
-		if _, err := os.Stat(filepath.Join(h.home(), "AppData", "Roaming", "qrdesk", f)); err != nil {
+		if _, err := os.Stat(filepath.Join(h.machineData(), f)); err != nil {
 			t.Errorf("after the uninstall: %v", err)
 		}
 	}
+	if out := h.mustWine(t, "cmd", "/c", "echo %PATH%"); strings.Contains(strings.ToLower(out), `\qrdesk`) {
+		t.Errorf("PATH after the uninstall still names qrdesk: %s", out)
+	}
+}
+
+// shortcutCommand reads the program a shortcut (.lnk) starts, from its
+// link information (the target's local path, in the ANSI code page), and
+// its arguments (UTF-16).
+func shortcutCommand(t *testing.T, lnk []byte) (string, []string) {
+	t.Helper()
+	target := regexp.MustCompile(`[A-Z]:\\[ -~]*?\.exe`).Find(lnk)
+	var args []string
+	for _, line := range strings.Split(utf16le(lnk), "\n") {
+		if strings.HasPrefix(line, "gui") {
+			args = strings.Fields(line)
+		}
+	}
+	if target == nil || args == nil {
+		t.Fatalf("the shortcut's target %q and arguments %q", target, args)
+	}
+	return string(target), args
 }
 
 // utf16le reads the UTF-16 strings in a shortcut as text (ASCII only), at

@@ -158,16 +158,16 @@ func (s *screen) save(img image.Image, r image.Rectangle, name string) {
 }
 
 // TestWindowScanUnderWine: the real window, qrdesk.exe cross-built with
-// cgo, under wine on a virtual X display (Xvfb, software OpenGL). A label
+// cgo, under wine on a virtual X display (Xvfb, software OpenGL). With a
+// key file others can read it shows why it cannot start in a dialog
+// (and qrdesk.log) and waits for it to be answered. A label
 // typed by xdotool into the Scan screen, as a USB scanner types, is
 // redeemed; a label typed on the Codes screen is looked up (its details
 // are shown) and stays unused.
 func TestWindowScanUnderWine(t *testing.T) {
 	h := newHarness(t)
-	for _, tool := range []string{"Xvfb", "xdotool", "import"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("the window under wine needs Xvfb, xdotool and ImageMagick's import; %s is missing (make deps installs them)", tool)
-		}
+	if tool := displayTools(); tool != "" {
+		t.Skipf("the window under wine needs Xvfb, xdotool and ImageMagick's import; %s is missing (make deps installs them)", tool)
 	}
 	h.exe = h.guiExe(t)
 	s := &screen{t: t, display: xvfb(t)}
@@ -179,11 +179,39 @@ func TestWindowScanUnderWine(t *testing.T) {
 	waitWine := exec.Command("/usr/lib/wine/wineserver", "-w")
 	waitWine.Env = append(os.Environ(), "WINEPREFIX="+h.prefix)
 	waitWine.Run()
-	h, _ = h.desk(t, "qrdesk-window", "DISPLAY="+s.display, "LIBGL_ALWAYS_SOFTWARE=1")
+	h, data := h.desk(t, "qrdesk-window", "DISPLAY="+s.display, "LIBGL_ALWAYS_SOFTWARE=1")
 	h.must(t, "init")
 	h.must(t, "settings", "--prefix", "WH", "--station-name", "Desk 1", "--configured=true", "--default-operator", "li", "--sound=false")
 	var issued issueOut
 	h.mustJSON(t, &issued, "issue", "--count", "3", "--ref", "Zoë 张", "--json")
+
+	// A key file other users can read (wine: the others' mode bits are
+	// Everyone) stops the window before it is up: the refusal, with the
+	// fix, goes to qrdesk.log and into a dialog the program waits on.
+	if err := os.Chmod(filepath.Join(data, "qrdesk.key"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	refusedAt := time.Now()
+	refused := h.launch(t, []string{"LC_ALL=en_US.UTF-8"}, h.exe, "gui", "--screen", "scan")
+	var logged string
+	poll(t, 2*time.Minute, "the window's start-up failure in qrdesk.log", func() bool {
+		b, _ := os.ReadFile(filepath.Join(data, "qrdesk.log"))
+		logged = string(b)
+		return strings.Contains(logged, "the window could not start")
+	})
+	if !strings.Contains(logged, "can be read by other users") || !strings.Contains(logged, "qrdesk key protect") {
+		t.Fatalf("qrdesk.log says:\n%s", logged)
+	}
+	if code, ended := refused(); ended {
+		t.Fatalf("the window ended (exit %d) without waiting for its dialog to be answered", code)
+	}
+	s.dialog("qrdesk could not start")
+	poll(t, time.Minute, "the refused window to end", func() bool { _, ended := refused(); return ended })
+	if code, _ := refused(); code != 3 {
+		t.Fatalf("the window refused its key file with exit %d, want 3", code)
+	}
+	t.Logf("a key file others can read: logged, dialog shown and answered, ended %v after the start", time.Since(refusedAt).Round(100*time.Millisecond))
+	h.must(t, "key", "protect")
 
 	gui := exec.Command(filepath.Join(h.root, "scripts", "wine-exec.sh"), h.exe, "gui", "--screen", "scan")
 	gui.Env = append(append(os.Environ(), "QRDESK_WINEPREFIX="+h.prefix), h.extraEnv...)
@@ -290,4 +318,62 @@ func TestWindowScanUnderWine(t *testing.T) {
 	if bytes.Contains(out, []byte("panic")) {
 		t.Fatalf("the window panicked:\n%s", out)
 	}
+}
+
+// launch starts program (a Windows path or a Linux one) with args under
+// wine, as Explorer starts a shortcut's target: nothing reads its output.
+// It runs in its own process group (wine-exec.sh, wine and the program end
+// together at the test's end); exited reports its exit code once it has
+// ended, and whether it has.
+func (h *harness) launch(t *testing.T, env []string, program string, args ...string) (exited func() (int, bool)) {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(h.root, "scripts", "wine-exec.sh"), append([]string{program}, args...)...)
+	cmd.Env = append(append(append(os.Environ(), "QRDESK_WINEPREFIX="+h.prefix), h.extraEnv...), env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan int, 1)
+	go func() {
+		cmd.Wait()
+		done <- cmd.ProcessState.ExitCode()
+	}()
+	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+	var code int
+	var ended bool
+	return func() (int, bool) {
+		if !ended {
+			select {
+			case code = <-done:
+				ended = true
+			default:
+			}
+		}
+		return code, ended
+	}
+}
+
+// dialog waits (a minute at most) for a window titled exactly title, as
+// a MessageBox is, and answers it with Enter.
+func (s *screen) dialog(title string) {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	win := s.xdotool(ctx, "search", "--sync", "--onlyvisible", "--name", "^"+title+"$")
+	if i := strings.IndexByte(win, '\n'); i >= 0 {
+		win = win[:i]
+	}
+	s.xdotool(ctx, "windowfocus", "--sync", win)
+	s.xdotool(ctx, "key", "Return")
+}
+
+// displayTools says which of Xvfb, xdotool and ImageMagick's import is
+// missing, "" when none is.
+func displayTools() string {
+	for _, tool := range []string{"Xvfb", "xdotool", "import"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return tool
+		}
+	}
+	return ""
 }
