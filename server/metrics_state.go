@@ -42,12 +42,16 @@ var (
 		"Enrolled desks by state (online: heard from within 2 minutes, offline, never_seen, revoked) and site.", []string{"state", "site"}, nil)
 	descLastSeen = prometheus.NewDesc("qrdesk_desk_last_seen_age_seconds",
 		"How long ago each active desk was last heard from (a request to this process, or a feed read any server process stored).", nil, nil)
+	descBackupOK = prometheus.NewDesc("qrdesk_backup_last_success_timestamp_seconds",
+		"When the last backup of the database succeeded (qrdesk-server backup, the nightly timer), Unix seconds; 0: never.", nil, nil)
+	descBackupFailed = prometheus.NewDesc("qrdesk_backup_last_failure_timestamp_seconds",
+		"When a backup of the database last failed, Unix seconds; 0: never. Later than the last success: the latest backup failed.", nil, nil)
 	descOutbox = prometheus.NewDesc("qrdesk_desk_outbox_events",
 		"Events waiting in the active desks' outboxes (not yet accepted by the server), summed over each desk's latest report to this process, by the desks' site.", []string{"site"}, nil)
 )
 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descUp, descFeed, descConflicts, descWaiting, descDesks, descLastSeen, descOutbox} {
+	for _, d := range []*prometheus.Desc{descUp, descFeed, descConflicts, descWaiting, descDesks, descLastSeen, descOutbox, descBackupOK, descBackupFailed} {
 		ch <- d
 	}
 }
@@ -68,6 +72,8 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(descConflicts, prometheus.GaugeValue, float64(n), site)
 	}
 	ch <- prometheus.MustNewConstMetric(descWaiting, prometheus.GaugeValue, float64(act.EventsWaiting))
+	ch <- prometheus.MustNewConstMetric(descBackupOK, prometheus.GaugeValue, float64(act.Backup.LastSuccess))
+	ch <- prometheus.MustNewConstMetric(descBackupFailed, prometheus.GaugeValue, float64(act.Backup.LastFailure))
 
 	now := c.now().Unix()
 	// Every site has its series, at 0 when it has no desk of a state.

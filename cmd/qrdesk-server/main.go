@@ -11,7 +11,7 @@
 //	              admin reset NAME | admin remove NAME | admin list
 //	qrdesk-server report [--date YYYY-MM-DD]
 //	qrdesk-server compact
-//	qrdesk-server backup -o FILE | restore FILE | restore --epoch-only
+//	qrdesk-server backup -o FILE | backup --failed REASON | restore FILE | restore --epoch-only
 //	qrdesk-server version | --version
 package main
 
@@ -77,6 +77,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 	letter := fs.String("letter", "", "station add: the desk's station letter A–Z (its settings station_id)")
 	siteName := fs.String("site", "", "station add: the desk's site (default: the first site, 'main' after an upgrade); report: only this site's conflicts and flagged events")
 	backupTo := fs.String("o", "", "backup: the new file to write the backup to")
+	backupFailed := fs.String("failed", "", "backup: take no backup, only record that one failed, with this reason (the backup service's OnFailure=)")
 	epochOnly := fs.Bool("epoch-only", false, "restore: only start a new history epoch (after a restore made by hand)")
 	supervisor := fs.Bool("supervisor", false, "operators add: a supervisor (may disable and enable labels, change settings, reprint and undo at the desks)")
 	allOperators := fs.Bool("all", false, "operators list: removed operators too")
@@ -163,7 +164,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 	case "report":
 		err = report(ctx, st, now, *date, *siteName, stdout)
 	case "backup":
-		err = backup(ctx, st, *backupTo, stdout)
+		err = backup(ctx, st, now, *backupTo, *backupFailed, stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "qrdesk-server: unknown command %q: use serve, station, site, admin, operators, ring, report, compact, backup, restore or version\n", cmd)
 		return 2
