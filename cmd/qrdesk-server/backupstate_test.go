@@ -30,7 +30,9 @@ func TestBackupFailureIsSeen(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		db := dbPath(t)
 		base := testclock.Base()
-		at := func(h int) func() time.Time { return func() time.Time { return base.Add(time.Duration(h) * time.Hour) } }
+		at := func(h int) func() time.Time {
+			return func() time.Time { return base.Add(time.Duration(h) * time.Hour) }
+		}
 		run1 := func(clock func() time.Time, args ...string) (int, string, string) {
 			var out, errOut bytes.Buffer
 			code := run(context.Background(), append(args, "--db", db), &out, &errOut, clock)
