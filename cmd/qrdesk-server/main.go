@@ -224,8 +224,14 @@ func serve(ctx context.Context, st dashboardDB, replica *serverdb.Replica, log *
 		return usageErr("give both --tls-cert and --tls-key, or neither")
 	}
 	if cert != "" {
-		if _, err := tls.LoadX509KeyPair(cert, key); err != nil {
+		pair, err := tls.LoadX509KeyPair(cert, key)
+		if err != nil {
 			return fmt.Errorf("cannot use the TLS certificate: %w", err)
+		}
+		if pair.Leaf != nil {
+			// Read at start: a renewed certificate takes a restart, which
+			// the metric then follows.
+			metrics.SetCertificateExpiry(pair.Leaf.NotAfter)
 		}
 	}
 	if metricsListen != "" {
