@@ -77,13 +77,28 @@ func (r *DeskRefusals) Add(o Outcome, n int) {
 // report (404) or one that refuses it must not hold back the events.
 func (s *Service) report(ctx context.Context, ring string, st SyncStatus) {
 	r, err := s.DeskReport(ctx, st)
+	var sr *ServerRefusal
 	if err == nil {
+		s.mu.Lock()
+		if s.reportNoOldest {
+			r.OldestWaitingSeconds = 0
+		}
+		s.mu.Unlock()
 		if s.reportUnchanged(r) {
 			return
 		}
 		err = s.Remote.Report(ctx, ring, r)
+		if errors.As(err, &sr) && sr.Status == 400 && r.OldestWaitingSeconds != 0 {
+			// A server from before oldest_waiting_seconds refuses a
+			// report with a field it does not know: the figures go
+			// without it, now and from now on.
+			s.mu.Lock()
+			s.reportNoOldest = true
+			s.mu.Unlock()
+			r.OldestWaitingSeconds = 0
+			err = s.Remote.Report(ctx, ring, r)
+		}
 	}
-	var sr *ServerRefusal
 	switch {
 	case err == nil:
 		s.mu.Lock()
