@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"qrdesk/app"
-	"qrdesk/server"
 	"qrdesk/internal/testpg"
+	"qrdesk/server"
 )
 
 // TestOldestWaitingReachesTheOperator: a desk whose undo waits for a
