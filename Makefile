@@ -131,9 +131,9 @@ clean:
 # rather than required in go.mod: it is a build tool, and its ~60 modules
 # (git, crypto, rpm) have no place in the app's dependency graph. None of
 # this is on the path of build, run or test's own build.
-VERSION ?= $(shell v=$$(sed -n 's/^Version = "\(.*\)"/\1/p' FyneApp.toml); \
-	d=$$(git log -1 --format=%cd --date=format:%Y%m%d 2>/dev/null) && h=$$(git log -1 --format=%h 2>/dev/null) && \
-	echo "$$v+git$$d.$$h" || echo "$$v")
+# Increasing with the commit's time (UTC), so every newer build installs
+# over an older one: scripts/version.sh says how (deb and MSI).
+VERSION ?= $(shell bash scripts/version.sh deb)
 ARCH         ?= $(shell $(GO) env GOARCH)
 NFPM_VERSION := v2.45.2
 NFPM         := bin/tools/nfpm-$(NFPM_VERSION)
@@ -168,12 +168,15 @@ package-server: $(NFPM)
 # Windows 10/11 (x64), built here: dist/windows/qrdesk.exe (console: the
 # commands), qrdeskw.exe (the same as a window program, for the Start-menu
 # entries), qrdesk-server.exe, each with the icon and version information,
-# and dist/qrdesk-X.Y.Z-x64.msi (wixl). The window needs cgo through
+# and dist/qrdesk-VERSION-x64.msi (wixl). The window needs cgo through
 # mingw-w64 (scripts/windows-build.sh): about 2 minutes cold. README
 # "Windows", docs/windows.md.
-WIN_VERSION ?= $(shell sed -n 's/^Version = "\(.*\)"/\1/p' FyneApp.toml)
+# WIN_VERSION is the MSI's ProductVersion (A.B.C within Windows Installer's
+# limits, increasing with the commit's time: scripts/version.sh); the
+# programs print VERSION, as the .deb's do.
+WIN_VERSION ?= $(shell bash scripts/version.sh msi)
 windows: deps
-	DIST=$(DIST) bash scripts/build-windows.sh $(WIN_VERSION)
+	DIST=$(DIST) bash scripts/build-windows.sh $(WIN_VERSION) '$(VERSION)'
 
 # Screenshots of every screen (docs/screenshots), taken by the end-to-end test,
 # and of the web dashboard (web-*.png), taken by its test in headless Chromium.

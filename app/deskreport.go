@@ -28,6 +28,10 @@ type DeskReport struct {
 	// flags the desk for an upgrade. Sent only when there are any, as
 	// RefusedHere.
 	NotUnderstood int `json:"not_understood,omitempty"`
+	// OldestWaitingSeconds is how long the oldest event waiting in the
+	// outbox has waited (the desk's clock), sent only while one waits, as
+	// RefusedHere: the server's metrics show the oldest per site.
+	OldestWaitingSeconds int64 `json:"oldest_waiting_seconds,omitempty"`
 }
 
 // DeskRefusals counts the refusals a desk decided without the server, by
@@ -73,13 +77,28 @@ func (r *DeskRefusals) Add(o Outcome, n int) {
 // report (404) or one that refuses it must not hold back the events.
 func (s *Service) report(ctx context.Context, ring string, st SyncStatus) {
 	r, err := s.DeskReport(ctx, st)
+	var sr *ServerRefusal
 	if err == nil {
+		s.mu.Lock()
+		if s.reportNoOldest {
+			r.OldestWaitingSeconds = 0
+		}
+		s.mu.Unlock()
 		if s.reportUnchanged(r) {
 			return
 		}
 		err = s.Remote.Report(ctx, ring, r)
+		if errors.As(err, &sr) && sr.Status == 400 && r.OldestWaitingSeconds != 0 {
+			// A server from before oldest_waiting_seconds refuses a
+			// report with a field it does not know: the figures go
+			// without it, now and from now on.
+			s.mu.Lock()
+			s.reportNoOldest = true
+			s.mu.Unlock()
+			r.OldestWaitingSeconds = 0
+			err = s.Remote.Report(ctx, ring, r)
+		}
 	}
-	var sr *ServerRefusal
 	switch {
 	case err == nil:
 		s.mu.Lock()
@@ -100,8 +119,19 @@ func (s *Service) reportUnchanged(r DeskReport) bool {
 	last := s.lastReport
 	s.mu.Unlock()
 	same := last.Date == r.Date && last.EventsWaiting == r.EventsWaiting && last.PrintJobs == r.PrintJobs &&
-		last.LabelsPrinted == r.LabelsPrinted && last.Reprints == r.Reprints && last.Refusals() == r.Refusals() && last.NotUnderstood == r.NotUnderstood
+		last.LabelsPrinted == r.LabelsPrinted && last.Reprints == r.Reprints && last.Refusals() == r.Refusals() && last.NotUnderstood == r.NotUnderstood &&
+		last.oldestWaitingAt() == r.oldestWaitingAt()
 	return same && last.At != 0 && r.At >= last.At && r.At-last.At < int64(reportEvery/time.Second)
+}
+
+// oldestWaitingAt is the time of the oldest waiting event the report
+// tells of (0: none): the same event in two reports is no change, though
+// its age grew.
+func (r DeskReport) oldestWaitingAt() int64 {
+	if r.OldestWaitingSeconds == 0 {
+		return 0
+	}
+	return r.At - r.OldestWaitingSeconds
 }
 
 // Refusals are the report's refusals decided at the desk (none when it
@@ -123,6 +153,9 @@ func (s *Service) DeskReport(ctx context.Context, st SyncStatus) (DeskReport, er
 	now := s.ClockNow(ctx) // its day and time on the server's clock when the desk can tell
 	day := Day(now)
 	r := DeskReport{Date: FormatDate(day), EventsWaiting: st.Waiting, NotUnderstood: st.NotUnderstood, At: now.Unix()}
+	if st.Waiting > 0 && st.OldestWaitingAt > 0 {
+		r.OldestWaitingSeconds = max(r.At-st.OldestWaitingAt, 1)
+	}
 	s.mu.Lock()
 	c, gen := s.printed, s.printGen
 	s.mu.Unlock()

@@ -45,6 +45,10 @@ type Service struct {
 	printed    printedCache   // the day's print figures for the report (deskreport.go)
 	printGen   uint64         // prints finished by this service
 	lastReport DeskReport     // the figures the server last accepted (deskreport.go)
+	// reportNoOldest: the server refused a report carrying the oldest
+	// waiting event's age (a server from before the field): not sent again
+	// to this process's server.
+	reportNoOldest bool
 
 	clockMu sync.Mutex // orders the clock's updates and their saving
 	clock   clockRef   // the last clock measurement, against the monotonic clock (clock.go)

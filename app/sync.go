@@ -118,10 +118,13 @@ type SyncStore interface {
 type SyncStatus struct {
 	Cursor int64 `json:"cursor"`
 	// Check is the tag of the change at Cursor ("": not known).
-	Check    string `json:"-"`
-	LastOK   int64  `json:"last_ok"`
-	Waiting  int    `json:"waiting"` // outbox events not uploaded yet
-	Rejected int    `json:"rejected"`
+	Check   string `json:"-"`
+	LastOK  int64  `json:"last_ok"`
+	Waiting int    `json:"waiting"` // outbox events not uploaded yet
+	// OldestWaitingAt is the time (Unix seconds) of the oldest event
+	// still waiting in the outbox, 0 when none waits.
+	OldestWaitingAt int64 `json:"oldest_waiting_at,omitempty"`
+	Rejected        int   `json:"rejected"`
 	// WaitingUpgrade counts the waiting events the server does not know
 	// (it is older than this desk): they go once it is upgraded.
 	WaitingUpgrade int `json:"waiting_upgrade,omitempty"`

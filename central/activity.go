@@ -15,6 +15,8 @@ type Activity struct {
 	// commit (SQLite's group commit; always 0 on PostgreSQL).
 	EventsWaiting int
 	Desks         []DeskActivity
+	// Backup is the record of the database's backups.
+	Backup BackupRecord
 }
 
 // DeskActivity is what the database knows of one desk's contact: how far
@@ -27,3 +29,16 @@ type DeskActivity struct {
 	FeedAck     int64
 	FeedAckedAt int64
 }
+
+// BackupRecord is what the database knows of its backups: when the last
+// one succeeded and when one last failed, and why (Unix seconds, 0:
+// never). The backup command records them (qrdesk-server backup); the
+// metrics export them.
+type BackupRecord struct {
+	LastSuccess int64
+	LastFailure int64
+	LastError   string // the last failure's message
+}
+
+// Failed reports whether the latest backup attempt failed.
+func (b BackupRecord) Failed() bool { return b.LastFailure > b.LastSuccess }

@@ -63,8 +63,20 @@ func (e *EventReused) Error() string {
 // log. The desk treats it as no answer (it decides alone) but says which.
 type WriteFailure struct {
 	Reason string
-	Err    error
+	// Cause is Reason in one word, the metrics' label: read_only,
+	// disk_full, no_permission, disk_error or other ("": other).
+	Cause string
+	Err   error
 }
+
+// The causes of a WriteFailure (its Cause).
+const (
+	WriteReadOnly     = "read_only"
+	WriteDiskFull     = "disk_full"
+	WriteNoPermission = "no_permission"
+	WriteDiskError    = "disk_error"
+	WriteOther        = "other"
+)
 
 func (e *WriteFailure) Error() string { return "the server's database cannot take writes: " + e.Reason }
 func (e *WriteFailure) Unwrap() error { return e.Err }

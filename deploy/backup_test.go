@@ -38,10 +38,70 @@ func TestDailyBackupUnits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"deploy/qrdesk-server-backup", "deploy/qrdesk-server-backup.service", "deploy/qrdesk-server-backup.timer"} {
+	for _, f := range []string{"deploy/qrdesk-server-backup", "deploy/qrdesk-server-backup.service", "deploy/qrdesk-server-backup.timer",
+		"deploy/qrdesk-server-backup-failed.service", "deploy/qrdesk-server-generator", "deploy/prometheus/rules.yml"} {
 		if !strings.Contains(string(nfpm), "src: "+f+"\n") {
 			t.Errorf("the server package does not install %s", f)
 		}
+	}
+	if !strings.Contains(string(nfpm), "dst: /usr/lib/systemd/system-generators/qrdesk-server-generator\n") {
+		t.Error("the generator is not installed where systemd runs generators")
+	}
+	// A PostgreSQL backup needs pg_dump: apt installs it with the package.
+	if !strings.Contains(string(nfpm), "recommends:\n  - postgresql-client\n") {
+		t.Error("the server package does not recommend postgresql-client (pg_dump)")
+	}
+	// A failing backup is not silent: the unit's OnFailure= records it.
+	failed := parseUnit(t, "qrdesk-server-backup-failed.service")
+	if got := backup.one(t, "Unit.OnFailure"); got != "qrdesk-server-backup-failed.service" {
+		t.Errorf("backup service OnFailure = %q, want qrdesk-server-backup-failed.service", got)
+	}
+	if got := failed.one(t, "Service.ExecStart"); !strings.HasPrefix(got, "/usr/bin/qrdesk-server backup --failed ") {
+		t.Errorf("the failure unit runs %q, want qrdesk-server backup --failed", got)
+	}
+	for _, key := range []string{"Service.User", "Service.DynamicUser", "Service.StateDirectory", "Service.EnvironmentFile", "Service.WorkingDirectory"} {
+		if failed.one(t, key) != backup.one(t, key) {
+			t.Errorf("failure unit %s = %q, the backup's %q: it must write the server's database", key, failed.one(t, key), backup.one(t, key))
+		}
+	}
+}
+
+// TestBackupFolderGenerator: a backup folder outside the state directory
+// (QRDESK_SERVER_BACKUP_DIR) is made writable to the backup service by the
+// generator's drop-in (ReadWritePaths=, and the folder made and given to
+// the service's user before the backup); a folder inside it needs none,
+// and a folder systemd could not take as written gets none, with a word.
+func TestBackupFolderGenerator(t *testing.T) {
+	gen, _ := filepath.Abs("qrdesk-server-generator")
+	for _, tc := range []struct{ name, setting, want, warn string }{
+		{"Outside", "QRDESK_SERVER_BACKUP_DIR=/srv/backups/qrdesk\n",
+			"[Service]\nExecStartPre=+/usr/bin/install -d -m 0700 -o qrdesk-server /srv/backups/qrdesk\nReadWritePaths=/srv/backups/qrdesk\n", ""},
+		{"Quoted", "QRDESK_SERVER_BACKUP_DIR=\"/mnt/nas\"\n", "ReadWritePaths=/mnt/nas\n", ""},
+		{"Inside", "QRDESK_SERVER_BACKUP_DIR=/var/lib/qrdesk-server/backups\n", "", ""},
+		{"Unset", "QRDESK_SERVER_DB=/var/lib/qrdesk-server/server.db\n", "", ""},
+		{"Relative", "QRDESK_SERVER_BACKUP_DIR=backups\n", "", "is not an absolute path"},
+		{"Blank", "QRDESK_SERVER_BACKUP_DIR=/srv/my backups\n", "", "without blanks"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			settings := filepath.Join(dir, "qrdesk-server")
+			os.WriteFile(settings, []byte("# settings\n"+tc.setting), 0o600)
+			out := filepath.Join(dir, "out")
+			os.Mkdir(out, 0o755)
+			cmd := exec.Command("sh", gen, out, out, out)
+			cmd.Env = append(os.Environ(), "QRDESK_SERVER_SETTINGS="+settings)
+			msg, err := cmd.CombinedOutput()
+			if err != nil || !strings.Contains(string(msg), tc.warn) || (tc.warn == "" && len(msg) > 0) {
+				t.Fatalf("generator: %v %q, want exit 0 and %q", err, msg, tc.warn)
+			}
+			dropIn, err := os.ReadFile(filepath.Join(out, "qrdesk-server-backup.service.d", "backup-dir.conf"))
+			switch {
+			case tc.want == "" && err == nil:
+				t.Errorf("a drop-in for %q:\n%s", tc.setting, dropIn)
+			case tc.want != "" && !strings.Contains(string(dropIn), tc.want):
+				t.Errorf("drop-in for %q:\n%s\nwant it to contain\n%s", tc.setting, dropIn, tc.want)
+			}
+		})
 	}
 }
 

@@ -224,7 +224,7 @@ func TestServerPackageRunsAsInstalled(t *testing.T) {
 
 	const unitPath = "/usr/lib/systemd/system/qrdesk-server.service"
 	if _, err := exec.LookPath("systemd-analyze"); err == nil {
-		if out, err := exec.Command("systemd-analyze", "verify", unitPath, "/usr/lib/systemd/system/qrdesk-server-backup.service", "/usr/lib/systemd/system/qrdesk-server-backup.timer").CombinedOutput(); err != nil || len(out) > 0 {
+		if out, err := exec.Command("systemd-analyze", "verify", unitPath, "/usr/lib/systemd/system/qrdesk-server-backup.service", "/usr/lib/systemd/system/qrdesk-server-backup.timer", "/usr/lib/systemd/system/qrdesk-server-backup-failed.service").CombinedOutput(); err != nil || len(out) > 0 {
 			t.Errorf("systemd-analyze verify: %v\n%s", err, out)
 		}
 	}

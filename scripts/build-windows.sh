@@ -14,7 +14,11 @@
 # only (-tags qrdesk_nogui, no cgo, seconds), which is what the installer
 # test under wine uses (internal/winetest).
 #
-# Usage: build-windows.sh [VERSION]   (X.Y.Z, default FyneApp.toml's)
+# Usage: build-windows.sh [VERSION [RELEASE]]
+#   VERSION  the MSI's and the programs' file version, X.Y.Z (default
+#            FyneApp.toml's; make windows gives scripts/version.sh msi)
+#   RELEASE  what 'qrdesk version' prints and the MSI's file is named by
+#            (default VERSION; make windows gives the .deb's version)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -24,8 +28,9 @@ if ! [[ $version =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]]; then
   echo "build-windows.sh: version $version is not X.Y.Z (an MSI needs three numbers)" >&2
   exit 2
 fi
+release=${2:-$version}
 bin=${DIST:-dist}/windows
-msi=${DIST:-dist}/qrdesk-$version-x64.msi
+msi=${DIST:-dist}/qrdesk-$release-x64.msi
 mkdir -p "$bin"
 work=$(mktemp -d)
 sysos=()
@@ -49,7 +54,7 @@ export GOOS=windows GOARCH=amd64
 # print (internal/buildinfo), as the Makefile links them in.
 commit=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 git diff --quiet HEAD 2>/dev/null || commit=$commit-dirty
-ldflags="-s -w -X qrdesk/internal/buildinfo.release=$version -X qrdesk/internal/buildinfo.commit=$commit"
+ldflags="-s -w -X qrdesk/internal/buildinfo.release=$release -X qrdesk/internal/buildinfo.commit=$commit"
 resource qrdesk "qrdesk: one-time QR labels" .
 if [ "${QRDESK_WINDOWS_NOGUI:-}" = 1 ]; then
   CGO_ENABLED=0 $GO build -trimpath -tags qrdesk_nogui -ldflags "$ldflags" -o "$bin/qrdesk.exe" .

@@ -21,6 +21,8 @@ if [ "${1:-test}" = "test" ]; then
     postgresql
     # the package tests: the desktop entry checked, the server's unit verified
     desktop-file-utils systemd
+    # promtool, for the shipped alert rules' unit tests (server/TestAlertRules)
+    prometheus
     # headless Chromium for the web dashboard's browser test, and a CJK font
     # so its Chinese pages (and screenshots) show characters, not boxes
     chromium fonts-wqy-zenhei

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -117,8 +118,8 @@ type statusWriter struct {
 	http.ResponseWriter
 	status int
 	// writeFailed: the answer is the database refusing a write (a
-	// *central.WriteFailure), counted in the metrics.
-	writeFailed bool
+	// *central.WriteFailure), counted in the metrics by its cause.
+	writeFailed string
 }
 
 func (w *statusWriter) WriteHeader(code int) { w.status = code; w.ResponseWriter.WriteHeader(code) }
@@ -135,8 +136,8 @@ func (a *API) accessLog(next http.Handler) http.Handler {
 		sw := &statusWriter{ResponseWriter: w, status: 200}
 		next.ServeHTTP(sw, r)
 		a.Metrics.observe(r.Pattern, sw.status, time.Since(start)) // the mux set r.Pattern
-		if sw.writeFailed {
-			a.Metrics.writeFailed(r.Pattern)
+		if sw.writeFailed != "" {
+			a.Metrics.writeFailed(r.Pattern, sw.writeFailed)
 		}
 		ok, skipped := a.sampler.admit(a.AccessLog, r.Pattern, sw.status, time.Now())
 		if !ok {
@@ -213,7 +214,7 @@ func (a *API) write(w http.ResponseWriter, v any, err error) {
 		}
 		var wf *central.WriteFailure
 		if sw, ok := w.(*statusWriter); ok && errors.As(err, &wf) {
-			sw.writeFailed = true
+			sw.writeFailed = cmp.Or(wf.Cause, central.WriteOther)
 		}
 		w.WriteHeader(status)
 		body := map[string]any{"error": msg, "code": code}
@@ -378,6 +379,7 @@ func (a *API) checkRing(ctx context.Context, ring string) error {
 		a.ring.Store(bound)
 	}
 	if bound != ring {
+		a.Metrics.ringMismatch()
 		return fail(http.StatusConflict, app.RefusedWrongRing, "this station's key ring (%s) differs from the deployment's (%s): copy the deployment's key file to the station", ring, bound)
 	}
 	return nil
@@ -530,6 +532,7 @@ func (a *API) redeem(r *http.Request, st central.Station) (any, error) {
 		return nil, err
 	}
 	a.Metrics.countRedemptions(st.Site, []central.Event{ev}, res)
+	a.Metrics.deskClock(st.ID, []central.Event{ev})
 	// A label of another site: the desk says where it was issued (it never
 	// downloaded it: a desk follows only its own site's feed).
 	if res[0].Outcome != central.OutcomeUnknown {
@@ -603,6 +606,7 @@ func (a *API) events(r *http.Request, st central.Station) (any, error) {
 	}
 	res, err := a.Store.Apply(r.Context(), st, evs, a.Now().Unix())
 	a.Metrics.countRedemptions(st.Site, evs, res)
+	a.Metrics.deskClock(st.ID, evs)
 	if err != nil {
 		return nil, err
 	}
@@ -944,6 +948,10 @@ func (a *API) status(r *http.Request, st central.Station) (any, error) {
 	if err := a.Store.SetDeskStatus(r.Context(), central.DeskStatus{Station: st.Name, StatusReport: rep, ReceivedAt: now.Unix()}); err != nil {
 		return nil, err
 	}
-	a.Metrics.deskReported(st.ID, rep.EventsWaiting)
+	oldestAt := int64(0)
+	if rep.OldestWaitingSeconds > 0 {
+		oldestAt = now.Unix() - rep.OldestWaitingSeconds
+	}
+	a.Metrics.deskReported(st.ID, rep.EventsWaiting, oldestAt)
 	return map[string]string{"status": "ok"}, nil
 }

@@ -38,11 +38,22 @@ type Metrics struct {
 	writeFails  *prometheus.CounterVec
 	accessSkips *prometheus.CounterVec
 	oldDesks    *prometheus.CounterVec
+	wrongRing   prometheus.Counter
+	certExpiry  prometheus.Gauge
+
+	certOnce sync.Once
 
 	seenMu sync.Mutex
 	seen   map[int64]int64 // station id → Unix time of its last request to this process
 	outbox map[int64]int   // station id → events waiting at the desk, by its latest report to this process
 	proto  map[int64]int   // station id → the protocol of its latest request to this process
+	// oldest: station id → when (the server's clock, Unix seconds) the
+	// oldest event waiting at the desk was made, by its latest report; 0 or
+	// absent: none waits.
+	oldest map[int64]int64
+	// clock: station id → the desk's clock offset (ms, the server's clock
+	// ahead of the desk's) its latest event to this process carried.
+	clock map[int64]int64
 }
 
 // DeskOnlineWithin is how recently a desk must have been heard from to
@@ -71,21 +82,31 @@ func NewMetrics(src MetricsSource, now func() time.Time) *Metrics {
 		}, []string{"outcome", "via", "site"}),
 		writeFails: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "qrdesk_db_write_failures_total",
-			Help: "Requests the server answered 503 because its database refused a write (read-only, disk full, no right to write), by route.",
-		}, []string{"route"}),
+			Help: "Requests the server answered 503 because its database refused a write, by route and cause (read_only, disk_full, no_permission, disk_error, other).",
+		}, []string{"route", "cause"}),
 		accessSkips: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "qrdesk_access_log_skipped_total",
 			Help: "Requests answered well that the sampled access log left out (--access-log sampled writes every error and one line a second per route), by route.",
 		}, []string{"route"}),
+		wrongRing: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "qrdesk_key_ring_mismatches_total",
+			Help: "Requests refused because the desk's key ring differs from the deployment's (a desk set up with another key file).",
+		}),
+		certExpiry: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "qrdesk_tls_certificate_expiry_timestamp_seconds",
+			Help: "When the TLS certificate the server serves with expires (Unix seconds); absent without TLS.",
+		}),
 		oldDesks: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "qrdesk_old_desk_requests_total",
 			Help: "Requests of desks from before protocol versions (the first releases), by route and answer: served (their online redemptions, during the roll-out window) or refused (426: upgrade qrdesk at the desk).",
 		}, []string{"route", "answer"}),
 		seen:   map[int64]int64{},
 		outbox: map[int64]int{},
+		oldest: map[int64]int64{},
+		clock:  map[int64]int64{},
 		proto:  map[int64]int{},
 	}
-	m.reg.MustRegister(m.requests, m.latency, m.redemptions, m.writeFails, m.accessSkips, m.oldDesks,
+	m.reg.MustRegister(m.requests, m.latency, m.redemptions, m.writeFails, m.accessSkips, m.oldDesks, m.wrongRing,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		&stateCollector{src: src, now: now, m: m},
@@ -128,11 +149,11 @@ func (m *Metrics) countRedemptions(site string, evs []central.Event, res []centr
 }
 
 // writeFailed counts a request failed by the database refusing a write.
-func (m *Metrics) writeFailed(pattern string) {
+func (m *Metrics) writeFailed(pattern, cause string) {
 	if m == nil {
 		return
 	}
-	m.writeFails.WithLabelValues(pattern).Inc()
+	m.writeFails.WithLabelValues(pattern, cause).Inc()
 }
 
 // accessLineSkipped counts a request the sampled access log left out.
@@ -169,14 +190,65 @@ func (m *Metrics) lastSeen(station int64) int64 {
 }
 
 // deskReported records the events waiting in a desk's outbox, as it
-// reported them (POST /v1/status).
-func (m *Metrics) deskReported(station int64, waiting int) {
+// reported them (POST /v1/status), and when the oldest of them was made
+// (oldestAt, the server's clock; 0: the desk did not say).
+func (m *Metrics) deskReported(station int64, waiting int, oldestAt int64) {
 	if m == nil {
 		return
 	}
 	m.seenMu.Lock()
 	m.outbox[station] = waiting
+	m.oldest[station] = oldestAt
+	if waiting == 0 {
+		m.oldest[station] = 0
+	}
 	m.seenMu.Unlock()
+}
+
+func (m *Metrics) deskOldestWaiting(station int64) int64 {
+	m.seenMu.Lock()
+	defer m.seenMu.Unlock()
+	return m.oldest[station]
+}
+
+// deskClock records the clock offset the latest of evs carries (events
+// from before offsets, or of a desk not measured yet, carry none).
+func (m *Metrics) deskClock(station int64, evs []central.Event) {
+	if m == nil {
+		return
+	}
+	for i := len(evs) - 1; i >= 0; i-- {
+		if off := evs[i].ClockOffsetMS; off != nil {
+			m.seenMu.Lock()
+			m.clock[station] = *off
+			m.seenMu.Unlock()
+			return
+		}
+	}
+}
+
+func (m *Metrics) deskClockOffset(station int64) (int64, bool) {
+	m.seenMu.Lock()
+	defer m.seenMu.Unlock()
+	off, ok := m.clock[station]
+	return off, ok
+}
+
+// ringMismatch counts a request refused for its desk's key ring.
+func (m *Metrics) ringMismatch() {
+	if m == nil {
+		return
+	}
+	m.wrongRing.Inc()
+}
+
+// SetCertificateExpiry exports when the served TLS certificate expires.
+func (m *Metrics) SetCertificateExpiry(notAfter time.Time) {
+	if m == nil {
+		return
+	}
+	m.certExpiry.Set(float64(notAfter.Unix()))
+	m.certOnce.Do(func() { m.reg.MustRegister(m.certExpiry) })
 }
 
 func (m *Metrics) deskOutbox(station int64) int {

@@ -29,6 +29,14 @@ const scrapeTimeout = 3 * time.Second
 // lastSeenBuckets are the desks' last-seen ages: a minute, two (online), five, a
 // quarter of an hour, an hour, four hours, a day, a week, thirty days
 // (after which a desk no longer holds back the feed's compaction).
+// unseenOver are the silences qrdesk_desks_unseen counts desks by: a
+// quarter of an hour (a desk's sync runs every few seconds), an hour, a
+// day (a desk off over a closed day).
+var unseenOver = []struct {
+	label string
+	over  time.Duration
+}{{"15m", 15 * time.Minute}, {"1h", time.Hour}, {"24h", 24 * time.Hour}}
+
 var lastSeenBuckets = []float64{60, 120, 300, 900, 3600, 4 * 3600, 86400, 7 * 86400, 30 * 86400}
 
 var (
@@ -46,12 +54,22 @@ var (
 		"How long ago each active desk was last heard from (a request to this process, or a feed read any server process stored).", nil, nil)
 	descOldDesks = prometheus.NewDesc("qrdesk_desks_old_protocol",
 		"Active desks whose latest request to this process spoke a protocol from before versions (a first release of qrdesk), by site: during a roll-out the server decides their online redemptions; upgrade qrdesk on each before ending the window (serve --old-desks refuse).", []string{"site"}, nil)
+	descBackupOK = prometheus.NewDesc("qrdesk_backup_last_success_timestamp_seconds",
+		"When the last backup of the database succeeded (qrdesk-server backup, the nightly timer), Unix seconds; 0: never.", nil, nil)
+	descBackupFailed = prometheus.NewDesc("qrdesk_backup_last_failure_timestamp_seconds",
+		"When a backup of the database last failed, Unix seconds; 0: never. Later than the last success: the latest backup failed.", nil, nil)
+	descUnseen = prometheus.NewDesc("qrdesk_desks_unseen",
+		"Active desks not heard from for longer than over (15m, 1h, 24h), by site; desks never seen are qrdesk_desks{state=\"never_seen\"}.", []string{"over", "site"}, nil)
+	descOldest = prometheus.NewDesc("qrdesk_desk_outbox_oldest_age_seconds",
+		"How long the oldest event waiting in a desk's outbox has waited, the longest of the site's desks by their latest reports to this process; 0 when none waits.", []string{"site"}, nil)
+	descClock = prometheus.NewDesc("qrdesk_desk_clock_offset_max_seconds",
+		"The largest clock offset (either way) among the site's desks, as their latest events to this process measured it.", []string{"site"}, nil)
 	descOutbox = prometheus.NewDesc("qrdesk_desk_outbox_events",
 		"Events waiting in the active desks' outboxes (not yet accepted by the server), summed over each desk's latest report to this process, by the desks' site.", []string{"site"}, nil)
 )
 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descUp, descFeed, descConflicts, descWaiting, descDesks, descLastSeen, descOutbox, descOldDesks} {
+	for _, d := range []*prometheus.Desc{descUp, descFeed, descConflicts, descWaiting, descDesks, descLastSeen, descOutbox, descBackupOK, descBackupFailed, descUnseen, descOldest, descClock, descOldDesks} {
 		ch <- d
 	}
 }
@@ -72,17 +90,25 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(descConflicts, prometheus.GaugeValue, float64(n), site)
 	}
 	ch <- prometheus.MustNewConstMetric(descWaiting, prometheus.GaugeValue, float64(act.EventsWaiting))
+	ch <- prometheus.MustNewConstMetric(descBackupOK, prometheus.GaugeValue, float64(act.Backup.LastSuccess))
+	ch <- prometheus.MustNewConstMetric(descBackupFailed, prometheus.GaugeValue, float64(act.Backup.LastFailure))
 
 	now := c.now().Unix()
 	// Every site has its series, at 0 when it has no desk of a state.
 	states := map[string]map[string]float64{}
 	outbox := map[string]float64{}
 	old := map[string]float64{}
+	unseen := map[string]map[string]float64{}
+	oldest, clock := map[string]float64{}, map[string]float64{}
 	site := func(name string) map[string]float64 {
 		if states[name] == nil {
 			states[name] = map[string]float64{"online": 0, "offline": 0, "never_seen": 0, "revoked": 0}
 			outbox[name] += 0
 			old[name] += 0
+			unseen[name] = map[string]float64{}
+			for _, u := range unseenOver {
+				unseen[name][u.label] = 0
+			}
 		}
 		return states[name]
 	}
@@ -102,12 +128,23 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 		if p := c.m.protocolOf(d.ID); p > 0 && p < protocol.OldestDesk {
 			old[d.Site]++
 		}
+		if at := c.m.deskOldestWaiting(d.ID); at > 0 {
+			oldest[d.Site] = max(oldest[d.Site], float64(max(now-at, 0)))
+		}
+		if off, ok := c.m.deskClockOffset(d.ID); ok {
+			clock[d.Site] = max(clock[d.Site], float64(max(off, -off))/1000)
+		}
 		last := max(d.FeedAckedAt, c.m.lastSeen(d.ID))
 		if last == 0 {
 			st["never_seen"]++
 			continue
 		}
 		age := float64(max(now-last, 0))
+		for _, u := range unseenOver {
+			if age > u.over.Seconds() {
+				unseen[d.Site][u.label]++
+			}
+		}
 		if age <= DeskOnlineWithin.Seconds() {
 			st["online"]++
 		} else {
@@ -127,6 +164,11 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 		ch <- prometheus.MustNewConstMetric(descOutbox, prometheus.GaugeValue, outbox[name], name)
 		ch <- prometheus.MustNewConstMetric(descOldDesks, prometheus.GaugeValue, old[name], name)
+		ch <- prometheus.MustNewConstMetric(descOldest, prometheus.GaugeValue, oldest[name], name)
+		ch <- prometheus.MustNewConstMetric(descClock, prometheus.GaugeValue, clock[name], name)
+		for label, n := range unseen[name] {
+			ch <- prometheus.MustNewConstMetric(descUnseen, prometheus.GaugeValue, n, label, name)
+		}
 	}
 	ch <- prometheus.MustNewConstHistogram(descLastSeen, seen, sum, buckets)
 }

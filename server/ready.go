@@ -132,7 +132,21 @@ func (a *API) readyz(w http.ResponseWriter, r *http.Request) {
 		// when the replica is down or behind, so the server stays ready.
 		answer["replica"] = rep.ReplicaStatus(ctx)
 	}
+	if br, ok := a.Store.(BackupReporter); ok {
+		// A failed backup does not stop the desks being served: the
+		// server stays ready and says so beside it (why, with the paths
+		// and the database's address, is in the backup's own log).
+		if b, err := br.BackupRecord(ctx); err == nil && b.Failed() {
+			answer["backup"] = "the last backup failed at " + time.Unix(b.LastFailure, 0).UTC().Format(time.RFC3339) + " (journalctl -u qrdesk-server-backup says why)"
+		}
+	}
 	json.NewEncoder(w).Encode(answer)
+}
+
+// BackupReporter is a store that keeps the record of its backups
+// (serverdb.DB): /readyz says when the latest failed.
+type BackupReporter interface {
+	BackupRecord(ctx context.Context) (central.BackupRecord, error)
 }
 
 // ReplicaReporter is a feed reader on a read replica that says how it

@@ -51,6 +51,9 @@ func (c *DB) Activity(ctx context.Context) (central.Activity, error) {
 	if err := c.conflictsBySite(ctx, &a); err != nil {
 		return a, err
 	}
+	if a.Backup, err = c.BackupRecord(ctx); err != nil {
+		return a, err
+	}
 	if !c.e.postgres {
 		c.groupOnce.Do(c.startCommitter) // a no-op once an event was applied
 		a.EventsWaiting = len(c.jobs)

@@ -9,6 +9,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // Backups safe to take while the server serves. SQLite: VACUUM INTO, one
@@ -44,19 +48,39 @@ func (c *DB) Backup(ctx context.Context, to string) error {
 		}
 	} else {
 		if _, err := c.e.db.ExecContext(ctx, `VACUUM INTO ?`, tmp); err != nil {
-			return fmt.Errorf("cannot write the backup %s: %w", to, writeFailure(err))
+			return backupWriteError(to, err)
 		}
 		if err := checkSQLiteBackup(ctx, tmp, to); err != nil {
 			return err
 		}
 	}
 	if err := syncFile(tmp); err != nil {
-		return fmt.Errorf("cannot write the backup %s: %w", to, err)
+		return backupWriteError(to, err)
 	}
 	if err := os.Rename(tmp, to); err != nil {
-		return fmt.Errorf("cannot write the backup %s: %w", to, err)
+		return backupWriteError(to, err)
 	}
 	return nil
+}
+
+// backupWriteError says what stopped a backup from being written to the
+// file to: its folder's disk is full, or the folder may not be written.
+// The copy is written there, not into the database, so a full backup
+// folder is not the database refusing writes: the server serves on.
+func backupWriteError(to string, err error) error {
+	dir := filepath.Dir(to)
+	var se *sqlite.Error
+	full := errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) ||
+		(errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_FULL) || strings.Contains(err.Error(), "No space left on device")
+	denied := errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) || strings.Contains(err.Error(), "Permission denied") || strings.Contains(err.Error(), "Read-only file system") ||
+		(errors.As(err, &se) && (se.Code()&0xff == sqlite3.SQLITE_CANTOPEN || se.Code()&0xff == sqlite3.SQLITE_READONLY))
+	switch {
+	case full:
+		return fmt.Errorf("the backup folder %s is full (no space left on its disk): free space there or give another folder (QRDESK_SERVER_BACKUP_DIR); the server's database is not affected: %w", dir, err)
+	case denied:
+		return fmt.Errorf("cannot write in the backup folder %s: give the server's user the right to write there (the service's ReadWritePaths) or give another folder (QRDESK_SERVER_BACKUP_DIR): %w", dir, err)
+	}
+	return fmt.Errorf("cannot write the backup %s: %w", to, err)
 }
 
 // newFile refuses a backup over an existing file, or into a folder that
@@ -97,7 +121,11 @@ func pgDump(ctx context.Context, url, file string) error {
 	}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("pg_dump failed: %s: %w", strings.TrimSpace(string(out)), err)
+		err = fmt.Errorf("pg_dump failed: %s: %w", strings.TrimSpace(string(out)), err)
+		if strings.Contains(string(out), "could not write to output file") || strings.Contains(string(out), "could not open output file") {
+			return backupWriteError(file, err)
+		}
+		return err
 	}
 	return nil
 }

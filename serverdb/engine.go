@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"qrdesk/central"
 	"qrdesk/internal/sqlstore"
@@ -157,19 +159,19 @@ func writeFailure(err error) error {
 		return nil
 	}
 	if reason := sqlstore.WriteRefusal(err); reason != "" {
-		return &central.WriteFailure{Reason: reason, Err: err}
+		return &central.WriteFailure{Reason: reason, Cause: sqliteWriteCause(err), Err: err}
 	}
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		switch {
 		case pe.Code == "25006": // read_only_sql_transaction
-			return &central.WriteFailure{Reason: "PostgreSQL is read-only (a standby, or default_transaction_read_only is on)", Err: err}
+			return &central.WriteFailure{Reason: "PostgreSQL is read-only (a standby, or default_transaction_read_only is on)", Cause: central.WriteReadOnly, Err: err}
 		case pe.Code == "53100": // disk_full
-			return &central.WriteFailure{Reason: "PostgreSQL's disk is full", Err: err}
+			return &central.WriteFailure{Reason: "PostgreSQL's disk is full", Cause: central.WriteDiskFull, Err: err}
 		case pe.Code == "42501": // insufficient_privilege
-			return &central.WriteFailure{Reason: "PostgreSQL does not let the server's role write (" + pe.Message + ")", Err: err}
+			return &central.WriteFailure{Reason: "PostgreSQL does not let the server's role write (" + pe.Message + ")", Cause: central.WriteNoPermission, Err: err}
 		case strings.HasPrefix(pe.Code, "53") || strings.HasPrefix(pe.Code, "58"): // insufficient resources, system error
-			return &central.WriteFailure{Reason: "PostgreSQL cannot write: " + pe.Message, Err: err}
+			return &central.WriteFailure{Reason: "PostgreSQL cannot write: " + pe.Message, Cause: central.WriteDiskError, Err: err}
 		}
 	}
 	return err
@@ -179,3 +181,23 @@ func writeFailure(err error) error {
 // it: for a session's state, such as the advisory lock that marks a
 // PostgreSQL database as served (MarkServing).
 func (e *engine) conn(ctx context.Context) (*sql.Conn, error) { return e.db.Conn(ctx) }
+
+// sqliteWriteCause is the cause (central.WriteFailure.Cause) of a write
+// SQLite refused.
+func sqliteWriteCause(err error) string {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return central.WriteOther
+	}
+	switch se.Code() & 0xff {
+	case sqlite3.SQLITE_READONLY:
+		return central.WriteReadOnly
+	case sqlite3.SQLITE_FULL:
+		return central.WriteDiskFull
+	case sqlite3.SQLITE_CANTOPEN:
+		return central.WriteNoPermission
+	case sqlite3.SQLITE_IOERR:
+		return central.WriteDiskError
+	}
+	return central.WriteOther
+}

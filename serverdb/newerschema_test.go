@@ -39,6 +39,7 @@ func TestOpenRefusesNewerSchema(t *testing.T) {
 		// and a row in ours.
 		for _, q := range []string{
 			`INSERT INTO schema_migrations (version, applied_at) VALUES (` + strconv.Itoa(newer) + `, 1)`,
+			`UPDATE schema_floor SET oldest = ` + strconv.Itoa(newer),
 			`CREATE TABLE from_newer (x INTEGER)`,
 			`INSERT INTO from_newer (x) VALUES (7)`,
 			`INSERT INTO deployment (key, value) VALUES ('from_newer', 'kept')`,
@@ -94,6 +95,49 @@ func TestOpenRefusesNewerSchema(t *testing.T) {
 		}
 		if highest != newer || rows != len(files)+1 || x != 7 || value != "kept" {
 			t.Errorf("after the refusal: schema %d in %d records, from_newer %d, deployment %q; want %d in %d, 7, \"kept\"", highest, rows, x, value, newer, len(files)+1)
+		}
+	})
+}
+
+// The server database records the oldest release (by schema) that may
+// open it, and every release checks the record, on both engines: an older
+// release is refused by the record alone, and a newer release's migration
+// marked harmless to older releases leaves the record, so they still open.
+func TestOldestReleaseThatMayOpen(t *testing.T) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(testing.TB) string) {
+		ctx := context.Background()
+		path := dbPath(t)
+		known := SchemaVersion(strings.HasPrefix(path, "postgres"))
+		c, err := Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var oldest int
+		if err := c.e.db.QueryRowContext(ctx, `SELECT oldest FROM schema_floor`).Scan(&oldest); err != nil || oldest != known {
+			t.Errorf("a migrated database records %d (%v) as the oldest schema that may open it, want this release's %d", oldest, err, known)
+		}
+		// A newer release's compatible migration: it opens.
+		if _, err := c.e.db.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (`+strconv.Itoa(known+1)+`, 1)`); err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+		c, err = Open(ctx, path)
+		if err != nil {
+			t.Fatalf("Open of a database a newer release migrated compatibly (its record still %d): %v", known, err)
+		}
+		// A newer release that older ones may not follow: refused.
+		if _, err := c.e.db.ExecContext(ctx, `UPDATE schema_floor SET oldest = `+strconv.Itoa(known+1)); err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+		c, err = Open(ctx, path)
+		if err == nil {
+			c.Close()
+			t.Fatal("Open of a database that only schema", known+1, "or later may open succeeded, want it refused")
+		}
+		want := "this database was upgraded by a newer qrdesk-server (schema " + strconv.Itoa(known+1) + "; this release knows " + strconv.Itoa(known) + "): install that release again"
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Open error:\n got %q\nwant it to contain %q", err, want)
 		}
 	})
 }

@@ -24,8 +24,12 @@ func TestOpenRefusesNewerSchema(t *testing.T) {
 		t.Fatalf("a migrated database records schema %d, want SchemaVersion %d", got, known)
 	}
 	newer := known + 2
-	if _, err := db.SQL().Exec(`INSERT INTO schema_migrations (version, applied_at) VALUES (?, 1)`, newer); err != nil {
-		t.Fatal(err)
+	// What the newer release did: its migration, and its record of the
+	// oldest schema that may open the database now.
+	for _, q := range []string{`INSERT INTO schema_migrations (version, applied_at) VALUES (?, 1)`, `UPDATE schema_floor SET oldest = ?`} {
+		if _, err := db.SQL().Exec(q, newer); err != nil {
+			t.Fatal(err)
+		}
 	}
 	path := db.Path()
 	db.Close()
@@ -70,8 +74,10 @@ func TestRestoreOverNewerSchema(t *testing.T) {
 	}
 	mustIssue(t, svc, app.IssueRequest{Count: 3}) // what the newer release did
 	newer := SchemaVersion() + 2
-	if _, err := db.SQL().Exec(`INSERT INTO schema_migrations (version, applied_at) VALUES (?, 1)`, newer); err != nil {
-		t.Fatal(err)
+	for _, q := range []string{`INSERT INTO schema_migrations (version, applied_at) VALUES (?, 1)`, `UPDATE schema_floor SET oldest = ?`} {
+		if _, err := db.SQL().Exec(q, newer); err != nil {
+			t.Fatal(err)
+		}
 	}
 	path := db.Path()
 	db.Close()
@@ -100,4 +106,55 @@ func TestRestoreOverNewerSchema(t *testing.T) {
 	if codes != 5 || highest != newer {
 		t.Errorf("the database kept beside (%s) holds %d codes at schema %d, want 5 at %d (as the newer release left it)", saved, codes, highest, newer)
 	}
+}
+
+// The database records the oldest release (by schema) that may open it,
+// and every release checks that record: a release older than the record
+// is refused even when the newer release's migrations are not in the
+// database's list (its record alone says so), and a release that the
+// record allows opens a database that a newer release migrated with
+// changes marked harmless to older releases (sqlstore.CompatibleMark).
+func TestOldestReleaseThatMayOpen(t *testing.T) {
+	ctx := context.Background()
+	known := SchemaVersion()
+	t.Run("Recorded", func(t *testing.T) {
+		_, db, _ := mustOpen(t)
+		if got := count(t, db, `SELECT oldest FROM schema_floor`); got != known {
+			t.Errorf("a migrated database records %d as the oldest schema that may open it, want this release's %d", got, known)
+		}
+	})
+	t.Run("RefusedByTheRecord", func(t *testing.T) {
+		_, db, _ := mustOpen(t)
+		if _, err := db.SQL().Exec(`UPDATE schema_floor SET oldest = ?`, known+1); err != nil {
+			t.Fatal(err)
+		}
+		path := db.Path()
+		db.Close()
+		again, err := Open(ctx, path)
+		if err == nil {
+			again.Close()
+			t.Fatal("Open of a database that only schema", known+1, "or later may open succeeded, want it refused")
+		}
+		want := "cannot open database " + path + ": this database was upgraded by a newer qrdesk (schema " + strconv.Itoa(known+1) + "; this release knows " + strconv.Itoa(known) + "): install that release again, or restore the backup taken before the upgrade (docs/deploy.md, Rolling back)"
+		if got := app.ErrorMessage(err); got != want {
+			t.Errorf("Open error:\n got %q\nwant %q", got, want)
+		}
+	})
+	t.Run("NewerButCompatible", func(t *testing.T) {
+		svc, db, _ := mustOpen(t)
+		mustIssue(t, svc, app.IssueRequest{Count: 2})
+		if _, err := db.SQL().Exec(`INSERT INTO schema_migrations (version, applied_at) VALUES (?, 1)`, known+1); err != nil {
+			t.Fatal(err)
+		}
+		path := db.Path()
+		db.Close()
+		again, err := Open(ctx, path)
+		if err != nil {
+			t.Fatalf("Open of a database a newer release migrated compatibly (its record still %d): %v", known, err)
+		}
+		defer again.Close()
+		if got := count(t, again, `SELECT oldest FROM schema_floor`); got != known {
+			t.Errorf("the record after the older release opened it: %d, want %d (never lowered, never raised past the newer release's)", got, known)
+		}
+	})
 }

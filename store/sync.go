@@ -498,12 +498,13 @@ func (d *DB) SyncState(ctx context.Context) (app.SyncStatus, error) {
 		COALESCE((SELECT value FROM sync_state WHERE key = 'feed_check'), ''),
 		COALESCE((SELECT CAST(value AS INTEGER) FROM sync_state WHERE key = 'last_ok'), 0),
 		(SELECT count(*) FROM outbox WHERE state = 'pending'),
+		COALESCE((SELECT at FROM outbox WHERE state = 'pending' ORDER BY id LIMIT 1), 0),
 		(SELECT count(*) FROM outbox WHERE state = 'rejected'),
 		(SELECT count(*) FROM outbox WHERE state = 'pending' AND result <> '' AND json_extract(result, '$.outcome') = ?),
 		COALESCE((SELECT CAST(value AS INTEGER) FROM sync_state WHERE key = 'not_understood'), 0),
 		COALESCE((SELECT value FROM sync_state WHERE key = 'not_understood_last'), ''),
 		`+clockColumns, app.OutcomeUnsupported).
-		Scan(&st.Cursor, &st.Check, &st.LastOK, &st.Waiting, &st.Rejected, &st.WaitingUpgrade, &st.NotUnderstood, &st.NotUnderstoodLast, &st.Clock.OffsetMS, &st.Clock.MeasuredAt)
+		Scan(&st.Cursor, &st.Check, &st.LastOK, &st.Waiting, &st.OldestWaitingAt, &st.Rejected, &st.WaitingUpgrade, &st.NotUnderstood, &st.NotUnderstoodLast, &st.Clock.OffsetMS, &st.Clock.MeasuredAt)
 	return st, d.wrap(err, "cannot read the sync state")
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,13 +12,30 @@ import (
 )
 
 // backup is 'qrdesk-server backup -o FILE': a consistent copy of the
-// database taken while the server serves (serverdb.Backup).
-func backup(ctx context.Context, st *serverdb.DB, to string, out io.Writer) error {
+// database taken while the server serves (serverdb.Backup). Its outcome
+// is recorded in the database, whose metrics say when the last backup
+// succeeded and whether the latest failed. 'backup --failed REASON' only
+// records a failure: the backup service's OnFailure= unit runs it when the
+// service failed before the backup could say so itself.
+func backup(ctx context.Context, st *serverdb.DB, now func() time.Time, to, failed string, out, errOut io.Writer) error {
+	if failed != "" {
+		if err := st.RecordBackup(ctx, now().Unix(), errors.New(failed)); err != nil {
+			return fmt.Errorf("cannot record the failed backup in the database: %w", err)
+		}
+		fmt.Fprintf(out, "recorded a failed backup: %s\n", failed)
+		return nil
+	}
 	if to == "" {
 		return usageErr("give the backup file: qrdesk-server backup -o FILE (a new file: a backup never overwrites one)")
 	}
 	start := time.Now()
-	if err := st.Backup(ctx, to); err != nil {
+	err := st.Backup(ctx, to)
+	if rerr := st.RecordBackup(ctx, now().Unix(), err); rerr != nil {
+		// The database that cannot take this row may still have been
+		// copied; the metric's last success then stays where it was.
+		fmt.Fprintf(errOut, "qrdesk-server backup: cannot record the backup's outcome in the database: %v\n", rerr)
+	}
+	if err != nil {
 		return err
 	}
 	size := int64(0)

@@ -11,7 +11,7 @@
 //	              admin reset NAME | admin remove NAME | admin list
 //	qrdesk-server report [--date YYYY-MM-DD]
 //	qrdesk-server compact
-//	qrdesk-server backup -o FILE | restore FILE | restore --epoch-only
+//	qrdesk-server backup -o FILE | backup --failed REASON | restore FILE | restore --epoch-only
 //	qrdesk-server version | --version
 package main
 
@@ -78,6 +78,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 	letter := fs.String("letter", "", "station add: the desk's station letter A–Z (its settings station_id)")
 	siteName := fs.String("site", "", "station add: the desk's site (default: the first site, 'main' after an upgrade); report: only this site's conflicts and flagged events")
 	backupTo := fs.String("o", "", "backup: the new file to write the backup to")
+	backupFailed := fs.String("failed", "", "backup: take no backup, only record that one failed, with this reason (the backup service's OnFailure=)")
 	epochOnly := fs.Bool("epoch-only", false, "restore: only start a new history epoch (after a restore made by hand)")
 	supervisor := fs.Bool("supervisor", false, "operators add: a supervisor (may disable and enable labels, change settings, reprint and undo at the desks)")
 	allOperators := fs.Bool("all", false, "operators list: removed operators too")
@@ -168,7 +169,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 	case "report":
 		err = report(ctx, st, now, *date, *siteName, stdout)
 	case "backup":
-		err = backup(ctx, st, *backupTo, stdout)
+		err = backup(ctx, st, now, *backupTo, *backupFailed, stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "qrdesk-server: unknown command %q: use serve, station, site, admin, operators, ring, report, compact, backup, restore or version\n", cmd)
 		return 2
@@ -229,8 +230,14 @@ func serve(ctx context.Context, st dashboardDB, replica *serverdb.Replica, log *
 		return usageErr("give both --tls-cert and --tls-key, or neither")
 	}
 	if cert != "" {
-		if _, err := tls.LoadX509KeyPair(cert, key); err != nil {
+		pair, err := tls.LoadX509KeyPair(cert, key)
+		if err != nil {
 			return fmt.Errorf("cannot use the TLS certificate: %w", err)
+		}
+		if pair.Leaf != nil {
+			// Read at start: a renewed certificate takes a restart, which
+			// the metric then follows.
+			metrics.SetCertificateExpiry(pair.Leaf.NotAfter)
 		}
 	}
 	if metricsListen != "" {

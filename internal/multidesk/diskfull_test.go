@@ -57,8 +57,8 @@ func TestPostgresDiskFullIsTold(t *testing.T) {
 	}
 	_, metrics := get(t, h.URL+"/metrics")
 	for _, want := range []string{
-		`qrdesk_db_write_failures_total{route="POST /v1/redeem"} 1`,
-		`qrdesk_db_write_failures_total{route="POST /v1/events"} 1`,
+		`qrdesk_db_write_failures_total{cause="disk_full",route="POST /v1/redeem"} 1`,
+		`qrdesk_db_write_failures_total{cause="disk_full",route="POST /v1/events"} 1`,
 	} {
 		if !strings.Contains(metrics, want) {
 			t.Errorf("metrics lack %s; got:\n%s", want, grepLines(metrics, "qrdesk_db_write"))

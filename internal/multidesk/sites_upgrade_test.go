@@ -87,9 +87,9 @@ func migrateBeforeSites(t *testing.T, dbPath string, postgres bool) (*sql.DB, in
 // tables lists the tables of a database (the migrations' record left out).
 func tables(t *testing.T, db *sql.DB, postgres bool) []string {
 	t.Helper()
-	q := `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'schema_migrations' ORDER BY name`
+	q := `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT IN ('schema_migrations', 'schema_floor') ORDER BY name`
 	if postgres {
-		q = `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_name <> 'schema_migrations' ORDER BY table_name`
+		q = `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_name NOT IN ('schema_migrations', 'schema_floor') ORDER BY table_name`
 	}
 	rows, err := db.Query(q)
 	if err != nil {

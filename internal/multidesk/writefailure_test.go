@@ -76,8 +76,8 @@ func TestDatabaseRefusingWrites(t *testing.T) {
 		t.Run("MetricCountsWriteFailures", func(t *testing.T) {
 			_, body := get(t, srv.URL+"/metrics")
 			for _, want := range []string{
-				`qrdesk_db_write_failures_total{route="POST /v1/redeem"} 1`,
-				`qrdesk_db_write_failures_total{route="POST /v1/enrol"} 1`, // the sync's first request
+				`qrdesk_db_write_failures_total{cause="read_only",route="POST /v1/redeem"} 1`,
+				`qrdesk_db_write_failures_total{cause="read_only",route="POST /v1/enrol"} 1`, // the sync's first request
 			} {
 				if !strings.Contains(body, want) {
 					t.Errorf("metrics lack %s; got:\n%s", want, grepLines(body, "qrdesk_db_write"))

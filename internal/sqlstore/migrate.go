@@ -18,8 +18,9 @@ import (
 // starting together apply each one exactly once: SQLite's writing
 // transactions are immediate, and on PostgreSQL an advisory lock
 // (migrations only, never the write path) makes servers starting together
-// take turns. A database that records a migration newer than any in dir
-// is refused untouched with a *NewerSchemaError.
+// take turns. A database that only newer releases may open (its
+// schema_floor, newer.go) is refused untouched with a *NewerSchemaError;
+// once migrated, the database records the oldest schema that may open it.
 func Migrate(ctx context.Context, db *sql.DB, fsys fs.FS, dir string, postgres bool) error {
 	files, err := migrationFiles(fsys, dir)
 	if err != nil {
@@ -34,6 +35,13 @@ func Migrate(ctx context.Context, db *sql.DB, fsys fs.FS, dir string, postgres b
 		if err := applyMigration(ctx, db, fsys, postgres, m); err != nil {
 			return fmt.Errorf("migration %s: %w", m.name, err)
 		}
+	}
+	floor, err := floorOf(fsys, files)
+	if err != nil {
+		return err
+	}
+	if err := recordFloor(ctx, db, postgres, floor); err != nil {
+		return fmt.Errorf("record the oldest schema that may open the database: %w", err)
 	}
 	return nil
 }
