@@ -165,11 +165,10 @@ func TestRemovedOperatorAfterTheDesksRestore(t *testing.T) {
 // backup. A removal is an administrator's decision the desks heard of: it
 // must not be undone silently. After the desks' syncs, the operator is
 // refused at every desk, a desk enrolled after the restore too, and the
-// server's list holds the removal again.
+// server's list holds the removal again, at its time (a desk that holds
+// the member removed sends the removal again). Added back later by the
+// manager, li is a new member whom no desk removes.
 func TestRemovedOperatorAfterTheServersRestore(t *testing.T) {
-	t.Skip("known gap: a removal made at the server after its backup is lost by the restore; desks that heard of it keep it " +
-		"(store.applyStaffChange never takes a removal back) but do not send it again, so the server holds the operator " +
-		"active and a desk enrolled (or a database started) after the restore signs the badge in")
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
@@ -180,7 +179,7 @@ func TestRemovedOperatorAfterTheServersRestore(t *testing.T) {
 		badge := badgeOf(t, a.Desk, "li")
 		backup := g.backup()
 		g.Now = g.Now.Add(time.Minute)
-		changeStaff(t, g.Harness, central.StaffChange{Action: protocol.StaffRemove, Name: "li"}, "")
+		removed := changeStaff(t, g.Harness, central.StaffChange{Action: protocol.StaffRemove, Name: "li"}, "")
 		a.Sync(t)
 		b.Sync(t)
 		refused(t, a.Desk, "desk A after the removal", badge)
@@ -206,6 +205,21 @@ func TestRemovedOperatorAfterTheServersRestore(t *testing.T) {
 			if m.Name == "li" && m.RemovedAt == 0 {
 				t.Errorf("the restored server holds li on its staff list again: %+v", m)
 			}
+			if m.Name == "li" && m.RemovedAt != removed.RemovedAt {
+				t.Errorf("the removal sent again is dated %d, the administrator's was %d", m.RemovedAt, removed.RemovedAt)
+			}
+		}
+		// The manager adds li back later: a new member, whom no desk
+		// removes again.
+		g.Now = g.Now.Add(time.Minute)
+		changeStaff(t, g.Harness, central.StaffChange{Action: protocol.StaffAdd, Name: "li"}, "1357")
+		for _, d := range []*watchedDesk{a, b, c, a, b, c} {
+			d.Sync(t)
+		}
+		again := badgeOf(t, c.Desk, "li")
+		for name, d := range map[string]*watchedDesk{"desk A": a, "desk B": b, "desk C": c} {
+			signsIn(t, d.Desk, name+", li added back", again, "li", false)
+			refused(t, d.Desk, name+", li's old badge", badge)
 		}
 	})
 }
