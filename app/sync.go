@@ -550,6 +550,9 @@ func (s *Service) uploadEvents(ctx context.Context, ss SyncStore, ring string) e
 				// An older server refuses fields it does not know.
 				ev.ClockOffsetMS, ev.ClockAge = nil, 0
 			}
+			if server.Protocol < protocol.SiteCloseVersion {
+				ev.Site = ""
+			}
 			send = append(send, ev)
 		}
 		var results []RemoteResult

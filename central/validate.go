@@ -51,6 +51,8 @@ func validateEvent(ev Event) error {
 		return Badf("an undo names the event_id of the redemption it undoes in undoes")
 	case ev.Kind != KindUndo && ev.Undoes != "":
 		return Badf("undoes is only for an undo")
+	case ev.Kind != KindExpire && ev.Site != "":
+		return Badf("site is only for an expiry (the site the desk closed its day in)")
 	case ev.At <= 0:
 		return Badf("at must be Unix seconds")
 	}

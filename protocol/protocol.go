@@ -55,8 +55,10 @@ const (
 // 3 (ClockVersion): answers carry the server's clock (TimeHeader), events
 // may carry the desk's clock offset (Event.ClockOffsetMS, ClockAge);
 // 4 (RefVersion): a batch upload may carry each code's ref and batch
-// (UploadCode.Ref, Batch), and the feed and snapshot carry the ref.
-const Version = 4
+// (UploadCode.Ref, Batch), and the feed and snapshot carry the ref;
+// 5 (SiteCloseVersion): a close's expiry may name the site the desk
+// closed in (Event.Site).
+const Version = 5
 
 // ClockVersion is the first version whose server reads the clock fields of
 // an event: a desk sends them to no older server (one that refuses unknown
@@ -68,6 +70,10 @@ const ClockVersion = 3
 // unknown fields), and a desk of an older version reads the feed and
 // snapshot as before (it ignores the ref).
 const RefVersion = 4
+
+// SiteCloseVersion is the first version whose server reads an expiry's
+// site (Event.Site): a desk sends it to no older server.
+const SiteCloseVersion = 5
 
 // Header carries Version on every request and answer.
 const Header = "Qrdesk-Protocol"

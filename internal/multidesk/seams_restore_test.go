@@ -274,3 +274,53 @@ func TestSerialsAfterBothRestores(t *testing.T) {
 		}
 	})
 }
+
+// TestCloseAfterAMoveTheServersRestoreLost: desk A issues two labels in
+// site main; the server is backed up; the administrator moves A to North,
+// and A hears of it at its next sync. Offline, A closes its day expiring
+// the unused labels it holds, main's two among them. The server is then
+// restored from its backup, which holds A in main. A's close was made as a
+// North desk: it expires nothing of main, though the restored server
+// holds A in main when the expiries arrive. The labels stay usable, main's
+// desk M hands one over online, and A's copies follow the server.
+func TestCloseAfterAMoveTheServersRestoreLost(t *testing.T) {
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		ctx := context.Background()
+		g := newRestorable(t, dbPath)
+		a, m := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk M", "M")
+		codes := a.Issue(t, 2)
+		a.Sync(t)
+		m.Sync(t)
+		if err := g.DB.AddSite(ctx, "North", 1); err != nil {
+			t.Fatal(err)
+		}
+		backup := g.backup()
+		g.Now = g.Now.Add(time.Minute)
+		if err := g.DB.SetStationSite(ctx, "Desk A", "North"); err != nil {
+			t.Fatal(err)
+		}
+		a.Sync(t)
+		back := offline(a.Desk, "Desk A")
+		g.Now = g.Now.Add(time.Minute)
+		if dc := a.CloseDay(t, true); dc.ExpiredNow != len(codes) {
+			t.Fatalf("desk A's close expired %d labels, want its %d (the test's premise changed)", dc.ExpiredNow, len(codes))
+		}
+		back()
+		g.restore(backup)
+		g.Now = g.Now.Add(time.Minute)
+		for _, d := range []*watchedDesk{a, m, a, m} {
+			d.Sync(t)
+		}
+		for _, c := range codes {
+			if got := serverStatus(t, g.Harness, c); got != string(app.StatusUnused) {
+				t.Errorf("main's label %s is %s at the restored server after the close desk A made as North's, want unused", c, got)
+			}
+		}
+		if v := m.Redeem(t, codes[0], "wang"); v.Outcome != app.OutcomeRedeemed {
+			t.Errorf("desk M (main) online, main's label after North's close: %+v", v)
+		}
+		a.Sync(t)
+		wantConverged(t, g.Harness, map[string]*centraltest.Desk{"A": a.Desk, "M": m.Desk}, codes...)
+	})
+}
