@@ -319,3 +319,44 @@ func TestCloseAfterAMoveTheServersRestoreLost(t *testing.T) {
 		wantConverged(t, g.Harness, map[string]*centraltest.Desk{"A": a.Desk, "M": m.Desk}, codes...)
 	})
 }
+
+// TestRemovedOperatorsWorkFlaggedWhenTheRemovalComesBack: li is removed at
+// the server after its backup; desk A hears of it, desk D (offline) does
+// not. The server is restored from the backup (li current again). D, still
+// offline, hands a parcel over on li's badge after the removal time, and
+// syncs first: the restored server takes the redemption unflagged. Then A
+// syncs and sends the removal back, dated when it was made: the server
+// flags D's redemption as a removed operator's work, as it would have had
+// it heard of the removal first.
+func TestRemovedOperatorsWorkFlaggedWhenTheRemovalComesBack(t *testing.T) {
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		g := newRestorable(t, dbPath)
+		a, d := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk D", "D")
+		changeStaff(t, g.Harness, central.StaffChange{Action: protocol.StaffAdd, Name: "li"}, "2468")
+		codes := a.Issue(t, 2)
+		a.Sync(t)
+		d.Sync(t)
+		backup := g.backup()
+		g.Now = g.Now.Add(time.Minute)
+		changeStaff(t, g.Harness, central.StaffChange{Action: protocol.StaffRemove, Name: "li"}, "")
+		a.Sync(t)
+		g.restore(backup)
+		g.Now = g.Now.Add(time.Minute)
+		d.Offline(func() {
+			if v := d.Redeem(t, codes[0], "li"); v.Outcome != app.OutcomeRedeemed {
+				t.Fatalf("desk D offline, li's scan: %+v", v)
+			}
+		})
+		d.Sync(t)
+		a.Sync(t) // finds the restore (its feed position is gone) and starts over
+		a.Sync(t) // sends the removal again
+		var flags int64
+		if err := g.DB.QueryRowForTests(`SELECT flags FROM events WHERE kind = 'redeem' AND code = ?`, codes[0]).Scan(&flags); err != nil {
+			t.Fatal(err)
+		}
+		if central.Flags(flags)&central.FlagRemovedStaff == 0 {
+			t.Errorf("desk D's redemption by li after li's removal carries flags %d, without the removed operator's", flags)
+		}
+	})
+}
