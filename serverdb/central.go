@@ -796,7 +796,7 @@ func (c *DB) redeem(ctx context.Context, tx *etx, st central.Station, ev central
 	// Refused: the label is as cc says (it is held), and each answer below
 	// is the guard's reason. No other state can have refused it: rather
 	// than answer what it did not record, the event fails and is sent again.
-	if cc.status == string(app.StatusUsed) && ev.Offline && cc.usedStation == st.Name && cc.usedEvent != ev.EventID {
+	if cc.status == string(app.StatusUsed) && ev.Offline && !ev.TakenBack && cc.usedStation == st.Name && cc.usedEvent != ev.EventID {
 		if r, ok, err := c.renumbered(ctx, tx, st, ev, cc); err != nil || ok {
 			return r, note, when, err
 		}
@@ -843,7 +843,9 @@ func (c *DB) redeem(ctx context.Context, tx *etx, st central.Station, ev central
 // It is one handover, not a conflict: the record follows the desk's new id
 // (the event row, the label's used_event, what names it), and the answer
 // is the one recorded, as a duplicate (decide records nothing more, so
-// the dashboard counts it once).
+// the dashboard counts it once). A redemption whose undo comes with it
+// (TakenBack) is another one, taken back: it is never renumbered onto the
+// record.
 func (c *DB) renumbered(ctx context.Context, tx *etx, st central.Station, ev central.Event, cc centralCode) (central.Result, bool, error) {
 	prev, err := c.readEvent(ctx, tx, cc.usedEvent)
 	if errors.Is(err, sql.ErrNoRows) {
