@@ -296,6 +296,12 @@ func (c *checker) staffFlagged() {
 		if !removed || v.Outcome != app.OutcomeRedeemed || !v.Began.After(at.Add(clockSlack)) {
 			continue
 		}
+		if c.topo.removed[clerk(v.Desk)] == 0 && len(c.r.restores) > 0 {
+			// A server restore lost the removal before any desk heard of
+			// it: nothing that survives holds it (a desk that heard of it
+			// sends it back, store.sendLostRemoval).
+			continue
+		}
 		e, ok := c.events[v.TraceID]
 		if !ok || (e.Outcome != "redeemed" && e.Outcome != "conflict") {
 			continue
