@@ -19,6 +19,9 @@ type Remote interface {
 	// check names the desk's highest write, for the server to confirm it
 	// holds it (Enrolment.Lost).
 	Enrol(ctx context.Context, ringID string, checks []protocol.WriteCheck) (Enrolment, error)
+	// EnrolHolding enrols again naming the serials the desk holds
+	// (protocol.EnrolRequest.Held), for a server that lost history.
+	EnrolHolding(ctx context.Context, ringID string, held []protocol.LetterSerialMark) (Enrolment, error)
 	// UploadBatch returns the server's write number for the codes (0: none).
 	UploadBatch(ctx context.Context, ringID string, codes []UploadCode) (int64, error)
 	Redeem(ctx context.Context, ringID string, ev RemoteEvent) (RemoteResult, error)
@@ -71,6 +74,10 @@ type SyncStore interface {
 	// SetSerialMarks keeps the highest serials the server holds for the
 	// desk's letter there (Enrolment.Serials): the desk issues above them.
 	SetSerialMarks(ctx context.Context, letter string, marks []protocol.SerialMark) error
+	// HeldSerials returns the highest serial of the labels the desk holds
+	// per letter, label date (from from, YYYY-MM-DD, on) and prefix: its
+	// own and the copies of other desks' (EnrolRequest.Held).
+	HeldSerials(ctx context.Context, from string) ([]protocol.LetterSerialMark, error)
 	// ClearRestored notes that a sync followed a restore of the desk's
 	// database (IssueStore.RestoredUnsynced).
 	ClearRestored(ctx context.Context) error
@@ -395,8 +402,36 @@ func (s *Service) resendAll(ctx context.Context, ss SyncStore, ring, why string)
 	if err := ss.ForgetWrites(ctx); err != nil {
 		return err
 	}
+	// Before the start over, which drops the copies the server no longer has.
+	if err := s.tellHeldSerials(ctx, ss, ring); err != nil {
+		return err
+	}
 	_, err := s.startOver(ctx, ss, ring)
 	return err
+}
+
+// tellHeldSerials tells a server that lost history the serials of every
+// label this desk holds, its copies of the other desks' too: a desk
+// restored with the server (both to before it issued some serials) learns
+// them from the server at its enrolment, and never issues them again.
+func (s *Service) tellHeldSerials(ctx context.Context, ss SyncStore, ring string) error {
+	server, err := ss.ServerState(ctx)
+	if err != nil || server.Protocol < protocol.SiteCloseVersion {
+		return err
+	}
+	from := s.ClockNow(ctx).AddDate(0, 0, -IssueDaysBack-2).Format("2006-01-02")
+	held, err := ss.HeldSerials(ctx, from)
+	if err != nil || len(held) == 0 {
+		return err
+	}
+	if len(held) > protocol.MaxHeldMarks {
+		held = held[len(held)-protocol.MaxHeldMarks:] // the latest days
+	}
+	en, err := s.Remote.EnrolHolding(ctx, ring, held)
+	if err != nil {
+		return err
+	}
+	return ss.SetSerialMarks(ctx, en.Letter, en.Serials)
 }
 
 // startOver brings the desk's copy to the server's state from a snapshot,
@@ -552,6 +587,9 @@ func (s *Service) uploadEvents(ctx context.Context, ss SyncStore, ring string) e
 			if server.Protocol < protocol.ClockVersion {
 				// An older server refuses fields it does not know.
 				ev.ClockOffsetMS, ev.ClockAge = nil, 0
+			}
+			if server.Protocol < protocol.SiteCloseVersion {
+				ev.Site = ""
 			}
 			send = append(send, ev)
 		}

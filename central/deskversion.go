@@ -24,7 +24,9 @@ func (v DeskVersion) Known() bool { return v.Protocol > 0 }
 // server, so it does not understand every change the feed carries (undo,
 // replace, expiry) and refuses those labels while its sync reports success.
 func (v DeskVersion) TooOld() string {
-	if !v.Known() || v.Protocol >= protocol.Version {
+	if !v.Known() || v.Protocol >= protocol.RefVersion {
+		// A desk of RefVersion decides and shows as this server does; its
+		// closes name no site, and are judged on the server's record alone.
 		return ""
 	}
 	if v.Protocol >= protocol.ClockVersion {

@@ -39,6 +39,19 @@ type ClosedLabel struct {
 	Site string // the name of the label's site
 }
 
+// CloseSiteRefusal says why a close's expiry made by a desk that knew it
+// was in site closedIn ("": not known) is not applied by a server that
+// holds that desk in site deskSite ("" when the event may go on): the desk
+// moved between its close and the event's arrival, or a restore of the
+// server lost its move. Neither record is sure then, and an expiry that
+// cannot be taken back is made only where both agree.
+func CloseSiteRefusal(closedIn, deskSite string) string {
+	if closedIn == "" || deskSite == "" || closedIn == deskSite {
+		return ""
+	}
+	return "the day was closed at a desk of site " + closedIn + ", and the server holds this desk in site " + deskSite + ": the close expires nothing there; the label stays as it is at the server (a desk of its site closes that site's day)"
+}
+
 // CloseExpiryRefusal is why the server does not apply a close's expiry of
 // label l sent by a desk of site closerSite at the server's time now (its
 // own clock and time zone), or "" when it applies it: a label of another

@@ -91,6 +91,9 @@ type Store interface {
 	// letter, per label date and prefix, for label dates from from
 	// (YYYY-MM-DD) on.
 	SerialMarks(ctx context.Context, letter, from string) ([]protocol.SerialMark, error)
+	// KeepHeldSerials keeps the highest serials a desk holds labels of
+	// (protocol.EnrolRequest.Held): SerialMarks never answers below them.
+	KeepHeldSerials(ctx context.Context, held []protocol.LetterSerialMark) error
 	// SetDeskVersion records what the station's desk says it runs.
 	SetDeskVersion(ctx context.Context, stationID int64, v DeskVersion) error
 	// StationByToken finds a station by token: ErrUnauthorized when no

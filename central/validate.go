@@ -2,8 +2,11 @@ package central
 
 import (
 	"regexp"
+	"strings"
+	"time"
 
 	"qrdesk/app"
+	"qrdesk/protocol"
 )
 
 // Limits of a request.
@@ -51,6 +54,8 @@ func validateEvent(ev Event) error {
 		return Badf("an undo names the event_id of the redemption it undoes in undoes")
 	case ev.Kind != KindUndo && ev.Undoes != "":
 		return Badf("undoes is only for an undo")
+	case ev.Kind != KindExpire && ev.Site != "":
+		return Badf("site is only for an expiry (the site the desk closed its day in)")
 	case ev.At <= 0:
 		return Badf("at must be Unix seconds")
 	}
@@ -159,6 +164,30 @@ func ValidateStation(st Station) error {
 	}
 	if st.Letter != "" && !app.ValidStationLetter(st.Letter) {
 		return Badf("station letter %q is not allowed: use one letter A–Z, the desk's station id", st.Letter)
+	}
+	return nil
+}
+
+// ValidateHeldSerials checks the serials a desk says it holds
+// (protocol.EnrolRequest.Held): at most protocol.MaxHeldMarks, each of a
+// station letter, a label date (YYYY-MM-DD), a prefix of A–Z and a serial
+// a label can print.
+func ValidateHeldSerials(held []protocol.LetterSerialMark) error {
+	if len(held) > protocol.MaxHeldMarks {
+		return Badf("the enrolment names %d held serials: at most %d", len(held), protocol.MaxHeldMarks)
+	}
+	for i, m := range held {
+		_, dateErr := time.Parse("2006-01-02", m.Date)
+		switch {
+		case !app.ValidStationLetter(m.Letter):
+			return Badf("held[%d]: letter must be one of A–Z", i)
+		case dateErr != nil:
+			return Badf("held[%d]: date must be YYYY-MM-DD", i)
+		case len(m.Prefix) > app.MaxPrefixLen || strings.Trim(m.Prefix, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "":
+			return Badf("held[%d]: prefix must be at most %d letters A–Z", i, app.MaxPrefixLen)
+		case m.Serial < 1 || m.Serial > 99_999_999:
+			return Badf("held[%d]: serial must be 1 to 99999999", i)
+		}
 	}
 	return nil
 }

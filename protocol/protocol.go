@@ -55,8 +55,11 @@ const (
 // 3 (ClockVersion): answers carry the server's clock (TimeHeader), events
 // may carry the desk's clock offset (Event.ClockOffsetMS, ClockAge);
 // 4 (RefVersion): a batch upload may carry each code's ref and batch
-// (UploadCode.Ref, Batch), and the feed and snapshot carry the ref.
-const Version = 4
+// (UploadCode.Ref, Batch), and the feed and snapshot carry the ref;
+// 5 (SiteCloseVersion): a close's expiry may name the site the desk
+// closed in (Event.Site), and an enrolment the serials the desk holds
+// (EnrolRequest.Held).
+const Version = 5
 
 // ClockVersion is the first version whose server reads the clock fields of
 // an event: a desk sends them to no older server (one that refuses unknown
@@ -68,6 +71,11 @@ const ClockVersion = 3
 // unknown fields), and a desk of an older version reads the feed and
 // snapshot as before (it ignores the ref).
 const RefVersion = 4
+
+// SiteCloseVersion is the first version whose server reads an expiry's
+// site (Event.Site) and an enrolment's held serials (EnrolRequest.Held):
+// a desk sends them to no older server.
+const SiteCloseVersion = 5
 
 // Header carries Version on every request and answer.
 const Header = "Qrdesk-Protocol"
@@ -218,7 +226,24 @@ type WriteCheck struct {
 // named or below a confirmed one that was lost with it.
 type EnrolRequest struct {
 	Writes []WriteCheck `json:"writes,omitempty"`
+	// Held are the highest serials of the labels the desk holds, of every
+	// letter (copies from the feed included), that a desk sends once it
+	// found the server lost history (restored from a backup): the server
+	// keeps them (max) and its serial marks for a letter never go below
+	// them, so a desk restored too never issues its lost serials again.
+	// Sent only to a server of SiteCloseVersion (5) or later, at most
+	// MaxHeldMarks.
+	Held []LetterSerialMark `json:"held,omitempty"`
 }
+
+// LetterSerialMark is a SerialMark of the station letter Letter.
+type LetterSerialMark struct {
+	Letter string `json:"letter"`
+	SerialMark
+}
+
+// MaxHeldMarks is the most marks one enrolment carries (EnrolRequest.Held).
+const MaxHeldMarks = 5000
 
 // MaxWriteChecks is the most writes a desk names at one enrolment; the
 // rest are named at its next.

@@ -31,6 +31,12 @@ type Event struct {
 	// Staff is a staff event's change of the deployment's staff list
 	// (KindStaff; its Code is empty).
 	Staff *StaffChange `json:"staff,omitempty"`
+	// Site is, on a close's expiry (KindExpire), the name of the site the
+	// desk knew it was in when it closed its day: the server expires the
+	// label only if it holds the desk in that site too ("": not known,
+	// judged on the server's record alone). Sent only to a server of
+	// SiteCloseVersion or later.
+	Site string `json:"site,omitempty"`
 	// OutboxID is the event's place in the desk's outbox (not sent).
 	OutboxID int64 `json:"-"`
 	// TakenBack is set by the server on a redemption whose undo comes in

@@ -107,6 +107,14 @@ func (c *Client) Enrol(ctx context.Context, ring string, checks []protocol.Write
 	return out, err
 }
 
+// EnrolHolding enrols naming the serials the desk holds (a server of
+// protocol.SiteCloseVersion or later).
+func (c *Client) EnrolHolding(ctx context.Context, ring string, held []protocol.LetterSerialMark) (app.Enrolment, error) {
+	var out app.Enrolment
+	err := c.do(ctx, "POST", "/v1/enrol", ring, protocol.EnrolRequest{Held: held}, &out)
+	return out, err
+}
+
 // UploadBatch sends codes and returns the server's write number for them
 // (0: none given, e.g. all were stored already, or an older server).
 func (c *Client) UploadBatch(ctx context.Context, ring string, codes []app.UploadCode) (int64, error) {

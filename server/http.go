@@ -428,8 +428,11 @@ func (a *API) enrol(r *http.Request, st central.Station) (any, error) {
 	// The desk names writes it was given: one the server does not hold as
 	// that write was lost (a restore), even if the counter caught up with
 	// writes whose answers never reached the desk.
-	checks, err := namedWrites(r)
+	checks, held, err := namedWrites(r)
 	if err != nil {
+		return nil, err
+	}
+	if err := a.Store.KeepHeldSerials(r.Context(), held); err != nil {
 		return nil, err
 	}
 	if len(checks) > 0 {
@@ -464,22 +467,26 @@ func (a *API) enrol(r *http.Request, st central.Station) (any, error) {
 
 // namedWrites reads the writes a desk names at its enrolment: the body's
 // list (protocol.EnrolRequest), or the one write in the query of a desk
-// from before the list (its highest).
-func namedWrites(r *http.Request) ([]protocol.WriteCheck, error) {
+// from before the list (its highest); and the serials it holds
+// (EnrolRequest.Held), checked.
+func namedWrites(r *http.Request) ([]protocol.WriteCheck, []protocol.LetterSerialMark, error) {
 	var req protocol.EnrolRequest
 	if err := decode(r, &req); err != nil && !errors.Is(err, io.EOF) {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(req.Writes) > protocol.MaxWriteChecks {
-		return nil, central.Badf("the enrolment names %d writes: at most %d", len(req.Writes), protocol.MaxWriteChecks)
+		return nil, nil, central.Badf("the enrolment names %d writes: at most %d", len(req.Writes), protocol.MaxWriteChecks)
+	}
+	if err := central.ValidateHeldSerials(req.Held); err != nil {
+		return nil, nil, err
 	}
 	if len(req.Writes) > 0 {
-		return req.Writes, nil
+		return req.Writes, req.Held, nil
 	}
 	if n, err := strconv.ParseInt(r.URL.Query().Get("write"), 10, 64); err == nil && n > 0 {
-		return []protocol.WriteCheck{{Number: n, Key: r.URL.Query().Get("key")}}, nil
+		return []protocol.WriteCheck{{Number: n, Key: r.URL.Query().Get("key")}}, req.Held, nil
 	}
-	return nil, nil
+	return nil, req.Held, nil
 }
 
 // kinds returns the event kinds this server decides.

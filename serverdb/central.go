@@ -658,6 +658,9 @@ func (c *DB) decide(ctx context.Context, tx *etx, st central.Station, ev central
 		return central.Result{}, err
 	}
 	r.EventID = ev.EventID
+	if ev.Kind == central.KindRedeem && r.Duplicate {
+		return r, nil // recorded already, under the desk's first id (renumbered)
+	}
 	if r.Outcome == central.OutcomeUnknown {
 		// Not recorded: the desk sends it again once the desk that issued
 		// the code has uploaded it.
@@ -793,6 +796,11 @@ func (c *DB) redeem(ctx context.Context, tx *etx, st central.Station, ev central
 	// Refused: the label is as cc says (it is held), and each answer below
 	// is the guard's reason. No other state can have refused it: rather
 	// than answer what it did not record, the event fails and is sent again.
+	if cc.status == string(app.StatusUsed) && ev.Offline && !ev.TakenBack && cc.usedStation == st.Name && cc.usedEvent != ev.EventID {
+		if r, ok, err := c.renumbered(ctx, tx, st, ev, cc); err != nil || ok {
+			return r, note, when, err
+		}
+	}
 	handedBack := false
 	if cc.status == string(app.StatusUsed) && ev.Offline && ev.TakenBack && cc.usedAt > when {
 		// Only while its undo is not refused already: an undo that reached
@@ -824,6 +832,46 @@ func (c *DB) redeem(ctx context.Context, tx *etx, st central.Station, ev central
 		return central.Result{Outcome: central.OutcomeExpired, Reason: expiredReason(cc), Status: cc.status}, note, when, nil
 	}
 	return central.Result{}, note, when, fmt.Errorf("redeem %s: the label is %s under its lock, yet the guarded update changed nothing", ev.Code, cc.status)
+}
+
+// renumbered recognises, in a redemption ev of a label whose record is
+// another event of the same desk, that same redemption under a new id:
+// the same label, operator and desk time. A desk gives an event a new id
+// when a restored server answers that its id is another desk's
+// (ServerRefusal.IDTaken); restored once more, to a backup that holds the
+// event under its first id, the server meets it again under the new one.
+// It is one handover, not a conflict: the record follows the desk's new id
+// (the event row, the label's used_event, what names it), and the answer
+// is the one recorded, as a duplicate (decide records nothing more, so
+// the dashboard counts it once). A redemption whose undo comes with it
+// (TakenBack) is another one, taken back: it is never renumbered onto the
+// record.
+func (c *DB) renumbered(ctx context.Context, tx *etx, st central.Station, ev central.Event, cc centralCode) (central.Result, bool, error) {
+	prev, err := c.readEvent(ctx, tx, cc.usedEvent)
+	if errors.Is(err, sql.ErrNoRows) {
+		return central.Result{}, false, nil
+	}
+	if err != nil {
+		return central.Result{}, false, err
+	}
+	if prev.station != st.Name || prev.ev.Kind != central.KindRedeem || prev.ev.Code != ev.Code || prev.ev.Operator != ev.Operator || prev.ev.At != ev.At {
+		return central.Result{}, false, nil
+	}
+	old := cc.usedEvent
+	for _, q := range []string{
+		`UPDATE events SET event_id = ? WHERE event_id = ?`,
+		`UPDATE codes SET used_event = ? WHERE used_event = ?`,
+		`UPDATE events SET undoes = ? WHERE undoes = ?`,
+		`UPDATE conflicts SET first_event = ? WHERE first_event = ?`,
+	} {
+		if _, err := tx.exec(ctx, q, ev.EventID, old); err != nil {
+			return central.Result{}, false, err
+		}
+	}
+	var r central.Result
+	json.Unmarshal([]byte(prev.detail), &r)
+	r.EventID, r.Duplicate, r.Write, r.Status = ev.EventID, true, prev.write, cc.status
+	return r, true, nil
 }
 
 // deskSites are the values of a new conflict's first_site and second_site,

@@ -39,6 +39,9 @@ func (c *DB) expire(ctx context.Context, tx *etx, st central.Station, ev central
 		FROM codes c JOIN sites s ON s.id = c.site WHERE c.code = ?`, st.ID, ev.Code).Scan(&label.Day, &label.Site, &deskSite); err != nil {
 		return central.Result{}, err
 	}
+	if why := central.CloseSiteRefusal(ev.Site, deskSite); why != "" {
+		return notExpired(cc, why), nil
+	}
 	if why := central.CloseExpiryRefusal(label, deskSite, time.Unix(now, 0)); why != "" {
 		return notExpired(cc, why), nil
 	}

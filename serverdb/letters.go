@@ -96,16 +96,40 @@ func (c *DB) Unbound(ctx context.Context) ([]central.Unbound, error) {
 	return out, rows.Err()
 }
 
+// KeepHeldSerials keeps the serials a desk holds labels of (max), as it
+// tells them once it found that the server lost history.
+func (c *DB) KeepHeldSerials(ctx context.Context, held []protocol.LetterSerialMark) error {
+	if len(held) == 0 {
+		return nil
+	}
+	tx, err := c.e.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.done()
+	for _, m := range held {
+		if _, err := tx.exec(ctx, `INSERT INTO held_serials (station_id, label_date, prefix, serial) VALUES (?, ?, ?, ?)
+			ON CONFLICT (station_id, label_date, prefix) DO UPDATE SET serial = CASE WHEN excluded.serial > held_serials.serial THEN excluded.serial ELSE held_serials.serial END`,
+			m.Letter, m.Date, m.Prefix, m.Serial); err != nil {
+			return fmt.Errorf("keep the serials a desk holds: %w", err)
+		}
+	}
+	return tx.commit()
+}
+
 // SerialMarks returns the highest serial held for letter per label date
 // and prefix, for the label dates from from (YYYY-MM-DD) on (see
-// protocol.Enrolment.Serials); one index range (codes_letter_serial).
+// protocol.Enrolment.Serials): of its codes (one index range,
+// codes_letter_serial) and of what desks told it they hold after it lost
+// history (KeepHeldSerials).
 func (c *DB) SerialMarks(ctx context.Context, letter, from string) ([]protocol.SerialMark, error) {
 	if letter == "" {
 		return nil, nil
 	}
-	rows, err := c.e.query(ctx, `SELECT label_date, prefix, MAX(serial) FROM codes
-		WHERE station_id = ? AND label_date >= ? AND serial IS NOT NULL
-		GROUP BY label_date, prefix ORDER BY label_date, prefix`, letter, from)
+	rows, err := c.e.query(ctx, `SELECT label_date, prefix, MAX(serial) FROM (
+			SELECT label_date, prefix, serial FROM codes WHERE station_id = ? AND label_date >= ? AND serial IS NOT NULL
+			UNION ALL SELECT label_date, prefix, serial FROM held_serials WHERE station_id = ? AND label_date >= ?
+		) m GROUP BY label_date, prefix ORDER BY label_date, prefix`, letter, from, letter, from)
 	if err != nil {
 		return nil, fmt.Errorf("read the highest serials of letter %s: %w", letter, err)
 	}

@@ -79,7 +79,7 @@ func (c *DB) staffEvent(ctx context.Context, tx *etx, st central.Station, ev cen
 	if ev.Staff == nil {
 		return central.Result{Outcome: central.OutcomeRejected, Reason: "a staff event carries its change in staff"}, nil
 	}
-	_, err := c.changeStaff(ctx, tx, *ev.Staff, st.Name, ev.At)
+	m, err := c.changeStaff(ctx, tx, *ev.Staff, st.Name, ev.At)
 	var bad *central.BadRequest
 	switch {
 	case errors.Is(err, central.ErrStaffExists), errors.Is(err, central.ErrNoStaff), errors.As(err, &bad):
@@ -87,7 +87,38 @@ func (c *DB) staffEvent(ctx context.Context, tx *etx, st central.Station, ev cen
 	case err != nil:
 		return central.Result{}, err
 	}
+	if ev.Staff.Action == protocol.StaffRemove {
+		if err := c.flagWorkAfterRemoval(ctx, tx, m); err != nil {
+			return central.Result{}, err
+		}
+	}
 	return central.Result{Outcome: central.OutcomeStaffChanged}, nil
+}
+
+// flagWorkAfterRemoval flags the redemptions by m the server took at or
+// after m's removal time before it heard of the removal: a removal that
+// arrives late (a desk's, offline when it was made, or one a desk sends
+// again because a restore of the server lost it) is dated when it was
+// made, and the work after it is the removed operator's work as much as
+// work decided after the removal arrived (central.ByRemovedStaff; listed
+// in the report and on the dashboard from the event rows).
+func (c *DB) flagWorkAfterRemoval(ctx context.Context, tx *etx, m central.StaffMember) error {
+	if m.RemovedAt == 0 {
+		return nil
+	}
+	note := central.ByRemovedStaff(central.Note{}, m.Name, m.RemovedAt)
+	_, err := tx.exec(ctx, `UPDATE events SET flags = flags | ?, flag = CASE WHEN flag = '' THEN ? ELSE flag || '; ' || ? END
+		WHERE kind = 'redeem' AND outcome IN ('redeemed', 'conflict') AND decided_at >= ? AND (flags & ?) = 0 AND `+c.sameOperator(),
+		int64(central.FlagRemovedStaff), note.Text, note.Text, m.RemovedAt, int64(central.FlagRemovedStaff), m.Name)
+	return err
+}
+
+// sameOperator is sameName for the events' operator column.
+func (c *DB) sameOperator() string {
+	if c.e.postgres {
+		return `lower(operator COLLATE "C") = lower(CAST(? AS TEXT) COLLATE "C")`
+	}
+	return `lower(operator) = lower(?)`
 }
 
 // ChangeStaff makes an administrator's change of the staff list (by: the

@@ -18,8 +18,9 @@ import (
 // under a second.
 func expireDay(ctx context.Context, tx *sql.Tx, day string, actor app.Actor, at int64) (int, error) {
 	// Event ids as app.NewTraceID makes them: 16 random hex digits.
-	if _, err := tx.ExecContext(ctx, `INSERT INTO outbox (event_id, kind, code, operator, at, reason)
-		SELECT lower(hex(randomblob(8))), ?, code, ?, ?, ? FROM codes WHERE label_date = ? AND status = 'unused' ORDER BY id`,
+	// Each event names the site the desk knows it is in (protocol.Event.Site).
+	if _, err := tx.ExecContext(ctx, `INSERT INTO outbox (event_id, kind, code, operator, at, reason, site)
+		SELECT lower(hex(randomblob(8))), ?, code, ?, ?, ?, `+deskSite+` FROM codes WHERE label_date = ? AND status = 'unused' ORDER BY id`,
 		app.KindExpire, actor.Operator, at, "day "+day+" closed", day); err != nil {
 		return 0, err
 	}
@@ -30,6 +31,11 @@ func expireDay(ctx context.Context, tx *sql.Tx, day string, actor app.Actor, at 
 	n, err := res.RowsAffected()
 	return int(n), err
 }
+
+// deskSite is the SQL of the name of the desk's site as the server
+// announced it at the last enrolment ("": none known, a server before
+// sites or a desk never synced).
+const deskSite = `COALESCE((SELECT CASE WHEN json_valid(value) THEN json_extract(value, '$.site') END FROM sync_state WHERE key = 'server_sites'), '')`
 
 // applyExpireChange applies another desk's (or this desk's own) expiry
 // from the feed: the label takes the server's resulting status, expired,

@@ -38,6 +38,27 @@ func (d *DB) SetSerialMarks(ctx context.Context, letter string, marks []protocol
 	return d.wrap(err, "cannot save the sync state")
 }
 
+// HeldSerials returns the highest serial of the codes the desk holds per
+// letter, label date from from on, and prefix, oldest day first.
+func (d *DB) HeldSerials(ctx context.Context, from string) ([]protocol.LetterSerialMark, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT station_id, label_date, prefix, max(serial) FROM codes
+		WHERE serial IS NOT NULL AND station_id IS NOT NULL AND label_date >= ?
+		GROUP BY station_id, label_date, prefix ORDER BY label_date, station_id, prefix`, from)
+	if err != nil {
+		return nil, d.wrap(err, "cannot read the serials this desk holds")
+	}
+	defer rows.Close()
+	var out []protocol.LetterSerialMark
+	for rows.Next() {
+		var m protocol.LetterSerialMark
+		if err := rows.Scan(&m.Letter, &m.Date, &m.Prefix, &m.Serial); err != nil {
+			return nil, d.wrap(err, "cannot read the serials this desk holds")
+		}
+		out = append(out, m)
+	}
+	return out, d.wrap(rows.Err(), "cannot read the serials this desk holds")
+}
+
 // RestoredUnsynced returns when this database was put in place by a
 // restore ('qrdesk restore') that no sync has followed yet; 0 when none.
 func (d *DB) RestoredUnsynced(ctx context.Context) (int64, error) {

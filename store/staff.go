@@ -60,9 +60,16 @@ func applyStaffChange(ctx context.Context, tx *sql.Tx, data string) error {
 // member as a feed change; an operator whose staff id the server does not
 // hold (it was restored from a backup that lost them) is the desk's own
 // again, and joins the list anew (JoinStaffList: a new id, a new badge).
+// A member the desk holds as removed and the server lists as current is a
+// removal the server lost (restored from a backup): a staff id is never
+// given back to a removed member (a re-added operator is a new member),
+// so the desk sends the removal again (sendLostRemoval).
 func applyStaffList(ctx context.Context, tx *sql.Tx, staff []protocol.StaffMember) error {
 	ids := make([]int64, 0, len(staff))
 	for _, m := range staff {
+		if err := sendLostRemoval(ctx, tx, m); err != nil {
+			return err
+		}
 		data, _ := json.Marshal(m)
 		if err := applyStaffChange(ctx, tx, string(data)); err != nil {
 			return err
@@ -72,6 +79,35 @@ func applyStaffList(ctx context.Context, tx *sql.Tx, staff []protocol.StaffMembe
 	list, _ := json.Marshal(ids)
 	_, err := tx.ExecContext(ctx, `UPDATE operators SET staff_id = 0 WHERE staff_id <> 0 AND staff_id NOT IN (SELECT value FROM json_each(?))`, string(list))
 	return err
+}
+
+// sendLostRemoval queues a remove of m, a current member in the server's
+// snapshot, when the desk holds the same member (staff id and name) as
+// removed at or after the member's creation: the server lost that
+// removal in a restore, and a desk enrolled since would sign the badge in
+// again. The event carries the removal's time, so work after it is
+// judged as before. A member the server created after the desk's removal
+// time is not the one removed (a restored server may give a lost
+// member's id again), and a removal still waiting here goes anyway.
+func sendLostRemoval(ctx context.Context, tx *sql.Tx, m protocol.StaffMember) error {
+	if m.RemovedAt != 0 || m.ID < 1 {
+		return nil
+	}
+	var removedAt int64
+	err := tx.QueryRowContext(ctx, `SELECT removed_at FROM operators WHERE staff_id = ? AND name = ? COLLATE NOCASE AND removed_at <> 0
+		AND NOT EXISTS (SELECT 1 FROM outbox WHERE kind = ? AND state = 'pending'
+			AND json_extract(staff, '$.action') = ? AND json_extract(staff, '$.name') = operators.name COLLATE NOCASE)`,
+		m.ID, m.Name, protocol.KindStaff, protocol.StaffRemove).Scan(&removedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if removedAt < m.CreatedAt {
+		return nil
+	}
+	return addStaffEvent(ctx, tx, protocol.StaffChange{Action: protocol.StaffRemove, Name: m.Name}, "", removedAt)
 }
 
 // JoinStaffList queues, on the deployment's staff list, an add event for

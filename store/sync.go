@@ -72,7 +72,7 @@ func (d *DB) PendingEvents(ctx context.Context, after int64, limit int) ([]app.R
 	// A redemption goes as this desk's fact: one the server answered
 	// online (offline 0) goes again only after a restore lost it, and the
 	// parcel was handed over.
-	rows, err := d.db.QueryContext(ctx, `SELECT id, event_id, kind, code, operator, at, CASE WHEN kind = 'redeem' THEN 1 ELSE offline END, reason, undoes, new_code, new_expire_at, new_created_at, clock_offset_ms, clock_measured_at, staff
+	rows, err := d.db.QueryContext(ctx, `SELECT id, event_id, kind, code, operator, at, CASE WHEN kind = 'redeem' THEN 1 ELSE offline END, reason, undoes, new_code, new_expire_at, new_created_at, clock_offset_ms, clock_measured_at, staff, site
 		FROM outbox WHERE state = 'pending' AND id > ? ORDER BY id LIMIT ?`, after, limit)
 	if err != nil {
 		return nil, d.wrap(err, "cannot read the outbox")
@@ -83,7 +83,7 @@ func (d *DB) PendingEvents(ctx context.Context, after int64, limit int) ([]app.R
 		var e app.RemoteEvent
 		var offset, measured sql.NullInt64
 		var staff string
-		if err := rows.Scan(&e.OutboxID, &e.EventID, &e.Kind, &e.Code, &e.Operator, &e.At, &e.Offline, &e.Reason, &e.Undoes, &e.NewCode, &e.NewExpireAt, &e.NewCreatedAt, &offset, &measured, &staff); err != nil {
+		if err := rows.Scan(&e.OutboxID, &e.EventID, &e.Kind, &e.Code, &e.Operator, &e.At, &e.Offline, &e.Reason, &e.Undoes, &e.NewCode, &e.NewExpireAt, &e.NewCreatedAt, &offset, &measured, &staff, &e.Site); err != nil {
 			return nil, err
 		}
 		var err error

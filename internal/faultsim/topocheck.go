@@ -199,7 +199,7 @@ func (c *checker) closeScope() {
 		code, err := app.Parse(e.Code)
 		site := c.topo.labelSite[e.Code]
 		fits := slices.ContainsFunc(closes, func(cl closeRecord) bool {
-			return (!c.r.cfg.on(TopoSites) || cl.Site == site) && (err != nil || !code.HasSerial() || code.Date == cl.Day)
+			return (!c.r.cfg.on(TopoSites) || c.closedIn(cl, site)) && (err != nil || !code.HasSerial() || code.Date == cl.Day)
 		})
 		if !fits {
 			var scope []string
@@ -210,6 +210,27 @@ func (c *checker) closeScope() {
 				e.Station, e.EventID, orNone(site), code.Date, orNone(strings.Join(scope, ", ")))
 		}
 	}
+}
+
+// closedIn reports whether close cl may expire a label of site: the site
+// the server held the desk in at the close; or, when a server restore
+// after the close lost a move the desk had not heard of, the site the
+// desk knew it was in, which the restored server holds it in again (the
+// server expires only where the desk's site and its own agree:
+// central.CloseSiteRefusal).
+func (c *checker) closedIn(cl closeRecord, site string) bool {
+	if cl.Site == site {
+		return true
+	}
+	if cl.DeskSite != site {
+		return false
+	}
+	for _, rs := range c.r.restores {
+		if rs.Group > cl.Group {
+			return true
+		}
+	}
+	return false
 }
 
 // serials: no two labels share a letter, a date and a serial.
@@ -273,6 +294,12 @@ func (c *checker) staffFlagged() {
 	for _, v := range c.r.verdicts {
 		at, removed := c.r.topo.removed[v.Desk]
 		if !removed || v.Outcome != app.OutcomeRedeemed || !v.Began.After(at.Add(clockSlack)) {
+			continue
+		}
+		if c.topo.removed[clerk(v.Desk)] == 0 && len(c.r.restores) > 0 {
+			// A server restore lost the removal before any desk heard of
+			// it: nothing that survives holds it (a desk that heard of it
+			// sends it back, store.sendLostRemoval).
 			continue
 		}
 		e, ok := c.events[v.TraceID]

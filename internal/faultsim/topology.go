@@ -43,15 +43,11 @@ var TopologyClasses = []string{TopoSites, TopoMove, TopoIssue, TopoDeskRestore, 
 // DefaultTopology is what make test's fixed seeds run: the families and
 // invariants that hold on them. The others still find defects in a soak
 // (docs/reliability.md, "Where features meet", lists what each finds):
-// inv-close-scope fails fixed seed 1 (a server restore loses a desk's
-// move, and the close it made in its new site expires its old site's
-// labels); inv-staff fails fixed seed 3 on PostgreSQL (a server restore
-// brings a removed clerk back: the open server restore × staff gap);
 // inv-conflict-sites fails fixed seed 4 on PostgreSQL in some runs (a
 // conflict of another site's label not listed at a North desk);
 // desk-restore, wrong-restore, lost-db and clock-days fail seeds of a
 // 10-seed soak (I3, I7, I10). Switch them on here as the fixes merge.
-var DefaultTopology = []string{TopoSites, TopoMove, TopoIssue, TopoExpire, TopoCloses, TopoStaff, TopoInvSerials, TopoInvCopies, TopoInvRefusals}
+var DefaultTopology = []string{TopoSites, TopoMove, TopoIssue, TopoExpire, TopoCloses, TopoStaff, TopoInvSerials, TopoInvCopies, TopoInvRefusals, TopoInvCloseScope, TopoInvStaff}
 
 // ParseTopology reads a QRDESK_SOAK_TOPOLOGY value: "all", "none",
 // "default", or names of TopologyClasses separated by commas (a leading

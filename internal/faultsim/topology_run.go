@@ -30,6 +30,9 @@ type topoRecords struct {
 type closeRecord struct {
 	Group, Desk int
 	Site, Day   string // Day as a label carries it (YYMMDD)
+	// DeskSite is the site the desk knew it was in (its last enrolment):
+	// its close's expiries name it (protocol.Event.Site).
+	DeskSite string
 }
 
 // deskRestoreRecord is one DeskRestore or LoseDB step.
@@ -67,12 +70,16 @@ func clerk(d int) string { return "clerk " + deskName(d) }
 // labelDay is a day as a label's code carries it (YYMMDD).
 func labelDay(t time.Time) string { return t.Format("060102") }
 
-// noteClose records the site the closing desk has on the server and the
-// server's day, before the close.
+// noteClose records the site the closing desk has on the server, the one
+// the desk knows, and the server's day, before the close.
 func (r *run) noteClose(ctx context.Context, g int, d *desk) {
 	site, _ := r.srv.stationSite(ctx, d.serverName)
+	knows := ""
+	if st, err := d.db.ServerState(ctx); err == nil && st.Sites != nil {
+		knows = st.Sites.Site
+	}
 	r.mu.Lock()
-	r.topo.closes = append(r.topo.closes, closeRecord{Group: g, Desk: d.idx, Site: site, Day: labelDay(time.Now())})
+	r.topo.closes = append(r.topo.closes, closeRecord{Group: g, Desk: d.idx, Site: site, DeskSite: knows, Day: labelDay(time.Now())})
 	r.mu.Unlock()
 }
 

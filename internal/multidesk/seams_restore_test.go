@@ -165,11 +165,10 @@ func TestRemovedOperatorAfterTheDesksRestore(t *testing.T) {
 // backup. A removal is an administrator's decision the desks heard of: it
 // must not be undone silently. After the desks' syncs, the operator is
 // refused at every desk, a desk enrolled after the restore too, and the
-// server's list holds the removal again.
+// server's list holds the removal again, at its time (a desk that holds
+// the member removed sends the removal again). Added back later by the
+// manager, li is a new member whom no desk removes.
 func TestRemovedOperatorAfterTheServersRestore(t *testing.T) {
-	t.Skip("known gap: a removal made at the server after its backup is lost by the restore; desks that heard of it keep it " +
-		"(store.applyStaffChange never takes a removal back) but do not send it again, so the server holds the operator " +
-		"active and a desk enrolled (or a database started) after the restore signs the badge in")
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
@@ -180,7 +179,7 @@ func TestRemovedOperatorAfterTheServersRestore(t *testing.T) {
 		badge := badgeOf(t, a.Desk, "li")
 		backup := g.backup()
 		g.Now = g.Now.Add(time.Minute)
-		changeStaff(t, g.Harness, central.StaffChange{Action: protocol.StaffRemove, Name: "li"}, "")
+		removed := changeStaff(t, g.Harness, central.StaffChange{Action: protocol.StaffRemove, Name: "li"}, "")
 		a.Sync(t)
 		b.Sync(t)
 		refused(t, a.Desk, "desk A after the removal", badge)
@@ -206,6 +205,21 @@ func TestRemovedOperatorAfterTheServersRestore(t *testing.T) {
 			if m.Name == "li" && m.RemovedAt == 0 {
 				t.Errorf("the restored server holds li on its staff list again: %+v", m)
 			}
+			if m.Name == "li" && m.RemovedAt != removed.RemovedAt {
+				t.Errorf("the removal sent again is dated %d, the administrator's was %d", m.RemovedAt, removed.RemovedAt)
+			}
+		}
+		// The manager adds li back later: a new member, whom no desk
+		// removes again.
+		g.Now = g.Now.Add(time.Minute)
+		changeStaff(t, g.Harness, central.StaffChange{Action: protocol.StaffAdd, Name: "li"}, "1357")
+		for _, d := range []*watchedDesk{a, b, c, a, b, c} {
+			d.Sync(t)
+		}
+		again := badgeOf(t, c.Desk, "li")
+		for name, d := range map[string]*watchedDesk{"desk A": a, "desk B": b, "desk C": c} {
+			signsIn(t, d.Desk, name+", li added back", again, "li", false)
+			refused(t, d.Desk, name+", li's old badge", badge)
 		}
 	})
 }
@@ -214,10 +228,10 @@ func TestRemovedOperatorAfterTheServersRestore(t *testing.T) {
 // server is backed up, and so is desk A; A issues 4-6 (printed, handed
 // out) and syncs. The server is restored from its backup (it holds 1-3),
 // then desk A from its own (1-3). A issues again: it must not print
-// serials 4-6 a second time under its letter.
+// serials 4-6 a second time under its letter. Desk B holds copies of 4-6
+// from the feed: finding that the server lost history, it tells the
+// server the serials it holds, and A learns them at its enrolment.
 func TestSerialsAfterBothRestores(t *testing.T) {
-	t.Skip("known gap: after both restores neither the server nor desk A holds serials 4-6 as issued (desk B holds copies " +
-		"from the feed but sends only its own labels again), so desk A prints 4-6 again under its letter")
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
@@ -236,27 +250,113 @@ func TestSerialsAfterBothRestores(t *testing.T) {
 		g.Now = g.Now.Add(time.Minute)
 		b.Sync(t)
 		a.Sync(t)
-		serial := func(d *centraltest.Desk, code string) int {
-			t.Helper()
-			var n int
-			if err := d.DB.SQL().QueryRow(`SELECT serial FROM codes WHERE code = ?`, code).Scan(&n); err != nil {
-				t.Fatalf("the serial of %s: %v", code, err)
-			}
-			return n
-		}
 		taken := map[int]string{}
 		for _, c := range append(first, printed...) {
-			taken[serial(b.Desk, c)] = c
+			code, err := app.Parse(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			taken[code.Serial] = c
 		}
 		_, again, err := a.Svc.Issue(context.Background(), app.IssueRequest{Count: 3})
 		if err != nil {
-			t.Logf("desk A issuing after both restores: %v", err)
-			return
+			t.Fatalf("desk A, synced after both restores, cannot issue: %v", err)
 		}
 		for _, c := range again {
-			if n := serial(a.Desk, c.String()); taken[n] != "" {
-				t.Errorf("desk A issued serial %d again (%s), printed before as %s", n, c, taken[n])
+			if taken[c.Serial] != "" {
+				t.Errorf("desk A issued serial %d again (%s), printed before as %s", c.Serial, c, taken[c.Serial])
 			}
+		}
+	})
+}
+
+// TestCloseAfterAMoveTheServersRestoreLost: desk A issues two labels in
+// site main; the server is backed up; the administrator moves A to North,
+// and A hears of it at its next sync. Offline, A closes its day expiring
+// the unused labels it holds, main's two among them. The server is then
+// restored from its backup, which holds A in main. A's close was made as a
+// North desk: it expires nothing of main, though the restored server
+// holds A in main when the expiries arrive. The labels stay usable, main's
+// desk M hands one over online, and A's copies follow the server.
+func TestCloseAfterAMoveTheServersRestoreLost(t *testing.T) {
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		ctx := context.Background()
+		g := newRestorable(t, dbPath)
+		a, m := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk M", "M")
+		codes := a.Issue(t, 2)
+		a.Sync(t)
+		m.Sync(t)
+		if err := g.DB.AddSite(ctx, "North", 1); err != nil {
+			t.Fatal(err)
+		}
+		backup := g.backup()
+		g.Now = g.Now.Add(time.Minute)
+		if err := g.DB.SetStationSite(ctx, "Desk A", "North"); err != nil {
+			t.Fatal(err)
+		}
+		a.Sync(t)
+		back := offline(a.Desk, "Desk A")
+		g.Now = g.Now.Add(time.Minute)
+		if dc := a.CloseDay(t, true); dc.ExpiredNow != len(codes) {
+			t.Fatalf("desk A's close expired %d labels, want its %d (the test's premise changed)", dc.ExpiredNow, len(codes))
+		}
+		back()
+		g.restore(backup)
+		g.Now = g.Now.Add(time.Minute)
+		for _, d := range []*watchedDesk{a, m, a, m} {
+			d.Sync(t)
+		}
+		for _, c := range codes {
+			if got := serverStatus(t, g.Harness, c); got != string(app.StatusUnused) {
+				t.Errorf("main's label %s is %s at the restored server after the close desk A made as North's, want unused", c, got)
+			}
+		}
+		if v := m.Redeem(t, codes[0], "wang"); v.Outcome != app.OutcomeRedeemed {
+			t.Errorf("desk M (main) online, main's label after North's close: %+v", v)
+		}
+		a.Sync(t)
+		wantConverged(t, g.Harness, map[string]*centraltest.Desk{"A": a.Desk, "M": m.Desk}, codes...)
+	})
+}
+
+// TestRemovedOperatorsWorkFlaggedWhenTheRemovalComesBack: li is removed at
+// the server after its backup; desk A hears of it, desk D (offline) does
+// not. The server is restored from the backup (li current again). D, still
+// offline, hands a parcel over on li's badge after the removal time, and
+// syncs first: the restored server takes the redemption unflagged. Then A
+// syncs and sends the removal back, dated when it was made: the server
+// flags D's redemption as a removed operator's work, as it would have had
+// it heard of the removal first.
+func TestRemovedOperatorsWorkFlaggedWhenTheRemovalComesBack(t *testing.T) {
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		g := newRestorable(t, dbPath)
+		a, d := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk D", "D")
+		changeStaff(t, g.Harness, central.StaffChange{Action: protocol.StaffAdd, Name: "li"}, "2468")
+		codes := a.Issue(t, 2)
+		a.Sync(t)
+		d.Sync(t)
+		backup := g.backup()
+		g.Now = g.Now.Add(time.Minute)
+		changeStaff(t, g.Harness, central.StaffChange{Action: protocol.StaffRemove, Name: "li"}, "")
+		a.Sync(t)
+		g.restore(backup)
+		g.Now = g.Now.Add(time.Minute)
+		d.Offline(func() {
+			if v := d.Redeem(t, codes[0], "li"); v.Outcome != app.OutcomeRedeemed {
+				t.Fatalf("desk D offline, li's scan: %+v", v)
+			}
+		})
+		d.Sync(t)
+		a.Sync(t) // finds the restore (its feed position is gone) and starts over
+		a.Sync(t) // sends the removal again
+		var flags int64
+		if err := g.DB.QueryRowForTests(`SELECT flags FROM events WHERE kind = 'redeem' AND code = ?`, codes[0]).Scan(&flags); err != nil {
+			t.Fatal(err)
+		}
+		if central.Flags(flags)&central.FlagRemovedStaff == 0 {
+			t.Errorf("desk D's redemption by li after li's removal carries flags %d, without the removed operator's", flags)
 		}
 	})
 }
