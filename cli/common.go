@@ -243,3 +243,21 @@ func backupDesk(ctx context.Context, path string) (store.DeskIdentity, error) {
 // deskSchemaVersion is the desk database's schema version this build
 // brings ('qrdesk version'): read here, where the CLI meets the store.
 func deskSchemaVersion() int { return store.SchemaVersion() }
+
+// logLine appends one JSON line to the log file at path, as a session's
+// logger writes them.
+func logLine(path string, level slog.Level, msg string, args ...any) error {
+	f := store.NewLogFile(path, 10<<20)
+	var failed error
+	h := slog.NewJSONHandler(writerFunc(func(p []byte) (int, error) {
+		n, err := f.Write(p)
+		failed = err
+		return n, err
+	}), nil)
+	slog.New(h).Log(context.Background(), level, msg, args...)
+	return failed
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (w writerFunc) Write(p []byte) (int, error) { return w(p) }

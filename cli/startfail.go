@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -11,7 +10,6 @@ import (
 	"qrdesk/app"
 	"qrdesk/internal/deskdir"
 	"qrdesk/internal/locale"
-	"qrdesk/store"
 )
 
 // The window program on Windows (qrdeskw.exe, which the Start-menu entries
@@ -108,24 +106,6 @@ func startFailure(env *Env, dir string, err error) {
 	}
 	env.Alert(title, msg)
 }
-
-// logLine appends one JSON line to the log file at path, as a session's
-// logger writes them.
-func logLine(path string, level slog.Level, msg string, args ...any) error {
-	f := store.NewLogFile(path, 10<<20)
-	var failed error
-	h := slog.NewJSONHandler(writerFunc(func(p []byte) (int, error) {
-		n, err := f.Write(p)
-		failed = err
-		return n, err
-	}), nil)
-	slog.New(h).Log(context.Background(), level, msg, args...)
-	return failed
-}
-
-type writerFunc func([]byte) (int, error)
-
-func (w writerFunc) Write(p []byte) (int, error) { return w(p) }
 
 // moveRoamingDesk moves a desk an older Windows version kept in
 // %APPDATA%\qrdesk (per login, roaming) to the machine's folder, once,
