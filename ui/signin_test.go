@@ -313,13 +313,22 @@ func TestReprintNeedsSupervisor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	batch.Printed = 2 // as the Issue screen knows a printed batch
+	// The batch was printed (the Issue screen reads that from the database).
+	recs, err := h.svc.BatchCodes(context.Background(), batch.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.svc.Print(context.Background(), recs, app.PrintJob{Operator: "li"}, nil,
+		func([]app.CodeRecord) (func() error, error) { return func() error { return nil }, nil }); err != nil {
+		t.Fatal(err)
+	}
 	var reprints []bool
 	fyne.DoAndWait(func() {
 		h.ui.show("issue")
 		s.selected = &batch
 		s.confirmThen(func(reprint bool) { reprints = append(reprints, reprint) })
 	})
+	h.settle() // the batches are read again before the question
 	fyne.DoAndWait(func() { s.reprint.sheet.SetText("1") })
 	h.settle()
 	fyne.DoAndWait(func() { test.Tap(h.dialogButton(t, T("Print again"))) })
