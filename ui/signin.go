@@ -352,10 +352,13 @@ func (s *signIn) askOr(title, why string, supervisor bool, done func(app.Operato
 			fyne.Do(func() {
 				f.ok.Enable()
 				f.pin.SetText("")
+				retry := f.name // where the next try is typed
 				switch {
 				case err != nil:
 					if app.IsBadge(name) {
 						f.name.SetText("")
+					} else {
+						retry = f.pin // a wrong PIN: the name stays, the PIN is typed again
 					}
 					// The service's reason is lower case and may start with a
 					// name ("li was removed…"): said after a capital, not changed.
@@ -370,7 +373,7 @@ func (s *signIn) askOr(title, why string, supervisor bool, done func(app.Operato
 					done(op)
 					return
 				}
-				s.env.win.Canvas().Focus(f.name)
+				s.env.win.Canvas().Focus(retry)
 			})
 		}()
 	}

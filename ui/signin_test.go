@@ -172,6 +172,13 @@ func TestDeskModeScanOnlyUntilSupervisor(t *testing.T) {
 	if h.showsTabs() {
 		t.Fatal("a wrong PIN unlocked the desk")
 	}
+	// The retry goes into the PIN field, the name kept: it went into the
+	// name field, so the PIN typed again landed after "wang".
+	if focused := h.win.Canvas().Focused(); focused != f.pin || f.name.Text != "wang" || f.pin.Text != "" {
+		t.Fatalf("after a wrong PIN the focus is in the name field (%v), name %q, PIN %q; want the PIN field, empty, name kept", focused == f.name, f.name.Text, f.pin.Text)
+	}
+	typeInto(f.pin, "0001")
+	waitFor(t, "the second refusal", func() bool { return h.win.Canvas().Focused() == f.pin && f.pin.Text == "" })
 	fyne.DoAndWait(func() { f.name.SetText("") })
 	typeInto(f.name, "WANG")
 	typeInto(f.pin, h.wangPIN)
