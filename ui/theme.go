@@ -39,7 +39,11 @@ func (t deskTheme) Color(n fyne.ThemeColorName, v fyne.ThemeVariant) color.Color
 // Result colours of the Scan screen, as pickup desks know them.
 var (
 	colorRedeemed = color.NRGBA{R: 0x1b, G: 0x8a, B: 0x3a, A: 0xff} // green
-	colorUsed     = color.NRGBA{R: 0xf0, G: 0x9a, B: 0x00, A: 0xff} // amber
+	colorUsed     = color.NRGBA{R: 0xf0, G: 0x9a, B: 0x00, A: 0xff} // amber: ALREADY USED, do not hand over
+	// colorJustScanned is a label redeemed here a moment ago and scanned
+	// again: nothing is wrong (the parcel went with the first scan), so not
+	// the amber of ALREADY USED, which it shared and which means stop.
+	colorJustScanned = color.NRGBA{R: 0x15, G: 0x65, B: 0xc0, A: 0xff} // blue
 	colorRefused  = color.NRGBA{R: 0xc6, G: 0x28, B: 0x28, A: 0xff} // red
 	colorInactive = color.NRGBA{R: 0x75, G: 0x75, B: 0x75, A: 0xff} // grey: sign-in, scanner test
 	// colorVoid is a label that is no longer good (disabled, expired):
