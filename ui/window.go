@@ -110,6 +110,9 @@ func newMainUI(a fyne.App, w fyne.Window, svc *app.Service, opts Options) (*main
 		e.signIn.onChange = ui.signedIn
 	}
 	ui.desk, ui.locked = opts.Desk, opts.Desk
+	if ui.desk && e.signIn != nil {
+		e.signIn.unlockFor = deskUnlockFor // a supervisor's unlock ends by itself
+	}
 	ui.scan.setAskBadge(ui.desk && e.signIn != nil)
 	if ui.desk {
 		w.SetCloseIntercept(ui.quit)
