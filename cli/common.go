@@ -189,6 +189,29 @@ func operatorName(env *Env, flagValue string) string {
 	return firstNonEmpty(env.Getenv("USER"), "clerk")
 }
 
+// operator is who a command records (operatorName) where the desk keeps
+// a staff list: the name must be a current operator's (any case; the
+// list's spelling is recorded), or the command is refused before it does
+// anything. A name the list does not hold used to be recorded as given,
+// so the history named someone nobody could check. A desk without
+// operators records any name, as before.
+func (s *session) operator(ctx context.Context, flagValue string) (string, error) {
+	name := operatorName(s.env, flagValue)
+	staff := s.svc.Operators()
+	has, err := staff.Any(ctx)
+	if err != nil || !has {
+		return name, err
+	}
+	op, err := staff.Find(ctx, name)
+	if app.KindOf(err) == app.KindNotFound {
+		return "", app.Errorf(app.KindInvalid, "%q is not on this desk's staff list: give --operator the name of a current operator ('qrdesk operators list' shows them), or add them first with 'qrdesk operators add'", name)
+	}
+	if err != nil {
+		return "", err
+	}
+	return op.Name, nil
+}
+
 // parseNone parses a command line that takes flags only.
 func parseNone(fs *flag.FlagSet, args []string) error {
 	pos, err := parse(fs, args)
