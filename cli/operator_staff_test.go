@@ -1,10 +1,15 @@
 package cli
 
 import (
+	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"qrdesk/app"
+	"qrdesk/store"
 )
 
 // TestOperatorMustBeOnTheStaffList: a desk with operators li and
@@ -54,5 +59,48 @@ func TestOperatorMustBeOnTheStaffList(t *testing.T) {
 	out, err := exec.Command("sqlite3", filepath.Join(s.dir, "qrdesk.db"), "SELECT operator FROM scans WHERE outcome = 'redeemed'").Output()
 	if got := strings.TrimSpace(string(out)); err != nil || got != "li" {
 		t.Fatalf("the redemption is recorded under %q (%v), want li as the list spells it", got, err)
+	}
+}
+
+// TestMisreadBadgeIsNotLogged: a badge read with one letter of its marker
+// wrong ("QRDESK-BADGF-…") is not a label: it is refused as a badge, and
+// neither the scan log nor qrdesk.log holds its text (its signature is the
+// credential). It used to be logged in full as a bad label scan.
+func TestMisreadBadgeIsNotLogged(t *testing.T) {
+	s := newStation(t)
+	s.runStdin(t, "4321\n", "operators", "add", "li")
+	badge := func() string { // li's badge, as the badge sheet prints it
+		ctx := context.Background()
+		keys, err := app.LoadKeys(filepath.Join(s.dir, "qrdesk.key"), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		db, err := store.Open(ctx, filepath.Join(s.dir, "qrdesk.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		staff := app.NewOperators(db, keys, testNow)
+		op, err := staff.Find(ctx, "li")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := staff.Badge(op)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}()
+	for _, misread := range []string{strings.Replace(badge, "BADGE", "BADGF", 1), strings.Replace(badge, "BADGE", "BADE", 1), "X" + badge} {
+		code, outText, _ := s.run(t, "redeem", "--operator", "li", misread)
+		if code != ExitRefused || !strings.Contains(outText, "operator badge") {
+			t.Errorf("redeem %q: exit %d %q, want refused as a badge", misread, code, outText)
+		}
+	}
+	sig := badge[len(badge)-app.BadgeSignatureLen:]
+	db, _ := exec.Command("sqlite3", filepath.Join(s.dir, "qrdesk.db"), "SELECT raw || '|' || code FROM scans").Output()
+	data, _ := os.ReadFile(filepath.Join(s.dir, "qrdesk.log"))
+	if strings.Contains(string(db), sig) || strings.Contains(string(data), sig) {
+		t.Fatalf("a misread badge's signature is logged:\nscans: %s\nqrdesk.log: %s", db, data)
 	}
 }
