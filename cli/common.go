@@ -196,20 +196,7 @@ func operatorName(env *Env, flagValue string) string {
 // so the history named someone nobody could check. A desk without
 // operators records any name, as before.
 func (s *session) operator(ctx context.Context, flagValue string) (string, error) {
-	name := operatorName(s.env, flagValue)
-	staff := s.svc.Operators()
-	has, err := staff.Any(ctx)
-	if err != nil || !has {
-		return name, err
-	}
-	op, err := staff.Find(ctx, name)
-	if app.KindOf(err) == app.KindNotFound {
-		return "", app.Errorf(app.KindInvalid, "%q is not on this desk's staff list: give --operator the name of a current operator ('qrdesk operators list' shows them), or add them first with 'qrdesk operators add'", name)
-	}
-	if err != nil {
-		return "", err
-	}
-	return op.Name, nil
+	return s.svc.Operators().Recorded(ctx, operatorName(s.env, flagValue))
 }
 
 // parseNone parses a command line that takes flags only.
