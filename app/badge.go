@@ -42,6 +42,11 @@ const (
 	maxBadgeVersion   = 9_999
 )
 
+// BadgeLen is how many letters and digits a badge has, separators aside:
+// a field that holds a scanned badge back knows from it that the badge is
+// all there, even one misread.
+const BadgeLen = badgeLen
+
 // Badge scopes: the letter after the marker.
 const (
 	BadgeStaff byte = 'S' // the deployment's staff list
@@ -85,6 +90,44 @@ type Badge struct {
 func IsBadge(raw string) bool {
 	s := compact(Normalize(raw))
 	return len(s) >= len(BadgeMarker) && s[:len(BadgeMarker)] == BadgeMarker
+}
+
+// LooksLikeBadge reports whether a scan is a badge, or one misread: its
+// first letters are the marker's but for one letter read wrongly, added or
+// left out. A misread badge is still a credential, all but a letter: it is
+// kept out of the scan log and qrdesk.log as a badge is, never logged in
+// full as a bad label. No label comes near: a label has at most six
+// letters before its digits.
+func LooksLikeBadge(raw string) bool {
+	if IsBadge(raw) {
+		return true
+	}
+	s := compact(Normalize(raw))
+	for n := len(BadgeMarker) - 1; n <= len(BadgeMarker)+1 && n <= len(s); n++ {
+		if withinOneEdit(s[:n], BadgeMarker) {
+			return true
+		}
+	}
+	return false
+}
+
+// withinOneEdit reports whether a and b differ by at most one letter
+// changed, added or left out.
+func withinOneEdit(a, b string) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	if len(b)-len(a) > 1 {
+		return false
+	}
+	i := 0
+	for i < len(a) && a[i] == b[i] {
+		i++
+	}
+	if len(a) == len(b) {
+		return a[i+min(1, len(a)-i):] == b[i+min(1, len(b)-i):]
+	}
+	return a[i:] == b[i+1:]
 }
 
 // String is the badge as printed in the QR.

@@ -154,6 +154,28 @@ func (st *Operators) Find(ctx context.Context, name string) (Operator, error) {
 	return op, err
 }
 
+// Recorded is the name a command records as who did it: at a desk with
+// operators (its own list or the deployment's staff list, as last synced;
+// removed ones count, so a desk whose last operator was removed does not
+// go back to any name) only a current operator's, in the list's spelling,
+// else a KindInvalid error that says what to do; at a desk that never had
+// operators any name, as given. The command line checks its --operator
+// with it.
+func (st *Operators) Recorded(ctx context.Context, name string) (string, error) {
+	ever, err := st.Store.Operators(ctx, true)
+	if err != nil || len(ever) == 0 {
+		return name, err
+	}
+	op, err := st.Store.OperatorByName(ctx, name)
+	if errors.Is(err, ErrNotFound) {
+		return "", Errorf(KindInvalid, "%q is not on this desk's staff list: give --operator the name of a current operator ('qrdesk operators list' shows them), or add them first with 'qrdesk operators add'", name)
+	}
+	if err != nil {
+		return "", err
+	}
+	return op.Name, nil
+}
+
 // Why an operator who signed in earlier no longer counts (Recheck); each
 // is wrapped in an *Error whose message says what to do.
 var (

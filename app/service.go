@@ -235,6 +235,9 @@ func (s *Service) decode(raw string) (Code, string, *Verdict) {
 	if IsBadge(raw) { // never a label; its text is a credential, kept out of logs
 		return Code{}, "", &Verdict{Outcome: OutcomeBadge, Reason: "this is an operator badge, not a label"}
 	}
+	if LooksLikeBadge(raw) { // a badge misread: a credential all the same
+		return Code{}, "", &Verdict{Outcome: OutcomeBadge, Reason: "this is an operator badge read wrongly, not a label: scan it again"}
+	}
 	norm := Normalize(raw)
 	c, err := Parse(norm)
 	if err != nil {

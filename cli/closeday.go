@@ -38,7 +38,11 @@ func runCloseDay(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer s.Close()
-	dc, err := s.svc.CloseDay(ctx, app.CloseDayRequest{Date: *date, ExpireUnused: *expire, Operator: operatorName(env, *operator)})
+	by, err := s.operator(ctx, *operator)
+	if err != nil {
+		return err
+	}
+	dc, err := s.svc.CloseDay(ctx, app.CloseDayRequest{Date: *date, ExpireUnused: *expire, Operator: by})
 	if err != nil {
 		return err
 	}

@@ -192,6 +192,16 @@ func operatorName(env *Env, flagValue string) string {
 	return firstNonEmpty(env.Getenv("USER"), "clerk")
 }
 
+// operator is who a command records (operatorName) where the desk keeps
+// a staff list: the name must be a current operator's (any case; the
+// list's spelling is recorded), or the command is refused before it does
+// anything. A name the list does not hold used to be recorded as given,
+// so the history named someone nobody could check. A desk without
+// operators records any name, as before.
+func (s *session) operator(ctx context.Context, flagValue string) (string, error) {
+	return s.svc.Operators().Recorded(ctx, operatorName(s.env, flagValue))
+}
+
 // parseNone parses a command line that takes flags only.
 func parseNone(fs *flag.FlagSet, args []string) error {
 	pos, err := parse(fs, args)

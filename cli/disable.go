@@ -35,7 +35,11 @@ func runSetDisabled(ctx context.Context, env *Env, args []string, disable bool) 
 		return err
 	}
 	defer s.Close()
-	rec, err := s.svc.SetDisabled(ctx, code, disable, reason, operatorName(env, *operator))
+	by, err := s.operator(ctx, *operator)
+	if err != nil {
+		return err
+	}
+	rec, err := s.svc.SetDisabled(ctx, code, disable, reason, by)
 	if err != nil {
 		return err
 	}

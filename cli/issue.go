@@ -34,7 +34,9 @@ func runIssue(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer s.Close()
-	req.Operator = operatorName(env, *operator)
+	if req.Operator, err = s.operator(ctx, *operator); err != nil {
+		return err
+	}
 	req.Supervisor = *supervisor
 	b, codes, err := s.svc.Issue(ctx, req)
 	if err != nil {

@@ -134,12 +134,16 @@ func runPrint(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 	}
+	by, err := s.operator(ctx, f.operator)
+	if err != nil {
+		return err
+	}
 	recs, resumed, err := s.svc.SelectForPrint(ctx, sel)
 	if err != nil {
 		return err
 	}
 	done, err := printing.Print(ctx, s.svc, printing.Job{Records: recs, Resumed: resumed, Options: opts, Title: set.LabelTitle,
-		Format: f.format, DPI: f.dpi, To: f.destination(), Operator: operatorName(env, f.operator), Reprint: f.reprint})
+		Format: f.format, DPI: f.dpi, To: f.destination(), Operator: by, Reprint: f.reprint})
 	if err != nil {
 		return err
 	}

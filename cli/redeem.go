@@ -25,7 +25,11 @@ func runRedeem(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer s.Close()
-	v, err := s.svc.Redeem(ctx, code, operatorName(env, *operator))
+	by, err := s.operator(ctx, *operator)
+	if err != nil {
+		return err
+	}
+	v, err := s.svc.Redeem(ctx, code, by)
 	if err != nil {
 		return err
 	}

@@ -28,7 +28,11 @@ func runReplace(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer s.Close()
-	r, err := s.svc.Replace(ctx, app.ReplaceRequest{Code: code, Reason: *reason, Operator: operatorName(env, *operator)})
+	by, err := s.operator(ctx, *operator)
+	if err != nil {
+		return err
+	}
+	r, err := s.svc.Replace(ctx, app.ReplaceRequest{Code: code, Reason: *reason, Operator: by})
 	if k := app.KindOf(err); err != nil && (k == app.KindConflict || k == app.KindNotFound) {
 		// Used, expired or unknown: the label was refused.
 		fmt.Fprintf(env.Stderr, "qrdesk replace: %s\n", oneLine(app.ErrorMessage(err)))

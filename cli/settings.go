@@ -43,7 +43,11 @@ func runSettings(ctx context.Context, env *Env, args []string) error {
 	defer s.Close()
 	var set app.Settings
 	if len(changes) > 0 {
-		set, err = s.svc.UpdateSettings(ctx, changes, operatorName(env, *operator))
+		var by string
+		if by, err = s.operator(ctx, *operator); err != nil {
+			return err
+		}
+		set, err = s.svc.UpdateSettings(ctx, changes, by)
 		// Name the flag the administrator typed, not the setting's label.
 		var se *app.SettingError
 		if errors.As(err, &se) {

@@ -42,7 +42,11 @@ func runUndo(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer s.Close()
-	u, err := s.svc.UndoRedemption(ctx, app.UndoRequest{Code: code, Reason: *reason, Operator: *operator})
+	by, err := s.operator(ctx, *operator)
+	if err != nil {
+		return err
+	}
+	u, err := s.svc.UndoRedemption(ctx, app.UndoRequest{Code: code, Reason: *reason, Operator: by})
 	if k := app.KindOf(err); err != nil && (k == app.KindConflict || k == app.KindNotFound) {
 		// Not used, another desk's, or too late: the label was refused.
 		fmt.Fprintf(env.Stderr, "qrdesk undo: %s\n", oneLine(app.ErrorMessage(err)))

@@ -51,10 +51,22 @@ func (d *closeDayDialog) ask() {
 	}, d.env.win)
 }
 
+// Expiring the day's unused labels changes labels, so it needs a
+// supervisor (signed in, or approving this close) as Disable and Replace
+// do; the close is then recorded under the supervisor's name. A close that
+// only records the figures does not.
 func (d *closeDayDialog) run() {
 	expire := d.expire.Checked
+	by := d.env.operator()
+	if expire {
+		name, ok := d.env.supervisor(T("Close the day and expire its unused labels"), d.run)
+		if !ok {
+			return
+		}
+		by = name
+	}
 	d.env.background(func() {
-		dc, err := d.env.svc.CloseDay(context.Background(), app.CloseDayRequest{ExpireUnused: expire, Operator: d.env.operator()})
+		dc, err := d.env.svc.CloseDay(context.Background(), app.CloseDayRequest{ExpireUnused: expire, Operator: by})
 		fyne.Do(func() {
 			if err != nil {
 				d.env.showError(err)

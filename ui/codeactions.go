@@ -99,6 +99,7 @@ func (s *codesScreen) runReplace(code, reason string) {
 				return
 			}
 			s.reason.SetText("")
+			s.reasonDone()
 			s.message.SetText(T("Replaced by {{.New}} (batch {{.Batch}}): print it on Issue & print, where it is the newest batch",
 				map[string]any{"New": r.New.Code, "Batch": r.Batch}))
 			// The new label goes into the table under the old one and is
@@ -146,6 +147,7 @@ func (s *codesScreen) runUndo(code, reason string) {
 				return
 			}
 			s.reason.SetText("")
+			s.reasonDone()
 			msg := T("Redemption undone: {{.Code}} is unused again", map[string]any{"Code": u.Code})
 			switch u.Server {
 			case "waiting":
@@ -165,4 +167,17 @@ func (s *codesScreen) runUndo(code, reason string) {
 			}
 		})
 	})
+}
+
+// reasonDone moves the keyboard from the Reason field, once its reason was
+// used, to the search field with its text selected: the next scan (a label
+// to look up, or a supervisor's badge) goes there, not into Reason, where
+// it began a new action with the scan as its reason.
+func (s *codesScreen) reasonDone() {
+	c := s.env.canvas()
+	if c == nil {
+		return
+	}
+	c.Focus(s.query)
+	s.query.TypedShortcut(&fyne.ShortcutSelectAll{})
 }

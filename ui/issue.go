@@ -37,7 +37,8 @@ type issueScreen struct {
 	sheets      *widget.Label // "Sheet 1 of N", or why there is no preview
 	batchList   *widget.List
 	batches     []app.Batch
-	selected    *app.Batch
+	selected    *app.Batch     // the batch Print and Save PDF take: always the highlighted row (follow)
+	following   bool           // follow is moving the highlight: not the clerk's choice
 	part        *app.BatchPart // the part of the batch to print again (issue_reprint.go); nil: all of it
 	reprint     *reprintForm   // the reprint question while it is up
 	issuing     bool           // a batch is being issued: the button stays locked
@@ -112,7 +113,7 @@ func newIssueScreen(e *env) *issueScreen {
 				map[string]any{"ID": b.ID, "Codes": codeCount(b.Count), "Date": b.LabelDate, "Printed": b.Printed}))
 		})
 	s.batchList.OnSelected = func(i widget.ListItemID) {
-		if i >= len(s.batches) {
+		if i >= len(s.batches) || s.following {
 			return
 		}
 		b := s.batches[i]
@@ -181,13 +182,36 @@ func (s *issueScreen) refresh() {
 				s.status.SetText(app.ErrorMessage(err))
 				return
 			}
-			s.batches = batches
-			s.batchList.Refresh()
-			if s.selected == nil && len(batches) > 0 {
-				s.batchList.Select(0) // the newest batch, ready to print
-			}
+			s.follow(batches)
 		})
 	})
+}
+
+// follow shows the batches as the database has them now (a batch issued
+// at the command line or in another window included) and keeps the
+// highlight on the batch Print takes, found by its number, not by its row:
+// a new row above it would otherwise highlight one batch while Print
+// takes another. A selected batch no longer in the list gives way to the
+// newest one.
+func (s *issueScreen) follow(batches []app.Batch) {
+	s.batches = batches
+	s.batchList.Refresh()
+	if s.selected != nil {
+		for i, b := range batches {
+			if b.ID == s.selected.ID {
+				s.selected = &b // its printed count as stored now
+				s.following = true
+				s.batchList.Select(i)
+				s.following = false
+				return
+			}
+		}
+		s.selected = nil
+		s.batchList.UnselectAll()
+	}
+	if len(batches) > 0 {
+		s.batchList.Select(0) // the newest batch, ready to print
+	}
 }
 
 // issue checks the form, asks before going over the daily quantity and

@@ -135,13 +135,52 @@ func (s *issueScreen) writePDF(ctx context.Context, o printing.Options, batchID 
 // confirmThen asks before a reprint (it is logged) which labels go again,
 // one sheet, a range of serials or the whole batch (issue_reprint.go), then
 // runs next.
+// The batches are read again first, so the question goes by the database:
+// a batch printed elsewhere meanwhile is a reprint, and a batch that is
+// not the newest and was never printed asks before it goes (a clerk who
+// meant today's new batch prints an older one by mistake otherwise).
 func (s *issueScreen) confirmThen(next func(reprint bool)) {
+	if s.selected == nil {
+		s.sayPrinted(T("Issue a batch or pick one from today's batches first"))
+		return
+	}
+	s.env.background(func() {
+		batches, err := s.env.svc.BatchesOn(context.Background(), "")
+		fyne.Do(func() {
+			if err != nil {
+				s.sayPrinted(app.ErrorMessage(err))
+				return
+			}
+			s.follow(batches)
+			s.confirmSelected(next)
+		})
+	})
+}
+
+// confirmSelected is confirmThen once the list is as stored.
+func (s *issueScreen) confirmSelected(next func(reprint bool)) {
 	if s.selected == nil {
 		s.sayPrinted(T("Issue a batch or pick one from today's batches first"))
 		return
 	}
 	s.part = nil
 	if s.selected.Printed == 0 {
+		if newest := s.batches[0]; newest.ID != s.selected.ID {
+			b := *s.selected
+			s.env.confirm(T("Print an older batch?"),
+				T("Batch {{.ID}} ({{.Codes}}) was never printed, and batch {{.Newest}} was issued after it. Print batch {{.ID}}?",
+					map[string]any{"ID": b.ID, "Codes": codeCount(b.Count), "Newest": newest.ID}),
+				T("Print batch {{.ID}}", map[string]any{"ID": b.ID}), func(ok bool) {
+					if !ok {
+						s.sayPrinted(T("Nothing printed"))
+						return
+					}
+					if s.selected != nil && s.selected.ID == b.ID {
+						next(false)
+					}
+				})
+			return
+		}
 		next(false)
 		return
 	}

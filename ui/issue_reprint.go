@@ -118,6 +118,7 @@ func (s *issueScreen) askReprint(o printing.Options, next func(part *app.BatchPa
 		e.onEsc = cancel
 		e.OnSubmitted = func(string) { submit() }
 	}
+	guardBadges(s.env, &f.sheet.Entry, &f.from.Entry, &f.to.Entry)
 	f.ok = widget.NewButton(T("Print again"), submit)
 	f.ok.Importance = widget.HighImportance
 	f.cancel = widget.NewButton(T("Cancel"), cancel)

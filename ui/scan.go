@@ -261,10 +261,10 @@ func (s *scanScreen) show(v app.Verdict, rec *app.CodeRecord, err error) {
 		s.paint(colorRefused, outcomeTitle(v.Outcome), T("Label of site {{.Site}}: ask the supervisor", map[string]any{"Site": v.Site}))
 	case v.Outcome == app.OutcomeAlreadyUsed && v.UsedCode != "":
 		// Its entitlement was used: the label it replaces, or its replacement.
-		s.paint(colorUsed, outcomeTitle(v.Outcome), T("Its replacement or original {{.Code}} was used {{.Time}} at {{.Station}} by {{.Operator}}",
+		s.paint(colorUsed, outcomeTitle(v.Outcome), T("Do not hand over: its replacement or original {{.Code}} was used {{.Time}} at {{.Station}} by {{.Operator}}",
 			map[string]any{"Code": v.UsedCode, "Time": app.FormatTime(v.UsedAt), "Station": v.UsedStation, "Operator": v.UsedOperator}))
 	case v.Outcome == app.OutcomeAlreadyUsed:
-		s.paint(colorUsed, outcomeTitle(v.Outcome), T("First used {{.Time}} at {{.Station}} by {{.Operator}}",
+		s.paint(colorUsed, outcomeTitle(v.Outcome), T("Do not hand over: first used {{.Time}} at {{.Station}} by {{.Operator}}",
 			map[string]any{"Time": app.FormatTime(v.UsedAt), "Station": v.UsedStation, "Operator": v.UsedOperator}))
 	case v.Outcome == app.OutcomeExpired:
 		s.paint(colorVoid, outcomeTitle(v.Outcome), T("Do not hand over: it expired {{.Time}}", map[string]any{"Time": app.FormatTime(v.ExpireAt)}))
@@ -280,10 +280,10 @@ func (s *scanScreen) show(v app.Verdict, rec *app.CodeRecord, err error) {
 	s.env.beep(v.Outcome == app.OutcomeRedeemed)
 }
 
-// showJustScanned: amber, as the list and the refusal counter have it: the
-// label is used; the parcel went with the scan a moment ago.
+// showJustScanned: blue, not ALREADY USED's amber: the label is used, but
+// the parcel went with the scan a moment ago; nothing is wrong.
 func (s *scanScreen) showJustScanned(code string, rec *app.CodeRecord) {
-	s.paint(colorUsed, T("JUST SCANNED"), T("This label was redeemed a moment ago: the parcel is already handed over"))
+	s.paint(colorJustScanned, T("JUST SCANNED"), T("This label was redeemed a moment ago: the parcel is already handed over"))
 	s.setLabel(labelLine(code, rec))
 }
 

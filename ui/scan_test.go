@@ -24,12 +24,12 @@ func TestScanResultNamesTheLabel(t *testing.T) {
 	if got := h.ui.scan.label.Text; !strings.Contains(got, "A0007") || !strings.Contains(got, "ORDER-9") {
 		t.Fatalf("the result names the label as %q, want its serial A0007 and ref ORDER-9", got)
 	}
-	// The scanner reads twice: the repeat is amber like the list and the
-	// refusal counter say, not green.
+	// The scanner reads twice: the repeat is blue, neither the green of a
+	// redemption nor the amber of ALREADY USED (stop).
 	h.scan(t, code, fyne.KeyReturn, "JUST SCANNED")
 	h.settle()
-	if h.ui.scan.panel.FillColor != colorUsed {
-		t.Fatalf("JUST SCANNED is painted %v, want the amber of ALREADY USED", h.ui.scan.panel.FillColor)
+	if h.ui.scan.panel.FillColor != colorJustScanned {
+		t.Fatalf("JUST SCANNED is painted %v, want its own blue", h.ui.scan.panel.FillColor)
 	}
 	if !strings.Contains(h.ui.scan.label.Text, "A0007") {
 		t.Fatalf("the repeat does not name the label: %q", h.ui.scan.label.Text)

@@ -27,6 +27,7 @@ type signIn struct {
 
 	mu       sync.Mutex
 	op       *app.Operator // nil: nobody
+	since    time.Time     // when op signed in (on env.now)
 	approved *app.Operator // a supervisor's approval of one action (see env.supervisor)
 
 	who     *widget.Label
@@ -38,7 +39,18 @@ type signIn struct {
 	// onChange is told after every sign-in and sign-out (desk mode locks
 	// and unlocks on it).
 	onChange func(op *app.Operator)
+
+	// unlockFor, when not 0, is how long a supervisor stays signed in
+	// (deskUnlockFor, in desk mode).
+	unlockFor time.Duration
 }
+
+// deskUnlockFor is how long a supervisor's sign-in unlocks a desk-mode
+// window: then the window signs them out and locks (watch). A supervisor
+// who unlocked the desk and walked away used to leave every screen open to
+// the pickers until someone signed out. Signing in again (the badge) starts
+// it again; a picker's sign-in has no limit (they work there all shift).
+const deskUnlockFor = 15 * time.Minute
 
 func newSignIn(e *env, staff *app.Operators) *signIn {
 	s := &signIn{env: e, staff: staff}
@@ -95,6 +107,9 @@ func (s *signIn) current() (app.Operator, bool) {
 func (s *signIn) set(op *app.Operator) {
 	s.mu.Lock()
 	s.op = op
+	if op != nil && s.env.now != nil {
+		s.since = s.env.now()
+	}
 	s.mu.Unlock()
 	s.show()
 	if s.onChange != nil {
@@ -152,7 +167,30 @@ func (s *signIn) watch(ctx context.Context, scan *scanScreen) {
 		}
 		s.refreshBar(ctx)
 		s.recheck(ctx, scan)
+		s.endUnlock(scan)
 	}
+}
+
+// endUnlock, off the UI goroutine, signs out a supervisor whose sign-in
+// has unlocked a desk-mode window for deskUnlockFor, and says so on the
+// Scan screen: the desk locks again.
+func (s *signIn) endUnlock(scan *scanScreen) {
+	op, ok := s.current()
+	if !ok || !op.Supervisor || s.unlockFor == 0 || s.env.now == nil {
+		return
+	}
+	s.mu.Lock()
+	since := s.since
+	s.mu.Unlock()
+	if s.env.now().Sub(since) < s.unlockFor {
+		return
+	}
+	fyne.Do(func() {
+		if s.signOutIf(op) {
+			scan.paint(colorInactive, T("SIGNED OUT"), T("{{.Name}} was signed out {{.Minutes}} minutes after unlocking the desk: it is locked again. A supervisor's badge unlocks it.",
+				map[string]any{"Name": op.Name, "Minutes": int(s.unlockFor / time.Minute)}))
+		}
+	})
 }
 
 // recheck, off the UI goroutine, signs out the signed-in operator if they
@@ -352,10 +390,13 @@ func (s *signIn) askOr(title, why string, supervisor bool, done func(app.Operato
 			fyne.Do(func() {
 				f.ok.Enable()
 				f.pin.SetText("")
+				retry := f.name // where the next try is typed
 				switch {
 				case err != nil:
 					if app.IsBadge(name) {
 						f.name.SetText("")
+					} else {
+						retry = f.pin // a wrong PIN: the name stays, the PIN is typed again
 					}
 					// The service's reason is lower case and may start with a
 					// name ("li was removed…"): said after a capital, not changed.
@@ -370,7 +411,7 @@ func (s *signIn) askOr(title, why string, supervisor bool, done func(app.Operato
 					done(op)
 					return
 				}
-				s.env.win.Canvas().Focus(f.name)
+				s.env.win.Canvas().Focus(retry)
 			})
 		}()
 	}

@@ -172,6 +172,13 @@ func TestDeskModeScanOnlyUntilSupervisor(t *testing.T) {
 	if h.showsTabs() {
 		t.Fatal("a wrong PIN unlocked the desk")
 	}
+	// The retry goes into the PIN field, the name kept: it went into the
+	// name field, so the PIN typed again landed after "wang".
+	if focused := h.win.Canvas().Focused(); focused != f.pin || f.name.Text != "wang" || f.pin.Text != "" {
+		t.Fatalf("after a wrong PIN the focus is in the name field (%v), name %q, PIN %q; want the PIN field, empty, name kept", focused == f.name, f.name.Text, f.pin.Text)
+	}
+	typeInto(f.pin, "0001")
+	waitFor(t, "the second refusal", func() bool { return h.win.Canvas().Focused() == f.pin && f.pin.Text == "" })
 	fyne.DoAndWait(func() { f.name.SetText("") })
 	typeInto(f.name, "WANG")
 	typeInto(f.pin, h.wangPIN)
@@ -313,13 +320,22 @@ func TestReprintNeedsSupervisor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	batch.Printed = 2 // as the Issue screen knows a printed batch
+	// The batch was printed (the Issue screen reads that from the database).
+	recs, err := h.svc.BatchCodes(context.Background(), batch.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.svc.Print(context.Background(), recs, app.PrintJob{Operator: "li"}, nil,
+		func([]app.CodeRecord) (func() error, error) { return func() error { return nil }, nil }); err != nil {
+		t.Fatal(err)
+	}
 	var reprints []bool
 	fyne.DoAndWait(func() {
 		h.ui.show("issue")
 		s.selected = &batch
 		s.confirmThen(func(reprint bool) { reprints = append(reprints, reprint) })
 	})
+	h.settle() // the batches are read again before the question
 	fyne.DoAndWait(func() { s.reprint.sheet.SetText("1") })
 	h.settle()
 	fyne.DoAndWait(func() { test.Tap(h.dialogButton(t, T("Print again"))) })

@@ -7,6 +7,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/widget"
 
 	"qrdesk/app"
 	"qrdesk/assets"
@@ -106,10 +107,14 @@ func newMainUI(a fyne.App, w fyne.Window, svc *app.Service, opts Options) (*main
 		container.NewTabItem(T("Settings"), ui.settings.content),
 	)
 	ui.tabs.OnSelected = func(*container.TabItem) { ui.selected() }
+	guardBadges(e, ui.textFields()...) // a badge scanned into a field signs in, never stays there
 	if e.signIn != nil {
 		e.signIn.onChange = ui.signedIn
 	}
 	ui.desk, ui.locked = opts.Desk, opts.Desk
+	if ui.desk && e.signIn != nil {
+		e.signIn.unlockFor = deskUnlockFor // a supervisor's unlock ends by itself
+	}
 	ui.scan.setAskBadge(ui.desk && e.signIn != nil)
 	if ui.desk {
 		w.SetCloseIntercept(ui.quit)
@@ -188,4 +193,21 @@ func (ui *mainUI) grabTyping() {
 // addShortcuts: Ctrl+1 … Ctrl+5 open the screens, from any field.
 func (ui *mainUI) addShortcuts() {
 	ui.env.win.SetMainMenu(ui.screenMenu())
+}
+
+// textFields are the screens' text fields (the sign-in form reads badges
+// itself; the reprint form guards its own).
+func (ui *mainUI) textFields() []*widget.Entry {
+	c, is := ui.codes, ui.issue
+	out := []*widget.Entry{c.query, c.date, c.batch, c.reason, is.count, is.date, is.typ, is.ref, &is.expir.Entry, is.start}
+	for _, key := range ui.settings.order {
+		f := ui.settings.fields[key]
+		if f.entry != nil {
+			out = append(out, f.entry)
+		}
+		if f.combo != nil {
+			out = append(out, &f.combo.Entry)
+		}
+	}
+	return out
 }

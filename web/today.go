@@ -47,6 +47,12 @@ func (r deskRow) Scanned() int {
 	return r.Redeemed + r.RefusedTotal() + r.Conflicts + r.RefusedHere.Total()
 }
 
+// AllRefused is every refusal of the row's desks: the server's and the
+// ones the desks decided alone (as reported). The headline counts both, as
+// Scanned does; it used to count the server's alone, "Refused 0" over a
+// table listing the desks' own.
+func (r deskRow) AllRefused() int { return r.RefusedTotal() + r.RefusedHere.Total() }
+
 // siteRow is one site's day: its desks added up.
 type siteRow struct {
 	deskRow

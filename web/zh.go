@@ -180,6 +180,7 @@ var zh = map[string]string{
 	"By site":                   "按站点",
 	"Scanned":                   "扫描",
 	"Refused at the desk alone": "工位自行拒绝",
+	"%d by the server, %d at the desks alone": "服务器拒绝 %d，工位自行拒绝 %d",
 	"A desk's figures are its site's (the site it is in now). Scanned: the redemptions the server decided (redeemed, refused, conflicts) and the scans the desks refused alone; a redemption taken back is not counted. Pick a site above, or click one, to see its desks alone.": "工位的数字计入其所属站点（当前所在的站点）。扫描：服务器判定的核销（已核销、拒绝、冲突）加上工位自行拒绝的扫描；已撤销的核销不计。在上方选择一个站点，或点击站点名称，即可只看该站点的工位。",
 	"No desk of site %s is enrolled yet: add one with 'qrdesk-server station add NAME --letter L --site \"%s\"'.":                                                                                                                                                                 "站点 %s 还没有登记任何工位：请用 'qrdesk-server station add 名称 --letter 字母 --site \"%s\"' 添加。",
 	"There is no site %q: pick one in the list. Showing all your sites instead.":                                                                                                                                                                                                  "没有名为 %q 的站点：请从列表中选择。现在显示您的全部站点。",
