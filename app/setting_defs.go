@@ -257,7 +257,7 @@ var SettingDefs = []SettingDef{
 		func(s *Settings) *float64 { return &s.OffsetX }),
 	offsetSetting("offset_y", "offset-y", "Offset down (mm)", "Printer calibration: moves every label down by this many mm (negative: up)",
 		func(s *Settings) *float64 { return &s.OffsetY }),
-	textSetting("printer", "printer", "Printer", "A CUPS printer, or HOST:9100 for a network ZPL printer", rulePrinter,
+	textSetting("printer", "printer", "Printer", "A printer of this computer, or HOST:9100 for a network ZPL printer (roll templates)", rulePrinter,
 		func(s *Settings) *string { return &s.Printer }, lineOf(0, 100)).kind(SettingPrinter),
 	boolSetting("sound", "sound", "Sound", "Beep on each scan", func(s *Settings) *bool { return &s.Sound }),
 	textSetting("start_screen", "start-screen", "Start screen", "The screen the window opens on", ruleScreen,

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os/exec"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -39,6 +40,18 @@ func cupsPrinters() ([]string, error) {
 func SendToCUPS(printer string, data []byte, raw bool) error {
 	_, err := SendCUPSJob(printer, "qrdesk", data, raw)
 	return err
+}
+
+// IsNetworkPrinter says whether a printer setting is the HOST:PORT of a
+// network label printer's raw port (ZPL) rather than a printer of this
+// computer: a port of digits after the last colon, no spaces.
+func IsNetworkPrinter(printer string) bool {
+	host, port, err := net.SplitHostPort(printer)
+	if err != nil || host == "" || strings.ContainsAny(printer, " \t") {
+		return false
+	}
+	n, err := strconv.Atoi(port)
+	return err == nil && n > 0 && n < 65536
 }
 
 // SendRaw writes data to a network printer's raw port (usually 9100).

@@ -228,7 +228,7 @@ func (s *issueScreen) printToPrinter(reprint bool) {
 	}
 	s.env.background(func() {
 		ctx := context.Background()
-		queueJob, n, err := s.runPrint(ctx, o, b.ID, part, reprint, printer)
+		queueJob, warning, n, err := s.runPrint(ctx, o, b.ID, part, reprint, printer)
 		var updated app.Batch
 		if err == nil {
 			updated, err = s.env.svc.Batch(ctx, b.ID)
@@ -254,6 +254,9 @@ func (s *issueScreen) printToPrinter(reprint bool) {
 				s.sayPrinted(T("Batch {{.ID}}: {{.Sheets}} ({{.Labels}}) sent to {{.Printer}}, printer queue job {{.Job}}",
 					map[string]any{"ID": b.ID, "Sheets": sheets, "Labels": labelCount(n), "Printer": printer, "Job": queueJob}))
 			}
+			if warning != "" {
+				s.sayPrinted(s.printStatus.Text + "\n" + T("Check the paper: {{.Warning}}", map[string]any{"Warning": warning}))
+			}
 			s.refresh()
 			s.renderPreview()
 		})
@@ -263,10 +266,10 @@ func (s *issueScreen) printToPrinter(reprint bool) {
 // runPrint records and sends one print job of the batch, or of part of it;
 // the queue shows it under a title that names the batch (and the part). It
 // returns the queue's job id and how many labels went.
-func (s *issueScreen) runPrint(ctx context.Context, o printing.Options, batchID int64, part *app.BatchPart, reprint bool, printer string) (string, int, error) {
+func (s *issueScreen) runPrint(ctx context.Context, o printing.Options, batchID int64, part *app.BatchPart, reprint bool, printer string) (queueJob, warning string, n int, err error) {
 	recs, _, err := s.env.svc.SelectForPrint(ctx, app.PrintSelection{BatchID: batchID, Part: part})
 	if err != nil {
-		return "", 0, err
+		return "", "", 0, err
 	}
 	title := fmt.Sprintf("qrdesk batch %d (%d labels)", batchID, len(recs))
 	if part != nil {
@@ -275,9 +278,19 @@ func (s *issueScreen) runPrint(ctx context.Context, o printing.Options, batchID 
 	if reprint {
 		title += " reprint"
 	}
-	done, err := printing.Print(ctx, s.env.svc, printing.Job{Records: recs, Options: o, Title: s.env.current().LabelTitle,
-		Format: printing.FormatPDF, To: printing.Destination{Printer: printer, Title: title}, Operator: s.env.operator(), Reprint: reprint})
-	return done.QueueJob, len(recs), err
+	job := printing.Job{Records: recs, Options: o, Title: s.env.current().LabelTitle,
+		Format: printing.FormatPDF, To: printing.Destination{Printer: printer, Title: title}, Operator: s.env.operator(), Reprint: reprint}
+	if printing.IsNetworkPrinter(printer) {
+		// A network label printer (Settings: HOST:9100) takes ZPL on its
+		// raw port, one label per roll position.
+		if !o.Template.Thermal {
+			return "", "", 0, app.Errorf(app.KindInvalid, "%s", T("{{.Printer}} is a network label printer (ZPL): choose a roll template for it, not the sheet {{.Template}}",
+				map[string]any{"Printer": printer, "Template": o.Template.Name}))
+		}
+		job.Format, job.To = printing.FormatZPL, printing.Destination{PrinterAddr: printer}
+	}
+	done, err := printing.Print(ctx, s.env.svc, job)
+	return done.QueueJob, done.Warning, len(recs), err
 }
 
 // printFailure says what went wrong with a print in the window's terms: the

@@ -211,14 +211,14 @@ func TestIssueAndPrint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.runPrint(context.Background(), o, 1, nil, false, "Office"); err != nil {
+	if _, _, _, err := s.runPrint(context.Background(), o, 1, nil, false, "Office"); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = s.runPrint(context.Background(), o, 1, nil, false, "Office")
+	_, _, _, err = s.runPrint(context.Background(), o, 1, nil, false, "Office")
 	if app.KindOf(err) != app.KindConflict {
 		t.Fatalf("printing again without confirmation: %v", err)
 	}
-	if _, _, err := s.runPrint(context.Background(), o, 1, nil, true, "Office"); err != nil {
+	if _, _, _, err := s.runPrint(context.Background(), o, 1, nil, true, "Office"); err != nil {
 		t.Fatalf("confirmed reprint: %v", err)
 	}
 }
