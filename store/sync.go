@@ -502,8 +502,9 @@ func (d *DB) SyncState(ctx context.Context) (app.SyncStatus, error) {
 		(SELECT count(*) FROM outbox WHERE state = 'pending' AND result <> '' AND json_extract(result, '$.outcome') = ?),
 		COALESCE((SELECT CAST(value AS INTEGER) FROM sync_state WHERE key = 'not_understood'), 0),
 		COALESCE((SELECT value FROM sync_state WHERE key = 'not_understood_last'), ''),
+		EXISTS (SELECT 1 FROM sync_state WHERE key = 'starting_over' AND value = '1'),
 		`+clockColumns, app.OutcomeUnsupported).
-		Scan(&st.Cursor, &st.Check, &st.LastOK, &st.Waiting, &st.Rejected, &st.WaitingUpgrade, &st.NotUnderstood, &st.NotUnderstoodLast, &st.Clock.OffsetMS, &st.Clock.MeasuredAt)
+		Scan(&st.Cursor, &st.Check, &st.LastOK, &st.Waiting, &st.Rejected, &st.WaitingUpgrade, &st.NotUnderstood, &st.NotUnderstoodLast, &st.StartingOver, &st.Clock.OffsetMS, &st.Clock.MeasuredAt)
 	return st, d.wrap(err, "cannot read the sync state")
 }
 
@@ -519,6 +520,13 @@ func (d *DB) Conflicts(ctx context.Context) ([]app.Conflict, error) {
 		return nil, d.wrap(err, "cannot read the conflicts")
 	}
 	return scanConflicts(rows)
+}
+
+// StartOver notes that a start over from the server's snapshot began; the
+// snapshot's last page (ApplySnapshot) clears the note with the cursor.
+func (d *DB) StartOver(ctx context.Context) error {
+	_, err := d.db.ExecContext(ctx, `INSERT INTO sync_state (key, value) VALUES ('starting_over', '1') ON CONFLICT (key) DO UPDATE SET value = excluded.value`)
+	return d.wrap(err, "cannot save the sync state")
 }
 
 // ApplySnapshot brings this desk's copy to the server's state for one page
@@ -597,6 +605,9 @@ func (d *DB) ApplySnapshot(ctx context.Context, page app.RemoteSnapshot, positio
 	}
 	if page.NextID == 0 {
 		if err := setFeedPosition(ctx, tx, position, page.Check); err != nil {
+			return d.wrap(err, "cannot apply the server's snapshot")
+		}
+		if err := setSyncState(ctx, tx, "starting_over", "0"); err != nil {
 			return d.wrap(err, "cannot apply the server's snapshot")
 		}
 	}
