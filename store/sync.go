@@ -536,9 +536,11 @@ func (d *DB) SyncState(ctx context.Context) (app.SyncStatus, error) {
 		(SELECT count(*) FROM outbox WHERE state = 'pending' AND result <> '' AND json_extract(result, '$.outcome') = ?),
 		COALESCE((SELECT CAST(value AS INTEGER) FROM sync_state WHERE key = 'not_understood'), 0),
 		COALESCE((SELECT value FROM sync_state WHERE key = 'not_understood_last'), ''),
-		EXISTS (SELECT 1 FROM sync_state WHERE key = 'starting_over' AND value = '1'),
 		`+clockColumns, app.OutcomeUnsupported).
-		Scan(&st.Cursor, &st.Check, &st.LastOK, &st.Waiting, &st.Rejected, &st.WaitingUpgrade, &st.NotUnderstood, &st.NotUnderstoodLast, &st.StartingOver, &st.Clock.OffsetMS, &st.Clock.MeasuredAt)
+		Scan(&st.Cursor, &st.Check, &st.LastOK, &st.Waiting, &st.Rejected, &st.WaitingUpgrade, &st.NotUnderstood, &st.NotUnderstoodLast, &st.Clock.OffsetMS, &st.Clock.MeasuredAt)
+	if err == nil {
+		err = d.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM sync_state WHERE key = 'starting_over' AND value = '1')`).Scan(&st.StartingOver)
+	}
 	return st, d.wrap(err, "cannot read the sync state")
 }
 
