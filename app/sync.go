@@ -88,8 +88,10 @@ type SyncStore interface {
 	// ForgetWrites forgets the write numbers and Lost (the desk started over).
 	ForgetWrites(ctx context.Context) error
 	// StartOver notes that the desk starts over from the server's snapshot
-	// (SyncStatus.StartingOver) until ApplySnapshot applies its last page.
+	// until ApplySnapshot applies its last page; StartingOver reports the
+	// note (a start over cut short: the next sync starts over again).
 	StartOver(ctx context.Context) error
+	StartingOver(ctx context.Context) (bool, error)
 	// ApplySnapshot brings the desk's copy to a snapshot page's state; with
 	// the last page (NextID 0) it sets the feed cursor to position.
 	ApplySnapshot(ctx context.Context, page RemoteSnapshot, position int64) error
@@ -136,9 +138,6 @@ type SyncStatus struct {
 	// the latest was.
 	NotUnderstood     int    `json:"not_understood,omitempty"`
 	NotUnderstoodLast string `json:"not_understood_last,omitempty"`
-	// StartingOver: a start over from the server's snapshot began and its
-	// last page is not applied yet (the next sync starts over again).
-	StartingOver bool `json:"-"`
 }
 
 // uploadPiece is how many codes one batch upload request carries.
@@ -329,7 +328,11 @@ func (s *Service) downloadChanges(ctx context.Context, ss SyncStore, ring string
 	if err != nil {
 		return err
 	}
-	if st.StartingOver {
+	cutShort, err := ss.StartingOver(ctx)
+	if err != nil {
+		return err
+	}
+	if cutShort {
 		// A start over was cut short (the network, a timeout): the
 		// server may have counted it as done (a moved desk's feed is its
 		// new site's from then on), so the cursor is not one to follow

@@ -538,9 +538,6 @@ func (d *DB) SyncState(ctx context.Context) (app.SyncStatus, error) {
 		COALESCE((SELECT value FROM sync_state WHERE key = 'not_understood_last'), ''),
 		`+clockColumns, app.OutcomeUnsupported).
 		Scan(&st.Cursor, &st.Check, &st.LastOK, &st.Waiting, &st.Rejected, &st.WaitingUpgrade, &st.NotUnderstood, &st.NotUnderstoodLast, &st.Clock.OffsetMS, &st.Clock.MeasuredAt)
-	if err == nil {
-		err = d.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM sync_state WHERE key = 'starting_over' AND value = '1')`).Scan(&st.StartingOver)
-	}
 	return st, d.wrap(err, "cannot read the sync state")
 }
 
@@ -563,6 +560,14 @@ func (d *DB) Conflicts(ctx context.Context) ([]app.Conflict, error) {
 func (d *DB) StartOver(ctx context.Context) error {
 	_, err := d.db.ExecContext(ctx, `INSERT INTO sync_state (key, value) VALUES ('starting_over', '1') ON CONFLICT (key) DO UPDATE SET value = excluded.value`)
 	return d.wrap(err, "cannot save the sync state")
+}
+
+// StartingOver reports whether a start over began and its last page is
+// not applied yet.
+func (d *DB) StartingOver(ctx context.Context) (bool, error) {
+	var on bool
+	err := d.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM sync_state WHERE key = 'starting_over' AND value = '1')`).Scan(&on)
+	return on, d.wrap(err, "cannot read the sync state")
 }
 
 // ApplySnapshot brings this desk's copy to the server's state for one page
