@@ -94,6 +94,11 @@ type SyncStore interface {
 	RekeyEvent(ctx context.Context, old string) (string, error)
 	// ForgetWrites forgets the write numbers and Lost (the desk started over).
 	ForgetWrites(ctx context.Context) error
+	// StartOver notes that the desk starts over from the server's snapshot
+	// until ApplySnapshot applies its last page; StartingOver reports the
+	// note (a start over cut short: the next sync starts over again).
+	StartOver(ctx context.Context) error
+	StartingOver(ctx context.Context) (bool, error)
 	// ApplySnapshot brings the desk's copy to a snapshot page's state; with
 	// the last page (NextID 0) it sets the feed cursor to position.
 	ApplySnapshot(ctx context.Context, page RemoteSnapshot, position int64) error
@@ -333,6 +338,22 @@ func (s *Service) downloadChanges(ctx context.Context, ss SyncStore, ring string
 	if err != nil {
 		return err
 	}
+	cutShort, err := ss.StartingOver(ctx)
+	if err != nil {
+		return err
+	}
+	if cutShort {
+		// A start over was cut short (the network, a timeout): the
+		// server may have counted it as done (a moved desk's feed is its
+		// new site's from then on), so the cursor is not one to follow
+		// the feed from; the snapshot is taken again.
+		if _, err = s.startOver(ctx, ss, ring); err != nil {
+			return err
+		}
+		if st, err = ss.SyncState(ctx); err != nil {
+			return err
+		}
+	}
 	for {
 		changes, next, err := s.Remote.Feed(ctx, ring, st.Cursor, st.Check, wait)
 		var sr *ServerRefusal
@@ -440,6 +461,11 @@ func (s *Service) tellHeldSerials(ctx context.Context, ss SyncStore, ring string
 func (s *Service) startOver(ctx context.Context, ss SyncStore, ring string) (int64, error) {
 	var position, after int64
 	var check string
+	// Noted first: the server may count the start over as seen once it
+	// serves the first page, whether or not this desk gets it.
+	if err := ss.StartOver(ctx); err != nil {
+		return 0, err
+	}
 	held, err := ss.CodesHeld(ctx)
 	if err != nil {
 		return 0, err

@@ -185,13 +185,16 @@ func (c *DB) Snapshot(ctx context.Context, site, afterID, position int64, limit 
 		return snap, err
 	}
 	// The first page also brings the other sites' labels the site's desks
-	// hold (holderSites: a station of this site has an event on it), with
-	// their conflicts below: a desk that starts over (moved here, or
-	// silent past compaction) gets the changes it missed, and keeps what
-	// it holds; a copy of another site's label not brought here is one it
-	// holds no more (the desk drops it: app's dropStaleCopies).
+	// hold, the same set the feed sends their changes to (holderSites): a
+	// station of this site has an event on it or on another label of its
+	// entitlement, or issued one of them (a desk moved here keeps the
+	// labels it issued in its old site). With their conflicts below: a desk
+	// that starts over (moved here, or silent past compaction) gets the
+	// changes it missed, and keeps what it holds; a copy of another site's
+	// label not brought here is one it holds no more (the desk drops it:
+	// app's dropStaleCopies).
 	rows, err = c.e.query(ctx, `SELECT code, issued_by, status, expire_at, created_at, used_at, used_station, used_operator, used_event, disabled_reason, entitlement, ref
-		FROM codes WHERE site <> ? AND code IN (SELECT e.code FROM events e WHERE e.station IN (SELECT name FROM stations WHERE site = ?)) ORDER BY id`, site, site)
+		FROM codes WHERE site <> ? AND code IN (`+siteHeldLabels+`) ORDER BY id`, site, site)
 	if err != nil {
 		return snap, err
 	}
@@ -218,7 +221,7 @@ func (c *DB) Snapshot(ctx context.Context, site, afterID, position int64, limit 
 		FROM conflicts k JOIN codes c ON c.code = k.code
 		WHERE c.site <> ? AND (k.first_site = ? OR k.second_site = ?
 			OR k.first_station IN (SELECT name FROM stations WHERE site = ?) OR k.second_station IN (SELECT name FROM stations WHERE site = ?)
-			OR k.code IN (SELECT e.code FROM events e WHERE e.station IN (SELECT name FROM stations WHERE site = ?))) ORDER BY k.id`, site, site, site, site, site, site)
+			OR k.code IN (`+siteHeldLabels+`)) ORDER BY k.id`, site, site, site, site, site, site)
 	if err != nil {
 		return snap, err
 	}
@@ -226,6 +229,21 @@ func (c *DB) Snapshot(ctx context.Context, site, afterID, position int64, limit 
 	snap.Conflicts = append(snap.Conflicts, theirs...)
 	return snap, err
 }
+
+// siteHeldLabels selects (one column, code) the labels the desks of a site
+// hold a copy of, whatever site they are: those a station of the site has
+// an event on or issued, and the other labels of their entitlements. It is
+// holderSites turned round (a label's change goes to a site exactly when
+// the site's snapshot brings the label). The issuer is found through the
+// index on the station letter (a station's labels carry its letter). Its
+// one argument is the site.
+const siteHeldLabels = `WITH mine AS (SELECT name, letter FROM stations WHERE site = ?),
+		held AS (SELECT e.code FROM events e WHERE e.station IN (SELECT name FROM mine)
+			UNION SELECT m.code FROM codes m WHERE m.station_id IN (SELECT letter FROM mine WHERE letter <> '') AND m.serial IS NOT NULL
+				AND m.issued_by IN (SELECT name FROM mine))
+		SELECT code FROM held
+		UNION SELECT m.code FROM codes m WHERE m.entitlement <> '' AND m.entitlement IN (
+			SELECT l.entitlement FROM codes l WHERE l.entitlement <> '' AND l.code IN (SELECT code FROM held))`
 
 // conflictsOf lists the conflicts of the codes with ids in (afterID, last]
 // (of the site's codes; site 0: every code).

@@ -370,9 +370,43 @@ func applyChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO conflicts (code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, flag, second_code)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, k.Code, k.FirstEvent, k.FirstStation, k.FirstOperator, k.FirstAt,
 			k.SecondEvent, k.SecondStation, k.SecondOperator, k.SecondAt, k.Flag, k.SecondCode)
-		return err
+		if err != nil {
+			return err
+		}
+		return ownRecordTakesOver(ctx, tx, k)
 	}
 	return nil
+}
+
+// ownRecordTakesOver applies a conflict that names a redemption of this
+// desk first (it took the record over: an earlier use, uploaded late)
+// while this desk holds it as no longer standing: another desk's undo of
+// the label, applied before, stopped it standing here, as a handover of
+// this desk the server decides after that undo (applyUndoChange), and the
+// server sends no redeem change for a takeover, only the conflict. The
+// desk's redemption stands again, the one the conflict names second stops
+// standing, and the label is used: this desk counts the redemption of
+// record as its own, as the server's dashboard does. An undo of this
+// desk's own holds it back.
+func ownRecordTakesOver(ctx context.Context, tx *sql.Tx, k app.Conflict) error {
+	var id, codeID int64
+	err := tx.QueryRowContext(ctx, `SELECT r.id, r.code_id FROM redemptions r JOIN codes c ON c.id = r.code_id
+		WHERE c.code = ? AND r.trace_id = ? AND r.own = 1 AND r.undone_at <> 0
+		AND NOT EXISTS (SELECT 1 FROM undos u WHERE u.undoes = r.trace_id AND u.refused = '' AND EXISTS (SELECT 1 FROM outbox o WHERE o.event_id = u.event_id))`,
+		k.Code, k.FirstEvent).Scan(&id, &codeID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE redemptions SET undone_at = ? WHERE code_id = ? AND undone_at = 0 AND id <> ?`, max(k.FirstAt, 1), codeID, id); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE redemptions SET undone_at = 0 WHERE id = ?`, id); err != nil {
+		return err
+	}
+	return settleStatus(ctx, tx, codeID, app.StatusUsed, "", k.FirstAt, k.FirstAt)
 }
 
 // keepServerNote keeps the server's note on a redemption it flagged (a
@@ -522,6 +556,21 @@ func (d *DB) Conflicts(ctx context.Context) ([]app.Conflict, error) {
 	return scanConflicts(rows)
 }
 
+// StartOver notes that a start over from the server's snapshot began; the
+// snapshot's last page (ApplySnapshot) clears the note with the cursor.
+func (d *DB) StartOver(ctx context.Context) error {
+	_, err := d.db.ExecContext(ctx, `INSERT INTO sync_state (key, value) VALUES ('starting_over', '1') ON CONFLICT (key) DO UPDATE SET value = excluded.value`)
+	return d.wrap(err, "cannot save the sync state")
+}
+
+// StartingOver reports whether a start over began and its last page is
+// not applied yet.
+func (d *DB) StartingOver(ctx context.Context) (bool, error) {
+	var on bool
+	err := d.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM sync_state WHERE key = 'starting_over' AND value = '1')`).Scan(&on)
+	return on, d.wrap(err, "cannot read the sync state")
+}
+
 // ApplySnapshot brings this desk's copy to the server's state for one page
 // of codes, as the changes that led there, in one transaction; with the
 // last page it sets the cursor to position (the feed is followed from
@@ -598,6 +647,9 @@ func (d *DB) ApplySnapshot(ctx context.Context, page app.RemoteSnapshot, positio
 	}
 	if page.NextID == 0 {
 		if err := setFeedPosition(ctx, tx, position, page.Check); err != nil {
+			return d.wrap(err, "cannot apply the server's snapshot")
+		}
+		if err := setSyncState(ctx, tx, "starting_over", "0"); err != nil {
 			return d.wrap(err, "cannot apply the server's snapshot")
 		}
 	}

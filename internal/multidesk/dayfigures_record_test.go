@@ -187,3 +187,63 @@ func TestRedemptionOfRecordTakenOverTwice(t *testing.T) {
 		checkOwnFigures(t, "Desk C", c, rows["Desk C"])
 	})
 }
+
+// TestTakeoverAfterAnotherDesksUndoCountsAsOwn: Desk B hands label X over
+// online; desk A, offline, hands it over too a minute later. B's
+// supervisor undoes B's redemption, and desk C hands X over online. When A
+// syncs, its offline use is earlier than C's: it takes the record over
+// (the conflict names A first, C second). A learns of B's undo from the
+// feed after sending its own redemption, which stops it standing there
+// until the server's word on it comes; that word is the conflict, not a
+// redeem change. The conflict makes A's redemption stand again: A's label
+// is used, by A, and A's own figures count the redemption, as its
+// dashboard row does.
+func TestTakeoverAfterAnotherDesksUndoCountsAsOwn(t *testing.T) {
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		ctx := context.Background()
+		h := centraltest.New(t, dbPath, 0)
+		a := h.Desk(t, "Desk A", "A", h.Station(t, "Desk A", "A"))
+		b := h.Desk(t, "Desk B", "B", h.Station(t, "Desk B", "B"))
+		c := h.Desk(t, "Desk C", "C", h.Station(t, "Desk C", "C"))
+		x := a.Issue(t, 1)[0]
+		for _, d := range []*centraltest.Desk{a, b, c} {
+			d.Sync(t)
+		}
+		if v := b.Redeem(t, x, "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("Desk B online: %+v", v)
+		}
+		h.Now = h.Now.Add(time.Minute)
+		back := offline(a, "Desk A")
+		if v := a.Redeem(t, x, "wang"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("Desk A offline: %+v", v)
+		}
+		back()
+		h.Now = h.Now.Add(time.Minute)
+		if u := b.Undo(t, x, "wrong parcel"); u.Undoes == "" {
+			t.Fatalf("Desk B's undo: %+v", u)
+		}
+		b.Sync(t)
+		h.Now = h.Now.Add(time.Minute)
+		if v := c.Redeem(t, x, "zhao"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("Desk C online after B's undo: %+v", v)
+		}
+		a.Sync(t)
+		a.Sync(t)
+		hist, err := h.DB.CodeHistory(ctx, x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hist.Code.UsedStation != "Desk A" || len(hist.Conflicts) != 1 {
+			t.Fatalf("the server's redemption of record is %q's with %d conflicts, want Desk A's and one (the earlier use takes it over): the test's premise changed", hist.Code.UsedStation, len(hist.Conflicts))
+		}
+		v, err := a.Svc.Check(ctx, x)
+		if err != nil || v.Record == nil {
+			t.Fatalf("Desk A's copy of X: %+v %v", v, err)
+		}
+		if v.Record.Status != app.StatusUsed || v.Record.UsedStation != "Desk A" {
+			t.Errorf("Desk A's copy of X is %s, used by %q; the server has it used by Desk A", v.Record.Status, v.Record.UsedStation)
+		}
+		checkOwnFigures(t, "Desk A", a, dashboardRows(t, h)["Desk A"])
+	})
+}

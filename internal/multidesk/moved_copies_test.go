@@ -1,0 +1,122 @@
+package multidesk_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"qrdesk/app"
+	"qrdesk/internal/centraltest"
+	"qrdesk/internal/testpg"
+)
+
+// TestMovedDeskFollowsTheLabelsItIssued: Main 1 issues two labels in site
+// main and uploads them, then the administrator moves it to North. Before
+// Main 1 syncs again, Main 2 hands one of them over online. Main 1 starts
+// over from North's snapshot: the labels it issued in main are still its
+// own (its figures count them), so the snapshot brings them as it brings
+// every other site's label a desk of North holds, and Main 1's copy is
+// used, as on the server. Offline, Main 1 refuses the label as already
+// used rather than handing it over a second time.
+func TestMovedDeskFollowsTheLabelsItIssued(t *testing.T) {
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		ctx := context.Background()
+		h := centraltest.New(t, dbPath, 0)
+		m1 := h.Desk(t, "Main 1", "A", h.Station(t, "Main 1", "A"))
+		m2 := h.Desk(t, "Main 2", "B", h.Station(t, "Main 2", "B"))
+		siteDesk(t, h, "North", "North 1", "N") // North exists
+		codes := m1.Issue(t, 2)
+		m1.Sync(t)
+		if err := h.DB.SetStationSite(ctx, "Main 1", "North"); err != nil {
+			t.Fatal(err)
+		}
+		if v := m2.Redeem(t, codes[0], "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("Main 2 online: %+v", v)
+		}
+		m1.Sync(t)
+		if got := m1.Status(t, codes[0]); got != app.StatusUsed {
+			t.Errorf("Main 1, moved to North, holds the label it issued in main as %s; the server has it used by Main 2", got)
+		}
+		if got := m1.Status(t, codes[1]); got != app.StatusUnused {
+			t.Errorf("Main 1's copy of its other label is %s, want unused", got)
+		}
+		back := offline(m1, "Main 1")
+		v := m1.Redeem(t, codes[0], "wang")
+		back()
+		if v.Outcome == app.OutcomeRedeemed {
+			t.Errorf("offline, Main 1 handed over its label %s again after Main 2 had: %+v", codes[0], v)
+		}
+	})
+}
+
+// loseSnapshot is a desk's link to the server on which the answers to the
+// snapshot's requests are lost (the server served them) while lose is set.
+type loseSnapshot struct {
+	app.Remote
+	lose bool
+}
+
+func (l *loseSnapshot) Snapshot(ctx context.Context, ring string, afterID, position int64) (app.RemoteSnapshot, error) {
+	page, err := l.Remote.Snapshot(ctx, ring, afterID, position)
+	if err == nil && l.lose {
+		return app.RemoteSnapshot{}, fmt.Errorf("reading the snapshot: %w", app.ErrTransient)
+	}
+	return page, err
+}
+
+// TestMovedDeskStartOverCutShort: North 1 issues three labels and hands one
+// over online; Main 1 syncs (its cursor is past North's uploads, which it
+// never read) and is moved to North. At its next sync the server says to
+// start over and serves North's snapshot, but the answer is lost (a
+// timeout). The server counts the move as seen, so at the sync after, the
+// feed is North's from Main 1's old cursor: it holds none of North's
+// labels before it. Main 1 remembers it was starting over and takes the
+// snapshot again: it holds North's labels, the used one used, and offline
+// refuses it instead of handing it over as a label it has never seen.
+func TestMovedDeskStartOverCutShort(t *testing.T) {
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		ctx := context.Background()
+		h := centraltest.New(t, dbPath, 0)
+		m1 := h.Desk(t, "Main 1", "A", h.Station(t, "Main 1", "A"))
+		n1 := siteDesk(t, h, "North", "North 1", "N")
+		codes := n1.Issue(t, 3)
+		n1.Sync(t)
+		if v := n1.Redeem(t, codes[0], "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("North 1 online: %+v", v)
+		}
+		m1.Issue(t, 1)
+		m1.Sync(t)
+		if err := h.DB.SetStationSite(ctx, "Main 1", "North"); err != nil {
+			t.Fatal(err)
+		}
+		link := &loseSnapshot{Remote: m1.Svc.Remote, lose: true}
+		m1.Svc.Remote = link
+		if _, err := m1.Svc.Sync(ctx); err == nil {
+			t.Fatal("the sync whose snapshot answer was lost succeeded: the test's premise changed")
+		}
+		link.lose = false
+		m1.Sync(t)
+		for i, code := range codes {
+			v, err := m1.Svc.Check(ctx, code)
+			if err != nil || v.Record == nil {
+				t.Errorf("Main 1, moved to North, does not hold North's label %d after its start over was cut short: %+v %v", i, v, err)
+				continue
+			}
+			want := app.StatusUnused
+			if i == 0 {
+				want = app.StatusUsed
+			}
+			if v.Record.Status != want {
+				t.Errorf("Main 1's copy of North's label %d is %s, want %s", i, v.Record.Status, want)
+			}
+		}
+		back := offline(m1, "Main 1")
+		v := m1.Redeem(t, codes[0], "wang")
+		back()
+		if v.Outcome == app.OutcomeRedeemed {
+			t.Errorf("offline, Main 1 handed over North's label %s, used at North 1: %+v", codes[0], v)
+		}
+	})
+}
