@@ -300,6 +300,9 @@ func (st *Operators) Badge(op Operator) (string, error) {
 // list is refused.
 func (st *Operators) SignInBadge(ctx context.Context, raw string) (Operator, error) {
 	b, err := ParseBadge(raw)
+	if errors.Is(err, ErrOldBadge) {
+		return Operator{}, st.refuseAs(ctx, ErrOldBadge, "badge", "%v", err)
+	}
 	if err != nil {
 		return Operator{}, st.refuse(ctx, "badge", SignInBadge, "%v", err)
 	}
@@ -311,7 +314,7 @@ func (st *Operators) SignInBadge(ctx context.Context, raw string) (Operator, err
 	case b.Scope == BadgeStaff && !scope.Shared:
 		return Operator{}, st.refuse(ctx, "badge", SignInBadge, "this badge is for a deployment's staff list, and this desk keeps its own list of operators: do not let it sign in")
 	case b.Scope == BadgeDesk && scope.Shared:
-		return Operator{}, st.refuse(ctx, "badge", SignInBadge, "this badge is for one desk's own list of operators, and this desk signs in the deployment's staff list: print a new badge (Settings → Print operator badges…, or 'qrdesk print --badges')")
+		return st.signInJoinedBadge(ctx, b)
 	}
 	notOurs := "this badge was not made at this desk or was altered: do not let it sign in"
 	find := st.Store.OperatorByID
@@ -334,6 +337,47 @@ func (st *Operators) SignInBadge(ctx context.Context, raw string) (Operator, err
 		return Operator{}, st.refuse(ctx, op.Name, SignInBadge, "%s was removed from %s on %s: their badge no longer works", op.Name, where, FormatTime(op.RemovedAt))
 	case b.Version != op.BadgeVersion:
 		return Operator{}, st.refuse(ctx, op.Name, SignInBadge, "this badge of %s was replaced by a newer one: use the new badge", op.Name)
+	}
+	return op, st.Store.AuditSignIn(ctx, op.Name, SignInBadge, true, "", st.actor(ctx, op.Name))
+}
+
+// ErrBadgeBeforeJoin is wrapped by the refusal of a badge of this desk's
+// own list, printed before the desk joined the deployment's staff list,
+// that no longer fits its operator's record: a supervisor prints a new one.
+var ErrBadgeBeforeJoin = errors.New("badge printed before the desk joined the staff list")
+
+// signInJoinedBadge checks, at a desk on the deployment's staff list, a
+// badge of the desk's own list printed before it joined. The desk's row
+// of that operator stays theirs when it joins (its staff id is added, or
+// the deployment's record of the same name is joined to it), so the badge
+// still names them: it signs in while the row keeps the name and badge
+// version it was signed for and is not removed. Another desk's own badge
+// fails the signature (its list id is that desk's), a badge renewed
+// anywhere or whose version the deployment's record raised is refused,
+// with what to do in the picker's words.
+func (st *Operators) signInJoinedBadge(ctx context.Context, b Badge) (Operator, error) {
+	l, err := st.Store.OperatorList(ctx)
+	if err != nil {
+		return Operator{}, err
+	}
+	stale := func(subject, format string, args ...any) error {
+		return st.refuseAs(ctx, ErrBadgeBeforeJoin, subject, format, args...)
+	}
+	op, err := st.Store.OperatorByID(ctx, b.OperatorID)
+	if errors.Is(err, ErrNotFound) {
+		return Operator{}, stale("badge", "this badge is from before the desks shared one staff list and does not work here: ask a supervisor for a new badge")
+	}
+	if err != nil {
+		return Operator{}, err
+	}
+	if err := st.Keys.VerifyBadge(b, op.Name, BadgeScope{ID: l.DeskID}); err != nil {
+		return Operator{}, stale("badge", "this badge is from before the desks shared one staff list and does not work here: ask a supervisor for a new badge")
+	}
+	switch {
+	case op.RemovedAt != 0:
+		return Operator{}, st.refuse(ctx, op.Name, SignInBadge, "%s was removed from the staff list on %s: their badge no longer works", op.Name, FormatTime(op.RemovedAt))
+	case b.Version != op.BadgeVersion:
+		return Operator{}, stale(op.Name, "this badge of %s is from before this desk joined the staff list and no longer works: ask a supervisor for a new badge", op.Name)
 	}
 	return op, st.Store.AuditSignIn(ctx, op.Name, SignInBadge, true, "", st.actor(ctx, op.Name))
 }
@@ -408,6 +452,16 @@ func (st *Operators) refuse(ctx context.Context, subject string, method SignInMe
 		return err
 	}
 	return &Error{Kind: KindInvalid, Message: msg, Err: ErrSignInRefused}
+}
+
+// refuseAs is refuse of a badge, the refusal wrapping why too, so the
+// window can say it in its language.
+func (st *Operators) refuseAs(ctx context.Context, why error, subject, format string, args ...any) error {
+	err := st.refuse(ctx, subject, SignInBadge, format, args...)
+	if e, ok := err.(*Error); ok {
+		e.Err = errors.Join(ErrSignInRefused, why)
+	}
+	return err
 }
 
 func roundUp(d time.Duration) string {

@@ -148,6 +148,9 @@ type SyncStatus struct {
 	// the latest was.
 	NotUnderstood     int    `json:"not_understood,omitempty"`
 	NotUnderstoodLast string `json:"not_understood_last,omitempty"`
+	// StoppedBadges are the operators whose badges printed here stopped
+	// signing in with a sync of this process (stoppedbadges.go).
+	StoppedBadges []StoppedBadge `json:"stopped_badges,omitempty"`
 }
 
 // uploadPiece is how many codes one batch upload request carries.
@@ -159,8 +162,20 @@ const StaleAfter = 5 * time.Minute
 
 // Sync uploads this station's batches and events, then downloads the
 // other stations' changes. A transient failure stops it (retry later);
-// what was done before stays done.
+// what was done before stays done. The badges printed here that stopped
+// signing in with it (joining the staff list, a renewal or removal
+// elsewhere) are in the status (StoppedBadges).
 func (s *Service) Sync(ctx context.Context) (SyncStatus, error) {
+	before := s.badgeHolders(ctx)
+	st, err := s.sync(ctx)
+	s.noteStoppedBadges(ctx, before)
+	if err == nil {
+		st.StoppedBadges = s.StoppedBadges()
+	}
+	return st, err
+}
+
+func (s *Service) sync(ctx context.Context) (SyncStatus, error) {
 	ss := s.Store
 	if s.Remote == nil {
 		return SyncStatus{}, Errorf(KindInvalid, "no sync server is set up: run 'qrdesk sync --server URL --token-file FILE'")

@@ -214,6 +214,7 @@ func runSync(ctx context.Context, env *Env, args []string) error {
 		if msg := clockWarning(env, st.Clock); msg != "" {
 			fmt.Fprintln(w, msg)
 		}
+		printStoppedBadges(w, st.StoppedBadges)
 		if st.NotUnderstood > 0 {
 			fmt.Fprintf(w, "warning: %d changes from the server this desk does not understand (%s), the latest %s: the labels they change may be wrong here\n",
 				st.NotUnderstood, app.NotUnderstoodAdvice, st.NotUnderstoodLast)
@@ -324,4 +325,28 @@ func warnPlainHTTP(env *Env, serverURL string) {
 		return
 	}
 	fmt.Fprintf(env.Stderr, "warning: %s is plain HTTP: this desk's token and every scan travel unencrypted, and anyone on the network can copy the token; use https:// (qrdesk-server --tls-cert/--tls-key)\n", serverURL)
+}
+
+// printStoppedBadges says which badges printed here stopped signing in
+// with the sync, and how to print the new ones.
+func printStoppedBadges(w io.Writer, stopped []app.StoppedBadge) {
+	var renew, removed []string
+	for _, b := range stopped {
+		if b.Removed {
+			removed = append(removed, b.Name)
+		} else {
+			renew = append(renew, b.Name)
+		}
+	}
+	if len(renew) > 0 {
+		fmt.Fprintf(w, "warning: the badges printed here for %s no longer sign in (the staff list holds a newer badge): print new ones with 'qrdesk print --badges' (or Settings → Print operator badges… in the window)\n",
+			strings.Join(renew, ", "))
+	}
+	if len(removed) > 0 {
+		were := "were"
+		if len(removed) == 1 {
+			were = "was"
+		}
+		fmt.Fprintf(w, "warning: %s %s removed from the staff list: their badges no longer sign in\n", strings.Join(removed, ", "), were)
+	}
 }

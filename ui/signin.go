@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -242,6 +244,30 @@ func notCurrentText(op app.Operator, err error) string {
 	return app.ErrorMessage(err)
 }
 
+// badgeRefusedText says, in the window's language and a picker's words,
+// why a badge was refused and what to do: a badge that only a new one
+// replaces sends the picker to a supervisor, never to a command line.
+// Other reasons are the service's, starting with a capital letter.
+func badgeRefusedText(err error) string {
+	switch {
+	case errors.Is(err, app.ErrBadgeBeforeJoin):
+		return T("This badge is from before this desk joined the staff list and no longer works: ask a supervisor for a new badge")
+	case errors.Is(err, app.ErrOldBadge):
+		return T("This badge was printed by an older qrdesk and no longer works: ask a supervisor for a new badge")
+	}
+	return sentence(app.ErrorMessage(err))
+}
+
+// sentence is msg with its first letter in upper case (the service's
+// messages start in lower case, as Go errors do).
+func sentence(msg string) string {
+	r, n := utf8.DecodeRuneInString(msg)
+	if n == 0 || !unicode.IsLower(r) {
+		return msg
+	}
+	return string(unicode.ToUpper(r)) + msg[n:]
+}
+
 // badgeScanned signs in the operator of a badge scanned on the Scan screen
 // (off the UI goroutine) and paints the result there.
 func (s *signIn) badgeScanned(scan *scanScreen, raw string) {
@@ -249,7 +275,7 @@ func (s *signIn) badgeScanned(scan *scanScreen, raw string) {
 		op, err := s.staff.SignInBadge(context.Background(), raw)
 		fyne.Do(func() {
 			if err != nil {
-				scan.paint(colorRefused, T("BADGE REFUSED"), app.ErrorMessage(err))
+				scan.paint(colorRefused, T("BADGE REFUSED"), badgeRefusedText(err))
 				s.env.beep(false)
 				return
 			}

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -104,7 +105,31 @@ func (b *syncBanner) text(st app.SyncStatus, err error) string {
 	if w := clockWarning(st.Clock); w != "" {
 		text += " · " + w
 	}
+	if w := stoppedBadgesText(b.env.svc.StoppedBadges()); w != "" {
+		text += " · " + w
+	}
 	return text
+}
+
+// stoppedBadgesText says which badges printed here stopped signing in with
+// a sync (app.StoppedBadge), and what a supervisor does about it.
+func stoppedBadgesText(stopped []app.StoppedBadge) string {
+	var renew, removed []string
+	for _, b := range stopped {
+		if b.Removed {
+			removed = append(removed, b.Name)
+		} else {
+			renew = append(renew, b.Name)
+		}
+	}
+	var parts []string
+	if len(renew) > 0 {
+		parts = append(parts, T("The badges of {{.Names}} no longer sign in: a supervisor prints new ones (Settings: Print operator badges…)", map[string]any{"Names": strings.Join(renew, ", ")}))
+	}
+	if len(removed) > 0 {
+		parts = append(parts, T("Removed from the staff list: {{.Names}}; their badges no longer sign in", map[string]any{"Names": strings.Join(removed, ", ")}))
+	}
+	return strings.Join(parts, " · ")
 }
 
 // deskRefusalText says in the clerk's language why the server refuses this
