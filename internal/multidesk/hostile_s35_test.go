@@ -2,6 +2,7 @@ package multidesk_test
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,8 +10,10 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/central"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 )
 
 // TestHostileOldDeskOperatorTheServerRefuses: during the roll-out window
@@ -102,6 +105,51 @@ func TestHostileRevokedOldDeskHandsOverAlone(t *testing.T) {
 		}
 		if out := d.run(t, "redeem", codes[0]); strings.HasPrefix(out, "Redeemed") {
 			t.Errorf("the revoked first-release desk hands over %s, redeemed online at desk A, the server up: %q", codes[0], out)
+		}
+	})
+}
+
+// TestHostileRemovedSupervisorOfflineCloseExpires: expiring the day's
+// unused labels needs a supervisor at the desk, as Disable and Replace do
+// (ui/closeday). Offline, a disable or replace by a supervisor the
+// server's list had removed is refused and flagged
+// (TestRemovedSupervisorOfflineDisableEnableReplaceRefused). The same
+// removed supervisor's close with --expire-unused, made at desk B offline
+// after the removal, expires every unused label of the site at the
+// server: accepted, not flagged, not in the removed staff's work.
+func TestHostileRemovedSupervisorOfflineCloseExpires(t *testing.T) {
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		ctx := context.Background()
+		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 3)
+		changeStaff(t, h, central.StaffChange{Action: protocol.StaffAdd, Name: "wang", Supervisor: true}, "1357")
+		a.Sync(t)
+		b.Sync(t)
+		b.Offline(func() {
+			h.Now = h.Now.Add(time.Minute)
+			changeStaff(t, h, central.StaffChange{Action: protocol.StaffRemove, Name: "wang"}, "")
+			h.Now = h.Now.Add(10 * time.Minute)
+			if _, err := b.Svc.CloseDay(ctx, app.CloseDayRequest{ExpireUnused: true, Operator: "wang"}); err != nil {
+				t.Fatalf("desk B offline: wang's close: %v", err)
+			}
+		})
+		b.Sync(t)
+		a.Sync(t)
+		expired := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE status = 'expired'`)
+		flagged := centraltest.Count(t, h.DB, `SELECT count(*) FROM events WHERE kind = 'expire' AND (flags & 64) <> 0`)
+		work, err := h.DB.RemovedStaffWork(ctx, 0, math.MaxInt64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed := 0
+		for _, w := range work {
+			if w.Kind == "expire" {
+				listed++
+			}
+		}
+		if expired > 0 && (flagged == 0 || listed == 0) {
+			t.Errorf("supervisor wang, removed at the server, closed the day with --expire-unused at desk B offline: the server expired %d of %d labels (%s at desk A: %s), flagged %d expiries, %d in the removed staff's work; a disable by wang is refused and flagged",
+				expired, len(codes), codes[0], a.Status(t, codes[0]), flagged, listed)
 		}
 	})
 }
