@@ -188,39 +188,6 @@ func TestHostileCloseAcrossASiteRename(t *testing.T) {
 	})
 }
 
-// TestHostileStaffNamesDifferingOnlyInCase: the staff list refuses a name
-// that differs from a current one only in case ("KIM" beside "kim"), and
-// the desks take an operator's name in any case. On SQLite the check
-// folds ASCII letters only: "éMILE" is added beside "Émile", and a desk
-// then records `--operator ÉMILE` as Émile and `--operator émile` as
-// éMILE, two people's work under each other's names.
-func TestHostileStaffNamesDifferingOnlyInCase(t *testing.T) {
-	t.Parallel()
-	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
-		h := centraltest.New(t, dbPath, 0)
-		pin, err := app.HashPIN("1357")
-		if err != nil {
-			t.Fatal(err)
-		}
-		add := func(name string) error {
-			_, err := h.DB.ChangeStaff(context.Background(), central.StaffChange{Action: protocol.StaffAdd, Name: name, PINHash: pin}, "manager", h.Now.Unix())
-			return err
-		}
-		if err := add("kim"); err != nil {
-			t.Fatal(err)
-		}
-		if err := add("KIM"); err == nil {
-			t.Fatal("premise: KIM beside kim is accepted")
-		}
-		if err := add("Émile"); err != nil {
-			t.Fatal(err)
-		}
-		if err := add("éMILE"); err == nil {
-			t.Errorf("the staff list holds éMILE beside Émile (KIM beside kim is refused); a desk takes either name for the other")
-		}
-	})
-}
-
 // TestHostileClockSkewOfAnOnlineDesk: the alert QrdeskDeskClockSkew
 // (deploy/prometheus/rules.yml) reads qrdesk_desk_clock_offset_max_seconds,
 // made from the offsets events carry. Desk B's clock is a day behind; it
