@@ -212,3 +212,47 @@ func TestHostileClockSkewOfAnOnlineDesk(t *testing.T) {
 		}
 	})
 }
+
+// TestHostileLateRemovalRemovesTheRehired: desk B's manager removes kim
+// (a lost badge) while B is offline. At the server kim is removed too and,
+// a minute later, added again with a new PIN. B's removal, made before the
+// new record existed, arrives afterwards: the server removes the kim it
+// had just added, and kim can work at no desk.
+func TestHostileLateRemovalRemovesTheRehired(t *testing.T) {
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		ctx := context.Background()
+		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 1)
+		for _, d := range []*centraltest.Desk{a, b} {
+			d.DB.UseClock(func() time.Time { return h.Now })
+		}
+		changeStaff(t, h, central.StaffChange{Action: protocol.StaffAdd, Name: "kim"}, "1357")
+		a.Sync(t)
+		b.Sync(t)
+		b.Offline(func() {
+			h.Now = h.Now.Add(time.Minute)
+			if _, err := b.Svc.Operators().Remove(ctx, "kim", "admin"); err != nil {
+				t.Fatal(err)
+			}
+			h.Now = h.Now.Add(time.Minute)
+			changeStaff(t, h, central.StaffChange{Action: protocol.StaffRemove, Name: "kim"}, "")
+			h.Now = h.Now.Add(time.Minute)
+			changeStaff(t, h, central.StaffChange{Action: protocol.StaffAdd, Name: "kim"}, "2468")
+		})
+		h.Now = h.Now.Add(time.Minute)
+		a.Sync(t) // A hears of the new kim
+		h.Now = h.Now.Add(time.Minute)
+		if v := a.Redeem(t, codes[0], "kim"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("the new kim redeems online at desk A: %+v", v)
+		}
+		h.Now = h.Now.Add(time.Minute)
+		b.Sync(t)
+		a.Sync(t)
+		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM events WHERE kind = 'redeem' AND code = ? AND (flags & 64) <> 0`, codes[0]); n != 0 {
+			t.Errorf("the new kim's online redemption at desk A, made while kim was on the list, is flagged as a removed operator's work after desk B's late removal")
+		}
+		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM staff WHERE name = 'kim' AND removed_at = 0`); n != 1 {
+			t.Errorf("kim, added again at the server after desk B's offline removal, is removed when that removal arrives (current kim records: %d)", n)
+		}
+	})
+}
