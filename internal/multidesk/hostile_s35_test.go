@@ -20,7 +20,8 @@ import (
 // the server decides a first-release desk's online scans, because that
 // release redeems alone after any answer but 200. The first release takes
 // any operator name at a scan (--operator, $QRDESK_OPERATOR, the login
-// name; its settings check only the length), today's server refuses
+// name; the window's clerk is settings --default-operator, checked for
+// length only: a Hebrew name ending in U+200F is taken), today's server refuses
 // names over 40 characters or with a control character or an invisible
 // direction mark with 400. So a label desk A redeemed online is handed
 // over again at the old desk (the server was up and knew it used), and
@@ -85,28 +86,41 @@ func firstReleaseBeside(t *testing.T, dbPath func(t testing.TB) string, bin stri
 }
 
 // TestHostileRevokedOldDeskHandsOverAlone: the Desks page flags a
-// first-release desk Too old and offers to revoke it. Revoked, the server
-// answers its scans 403, which that release takes for "away": it hands
-// over a label desk A redeemed online a moment before, the server up.
+// first-release desk Too old and offers to revoke it; its token may also
+// be renewed (the new token not yet typed in at the desk), or the server
+// restored to before the station was added. The server then answers its
+// scans 403 or 401, which that release takes for "away": it hands over a
+// label desk A redeemed online a moment before, the server up.
 func TestHostileRevokedOldDeskHandsOverAlone(t *testing.T) {
 	t.Parallel()
 	bin := buildReleaseDesk(t, firstReleaseCommit)
-	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
-		h, d := firstReleaseBeside(t, dbPath, bin)
-		a := h.Desk(t, "Desk A", "A", h.Station(t, "Desk A", "A"))
-		codes := a.Issue(t, 1)
-		a.Sync(t)
-		d.run(t, "sync", "--server", h.URL, "--token", h.Station(t, "Desk D", "D"))
-		if err := h.DB.RevokeStation(context.Background(), "Desk D", h.Now.Unix()); err != nil {
-			t.Fatal(err)
-		}
-		if v := a.Redeem(t, codes[0], "li"); v.Outcome != app.OutcomeRedeemed {
-			t.Fatalf("desk A redeems online: %+v", v)
-		}
-		if out := d.run(t, "redeem", codes[0]); strings.HasPrefix(out, "Redeemed") {
-			t.Errorf("the revoked first-release desk hands over %s, redeemed online at desk A, the server up: %q", codes[0], out)
-		}
-	})
+	for _, how := range []string{"revoked", "renewed"} {
+		t.Run(how, func(t *testing.T) {
+			testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+				ctx := context.Background()
+				h, d := firstReleaseBeside(t, dbPath, bin)
+				a := h.Desk(t, "Desk A", "A", h.Station(t, "Desk A", "A"))
+				codes := a.Issue(t, 1)
+				a.Sync(t)
+				d.run(t, "sync", "--server", h.URL, "--token", h.Station(t, "Desk D", "D"))
+				var err error
+				if how == "revoked" {
+					err = h.DB.RevokeStation(ctx, "Desk D", h.Now.Unix())
+				} else {
+					err = h.DB.RenewStation(ctx, "Desk D", strings.Repeat("0", 64))
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if v := a.Redeem(t, codes[0], "li"); v.Outcome != app.OutcomeRedeemed {
+					t.Fatalf("desk A redeems online: %+v", v)
+				}
+				if out := d.run(t, "redeem", codes[0]); strings.HasPrefix(out, "Redeemed") {
+					t.Errorf("the %s first-release desk hands over %s, redeemed online at desk A, the server up: %q", how, codes[0], out)
+				}
+			})
+		})
+	}
 }
 
 // TestHostileRemovedSupervisorOfflineCloseExpires: expiring the day's
