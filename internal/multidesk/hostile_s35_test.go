@@ -321,3 +321,25 @@ func TestHostileSerialsAfterBothRestoresOneDeskSite(t *testing.T) {
 		}
 	})
 }
+
+// TestHostileUpgradedFirstReleaseDeskSettings: the first release's
+// settings --default-operator (the window's clerk) checks the length only;
+// a name ending in an invisible direction mark (U+200F, common after a
+// Hebrew or Arabic name) or holding a tab is stored. Today's qrdesk on
+// that desk refuses every command, 'qrdesk settings' too, with "the
+// stored settings are damaged; fix them with 'qrdesk settings'": the
+// upgraded desk cannot scan, sync or be fixed with the command it names.
+func TestHostileUpgradedFirstReleaseDeskSettings(t *testing.T) {
+	t.Parallel()
+	bin := buildReleaseDesk(t, firstReleaseCommit)
+	current := buildCurrentDesk(t)
+	d := oldDesk{bin: bin, db: filepath.Join(t.TempDir(), "d.db"), key: filepath.Join(t.TempDir(), "qrdesk.key")}
+	d.run(t, "init")
+	d.run(t, "settings", "--default-operator", "Dana\u200f")
+	d = d.upgrade(current)
+	for _, args := range [][]string{{"stats"}, {"settings"}, {"settings", "--default-operator", "Dana"}} {
+		if out := d.run(t, args...); strings.Contains(out, "damaged") {
+			t.Errorf("upgraded first-release desk, qrdesk %s: %s", strings.Join(args, " "), out)
+		}
+	}
+}
