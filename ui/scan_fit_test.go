@@ -23,7 +23,7 @@ func TestBadgeRefusedFitsItsPanel(t *testing.T) {
 	}
 	h.scan(t, h.liBadge, fyne.KeyReturn, T("BADGE REFUSED"))
 	want := h.ui.scan.detail.Text
-	if !strings.Contains(want, "li was removed from this desk") {
+	if !strings.Contains(want, "Li was removed from this desk") {
 		t.Fatalf("the detail says %q", want)
 	}
 	var panel fyne.CanvasObject // the container of the title, detail and note
