@@ -293,9 +293,10 @@ func (a *API) cachedForRead(hash string) (central.Station, bool) {
 
 func (a *API) authenticated(h func(r *http.Request, st central.Station) (any, error), lookup stationLookup) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		reply := a.replyTo(w, r)
 		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		if !ok || token == "" {
-			a.write(w, nil, fail(http.StatusUnauthorized, app.RefusedUnknownToken, "missing bearer token: create one with 'qrdesk-server station add NAME --letter L'"))
+			reply(nil, fail(http.StatusUnauthorized, app.RefusedUnknownToken, "missing bearer token: create one with 'qrdesk-server station add NAME --letter L'"))
 			return
 		}
 		hash := HashToken(token)
@@ -310,7 +311,7 @@ func (a *API) authenticated(h func(r *http.Request, st central.Station) (any, er
 		if !found {
 			var err error
 			if st, err = a.lookUpStation(r.Context(), hash); err != nil {
-				a.write(w, nil, err)
+				reply(nil, err)
 				return
 			}
 		}
@@ -322,12 +323,12 @@ func (a *API) authenticated(h func(r *http.Request, st central.Station) (any, er
 			served := a.servesOldDesk(r)
 			a.Metrics.oldDeskRequest(r.Pattern, served)
 			if !served {
-				a.write(w, nil, fail(http.StatusUpgradeRequired, app.RefusedDeskTooOld, "%s", protocol.DeskTooOldReason))
+				reply(nil, fail(http.StatusUpgradeRequired, app.RefusedDeskTooOld, "%s", protocol.DeskTooOldReason))
 				return
 			}
 		}
 		if err := a.checkRing(r.Context(), r.Header.Get(RingHeader)); err != nil {
-			a.write(w, nil, err)
+			reply(nil, err)
 			return
 		}
 		a.Metrics.sawDesk(st.ID, a.Now().Unix())
@@ -339,7 +340,7 @@ func (a *API) authenticated(h func(r *http.Request, st central.Station) (any, er
 				err = central.ErrRevoked
 			}
 		}
-		a.write(w, v, err)
+		reply(v, err)
 	}
 }
 
