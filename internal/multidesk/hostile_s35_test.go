@@ -229,7 +229,6 @@ func TestHostileCloseAcrossASiteRename(t *testing.T) {
 // day: the gauge stays 0 and the alert never fires, though the desk knows
 // its offset.
 func TestHostileClockSkewOfAnOnlineDesk(t *testing.T) {
-	t.Skip("finding (open, docs/reliability.md): the clock-skew gauge reads offsets only from offline events")
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 2)
