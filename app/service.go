@@ -49,8 +49,6 @@ type Service struct {
 	// waiting event's age (a server from before the field): not sent again
 	// to this process's server.
 	reportNoOldest bool
-	// stoppedBadges: the operators whose badges stopped with a sync (stoppedbadges.go).
-	stoppedBadges []StoppedBadge
 
 	clockMu sync.Mutex // orders the clock's updates and their saving
 	clock   clockRef   // the last clock measurement, against the monotonic clock (clock.go)

@@ -149,7 +149,7 @@ type SyncStatus struct {
 	NotUnderstood     int    `json:"not_understood,omitempty"`
 	NotUnderstoodLast string `json:"not_understood_last,omitempty"`
 	// StoppedBadges are the operators whose badges printed here stopped
-	// signing in with a sync of this process (stoppedbadges.go).
+	// signing in with a sync, and have no new badge yet (stoppedbadges.go).
 	StoppedBadges []StoppedBadge `json:"stopped_badges,omitempty"`
 }
 
@@ -168,9 +168,11 @@ const StaleAfter = 5 * time.Minute
 func (s *Service) Sync(ctx context.Context) (SyncStatus, error) {
 	before := s.badgeHolders(ctx)
 	st, err := s.sync(ctx)
-	s.noteStoppedBadges(ctx, before)
+	if nerr := s.noteStoppedBadges(ctx, before); err == nil && nerr != nil {
+		return st, nerr
+	}
 	if err == nil {
-		st.StoppedBadges = s.StoppedBadges()
+		st.StoppedBadges, err = s.StoppedBadges(ctx)
 	}
 	return st, err
 }

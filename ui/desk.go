@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"context"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
@@ -40,13 +42,17 @@ func (ui *mainUI) layout() {
 	ui.env.win.SetContent(container.NewBorder(top, nil, nil, nil, body))
 }
 
-// signedIn locks or unlocks a desk-mode window: unlocked while a supervisor
-// is signed in.
+// signedIn follows a sign-in or sign-out: the Staff screen shows what the
+// one signed in may do, the Scan screen asks for a badge while nobody is,
+// and a desk-mode window is unlocked while a supervisor is signed in.
 func (ui *mainUI) signedIn(op *app.Operator) {
+	if ui.staff != nil {
+		ui.staff.refresh()
+	}
+	ui.askBadge()
 	if !ui.desk {
 		return
 	}
-	ui.scan.setAskBadge(op == nil)
 	locked := op == nil || !op.Supervisor
 	if locked == ui.locked {
 		return
@@ -59,14 +65,65 @@ func (ui *mainUI) signedIn(op *app.Operator) {
 	ui.show(ui.current())
 }
 
+// askBadge makes the Scan screen ask for a badge between scans while
+// nobody is signed in where someone must be: a desk-mode window, or one
+// whose desk has operators (a label scanned then gets SIGN IN FIRST).
+func (ui *mainUI) askBadge() {
+	_, in := ui.env.signIn.current()
+	ui.scan.setAskBadge(ui.env.signIn != nil && !in && (ui.desk || ui.hasStaff))
+}
+
 // quit closes the window; on a locked desk only once a supervisor approves
-// (a picker must not leave the desk's window for the desktop). The
-// Operator menu's Quit and the window's close button both come here.
+// (a picker must not leave the desk's window for the desktop), unless the
+// desk has no supervisor who could. The Operator menu's Quit and the
+// window's close button both come here.
 func (ui *mainUI) quit() {
-	if ui.desk && ui.locked && ui.env.signIn != nil {
+	if ui.desk && ui.locked && ui.env.signIn != nil && ui.hasSupervisor() {
 		if _, ok := ui.env.supervisor(T("Quit the desk's window"), ui.env.win.Close); !ok {
 			return
 		}
 	}
 	ui.env.win.Close()
+}
+
+// hasSupervisor reports whether the desk has a current supervisor (one
+// small read on the UI goroutine: operators change from the command line
+// and the staff list while the window runs). A read that fails counts as
+// yes: the desk stays guarded.
+func (ui *mainUI) hasSupervisor() bool {
+	sups, err := ui.env.signIn.staff.Supervisors(context.Background())
+	return err != nil || sups.Current
+}
+
+// neverHadSupervisor reports whether the desk never had a supervisor (a
+// read that fails says no: the desk stays as it was).
+func (ui *mainUI) neverHadSupervisor() bool {
+	sups, err := ui.env.signIn.staff.Supervisors(context.Background())
+	return err == nil && !sups.Ever
+}
+
+// firstSupervisorOnSignIn makes Sign in… (and Ctrl+L) of a desk-mode
+// window on a desk that never had a supervisor ask for the first one: no
+// badge nor PIN could unlock it.
+func (ui *mainUI) firstSupervisorOnSignIn() {
+	s := ui.env.signIn
+	signIn := s.signIn.OnTapped
+	s.signIn.OnTapped = func() {
+		if ui.neverHadSupervisor() {
+			ui.first = ui.env.askFirstSupervisor(ui.setUp)
+			return
+		}
+		signIn()
+	}
+}
+
+// askFirstSupervisorAtStart: a desk-mode window on a desk that never had
+// a supervisor asks for the first one as it opens; the desk's set-up
+// follows.
+func (ui *mainUI) askFirstSupervisorAtStart() {
+	ui.env.background(func() {
+		if ui.neverHadSupervisor() {
+			fyne.Do(func() { ui.first = ui.env.askFirstSupervisor(ui.setUp) })
+		}
+	})
 }

@@ -45,6 +45,9 @@ type signIn struct {
 	// unlockFor, when not 0, is how long a supervisor stays signed in
 	// (deskUnlockFor, in desk mode).
 	unlockFor time.Duration
+
+	// keepBar shows the bar on a desk without operators too (desk mode).
+	keepBar bool
 }
 
 // deskUnlockFor is how long a supervisor's sign-in unlocks a desk-mode
@@ -81,7 +84,7 @@ func (s *signIn) refreshBar(ctx context.Context) {
 	listeners := s.env.onStaff
 	s.env.mu.Unlock()
 	fyne.Do(func() {
-		if _, in := s.current(); has || in {
+		if _, in := s.current(); has || in || s.keepBar {
 			s.bar.Show()
 		} else {
 			s.bar.Hide()

@@ -67,6 +67,7 @@ func (b *syncBanner) once(ctx context.Context) error {
 	st, err := b.env.svc.Sync(ctx)
 	if err != nil {
 		st, _ = b.env.svc.SyncState(ctx)
+		st.StoppedBadges, _ = b.env.svc.StoppedBadges(ctx) // kept in the database: said offline too
 	}
 	text := b.text(st, err)
 	fyne.Do(func() { b.label.SetText(text) })
@@ -105,7 +106,7 @@ func (b *syncBanner) text(st app.SyncStatus, err error) string {
 	if w := clockWarning(st.Clock); w != "" {
 		text += " · " + w
 	}
-	if w := stoppedBadgesText(b.env.svc.StoppedBadges()); w != "" {
+	if w := stoppedBadgesText(st.StoppedBadges); w != "" {
 		text += " · " + w
 	}
 	return text
