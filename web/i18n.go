@@ -58,6 +58,15 @@ func (l Lang) Other() (code, name string) {
 	return "zh", "中文"
 }
 
+// Conflicts is "1 conflict" or "3 conflicts" ("1 conflicts" read as a
+// mistake).
+func (l Lang) Conflicts(n int) string {
+	if n == 1 {
+		return l.T("1 conflict")
+	}
+	return l.Tf("%d conflicts", n)
+}
+
 func (l Lang) minutes(d time.Duration) string {
 	m := int((d + time.Minute - 1) / time.Minute)
 	if m == 1 {

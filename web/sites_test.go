@@ -209,7 +209,7 @@ func TestDashboardBySite(t *testing.T) {
 		}
 		_, _, conflicts = v.get(t, "/conflicts?site=South")
 		if strings.Contains(conflicts, "conflict-"+strconv.FormatInt(c.conflicts[c.north[2]], 10)) || !strings.Contains(conflicts, "conflict-"+strconv.FormatInt(c.conflicts[c.south[1]], 10)) ||
-			!strings.Contains(conflicts, ": 1 conflicts, 1 not resolved.") || !strings.Contains(conflicts, `<input type="hidden" name="site" value="South">`) {
+			!strings.Contains(conflicts, ": 1 conflict, 1 not resolved.") || !strings.Contains(conflicts, `<input type="hidden" name="site" value="South">`) {
 			t.Error("Conflicts of South: want South's label's conflict alone (redeemed at a desk of North too)")
 		}
 		// Resolving on South's page comes back to it.
