@@ -328,7 +328,7 @@ func warnPlainHTTP(env *Env, serverURL string) {
 }
 
 // printStoppedBadges says which badges printed here stopped signing in
-// with the sync, and how to print the new ones.
+// with a sync and have no new badge yet, and how to print the new ones.
 func printStoppedBadges(w io.Writer, stopped []app.StoppedBadge) {
 	var renew, removed []string
 	for _, b := range stopped {
@@ -339,7 +339,7 @@ func printStoppedBadges(w io.Writer, stopped []app.StoppedBadge) {
 		}
 	}
 	if len(renew) > 0 {
-		fmt.Fprintf(w, "warning: the badges printed here for %s no longer sign in (the staff list holds a newer badge): print new ones with 'qrdesk print --badges' (or Settings → Print operator badges… in the window)\n",
+		fmt.Fprintf(w, "warning: the badges printed here for %s no longer sign in (the staff list holds a newer badge): print new ones with 'qrdesk print --badges' (or on the window's Staff screen); this is said at every sync until then\n",
 			strings.Join(renew, ", "))
 	}
 	if len(removed) > 0 {
@@ -347,6 +347,6 @@ func printStoppedBadges(w io.Writer, stopped []app.StoppedBadge) {
 		if len(removed) == 1 {
 			were = "was"
 		}
-		fmt.Fprintf(w, "warning: %s %s removed from the staff list: their badges no longer sign in\n", strings.Join(removed, ", "), were)
+		fmt.Fprintf(w, "warning: %s %s removed from the staff list: their badges no longer sign in (a supervisor dismisses this on the window's Staff screen)\n", strings.Join(removed, ", "), were)
 	}
 }

@@ -56,3 +56,22 @@ func TestPickerCannotExpireTheDay(t *testing.T) {
 		t.Fatalf("after the approval %q is signed in, want li still", op.Name)
 	}
 }
+
+// TestCloseTheDayTakesEnter: the Close the day question takes Enter as
+// yes and Esc as no, like the window's other questions (it took neither:
+// a clerk working from the keyboard had to reach for the mouse).
+func TestCloseTheDayTakesEnter(t *testing.T) {
+	h := newHarness(t)
+	h.issue(t, 2)
+	kb := keyboard{h.win}
+	d := newCloseDayDialog(h.ui.env, nil)
+	fyne.DoAndWait(func() { h.ui.show("today"); d.ask() })
+	kb.press(fyne.KeyEscape)
+	h.settle()
+	if d.closed != nil || h.win.Canvas().Overlays().Top() != nil {
+		t.Fatal("Esc did not say no to Close the day")
+	}
+	fyne.DoAndWait(d.ask)
+	kb.press(fyne.KeyReturn)
+	waitFor(t, "the close", func() bool { return d.closed != nil })
+}

@@ -113,7 +113,8 @@ func (b *syncBanner) text(st app.SyncStatus, err error) string {
 }
 
 // stoppedBadgesText says which badges printed here stopped signing in with
-// a sync (app.StoppedBadge), and what a supervisor does about it.
+// a sync (app.StoppedBadge, kept until a new badge is saved or the note
+// dismissed), and what a supervisor does about it.
 func stoppedBadgesText(stopped []app.StoppedBadge) string {
 	var renew, removed []string
 	for _, b := range stopped {
@@ -125,10 +126,10 @@ func stoppedBadgesText(stopped []app.StoppedBadge) string {
 	}
 	var parts []string
 	if len(renew) > 0 {
-		parts = append(parts, T("The badges of {{.Names}} no longer sign in: a supervisor prints new ones (Settings: Print operator badges…)", map[string]any{"Names": strings.Join(renew, ", ")}))
+		parts = append(parts, T("The badges of {{.Names}} no longer sign in: a supervisor saves new ones on the Staff screen", map[string]any{"Names": strings.Join(renew, ", ")}))
 	}
 	if len(removed) > 0 {
-		parts = append(parts, T("Removed from the staff list: {{.Names}}; their badges no longer sign in", map[string]any{"Names": strings.Join(removed, ", ")}))
+		parts = append(parts, T("Removed from the staff list: {{.Names}}; their badges no longer sign in (a supervisor dismisses this on the Staff screen)", map[string]any{"Names": strings.Join(removed, ", ")}))
 	}
 	return strings.Join(parts, " · ")
 }
