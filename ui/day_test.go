@@ -133,7 +133,7 @@ func TestCloseDayDialog(t *testing.T) {
 	h.settle()
 	waitFor(t, "the second close", func() bool { return strings.Contains(d.text, "Changed since the close at") })
 	<-refreshed
-	if !strings.Contains(d.text, "Scans: 1 → 2") {
+	if !strings.Contains(d.text, "Scans: 1, now 2") {
 		t.Fatalf("second close:\n%s", d.text)
 	}
 }

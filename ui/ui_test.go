@@ -129,7 +129,7 @@ func TestScanScreenOutcomes(t *testing.T) {
 	h.scan(t, codes[0], fyne.KeyReturn, "JUST SCANNED")
 	h.clock.advance(3 * time.Second)
 	h.scan(t, codes[0], fyne.KeyTab, "ALREADY USED")
-	if d := h.ui.scan.detail.Text; !strings.Contains(d, "li") || !strings.Contains(d, "Station A") {
+	if d := strings.ReplaceAll(h.ui.scan.detail.Text, "\u00a0", " "); !strings.Contains(d, "li") || !strings.Contains(d, "Station A") {
 		t.Fatalf("already used detail %q does not say where and by whom", d)
 	}
 	h.scan(t, codes[2], fyne.KeyEnter, "DISABLED")
@@ -246,7 +246,7 @@ func TestCodesSearchDisableEnable(t *testing.T) {
 		test.Tap(s.disableBtn)
 	})
 	h.settle()
-	if s.current == nil || s.current.Status != app.StatusDisabled || !strings.Contains(s.history.Text, "disable") {
+	if s.current == nil || s.current.Status != app.StatusDisabled || !strings.Contains(s.history.Text, "Disabled") {
 		t.Fatalf("after Disable: %v, history %q", s.current, s.history.Text)
 	}
 	if v, _ := h.svc.Check(context.Background(), codes[7]); v.Outcome != app.OutcomeDisabled {
