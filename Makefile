@@ -182,7 +182,7 @@ windows: deps
 # and of the web dashboard (web-*.png), taken by its test in headless Chromium.
 screenshots: deps
 	QRDESK_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run 'TestScannerAtTheDesk|TestScreensInChinese|TestBadgeSignInAtTheDesk' ./e2e/
-	QRDESK_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run 'TestDayScreenshots|TestVerdictScreenshots' ./ui/
+	QRDESK_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run 'TestDayScreenshots|TestVerdictScreenshots|TestStaffScreenshots' ./ui/
 	QRDESK_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run 'TestDashboardInChromium|TestSitePickerInChromium' ./web/
 
 # The bold CJK face of the verdict titles, cut down to the Chinese texts'

@@ -6,6 +6,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
 
 	"qrdesk/app"
 )
@@ -16,30 +17,35 @@ import (
 // supervisor out locks it again.
 
 // layout puts the sign-in bar over the screens, or over the Scan screen
-// alone while the desk is locked.
+// alone while the desk is locked. Over the screens it sits at the right
+// end of the tab row, which the tabs leave free: a row of its own made
+// every screen 40 px taller, and Issue & print no longer fit a 1024 × 600
+// screen once the desk had operators.
 func (ui *mainUI) layout() {
-	var body fyne.CanvasObject = ui.tabs
-	if ui.locked {
-		body = ui.scan.content
-	}
-	var top fyne.CanvasObject
-	if s := ui.env.signIn; s != nil {
-		ui.setMenu()
-		top = s.bar
-		if ui.desk {
-			mode := canvas.NewText(T("DESK MODE"), colorUsed)
-			if !ui.locked {
-				mode.Text = T("DESK MODE: unlocked by a supervisor")
-			}
-			mode.TextStyle = fyne.TextStyle{Bold: true}
-			top = container.NewHBox(mode, s.bar)
+	s := ui.env.signIn
+	if s == nil {
+		if ui.locked {
+			ui.env.win.SetContent(ui.scan.content)
+			return
 		}
-	}
-	if top == nil {
-		ui.env.win.SetContent(body)
+		ui.env.win.SetContent(ui.tabs)
 		return
 	}
-	ui.env.win.SetContent(container.NewBorder(top, nil, nil, nil, body))
+	ui.setMenu()
+	top := fyne.CanvasObject(s.bar)
+	if ui.desk {
+		mode := canvas.NewText(T("DESK MODE"), colorUsed)
+		if !ui.locked {
+			mode.Text = T("UNLOCKED")
+		}
+		mode.TextStyle = fyne.TextStyle{Bold: true}
+		top = container.NewHBox(container.NewCenter(mode), s.bar)
+	}
+	if ui.locked {
+		ui.env.win.SetContent(container.NewBorder(top, nil, nil, nil, ui.scan.content))
+		return
+	}
+	ui.env.win.SetContent(container.NewStack(ui.tabs, container.NewVBox(container.NewHBox(layout.NewSpacer(), top))))
 }
 
 // signedIn follows a sign-in or sign-out: the Staff screen shows what the
@@ -119,11 +125,10 @@ func (ui *mainUI) firstSupervisorOnSignIn() {
 
 // askFirstSupervisorAtStart: a desk-mode window on a desk that never had
 // a supervisor asks for the first one as it opens; the desk's set-up
-// follows.
+// follows. It reads before the window is shown (start, as the settings
+// are read), so the form is in its first frame and takes the first keys.
 func (ui *mainUI) askFirstSupervisorAtStart() {
-	ui.env.background(func() {
-		if ui.neverHadSupervisor() {
-			fyne.Do(func() { ui.first = ui.env.askFirstSupervisor(ui.setUp) })
-		}
-	})
+	if ui.neverHadSupervisor() {
+		ui.first = ui.env.askFirstSupervisor(ui.setUp)
+	}
 }

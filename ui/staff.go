@@ -90,7 +90,7 @@ func newStaffScreen(e *env) *staffScreen {
 	s.remove = widget.NewButton(T("Remove…"), s.askRemove)
 	s.remove.Importance = widget.DangerImportance
 	s.badge = widget.NewButton(T("Save the badge"), func() { s.saveBadge(s.chosen()) })
-	actions := container.NewGridWithColumns(5, s.setPIN, s.unlock, s.renew, s.badge, s.remove)
+	actions := container.NewGridWithColumns(3, s.setPIN, s.unlock, s.renew, s.badge, s.remove)
 
 	s.name = widget.NewEntry()
 	s.name.SetPlaceHolder(T("Name, as the desk knows them"))
@@ -107,9 +107,15 @@ func newStaffScreen(e *env) *staffScreen {
 	addForm := widget.NewForm(widget.NewFormItem(T("Name"), s.name), widget.NewFormItem(T("PIN"), s.pin),
 		widget.NewFormItem(T("PIN again"), s.again), widget.NewFormItem("", s.super))
 	s.stopped = container.NewVBox()
+	// The list and what is done with the chosen operator on the left; adding
+	// one and the stopped badges on the right, which scrolls: the screen
+	// fits 1024 × 600 with a long list and several notes.
 	top := container.NewVBox(heading(T("The desk's operators")), s.shared)
-	bottom := container.NewVBox(actions, s.message, s.stopped, heading(T("Add an operator")), addForm, container.NewHBox(s.add))
-	s.manage = container.NewBorder(top, bottom, nil, nil, s.list)
+	left := container.NewBorder(top, container.NewVBox(actions, s.message), nil, nil, s.list)
+	right := container.NewVScroll(container.NewVBox(heading(T("Add an operator")), addForm, container.NewHBox(s.add), s.stopped))
+	split := container.NewHSplit(left, right)
+	split.Offset = 0.55
+	s.manage = split
 
 	s.gateText = widget.NewLabel("")
 	s.gateText.Wrapping = fyne.TextWrapWord
@@ -238,9 +244,10 @@ func (s *staffScreen) showState(st staffState) {
 	s.selected = -1
 	s.list.Refresh()
 	s.choose(chosen)
-	s.shared.SetText("")
+	s.shared.Hide() // an empty label still takes a line
 	if st.shared {
 		s.shared.SetText(T("This desk signs in the deployment's staff list: a change made here reaches the server at this desk's next sync, and every desk at theirs. A PIN lockout is this desk's own."))
+		s.shared.Show()
 	}
 	s.showStopped(st.stopped)
 	s.enableActions()

@@ -377,3 +377,74 @@ func displayTools() string {
 	}
 	return ""
 }
+
+// TestFirstSupervisorUnderWine: the pickup desk ('gui --desk --screen
+// scan', the Start menu's "qrdesk pickup desk") of the real window under
+// wine, on a fresh desk nobody set up: it opens and asks for the first
+// supervisor. Typed in from the keyboard (name, PIN, the PIN again, each
+// ended by Enter), the supervisor is on the desk's operators, and Space
+// on "Save their badge" writes their badge to Documents\qrdesk. Before,
+// this shortcut refused to start and sent the clerk to a command prompt.
+func TestFirstSupervisorUnderWine(t *testing.T) {
+	h := newHarness(t)
+	if tool := displayTools(); tool != "" {
+		t.Skipf("the window under wine needs Xvfb, xdotool and ImageMagick's import; %s is missing (make deps installs them)", tool)
+	}
+	h.exe = h.guiExe(t)
+	s := &screen{t: t, display: xvfb(t)}
+	waitWine := exec.Command("/usr/lib/wine/wineserver", "-w") // see TestWindowScanUnderWine
+	waitWine.Env = append(os.Environ(), "WINEPREFIX="+h.prefix)
+	waitWine.Run()
+	h, _ = h.desk(t, "qrdesk-pickup", "DISPLAY="+s.display, "LIBGL_ALWAYS_SOFTWARE=1")
+	started := time.Now()
+	exited := h.launch(t, []string{"LC_ALL=en_US.UTF-8"}, h.exe, "gui", "--desk", "--screen", "scan")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	win := s.xdotool(ctx, "search", "--sync", "--onlyvisible", "--name", "^qrdesk$")
+	if i := strings.IndexByte(win, '\n'); i >= 0 {
+		win = win[:i]
+	}
+	geo := map[string]int{}
+	for _, line := range strings.Split(s.xdotool(ctx, "getwindowgeometry", "--shell", win), "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok {
+			geo[k], _ = strconv.Atoi(v)
+		}
+	}
+	whole := image.Rect(geo["X"], geo["Y"], geo["X"]+geo["WIDTH"], geo["Y"]+geo["HEIGHT"])
+	// The form is in the window's first frame, its name field focused.
+	s.save(s.settled("the first supervisor's form", whole, nil), whole, "windows-wine-first-supervisor.png")
+	t.Logf("the pickup desk's window with the first supervisor's form %v after its start", time.Since(started).Round(100*time.Millisecond))
+	s.xdotool(ctx, "windowfocus", "--sync", win)
+	for _, text := range []string{"Wang Fang", "1357", "1357"} {
+		s.scan(text) // each ended by Enter: to the next field, then Add
+	}
+	var ops []struct {
+		Name       string
+		Supervisor bool
+	}
+	var said string
+	for deadline := time.Now().Add(time.Minute); len(ops) != 1; time.Sleep(time.Second) {
+		if time.Now().After(deadline) {
+			s.save(s.grab(), whole, "windows-wine-first-supervisor-failed.png")
+			t.Fatalf("the first supervisor is not on the desk's operators after a minute: %s", said)
+		}
+		code, out, errOut := h.run(t, "operators", "list", "--json")
+		if said = out + errOut; code == 0 && strings.TrimSpace(out) != "" {
+			ops = nil
+			h.decode(t, out, &ops)
+		}
+	}
+	if ops[0].Name != "Wang Fang" || !ops[0].Supervisor {
+		t.Fatalf("the desk's operators: %+v (%s)", ops, said)
+	}
+	if code, ended := exited(); ended {
+		t.Fatalf("the pickup desk ended (exit %d)", code)
+	}
+	s.save(s.settled("the badge offered", whole, nil), whole, "windows-wine-first-supervisor-added.png")
+	s.xdotool(ctx, "key", "space") // Save their badge (it has the keyboard)
+	badge := filepath.Join(h.home(), "Documents", "qrdesk", "qrdesk-badge-Wang-Fang.pdf")
+	poll(t, 30*time.Second, "the badge's PDF in Documents\\qrdesk", func() bool {
+		info, err := os.Stat(badge)
+		return err == nil && info.Size() > 0
+	})
+}
