@@ -23,7 +23,7 @@ type settingField struct {
 	choice  *widget.Select
 	combo   *widget.SelectEntry // a list that also takes a typed value (printer, expiry)
 	entry   *widget.Entry
-	problem *widget.Label // the error beside the field; hidden while the value is fine
+	problem *widget.Label    // the error beside the field; hidden while the value is fine
 	item    *widget.FormItem // the field in its form, with its help as the hint
 	object  fyne.CanvasObject
 	// onChanged runs after every change by the clerk.

@@ -419,16 +419,12 @@ func (s *staffScreen) askRenew() {
 	if r == nil {
 		return
 	}
-	name := r.op.Name
-	s.env.confirm(T("Renew the badge of {{.Name}}?", map[string]any{"Name": name}),
-		T("Their badge stops working at once (a lost or stolen badge). Then save the new one and print it."), T("Renew the badge"), func(ok bool) {
-			if !ok {
-				return
-			}
-			s.act(T("Renew the badge of {{.Name}}", map[string]any{"Name": name}), nil, func(by string) error {
-				_, err := s.staff.RenewBadge(context.Background(), name, by)
-				return err
-			}, T("The old badge of {{.Name}} no longer works: save the new one (Save the badge) and print it.", map[string]any{"Name": name}))
+	name, data := r.op.Name, map[string]any{"Name": r.op.Name}
+	s.confirmAct(T("Renew the badge of {{.Name}}?", data), T("Their badge stops working at once (a lost or stolen badge). Then save the new one and print it."),
+		T("Renew the badge"), T("Renew the badge of {{.Name}}", data), T("The old badge of {{.Name}} no longer works: save the new one (Save the badge) and print it.", data),
+		func(by string) error {
+			_, err := s.staff.RenewBadge(context.Background(), name, by)
+			return err
 		})
 }
 
@@ -437,17 +433,22 @@ func (s *staffScreen) askRemove() {
 	if r == nil {
 		return
 	}
-	name := r.op.Name
-	s.env.confirm(T("Remove {{.Name}}?", map[string]any{"Name": name}),
-		T("Their badge and PIN stop working; the scans they made keep their name."), T("Remove"), func(ok bool) {
-			if !ok {
-				return
-			}
-			s.act(T("Remove {{.Name}}", map[string]any{"Name": name}), nil, func(by string) error {
-				_, err := s.staff.Remove(context.Background(), name, by)
-				return err
-			}, T("{{.Name}} was removed: their badge and PIN no longer work.", map[string]any{"Name": name}))
+	name, data := r.op.Name, map[string]any{"Name": r.op.Name}
+	s.confirmAct(T("Remove {{.Name}}?", data), T("Their badge and PIN stop working; the scans they made keep their name."),
+		T("Remove"), T("Remove {{.Name}}", data), T("{{.Name}} was removed: their badge and PIN no longer work.", data),
+		func(by string) error {
+			_, err := s.staff.Remove(context.Background(), name, by)
+			return err
 		})
+}
+
+// confirmAct asks question (Enter yes, Esc no), then acts as act does.
+func (s *staffScreen) confirmAct(question, why, yes, what, done string, change func(by string) error) {
+	s.env.confirm(question, why, yes, func(ok bool) {
+		if ok {
+			s.act(what, nil, change, done)
+		}
+	})
 }
 
 // saveBadge saves r's badge in the save folder, once a supervisor approves.

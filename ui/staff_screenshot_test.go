@@ -2,10 +2,7 @@ package ui
 
 import (
 	"context"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -19,20 +16,7 @@ import (
 // them, in English and Chinese, into $QRDESK_SCREENSHOTS/staff[-zh].png
 // and first-supervisor[-zh].png ('make screenshots').
 func TestStaffScreenshots(t *testing.T) {
-	dir := os.Getenv("QRDESK_SCREENSHOTS")
-	if dir == "" {
-		t.Skip("set QRDESK_SCREENSHOTS to a folder to take the screenshots")
-	}
-	suffix := os.Getenv("QRDESK_SCREENSHOT_SUFFIX")
-	if suffix == "" {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestStaffScreenshots$")
-		cmd.Env = append(os.Environ(), "QRDESK_SCREENSHOT_SUFFIX=-zh", "LANG=zh_CN.UTF-8", "LC_ALL=zh_CN.UTF-8")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("the Chinese screenshots: %v\n%s", err, out)
-		}
-		suffix = "."
-	}
-	suffix = strings.TrimPrefix(suffix, ".")
+	dir, suffix := screenshotsIn(t)
 	loadTranslations()
 	ctx := context.Background()
 	h := newSignInHarness(t, false)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -395,9 +396,12 @@ func TestFirstSupervisorUnderWine(t *testing.T) {
 	waitWine := exec.Command("/usr/lib/wine/wineserver", "-w") // see TestWindowScanUnderWine
 	waitWine.Env = append(os.Environ(), "WINEPREFIX="+h.prefix)
 	waitWine.Run()
-	h, _ = h.desk(t, "qrdesk-pickup", "DISPLAY="+s.display, "LIBGL_ALWAYS_SOFTWARE=1")
+	h, data := h.desk(t, "qrdesk-pickup", "DISPLAY="+s.display, "LIBGL_ALWAYS_SOFTWARE=1")
 	started := time.Now()
-	exited := h.launch(t, []string{"LC_ALL=en_US.UTF-8"}, h.exe, "gui", "--desk", "--screen", "scan")
+	// C.UTF-8, a locale every machine has: wine turns the desk's folder
+	// (C:\users\Zoë Lämmer\…) into a Linux path with the locale's
+	// charset, and one the machine lacks made it "ZoC+ LC$mmer".
+	exited := h.launch(t, []string{"LC_ALL=C.UTF-8"}, h.exe, "gui", "--desk", "--screen", "scan")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	win := s.xdotool(ctx, "search", "--sync", "--onlyvisible", "--name", "^qrdesk$")
@@ -426,7 +430,14 @@ func TestFirstSupervisorUnderWine(t *testing.T) {
 	for deadline := time.Now().Add(time.Minute); len(ops) != 1; time.Sleep(time.Second) {
 		if time.Now().After(deadline) {
 			s.save(s.grab(), whole, "windows-wine-first-supervisor-failed.png")
-			t.Fatalf("the first supervisor is not on the desk's operators after a minute: %s", said)
+			var keys []string
+			filepath.WalkDir(h.prefix, func(path string, d fs.DirEntry, err error) error {
+				if err == nil && d.Name() == "qrdesk.key" {
+					keys = append(keys, path)
+				}
+				return nil
+			})
+			t.Fatalf("the first supervisor is not on the desk's operators after a minute: %s\n(%s; key files in the prefix: %q)", said, data, keys)
 		}
 		code, out, errOut := h.run(t, "operators", "list", "--json")
 		if said = out + errOut; code == 0 && strings.TrimSpace(out) != "" {
