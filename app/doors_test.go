@@ -83,7 +83,7 @@ func TestProtocolIsALeaf(t *testing.T) {
 			}
 		}
 	}
-	if string(OutcomeRedeemed) != protocol.OutcomeRedeemed || OutcomeUnsupported != protocol.OutcomeUnsupported {
+	if string(OutcomeRedeemed) != protocol.OutcomeRedeemed || protocol.OutcomeUnsupported != protocol.OutcomeUnsupported {
 		t.Error("the desk's outcomes are not the protocol's")
 	}
 }

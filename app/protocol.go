@@ -36,7 +36,7 @@ type ServerState struct {
 // it had acknowledged to this desk: its counter for the station is below
 // the highest number it gave (a restore from a backup, a failover to a
 // lagging standby), or an answer since repeated a number.
-func lostHistory(before ServerState, en Enrolment) bool {
+func lostHistory(before ServerState, en protocol.Enrolment) bool {
 	if before.Station != "" && before.Station != en.Station {
 		return false // another station's counter: nothing to compare
 	}

@@ -364,7 +364,7 @@ func (s *Service) redeemOnline(ctx context.Context, c Code, a Attempt) (Verdict,
 		return Verdict{}, false, ErrTransient
 	}
 	rctx, cancel := context.WithTimeout(s.probeClock(ctx), s.OnlineTimeout)
-	r, err := s.Remote.Redeem(rctx, s.Keys.RingID(), RemoteEvent{EventID: a.TraceID, Kind: protocol.KindRedeem, Code: c.String(), Operator: a.Operator, At: a.At})
+	r, err := s.Remote.Redeem(rctx, s.Keys.RingID(), protocol.Event{EventID: a.TraceID, Kind: protocol.KindRedeem, Code: c.String(), Operator: a.Operator, At: a.At})
 	cancel()
 	var refusal *ServerRefusal
 	switch {

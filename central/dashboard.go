@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/protocol"
 )
 
 // What the manager's dashboard reads: a day across desks, the desks'
@@ -42,7 +43,7 @@ func (d DeskDay) RefusedTotal() int {
 
 // RefusalOutcomes are the outcomes of a refused redemption, in the order a
 // report lists them.
-var RefusalOutcomes = []string{OutcomeAlreadyUsed, OutcomeDisabled, OutcomeExpired, OutcomeRejected}
+var RefusalOutcomes = []string{protocol.OutcomeAlreadyUsed, protocol.OutcomeDisabled, protocol.OutcomeExpired, protocol.OutcomeRejected}
 
 // QuarterSeconds is the bucket of DayActivity.Quarters: every time zone's
 // offset is a multiple of a quarter hour, so quarters fold into local hours
@@ -150,7 +151,7 @@ const MaxNote = 500
 // ConflictRecord is a conflict with its id and resolutions (oldest first).
 type ConflictRecord struct {
 	ID int64
-	Conflict
+	protocol.Conflict
 	Resolutions []Resolution
 	// Site is the name of the site of the conflict's label.
 	Site string

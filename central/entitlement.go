@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"qrdesk/app"
+	"qrdesk/protocol"
 )
 
 // A replacement links two labels into one entitlement: the label replaced
@@ -111,29 +112,29 @@ type ReplaceVerdict struct {
 // label void, so it cannot become a second valid label.
 func DecideReplace(old Sibling, newCode string, others []Sibling) ReplaceVerdict {
 	if old.Status == app.StatusUsed {
-		return ReplaceVerdict{Outcome: OutcomeConflict, Void: true, Used: old,
+		return ReplaceVerdict{Outcome: protocol.OutcomeConflict, Void: true, Used: old,
 			VoidReason: fmt.Sprintf("void: it replaces %s, which was already used at %s at %s", old.Code, app.FormatTime(old.UsedAt), old.UsedStation)}
 	}
 	if used, ok := UsedSibling(others); ok {
-		return ReplaceVerdict{Outcome: OutcomeConflict, Void: true, Used: used,
+		return ReplaceVerdict{Outcome: protocol.OutcomeConflict, Void: true, Used: used,
 			VoidReason: fmt.Sprintf("void: it replaces %s, whose entitlement was already used (%s at %s at %s)", old.Code, used.Code, app.FormatTime(used.UsedAt), used.UsedStation)}
 	}
 	if old.Status == app.StatusExpired {
-		return ReplaceVerdict{Outcome: OutcomeRejected, Void: true, VoidReason: fmt.Sprintf("void: it replaces %s, which had expired", old.Code)}
+		return ReplaceVerdict{Outcome: protocol.OutcomeRejected, Void: true, VoidReason: fmt.Sprintf("void: it replaces %s, which had expired", old.Code)}
 	}
 	for _, s := range others {
 		if s.Status == app.StatusUnused && s.Code != newCode {
-			return ReplaceVerdict{Outcome: OutcomeRejected, Void: true,
+			return ReplaceVerdict{Outcome: protocol.OutcomeRejected, Void: true,
 				VoidReason: fmt.Sprintf("void: %s was already replaced by %s, which is valid", old.Code, s.Code)}
 		}
 	}
 	if old.Status == app.StatusDisabled {
 		// A replacement of a disabled label would be an enable by another
 		// name, without the supervisor an enable needs.
-		return ReplaceVerdict{Outcome: OutcomeRejected, Void: true,
+		return ReplaceVerdict{Outcome: protocol.OutcomeRejected, Void: true,
 			VoidReason: fmt.Sprintf("void: it replaces %s, which is disabled at the server (%s): enable it first (supervisor), then replace it", old.Code, old.Reason)}
 	}
-	return ReplaceVerdict{Outcome: OutcomeReplaced, DisableOld: true}
+	return ReplaceVerdict{Outcome: protocol.OutcomeReplaced, DisableOld: true}
 }
 
 // ExistingNew is a replace event's new label that the server already

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"qrdesk/app"
+	"qrdesk/protocol"
 )
 
 func TestRoot(t *testing.T) {
@@ -67,15 +68,15 @@ func TestDecideReplace(t *testing.T) {
 		void       bool
 		used       string
 	}{
-		{"Unused", Sibling{Code: "X", Status: app.StatusUnused}, nil, OutcomeReplaced, true, false, ""},
+		{"Unused", Sibling{Code: "X", Status: app.StatusUnused}, nil, protocol.OutcomeReplaced, true, false, ""},
 		// A disabled label is enabled first (a supervisor): a replacement
 		// would be an enable by another name.
-		{"Disabled", Sibling{Code: "X", Status: app.StatusDisabled}, nil, OutcomeRejected, false, true, ""},
-		{"UsedElsewhere", usedX, nil, OutcomeConflict, false, true, "X"},
-		{"EntitlementUsed", Sibling{Code: "Y", Status: app.StatusDisabled}, []Sibling{usedX}, OutcomeConflict, false, true, "X"},
-		{"ReplacedAlready", Sibling{Code: "X", Status: app.StatusDisabled}, []Sibling{{Code: "Y", Status: app.StatusUnused}}, OutcomeRejected, false, true, ""},
-		{"EarlierReplacementDisabled", Sibling{Code: "X", Status: app.StatusDisabled}, []Sibling{{Code: "Y", Status: app.StatusDisabled}}, OutcomeRejected, false, true, ""},
-		{"Expired", Sibling{Code: "X", Status: app.StatusExpired}, nil, OutcomeRejected, false, true, ""},
+		{"Disabled", Sibling{Code: "X", Status: app.StatusDisabled}, nil, protocol.OutcomeRejected, false, true, ""},
+		{"UsedElsewhere", usedX, nil, protocol.OutcomeConflict, false, true, "X"},
+		{"EntitlementUsed", Sibling{Code: "Y", Status: app.StatusDisabled}, []Sibling{usedX}, protocol.OutcomeConflict, false, true, "X"},
+		{"ReplacedAlready", Sibling{Code: "X", Status: app.StatusDisabled}, []Sibling{{Code: "Y", Status: app.StatusUnused}}, protocol.OutcomeRejected, false, true, ""},
+		{"EarlierReplacementDisabled", Sibling{Code: "X", Status: app.StatusDisabled}, []Sibling{{Code: "Y", Status: app.StatusDisabled}}, protocol.OutcomeRejected, false, true, ""},
+		{"Expired", Sibling{Code: "X", Status: app.StatusExpired}, nil, protocol.OutcomeRejected, false, true, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v := DecideReplace(tc.old, "Z", tc.others)

@@ -19,6 +19,7 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/internal/plaintext"
+	"qrdesk/protocol"
 	"qrdesk/server"
 )
 
@@ -209,7 +210,7 @@ func runSync(ctx context.Context, env *Env, args []string) error {
 			time.Unix(st.LastOK, 0).Format("15:04:05"), st.Waiting, st.Rejected, st.Cursor)
 		if st.WaitingUpgrade > 0 {
 			fmt.Fprintf(w, "%d of the waiting events are of a kind the server does not know yet (%s): they go once qrdesk-server is upgraded\n",
-				st.WaitingUpgrade, app.UnsupportedReason)
+				st.WaitingUpgrade, protocol.UnsupportedReason)
 		}
 		if msg := clockWarning(env, st.Clock); msg != "" {
 			fmt.Fprintln(w, msg)

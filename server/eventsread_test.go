@@ -7,6 +7,7 @@ import (
 	"qrdesk/app"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 )
 
 // TestEventsRefusedAlone: an event the server cannot read is refused
@@ -29,7 +30,7 @@ func TestEventsRefusedAlone(t *testing.T) {
 			return m
 		}
 		bad := "<script>alert(1)</script>"
-		var out struct{ Results []app.RemoteResult }
+		var out struct{ Results []protocol.Result }
 		status := h.Call(t, "POST", "/v1/events", tok, h.Ring, map[string]any{"events": []any{
 			ev(bad, "teleport", h.Codes[0], nil),
 			ev("event-0002", "teleport", h.Codes[1], map[string]any{"at": "tomorrow", "offline": "yes"}),
@@ -43,8 +44,8 @@ func TestEventsRefusedAlone(t *testing.T) {
 		}
 		want := []struct{ id, outcome, reason string }{
 			{"", "rejected", "event_id must be"},
-			{"event-0002", app.OutcomeUnsupported, app.UnsupportedReason},
-			{"event-0003", app.OutcomeUnsupported, app.HeldBehindReason},
+			{"event-0002", protocol.OutcomeUnsupported, protocol.UnsupportedReason},
+			{"event-0003", protocol.OutcomeUnsupported, protocol.HeldBehindReason},
 			{"event-0004", "rejected", "malformed JSON"},
 			{"", "rejected", "event_id must be a string"},
 			{"event-0006", string(app.OutcomeRedeemed), ""},

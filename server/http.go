@@ -128,7 +128,7 @@ func (w *statusWriter) WriteHeader(code int) { w.status = code; w.ResponseWriter
 func (a *API) accessLog(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		w.Header().Set(app.ProtocolHeader, strconv.Itoa(app.Protocol))
+		w.Header().Set(protocol.Header, strconv.Itoa(protocol.Version))
 		// The server's clock on every answer: desks measure theirs by it.
 		if a.Now != nil {
 			w.Header().Set(protocol.TimeHeader, strconv.FormatInt(a.Now().UnixMilli(), 10))
@@ -189,9 +189,9 @@ func answer(err error) (status int, code, msg string) {
 	case errors.Is(err, central.ErrRevoked):
 		return http.StatusForbidden, app.RefusedRevoked, "this station was revoked by the administrator: ask for a new token ('qrdesk-server station renew NAME')"
 	case errors.Is(err, central.ErrFeedCompacted):
-		return http.StatusGone, app.RefusedFeedCompacted, err.Error()
+		return http.StatusGone, protocol.RefusedFeedCompacted, err.Error()
 	case errors.Is(err, central.ErrFeedReset):
-		return http.StatusGone, app.RefusedFeedReset, err.Error()
+		return http.StatusGone, protocol.RefusedFeedReset, err.Error()
 	case errors.As(err, &wf):
 		return http.StatusServiceUnavailable, app.FailedDatabase, wf.Error()
 	}
@@ -322,7 +322,7 @@ func (a *API) authenticated(h func(r *http.Request, st central.Station) (any, er
 			served := a.servesOldDesk(r)
 			a.Metrics.oldDeskRequest(r.Pattern, served)
 			if !served {
-				a.write(w, nil, fail(http.StatusUpgradeRequired, app.RefusedDeskTooOld, "%s", protocol.DeskTooOldReason))
+				a.write(w, nil, fail(http.StatusUpgradeRequired, protocol.RefusedDeskTooOld, "%s", protocol.DeskTooOldReason))
 				return
 			}
 		}
@@ -423,8 +423,8 @@ func (a *API) health(w http.ResponseWriter, r *http.Request) {
 // counter, by which a desk finds that the server lost history.
 func (a *API) enrol(r *http.Request, st central.Station) (any, error) {
 	writes := st.Writes
-	en := app.Enrolment{Station: st.Name, Letter: st.Letter, KeyRing: r.Header.Get(RingHeader),
-		Protocol: app.Protocol, Kinds: a.kinds(), Writes: &writes}
+	en := protocol.Enrolment{Station: st.Name, Letter: st.Letter, KeyRing: r.Header.Get(RingHeader),
+		Protocol: protocol.Version, Kinds: a.kinds(), Writes: &writes}
 	// The desk names writes it was given: one the server does not hold as
 	// that write was lost (a restore), even if the counter caught up with
 	// writes whose answers never reached the desk.
@@ -526,7 +526,7 @@ func (a *API) batches(r *http.Request, st central.Station) (any, error) {
 }
 
 func (a *API) redeem(r *http.Request, st central.Station) (any, error) {
-	var ev central.Event
+	var ev protocol.Event
 	if err := decode(r, &ev); err != nil {
 		return nil, err
 	}
@@ -534,15 +534,15 @@ func (a *API) redeem(r *http.Request, st central.Station) (any, error) {
 	if err := central.ValidateEvent(-1, ev); err != nil {
 		return nil, err
 	}
-	res, err := a.Store.Apply(r.Context(), st, []central.Event{ev}, a.Now().Unix())
+	res, err := a.Store.Apply(r.Context(), st, []protocol.Event{ev}, a.Now().Unix())
 	if err != nil {
 		return nil, err
 	}
-	a.Metrics.countRedemptions(st.Site, []central.Event{ev}, res)
-	a.Metrics.deskClock(st.ID, []central.Event{ev})
+	a.Metrics.countRedemptions(st.Site, []protocol.Event{ev}, res)
+	a.Metrics.deskClock(st.ID, []protocol.Event{ev})
 	// A label of another site: the desk says where it was issued (it never
 	// downloaded it: a desk follows only its own site's feed).
-	if res[0].Outcome != central.OutcomeUnknown {
+	if res[0].Outcome != protocol.OutcomeUnknown {
 		if err := a.otherSitesLabel(r, st, ev.Code, &res[0]); err != nil {
 			return nil, err
 		}
@@ -552,7 +552,7 @@ func (a *API) redeem(r *http.Request, st central.Station) (any, error) {
 
 // otherSitesLabel tells, in an answer about a label of another site than
 // the station's, the label's site, issue time and expiry.
-func (a *API) otherSitesLabel(r *http.Request, st central.Station, code string, res *central.Result) error {
+func (a *API) otherSitesLabel(r *http.Request, st central.Station, code string, res *protocol.Result) error {
 	l, ok, err := a.Store.LabelSite(r.Context(), code)
 	if err != nil || !ok || l.Site == st.SiteID {
 		return err
@@ -578,8 +578,8 @@ func (a *API) events(r *http.Request, st central.Station) (any, error) {
 	if len(req.Events) > central.MaxEvents {
 		return nil, central.Badf("at most %d events per request", central.MaxEvents)
 	}
-	out := make([]central.Result, len(req.Events))
-	evs := make([]central.Event, 0, len(req.Events))
+	out := make([]protocol.Result, len(req.Events))
+	evs := make([]protocol.Event, 0, len(req.Events))
 	at := make([]int, 0, len(req.Events)) // where each of evs answers in out
 	held := map[string]bool{}             // labels with an event the server cannot decide
 	for i, raw := range req.Events {
@@ -587,7 +587,7 @@ func (a *API) events(r *http.Request, st central.Station) (any, error) {
 		var br *central.BadRequest
 		switch {
 		case errors.As(err, &br):
-			out[i] = central.Result{EventID: ev.EventID, Outcome: central.OutcomeRejected, Reason: br.Reason}
+			out[i] = protocol.Result{EventID: ev.EventID, Outcome: protocol.OutcomeRejected, Reason: br.Reason}
 			continue
 		case err != nil:
 			return nil, err
@@ -595,16 +595,16 @@ func (a *API) events(r *http.Request, st central.Station) (any, error) {
 			if ev.Code != "" {
 				held[ev.Code] = true
 			}
-			out[i] = central.Result{EventID: ev.EventID, Outcome: central.OutcomeUnsupported, Reason: app.UnsupportedReason}
+			out[i] = protocol.Result{EventID: ev.EventID, Outcome: protocol.OutcomeUnsupported, Reason: protocol.UnsupportedReason}
 			continue
 		case ev.Code != "" && held[ev.Code]:
-			out[i] = central.Result{EventID: ev.EventID, Outcome: central.OutcomeUnsupported, Reason: app.HeldBehindReason}
+			out[i] = protocol.Result{EventID: ev.EventID, Outcome: protocol.OutcomeUnsupported, Reason: protocol.HeldBehindReason}
 			continue
 		}
 		if err := central.ValidateEvent(i, ev); err != nil {
 			return nil, err
 		}
-		if ev.Kind == central.KindReplace {
+		if ev.Kind == protocol.KindReplace {
 			if _, err := central.ReplacementCode(st, ev); err != nil {
 				return nil, central.Badf("events[%d]: %v", i, err)
 			}
@@ -620,7 +620,7 @@ func (a *API) events(r *http.Request, st central.Station) (any, error) {
 	for k, res := range res {
 		// An offline redemption of another site's label: the desk kept
 		// a copy of a label it never downloaded.
-		if evs[k].Kind == central.KindRedeem && res.Outcome != central.OutcomeUnknown && res.Outcome != central.OutcomeRejected {
+		if evs[k].Kind == protocol.KindRedeem && res.Outcome != protocol.OutcomeUnknown && res.Outcome != protocol.OutcomeRejected {
 			if err := a.otherSitesLabel(r, st, evs[k].Code, &res); err != nil {
 				return nil, err
 			}
@@ -633,7 +633,7 @@ func (a *API) events(r *http.Request, st central.Station) (any, error) {
 // eventFields are the JSON fields of an event this server reads.
 var eventFields = func() map[string]bool {
 	m := map[string]bool{}
-	t := reflect.TypeFor[central.Event]()
+	t := reflect.TypeFor[protocol.Event]()
 	for i := range t.NumField() {
 		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
 			m[name] = true
@@ -647,7 +647,7 @@ var eventFields = func() map[string]bool {
 // event it cannot read is a *central.BadRequest, with the event's id when
 // that is one (the desk matches the answer by it): an event id of the
 // wrong shape is never echoed back.
-func (a *API) readEvent(i int, raw json.RawMessage) (ev central.Event, supported bool, err error) {
+func (a *API) readEvent(i int, raw json.RawMessage) (ev protocol.Event, supported bool, err error) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); err != nil {
 		return ev, false, central.Badf("events[%d]: malformed JSON: %v", i, err)
@@ -671,7 +671,7 @@ func (a *API) readEvent(i int, raw json.RawMessage) (ev central.Event, supported
 		return ev, false, nil
 	}
 	if err := json.Unmarshal(raw, &ev); err != nil {
-		return central.Event{EventID: id, Kind: kind, Code: code}, false, central.Badf("events[%d]: malformed JSON: %v", i, err)
+		return protocol.Event{EventID: id, Kind: kind, Code: code}, false, central.Badf("events[%d]: malformed JSON: %v", i, err)
 	}
 	for name := range fields {
 		if !eventFields[name] {

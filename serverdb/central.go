@@ -487,7 +487,7 @@ func addHolderChanges(ctx context.Context, tx *etx, changes []change) error {
 		q.WriteString(`SELECT CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), h.site FROM (
 			` + holderSites + ` UNION SELECT t.site FROM stations t WHERE t.name IN (?, ?)) h
 			WHERE h.site <> COALESCE((SELECT site FROM codes WHERE code = ?), 0)`)
-		var k central.Conflict
+		var k protocol.Conflict
 		if ch.kind == protocol.KindConflict {
 			json.Unmarshal([]byte(ch.data), &k)
 		}
@@ -500,17 +500,17 @@ func addHolderChanges(ctx context.Context, tx *etx, changes []change) error {
 	return err
 }
 
-func (c *DB) Apply(ctx context.Context, st central.Station, evs []central.Event, at int64) ([]central.Result, error) {
+func (c *DB) Apply(ctx context.Context, st central.Station, evs []protocol.Event, at int64) ([]protocol.Result, error) {
 	// A redemption and its undo sent together are one fact (the parcel
 	// went out and came back): the redemption is decided knowing it.
 	evs = central.MarkTakenBack(evs)
 	if !c.e.postgres {
 		return c.groupApplyAll(ctx, st, evs, at)
 	}
-	out := make([]central.Result, 0, len(evs))
+	out := make([]protocol.Result, 0, len(evs))
 	checked := false
 	for _, ev := range evs {
-		if ev.Kind == central.KindRedeem && !ev.Offline {
+		if ev.Kind == protocol.KindRedeem && !ev.Offline {
 			r, done, err := c.redeemOnlineOneStatement(ctx, st, ev, at)
 			if err != nil {
 				return out, err
@@ -558,31 +558,31 @@ func stationActive(ctx context.Context, queryRow func(context.Context, string, .
 // (known says otherwise): a known id makes the event row's insert fail at
 // the end, the transaction is rolled back whole, and Apply decides again
 // with known set. Two round trips fewer for every event.
-func (c *DB) applyOne(ctx context.Context, st central.Station, ev central.Event, now int64, known bool) (central.Result, error) {
+func (c *DB) applyOne(ctx context.Context, st central.Station, ev protocol.Event, now int64, known bool) (protocol.Result, error) {
 	tx, err := c.e.begin(ctx)
 	if err != nil {
-		return central.Result{}, err
+		return protocol.Result{}, err
 	}
 	defer tx.done()
-	var r central.Result
+	var r protocol.Result
 	if known {
 		r, err = c.applyInTx(ctx, tx, st, ev, now)
 	} else {
 		r, err = c.decide(ctx, tx, st, ev, now, false)
-		if err == nil && r.Outcome == central.OutcomeUnknown {
+		if err == nil && r.Outcome == protocol.OutcomeUnknown {
 			// Not recorded, so no insert checked the id: check it here.
 			r, err = c.applyInTx(ctx, tx, st, ev, now)
 		}
 	}
 	if err != nil {
-		return central.Result{}, err
+		return protocol.Result{}, err
 	}
 	return r, tx.commit()
 }
 
 // storedEvent is an event row.
 type storedEvent struct {
-	ev      central.Event
+	ev      protocol.Event
 	station string
 	outcome string
 	detail  string
@@ -598,24 +598,24 @@ func (c *DB) readEvent(ctx context.Context, tx *etx, id string) (storedEvent, er
 
 // applyInTx decides one event inside tx: the event's identity, the guarded
 // change, the event row.
-func (c *DB) applyInTx(ctx context.Context, tx *etx, st central.Station, ev central.Event, now int64) (central.Result, error) {
+func (c *DB) applyInTx(ctx context.Context, tx *etx, st central.Station, ev protocol.Event, now int64) (protocol.Result, error) {
 	prev, err := c.readEvent(ctx, tx, ev.EventID)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 	case err != nil:
-		return central.Result{}, err
+		return protocol.Result{}, err
 	default:
 		if same, what := central.SameEvent(prev.ev, prev.station, ev, st.Name); !same {
-			return central.Result{}, &central.EventReused{EventID: ev.EventID, What: what, Taken: prev.station != st.Name}
+			return protocol.Result{}, &central.EventReused{EventID: ev.EventID, What: what, Taken: prev.station != st.Name}
 		}
-		if ev.Kind == central.KindRedeem && ev.Offline && !prev.ev.Offline && prev.outcome != central.OutcomeRedeemed {
+		if ev.Kind == protocol.KindRedeem && ev.Offline && !prev.ev.Offline && prev.outcome != protocol.OutcomeRedeemed {
 			// The desk asked online, gave up waiting, and redeemed alone; the
 			// server had answered no. The desk's redemption is a fact:
 			// decide it as the offline event it is (a conflict when the
 			// label was used elsewhere), never as a duplicate.
 			return c.decide(ctx, tx, st, ev, now, true)
 		}
-		var r central.Result
+		var r protocol.Result
 		json.Unmarshal([]byte(prev.detail), &r)
 		r.Duplicate, r.Write = true, prev.write
 		// The label's status now, not when the event was first decided: a
@@ -624,7 +624,7 @@ func (c *DB) applyInTx(ctx context.Context, tx *etx, st central.Station, ev cent
 		if cc, err := c.readCode(ctx, tx, prev.ev.Code); err == nil {
 			r.Status = cc.status
 		} else if !errors.Is(err, sql.ErrNoRows) {
-			return central.Result{}, err
+			return protocol.Result{}, err
 		}
 		return r, nil
 	}
@@ -633,35 +633,35 @@ func (c *DB) applyInTx(ctx context.Context, tx *etx, st central.Station, ev cent
 
 // decide applies a new event and records it (replace: over the row of the
 // online attempt under the same id).
-func (c *DB) decide(ctx context.Context, tx *etx, st central.Station, ev central.Event, now int64, replace bool) (central.Result, error) {
-	var r central.Result
+func (c *DB) decide(ctx context.Context, tx *etx, st central.Station, ev protocol.Event, now int64, replace bool) (protocol.Result, error) {
+	var r protocol.Result
 	var note central.Note
 	decidedAt := now
 	var err error
 	switch ev.Kind {
-	case central.KindRedeem:
+	case protocol.KindRedeem:
 		r, note, decidedAt, err = c.redeem(ctx, tx, st, ev, now)
-	case central.KindDisable, central.KindEnable:
+	case protocol.KindDisable, protocol.KindEnable:
 		r, note, err = c.setDisabled(ctx, tx, st, ev, now)
-	case central.KindUndo:
+	case protocol.KindUndo:
 		r, note, err = c.undo(ctx, tx, st, ev, now)
-	case central.KindExpire:
+	case protocol.KindExpire:
 		r, err = c.expire(ctx, tx, st, ev, now)
-	case central.KindReplace:
+	case protocol.KindReplace:
 		r, note, err = c.replaceLabel(ctx, tx, st, ev, now)
-	case central.KindStaff:
+	case protocol.KindStaff:
 		r, err = c.staffEvent(ctx, tx, st, ev)
 	default:
-		r = central.Result{Outcome: central.OutcomeRejected, Reason: "unknown event kind " + ev.Kind}
+		r = protocol.Result{Outcome: protocol.OutcomeRejected, Reason: "unknown event kind " + ev.Kind}
 	}
 	if err != nil {
-		return central.Result{}, err
+		return protocol.Result{}, err
 	}
 	r.EventID = ev.EventID
-	if ev.Kind == central.KindRedeem && r.Duplicate {
+	if ev.Kind == protocol.KindRedeem && r.Duplicate {
 		return r, nil // recorded already, under the desk's first id (renumbered)
 	}
-	if r.Outcome == central.OutcomeUnknown {
+	if r.Outcome == protocol.OutcomeUnknown {
 		// Not recorded: the desk sends it again once the desk that issued
 		// the code has uploaded it.
 		return r, nil
@@ -671,7 +671,7 @@ func (c *DB) decide(ctx context.Context, tx *etx, st central.Station, ev central
 	// over: a server restored from a backup that holds the attempt but not
 	// this decision has given fewer numbers than the desk holds.
 	if r.Write, err = nextWrite(ctx, tx, st); err != nil {
-		return central.Result{}, err
+		return protocol.Result{}, err
 	}
 	if replace {
 		_, err = tx.exec(ctx, `UPDATE events SET offline = ?, outcome = ?, detail = ?, flag = ?, flags = ?, decided_at = ?, received_at = ?, write_no = ? WHERE event_id = ?`,
@@ -720,17 +720,17 @@ func scanCode(row writeRow) (centralCode, error) {
 // kept, and the earlier plausible redemption stays the one of record. The
 // rules are central's (DecideTime, TakenOffline, RecordTakesOver); it
 // returns the event's note and the time it was decided at.
-func (c *DB) redeem(ctx context.Context, tx *etx, st central.Station, ev central.Event, now int64) (central.Result, central.Note, int64, error) {
+func (c *DB) redeem(ctx context.Context, tx *etx, st central.Station, ev protocol.Event, now int64) (protocol.Result, central.Note, int64, error) {
 	when, note := now, central.Note{}
 	// The label under its lock (labellock.go): until this transaction ends
 	// nothing else decides about it, so what the guarded UPDATE finds is
 	// what cc says, and the answer is what this transaction records.
 	cc, err := c.lockLabel(ctx, tx, ev.Code)
 	if errors.Is(err, sql.ErrNoRows) {
-		return central.Result{Outcome: central.OutcomeUnknown, Reason: "the server has no such code: upload the batch first"}, note, now, nil
+		return protocol.Result{Outcome: protocol.OutcomeUnknown, Reason: "the server has no such code: upload the batch first"}, note, now, nil
 	}
 	if err != nil {
-		return central.Result{}, note, now, err
+		return protocol.Result{}, note, now, err
 	}
 	set := `UPDATE codes SET status = 'used', used_at = ?, used_station = ?, used_operator = ?, used_event = ? `
 	var ent string // the label's entitlement, as the UPDATE left it (central_replace.go)
@@ -740,7 +740,7 @@ func (c *DB) redeem(ctx context.Context, tx *etx, st central.Station, ev central
 		// Its operator, by the server's staff list at that time.
 		var removed int64
 		if removed, err = c.staffRemovedAt(ctx, tx, ev.Operator, when); err != nil {
-			return central.Result{}, note, when, err
+			return protocol.Result{}, note, when, err
 		}
 		note = central.ByRemovedStaff(note, ev.Operator, removed)
 		err = tx.queryRow(ctx, set+`WHERE code = ? AND status <> 'used' RETURNING entitlement`, when, st.Name, ev.Operator, ev.EventID, ev.Code).Scan(&ent)
@@ -749,21 +749,21 @@ func (c *DB) redeem(ctx context.Context, tx *etx, st central.Station, ev central
 		// redeems nothing online (the parcel has not gone yet).
 		var removed int64
 		if removed, err = c.staffRemovedAt(ctx, tx, ev.Operator, when); err != nil {
-			return central.Result{}, note, when, err
+			return protocol.Result{}, note, when, err
 		}
 		if note, why, refused := central.RedeemOnlineByRemovedStaff(ev.Operator, removed); refused {
-			return central.Result{Outcome: central.OutcomeRejected, Reason: why, Status: cc.status}, note, when, nil
+			return protocol.Result{Outcome: protocol.OutcomeRejected, Reason: why, Status: cc.status}, note, when, nil
 		}
 		err = tx.queryRow(ctx, set+`WHERE code = ? AND status = 'unused' AND (expire_at = 0 OR expire_at > ?) RETURNING entitlement`, when, st.Name, ev.Operator, ev.EventID, ev.Code, when).Scan(&ent)
 	}
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return central.Result{}, note, when, err
+		return protocol.Result{}, note, when, err
 	}
 	if err == nil {
 		// A label of an entitlement: was another of its labels used?
 		used, double, err := c.entitlementUsed(ctx, tx, ev.Code, ent)
 		if err != nil {
-			return central.Result{}, note, when, err
+			return protocol.Result{}, note, when, err
 		}
 		if double && !ev.Offline {
 			r, err := c.refuseEntitlementUsed(ctx, tx, ev, used)
@@ -773,12 +773,12 @@ func (c *DB) redeem(ctx context.Context, tx *etx, st central.Station, ev central
 			label := central.Label{Status: cc.status, DisabledReason: cc.reason, ExpireAt: cc.expireAt}
 			if cc.status == string(app.StatusExpired) {
 				if label.ClosedAt, err = c.closedAt(ctx, tx, ev.Code); err != nil {
-					return central.Result{}, note, when, err
+					return protocol.Result{}, note, when, err
 				}
 			}
 			note = central.TakenOffline(note, label, when)
 		}
-		r := central.Result{Outcome: central.OutcomeRedeemed, UsedAt: when, UsedStation: st.Name, UsedOperator: ev.Operator, Reason: note.Text, Status: string(app.StatusUsed)}
+		r := protocol.Result{Outcome: protocol.OutcomeRedeemed, UsedAt: when, UsedStation: st.Name, UsedOperator: ev.Operator, Reason: note.Text, Status: string(app.StatusUsed)}
 		fields := map[string]any{"at": when, "operator": ev.Operator, "event_id": ev.EventID, "status": app.StatusUsed}
 		if note.Text != "" {
 			// Every desk keeps the server's note in the label's history.
@@ -786,7 +786,7 @@ func (c *DB) redeem(ctx context.Context, tx *etx, st central.Station, ev central
 		}
 		data, _ := json.Marshal(fields)
 		if err := c.addChanges(ctx, tx, change{protocol.KindRedeem, ev.Code, st.Name, string(data)}); err != nil {
-			return central.Result{}, note, when, err
+			return protocol.Result{}, note, when, err
 		}
 		if double {
 			r, err = c.entitlementConflict(ctx, tx, st, ev, used, when, note, now)
@@ -808,7 +808,7 @@ func (c *DB) redeem(ctx context.Context, tx *etx, st central.Station, ev central
 		// request) and was refused leaves the parcel out, a second use.
 		var refused int
 		if err := tx.queryRow(ctx, `SELECT count(*) FROM events WHERE kind = 'undo' AND undoes = ? AND station = ? AND outcome = 'rejected'`, ev.EventID, st.Name).Scan(&refused); err != nil {
-			return central.Result{}, note, when, err
+			return protocol.Result{}, note, when, err
 		}
 		handedBack = refused == 0
 	}
@@ -818,20 +818,20 @@ func (c *DB) redeem(ctx context.Context, tx *etx, st central.Station, ev central
 		// was made: no second use of the label, so no conflict; the label
 		// stays with its record,
 		// and the undo is accepted as taking back this redemption alone.
-		return central.Result{Outcome: central.OutcomeRedeemed, UsedAt: cc.usedAt, UsedStation: cc.usedStation, UsedOperator: cc.usedOperator,
+		return protocol.Result{Outcome: protocol.OutcomeRedeemed, UsedAt: cc.usedAt, UsedStation: cc.usedStation, UsedOperator: cc.usedOperator,
 			Reason: "handed back: undone at this desk, and the label was used at " + cc.usedStation + " since", Status: cc.status}, note, when, nil
 	case cc.status == string(app.StatusUsed) && ev.Offline:
 		r, err := c.conflict(ctx, tx, st, ev, cc, when, note, now)
 		return r, note, when, err
 	case ev.Offline:
 	case cc.status == string(app.StatusUsed):
-		return central.Result{Outcome: central.OutcomeAlreadyUsed, UsedAt: cc.usedAt, UsedStation: cc.usedStation, UsedOperator: cc.usedOperator, Status: cc.status}, note, when, nil
+		return protocol.Result{Outcome: protocol.OutcomeAlreadyUsed, UsedAt: cc.usedAt, UsedStation: cc.usedStation, UsedOperator: cc.usedOperator, Status: cc.status}, note, when, nil
 	case cc.status == string(app.StatusDisabled):
-		return central.Result{Outcome: central.OutcomeDisabled, Reason: cc.reason, Status: cc.status}, note, when, nil
+		return protocol.Result{Outcome: protocol.OutcomeDisabled, Reason: cc.reason, Status: cc.status}, note, when, nil
 	case cc.status == string(app.StatusExpired) || (cc.status == string(app.StatusUnused) && cc.expireAt != 0 && cc.expireAt <= when):
-		return central.Result{Outcome: central.OutcomeExpired, Reason: expiredReason(cc), Status: cc.status}, note, when, nil
+		return protocol.Result{Outcome: protocol.OutcomeExpired, Reason: expiredReason(cc), Status: cc.status}, note, when, nil
 	}
-	return central.Result{}, note, when, fmt.Errorf("redeem %s: the label is %s under its lock, yet the guarded update changed nothing", ev.Code, cc.status)
+	return protocol.Result{}, note, when, fmt.Errorf("redeem %s: the label is %s under its lock, yet the guarded update changed nothing", ev.Code, cc.status)
 }
 
 // renumbered recognises, in a redemption ev of a label whose record is
@@ -846,16 +846,16 @@ func (c *DB) redeem(ctx context.Context, tx *etx, st central.Station, ev central
 // the dashboard counts it once). A redemption whose undo comes with it
 // (TakenBack) is another one, taken back: it is never renumbered onto the
 // record.
-func (c *DB) renumbered(ctx context.Context, tx *etx, st central.Station, ev central.Event, cc centralCode) (central.Result, bool, error) {
+func (c *DB) renumbered(ctx context.Context, tx *etx, st central.Station, ev protocol.Event, cc centralCode) (protocol.Result, bool, error) {
 	prev, err := c.readEvent(ctx, tx, cc.usedEvent)
 	if errors.Is(err, sql.ErrNoRows) {
-		return central.Result{}, false, nil
+		return protocol.Result{}, false, nil
 	}
 	if err != nil {
-		return central.Result{}, false, err
+		return protocol.Result{}, false, err
 	}
-	if prev.station != st.Name || prev.ev.Kind != central.KindRedeem || prev.ev.Code != ev.Code || prev.ev.Operator != ev.Operator || prev.ev.At != ev.At {
-		return central.Result{}, false, nil
+	if prev.station != st.Name || prev.ev.Kind != protocol.KindRedeem || prev.ev.Code != ev.Code || prev.ev.Operator != ev.Operator || prev.ev.At != ev.At {
+		return protocol.Result{}, false, nil
 	}
 	old := cc.usedEvent
 	for _, q := range []string{
@@ -865,10 +865,10 @@ func (c *DB) renumbered(ctx context.Context, tx *etx, st central.Station, ev cen
 		`UPDATE conflicts SET first_event = ? WHERE first_event = ?`,
 	} {
 		if _, err := tx.exec(ctx, q, ev.EventID, old); err != nil {
-			return central.Result{}, false, err
+			return protocol.Result{}, false, err
 		}
 	}
-	var r central.Result
+	var r protocol.Result
 	json.Unmarshal([]byte(prev.detail), &r)
 	r.EventID, r.Duplicate, r.Write, r.Status = ev.EventID, true, prev.write, cc.status
 	return r, true, nil
@@ -881,8 +881,8 @@ func (c *DB) renumbered(ctx context.Context, tx *etx, st central.Station, ev cen
 const deskSites = `COALESCE((SELECT site FROM stations WHERE name = ?), 0), COALESCE((SELECT site FROM stations WHERE name = ?), 0)`
 
 // conflict records a label redeemed offline that was used already.
-func (c *DB) conflict(ctx context.Context, tx *etx, st central.Station, ev central.Event, cc centralCode, when int64, note central.Note, now int64) (central.Result, error) {
-	k := central.Conflict{Code: ev.Code, FirstEvent: cc.usedEvent, FirstStation: cc.usedStation, FirstOperator: cc.usedOperator, FirstAt: cc.usedAt,
+func (c *DB) conflict(ctx context.Context, tx *etx, st central.Station, ev protocol.Event, cc centralCode, when int64, note central.Note, now int64) (protocol.Result, error) {
+	k := protocol.Conflict{Code: ev.Code, FirstEvent: cc.usedEvent, FirstStation: cc.usedStation, FirstOperator: cc.usedOperator, FirstAt: cc.usedAt,
 		SecondEvent: ev.EventID, SecondStation: st.Name, SecondOperator: ev.Operator, SecondAt: when, Flag: note.Text}
 	// The redemption of record may already be the second use of an earlier
 	// conflict (a restore, then the desks' events sent again in another
@@ -890,7 +890,7 @@ func (c *DB) conflict(ctx context.Context, tx *etx, st central.Station, ev centr
 	// it and does not take over (a second_event names one conflict).
 	var alreadySecond int
 	if err := tx.queryRow(ctx, `SELECT count(*) FROM conflicts WHERE second_event = ?`, cc.usedEvent).Scan(&alreadySecond); err != nil {
-		return central.Result{}, err
+		return protocol.Result{}, err
 	}
 	// A new event is the second use of no conflict yet, unless this very
 	// decision recorded one for its entitlement: that one stands. When this
@@ -901,79 +901,79 @@ func (c *DB) conflict(ctx context.Context, tx *etx, st central.Station, ev centr
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ` + deskSites + `) ON CONFLICT DO NOTHING`
 	if alreadySecond == 0 && central.RecordTakesOver(note, when, cc.usedAt) { // this one came first: it becomes the redemption of record
 		insert = strings.TrimSuffix(insert, " ON CONFLICT DO NOTHING")
-		k = central.Conflict{Code: ev.Code, FirstEvent: ev.EventID, FirstStation: st.Name, FirstOperator: ev.Operator, FirstAt: when,
+		k = protocol.Conflict{Code: ev.Code, FirstEvent: ev.EventID, FirstStation: st.Name, FirstOperator: ev.Operator, FirstAt: when,
 			SecondEvent: cc.usedEvent, SecondStation: cc.usedStation, SecondOperator: cc.usedOperator, SecondAt: cc.usedAt}
 		if _, err := tx.exec(ctx, `UPDATE codes SET used_at = ?, used_station = ?, used_operator = ?, used_event = ? WHERE code = ?`,
 			when, st.Name, ev.Operator, ev.EventID, ev.Code); err != nil {
-			return central.Result{}, err
+			return protocol.Result{}, err
 		}
 	}
 	if _, err := tx.exec(ctx, insert, k.Code, k.FirstEvent, k.FirstStation, k.FirstOperator, k.FirstAt,
 		k.SecondEvent, k.SecondStation, k.SecondOperator, k.SecondAt, now, k.Flag, k.FirstStation, k.SecondStation); err != nil {
-		return central.Result{}, err
+		return protocol.Result{}, err
 	}
 	data, _ := json.Marshal(k)
 	if err := c.addChanges(ctx, tx, change{protocol.KindConflict, ev.Code, st.Name, string(data)}); err != nil {
-		return central.Result{}, err
+		return protocol.Result{}, err
 	}
-	return central.Result{Outcome: central.OutcomeConflict, UsedAt: k.FirstAt, UsedStation: k.FirstStation, UsedOperator: k.FirstOperator,
+	return protocol.Result{Outcome: protocol.OutcomeConflict, UsedAt: k.FirstAt, UsedStation: k.FirstStation, UsedOperator: k.FirstOperator,
 		Reason: "redeemed at two desks while they could not both reach the server", Status: string(app.StatusUsed)}, nil
 }
 
 // setDisabled decides a disable or an enable: the guarded UPDATE of the
 // label, refused (flagged) when its supervisor had been removed from the
 // staff list by the event's time (central.RefusedByRemovedStaff).
-func (c *DB) setDisabled(ctx context.Context, tx *etx, st central.Station, ev central.Event, now int64) (central.Result, central.Note, error) {
+func (c *DB) setDisabled(ctx context.Context, tx *etx, st central.Station, ev protocol.Event, now int64) (protocol.Result, central.Note, error) {
 	q := `UPDATE codes SET status = 'disabled', disabled_reason = ? WHERE code = ? AND status = 'unused'`
 	reason := ev.Reason
-	if ev.Kind == central.KindEnable {
+	if ev.Kind == protocol.KindEnable {
 		q, reason = `UPDATE codes SET status = 'unused', disabled_reason = ? WHERE code = ? AND status = 'disabled'`, ""
 	}
 	// The label under its lock (labellock.go): a refusal below names the
 	// status that refused it, not one an undo of it is leaving.
 	cc, err := c.lockLabel(ctx, tx, ev.Code)
 	if errors.Is(err, sql.ErrNoRows) {
-		return central.Result{Outcome: central.OutcomeUnknown, Reason: "the server has no such code: upload the batch first"}, central.Note{}, nil
+		return protocol.Result{Outcome: protocol.OutcomeUnknown, Reason: "the server has no such code: upload the batch first"}, central.Note{}, nil
 	}
 	if err != nil {
-		return central.Result{}, central.Note{}, err
+		return protocol.Result{}, central.Note{}, err
 	}
 	removed, err := c.removedSupervisor(ctx, tx, ev, now)
 	if err != nil {
-		return central.Result{}, central.Note{}, err
+		return protocol.Result{}, central.Note{}, err
 	}
 	if note, why, refused := central.RefusedByRemovedStaff(ev.Kind, ev.Operator, removed); refused {
 		// The label stays as it is; the desk's copy follows.
-		return central.Result{Outcome: central.OutcomeRejected, Reason: why, Status: cc.status}, note, nil
+		return protocol.Result{Outcome: protocol.OutcomeRejected, Reason: why, Status: cc.status}, note, nil
 	}
-	if ev.Kind == central.KindEnable {
+	if ev.Kind == protocol.KindEnable {
 		// A replaced label valid again would be a second valid label.
 		var bad *central.BadRequest
 		if err := c.checkOneValid(ctx, tx, ev.Code); errors.As(err, &bad) {
 			// The label stays as it is: disabled, or used.
-			return central.Result{Outcome: central.OutcomeRejected, Reason: bad.Reason, Status: cc.status}, central.Note{}, nil
+			return protocol.Result{Outcome: protocol.OutcomeRejected, Reason: bad.Reason, Status: cc.status}, central.Note{}, nil
 		} else if err != nil {
-			return central.Result{}, central.Note{}, err
+			return protocol.Result{}, central.Note{}, err
 		}
 	}
 	res, err := tx.exec(ctx, q, reason, ev.Code)
 	if err != nil {
-		return central.Result{}, central.Note{}, err
+		return protocol.Result{}, central.Note{}, err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return central.Result{Outcome: central.OutcomeRejected, Reason: "the code is " + cc.status, Status: cc.status}, central.Note{}, nil
+		return protocol.Result{Outcome: protocol.OutcomeRejected, Reason: "the code is " + cc.status, Status: cc.status}, central.Note{}, nil
 	}
 	status := app.StatusDisabled
-	if ev.Kind == central.KindEnable {
+	if ev.Kind == protocol.KindEnable {
 		status = app.StatusUnused
 	}
 	data, _ := json.Marshal(map[string]any{"reason": reason, "operator": ev.Operator, "at": ev.At, "status": status})
-	return central.Result{Outcome: ev.Kind + "d", Status: string(status)}, central.Note{}, c.addChanges(ctx, tx, change{ev.Kind, ev.Code, st.Name, string(data)})
+	return protocol.Result{Outcome: ev.Kind + "d", Status: string(status)}, central.Note{}, c.addChanges(ctx, tx, change{ev.Kind, ev.Code, st.Name, string(data)})
 }
 
 // Changes returns the feed after the cursor: on SQLite the position is
 // seq; on PostgreSQL the position placeChanges gave.
-func (c *DB) Changes(ctx context.Context, after int64, limit int) ([]central.Change, error) {
+func (c *DB) Changes(ctx context.Context, after int64, limit int) ([]protocol.Change, error) {
 	return c.changes(ctx, allSites, after, limit)
 }
 
@@ -982,7 +982,7 @@ const allSites = -1
 
 // changes reads the feed after the cursor: the whole feed (allSites), or a
 // site's (its labels' changes and the deployment-wide ones, site 0).
-func (c *DB) changes(ctx context.Context, site, after int64, limit int) ([]central.Change, error) {
+func (c *DB) changes(ctx context.Context, site, after int64, limit int) ([]protocol.Change, error) {
 	if c.e.postgres {
 		if err := c.placeChanges(ctx); err != nil {
 			return nil, err
@@ -993,7 +993,7 @@ func (c *DB) changes(ctx context.Context, site, after int64, limit int) ([]centr
 
 // placedChanges is changes without placing: the feed as placed so far,
 // with the floor's and the head's refusals.
-func (c *DB) placedChanges(ctx context.Context, site, after int64, limit int) ([]central.Change, error) {
+func (c *DB) placedChanges(ctx context.Context, site, after int64, limit int) ([]protocol.Change, error) {
 	out, floor, head, err := c.readFeed(ctx, site, after, limit, false)
 	if err != nil {
 		return nil, err
@@ -1011,7 +1011,7 @@ func (c *DB) placedChanges(ctx context.Context, site, after int64, limit int) ([
 // (when the page is empty and after > 0, or always with wantHead) the head;
 // head is -1 when not read. It neither places nor refuses: a read replica
 // reads its copy with it and judges a cursor beyond its head itself.
-func (c *DB) readFeed(ctx context.Context, site, after int64, limit int, wantHead bool) (out []central.Change, floor, head int64, err error) {
+func (c *DB) readFeed(ctx context.Context, site, after int64, limit int, wantHead bool) (out []protocol.Change, floor, head int64, err error) {
 	col := c.feedColumn()
 	cols := col + `, kind, code, station, data, tag, site`
 	query := `SELECT ` + cols + ` FROM changes WHERE ` + col + ` > ? ORDER BY ` + col + ` LIMIT ?`
@@ -1029,9 +1029,9 @@ func (c *DB) readFeed(ctx context.Context, site, after int64, limit int, wantHea
 		return nil, 0, 0, err
 	}
 	defer rows.Close()
-	out = []central.Change{}
+	out = []protocol.Change{}
 	for rows.Next() {
-		var ch central.Change
+		var ch protocol.Change
 		if err := rows.Scan(&ch.Seq, &ch.Kind, &ch.Code, &ch.Station, &ch.Data, &ch.Tag, &ch.Site); err != nil {
 			return nil, 0, 0, err
 		}
@@ -1136,7 +1136,7 @@ func (c *DB) placeChanges(ctx context.Context) error {
 	return nil
 }
 
-func (c *DB) Conflicts(ctx context.Context, from, to int64) ([]central.Conflict, error) {
+func (c *DB) Conflicts(ctx context.Context, from, to int64) ([]protocol.Conflict, error) {
 	rows, err := c.e.query(ctx, `SELECT code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, flag, second_code
 		FROM conflicts WHERE first_at >= ? AND first_at < ? ORDER BY first_at, id`, from, to)
 	if err != nil {
@@ -1146,11 +1146,11 @@ func (c *DB) Conflicts(ctx context.Context, from, to int64) ([]central.Conflict,
 }
 
 // scanConflicts reads conflict rows selected in the order of their fields.
-func scanConflicts(rows *sql.Rows) ([]central.Conflict, error) {
+func scanConflicts(rows *sql.Rows) ([]protocol.Conflict, error) {
 	defer rows.Close()
-	out := []central.Conflict{}
+	out := []protocol.Conflict{}
 	for rows.Next() {
-		var k central.Conflict
+		var k protocol.Conflict
 		if err := rows.Scan(&k.Code, &k.FirstEvent, &k.FirstStation, &k.FirstOperator, &k.FirstAt, &k.SecondEvent, &k.SecondStation, &k.SecondOperator, &k.SecondAt, &k.Flag, &k.SecondCode); err != nil {
 			return nil, err
 		}

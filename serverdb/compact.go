@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"qrdesk/central"
+	"qrdesk/protocol"
 )
 
 // The change feed is compacted below what every active desk has applied,
@@ -247,7 +248,7 @@ const siteHeldLabels = `WITH mine AS (SELECT name, letter FROM stations WHERE si
 
 // conflictsOf lists the conflicts of the codes with ids in (afterID, last]
 // (of the site's codes; site 0: every code).
-func (c *DB) conflictsOf(ctx context.Context, site, afterID, last int64) ([]central.Conflict, error) {
+func (c *DB) conflictsOf(ctx context.Context, site, afterID, last int64) ([]protocol.Conflict, error) {
 	rows, err := c.e.query(ctx, `SELECT code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, flag, second_code
 		FROM conflicts WHERE code IN (SELECT code FROM codes WHERE id > ? AND id <= ? AND (? = 0 OR site = ?)) ORDER BY id`, afterID, last, site, site)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"qrdesk/central"
+	"qrdesk/protocol"
 )
 
 // The dashboard's reads: a day across desks, the desks' state, conflicts
@@ -88,10 +89,10 @@ func (c *DB) SiteDayActivity(ctx context.Context, from, to int64, sites []int64)
 		}
 		d := desk(name)
 		switch outcome {
-		case central.OutcomeRedeemed:
+		case protocol.OutcomeRedeemed:
 			d.Redeemed += n
 			day.Quarters[q] += n
-		case central.OutcomeConflict:
+		case protocol.OutcomeConflict:
 			d.Conflicts += n
 		default:
 			d.Refused[outcome] += n

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"qrdesk/central"
+	"qrdesk/protocol"
 )
 
 // Replica serves the desks' download path — the change feed and the
@@ -328,15 +329,15 @@ func (x *Replica) count(where string) {
 }
 
 // Changes and SiteChanges read the feed on the replica (Replica's rules).
-func (x *Replica) Changes(ctx context.Context, after int64, limit int) ([]central.Change, error) {
+func (x *Replica) Changes(ctx context.Context, after int64, limit int) ([]protocol.Change, error) {
 	return x.feed(ctx, allSites, after, limit)
 }
 
-func (x *Replica) SiteChanges(ctx context.Context, site, after int64, limit int) ([]central.Change, error) {
+func (x *Replica) SiteChanges(ctx context.Context, site, after int64, limit int) ([]protocol.Change, error) {
 	return x.feed(ctx, site, after, limit)
 }
 
-func (x *Replica) feed(ctx context.Context, site, after int64, limit int) ([]central.Change, error) {
+func (x *Replica) feed(ctx context.Context, site, after int64, limit int) ([]protocol.Change, error) {
 	hp, err := x.p.placedHead(ctx)
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/central"
+	"qrdesk/protocol"
 )
 
 // querier is what *sql.DB and *sql.Tx share, so helpers run in or out of a
@@ -233,7 +234,7 @@ func (d *DB) ExpireDue(ctx context.Context, now int64) (int64, error) {
 // ExpireWaiting reports whether an expire event of c waits in the outbox.
 func (d *DB) ExpireWaiting(ctx context.Context, c app.Code) (bool, error) {
 	var n int
-	err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM outbox WHERE code = ? AND kind = ? AND state = 'pending'`, c.String(), app.KindExpire).Scan(&n)
+	err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM outbox WHERE code = ? AND kind = ? AND state = 'pending'`, c.String(), protocol.KindExpire).Scan(&n)
 	return n > 0, d.wrap(err, "cannot read the outbox")
 }
 

@@ -97,7 +97,7 @@ func (d *DB) ReplaceCode(ctx context.Context, old app.Code, reason string, spec 
 	// the new one if its batch has not arrived) and of the new code through
 	// the batch upload too.
 	if _, err := tx.ExecContext(ctx, `INSERT INTO outbox (event_id, kind, code, operator, at, reason, new_code, new_expire_at, new_created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		app.NewTraceID(), app.KindReplace, old.String(), spec.Operator, spec.CreatedAt, reason, nc.String(), b.ExpireAt, b.CreatedAt); err != nil {
+		app.NewTraceID(), protocol.KindReplace, old.String(), spec.Operator, spec.CreatedAt, reason, nc.String(), b.ExpireAt, b.CreatedAt); err != nil {
 		return app.Replacement{}, d.wrap(err, "cannot replace %s", old)
 	}
 	newRec, err := lookup(ctx, tx, nc)
@@ -205,7 +205,7 @@ func oneValidHere(ctx context.Context, tx *sql.Tx, id int64, code app.Code) erro
 // one entitlement, and each label's status at the server, except where this
 // desk's own event on the label still waits in the outbox, or it used the
 // label here (the server hears of that and decides).
-func applyReplaceChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
+func applyReplaceChange(ctx context.Context, tx *sql.Tx, ch protocol.Change) error {
 	var data struct {
 		Status         string `json:"status"`
 		DisabledReason string `json:"disabled_reason"`
@@ -221,7 +221,7 @@ func applyReplaceChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) er
 		return nil
 	}
 	code, _ := json.Marshal(map[string]any{"expire_at": data.NewExpireAt, "created_at": data.NewCreatedAt})
-	if err := applyChange(ctx, tx, app.RemoteChange{Kind: protocol.KindCode, Code: data.NewCode, Station: ch.Station, Data: string(code)}); err != nil {
+	if err := applyChange(ctx, tx, protocol.Change{Kind: protocol.KindCode, Code: data.NewCode, Station: ch.Station, Data: string(code)}); err != nil {
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE codes SET entitlement = ? WHERE code IN (?, ?) AND entitlement = ''`, data.Entitlement, ch.Code, data.NewCode); err != nil {

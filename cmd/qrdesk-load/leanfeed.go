@@ -28,7 +28,7 @@ func (d *desk) countChanges(ctx context.Context, after int64, wait time.Duration
 	}
 	req.Header.Set("Authorization", "Bearer "+d.c.Token)
 	req.Header.Set(server.RingHeader, d.l.ring)
-	req.Header.Set(app.ProtocolHeader, strconv.Itoa(app.Protocol))
+	req.Header.Set(protocol.Header, strconv.Itoa(protocol.Version))
 	// The release too, as the client sends it: the server records a desk's
 	// version when it changes, and a feed read without it would be a
 	// change (a write) at every other request of the desk.

@@ -11,7 +11,6 @@ import (
 	"sync"
 	"testing"
 
-	"qrdesk/app"
 	"qrdesk/protocol"
 	"qrdesk/server"
 )
@@ -21,11 +20,11 @@ import (
 func TestCountFeed(t *testing.T) {
 	tests := []struct {
 		name    string
-		changes []app.RemoteChange
+		changes []protocol.Change
 		next    int64
 	}{
-		{"Empty", []app.RemoteChange{}, 41},
-		{"Kinds", []app.RemoteChange{
+		{"Empty", []protocol.Change{}, 41},
+		{"Kinds", []protocol.Change{
 			{Seq: 42, Kind: "code", Code: "2345-ABCD", Station: "load L1 00001", Data: `{"created_at":1,"expire_at":0}`},
 			{Seq: 43, Kind: "redeem", Code: "2345-ABCD", Station: "load L1 00002", Data: `{"at":2,"event_id":"L1-2-1","kind":"code","operator":"load"}`},
 			{Seq: 44, Kind: "conflict", Code: "2345-ABCD", Station: "load L1 00003", Data: `{"code":"x","first_station":"\"kind\":\"code\""}`},
@@ -82,7 +81,7 @@ func TestCountChangesSendsTheClientsHeaders(t *testing.T) {
 	if len(got) != 2 {
 		t.Fatalf("%d requests, want 2", len(got))
 	}
-	for _, h := range []string{"Authorization", server.RingHeader, app.ProtocolHeader, protocol.ReleaseHeader} {
+	for _, h := range []string{"Authorization", server.RingHeader, protocol.Header, protocol.ReleaseHeader} {
 		if client, lean := got[0].Get(h), got[1].Get(h); client == "" || lean != client {
 			t.Errorf("%s: the client sends %q, --lean-feed %q", h, client, lean)
 		}

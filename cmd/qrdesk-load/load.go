@@ -258,7 +258,7 @@ func (l *load) siteOf(label string) int {
 // uploaded checks the server's answer to an event the desk decided alone:
 // every one is accepted, as a redemption, or as a conflict when it was a
 // deliberate double use.
-func (l *load) uploaded(d *desk, q queued, r app.RemoteResult) {
+func (l *load) uploaded(d *desk, q queued, r protocol.Result) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	s := &l.stats

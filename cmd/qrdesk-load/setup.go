@@ -13,6 +13,7 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/central"
+	"qrdesk/protocol"
 	"qrdesk/server"
 	"qrdesk/serverdb"
 )
@@ -127,9 +128,9 @@ func uploadLabels(ctx context.Context, c *server.Client, ring string, labels []s
 	now := time.Now().Unix()
 	for start := 0; start < len(labels); start += 2000 {
 		piece := labels[start:min(start+2000, len(labels))]
-		codes := make([]app.UploadCode, len(piece))
+		codes := make([]protocol.UploadCode, len(piece))
 		for i, l := range piece {
-			codes[i] = app.UploadCode{Code: l, CreatedAt: now}
+			codes[i] = protocol.UploadCode{Code: l, CreatedAt: now}
 		}
 		if _, err := c.UploadBatch(ctx, ring, codes); err != nil {
 			return err

@@ -24,6 +24,7 @@ import (
 
 	"qrdesk/app"
 	qcentral "qrdesk/central"
+	"qrdesk/protocol"
 	"qrdesk/server"
 	"qrdesk/serverdb"
 )
@@ -520,7 +521,7 @@ func (c *central) names(ctx context.Context, query string) (map[string]string, e
 func (c *central) staff(ctx context.Context, action, name string) error {
 	c.adminMu.Lock()
 	defer c.adminMu.Unlock()
-	ch := qcentral.StaffChange{Action: action, Name: name}
+	ch := protocol.StaffChange{Action: action, Name: name}
 	if action == "add" {
 		var err error
 		if ch.PINHash, err = app.HashPIN("4711"); err != nil {

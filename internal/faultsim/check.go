@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/protocol"
 )
 
 // The invariants, checked on the server's database and every desk's after
@@ -226,7 +227,7 @@ func (c *checker) oneUse() {
 			names = append(names, c.r.labels[l].Name)
 			k += len(c.conflicts[code])
 			for _, e := range c.byCode[code] {
-				if e.Kind == app.KindUndo && e.Outcome == "undone" {
+				if e.Kind == protocol.KindUndo && e.Outcome == "undone" {
 					undone++
 				}
 			}
@@ -257,7 +258,7 @@ func (c *checker) oneUse() {
 // refusal as it recorded it (a write number), not the desk's marking of an
 // event whose request the server refused unread.
 func recordedRefusal(result string) bool {
-	var r app.RemoteResult
+	var r protocol.Result
 	return json.Unmarshal([]byte(result), &r) == nil && r.Outcome == "rejected" && r.Write > 0
 }
 
@@ -492,7 +493,7 @@ func orNone(s string) string {
 }
 
 func resultReason(result string) string {
-	var r app.RemoteResult
+	var r protocol.Result
 	if json.Unmarshal([]byte(result), &r) == nil && r.Reason != "" {
 		return r.Reason
 	}

@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"qrdesk/app"
-	"qrdesk/central"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 	"qrdesk/server"
 )
 
@@ -114,9 +114,9 @@ func TestOfflineUploadsRace(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					ev := central.Event{EventID: fmt.Sprintf("race-d%d-%03d", d, i), Kind: "redeem", Code: code, Operator: "op", At: h.Now.Unix() + int64(d), Offline: true}
-					var out struct{ Results []central.Result }
-					h.Call(t, "POST", "/v1/events", tok, h.Ring, map[string]any{"events": []central.Event{ev}}, &out)
+					ev := protocol.Event{EventID: fmt.Sprintf("race-d%d-%03d", d, i), Kind: "redeem", Code: code, Operator: "op", At: h.Now.Unix() + int64(d), Offline: true}
+					var out struct{ Results []protocol.Result }
+					h.Call(t, "POST", "/v1/events", tok, h.Ring, map[string]any{"events": []protocol.Event{ev}}, &out)
 					mu.Lock()
 					for _, r := range out.Results {
 						outcomes[r.Outcome]++

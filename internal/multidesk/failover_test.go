@@ -16,6 +16,7 @@ import (
 	"qrdesk/app"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 )
 
 // failoverRun is the size of one failover test.
@@ -47,7 +48,7 @@ type answerLog struct {
 	answered map[string]string // event id → the server's outcome
 }
 
-func (a *answerLog) Redeem(ctx context.Context, ring string, ev app.RemoteEvent) (app.RemoteResult, error) {
+func (a *answerLog) Redeem(ctx context.Context, ring string, ev protocol.Event) (protocol.Result, error) {
 	a.mu.Lock()
 	a.asked[ev.EventID] = true
 	a.mu.Unlock()

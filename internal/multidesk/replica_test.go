@@ -18,6 +18,7 @@ import (
 	"qrdesk/central"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 	"qrdesk/server"
 	"qrdesk/serverdb"
 )
@@ -32,7 +33,7 @@ type feedWatch struct {
 	snapshots int
 }
 
-func (w *feedWatch) Feed(ctx context.Context, ring string, after int64, check string, wait time.Duration) ([]app.RemoteChange, int64, error) {
+func (w *feedWatch) Feed(ctx context.Context, ring string, after int64, check string, wait time.Duration) ([]protocol.Change, int64, error) {
 	changes, next, err := w.Remote.Feed(ctx, ring, after, check, wait)
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -46,7 +47,7 @@ func (w *feedWatch) Feed(ctx context.Context, ring string, after int64, check st
 	return changes, next, err
 }
 
-func (w *feedWatch) Snapshot(ctx context.Context, ring string, afterID, position int64) (app.RemoteSnapshot, error) {
+func (w *feedWatch) Snapshot(ctx context.Context, ring string, afterID, position int64) (protocol.Snapshot, error) {
 	w.mu.Lock()
 	w.snapshots++
 	w.mu.Unlock()
@@ -287,7 +288,7 @@ func TestDeskFollowsThroughReadReplica(t *testing.T) {
 		t.Fatal(err)
 	}
 	var page struct {
-		Changes []central.Change
+		Changes []protocol.Change
 		Next    int64
 	}
 	token := "qrd_test_Desk_G" // G's station, asking the first process

@@ -12,6 +12,7 @@ import (
 	"qrdesk/app"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 	"qrdesk/server"
 	"qrdesk/serverdb"
 )
@@ -101,7 +102,7 @@ func TestFeedAheadRefused(t *testing.T) {
 			after  string
 			status int
 			code   string
-		}{{"9223372036854775807", 410, app.RefusedFeedReset}, {"3", 410, app.RefusedFeedReset}, {"-1", 400, app.RefusedInvalid}, {"2", 200, ""}} {
+		}{{"9223372036854775807", 410, protocol.RefusedFeedReset}, {"3", 410, protocol.RefusedFeedReset}, {"-1", 400, app.RefusedInvalid}, {"2", 200, ""}} {
 			var out struct{ Code string }
 			if st := h.Call(t, "GET", "/v1/changes?after="+tc.after, a, h.Ring, nil, &out); st != tc.status || out.Code != tc.code {
 				t.Fatalf("after=%s: %d %q, want %d %q", tc.after, st, out.Code, tc.status, tc.code)

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"qrdesk/app"
-	"qrdesk/central"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
@@ -30,8 +29,8 @@ func TestBadgesPrintedBeforeJoiningKeepWorking(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		ctx := context.Background()
 		h, a, _, _ := centraltest.TwoDesks(t, dbPath, 1)
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffAdd, Name: "zhao", Supervisor: true}, "1357")
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffRenewBadge, Name: "zhao"}, "")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffAdd, Name: "zhao", Supervisor: true}, "1357")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffRenewBadge, Name: "zhao"}, "")
 		a.Sync(t)
 
 		d := h.Desk(t, "Desk D", "D", "")
@@ -85,7 +84,7 @@ func TestBadgesPrintedBeforeJoiningKeepWorking(t *testing.T) {
 		}
 
 		// Removed at the server: the next sync says so.
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffRemove, Name: "zhao"}, "")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffRemove, Name: "zhao"}, "")
 		d.Sync(t)
 		if want := []app.StoppedBadge{{Name: "zhao", Removed: true}}; !reflect.DeepEqual(d.Svc.StoppedBadges(), want) {
 			t.Fatalf("after zhao was removed at the server, desk D reports %+v, want %+v", d.Svc.StoppedBadges(), want)
