@@ -83,7 +83,7 @@ func TestProtocolIsALeaf(t *testing.T) {
 			}
 		}
 	}
-	if string(OutcomeRedeemed) != protocol.OutcomeRedeemed || protocol.OutcomeUnsupported != protocol.OutcomeUnsupported {
+	if OutcomeRedeemed != Outcome(protocol.OutcomeRedeemed) || OutcomeAlreadyUsed != Outcome(protocol.OutcomeAlreadyUsed) {
 		t.Error("the desk's outcomes are not the protocol's")
 	}
 }

@@ -17,7 +17,7 @@ import (
 // them, so the changes after them still arrive.
 
 // feedKinds are the feed change kinds this desk applies.
-var feedKinds = []string{protocol.KindCode, protocol.KindRedeem, protocol.KindDisable, protocol.KindEnable,
+var feedKinds = []protocol.Kind{protocol.KindCode, protocol.KindRedeem, protocol.KindDisable, protocol.KindEnable,
 	protocol.KindUndo, protocol.KindReplace, protocol.KindExpire, protocol.KindConflict, protocol.KindStaff}
 
 // NotUnderstoodAdvice is what a clerk reads about such changes.

@@ -14,7 +14,7 @@ type ServerState struct {
 	// the write numbers below are of that station's counter.
 	Station string
 	// Kinds are the event kinds the server announced (nil: BaseKinds).
-	Kinds []string
+	Kinds []protocol.Kind
 	// Protocol is the protocol version the server announced (0: none).
 	Protocol int
 	// Highest is the highest write number the server gave this desk.

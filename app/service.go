@@ -380,7 +380,7 @@ func (s *Service) redeemOnline(ctx context.Context, c Code, a Attempt) (Verdict,
 		return Verdict{}, false, err // no answer: the caller decides here
 	}
 	s.setRefusal(nil)
-	if r.Outcome == string(OutcomeUnknown) {
+	if r.Outcome == protocol.OutcomeUnknown {
 		return Verdict{}, false, nil // the server has not got this batch yet
 	}
 	a.ByServer = true

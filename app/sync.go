@@ -67,7 +67,7 @@ type SyncStore interface {
 	// SetServer records the enrolment: the station this desk is at the
 	// server and the kinds the server announced (nil: none); another
 	// station than the recorded one forgets the write numbers.
-	SetServer(ctx context.Context, station string, kinds []string, protocol int) error
+	SetServer(ctx context.Context, station string, kinds []protocol.Kind, protocol int) error
 	// SetServerSites records what the server announced of its sites at
 	// the enrolment (nil: nothing, a server before sites).
 	SetServerSites(ctx context.Context, sites *protocol.SiteInfo) error
@@ -711,7 +711,7 @@ func (s *Service) uploadOneByOne(ctx context.Context, ring string, evs []protoco
 			results = append(results, r...)
 		case errors.As(err, &sr) && sr.AboutContent():
 			// This event's content is refused: keep it with the reason.
-			results = append(results, protocol.Result{EventID: ev.EventID, Outcome: "rejected", Reason: sr.Message})
+			results = append(results, protocol.Result{EventID: ev.EventID, Outcome: protocol.OutcomeRejected, Reason: sr.Message})
 		default: // no answer, or the desk itself refused: the events wait
 			return nil, err
 		}

@@ -60,7 +60,7 @@ type CodeIn struct {
 // Kinds are the event kinds this server decides, in the order they were
 // added; the enrol answer lists them (API.Kinds may name fewer, to play an
 // older server in tests).
-var Kinds = []string{protocol.KindRedeem, protocol.KindDisable, protocol.KindEnable, protocol.KindUndo, protocol.KindExpire, protocol.KindReplace, protocol.KindStaff}
+var Kinds = []protocol.Kind{protocol.KindRedeem, protocol.KindDisable, protocol.KindEnable, protocol.KindUndo, protocol.KindExpire, protocol.KindReplace, protocol.KindStaff}
 
 // Unbound is a station without a letter (enrolled by the first release)
 // that the upgrade could not bind one to: Letters are the letters its

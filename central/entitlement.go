@@ -93,7 +93,7 @@ type ReplaceVerdict struct {
 	// (the old label was used: the replacement came too late) or
 	// OutcomeRejected (another label of the entitlement is valid already,
 	// or the old label expired).
-	Outcome string
+	Outcome protocol.Outcome
 	// DisableOld: the old label becomes disabled "replaced by NEW" (it was
 	// unused or disabled).
 	DisableOld bool

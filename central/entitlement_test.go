@@ -63,7 +63,7 @@ func TestDecideReplace(t *testing.T) {
 		name       string
 		old        Sibling
 		others     []Sibling
-		outcome    string
+		outcome    protocol.Outcome
 		disableOld bool
 		void       bool
 		used       string

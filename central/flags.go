@@ -216,7 +216,7 @@ func UndoByRemovedStaff(supervisor string, removedAt int64) (Note, string, bool)
 // label is void). Refusing loses nothing: no parcel went out, and a
 // current supervisor can do it again. A redemption is not refused
 // (ByRemovedStaff).
-func RefusedByRemovedStaff(kind, supervisor string, removedAt int64) (Note, string, bool) {
+func RefusedByRemovedStaff(kind protocol.Kind, supervisor string, removedAt int64) (Note, string, bool) {
 	if removedAt == 0 {
 		return Note{}, "", false
 	}

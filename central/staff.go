@@ -51,13 +51,13 @@ func ValidateStaffChange(ch protocol.StaffChange) error {
 // manager should know (the dashboard lists them by the day they were
 // decided at, the report with the flagged events).
 type RemovedStaffWork struct {
-	EventID   string `json:"event_id"`
-	Kind      string `json:"kind"` // redeem; undo, disable, enable, replace
-	Code      string `json:"code"`
-	Station   string `json:"station"`
-	Operator  string `json:"operator"`
-	DecidedAt int64  `json:"decided_at"` // on the server's clock (the desk's, corrected)
-	Outcome   string `json:"outcome"`    // redeemed, conflict; rejected for a supervisor's action (a replacement after a use: conflict)
-	Flag      string `json:"flag"`       // the flags' wording
-	Site      string `json:"site,omitempty"`
+	EventID   string           `json:"event_id"`
+	Kind      protocol.Kind    `json:"kind"` // redeem; undo, disable, enable, replace
+	Code      string           `json:"code"`
+	Station   string           `json:"station"`
+	Operator  string           `json:"operator"`
+	DecidedAt int64            `json:"decided_at"` // on the server's clock (the desk's, corrected)
+	Outcome   protocol.Outcome `json:"outcome"`    // redeemed, conflict; rejected for a supervisor's action (a replacement after a use: conflict)
+	Flag      string           `json:"flag"`       // the flags' wording
+	Site      string           `json:"site,omitempty"`
 }

@@ -31,7 +31,7 @@ func TestCentralRedeemOnceAcrossStations(t *testing.T) {
 		// 40 concurrent online redemptions of one code from two stations.
 		var wg sync.WaitGroup
 		var mu sync.Mutex
-		outcomes := map[string]int{}
+		outcomes := map[protocol.Outcome]int{}
 		for i := 0; i < 40; i++ {
 			wg.Add(1)
 			go func() {
@@ -187,7 +187,7 @@ func TestTwoServersOneDatabase(t *testing.T) {
 		urls := []string{h.URL, srv2.URL}
 		var wg sync.WaitGroup
 		var mu sync.Mutex
-		outcomes := map[string]int{}
+		outcomes := map[protocol.Outcome]int{}
 		for i := 0; i < 50; i++ {
 			wg.Add(1)
 			go func() {

@@ -23,7 +23,7 @@ func dashboardDay(t *testing.T, h *centraltest.Harness) (a, b string, conflictCo
 	a, b = h.Station(t, "Desk 1", "A"), h.Station(t, "Desk 2", "B")
 	h.Upload(t, a)
 	at := h.Now.Unix()
-	redeem := func(tok, id, code string) string {
+	redeem := func(tok, id, code string) protocol.Outcome {
 		var r protocol.Result
 		if st := h.Call(t, "POST", "/v1/redeem", tok, h.Ring, protocol.Event{EventID: id, Code: code, Operator: "op", At: at}, &r); st != 200 {
 			t.Fatalf("redeem %s: status %d", id, st)
@@ -36,13 +36,13 @@ func dashboardDay(t *testing.T, h *centraltest.Harness) (a, b string, conflictCo
 			t.Fatalf("events: status %d", st)
 		}
 	}
-	got := []string{
+	got := []protocol.Outcome{
 		redeem(a, "dash-online-1", h.Codes[0]),
 		redeem(b, "dash-online-2", h.Codes[0]), // already used
 	}
 	events(a, protocol.Event{EventID: "dash-disable-1", Kind: "disable", Code: h.Codes[1], Operator: "op", At: at, Reason: "torn"})
 	got = append(got, redeem(b, "dash-online-3", h.Codes[1])) // disabled
-	if want := []string{"redeemed", "already_used", "disabled"}; !reflect.DeepEqual(got, want) {
+	if want := []protocol.Outcome{"redeemed", "already_used", "disabled"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("outcomes %v, want %v", got, want)
 	}
 	// Both desks redeemed codes[2] offline: Desk 1's (at +30 s) is of record.
@@ -82,8 +82,8 @@ func TestDashboardStore(t *testing.T) {
 			}
 			want := []central.DeskDay{
 				// codes[2]: Desk 1's offline redemption is of record, Desk 2's the double use.
-				{Station: "Desk 1", Site: "main", Issued: 10, Redeemed: 3, Refused: map[string]int{}},
-				{Station: "Desk 2", Site: "main", Conflicts: 1, Refused: map[string]int{"already_used": 1, "disabled": 1}},
+				{Station: "Desk 1", Site: "main", Issued: 10, Redeemed: 3, Refused: map[protocol.Outcome]int{}},
+				{Station: "Desk 2", Site: "main", Conflicts: 1, Refused: map[protocol.Outcome]int{"already_used": 1, "disabled": 1}},
 			}
 			if !reflect.DeepEqual(act.Desks, want) {
 				t.Fatalf("desks\n got %+v\nwant %+v", act.Desks, want)

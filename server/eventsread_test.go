@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"qrdesk/app"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
@@ -42,13 +41,17 @@ func TestEventsRefusedAlone(t *testing.T) {
 		if status != 200 || len(out.Results) != 6 {
 			t.Fatalf("upload: %d %+v", status, out)
 		}
-		want := []struct{ id, outcome, reason string }{
+		want := []struct {
+			id      string
+			outcome protocol.Outcome
+			reason  string
+		}{
 			{"", "rejected", "event_id must be"},
 			{"event-0002", protocol.OutcomeUnsupported, protocol.UnsupportedReason},
 			{"event-0003", protocol.OutcomeUnsupported, protocol.HeldBehindReason},
 			{"event-0004", "rejected", "malformed JSON"},
 			{"", "rejected", "event_id must be a string"},
-			{"event-0006", string(app.OutcomeRedeemed), ""},
+			{"event-0006", protocol.OutcomeRedeemed, ""},
 		}
 		for i, r := range out.Results {
 			w := want[i]

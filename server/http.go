@@ -48,7 +48,7 @@ type API struct {
 	// Kinds are the event kinds this server decides and announces at
 	// enrolment (nil: central.Kinds). An event of another kind is answered
 	// "unsupported", alone. Tests name fewer to play an older server.
-	Kinds []string
+	Kinds []protocol.Kind
 	// SnapshotPage is how many codes a snapshot page holds (0:
 	// SnapshotPage); tests make it small to read snapshots of many pages.
 	SnapshotPage int
@@ -490,7 +490,7 @@ func namedWrites(r *http.Request) ([]protocol.WriteCheck, []protocol.LetterSeria
 }
 
 // kinds returns the event kinds this server decides.
-func (a *API) kinds() []string {
+func (a *API) kinds() []protocol.Kind {
 	if a.Kinds != nil {
 		return a.Kinds
 	}
@@ -666,12 +666,12 @@ func (a *API) readEvent(i int, raw json.RawMessage) (ev protocol.Event, supporte
 	if !central.ValidEventID(id) {
 		return ev, false, central.Badf("events[%d]: event_id must be 8–64 letters, digits, - or _", i)
 	}
-	ev.EventID, ev.Kind, ev.Code = id, kind, code
-	if !slices.Contains(a.kinds(), kind) {
+	ev.EventID, ev.Kind, ev.Code = id, protocol.Kind(kind), code
+	if !slices.Contains(a.kinds(), ev.Kind) {
 		return ev, false, nil
 	}
 	if err := json.Unmarshal(raw, &ev); err != nil {
-		return protocol.Event{EventID: id, Kind: kind, Code: code}, false, central.Badf("events[%d]: malformed JSON: %v", i, err)
+		return protocol.Event{EventID: id, Kind: protocol.Kind(kind), Code: code}, false, central.Badf("events[%d]: malformed JSON: %v", i, err)
 	}
 	for name := range fields {
 		if !eventFields[name] {

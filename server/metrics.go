@@ -145,7 +145,7 @@ func (m *Metrics) countRedemptions(site string, evs []protocol.Event, res []prot
 		if evs[i].Offline {
 			via = "offline"
 		}
-		m.redemptions.WithLabelValues(r.Outcome, via, site).Inc()
+		m.redemptions.WithLabelValues(string(r.Outcome), via, site).Inc()
 	}
 }
 

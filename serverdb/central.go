@@ -421,7 +421,10 @@ func stationSite(st central.Station) int64 {
 }
 
 // change is one entry for the feed.
-type change struct{ kind, code, station, data string }
+type change struct {
+	kind                protocol.Kind
+	code, station, data string
+}
 
 func (c *DB) addChanges(ctx context.Context, tx *etx, changes ...change) error {
 	if len(changes) == 0 {
@@ -584,7 +587,7 @@ func (c *DB) applyOne(ctx context.Context, st central.Station, ev protocol.Event
 type storedEvent struct {
 	ev      protocol.Event
 	station string
-	outcome string
+	outcome protocol.Outcome
 	detail  string
 	write   int64 // the station's write number given to it
 }
@@ -652,7 +655,7 @@ func (c *DB) decide(ctx context.Context, tx *etx, st central.Station, ev protoco
 	case protocol.KindStaff:
 		r, err = c.staffEvent(ctx, tx, st, ev)
 	default:
-		r = protocol.Result{Outcome: protocol.OutcomeRejected, Reason: "unknown event kind " + ev.Kind}
+		r = protocol.Result{Outcome: protocol.OutcomeRejected, Reason: "unknown event kind " + string(ev.Kind)}
 	}
 	if err != nil {
 		return protocol.Result{}, err
@@ -963,12 +966,12 @@ func (c *DB) setDisabled(ctx context.Context, tx *etx, st central.Station, ev pr
 	if n, _ := res.RowsAffected(); n == 0 {
 		return protocol.Result{Outcome: protocol.OutcomeRejected, Reason: "the code is " + cc.status, Status: cc.status}, central.Note{}, nil
 	}
-	status := app.StatusDisabled
+	status, outcome := app.StatusDisabled, protocol.OutcomeDisabled
 	if ev.Kind == protocol.KindEnable {
-		status = app.StatusUnused
+		status, outcome = app.StatusUnused, protocol.OutcomeEnabled
 	}
 	data, _ := json.Marshal(map[string]any{"reason": reason, "operator": ev.Operator, "at": ev.At, "status": status})
-	return protocol.Result{Outcome: ev.Kind + "d", Status: string(status)}, central.Note{}, c.addChanges(ctx, tx, change{ev.Kind, ev.Code, st.Name, string(data)})
+	return protocol.Result{Outcome: outcome, Status: string(status)}, central.Note{}, c.addChanges(ctx, tx, change{ev.Kind, ev.Code, st.Name, string(data)})
 }
 
 // Changes returns the feed after the cursor: on SQLite the position is
@@ -1161,14 +1164,14 @@ func scanConflicts(rows *sql.Rows) ([]protocol.Conflict, error) {
 
 // FlaggedEvent is an event the server did not take at its word.
 type FlaggedEvent struct {
-	EventID    string `json:"event_id"`
-	Station    string `json:"station"`
-	Kind       string `json:"kind"`
-	Code       string `json:"code"`
-	Flag       string `json:"flag"`
-	At         int64  `json:"at"`          // what the desk said
-	ReceivedAt int64  `json:"received_at"` // the server's clock, the time it was decided at
-	Site       string `json:"site"`        // the desk's site now ("" for a desk no longer on record)
+	EventID    string        `json:"event_id"`
+	Station    string        `json:"station"`
+	Kind       protocol.Kind `json:"kind"`
+	Code       string        `json:"code"`
+	Flag       string        `json:"flag"`
+	At         int64         `json:"at"`          // what the desk said
+	ReceivedAt int64         `json:"received_at"` // the server's clock, the time it was decided at
+	Site       string        `json:"site"`        // the desk's site now ("" for a desk no longer on record)
 }
 
 // FlaggedEvents lists the events received in [from, to) with a flag, for

@@ -41,7 +41,7 @@ func (c *DB) SiteDayActivity(ctx context.Context, from, to int64, sites []int64)
 	desks := map[string]*central.DeskDay{}
 	desk := func(name string) *central.DeskDay {
 		if desks[name] == nil {
-			desks[name] = &central.DeskDay{Station: name, Site: siteOf[name].Name, Refused: map[string]int{}}
+			desks[name] = &central.DeskDay{Station: name, Site: siteOf[name].Name, Refused: map[protocol.Outcome]int{}}
 		}
 		return desks[name]
 	}
@@ -78,7 +78,8 @@ func (c *DB) SiteDayActivity(ctx context.Context, from, to int64, sites []int64)
 	defer rows.Close()
 	day := central.DayActivity{Quarters: map[int64]int{}}
 	for rows.Next() {
-		var name, outcome string
+		var name string
+		var outcome protocol.Outcome
 		var q int64
 		var n int
 		if err := rows.Scan(&name, &outcome, &q, &n); err != nil {

@@ -75,10 +75,10 @@ func (d *DB) SetDisabled(ctx context.Context, c app.Code, disable bool, reason s
 	// An enabled label is unused again; past its expiry by this desk's
 	// clock it is refused as expired at a scan, but not stored so (the
 	// clock may be wrong: see Redeem).
-	action, query := "enable", `UPDATE codes SET status = 'unused',
+	action, query := protocol.KindEnable, `UPDATE codes SET status = 'unused',
 		disabled_reason = '' WHERE random = ?2 AND code = ?3 AND status = 'disabled' RETURNING id`
 	if disable {
-		action, query = "disable", `UPDATE codes SET status = 'disabled', disabled_reason = ?4
+		action, query = protocol.KindDisable, `UPDATE codes SET status = 'disabled', disabled_reason = ?4
 		WHERE random = ?2 AND code = ?3 AND status = 'unused' RETURNING id`
 	}
 	var id int64

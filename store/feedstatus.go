@@ -209,7 +209,7 @@ func answerStatus(ctx context.Context, tx *sql.Tx, r protocol.Result, at int64) 
 		return settleStatus(ctx, tx, id, status, "", r.UsedAt, at)
 	}
 	reason := ""
-	if status == app.StatusDisabled && r.Outcome == "disabled" {
+	if status == app.StatusDisabled && r.Outcome == protocol.OutcomeDisabled {
 		reason = r.Reason
 	}
 	return settleStatus(ctx, tx, id, status, reason, 0, at)

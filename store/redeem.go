@@ -168,7 +168,7 @@ func truncate(s string, n int) string {
 	return s
 }
 
-func addOutbox(ctx context.Context, tx *sql.Tx, eventID, kind, code, operator string, at int64, reason string) error {
+func addOutbox(ctx context.Context, tx *sql.Tx, eventID string, kind protocol.Kind, code, operator string, at int64, reason string) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO outbox (event_id, kind, code, operator, at, reason) VALUES (?, ?, ?, ?, ?, ?)`,
 		eventID, kind, code, operator, at, reason)
 	return err

@@ -110,9 +110,9 @@ func (d *DB) MarkEvents(ctx context.Context, results []protocol.Result, at int64
 	for _, r := range results {
 		state := "sent"
 		switch r.Outcome {
-		case "rejected":
+		case protocol.OutcomeRejected:
 			state = "rejected"
-		case "unknown":
+		case protocol.OutcomeUnknown:
 			// The desk that issued the code has not uploaded it yet: keep the
 			// event and try again at the next sync.
 			state = "pending"

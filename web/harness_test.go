@@ -164,7 +164,7 @@ func (s *site) upload(t testing.TB, token string, codes []string) {
 }
 
 // redeem is a desk's redemption through the API; it returns the outcome.
-func (s *site) redeem(t testing.TB, token, eventID, code string, offlineAt int64) string {
+func (s *site) redeem(t testing.TB, token, eventID, code string, offlineAt int64) protocol.Outcome {
 	t.Helper()
 	ev := protocol.Event{EventID: eventID, Kind: "redeem", Code: code, Operator: operators[token], At: s.clock.Now().Unix()}
 	if offlineAt != 0 {

@@ -325,7 +325,7 @@ func (d *desk) download(ctx context.Context, wait time.Duration) error {
 			changes, next, err = d.c.Changes(ctx, l.ring, after, wait)
 			kinds = map[string]int{}
 			for _, ch := range changes {
-				kinds[ch.Kind]++
+				kinds[string(ch.Kind)]++
 				if len(l.sites) > 1 {
 					codes = append(codes, ch.Code)
 				}

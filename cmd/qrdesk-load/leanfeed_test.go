@@ -41,7 +41,7 @@ func TestCountFeed(t *testing.T) {
 			want := map[string]int{}
 			var wantCodes []string
 			for _, ch := range tt.changes {
-				want[ch.Kind]++
+				want[string(ch.Kind)]++
 				wantCodes = append(wantCodes, ch.Code)
 			}
 			kinds, codes, next, err := countFeed(append(body, '\n'), true)

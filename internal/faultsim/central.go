@@ -380,10 +380,12 @@ type (
 		ExpireAt, UsedAt                     int64
 	}
 	serverEvent struct {
-		EventID, Station, Kind, Code, Outcome, Detail, Undoes string
-		At, ReceivedAt                                        int64
-		Offline                                               bool
-		Flags                                                 qcentral.Flags
+		EventID, Station, Code, Detail, Undoes string
+		Kind                                   protocol.Kind
+		Outcome                                protocol.Outcome
+		At, ReceivedAt                         int64
+		Offline                                bool
+		Flags                                  qcentral.Flags
 	}
 	serverConflict struct {
 		Code, FirstEvent, FirstStation, SecondEvent, SecondStation string

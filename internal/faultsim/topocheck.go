@@ -304,7 +304,7 @@ func (c *checker) staffFlagged() {
 			continue
 		}
 		e, ok := c.events[v.TraceID]
-		if !ok || (e.Outcome != "redeemed" && e.Outcome != "conflict") {
+		if !ok || (e.Outcome != protocol.OutcomeRedeemed && e.Outcome != protocol.OutcomeConflict) {
 			continue
 		}
 		if e.Flags&^knownFlags == 0 {

@@ -107,7 +107,7 @@ func TestOfflineUploadsRace(t *testing.T) {
 		tokens := []string{h.Station(t, "Desk 1", "A"), h.Station(t, "Desk 2", "B"), h.Station(t, "Desk 3", "C")}
 		h.Upload(t, tokens[0])
 		var mu sync.Mutex
-		outcomes := map[string]int{}
+		outcomes := map[protocol.Outcome]int{}
 		for i, code := range h.Codes { // the three uploads of one label at once
 			var wg sync.WaitGroup
 			for d, tok := range tokens {

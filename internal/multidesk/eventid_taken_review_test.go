@@ -22,7 +22,7 @@ import (
 
 // serverEventID is the id of station's event of kind on code at the server
 // (the feed shows it to every desk of the site).
-func serverEventID(t *testing.T, g *restorable, station, kind, code string) string {
+func serverEventID(t *testing.T, g *restorable, station string, kind protocol.Kind, code string) string {
 	t.Helper()
 	var id string
 	if err := g.DB.QueryRowForTests(`SELECT event_id FROM events WHERE station = ? AND kind = ? AND code = ? ORDER BY id DESC LIMIT 1`, station, kind, code).Scan(&id); err != nil {

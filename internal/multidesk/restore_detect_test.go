@@ -18,6 +18,7 @@ import (
 	"qrdesk/app"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 	"qrdesk/server"
 	"qrdesk/serverdb"
 )
@@ -33,8 +34,8 @@ type restorable struct {
 	dir     string
 	handler atomic.Pointer[http.Handler]
 	copies  int
-	cur     string   // the served database's path
-	kinds   []string // the kinds the serving API knows (nil: all)
+	cur     string          // the served database's path
+	kinds   []protocol.Kind // the kinds the serving API knows (nil: all)
 	// refuseOldDesks: the server runs with the roll-out window closed
 	// (serve --old-desks refuse).
 	refuseOldDesks bool

@@ -84,7 +84,7 @@ func TestRemovedStaffWorkOfflineIsFlagged(t *testing.T) {
 		listed := map[string]bool{}
 		for _, e := range events {
 			if strings.Contains(e.Flag, "removed from the staff list") {
-				listed[e.Kind+" "+e.Code] = true
+				listed[string(e.Kind)+" "+e.Code] = true
 			}
 		}
 		for _, want := range []string{"redeem " + late, "redeem " + undone, "undo " + undone} {
@@ -186,7 +186,7 @@ func TestRemovedSupervisorOfflineDisableEnableReplaceRefused(t *testing.T) {
 		}
 		listed := map[string]bool{}
 		for _, e := range events {
-			listed[e.Kind+" "+e.Code] = true
+			listed[string(e.Kind)+" "+e.Code] = true
 		}
 		work, err := h.DB.RemovedStaffWork(ctx, 0, math.MaxInt64)
 		if err != nil {
@@ -194,7 +194,7 @@ func TestRemovedSupervisorOfflineDisableEnableReplaceRefused(t *testing.T) {
 		}
 		inWork := map[string]bool{}
 		for _, w := range work {
-			inWork[w.Kind+" "+w.Code] = w.Outcome == protocol.OutcomeRejected && strings.Contains(w.Flag, "wang")
+			inWork[string(w.Kind)+" "+w.Code] = w.Outcome == protocol.OutcomeRejected && strings.Contains(w.Flag, "wang")
 		}
 		var missing []string
 		for _, want := range []string{"disable " + codes[0], "enable " + codes[2], "replace " + codes[1]} {

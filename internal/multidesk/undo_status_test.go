@@ -113,7 +113,7 @@ func TestFlagMigrationKeepsDayFigures(t *testing.T) {
 		h.Upload(t, tok)
 		h.Now = h.Now.Add(2 * time.Hour) // the labels were issued two hours ago
 		now := h.Now.Unix()
-		send := func(token string, ev protocol.Event, want string) {
+		send := func(token string, ev protocol.Event, want protocol.Outcome) {
 			t.Helper()
 			var out struct{ Results []protocol.Result }
 			if st := h.Call(t, "POST", "/v1/events", token, h.Ring, map[string]any{"events": []protocol.Event{ev}}, &out); st != 200 || len(out.Results) != 1 || out.Results[0].Outcome != want {

@@ -173,7 +173,7 @@ func TestUnknownKindAnsweredAlone(t *testing.T) {
 		if status != 200 || len(out.Results) != 4 {
 			t.Fatalf("upload: %d %+v", status, out)
 		}
-		want := []string{string(app.OutcomeRedeemed), protocol.OutcomeUnsupported, protocol.OutcomeUnsupported, "disabled"}
+		want := []protocol.Outcome{protocol.OutcomeRedeemed, protocol.OutcomeUnsupported, protocol.OutcomeUnsupported, protocol.OutcomeDisabled}
 		for i, r := range out.Results {
 			if r.Outcome != want[i] || r.EventID != []string{"event-0001", "event-0002", "event-0003", "event-0004"}[i] {
 				t.Errorf("results[%d] = %+v, want %s", i, r, want[i])
