@@ -132,6 +132,10 @@ func DeskVersion(header string) int {
 // An older server sends none, and the desk measures nothing.
 const TimeHeader = "Qrdesk-Time"
 
+// RingHeader carries the desk's key-ring id on every request: the server
+// refuses a desk whose ring is not the deployment's (wrong_key_ring).
+const RingHeader = "X-Qrdesk-Key-Ring"
+
 // ReleaseHeader carries a desk's release (qrdesk version) on every request,
 // for the dashboard's Desks page; a server ignores what it does not read.
 const ReleaseHeader = "Qrdesk-Release"

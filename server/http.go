@@ -25,12 +25,9 @@ import (
 	"qrdesk/central"
 )
 
-// Limits of a request.
-const (
-	MaxBody = 12 << 20 // a batch of 100,000 codes (8.7 MB of JSON) fits
-	// RingHeader carries the station's key-ring id on every request.
-	RingHeader = "X-Qrdesk-Key-Ring"
-)
+// MaxBody is the largest request body: a batch of 100,000 codes (8.7 MB of
+// JSON) fits.
+const MaxBody = 12 << 20
 
 // API serves the /v1 HTTP+JSON API on a central.Store.
 type API struct {
@@ -326,7 +323,7 @@ func (a *API) authenticated(h func(r *http.Request, st central.Station) (any, er
 				return
 			}
 		}
-		if err := a.checkRing(r.Context(), r.Header.Get(RingHeader)); err != nil {
+		if err := a.checkRing(r.Context(), r.Header.Get(protocol.RingHeader)); err != nil {
 			a.write(w, nil, err)
 			return
 		}
@@ -368,7 +365,7 @@ func (a *API) lookUpStation(ctx context.Context, hash string) (central.Station, 
 // labels would not verify at the other desks.
 func (a *API) checkRing(ctx context.Context, ring string) error {
 	if !ringIDPattern.MatchString(ring) {
-		return fail(http.StatusBadRequest, app.RefusedInvalid, "missing or malformed %s header: send the key ring id 'qrdesk init' shows", RingHeader)
+		return fail(http.StatusBadRequest, app.RefusedInvalid, "missing or malformed %s header: send the key ring id 'qrdesk init' shows", protocol.RingHeader)
 	}
 	bound, _ := a.ring.Load().(string)
 	if bound == "" {
@@ -423,7 +420,7 @@ func (a *API) health(w http.ResponseWriter, r *http.Request) {
 // counter, by which a desk finds that the server lost history.
 func (a *API) enrol(r *http.Request, st central.Station) (any, error) {
 	writes := st.Writes
-	en := protocol.Enrolment{Station: st.Name, Letter: st.Letter, KeyRing: r.Header.Get(RingHeader),
+	en := protocol.Enrolment{Station: st.Name, Letter: st.Letter, KeyRing: r.Header.Get(protocol.RingHeader),
 		Protocol: protocol.Version, Kinds: a.kinds(), Writes: &writes}
 	// The desk names writes it was given: one the server does not hold as
 	// that write was lost (a restore), even if the counter caught up with

@@ -195,7 +195,7 @@ func (s *site) call(t testing.TB, method, path, token string, body any, out any)
 	}
 	req, _ := http.NewRequest(method, s.url+path, rd)
 	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set(server.RingHeader, s.ring)
+	req.Header.Set(protocol.RingHeader, s.ring)
 	req.Header.Set(protocol.Header, strconv.Itoa(protocol.Version))
 	resp, err := s.client().Do(req)
 	if err != nil {

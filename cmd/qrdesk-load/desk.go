@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/deskclient"
 	"qrdesk/protocol"
-	"qrdesk/server"
 )
 
 // desk is one simulated desk. It keeps in memory what a desk's database
@@ -19,7 +19,7 @@ import (
 type desk struct {
 	l        *load
 	i        int
-	c        *server.Client
+	c        *deskclient.Client
 	siteName string // as the server's enrolment named it ("" from a server before sites)
 	site     int    // its index in load.sites
 
@@ -140,7 +140,7 @@ func (d *desk) scan(ctx context.Context, double, cross bool) {
 	r, err := d.c.Redeem(rctx, l.ring, ev)
 	took := time.Since(t0)
 	cancel()
-	if err != nil && server.IsTransient(err) {
+	if err != nil && app.IsTransient(err) {
 		// No answer in time: the desk decides alone, under the same event
 		// id, and keeps deciding alone for a while (app.DefaultOfflineFor);
 		// a label of another site as the deployment says.
@@ -245,7 +245,7 @@ func (d *desk) sync(ctx context.Context) error {
 	if err != nil {
 		l.count(func(s *stats) { s.SyncErrors++ })
 		if ctx.Err() == nil {
-			l.problemf(!server.IsTransient(err), "sync at desk %d: %v", d.i, err)
+			l.problemf(!app.IsTransient(err), "sync at desk %d: %v", d.i, err)
 		}
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/central"
+	"qrdesk/deskclient"
 	"qrdesk/protocol"
 	"qrdesk/server"
 	"qrdesk/serverdb"
@@ -124,7 +125,7 @@ func newLabels(keys app.Keys, n int) ([]string, error) {
 
 // uploadLabels sends one desk's batch in pieces a request answers well
 // within the timeout (a desk's own piece size).
-func uploadLabels(ctx context.Context, c *server.Client, ring string, labels []string) error {
+func uploadLabels(ctx context.Context, c *deskclient.Client, ring string, labels []string) error {
 	now := time.Now().Unix()
 	for start := 0; start < len(labels); start += 2000 {
 		piece := labels[start:min(start+2000, len(labels))]

@@ -24,6 +24,7 @@ import (
 
 	"qrdesk/app"
 	qcentral "qrdesk/central"
+	"qrdesk/deskclient"
 	"qrdesk/protocol"
 	"qrdesk/server"
 	"qrdesk/serverdb"
@@ -371,7 +372,7 @@ func (c *central) revokeLocked(ctx context.Context, name string) error {
 }
 
 // newRemote is a desk's connection to the server, through its proxy.
-func newRemote(proxyURL, token string) app.Remote { return server.NewClient(proxyURL, token) }
+func newRemote(proxyURL, token string) app.Remote { return deskclient.New(proxyURL, token) }
 
 // Server-side facts the checker reads.
 type (

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
@@ -60,7 +61,7 @@ func TestLateAnswerIsAConflict(t *testing.T) {
 		srv := httptest.NewServer(slow)
 		defer srv.Close()
 		d := h.Desk(t, "Desk D", "D", "")
-		d.Svc.Remote = server.NewClient(srv.URL, h.Station(t, "Desk D", "D"))
+		d.Svc.Remote = deskclient.New(srv.URL, h.Station(t, "Desk D", "D"))
 		d.Svc.OnlineTimeout = 150 * time.Millisecond
 		d.Sync(t)
 		if v := a.Redeem(t, codes[0], "li"); v.Outcome != app.OutcomeRedeemed {

@@ -13,10 +13,10 @@ import (
 	"testing"
 
 	"qrdesk/app"
+	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
-	"qrdesk/server"
 	"qrdesk/store"
 )
 
@@ -364,7 +364,7 @@ func TestReviewSquatTwoProcessesRekeyAtOnce(t *testing.T) {
 			}
 			svc2 := app.NewService(db2, g.Keys, nil)
 			svc2.Now = a.Svc.Now
-			svc2.Remote = server.NewClient(g.URL, "qrd_test_Desk_A")
+			svc2.Remote = deskclient.New(g.URL, "qrd_test_Desk_A")
 			var wg sync.WaitGroup
 			errs := make([]error, 2)
 			for i, svc := range []*app.Service{a.Svc, svc2} {

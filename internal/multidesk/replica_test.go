@@ -16,6 +16,7 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/central"
+	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
@@ -118,7 +119,7 @@ func TestDeskFollowsThroughReadReplica(t *testing.T) {
 	follow := func(name, letter, url string) (*centraltest.Desk, *feedWatch) {
 		token := h.Station(t, name, letter)
 		d := h.Desk(t, name, letter, "")
-		w := &feedWatch{Remote: server.NewClient(url, token)}
+		w := &feedWatch{Remote: deskclient.New(url, token)}
 		d.Svc.Remote = w
 		d.Sync(t)
 		return d, w

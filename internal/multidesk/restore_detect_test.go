@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
@@ -414,11 +415,11 @@ func TestNoFalseRestoreDetection(t *testing.T) {
 		// Offline redemptions, a retried event and a new batch go too.
 		g.Now = g.Now.Add(time.Minute)
 		a.Issue(t, 3)
-		a.Svc.Remote = server.NewClient("http://127.0.0.1:1", "x")
+		a.Svc.Remote = deskclient.New("http://127.0.0.1:1", "x")
 		for _, code := range codes[50:55] {
 			a.Redeem(t, code, "li")
 		}
-		a.Svc.Remote = server.NewClient(g.URL, "qrd_test_Desk_A")
+		a.Svc.Remote = deskclient.New(g.URL, "qrd_test_Desk_A")
 		a.Sync(t)
 		a.Sync(t)
 		b.Sync(t)

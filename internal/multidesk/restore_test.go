@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
@@ -55,8 +56,8 @@ func TestServerRestoredFromBackup(t *testing.T) {
 	api := &server.API{Store: restored, Log: slog.New(slog.DiscardHandler), Now: func() time.Time { return h.Now }}
 	srv := httptest.NewServer(api.Handler())
 	defer srv.Close()
-	a.Svc.Remote = server.NewClient(srv.URL, "qrd_test_Desk_A")
-	b.Svc.Remote = server.NewClient(srv.URL, "qrd_test_Desk_B")
+	a.Svc.Remote = deskclient.New(srv.URL, "qrd_test_Desk_A")
+	b.Svc.Remote = deskclient.New(srv.URL, "qrd_test_Desk_B")
 	if v := a.Redeem(t, first[0], "li"); v.Outcome != app.OutcomeRedeemed {
 		t.Fatalf("desk A after the restore: %+v", v)
 	}

@@ -8,10 +8,10 @@ import (
 	"testing"
 
 	"qrdesk/app"
+	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
-	"qrdesk/server"
 )
 
 // TestBadgesPrintedBeforeJoiningKeepWorking: desk D worked alone for a
@@ -45,7 +45,7 @@ func TestBadgesPrintedBeforeJoiningKeepWorking(t *testing.T) {
 		wu, zhao := badgeOf(t, d, "wu"), badgeOf(t, d, "zhao")
 		signsIn(t, d, "desk D before it joined", wu, "wu", false)
 
-		d.Svc.Remote = server.NewClient(h.URL, h.Station(t, "Desk D", "D"))
+		d.Svc.Remote = deskclient.New(h.URL, h.Station(t, "Desk D", "D"))
 		var stopped []app.StoppedBadge
 		for range 2 { // the feed brings back what the first sync sent
 			st, err := d.Svc.Sync(ctx)

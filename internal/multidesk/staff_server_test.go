@@ -6,10 +6,10 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/central"
+	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
-	"qrdesk/server"
 )
 
 // changeStaff makes an administrator's change of the deployment's staff
@@ -90,7 +90,7 @@ func TestStaffListFromTheServer(t *testing.T) {
 		}
 		ownBadge := badgeOf(t, d, "wu")
 		signsIn(t, d, "desk D before it synced", ownBadge, "wu", false)
-		d.Svc.Remote = server.NewClient(h.URL, h.Station(t, "Desk D", "D"))
+		d.Svc.Remote = deskclient.New(h.URL, h.Station(t, "Desk D", "D"))
 		d.Sync(t)
 		d.Sync(t) // the feed brings back what its first sync sent
 		// wu is the same person on the list: the badge printed before

@@ -1,11 +1,15 @@
-package server
+// Package deskclient is the desk's side of the desk–server protocol: the
+// HTTP client a desk syncs with qrdesk-server through (app.Remote). It
+// speaks only the protocol (package protocol), so the desk binary links
+// nothing of the server: not its HTTP handlers, its database nor its
+// metrics (app/doors_test.go).
+package deskclient
 
 import (
 	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -33,8 +37,8 @@ type Client struct {
 
 var _ app.Remote = (*Client)(nil)
 
-// NewClient returns a client for the server at url.
-func NewClient(url, token string) *Client {
+// New returns a client for the server at url.
+func New(url, token string) *Client {
 	return &Client{URL: strings.TrimRight(url, "/"), Token: token, HTTP: &http.Client{Timeout: 30 * time.Second}}
 }
 
@@ -52,7 +56,7 @@ func (c *Client) do(ctx context.Context, method, path, ring string, body, out an
 		return fmt.Errorf("server address %q: %w", c.URL, err)
 	}
 	req.Header.Set("Authorization", "Bearer "+c.Token)
-	req.Header.Set(RingHeader, ring)
+	req.Header.Set(protocol.RingHeader, ring)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(protocol.Header, strconv.Itoa(protocol.Version))
 	req.Header.Set(protocol.ReleaseHeader, buildinfo.Release())
@@ -165,9 +169,6 @@ func (c *Client) Snapshot(ctx context.Context, ring string, afterID, position in
 	err := c.do(ctx, "GET", q, ring, nil, &out)
 	return out, err
 }
-
-// IsTransient reports whether err is worth retrying later.
-func IsTransient(err error) bool { return errors.Is(err, app.ErrTransient) }
 
 // Report sends the desk's figures (POST /v1/status).
 func (c *Client) Report(ctx context.Context, ring string, r app.DeskReport) error {
