@@ -1,9 +1,10 @@
 // Package central is the domain of qrdesk-server, the central store several
 // desks sync with: its types, their validation, its errors and the store
-// interface. The HTTP server and client (package server) and the SQL
-// adapters (package serverdb) both import it; it imports the desk domain
-// (package app) and the protocol (package protocol), whose wire types it
-// shares with the desks.
+// interface. The HTTP server (package server) and the SQL adapters
+// (package serverdb) both import it; it imports the desk domain (package
+// app), the protocol (package protocol), whose wire types it shares with
+// the desks, and the replacement rules both sides decide by (package
+// entitlement). No package of the desk imports it.
 package central
 
 import (

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"qrdesk/app"
+	"qrdesk/entitlement"
 	"qrdesk/protocol"
 )
 
@@ -251,18 +252,18 @@ func RedeemOnlineByRemovedStaff(operator string, removedAt int64) (Note, string,
 
 // ReplaceByRemovedStaff is the verdict on a replacement by supervisor,
 // removed from the staff list at removedAt (0: not removed, v stands),
-// given the verdict v it would have otherwise (DecideReplace), with its
+// given the verdict v it would have otherwise (entitlement.DecideReplace), with its
 // note: refused (RefusedByRemovedStaff), its new label void as that of a
 // replacement refused for any other reason, so the desk that printed it
 // cannot hand a parcel over on it and the old label stays as it was. A
 // replacement that came after a use stays the conflict it is (the double
 // use is a fact), flagged.
-func ReplaceByRemovedStaff(v ReplaceVerdict, supervisor string, removedAt int64) (ReplaceVerdict, Note) {
+func ReplaceByRemovedStaff(v entitlement.ReplaceVerdict, supervisor string, removedAt int64) (entitlement.ReplaceVerdict, Note) {
 	n, why, refused := RefusedByRemovedStaff(protocol.KindReplace, supervisor, removedAt)
 	if !refused || v.Outcome == protocol.OutcomeConflict {
 		return v, n
 	}
-	return ReplaceVerdict{Outcome: protocol.OutcomeRejected, Void: true, VoidReason: "void: " + why}, n
+	return entitlement.ReplaceVerdict{Outcome: protocol.OutcomeRejected, Void: true, VoidReason: "void: " + why}, n
 }
 
 // MarkTakenBack sets TakenBack on every redemption of evs (one desk's

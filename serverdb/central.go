@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"qrdesk/entitlement"
 	"qrdesk/protocol"
 	"strings"
 	"sync"
@@ -951,7 +952,7 @@ func (c *DB) setDisabled(ctx context.Context, tx *etx, st central.Station, ev pr
 	}
 	if ev.Kind == protocol.KindEnable {
 		// A replaced label valid again would be a second valid label.
-		var bad *central.BadRequest
+		var bad *entitlement.Refusal
 		if err := c.checkOneValid(ctx, tx, ev.Code); errors.As(err, &bad) {
 			// The label stays as it is: disabled, or used.
 			return protocol.Result{Outcome: protocol.OutcomeRejected, Reason: bad.Reason, Status: cc.status}, central.Note{}, nil

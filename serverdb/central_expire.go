@@ -9,6 +9,7 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/central"
+	"qrdesk/entitlement"
 	"qrdesk/protocol"
 )
 
@@ -57,7 +58,7 @@ func (c *DB) expire(ctx context.Context, tx *etx, st central.Station, ev protoco
 	}
 	if cc.entitlement != "" {
 		// Replaced: the parcel of the day expires, on the entitlement's
-		// valid label of that day (central.ExpireTarget).
+		// valid label of that day (entitlement.ExpireTarget).
 		if r, ok, err := c.expireReplacement(ctx, tx, st, ev, cc); err != nil || ok {
 			return r, err
 		}
@@ -98,7 +99,7 @@ func (c *DB) closedAt(ctx context.Context, tx *etx, code string) (int64, error) 
 
 // expireReplacement expires, for a close's expiry of the label ev.Code
 // (cc) that is no longer valid at the server, the valid label of its
-// entitlement of the same label day, if there is one (central.ExpireTarget):
+// entitlement of the same label day, if there is one (entitlement.ExpireTarget):
 // the feed's expire change names that label. ok is false when nothing
 // expired.
 func (c *DB) expireReplacement(ctx context.Context, tx *etx, st central.Station, ev protocol.Event, cc centralCode) (protocol.Result, bool, error) {
@@ -113,8 +114,8 @@ func (c *DB) expireReplacement(ctx context.Context, tx *etx, st central.Station,
 	if err != nil {
 		return protocol.Result{}, false, err
 	}
-	old := central.Sibling{Code: ev.Code, Status: app.Status(cc.status), LabelDate: day, Reason: cc.reason}
-	target, ok := central.ExpireTarget(old, others)
+	old := entitlement.Sibling{Code: ev.Code, Status: app.Status(cc.status), LabelDate: day, Reason: cc.reason}
+	target, ok := entitlement.ExpireTarget(old, others)
 	if !ok || target == ev.Code {
 		return protocol.Result{}, false, nil
 	}

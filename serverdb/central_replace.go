@@ -6,13 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"qrdesk/entitlement"
 	"qrdesk/protocol"
 
 	"qrdesk/app"
 	"qrdesk/central"
 )
 
-// Entitlements (central/entitlement.go states the rules): a replacement
+// Entitlements (package entitlement states the rules): a replacement
 // links its labels by the code of their root label (codes.entitlement).
 // Every transaction that makes a label of an entitlement used, valid again
 // or replaced holds the root label's row (labellock.go) before it reads
@@ -21,17 +22,17 @@ import (
 // replaced has no entitlement and takes none of this.
 
 // siblings reads the labels of the entitlement ent but the codes except.
-func (c *DB) siblings(ctx context.Context, tx *etx, ent string, except ...string) ([]central.Sibling, error) {
+func (c *DB) siblings(ctx context.Context, tx *etx, ent string, except ...string) ([]entitlement.Sibling, error) {
 	rows, err := tx.query(ctx, `SELECT code, status, used_at, used_station, used_operator, used_event, label_date, disabled_reason FROM codes
 		WHERE entitlement = ? AND entitlement <> '' ORDER BY id`, ent)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []central.Sibling
+	var out []entitlement.Sibling
 next:
 	for rows.Next() {
-		var s central.Sibling
+		var s entitlement.Sibling
 		if err := rows.Scan(&s.Code, &s.Status, &s.UsedAt, &s.UsedStation, &s.UsedOperator, &s.UsedEvent, &s.LabelDate, &s.Reason); err != nil {
 			return nil, err
 		}
@@ -46,38 +47,38 @@ next:
 }
 
 // entitlementUsed reports, for code just made used, another label of its
-// entitlement ent that was used (central.UsedSibling), holding the root's
+// entitlement ent that was used (entitlement.UsedSibling), holding the root's
 // row first.
-func (c *DB) entitlementUsed(ctx context.Context, tx *etx, code, ent string) (central.Sibling, bool, error) {
+func (c *DB) entitlementUsed(ctx context.Context, tx *etx, code, ent string) (entitlement.Sibling, bool, error) {
 	if ent == "" {
-		return central.Sibling{}, false, nil
+		return entitlement.Sibling{}, false, nil
 	}
 	if err := c.lockEntitlement(ctx, tx, ent); err != nil {
-		return central.Sibling{}, false, err
+		return entitlement.Sibling{}, false, err
 	}
 	others, err := c.siblings(ctx, tx, ent, code)
 	if err != nil {
-		return central.Sibling{}, false, err
+		return entitlement.Sibling{}, false, err
 	}
-	used, ok := central.UsedSibling(others)
+	used, ok := entitlement.UsedSibling(others)
 	return used, ok, nil
 }
 
 // refuseEntitlementUsed takes back an online redemption the guarded UPDATE
 // made of a label whose entitlement was used (nothing of it was written
 // but the row): already used, naming the other label.
-func (c *DB) refuseEntitlementUsed(ctx context.Context, tx *etx, ev protocol.Event, used central.Sibling) (protocol.Result, error) {
+func (c *DB) refuseEntitlementUsed(ctx context.Context, tx *etx, ev protocol.Event, used entitlement.Sibling) (protocol.Result, error) {
 	if _, err := tx.exec(ctx, `UPDATE codes SET status = 'unused', used_at = 0, used_station = '', used_operator = '', used_event = '' WHERE code = ?`, ev.Code); err != nil {
 		return protocol.Result{}, err
 	}
 	return protocol.Result{Outcome: protocol.OutcomeAlreadyUsed, UsedAt: used.UsedAt, UsedStation: used.UsedStation, UsedOperator: used.UsedOperator, UsedCode: used.Code,
-		Reason: central.SiblingUsedReason(ev.Code, used), Status: string(app.StatusUnused)}, nil
+		Reason: entitlement.SiblingUsedReason(ev.Code, used), Status: string(app.StatusUnused)}, nil
 }
 
 // entitlementConflict records an offline redemption (the label is used
 // now) of a label whose entitlement was used already: the conflict names
 // both labels, the earlier use by a trusted clock first.
-func (c *DB) entitlementConflict(ctx context.Context, tx *etx, st central.Station, ev protocol.Event, used central.Sibling, when int64, note central.Note, now int64) (protocol.Result, error) {
+func (c *DB) entitlementConflict(ctx context.Context, tx *etx, st central.Station, ev protocol.Event, used entitlement.Sibling, when int64, note central.Note, now int64) (protocol.Result, error) {
 	k := protocol.Conflict{Code: used.Code, FirstEvent: used.UsedEvent, FirstStation: used.UsedStation, FirstOperator: used.UsedOperator, FirstAt: used.UsedAt,
 		SecondCode: ev.Code, SecondEvent: ev.EventID, SecondStation: st.Name, SecondOperator: ev.Operator, SecondAt: when, Flag: note.Text}
 	if central.RecordTakesOver(note, when, used.UsedAt) {
@@ -88,7 +89,7 @@ func (c *DB) entitlementConflict(ctx context.Context, tx *etx, st central.Statio
 		return protocol.Result{}, err
 	}
 	return protocol.Result{Outcome: protocol.OutcomeConflict, UsedAt: used.UsedAt, UsedStation: used.UsedStation, UsedOperator: used.UsedOperator, UsedCode: used.Code,
-		Reason: central.EntitlementConflictReason(used.Code, ev.Code), Status: string(app.StatusUsed)}, nil
+		Reason: entitlement.ConflictReason(used.Code, ev.Code), Status: string(app.StatusUsed)}, nil
 }
 
 // addConflict stores a conflict of one entitlement found deciding an event
@@ -108,7 +109,7 @@ func (c *DB) addConflict(ctx context.Context, tx *etx, st central.Station, k pro
 	return c.addChanges(ctx, tx, change{protocol.KindConflict, k.Code, st.Name, string(data)})
 }
 
-// replaceLabel decides a replace event (central.DecideReplace) in one
+// replaceLabel decides a replace event (entitlement.DecideReplace) in one
 // transaction: the new label is stored if its batch has not arrived, both
 // labels join the old one's entitlement, the old one is disabled ("replaced
 // by NEW"), or the new one is void (disabled) when the old one was used
@@ -130,7 +131,7 @@ func (c *DB) replaceLabel(ctx context.Context, tx *etx, st central.Station, ev p
 	if err != nil {
 		return protocol.Result{}, central.Note{}, err
 	}
-	root := central.Root(ev.Code, old.entitlement)
+	root := entitlement.Root(ev.Code, old.entitlement)
 	removed, err := c.removedSupervisor(ctx, tx, ev, now)
 	if err != nil {
 		return protocol.Result{}, central.Note{}, err
@@ -163,13 +164,13 @@ func (c *DB) replaceLabel(ctx context.Context, tx *etx, st central.Station, ev p
 	}
 	if added == "" {
 		// The server held the new label already: only one fresh from this
-		// desk's own batch upload is a replacement (central.CheckExistingNew).
-		n := central.ExistingNew{Code: in.Code, Status: app.Status(nc.status), Entitlement: nc.entitlement, CreatedAt: nc.createdAt}
+		// desk's own batch upload is a replacement (entitlement.CheckExistingNew).
+		n := entitlement.ExistingNew{Code: in.Code, Status: app.Status(nc.status), Entitlement: nc.entitlement, CreatedAt: nc.createdAt}
 		if err := tx.queryRow(ctx, `SELECT issued_by, EXISTS (SELECT 1 FROM events WHERE code = ? AND kind = ?) FROM codes WHERE code = ?`,
 			in.Code, protocol.KindRedeem, in.Code).Scan(&n.IssuedBy, &n.Redeemed); err != nil {
 			return protocol.Result{}, central.Note{}, err
 		}
-		if err := central.CheckExistingNew(st.Name, root, in.CreatedAt, n); err != nil {
+		if err := entitlement.CheckExistingNew(st.Name, root, in.CreatedAt, n); err != nil {
 			return protocol.Result{Outcome: protocol.OutcomeRejected, Reason: err.Error(), Status: old.status}, central.Note{}, nil
 		}
 	}
@@ -180,10 +181,10 @@ func (c *DB) replaceLabel(ctx context.Context, tx *etx, st central.Station, ev p
 	if err != nil {
 		return protocol.Result{}, central.Note{}, err
 	}
-	oldLabel := central.Sibling{Code: ev.Code, Status: app.Status(old.status), UsedAt: old.usedAt, UsedStation: old.usedStation, UsedOperator: old.usedOperator, UsedEvent: old.usedEvent, Reason: old.reason}
-	v, note := central.ReplaceByRemovedStaff(central.DecideReplace(oldLabel, in.Code, others), ev.Operator, removed)
+	oldLabel := entitlement.Sibling{Code: ev.Code, Status: app.Status(old.status), UsedAt: old.usedAt, UsedStation: old.usedStation, UsedOperator: old.usedOperator, UsedEvent: old.usedEvent, Reason: old.reason}
+	v, note := central.ReplaceByRemovedStaff(entitlement.DecideReplace(oldLabel, in.Code, others), ev.Operator, removed)
 	if v.DisableOld {
-		old.status, old.reason = string(app.StatusDisabled), central.ReplacedReason(in.Code)
+		old.status, old.reason = string(app.StatusDisabled), entitlement.ReplacedReason(in.Code)
 		if _, err := tx.exec(ctx, `UPDATE codes SET status = 'disabled', disabled_reason = ? WHERE code = ?`, old.reason, ev.Code); err != nil {
 			return protocol.Result{}, central.Note{}, err
 		}
@@ -221,7 +222,7 @@ func (c *DB) replaceLabel(ctx context.Context, tx *etx, st central.Station, ev p
 	return r, note, nil
 }
 
-// checkOneValid refuses an enable of code (central.OneValid) when another
+// checkOneValid refuses an enable of code (entitlement.OneValid) when another
 // label of its entitlement is valid or used; it holds the root's row.
 func (c *DB) checkOneValid(ctx context.Context, tx *etx, code string) error {
 	var ent string
@@ -239,7 +240,7 @@ func (c *DB) checkOneValid(ctx context.Context, tx *etx, code string) error {
 	if err != nil {
 		return err
 	}
-	return central.OneValid(code, others)
+	return entitlement.OneValid(code, others)
 }
 
 // nullIf is nil when null, else v (a code without a station letter stores

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"qrdesk/app"
-	"qrdesk/central"
+	"qrdesk/entitlement"
 	"qrdesk/protocol"
 )
 
@@ -55,7 +55,7 @@ func (d *DB) Lookup(ctx context.Context, c app.Code) (app.CodeRecord, error) {
 		return rec, err
 	}
 	if err == nil && rec.Status == app.StatusUnused {
-		var used central.Sibling
+		var used entitlement.Sibling
 		var double bool
 		if used, double, err = entitlementUsedHere(ctx, d.db, rec.ID); double {
 			rec.EntitlementUsed = used.Code

@@ -1,6 +1,7 @@
-package central
+package entitlement
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -52,6 +53,12 @@ func TestOneValid(t *testing.T) {
 				t.Fatalf("refused: %v", err)
 			case tc.refuse != "" && (err == nil || !strings.Contains(err.Error(), tc.refuse)):
 				t.Fatalf("got %v, want a refusal saying %q", err, tc.refuse)
+			}
+			// The server answers a refusal as an outcome, anything else
+			// as a failure: it tells them apart by the type.
+			var refusal *Refusal
+			if tc.refuse != "" && !errors.As(err, &refusal) {
+				t.Fatalf("got %T, want a *Refusal", err)
 			}
 		})
 	}

@@ -1,4 +1,9 @@
-package central
+// Package entitlement holds the rules of a replacement: one entitlement
+// (one parcel) behind a label and the labels that replace it. Both sides
+// decide by them, the server (serverdb) and a desk (store), so the package
+// is a leaf of the domain: it imports the desk's domain (app) and the
+// protocol, nothing of the server.
+package entitlement
 
 import (
 	"fmt"
@@ -64,9 +69,9 @@ func SiblingUsedReason(code string, used Sibling) string {
 		code, used.Code, used.Code, app.FormatTime(used.UsedAt), used.UsedStation, used.UsedOperator)
 }
 
-// EntitlementConflictReason explains a double use of two labels of one
+// ConflictReason explains a double use of two labels of one
 // entitlement: the parcel went out for both.
-func EntitlementConflictReason(first, second string) string {
+func ConflictReason(first, second string) string {
 	return fmt.Sprintf("%s and %s are one entitlement (a replacement) and both were used while the desks could not all reach the server", first, second)
 }
 
@@ -77,9 +82,9 @@ func OneValid(code string, others []Sibling) error {
 	for _, s := range others {
 		switch s.Status {
 		case app.StatusUnused:
-			return Badf("%s and %s are one entitlement (a replacement) and %s is valid: a second valid label would let one parcel go out twice; disable %s first, or replace %s instead", code, s.Code, s.Code, s.Code, s.Code)
+			return refusef("%s and %s are one entitlement (a replacement) and %s is valid: a second valid label would let one parcel go out twice; disable %s first, or replace %s instead", code, s.Code, s.Code, s.Code, s.Code)
 		case app.StatusUsed:
-			return Badf("%s and %s are one entitlement (a replacement) and %s was used at %s at %s: the parcel went out already", code, s.Code, s.Code, app.FormatTime(s.UsedAt), s.UsedStation)
+			return refusef("%s and %s are one entitlement (a replacement) and %s was used at %s at %s: the parcel went out already", code, s.Code, s.Code, app.FormatTime(s.UsedAt), s.UsedStation)
 		}
 	}
 	return nil
@@ -163,13 +168,13 @@ const IssueSlack = 120
 func CheckExistingNew(station, root string, createdAt int64, n ExistingNew) error {
 	switch {
 	case n.Entitlement != "" && n.Entitlement == root:
-		return Badf("new label %s is already a label of this entitlement (%s): a replacement cannot close a cycle", n.Code, root)
+		return refusef("new label %s is already a label of this entitlement (%s): a replacement cannot close a cycle", n.Code, root)
 	case n.Entitlement != "":
-		return Badf("new label %s belongs to another entitlement (%s): a replacement must be a fresh label", n.Code, n.Entitlement)
+		return refusef("new label %s belongs to another entitlement (%s): a replacement must be a fresh label", n.Code, n.Entitlement)
 	case n.Status != app.StatusUnused || n.Redeemed:
-		return Badf("new label %s is %s at the server: a replacement must be a fresh label", n.Code, n.Status)
+		return refusef("new label %s is %s at the server: a replacement must be a fresh label", n.Code, n.Status)
 	case n.IssuedBy != station || n.CreatedAt < createdAt-IssueSlack || n.CreatedAt > createdAt+IssueSlack:
-		return Badf("new label %s was issued by %s at %s, not by %s at the replacement (%s): a replacement must be a fresh label",
+		return refusef("new label %s was issued by %s at %s, not by %s at the replacement (%s): a replacement must be a fresh label",
 			n.Code, n.IssuedBy, app.FormatTime(n.CreatedAt), station, app.FormatTime(createdAt))
 	}
 	return nil
@@ -193,6 +198,17 @@ func ExpireTarget(old Sibling, others []Sibling) (target string, ok bool) {
 		}
 	}
 	return "", false
+}
+
+// Refusal is a rule's "no" (OneValid, CheckExistingNew), with the reason a
+// clerk reads: the server answers the event rejected with it, a desk
+// refuses the action with it.
+type Refusal struct{ Reason string }
+
+func (e *Refusal) Error() string { return e.Reason }
+
+func refusef(format string, args ...any) error {
+	return &Refusal{Reason: fmt.Sprintf(format, args...)}
 }
 
 // ReplacedReason is the disabled reason of a replaced label.
