@@ -191,7 +191,7 @@ type EventRecord struct {
 
 // CodeHistory is everything the server knows of one label.
 type CodeHistory struct {
-	Code CodeState
+	Code protocol.CodeState
 	// Site is the name of the label's site (the site of the desk that
 	// uploaded it).
 	Site string

@@ -34,7 +34,7 @@ type FeedReader interface {
 	// later page (afterID > 0), the Position of the snapshot's first page
 	// (0: not known, as a desk of an older release does not say): the page
 	// is read where the state is at least that new.
-	Snapshot(ctx context.Context, site, afterID, position int64, limit int) (Snapshot, error)
+	Snapshot(ctx context.Context, site, afterID, position int64, limit int) (protocol.Snapshot, error)
 }
 
 // ReplicaStatus is what the server knows of its read replica

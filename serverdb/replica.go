@@ -437,7 +437,7 @@ func (x *Replica) FeedBounds(ctx context.Context) (floor, head int64, err error)
 // replica's head, a later one only when the replica holds the first
 // page's position (else the primary, whose state is newer than any
 // position it gave).
-func (x *Replica) Snapshot(ctx context.Context, site, afterID, position int64, limit int) (central.Snapshot, error) {
+func (x *Replica) Snapshot(ctx context.Context, site, afterID, position int64, limit int) (protocol.Snapshot, error) {
 	if afterID > 0 && position <= 0 {
 		// A desk of an older release does not say where its snapshot is:
 		// the replica may be older than the page before, read elsewhere.
@@ -450,7 +450,7 @@ func (x *Replica) Snapshot(ctx context.Context, site, afterID, position int64, l
 	}
 	rctx, cancel := context.WithTimeout(ctx, x.opt.Timeout)
 	defer cancel()
-	var snap central.Snapshot
+	var snap protocol.Snapshot
 	var err error
 	if afterID > 0 {
 		// The head first: the state read after it is at least as new.
