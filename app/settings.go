@@ -45,6 +45,9 @@ type Settings struct {
 	// Extra keeps stored keys this version does not define, so that other
 	// parts of the program (and newer versions) can keep their own.
 	Extra map[string]string
+	// Repaired says which stored values this release refused (an older
+	// release took them) and what it uses instead; never stored.
+	Repaired []string
 }
 
 // DefaultSettings are used until the station is configured.

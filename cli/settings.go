@@ -61,6 +61,9 @@ func runSettings(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	for _, r := range set.Repaired {
+		fmt.Fprintf(env.Stderr, "warning: %s\n", r)
+	}
 	values := set.Values()
 	shown := map[string]string{}
 	for _, k := range app.SettingKeys {

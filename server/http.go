@@ -290,9 +290,10 @@ func (a *API) cachedForRead(hash string) (central.Station, bool) {
 
 func (a *API) authenticated(h func(r *http.Request, st central.Station) (any, error), lookup stationLookup) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		reply := a.replyTo(w, r)
 		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		if !ok || token == "" {
-			a.write(w, nil, fail(http.StatusUnauthorized, app.RefusedUnknownToken, "missing bearer token: create one with 'qrdesk-server station add NAME --letter L'"))
+			reply(nil, fail(http.StatusUnauthorized, app.RefusedUnknownToken, "missing bearer token: create one with 'qrdesk-server station add NAME --letter L'"))
 			return
 		}
 		hash := HashToken(token)
@@ -307,7 +308,7 @@ func (a *API) authenticated(h func(r *http.Request, st central.Station) (any, er
 		if !found {
 			var err error
 			if st, err = a.lookUpStation(r.Context(), hash); err != nil {
-				a.write(w, nil, err)
+				reply(nil, err)
 				return
 			}
 		}
@@ -319,12 +320,12 @@ func (a *API) authenticated(h func(r *http.Request, st central.Station) (any, er
 			served := a.servesOldDesk(r)
 			a.Metrics.oldDeskRequest(r.Pattern, served)
 			if !served {
-				a.write(w, nil, fail(http.StatusUpgradeRequired, protocol.RefusedDeskTooOld, "%s", protocol.DeskTooOldReason))
+				reply(nil, fail(http.StatusUpgradeRequired, protocol.RefusedDeskTooOld, "%s", protocol.DeskTooOldReason))
 				return
 			}
 		}
 		if err := a.checkRing(r.Context(), r.Header.Get(protocol.RingHeader)); err != nil {
-			a.write(w, nil, err)
+			reply(nil, err)
 			return
 		}
 		a.Metrics.sawDesk(st.ID, a.Now().Unix())
@@ -336,7 +337,7 @@ func (a *API) authenticated(h func(r *http.Request, st central.Station) (any, er
 				err = central.ErrRevoked
 			}
 		}
-		a.write(w, v, err)
+		reply(v, err)
 	}
 }
 
@@ -536,7 +537,7 @@ func (a *API) redeem(r *http.Request, st central.Station) (any, error) {
 		return nil, err
 	}
 	a.Metrics.countRedemptions(st.Site, []protocol.Event{ev}, res)
-	a.Metrics.deskClock(st.ID, []protocol.Event{ev})
+	a.Metrics.deskClockOnline(st.ID, ev.At, a.Now())
 	// A label of another site: the desk says where it was issued (it never
 	// downloaded it: a desk follows only its own site's feed).
 	if res[0].Outcome != protocol.OutcomeUnknown {

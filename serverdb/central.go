@@ -650,7 +650,7 @@ func (c *DB) decide(ctx context.Context, tx *etx, st central.Station, ev protoco
 	case protocol.KindUndo:
 		r, note, err = c.undo(ctx, tx, st, ev, now)
 	case protocol.KindExpire:
-		r, err = c.expire(ctx, tx, st, ev, now)
+		r, note, err = c.expire(ctx, tx, st, ev, now)
 	case protocol.KindReplace:
 		r, note, err = c.replaceLabel(ctx, tx, st, ev, now)
 	case protocol.KindStaff:

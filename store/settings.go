@@ -24,11 +24,7 @@ func (d *DB) LoadSettings(ctx context.Context) (app.Settings, error) {
 	if err := rows.Err(); err != nil {
 		return app.Settings{}, d.wrap(err, "cannot read settings")
 	}
-	s, err := app.SettingsFromValues(values)
-	if err != nil {
-		return app.Settings{}, app.ErrorfWrap(app.KindInternal, err, "the stored settings are damaged; fix them with 'qrdesk settings'")
-	}
-	return s, nil
+	return app.SettingsFromStored(values), nil
 }
 
 // SaveSettings stores every changed key and audits it (old → new value).

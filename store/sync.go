@@ -86,6 +86,7 @@ func (d *DB) PendingEvents(ctx context.Context, after int64, limit int) ([]proto
 		if err := rows.Scan(&e.OutboxID, &e.EventID, &e.Kind, &e.Code, &e.Operator, &e.At, &e.Offline, &e.Reason, &e.Undoes, &e.NewCode, &e.NewExpireAt, &e.NewCreatedAt, &offset, &measured, &staff, &e.Site); err != nil {
 			return nil, err
 		}
+		e.Operator = app.OperatorForServer(e.Operator) // as an older release stored it
 		var err error
 		if e.Staff, err = staffOf(staff); err != nil {
 			return nil, d.wrap(err, "cannot read the outbox")
