@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+
 	"qrdesk/protocol"
 )
 

@@ -1,8 +1,9 @@
 package app
 
 import (
-	"qrdesk/protocol"
 	"testing"
+
+	"qrdesk/protocol"
 )
 
 // TestServerRefusalKinds: which refusals keep a desk's events waiting

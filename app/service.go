@@ -8,11 +8,12 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"qrdesk/protocol"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"qrdesk/protocol"
 )
 
 // MaxBatch is the largest batch one issue may create.

@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"qrdesk/protocol"
 	"slices"
 	"time"
+
+	"qrdesk/protocol"
 )
 
 // ErrTransient marks a failure worth retrying (network down, server busy).

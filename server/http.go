@@ -11,7 +11,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"qrdesk/protocol"
 	"reflect"
 	"regexp"
 	"slices"
@@ -23,6 +22,7 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/central"
+	"qrdesk/protocol"
 )
 
 // MaxBody is the largest request body: a batch of 100,000 codes (8.7 MB of

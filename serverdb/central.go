@@ -10,8 +10,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"qrdesk/entitlement"
-	"qrdesk/protocol"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,7 +21,9 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/central"
+	"qrdesk/entitlement"
 	"qrdesk/internal/sqlstore"
+	"qrdesk/protocol"
 )
 
 // DB is qrdesk-server's database: a SQLite file, or PostgreSQL.

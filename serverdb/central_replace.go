@@ -6,11 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"qrdesk/entitlement"
-	"qrdesk/protocol"
 
 	"qrdesk/app"
 	"qrdesk/central"
+	"qrdesk/entitlement"
+	"qrdesk/protocol"
 )
 
 // Entitlements (package entitlement states the rules): a replacement

@@ -5,11 +5,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"qrdesk/entitlement"
-	"qrdesk/protocol"
 	"strconv"
 
 	"qrdesk/app"
+	"qrdesk/entitlement"
+	"qrdesk/protocol"
 )
 
 // maxRawLen bounds the stored copy of what was typed.

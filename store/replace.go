@@ -5,10 +5,10 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"qrdesk/entitlement"
-	"qrdesk/protocol"
 
 	"qrdesk/app"
+	"qrdesk/entitlement"
+	"qrdesk/protocol"
 )
 
 var _ app.ReplaceStore = (*DB)(nil)

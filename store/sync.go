@@ -6,10 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"qrdesk/protocol"
 	"strconv"
 
 	"qrdesk/app"
+	"qrdesk/protocol"
 )
 
 var _ app.SyncStore = (*DB)(nil)

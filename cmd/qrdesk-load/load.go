@@ -12,14 +12,14 @@ import (
 	mrand "math/rand/v2"
 	"net"
 	"net/http"
-	"qrdesk/deskclient"
-	"qrdesk/protocol"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/deskclient"
+	"qrdesk/protocol"
 )
 
 // load is one run: the desks, the labels in play and what was measured.
