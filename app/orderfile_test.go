@@ -27,8 +27,8 @@ func mustEncode(t *testing.T, s string, gbk bool) []byte {
 func TestParseOrderFileEncodings(t *testing.T) {
 	for _, tc := range []struct {
 		name, enc, want string
-		data               []byte
-		customer           string
+		data            []byte
+		customer        string
 	}{
 		{"UTF-8 with BOM, comma", EncodingAuto, EncodingUTF8, []byte(UTF8BOM + "Order,Customer,Parcels,Notes\r\n4711,Müller,3,Tor 2\r\n4712,Zoë Straße,1,\r\n"), "Müller"},
 		{"UTF-8 without BOM", EncodingAuto, EncodingUTF8, []byte("order number;customer name;parcels\n4711;Müller;3\n4712;Zoë Straße;1\n"), "Müller"},
