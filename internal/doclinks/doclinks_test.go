@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode"
@@ -138,7 +139,7 @@ func headingSlugs(src string) map[string]bool {
 		}
 		slug := slugify(text)
 		if n := seen[slug]; n > 0 {
-			slugs[slug+"-"+itoa(n)] = true
+			slugs[slug+"-"+strconv.Itoa(n)] = true
 		} else {
 			slugs[slug] = true
 		}
@@ -161,13 +162,6 @@ func slugify(heading string) string {
 		}
 	}
 	return b.String()
-}
-
-func itoa(n int) string {
-	if n < 10 {
-		return string(rune('0' + n))
-	}
-	return itoa(n/10) + itoa(n%10)
 }
 
 // TestSlugs pins the heading anchors the guides link to against GitHub's
