@@ -158,3 +158,51 @@ func TestOldestReleaseThatMayOpen(t *testing.T) {
 		}
 	})
 }
+
+// A backup a newer qrdesk made is refused before it replaces anything: it
+// would not open once restored. A newer schema whose migrations this
+// release may live with (its schema_floor is not beyond this release's)
+// is restored.
+func TestCheckBackupRefusesNewerSchema(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name    string
+		floor   int // over SchemaVersion
+		refused bool
+	}{
+		{"newer floor", 2, true},
+		{"newer, compatible", 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			svc, db, _ := mustOpen(t)
+			mustIssue(t, svc, app.IssueRequest{Count: 2})
+			backup := filepath.Join(t.TempDir(), "from-newer.db")
+			if err := db.Backup(ctx, backup); err != nil {
+				t.Fatal(err)
+			}
+			known := SchemaVersion()
+			b, err := sql.Open("sqlite", backup)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, q := range []string{`INSERT INTO schema_migrations (version, applied_at) VALUES (` + strconv.Itoa(known+2) + `, 1)`,
+				`UPDATE schema_floor SET oldest = ` + strconv.Itoa(known+tc.floor)} {
+				if _, err := b.Exec(q); err != nil {
+					t.Fatal(err)
+				}
+			}
+			b.Close()
+			_, err = CheckBackup(ctx, backup)
+			if !tc.refused {
+				if err != nil {
+					t.Errorf("CheckBackup of a compatible newer backup: %v", err)
+				}
+				return
+			}
+			want := "the backup " + backup + " was made by a newer qrdesk (schema " + strconv.Itoa(known+2) + "; this release knows " + strconv.Itoa(known) + " and may not open it): install that release to restore it, or give an older backup"
+			if got := app.ErrorMessage(err); got != want {
+				t.Errorf("CheckBackup:\n got %q\nwant %q", got, want)
+			}
+		})
+	}
+}

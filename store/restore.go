@@ -54,6 +54,13 @@ func CheckBackup(ctx context.Context, path string) (app.Settings, error) {
 	if tables != 2 {
 		return app.Settings{}, damaged(errors.New("no qrdesk tables"))
 	}
+	// Restored, it would not open: refused before it replaces anything.
+	var newer *sqlstore.NewerSchemaError
+	if err := sqlstore.CheckOpens(ctx, sqldb, migrations, deskMigrations, false); errors.As(err, &newer) {
+		return app.Settings{}, app.ErrorfWrap(app.KindInvalid, err, "the backup %s was made by a newer qrdesk (schema %d; this release knows %d and may not open it): install that release to restore it, or give an older backup", path, newer.Found, newer.Known)
+	} else if err != nil {
+		return app.Settings{}, damaged(err)
+	}
 	return b.LoadSettings(ctx)
 }
 

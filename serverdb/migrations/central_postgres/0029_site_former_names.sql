@@ -1,3 +1,4 @@
+-- qrdesk: older releases may open a database with this migration
 -- The names a site had before a rename (qrdesk-server site rename), so
 -- that a close a desk made under its site's former name, before it heard
 -- of the rename, is taken as its site's close (central.CloseSiteRefusal).
