@@ -262,6 +262,11 @@ func orderRow(record []string, cols map[string]int, check func(what, s string) e
 	if err := CheckText("notes", o.Notes, MaxOrderNotesChars); err != nil {
 		return o, err.Error()
 	}
+	for _, t := range []struct{ what, s string }{{"order number", o.Number}, {"customer name", o.Customer}, {"notes", o.Notes}} {
+		if looksLikeFormula(t.s) {
+			return o, fmt.Sprintf("the %s %q looks like a spreadsheet formula: export the values, not the formulas", t.what, t.s)
+		}
+	}
 	if p := field("parcels"); p != "" {
 		n, err := strconv.Atoi(p)
 		if err != nil || n < 1 || n > MaxOrderParcels {
@@ -277,6 +282,22 @@ func orderRow(record []string, cols map[string]int, check func(what, s string) e
 		}
 	}
 	return o, ""
+}
+
+// looksLikeFormula: a cell Excel would compute (=SUM(…), @A1, +A1, -A1)
+// rather than a value; a sign before a digit is a number or an order
+// number ("-12" stays), one before a space a dash in a note.
+func looksLikeFormula(s string) bool {
+	if s == "" {
+		return false
+	}
+	switch s[0] {
+	case '=', '@':
+		return true
+	case '+', '-':
+		return len(s) > 1 && !unicode.IsDigit(rune(s[1])) && s[1] != ' '
+	}
+	return false
 }
 
 // blank: every field of the record is empty (a trailing line of Excel's).

@@ -27,8 +27,8 @@ func mustEncode(t *testing.T, s string, gbk bool) []byte {
 func TestParseOrderFileEncodings(t *testing.T) {
 	for _, tc := range []struct {
 		name, enc, want string
-		data               []byte
-		customer           string
+		data            []byte
+		customer        string
 	}{
 		{"UTF-8 with BOM, comma", EncodingAuto, EncodingUTF8, []byte(UTF8BOM + "Order,Customer,Parcels,Notes\r\n4711,Müller,3,Tor 2\r\n4712,Zoë Straße,1,\r\n"), "Müller"},
 		{"UTF-8 without BOM", EncodingAuto, EncodingUTF8, []byte("order number;customer name;parcels\n4711;Müller;3\n4712;Zoë Straße;1\n"), "Müller"},
@@ -63,7 +63,7 @@ func TestParseOrderFileEncodings(t *testing.T) {
 
 // Every bad row is named with its line and why; the good rows are kept.
 func TestParseOrderFileNamesBadRows(t *testing.T) {
-	data := "order,customer,parcels\n" +
+	data := "order,customer,parcels,notes\n" +
 		"4711,Müller,3\n" +
 		",Nobody,1\n" +
 		"4713,Kim,zero\n" +
@@ -71,7 +71,11 @@ func TestParseOrderFileNamesBadRows(t *testing.T) {
 		"4711,Again,1\n" +
 		"\n" +
 		"4715,\"Dana\u200f\",2\n" +
-		"4716,Chen,1\n"
+		"4716,Chen,1\n" +
+		"4717,=SUM(A1:A2),1\n" +
+		"\"4718\",\"Weber, Anna\",\"2\"\n" +
+		"4719,\"Li\nNa\",1\n" +
+		"4720,Ng,1,- fragile\n"
 	f, err := ParseOrderFile([]byte(data), EncodingAuto, func(what, s string) error {
 		if strings.Contains(s, "Chen") {
 			return errors.New("the " + what + " holds a character the label fonts cannot print")
@@ -81,8 +85,8 @@ func TestParseOrderFileNamesBadRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.Orders) != 1 || f.Orders[0].Number != "4711" {
-		t.Errorf("orders taken: %+v, want 4711 only", f.Orders)
+	if len(f.Orders) != 3 || f.Orders[0].Number != "4711" || f.Orders[1].Customer != "Weber, Anna" || f.Orders[1].Line != 11 || f.Orders[2].Number != "4720" {
+		t.Errorf("orders taken: %+v, want 4711, 4718 (Weber, Anna, line 11) and 4720", f.Orders)
 	}
 	want := []string{
 		"line 3: the order number is empty",
@@ -91,6 +95,8 @@ func TestParseOrderFileNamesBadRows(t *testing.T) {
 		"line 6: order 4711 is on line 2 already: give each order one line",
 		"line 8: customer name contains an invisible direction mark (U+200F)",
 		"line 9: the customer name holds a character the label fonts cannot print",
+		`line 10: the customer name "=SUM(A1:A2)" looks like a spreadsheet formula`,
+		"line 12: customer name contains a control character (U+000A)",
 	}
 	if len(f.Refused) != len(want) {
 		t.Fatalf("refused %v, want %d rows", f.Refused, len(want))
