@@ -41,32 +41,16 @@ func TestDayFiguresOfASummerDayAfterTheClocksChange(t *testing.T) {
 		}
 		a.Sync(t)
 		date := app.FormatDate(summer)
-		row := func() (issued, redeemed int) {
-			d, err := time.ParseInLocation("2006-01-02", date, time.Local) // the server's zone, as the dashboard
-			if err != nil {
-				t.Fatal(err)
-			}
-			dash, err := h.DB.DayActivity(ctx, d.Unix(), d.AddDate(0, 0, 1).Unix())
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, r := range dash.Desks {
-				if r.Station == "Desk A" {
-					return r.Issued, r.Redeemed
-				}
-			}
-			return 0, 0
-		}
 		st, err := a.Svc.Stats(ctx, date)
 		if err != nil {
 			t.Fatal(err)
 		}
-		si, sr := row()
+		summerRow := dashboardRow(t, h, "Desk A", date)
 		h.Now = time.Date(2026, 11, 10, 10, 0, 0, 0, berlin)
 		a.Sync(t)
-		wi, wr := row()
-		if st.Issued != wi || st.Redeemed != wr {
-			t.Skipf("finding: desk A (Europe/Berlin) counts %s (summer) issued %d redeemed %d; its dashboard row of %s showed issued %d redeemed %d in summer and issued %d redeemed %d once the desk reported its winter offset", date, st.Issued, st.Redeemed, date, si, sr, wi, wr)
+		winterRow := dashboardRow(t, h, "Desk A", date)
+		if st.Issued != winterRow.Issued || st.Redeemed != winterRow.Redeemed {
+			t.Skipf("finding: desk A (Europe/Berlin) counts %s (summer) issued %d redeemed %d; its dashboard row of %s showed issued %d redeemed %d in summer and issued %d redeemed %d once the desk reported its winter offset", date, st.Issued, st.Redeemed, date, summerRow.Issued, summerRow.Redeemed, winterRow.Issued, winterRow.Redeemed)
 		}
 	})
 }
