@@ -56,3 +56,26 @@ func serialOf(code string) string {
 	}
 	return parts[len(parts)-3]
 }
+
+// A new desk is set up and its clerk skips `qrdesk settings --station-id`:
+// it keeps the default letter A, while the server enrolled it as C
+// (`station add "Desk C" --letter C`). Expected: its first sync takes the
+// letter the server enrolled it with, or says the letters differ before
+// it prints a label. The sync succeeds without a word; the desk issues
+// labels of letter A (continuing desk A's serials), and every later sync
+// stops at that batch, for good.
+func TestNewDeskLeftAtTheDefaultLetter(t *testing.T) {
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		ctx := context.Background()
+		h, a, _, _ := centraltest.TwoDesks(t, dbPath, 2)
+		c := h.Desk(t, "Desk C", "A", h.Station(t, "Desk C", "C"))
+		_, firstSync := c.Svc.Sync(ctx)
+		if s, _ := c.Svc.Settings(ctx); firstSync == nil && s.StationID == "A" {
+			own := c.Issue(t, 1)
+			_, syncErr := c.Svc.Sync(ctx)
+			fromA := a.Issue(t, 1)
+			t.Skipf("finding: desk C, enrolled as C with letter A in its settings, synced without a word; it issued %s (desk A then issued %s); its sync since: %v", own[0], fromA[0], syncErr)
+		}
+	})
+}
