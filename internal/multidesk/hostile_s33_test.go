@@ -92,7 +92,7 @@ func TestHostileRestoredMovedDeskReissuesSerials(t *testing.T) {
 // TestHostileFarZoneDeskFiguresMatchNoDashboardDay: desk A runs in
 // Pacific/Kiritimati (UTC+14; its clock is right, only its zone differs),
 // the server in the machine's zone. At 23:00 server time A issues 2 labels
-// and redeems 1 online. Expected (README: "once synced they equal the
+// and redeems 1 online. Expected (docs/cli.md: "once synced they equal the
 // desk's row on the dashboard"): A's figures of its day equal its
 // dashboard row of that day: the desk reports its zone (utc_offset) and
 // the dashboard counts its row over the desk's own day. (It counted the
