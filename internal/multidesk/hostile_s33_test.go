@@ -125,26 +125,10 @@ func TestHostileFarZoneDeskFiguresMatchNoDashboardDay(t *testing.T) {
 			t.Fatal(err)
 		}
 		deskDay := app.FormatDate(now())
-		row := func(date string) (issued, redeemed int) {
-			d, err := app.ParseDate(date, h.Now)
-			if err != nil {
-				t.Fatal(err)
-			}
-			dash, err := h.DB.DayActivity(ctx, d.Unix(), d.AddDate(0, 0, 1).Unix())
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, r := range dash.Desks {
-				if r.Station == "Desk A" {
-					return r.Issued, r.Redeemed
-				}
-			}
-			return 0, 0
-		}
-		i, r := row(deskDay)
-		if st.Issued != i || st.Redeemed != r {
-			si, sr := row(app.FormatDate(h.Now))
-			t.Errorf("desk A (Pacific/Kiritimati) counts its day %s issued %d redeemed %d; its dashboard row of %s: issued %d redeemed %d (of the server's day %s: issued %d redeemed %d)", deskDay, st.Issued, st.Redeemed, deskDay, i, r, app.FormatDate(h.Now), si, sr)
+		row := dashboardRow(t, h, "Desk A", deskDay)
+		if st.Issued != row.Issued || st.Redeemed != row.Redeemed {
+			serverDay := dashboardRow(t, h, "Desk A", app.FormatDate(h.Now))
+			t.Errorf("desk A (Pacific/Kiritimati) counts its day %s issued %d redeemed %d; its dashboard row of %s: issued %d redeemed %d (of the server's day %s: issued %d redeemed %d)", deskDay, st.Issued, st.Redeemed, deskDay, row.Issued, row.Redeemed, app.FormatDate(h.Now), serverDay.Issued, serverDay.Redeemed)
 		}
 	})
 }
