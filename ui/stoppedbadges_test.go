@@ -14,6 +14,7 @@ import (
 
 	"qrdesk/app"
 	centralpkg "qrdesk/central"
+	"qrdesk/deskclient"
 	"qrdesk/protocol"
 	"qrdesk/server"
 	"qrdesk/serverdb"
@@ -38,7 +39,7 @@ func TestStoppedBadgesOutliveTheWindow(t *testing.T) {
 	}
 	defer central.Close()
 	central.AddStation(ctx, centralpkg.Station{Name: "Station A", Letter: "A", CreatedAt: 1}, server.HashToken("qrd_stopped"))
-	staff := func(ch centralpkg.StaffChange) {
+	staff := func(ch protocol.StaffChange) {
 		t.Helper()
 		if ch.Action == protocol.StaffAdd {
 			ch.PINHash, _ = app.HashPIN("1111")
@@ -47,17 +48,17 @@ func TestStoppedBadgesOutliveTheWindow(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	staff(centralpkg.StaffChange{Action: protocol.StaffAdd, Name: "li"})
-	staff(centralpkg.StaffChange{Action: protocol.StaffRenewBadge, Name: "li"})
+	staff(protocol.StaffChange{Action: protocol.StaffAdd, Name: "li"})
+	staff(protocol.StaffChange{Action: protocol.StaffRenewBadge, Name: "li"})
 	srv := httptest.NewServer((&server.API{Store: central, Log: slog.New(slog.DiscardHandler), Now: h.clock.Now}).Handler())
 	defer srv.Close()
-	h.svc.Remote = server.NewClient(srv.URL, "qrd_stopped")
+	h.svc.Remote = deskclient.New(srv.URL, "qrd_stopped")
 	for range 2 { // the feed brings back what the first sync sent
 		if _, err := h.svc.Sync(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
-	staff(centralpkg.StaffChange{Action: protocol.StaffRemove, Name: "zhang"})
+	staff(protocol.StaffChange{Action: protocol.StaffRemove, Name: "zhang"})
 	st, err := h.svc.Sync(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	"qrdesk/app"
 	"qrdesk/central"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 )
 
 // chain is a deployment of two sites: North (the upgraded 'main', Desk 1
@@ -56,7 +57,7 @@ func newChain(t *testing.T, path string) *chain {
 	for _, r := range []struct {
 		token, id, code string
 		offline         int64
-		want            string
+		want            protocol.Outcome
 	}{
 		{d1, "n0-desk1", c.north[0], 0, "redeemed"},
 		{d2, "n0-desk2", c.north[0], 0, "already_used"},

@@ -37,6 +37,7 @@ import (
 	"qrdesk/app"
 	"qrdesk/central"
 	"qrdesk/internal/plaintext"
+	"qrdesk/protocol"
 	"qrdesk/server"
 	"qrdesk/serverdb"
 	"qrdesk/web"
@@ -461,7 +462,7 @@ type reportStore interface {
 // reportedConflict is a conflict as the report prints it: the protocol's
 // fields and the site of its label.
 type reportedConflict struct {
-	central.Conflict
+	protocol.Conflict
 	Site string `json:"site"`
 }
 

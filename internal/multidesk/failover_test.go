@@ -16,6 +16,7 @@ import (
 	"qrdesk/app"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 )
 
 // failoverRun is the size of one failover test.
@@ -43,11 +44,11 @@ type scanRecord struct {
 type answerLog struct {
 	app.Remote
 	mu       sync.Mutex
-	asked    map[string]bool   // every event id sent to /v1/redeem
-	answered map[string]string // event id → the server's outcome
+	asked    map[string]bool             // every event id sent to /v1/redeem
+	answered map[string]protocol.Outcome // event id → the server's outcome
 }
 
-func (a *answerLog) Redeem(ctx context.Context, ring string, ev app.RemoteEvent) (app.RemoteResult, error) {
+func (a *answerLog) Redeem(ctx context.Context, ring string, ev protocol.Event) (protocol.Result, error) {
 	a.mu.Lock()
 	a.asked[ev.EventID] = true
 	a.mu.Unlock()
@@ -60,7 +61,7 @@ func (a *answerLog) Redeem(ctx context.Context, ring string, ev app.RemoteEvent)
 	return r, err
 }
 
-func (a *answerLog) answer(id string) (string, bool) {
+func (a *answerLog) answer(id string) (protocol.Outcome, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	o, ok := a.answered[id]
@@ -113,7 +114,7 @@ func TestFailoverWithoutLoss(t *testing.T) {
 	for i := range desks {
 		name, letter := fmt.Sprintf("Desk %c", 'A'+i), string(rune('A'+i))
 		desks[i] = h.Desk(t, name, letter, h.Station(t, name, letter))
-		logs[i] = &answerLog{Remote: desks[i].Svc.Remote, asked: map[string]bool{}, answered: map[string]string{}}
+		logs[i] = &answerLog{Remote: desks[i].Svc.Remote, asked: map[string]bool{}, answered: map[string]protocol.Outcome{}}
 		desks[i].Svc.Remote = logs[i]
 		// A 5xx or no answer: decide alone for a short while, then ask again
 		// (the window's background sync would also end it).
@@ -140,7 +141,7 @@ func TestFailoverWithoutLoss(t *testing.T) {
 		// "unknown" (batch not uploaded) is an answer the desk decides on
 		// alone; the labels are uploaded here, so it does not happen.
 		answer, ok := logs[i].answer(v.TraceID)
-		online := ok && answer != string(app.OutcomeUnknown)
+		online := ok && answer != protocol.OutcomeUnknown
 		mu.Lock()
 		records = append(records, scanRecord{desk: i, code: code, trace: v.TraceID, outcome: v.Outcome, online: online, start: start, end: time.Now()})
 		mu.Unlock()
@@ -385,7 +386,7 @@ func TestFailoverWithoutLoss(t *testing.T) {
 		rows.Close()
 		logs[i].mu.Lock()
 		for id, outcome := range logs[i].answered {
-			if outcome != string(app.OutcomeUnknown) {
+			if outcome != protocol.OutcomeUnknown {
 				sent[id] = true
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"qrdesk/app"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 )
 
 // TestUnsupportedUndoThenRescanConflicts: a server that does not
@@ -41,7 +42,7 @@ func TestUnsupportedUndoThenRescanConflicts(t *testing.T) {
 		}
 		back()
 
-		g.kinds = app.BaseKinds // the older server answers
+		g.kinds = protocol.BaseKinds // the older server answers
 		g.serve()
 		if v := a.Redeem(t, y, "li"); v.Outcome != app.OutcomeRedeemed {
 			t.Fatalf("online: %+v", v)
