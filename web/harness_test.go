@@ -66,7 +66,6 @@ type site struct {
 	keys  app.Keys
 	ring  string
 	clock *clock
-	codes []string // issued at a desk with letter A, not uploaded
 }
 
 // newSite serves a new database; tls serves HTTPS.
