@@ -12,6 +12,7 @@ import (
 
 	"qrdesk/central"
 	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
 	"qrdesk/server"
 	"qrdesk/serverdb"
@@ -232,8 +233,7 @@ func TestCentralClockSkew(t *testing.T) {
 				}
 			}
 			n := centraltest.Count(t, h.DB, `SELECT count(*) FROM conflicts WHERE code = ?`, code)
-			var station string
-			h.DB.QueryRowForTests(`SELECT used_station FROM codes WHERE code = ?`, code).Scan(&station)
+			station := serverdbtest.Of(t, h.DB).Label(code).UsedStation
 			if n != 1 || station != "Slow desk" {
 				t.Fatalf("order %d: %d conflicts, used at %q; want 1 and the earlier clock (Slow desk)", i, n, station)
 			}

@@ -14,15 +14,9 @@ import (
 // server's status, and its conflicts.
 func sameState(t *testing.T, h *centraltest.Harness, name string, d *centraltest.Desk) {
 	t.Helper()
-	rows, err := h.DB.QueryForTests(`SELECT code, status FROM codes`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
 	n := 0
-	for rows.Next() {
-		var code, status, local string
-		rows.Scan(&code, &status)
+	for _, l := range h.Server(t).Labels() {
+		code, status, local := l.Code, l.Status, ""
 		d.DB.SQL().QueryRow(`SELECT status FROM codes WHERE code = ?`, code).Scan(&local)
 		if local != status {
 			t.Errorf("desk %s has %s %q, the server %q", name, code, local, status)

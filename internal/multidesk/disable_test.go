@@ -107,8 +107,7 @@ func TestTogglesConverge(t *testing.T) {
 				d.Sync(t)
 			}
 		}
-		var server string
-		h.DB.QueryRowForTests(`SELECT status FROM codes WHERE code = ?`, l).Scan(&server)
+		server := h.Server(t).Status(l)
 		for name, d := range map[string]*centraltest.Desk{"A": a, "B": b, "C": c} {
 			var local string
 			d.DB.SQL().QueryRow(`SELECT status FROM codes WHERE code = ?`, l).Scan(&local)

@@ -15,6 +15,7 @@ import (
 	"qrdesk/app"
 	"qrdesk/central"
 	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
 	"qrdesk/server"
 	"qrdesk/store"
@@ -24,11 +25,11 @@ import (
 // (the feed shows it to every desk of the site).
 func serverEventID(t *testing.T, g *restorable, station, kind, code string) string {
 	t.Helper()
-	var id string
-	if err := g.DB.QueryRowForTests(`SELECT event_id FROM events WHERE station = ? AND kind = ? AND code = ? ORDER BY id DESC LIMIT 1`, station, kind, code).Scan(&id); err != nil {
-		t.Fatalf("no %s event of %s on %s at the server: %v", kind, station, code, err)
+	events := g.Server(t).Events(serverdbtest.Where{Station: station, Kind: kind, Code: code})
+	if len(events) == 0 {
+		t.Fatalf("no %s event of %s on %s at the server", kind, station, code)
 	}
-	return id
+	return events[len(events)-1].EventID
 }
 
 // squatScene is where every attack here starts: a server that can be
@@ -84,7 +85,7 @@ func TestReviewSquatRenamesOnlyTheDesksOwnEvent(t *testing.T) {
 		if xStation != "Desk A" {
 			t.Errorf("desk A holds its own redemption of X as made at %q", xStation)
 		}
-		if status, station := g.serverStatus(t, x); status != "used" || station != "Desk A" {
+		if status, station := g.Server(t).StatusAndStation(x); status != "used" || station != "Desk A" {
 			t.Errorf("server: %s %s at %q, want used at Desk A", x, status, station)
 		}
 		var trace string
@@ -124,7 +125,7 @@ func TestReviewSquatThenNewerBackupHoldsTheFirstID(t *testing.T) {
 		a.Sync(t)
 		g.restore(backup1)
 		hostileSyncAll(t, 3, a, b, c)
-		if status, station := g.serverStatus(t, x); status != "used" || station != "Desk A" {
+		if status, station := g.Server(t).StatusAndStation(x); status != "used" || station != "Desk A" {
 			t.Errorf("server: %s %s at %q, want used at Desk A", x, status, station)
 		}
 		if n := centraltest.Count(t, g.DB, `SELECT count(*) FROM conflicts`); n != 0 {
@@ -159,7 +160,7 @@ func TestReviewSquatUndoID(t *testing.T) {
 		g.restore(backup)
 		squat(t, g, m, uid, y)
 		hostileSyncAll(t, 3, a, b, c)
-		if status, _ := g.serverStatus(t, x); status != "unused" {
+		if status, _ := g.Server(t).StatusAndStation(x); status != "unused" {
 			t.Errorf("server: %s %s, want unused (A's redemption and its accepted undo)", x, status)
 		}
 		if n := centraltest.Count(t, g.DB, `SELECT count(*) FROM conflicts`); n != 0 {
@@ -191,10 +192,10 @@ func TestReviewSquatReplaceID(t *testing.T) {
 		g.restore(backup)
 		squat(t, g, m, pid, y)
 		hostileSyncAll(t, 3, a, b, c)
-		if status, _ := g.serverStatus(t, x); status != "disabled" {
+		if status, _ := g.Server(t).StatusAndStation(x); status != "disabled" {
 			t.Errorf("server: replaced %s is %s, want disabled", x, status)
 		}
-		if status, _ := g.serverStatus(t, nx); status != "unused" {
+		if status, _ := g.Server(t).StatusAndStation(nx); status != "unused" {
 			t.Errorf("server: the replacement %s is %s, want unused", nx, status)
 		}
 		if v := c.Redeem(t, x, "zhao"); v.Outcome == app.OutcomeRedeemed {
@@ -230,16 +231,9 @@ func TestReviewSquatTwoRedemptionsOfOneLabel(t *testing.T) {
 		})
 		hostileSyncAll(t, 1, a, b, c)
 		var ids []string
-		rows, err := g.DB.QueryForTests(`SELECT event_id FROM events WHERE station = 'Desk A' AND code = ? ORDER BY id`, x)
-		if err != nil {
-			t.Fatal(err)
+		for _, ev := range g.Server(t).Events(serverdbtest.Where{Station: "Desk A", Code: x}) {
+			ids = append(ids, ev.EventID)
 		}
-		for rows.Next() {
-			var id string
-			rows.Scan(&id)
-			ids = append(ids, id)
-		}
-		rows.Close()
 		if len(ids) != 3 {
 			t.Fatalf("desk A's events of X at the server: %v", ids)
 		}
@@ -263,7 +257,7 @@ func TestReviewSquatTwoRedemptionsOfOneLabel(t *testing.T) {
 			t.FailNow()
 		}
 		hostileSyncAll(t, 3, a, b, c)
-		if status, station := g.serverStatus(t, x); status != "used" || station != "Desk A" {
+		if status, station := g.Server(t).StatusAndStation(x); status != "used" || station != "Desk A" {
 			t.Errorf("server: %s %s at %q, want used at Desk A", x, status, station)
 		}
 		if n := centraltest.Count(t, g.DB, `SELECT count(*) FROM conflicts`); n != 0 {
@@ -296,10 +290,7 @@ func TestReviewSquatUndoneRedemptionIDWedgesBystander(t *testing.T) {
 			a.Redeem(t, x, "li")
 		})
 		hostileSyncAll(t, 1, a, b, c)
-		var first string
-		if err := g.DB.QueryRowForTests(`SELECT event_id FROM events WHERE station = 'Desk A' AND kind = 'redeem' AND code = ? ORDER BY id LIMIT 1`, x).Scan(&first); err != nil {
-			t.Fatal(err)
-		}
+		first := g.Server(t).Event(serverdbtest.Where{Station: "Desk A", Kind: "redeem", Code: x}).EventID
 		g.restore(backup)
 		squat(t, g, m, first, y)
 		a.Sync(t)
@@ -323,7 +314,7 @@ func TestReviewSquatUndoneRedemptionIDWedgesBystander(t *testing.T) {
 		// Desk A, whose undo names the taken id, syncs again.
 		a.Sync(t)
 		a.Sync(t)
-		if status, _ := g.serverStatus(t, y); status != "used" {
+		if status, _ := g.Server(t).StatusAndStation(y); status != "used" {
 			t.Fatalf("server: %s %s", y, status)
 		}
 		if st := a.Status(t, y); st != app.StatusUsed {
@@ -378,7 +369,7 @@ func TestReviewSquatTwoProcessesRekeyAtOnce(t *testing.T) {
 			t.Logf("round %d: the two syncs at once: %v", round, errs)
 			db2.Close()
 			hostileSyncAll(t, 2, a, b)
-			if status, station := g.serverStatus(t, x); status != "used" || station != "Desk A" {
+			if status, station := g.Server(t).StatusAndStation(x); status != "used" || station != "Desk A" {
 				t.Errorf("round %d: server: %s %s at %q, want used at Desk A", round, x, status, station)
 			}
 			if n := centraltest.Count(t, g.DB, `SELECT count(*) FROM conflicts`); n != 0 {
@@ -463,13 +454,13 @@ func TestReviewSquatExpireID(t *testing.T) {
 		a.CloseDay(t, true)
 		hostileSyncAll(t, 1, a, c)
 		id := serverEventID(t, g, "Desk A", central.KindExpire, x)
-		if status, _ := g.serverStatus(t, x); status != "expired" {
+		if status, _ := g.Server(t).StatusAndStation(x); status != "expired" {
 			t.Fatalf("server: %s %s after the close of day", x, status)
 		}
 		g.restore(backup)
 		squat(t, g, m, id, y)
 		hostileSyncAll(t, 3, a, c)
-		if status, _ := g.serverStatus(t, x); status != "expired" {
+		if status, _ := g.Server(t).StatusAndStation(x); status != "expired" {
 			t.Errorf("server: %s %s, want expired (desk A's close of day)", x, status)
 		}
 		if v := c.Redeem(t, x, "zhao"); v.Outcome == app.OutcomeRedeemed {
@@ -500,7 +491,7 @@ func TestReviewSquatThenUndoBeforeSync(t *testing.T) {
 		u := a.Undo(t, x, "wrong parcel")
 		t.Logf("desk A's undo before its sync: %+v", u)
 		hostileSyncAll(t, 3, a, c)
-		status, _ := g.serverStatus(t, x)
+		status, _ := g.Server(t).StatusAndStation(x)
 		if st := a.Status(t, x); string(st) != status {
 			t.Errorf("desk A has %s %s, the server %s", x, st, status)
 		}

@@ -15,6 +15,7 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
 )
 
@@ -336,20 +337,11 @@ func TestFailoverWithoutLoss(t *testing.T) {
 			told[r.code]++
 		}
 	}
-	conflicts := map[string]int{}
-	rows, err := h.DB.QueryForTests(`SELECT code, count(*) FROM conflicts GROUP BY code`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	conflicts := h.Server(t).Conflicts()
 	nConflicts := 0
-	for rows.Next() {
-		var code string
-		var n int
-		rows.Scan(&code, &n)
-		conflicts[code] = n
+	for _, n := range conflicts {
 		nConflicts += n
 	}
-	rows.Close()
 	doubles := 0
 	for code, n := range told {
 		if n > 1 {
@@ -403,18 +395,11 @@ func TestFailoverWithoutLoss(t *testing.T) {
 			asked[id] = true
 		}
 	}
-	rows, err = h.DB.QueryForTests(`SELECT event_id FROM events`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var id string
-		rows.Scan(&id)
-		if !sent[id] && !asked[id] {
+	for _, ev := range h.Server(t).Events(serverdbtest.Where{}) {
+		if id := ev.EventID; !sent[id] && !asked[id] {
 			t.Errorf("the server has event %s that no desk sent", id)
 		}
 	}
-	rows.Close()
 
 	// The figures (docs/deploy.md, docs/reliability.md).
 	sort.Slice(records, func(a, b int) bool { return records[a].start.Before(records[b].start) })

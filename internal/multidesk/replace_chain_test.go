@@ -112,8 +112,7 @@ func TestChainUsedAtThreeDesks(t *testing.T) {
 			t.Errorf("%d conflicts on the server, want 2 (three uses of one parcel)", n)
 		}
 		for _, code := range []string{x, y, z} {
-			var st string
-			h.DB.QueryRowForTests(`SELECT status FROM codes WHERE code = ?`, code).Scan(&st)
+			st := h.Server(t).Status(code)
 			for name, d := range desks {
 				if got := d.Status(t, code); string(got) != st {
 					t.Errorf("desk %s: %s is %s, the server %s", name, code, got, st)

@@ -53,8 +53,7 @@ func TestReplacementScannedWhereUnknown(t *testing.T) {
 		}
 		wantConflicts(t, h, desks)
 		for _, code := range []string{x, y} {
-			var st string
-			h.DB.QueryRowForTests(`SELECT status FROM codes WHERE code = ?`, code).Scan(&st)
+			st := h.Server(t).Status(code)
 			for name, d := range desks {
 				if got := d.Status(t, code); string(got) != st {
 					t.Errorf("desk %s: %s is %s, the server %s", name, code, got, st)

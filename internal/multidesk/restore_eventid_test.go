@@ -50,7 +50,7 @@ func TestHostileRestoredServerEventIDSquatted(t *testing.T) {
 
 		a.Sync(t)
 		a.Sync(t)
-		if status, station := g.serverStatus(t, x); status != "used" || station != "Desk A" {
+		if status, station := g.Server(t).StatusAndStation(x); status != "used" || station != "Desk A" {
 			t.Errorf("after desk A sent everything again the server has %s %s at %q: A's acknowledged redemption is lost", x, status, station)
 		}
 		c.Sync(t) // C follows the restored server
@@ -60,7 +60,7 @@ func TestHostileRestoredServerEventIDSquatted(t *testing.T) {
 		if u := a.Undo(t, x, "wrong parcel"); u.Server != "undone" || u.Undoes == id {
 			t.Errorf("desk A's undo of its redemption sent under a new id: %+v (the old id was %s)", u, id)
 		}
-		if status, _ := g.serverStatus(t, x); status != "unused" {
+		if status, _ := g.Server(t).StatusAndStation(x); status != "unused" {
 			t.Errorf("after desk A's undo the server has %s %s", x, status)
 		}
 		hostileSyncAll(t, 2, a, b, c)
@@ -106,7 +106,7 @@ func TestRestoredServerEventIDSquattedUndoWaits(t *testing.T) {
 
 		a.Sync(t)
 		a.Sync(t)
-		if status, _ := g.serverStatus(t, x); status != "unused" {
+		if status, _ := g.Server(t).StatusAndStation(x); status != "unused" {
 			t.Errorf("the restored server has %s %s after desk A sent its redemption and undo again, want unused", x, status)
 		}
 		if n := centraltest.Count(t, g.DB, `SELECT count(*) FROM conflicts`); n != 0 {

@@ -60,22 +60,12 @@ func (g *restorable) hostileConverged(t *testing.T, desks map[string]*watchedDes
 // the desks named (a desk with no redemption has no dashboard row).
 func (g *restorable) reviewConverged(t *testing.T, desks map[string]*watchedDesk, figures ...string) {
 	t.Helper()
-	rows, err := g.DB.QueryForTests(`SELECT code, status, used_station FROM codes ORDER BY code`)
-	if err != nil {
-		t.Fatal(err)
-	}
 	type st struct{ status, station string }
 	server := map[string]st{}
-	for rows.Next() {
-		var code string
-		var s st
-		if err := rows.Scan(&code, &s.status, &s.station); err != nil {
-			t.Fatal(err)
-		}
-		server[code] = s
+	for _, l := range g.Server(t).Labels() {
+		server[l.Code] = st{l.Status, l.UsedStation}
 	}
-	rows.Close()
-	conflicts := centraltest.Count(t, g.DB, `SELECT count(*) FROM conflicts`)
+	conflicts := g.Server(t).CountConflicts()
 	for name, d := range desks {
 		for code, s := range server {
 			var local string
@@ -151,7 +141,7 @@ func TestUndoAnswerLostThenRefusedByAnOlderBackup(t *testing.T) {
 
 		g.restore(backup2)
 		hostileSyncAll(t, 3, a, b)
-		if status, station := g.serverStatus(t, x); status != "used" || station != "Desk B" {
+		if status, station := g.Server(t).StatusAndStation(x); status != "used" || station != "Desk B" {
 			t.Logf("the server has %s %s at %q", x, status, station)
 		}
 		if refused, err := a.Svc.RefusedUndos(ctx); err != nil || len(refused) != 0 {
@@ -201,7 +191,7 @@ func TestHostileFeedUndoLostThenNewerBackup(t *testing.T) {
 
 		g.restore(backup2)
 		hostileSyncAll(t, 3, a, b)
-		if status, station := g.serverStatus(t, x); status != "used" || station != "Desk B" {
+		if status, station := g.Server(t).StatusAndStation(x); status != "used" || station != "Desk B" {
 			t.Errorf("the server has %s %s at %q, want used at Desk B", x, status, station)
 		}
 		g.hostileConverged(t, map[string]*watchedDesk{"Desk A": a, "Desk B": b})
@@ -248,7 +238,7 @@ func TestHostileRestoreTurnsUndoneRedemptionIntoConflict(t *testing.T) {
 				t.Errorf("desk A's undo of %s, answered undone before the restore, is now refused: %q", r.Code, r.ServerReason)
 			}
 		}
-		if status, station := g.serverStatus(t, x); status != "used" || station != "Desk C" {
+		if status, station := g.Server(t).StatusAndStation(x); status != "used" || station != "Desk C" {
 			t.Errorf("the server has %s %s at %q, want used at Desk C", x, status, station)
 		}
 		g.hostileConverged(t, map[string]*watchedDesk{"Desk A": a, "Desk C": c})

@@ -11,6 +11,7 @@ import (
 	"qrdesk/app"
 	"qrdesk/central"
 	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
 	"qrdesk/serverdb"
 )
@@ -169,10 +170,8 @@ func TestFlagMigrationKeepsDayFigures(t *testing.T) {
 		}
 		for id, want := range map[string]struct{ flags, decided int64 }{
 			"ahead-event": {int64(central.FlagClockAhead), now}, "earlier-event": {0, now - 45*60}, "while-disabled-event": {int64(central.FlagWhileDisabled), now - 10*60}} {
-			var flags, decided int64
-			if err := upgraded.QueryRowForTests(`SELECT flags, decided_at FROM events WHERE event_id = ?`, id).Scan(&flags, &decided); err != nil {
-				t.Fatal(err)
-			}
+			ev := serverdbtest.Of(t, upgraded).Event(serverdbtest.Where{EventID: id})
+			flags, decided := int64(ev.Flags), ev.DecidedAt
 			if flags != want.flags || decided != want.decided {
 				t.Errorf("%s back-filled as flags %d decided at %d, want %d at %d", id, flags, decided, want.flags, want.decided)
 			}

@@ -106,13 +106,13 @@ func TestNewerDeskOlderServer(t *testing.T) {
 				if st.Waiting != 2 || st.WaitingUpgrade != 2 || st.Rejected != 0 {
 					t.Fatalf("desk A's sync: %+v, want the undo and the label's next redemption waiting for the upgrade", st)
 				}
-				if status, _ := g.serverStatus(t, codes[1]); status != "disabled" {
+				if status, _ := g.Server(t).StatusAndStation(codes[1]); status != "disabled" {
 					t.Fatalf("the disable queued after the undo did not go: the server has %s", status)
 				}
 				if a.Status(t, codes[2]) != app.StatusUsed {
 					t.Fatal("desk A stopped downloading the other desks' changes")
 				}
-				if status, _ := g.serverStatus(t, codes[0]); status != "used" {
+				if status, _ := g.Server(t).StatusAndStation(codes[0]); status != "used" {
 					t.Fatalf("the older server has %s %s", codes[0], status)
 				}
 				if n := centraltest.Count(t, g.DB, `SELECT count(*) FROM events WHERE code = ?`, codes[0]); n != 1 {
@@ -128,7 +128,7 @@ func TestNewerDeskOlderServer(t *testing.T) {
 				if n := centraltest.Count(t, g.DB, `SELECT count(*) FROM events WHERE code = ? AND kind = 'undo' AND outcome = 'undone'`, codes[0]); n != 1 {
 					t.Fatalf("after the upgrade the server has %d undos of %s applied, want 1", n, codes[0])
 				}
-				if status, _ := g.serverStatus(t, codes[0]); status != "used" || centraltest.Count(t, g.DB, `SELECT count(*) FROM conflicts`) != 0 {
+				if status, _ := g.Server(t).StatusAndStation(codes[0]); status != "used" || centraltest.Count(t, g.DB, `SELECT count(*) FROM conflicts`) != 0 {
 					t.Fatalf("after the upgrade the server has %s %s and %d conflicts, want used again (the second redemption after the undo), no conflict",
 						codes[0], status, centraltest.Count(t, g.DB, `SELECT count(*) FROM conflicts`))
 				}
