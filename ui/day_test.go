@@ -70,7 +70,7 @@ func TestCodesReplaceAndUndo(t *testing.T) {
 		t.Fatal("a disabled label: Replace must be off (enable it first)")
 	}
 
-	h.clock.advance(time.Minute)
+	h.clock.Advance(time.Minute)
 	s = codesDetail(t, h, codes[1])
 	if !s.replaceBtn.Disabled() || s.undoBtn.Disabled() {
 		t.Fatal("a used label: Replace must be off, Undo on")
@@ -88,7 +88,7 @@ func TestCodesReplaceAndUndo(t *testing.T) {
 	if v, err := h.svc.Redeem(context.Background(), codes[1], "li"); err != nil || v.Outcome != app.OutcomeRedeemed {
 		t.Fatalf("redeem after the undo: %+v %v", v, err)
 	}
-	h.clock.advance(6 * time.Minute)
+	h.clock.Advance(6 * time.Minute)
 	s = codesDetail(t, h, codes[1])
 	fyne.DoAndWait(func() { s.runUndo(codes[1], "wrong parcel") })
 	h.settle()
@@ -99,7 +99,7 @@ func TestCloseDayDialog(t *testing.T) {
 	h := newHarness(t)
 	codes := h.issue(t, 3)
 	h.svc.Redeem(context.Background(), codes[0], "li")
-	h.clock.advance(8 * time.Hour)
+	h.clock.Advance(8 * time.Hour)
 	refreshed := make(chan bool, 1)
 	d := newCloseDayDialog(h.ui.env, func() { refreshed <- true })
 	fyne.DoAndWait(func() {

@@ -41,7 +41,7 @@ func TestHostileNoDataOddRequests(t *testing.T) {
 		if st, _, body := v.get(t, "/desks"); st != 200 || !strings.Contains(body, "Desk 1") {
 			t.Fatalf("signed in: %d", st)
 		}
-		s.clock.Add(13 * time.Hour)
+		s.clock.Advance(13 * time.Hour)
 		check("expired", v)
 	})
 }
