@@ -10,6 +10,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 
 	"qrdesk/app"
 )
@@ -135,5 +136,25 @@ func TestCloseDayDialog(t *testing.T) {
 	<-refreshed
 	if !strings.Contains(d.text, "Scans: 1 → 2") {
 		t.Fatalf("second close:\n%s", d.text)
+	}
+}
+
+// TestTodayRefusalNamesWhole: every refusal card on Today shows its
+// reason whole (no "REFUSED BY THE S…"), in English and Chinese.
+func TestTodayRefusalNamesWhole(t *testing.T) {
+	for _, lang := range []string{"en", "zh"} {
+		if lang == "zh" {
+			override = chineseTexts(t)
+		}
+		h := newHarness(t)
+		fyne.CurrentApp().Settings().SetTheme(newTheme())
+		for o, c := range h.ui.today.refused {
+			l := c.label
+			w := fyne.MeasureText(l.Text, theme.TextSize(), l.TextStyle).Width + 4*theme.InnerPadding()
+			if w > refusalCardWidth {
+				t.Errorf("%s %s: %q needs %.0f px on a %d px card", lang, o, l.Text, w, refusalCardWidth)
+			}
+		}
+		override = nil
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"qrdesk/internal/testpg"
 )
 
-// TestHostileRestoredServerEventIDSquatted (found by the hostile review of
+// TestRestoredServerTakenEventIDGoesAgainUnderANewID (found by the hostile review of
 // stop 29): the feed hands every desk the
 // event id of every redemption. Desk A's online redemption of X is
 // answered "redeemed"; every desk reads it from the feed. The server is
@@ -22,7 +22,7 @@ import (
 // server says the id is another desk's (id_taken) and A sends its
 // redemption again under a new id, with everything that names it: its
 // supervisor's undo of it afterwards is accepted.
-func TestHostileRestoredServerEventIDSquatted(t *testing.T) {
+func TestRestoredServerTakenEventIDGoesAgainUnderANewID(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)

@@ -192,7 +192,7 @@ func TestOldDesksDuringRollOut(t *testing.T) {
 		t.Run(commit, func(t *testing.T) {
 			var bin string
 			if commit == beforeVersionsCommit {
-				bin = buildOldDesk(t) // the same commit, kept by old_desk_test.go
+				bin = buildOldDesk(t) // the same commit, kept by desk_protocol1_test.go
 			} else {
 				bin = buildReleaseDesk(t, commit)
 			}

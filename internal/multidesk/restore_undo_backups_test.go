@@ -154,14 +154,14 @@ func TestUndoAnswerLostThenRefusedByAnOlderBackup(t *testing.T) {
 }
 
 // Held (the review's attack found nothing; kept for coverage).
-// TestHostileFeedUndoLostThenNewerBackup: A redeems X online (backup 1
+// TestUndoFromTheFeedThenNewerBackupConverges: A redeems X online (backup 1
 // holds it), undoes it (accepted), B learns the undo from the feed and
 // redeems X online. Backup 2 holds all three. The server is restored to
 // backup 1; B syncs first: its redemption, sent again, meets A's
 // redemption there (a conflict), and A's undo, sent again, is refused.
 // The server is restored to backup 2. After every desk synced the desks
 // must agree with it: X used by B, no conflict, figures as the dashboard.
-func TestHostileFeedUndoLostThenNewerBackup(t *testing.T) {
+func TestUndoFromTheFeedThenNewerBackupConverges(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
@@ -198,7 +198,7 @@ func TestHostileFeedUndoLostThenNewerBackup(t *testing.T) {
 	})
 }
 
-// TestHostileRestoreTurnsUndoneRedemptionIntoConflict: desk A redeems X
+// TestRestoredUndoneRedemptionSentAgainIsNoConflict: desk A redeems X
 // online and its supervisor undoes it, answered "undone" (nothing was
 // handed over at A). The server is restored to a backup from before both;
 // there X is unused, and desk C redeems it online: the only handover of
@@ -206,7 +206,7 @@ func TestHostileFeedUndoLostThenNewerBackup(t *testing.T) {
 // request: the server takes them as one fact (the parcel came back), so
 // no conflict is recorded, X stays C's, and A's undo is accepted again
 // (central.MarkTakenBack; it used to be a conflict and a refused undo).
-func TestHostileRestoreTurnsUndoneRedemptionIntoConflict(t *testing.T) {
+func TestRestoredUndoneRedemptionSentAgainIsNoConflict(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		ctx := context.Background()
@@ -246,13 +246,13 @@ func TestHostileRestoreTurnsUndoneRedemptionIntoConflict(t *testing.T) {
 }
 
 // Held (the review's attack found nothing; kept for coverage).
-// TestHostileLateUndoAndRescanAfterConflict: desk A, offline, redeems X,
+// TestLateUndoAndRescanAfterAConflictConverge: desk A, offline, redeems X,
 // undoes it (the undo waits) and redeems X again (the new redemption
 // follows the undo in the outbox). Meanwhile desk B redeems X online. A's
 // sync: its first redemption (earlier) is a conflict, the undo is refused
 // (a conflict), and its second redemption meets a used label. After every
 // desk synced, the desks must agree with the server.
-func TestHostileLateUndoAndRescanAfterConflict(t *testing.T) {
+func TestLateUndoAndRescanAfterAConflictConverge(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
@@ -306,12 +306,12 @@ func (g *restorable) dayAgree(t *testing.T, d *watchedDesk, name string, at time
 }
 
 // Held (the review's attack found nothing; kept for coverage).
-// TestHostileRestoreNextDayMovesOnlineRedemptions: desk A redeems X
+// TestRestoreNextDayKeepsEachDaysFigures: desk A redeems X
 // online on day 1 and Y online, then its supervisor undoes Y (accepted).
 // The server is restored the next morning to a backup from before; A
 // sends everything again. Each day's figures of A must still equal its
 // dashboard row of that day.
-func TestHostileRestoreNextDayMovesOnlineRedemptions(t *testing.T) {
+func TestRestoreNextDayKeepsEachDaysFigures(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)

@@ -66,7 +66,7 @@ func squat(t *testing.T, g *restorable, token, id, code string) {
 // squatter's, from the snapshot it started over from) carries the same id.
 // After everyone syncs, every desk agrees with the server, and desk A
 // still holds Y's redemption under the id the server has for it.
-func TestReviewSquatRenamesOnlyTheDesksOwnEvent(t *testing.T) {
+func TestTakenEventIDRenumbersOnlyTheDesksOwnEvent(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g, desks, codes, m, backup := squatScene(t, dbPath, 3, "B")
@@ -107,7 +107,7 @@ func TestReviewSquatRenamesOnlyTheDesksOwnEvent(t *testing.T) {
 // Attack 2: the squat, then the server restored once more to a newer
 // backup that holds A's redemption under its first id. A's renumbered
 // redemption goes again: one handover, so no conflict, and everyone agrees.
-func TestReviewSquatThenNewerBackupHoldsTheFirstID(t *testing.T) {
+func TestRestoredServerKeepsARenumberedRedemptionsFirstID(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g, desks, codes, m, backup0 := squatScene(t, dbPath, 3, "B", "C")
@@ -143,7 +143,7 @@ func TestReviewSquatThenNewerBackupHoldsTheFirstID(t *testing.T) {
 // it). A sends its redemption and undo again after the restore: the undo
 // goes under a new id and is accepted; X is unused everywhere, no
 // conflict, the undo not refused.
-func TestReviewSquatUndoID(t *testing.T) {
+func TestTakenUndoIDGoesAgainUnderANewID(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g, desks, codes, m, backup := squatScene(t, dbPath, 3, "B", "C")
@@ -180,7 +180,7 @@ func TestReviewSquatUndoID(t *testing.T) {
 // Attack 4: the squatter takes the id of A's replace (the feed shows it).
 // A's replace goes again under a new id: the old label stays disabled at
 // the server, the new one valid, and a use of the old one is refused.
-func TestReviewSquatReplaceID(t *testing.T) {
+func TestTakenReplaceIDGoesAgainUnderANewID(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g, desks, codes, m, backup := squatScene(t, dbPath, 3, "B", "C")
@@ -214,7 +214,7 @@ func TestReviewSquatReplaceID(t *testing.T) {
 // restore the squatter takes the ids of both redemptions. A sends the
 // three again: X is A's (the second redemption) at the server, no
 // conflict, every desk agrees.
-func TestReviewSquatTwoRedemptionsOfOneLabel(t *testing.T) {
+func TestTakenIDsOfTwoRedemptionsOfOneLabel(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g, desks, codes, m, backup := squatScene(t, dbPath, 4, "B", "C")
@@ -278,7 +278,7 @@ func TestReviewSquatTwoRedemptionsOfOneLabel(t *testing.T) {
 // label Y. Desk B, a bystander, starts over from the restored server's
 // snapshot: its copy of Y's redemption must not touch its copy of X.
 // Then desk C redeems W online: B must learn W is used.
-func TestReviewSquatUndoneRedemptionIDWedgesBystander(t *testing.T) {
+func TestTakenUndoneRedemptionIDLeavesABystanderDeskWhole(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g, desks, codes, m, backup := squatScene(t, dbPath, 4, "B", "C")
@@ -327,7 +327,7 @@ func TestReviewSquatUndoneRedemptionIDWedgesBystander(t *testing.T) {
 // the server answers id_taken for the desk's redemption, with its undo
 // waiting behind it. Whatever the interleaving, after they stop the desk
 // and the server agree, nothing waits and nothing is refused.
-func TestReviewSquatTwoProcessesRekeyAtOnce(t *testing.T) {
+func TestTwoDeskProcessesRenumberATakenIDAtOnce(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		for round := 0; round < 3; round++ {
@@ -406,7 +406,7 @@ func (l *loseAfterTaken) Events(ctx context.Context, ring string, evs []app.Remo
 // Attack 8: the answer to the renumbered redemption is lost (the server
 // committed it); the desk sends it again under the new id. Then desk A's
 // undo and desk C's scan behave as for one redemption.
-func TestReviewSquatRenumberedAnswerLost(t *testing.T) {
+func TestRenumberedRedemptionSentAgainAfterItsAnswerIsLost(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g, desks, codes, m, backup := squatScene(t, dbPath, 3, "C")
@@ -445,7 +445,7 @@ func TestReviewSquatRenumberedAnswerLost(t *testing.T) {
 // Attack 9: the squatter takes the id of an expiry of desk A's close of
 // day (the feed shows it). A sends it again under a new id: the label is
 // expired at the server and everywhere.
-func TestReviewSquatExpireID(t *testing.T) {
+func TestTakenExpiryIDGoesAgainUnderANewID(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g, desks, codes, m, backup := squatScene(t, dbPath, 3, "C")
@@ -475,7 +475,7 @@ func TestReviewSquatExpireID(t *testing.T) {
 // supervisor undoes A's redemption of X (online: the server answers). The
 // undo names the taken id. After everyone syncs, the server and the desks
 // agree on X, and an undo the server refused is not counted as done.
-func TestReviewSquatThenUndoBeforeSync(t *testing.T) {
+func TestUndoOfARedemptionWhoseIDIsTaken(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g, desks, codes, m, backup := squatScene(t, dbPath, 3, "C")
@@ -512,7 +512,7 @@ func TestReviewSquatThenUndoBeforeSync(t *testing.T) {
 
 // Control for attack 2 (held): the same two restores with no squat: no
 // conflict, the undo accepted. The conflict of attack 2 is the renumbering's.
-func TestReviewControlNewerBackupWithoutSquat(t *testing.T) {
+func TestTwoRestoresWithoutATakenIDMakeNoConflict(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
