@@ -31,12 +31,9 @@ var adminCommand = command{
 		fs.BoolVar(&f.allSites, "all-sites", false, "admin sites: let the administrator see every site again")
 		return func(ctx context.Context, inv *invocation) error {
 			f.sitesSet = isFlagSet(inv.fs, "sites")
-			st, err := inv.open(ctx, inv.adding())
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			return admin(ctx, st, inv.now, inv.pos, f, inv.stdout)
+			return inv.withDB(ctx, inv.adding(), func(st *serverdb.DB) error {
+				return admin(ctx, st, inv.now, inv.pos, f, inv.stdout)
+			})
 		}
 	},
 }

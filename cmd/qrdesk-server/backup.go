@@ -21,12 +21,9 @@ var backupCommand = command{
 		to := fs.String("o", "", "the new file to write the backup to")
 		failed := fs.String("failed", "", "take no backup, only record that one failed, with this reason (the backup service's OnFailure=)")
 		return func(ctx context.Context, inv *invocation) error {
-			st, err := inv.open(ctx, false)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			return backup(ctx, st, inv.now, *to, *failed, inv.stdout, inv.stderr)
+			return inv.withDB(ctx, false, func(st *serverdb.DB) error {
+				return backup(ctx, st, inv.now, *to, *failed, inv.stdout, inv.stderr)
+			})
 		}
 	},
 }

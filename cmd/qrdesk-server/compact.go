@@ -9,6 +9,7 @@ import (
 
 	"qrdesk/central"
 	"qrdesk/server"
+	"qrdesk/serverdb"
 )
 
 var compactCommand = command{
@@ -16,16 +17,13 @@ var compactCommand = command{
 	usage:   "say: compact",
 	flags: func(*flag.FlagSet) action {
 		return func(ctx context.Context, inv *invocation) error {
-			st, err := inv.open(ctx, false)
-			if err != nil {
+			return inv.withDB(ctx, false, func(st *serverdb.DB) error {
+				n, err := st.Compact(ctx, inv.now().Add(-staleDesk).Unix())
+				if err == nil {
+					fmt.Fprintf(inv.stdout, "dropped %d changes every active desk has read\n", n)
+				}
 				return err
-			}
-			defer st.Close()
-			n, err := st.Compact(ctx, inv.now().Add(-staleDesk).Unix())
-			if err == nil {
-				fmt.Fprintf(inv.stdout, "dropped %d changes every active desk has read\n", n)
-			}
-			return err
+			})
 		}
 	},
 }

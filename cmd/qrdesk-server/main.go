@@ -209,6 +209,16 @@ func (inv *invocation) open(ctx context.Context, mayCreate bool) (*serverdb.DB, 
 	return st, nil
 }
 
+// withDB runs f on the command's database (open), closed after.
+func (inv *invocation) withDB(ctx context.Context, mayCreate bool, f func(st *serverdb.DB) error) error {
+	st, err := inv.open(ctx, mayCreate)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return f(st)
+}
+
 // adding reports whether the command's names start with add: setting up.
 func (inv *invocation) adding() bool { return len(inv.pos) > 0 && inv.pos[0] == "add" }
 

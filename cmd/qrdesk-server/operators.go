@@ -35,12 +35,9 @@ var operatorsCommand = command{
 		supervisor := fs.Bool("supervisor", false, "operators add: a supervisor (may disable and enable labels, change settings, reprint and undo at the desks)")
 		all := fs.Bool("all", false, "operators list: removed operators too")
 		return func(ctx context.Context, inv *invocation) error {
-			st, err := inv.open(ctx, false)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			return operators(ctx, st, inv.now, inv.pos, *supervisor, *all, inv.stdout)
+			return inv.withDB(ctx, false, func(st *serverdb.DB) error {
+				return operators(ctx, st, inv.now, inv.pos, *supervisor, *all, inv.stdout)
+			})
 		}
 	},
 }

@@ -22,12 +22,9 @@ var reportCommand = command{
 		date := fs.String("date", "", "the day YYYY-MM-DD (default today)")
 		site := fs.String("site", "", "only this site's conflicts and flagged events")
 		return func(ctx context.Context, inv *invocation) error {
-			st, err := inv.open(ctx, false)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			return report(ctx, st, inv.now, *date, *site, inv.stdout)
+			return inv.withDB(ctx, false, func(st *serverdb.DB) error {
+				return report(ctx, st, inv.now, *date, *site, inv.stdout)
+			})
 		}
 	},
 }

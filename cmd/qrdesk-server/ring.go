@@ -14,12 +14,9 @@ var ringCommand = command{
 	usage:   "say: ring show, or ring reset",
 	flags: func(*flag.FlagSet) action {
 		return func(ctx context.Context, inv *invocation) error {
-			st, err := inv.open(ctx, false)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			return ring(ctx, st, inv.pos, inv.stdout)
+			return inv.withDB(ctx, false, func(st *serverdb.DB) error {
+				return ring(ctx, st, inv.pos, inv.stdout)
+			})
 		}
 	},
 }

@@ -23,12 +23,9 @@ var siteCommand = command{
 	usage:   siteUsage,
 	flags: func(*flag.FlagSet) action {
 		return func(ctx context.Context, inv *invocation) error {
-			st, err := inv.open(ctx, inv.adding())
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			return site(ctx, st, inv.now, inv.pos, inv.stdout)
+			return inv.withDB(ctx, inv.adding(), func(st *serverdb.DB) error {
+				return site(ctx, st, inv.now, inv.pos, inv.stdout)
+			})
 		}
 	},
 }

@@ -32,12 +32,9 @@ var stationCommand = command{
 		letter := fs.String("letter", "", "station add: the desk's station letter A–Z (its settings station_id)")
 		site := fs.String("site", "", "station add: the desk's site (default: the first site, 'main' after an upgrade)")
 		return func(ctx context.Context, inv *invocation) error {
-			st, err := inv.open(ctx, inv.adding())
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			return station(ctx, st, inv.now, inv.pos, *letter, *site, inv.stdout)
+			return inv.withDB(ctx, inv.adding(), func(st *serverdb.DB) error {
+				return station(ctx, st, inv.now, inv.pos, *letter, *site, inv.stdout)
+			})
 		}
 	},
 }
