@@ -232,7 +232,7 @@ func TestCentralClockSkew(t *testing.T) {
 					t.Fatalf("order %d: %+v", i, out.Results)
 				}
 			}
-			n := centraltest.Count(t, h.DB, `SELECT count(*) FROM conflicts WHERE code = ?`, code)
+			n := h.Server(t).Conflicts()[code]
 			station := serverdbtest.Of(t, h.DB).Label(code).UsedStation
 			if n != 1 || station != "Slow desk" {
 				t.Fatalf("order %d: %d conflicts, used at %q; want 1 and the earlier clock (Slow desk)", i, n, station)

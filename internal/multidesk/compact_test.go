@@ -23,7 +23,7 @@ func sameState(t *testing.T, h *centraltest.Harness, name string, d *centraltest
 		}
 		n++
 	}
-	if k := centraltest.Count(t, h.DB, `SELECT count(*) FROM conflicts`); d.Count(t, `SELECT count(*) FROM conflicts`) != k {
+	if k := h.Server(t).CountConflicts(); d.Count(t, `SELECT count(*) FROM conflicts`) != k {
 		t.Errorf("desk %s knows %d conflicts, the server %d", name, d.Count(t, `SELECT count(*) FROM conflicts`), k)
 	}
 	if n == 0 {

@@ -130,7 +130,7 @@ func TestOfflineUploadsRace(t *testing.T) {
 		if outcomes["redeemed"] != n || outcomes["conflict"] != 2*n {
 			t.Fatalf("outcomes %v, want %d redeemed and %d conflicts", outcomes, n, 2*n)
 		}
-		if k := centraltest.Count(t, h.DB, `SELECT count(*) FROM conflicts`); k != 2*n {
+		if k := h.Server(t).CountConflicts(); k != 2*n {
 			t.Fatalf("%d conflicts recorded, want %d", k, 2*n)
 		}
 	})

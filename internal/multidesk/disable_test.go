@@ -73,7 +73,7 @@ func TestDeskRefusesWhatItDisabled(t *testing.T) {
 		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = 'disabled'`, codes[0]); n != 1 {
 			t.Fatal("the disable did not reach the server")
 		}
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM conflicts`); n != 0 {
+		if n := h.Server(t).CountConflicts(); n != 0 {
 			t.Fatalf("%d conflicts, want none", n)
 		}
 	})

@@ -168,7 +168,7 @@ func TestEntitlementUsedIsRefused(t *testing.T) {
 				t.Fatalf("desk A offline, Y2: %+v, want already used", v)
 			}
 		})
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM conflicts`); n != 0 {
+		if n := h.Server(t).CountConflicts(); n != 0 {
 			t.Fatalf("%d conflicts, want none: every double use was refused", n)
 		}
 	})

@@ -14,7 +14,6 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/central"
-	"qrdesk/internal/centraltest"
 	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
 	"qrdesk/server"
@@ -128,7 +127,7 @@ func TestRestoredServerKeepsARenumberedRedemptionsFirstID(t *testing.T) {
 		if status, station := g.Server(t).StatusAndStation(x); status != "used" || station != "Desk A" {
 			t.Errorf("server: %s %s at %q, want used at Desk A", x, status, station)
 		}
-		if n := centraltest.Count(t, g.DB, `SELECT count(*) FROM conflicts`); n != 0 {
+		if n := g.Server(t).CountConflicts(); n != 0 {
 			t.Errorf("%d conflicts on the server: one parcel was handed over once", n)
 		}
 		if u := a.Undo(t, x, "wrong parcel"); u.Server != "undone" {
@@ -163,7 +162,7 @@ func TestTakenUndoIDGoesAgainUnderANewID(t *testing.T) {
 		if status, _ := g.Server(t).StatusAndStation(x); status != "unused" {
 			t.Errorf("server: %s %s, want unused (A's redemption and its accepted undo)", x, status)
 		}
-		if n := centraltest.Count(t, g.DB, `SELECT count(*) FROM conflicts`); n != 0 {
+		if n := g.Server(t).CountConflicts(); n != 0 {
 			t.Errorf("%d conflicts on the server", n)
 		}
 		if n := a.Count(t, `SELECT count(*) FROM undos WHERE refused <> ''`); n != 0 {
@@ -260,7 +259,7 @@ func TestTakenIDsOfTwoRedemptionsOfOneLabel(t *testing.T) {
 		if status, station := g.Server(t).StatusAndStation(x); status != "used" || station != "Desk A" {
 			t.Errorf("server: %s %s at %q, want used at Desk A", x, status, station)
 		}
-		if n := centraltest.Count(t, g.DB, `SELECT count(*) FROM conflicts`); n != 0 {
+		if n := g.Server(t).CountConflicts(); n != 0 {
 			t.Errorf("%d conflicts on the server", n)
 		}
 		if v := c.Redeem(t, x, "zhao"); v.Outcome != app.OutcomeAlreadyUsed {
@@ -372,7 +371,7 @@ func TestTwoDeskProcessesRenumberATakenIDAtOnce(t *testing.T) {
 			if status, station := g.Server(t).StatusAndStation(x); status != "used" || station != "Desk A" {
 				t.Errorf("round %d: server: %s %s at %q, want used at Desk A", round, x, status, station)
 			}
-			if n := centraltest.Count(t, g.DB, `SELECT count(*) FROM conflicts`); n != 0 {
+			if n := g.Server(t).CountConflicts(); n != 0 {
 				t.Errorf("round %d: %d conflicts on the server", round, n)
 			}
 			if n := a.Count(t, `SELECT count(*) FROM undos WHERE refused <> ''`); n != 0 {
@@ -431,7 +430,7 @@ func TestRenumberedRedemptionSentAgainAfterItsAnswerIsLost(t *testing.T) {
 		if v := c.Redeem(t, x, "zhao"); v.Outcome != app.OutcomeAlreadyUsed {
 			t.Errorf("desk C online: %s, want already_used", v.Outcome)
 		}
-		if n := centraltest.Count(t, g.DB, `SELECT count(*) FROM conflicts`); n != 0 {
+		if n := g.Server(t).CountConflicts(); n != 0 {
 			t.Errorf("%d conflicts on the server", n)
 		}
 		if u := a.Undo(t, x, "wrong parcel"); u.Server != "undone" {
@@ -503,7 +502,7 @@ func TestUndoOfARedemptionWhoseIDIsTaken(t *testing.T) {
 		if status == "unused" && refused != 0 {
 			t.Errorf("the server holds X unused, but desk A lists its undo as refused")
 		}
-		if n := centraltest.Count(t, g.DB, `SELECT count(*) FROM conflicts`); n != 0 {
+		if n := g.Server(t).CountConflicts(); n != 0 {
 			t.Errorf("%d conflicts on the server", n)
 		}
 		g.reviewConverged(t, map[string]*watchedDesk{"Desk A": a, "Desk C": c}, "Desk A")
@@ -531,7 +530,7 @@ func TestTwoRestoresWithoutATakenIDMakeNoConflict(t *testing.T) {
 		a.Sync(t)
 		g.restore(backup1)
 		hostileSyncAll(t, 3, a, c)
-		if n := centraltest.Count(t, g.DB, `SELECT count(*) FROM conflicts`); n != 0 {
+		if n := g.Server(t).CountConflicts(); n != 0 {
 			t.Errorf("%d conflicts on the server", n)
 		}
 		if u := a.Undo(t, x, "wrong parcel"); u.Server != "undone" {

@@ -108,7 +108,7 @@ func TestChainUsedAtThreeDesks(t *testing.T) {
 		}
 		desks := map[string]*centraltest.Desk{"A": a, "B": b, "C": c}
 		wantConflicts(t, h, desks)
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM conflicts`); n != 2 {
+		if n := h.Server(t).CountConflicts(); n != 2 {
 			t.Errorf("%d conflicts on the server, want 2 (three uses of one parcel)", n)
 		}
 		for _, code := range []string{x, y, z} {

@@ -40,7 +40,7 @@ func TestReplaceNamingUsedCodeAsNew(t *testing.T) {
 			}
 		})
 		b.Sync(t)
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM conflicts`); n != 0 {
+		if n := h.Server(t).CountConflicts(); n != 0 {
 			t.Errorf("%d conflicts: two different parcels made one by a forged replace", n)
 		}
 	})

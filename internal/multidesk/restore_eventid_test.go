@@ -5,7 +5,6 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/central"
-	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
 )
 
@@ -109,7 +108,7 @@ func TestRestoredServerEventIDSquattedUndoWaits(t *testing.T) {
 		if status, _ := g.Server(t).StatusAndStation(x); status != "unused" {
 			t.Errorf("the restored server has %s %s after desk A sent its redemption and undo again, want unused", x, status)
 		}
-		if n := centraltest.Count(t, g.DB, `SELECT count(*) FROM conflicts`); n != 0 {
+		if n := g.Server(t).CountConflicts(); n != 0 {
 			t.Errorf("%d conflicts on the server, want none: one parcel went out and came back", n)
 		}
 		if st := a.Status(t, x); st != app.StatusUnused {

@@ -187,7 +187,7 @@ func TestUndoFromTheFeedThenNewerBackupConverges(t *testing.T) {
 
 		g.restore(backup1)
 		hostileSyncAll(t, 1, b, a)
-		t.Logf("on backup 1 after B then A synced: %d conflicts", centraltest.Count(t, g.DB, `SELECT count(*) FROM conflicts`))
+		t.Logf("on backup 1 after B then A synced: %d conflicts", g.Server(t).CountConflicts())
 
 		g.restore(backup2)
 		hostileSyncAll(t, 3, a, b)
@@ -230,7 +230,7 @@ func TestRestoredUndoneRedemptionSentAgainIsNoConflict(t *testing.T) {
 			t.Fatalf("desk C online on the restored server: %+v", v)
 		}
 		hostileSyncAll(t, 3, a, c)
-		if n := centraltest.Count(t, g.DB, `SELECT count(*) FROM conflicts`); n != 0 {
+		if n := g.Server(t).CountConflicts(); n != 0 {
 			t.Errorf("the server records %d conflicts over %s: one parcel went out (C's); A's redemption was undone and the server had said so", n, x)
 		}
 		if refused, err := a.Svc.RefusedUndos(ctx); err != nil || len(refused) != 0 {

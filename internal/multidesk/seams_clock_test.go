@@ -56,7 +56,7 @@ func TestDisableOfflineOnASlowClockAfterARedemption(t *testing.T) {
 			t.Errorf("desk B's disable of the used label %s was answered %q, want a refusal naming its status", x, result)
 		}
 		wantConverged(t, h, map[string]*centraltest.Desk{"A": a, "B": b}, x)
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM conflicts`); n != 0 {
+		if n := h.Server(t).CountConflicts(); n != 0 {
 			t.Errorf("%d conflicts, want none: one redemption, one disable", n)
 		}
 	})

@@ -151,7 +151,7 @@ func TestCrossSiteReplaceOfflineThenBothUsedIsOneConflict(t *testing.T) {
 				problems = append(problems, "report --site "+site+" lacks the conflict")
 			}
 		}
-		total := centraltest.Count(t, h.DB, `SELECT count(*) FROM conflicts`)
+		total := h.Server(t).CountConflicts()
 		for name, d := range map[string]*centraltest.Desk{"Main 1": m1, "North 1": n1} {
 			if c := d.Count(t, `SELECT count(*) FROM conflicts`); c != total {
 				problems = append(problems, name+" lists a different number of conflicts than the server")
@@ -256,7 +256,7 @@ func TestCrossSiteReplacementFollowsTheServer(t *testing.T) {
 		m1.Sync(t)
 		n1.Sync(t)
 		after := n1.Status(t, y)
-		conflicts := centraltest.Count(t, h.DB, `SELECT count(*) FROM conflicts WHERE code = ?`, y)
+		conflicts := h.Server(t).Conflicts()[y]
 		if st != app.StatusUsed || v.Outcome == app.OutcomeRedeemed {
 			t.Skipf("finding: North 1 replaced main's label by %s; Main 1 used it online; North 1's copy is %s and offline it answers %s (handed over again); after the next syncs: copy %s, server conflicts over it %d", y, st, v.Outcome, after, conflicts)
 		}

@@ -147,7 +147,7 @@ func TestCrossSiteScans(t *testing.T) {
 				s1.Sync(t)
 				s2.Sync(t)
 				used := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = 'used'`, north[1])
-				conflicts := centraltest.Count(t, h.DB, `SELECT count(*) FROM conflicts WHERE code = ?`, north[1])
+				conflicts := h.Server(t).Conflicts()[north[1]]
 				switch mode {
 				case protocol.CrossSiteRefuse:
 					for _, v := range []app.Verdict{v1, v2} {

@@ -59,7 +59,7 @@ func TestUndoRacesOfflineDoubleUse(t *testing.T) {
 			}()
 			wg.Wait()
 			status := h.Server(t).Status(x)
-			conflicts := centraltest.Count(t, h.DB, `SELECT count(*) FROM conflicts WHERE code = ?`, x)
+			conflicts := h.Server(t).Conflicts()[x]
 			combo[fmt.Sprintf("%v/%v/%s/%d", undo.Results, off.Results, status, conflicts)]++
 			if status == string(app.StatusUsed) {
 				continue

@@ -128,9 +128,9 @@ func TestNewerDeskOlderServer(t *testing.T) {
 				if n := centraltest.Count(t, g.DB, `SELECT count(*) FROM events WHERE code = ? AND kind = 'undo' AND outcome = 'undone'`, codes[0]); n != 1 {
 					t.Fatalf("after the upgrade the server has %d undos of %s applied, want 1", n, codes[0])
 				}
-				if status, _ := g.Server(t).StatusAndStation(codes[0]); status != "used" || centraltest.Count(t, g.DB, `SELECT count(*) FROM conflicts`) != 0 {
+				if status, _ := g.Server(t).StatusAndStation(codes[0]); status != "used" || g.Server(t).CountConflicts() != 0 {
 					t.Fatalf("after the upgrade the server has %s %s and %d conflicts, want used again (the second redemption after the undo), no conflict",
-						codes[0], status, centraltest.Count(t, g.DB, `SELECT count(*) FROM conflicts`))
+						codes[0], status, g.Server(t).CountConflicts())
 				}
 				if got, err := a.DB.UndoResult(ctx, u.EventID); err != nil || got.Server != "undone" {
 					t.Fatalf("the undo after the upgrade: %+v %v", got, err)
