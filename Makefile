@@ -128,7 +128,7 @@ days: deps
 # as the time runs out (go.dev/issue/75804, fixed in Go 1.27); a count has no
 # deadline to race. -vet=off: make check vets these packages.
 FUZZTIME ?= 1m
-FUZZ_TARGETS := app:FuzzNormalizeParse app:FuzzVerify printing:FuzzParseTemplate server:FuzzRequests
+FUZZ_TARGETS := app:FuzzNormalizeParse app:FuzzVerify app:FuzzParseOrderFile printing:FuzzParseTemplate server:FuzzRequests
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; \

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"qrdesk/central"
 )
@@ -29,15 +30,59 @@ func (c *DB) DayActivity(ctx context.Context, from, to int64) (central.DayActivi
 // SiteDayActivity is DayActivity of the desks of the sites listed (by id;
 // nil: every site). A desk's figures are its site's: the site it is in
 // now (a desk moved to another site takes its past days along).
+//
+// A desk in another time zone than the server's (its reports' utc_offset)
+// is counted over its own day of the same date, as the desk counts its
+// figures: [from, to) is a day of the server's zone, shifted for each zone
+// the desks report.
 func (c *DB) SiteDayActivity(ctx context.Context, from, to int64, sites []int64) (central.DayActivity, error) {
 	siteOf, err := c.stationSites(ctx)
 	if err != nil {
 		return central.DayActivity{}, err
 	}
-	keep := func(name string) bool {
+	inSites := func(name string) bool {
 		return sites == nil || slices.Contains(sites, siteOf[name].ID)
 	}
+	day := central.DayActivity{Quarters: map[int64]int{}}
 	desks := map[string]*central.DeskDay{}
+	for _, shift := range zoneShifts(from, siteOf) {
+		keep := func(name string) bool { return inSites(name) && zoneShift(from, siteOf[name]) == shift }
+		if err := c.dayActivity(ctx, from+shift, to+shift, keep, siteOf, desks, &day); err != nil {
+			return central.DayActivity{}, err
+		}
+	}
+	for _, d := range desks {
+		day.Desks = append(day.Desks, *d)
+	}
+	sort.Slice(day.Desks, func(i, j int) bool { return day.Desks[i].Station < day.Desks[j].Station })
+	return day, nil
+}
+
+// zoneShift is how far the desk's day of the date that begins at from (a
+// midnight of the server's zone) begins from it: 0 for a desk in the
+// server's zone or one that never told its zone.
+func zoneShift(from int64, st stationPlace) int64 {
+	if st.UTCOffset == nil {
+		return 0
+	}
+	_, server := time.Unix(from, 0).Zone()
+	return int64(server - *st.UTCOffset)
+}
+
+// zoneShifts are the shifts of the desks' zones, each once (0 first).
+func zoneShifts(from int64, siteOf map[string]stationPlace) []int64 {
+	out := []int64{0}
+	for _, st := range siteOf {
+		if s := zoneShift(from, st); !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// dayActivity adds to desks and day the figures of [from, to) of the desks
+// keep takes.
+func (c *DB) dayActivity(ctx context.Context, from, to int64, keep func(string) bool, siteOf map[string]stationPlace, desks map[string]*central.DeskDay, day *central.DayActivity) error {
 	desk := func(name string) *central.DeskDay {
 		if desks[name] == nil {
 			desks[name] = &central.DeskDay{Station: name, Site: siteOf[name].Name, Refused: map[string]int{}}
@@ -46,14 +91,14 @@ func (c *DB) SiteDayActivity(ctx context.Context, from, to int64, sites []int64)
 	}
 	rows, err := c.e.query(ctx, `SELECT issued_by, count(*) FROM codes WHERE created_at >= ? AND created_at < ? GROUP BY issued_by`, from, to)
 	if err != nil {
-		return central.DayActivity{}, err
+		return err
 	}
 	for rows.Next() {
 		var name string
 		var n int
 		if err := rows.Scan(&name, &n); err != nil {
 			rows.Close()
-			return central.DayActivity{}, err
+			return err
 		}
 		if keep(name) {
 			desk(name).Issued = n
@@ -61,7 +106,7 @@ func (c *DB) SiteDayActivity(ctx context.Context, from, to int64, sites []int64)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return central.DayActivity{}, err
+		return err
 	}
 	// The OR finds an offline redemption uploaded on a later day by its
 	// desk time; each side uses an index. A redemption is counted as the
@@ -72,16 +117,15 @@ func (c *DB) SiteDayActivity(ctx context.Context, from, to int64, sites []int64)
 			WHERE kind = 'redeem' AND ((received_at >= ? AND received_at < ?) OR (at >= ? AND at < ?))) e
 		WHERE eff >= ? AND eff < ? GROUP BY 1, 2, 3`, from, to, from, to, from, to)
 	if err != nil {
-		return central.DayActivity{}, err
+		return err
 	}
 	defer rows.Close()
-	day := central.DayActivity{Quarters: map[int64]int{}}
 	for rows.Next() {
 		var name, outcome string
 		var q int64
 		var n int
 		if err := rows.Scan(&name, &outcome, &q, &n); err != nil {
-			return central.DayActivity{}, err
+			return err
 		}
 		if !keep(name) {
 			continue
@@ -98,33 +142,38 @@ func (c *DB) SiteDayActivity(ctx context.Context, from, to int64, sites []int64)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return central.DayActivity{}, err
+		return err
 	}
-	if err := c.subtractUndone(ctx, from, to, keep, desk, &day); err != nil {
-		return central.DayActivity{}, err
-	}
-	for _, d := range desks {
-		day.Desks = append(day.Desks, *d)
-	}
-	sort.Slice(day.Desks, func(i, j int) bool { return day.Desks[i].Station < day.Desks[j].Station })
-	return day, nil
+	return c.subtractUndone(ctx, from, to, keep, desk, day)
 }
 
-// stationSites is the site of every station, by station name.
-func (c *DB) stationSites(ctx context.Context) (map[string]central.Site, error) {
-	rows, err := c.e.query(ctx, `SELECT t.name, s.id, s.name FROM stations t JOIN sites s ON s.id = t.site`)
+// stationPlace is where a station is: its site, and its time zone as its
+// reports told it (nil: never told).
+type stationPlace struct {
+	central.Site
+	UTCOffset *int
+}
+
+// stationSites is the place of every station, by station name.
+func (c *DB) stationSites(ctx context.Context) (map[string]stationPlace, error) {
+	rows, err := c.e.query(ctx, `SELECT t.name, s.id, s.name, t.utc_offset FROM stations t JOIN sites s ON s.id = t.site`)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := map[string]central.Site{}
+	out := map[string]stationPlace{}
 	for rows.Next() {
 		var name string
-		var s central.Site
-		if err := rows.Scan(&name, &s.ID, &s.Name); err != nil {
+		var p stationPlace
+		var offset sql.NullInt64
+		if err := rows.Scan(&name, &p.ID, &p.Name, &offset); err != nil {
 			return nil, err
 		}
-		out[name] = s
+		if offset.Valid {
+			o := int(offset.Int64)
+			p.UTCOffset = &o
+		}
+		out[name] = p
 	}
 	return out, rows.Err()
 }

@@ -35,6 +35,12 @@ func (c *DB) SetDeskStatus(ctx context.Context, s central.DeskStatus) error {
 		s.Station, s.Date, s.EventsWaiting, s.PrintJobs, s.LabelsPrinted, s.Reprints, s.At, s.ReceivedAt, refused, s.NotUnderstood); err != nil {
 		return err
 	}
+	if s.UTCOffset != nil {
+		// Written only when it changes: most reports tell the same zone.
+		if _, err := tx.exec(ctx, `UPDATE stations SET utc_offset = ? WHERE name = ? AND (utc_offset IS NULL OR utc_offset <> ?)`, *s.UTCOffset, s.Station, *s.UTCOffset); err != nil {
+			return err
+		}
+	}
 	return tx.commit()
 }
 

@@ -53,7 +53,11 @@ func (d *DB) IssueBatch(ctx context.Context, spec app.BatchSpec, makeCode func(s
 		if err != nil {
 			return app.Batch{}, nil, d.wrap(err, "cannot issue codes")
 		}
-		b.FirstSerial = high + 1
+		marked, err := d.markedSerial(spec.StationID, spec.LabelDate, spec.Prefix) // serialmark.go
+		if err != nil {
+			return app.Batch{}, nil, d.wrap(err, "cannot issue codes")
+		}
+		b.FirstSerial = max(high, marked) + 1
 		b.LastSerial = b.FirstSerial + spec.Count - 1
 	}
 	res, err := tx.ExecContext(ctx, `INSERT INTO batches (label_date, count, type, ref, expire_at, created_at, first_serial, last_serial, prefix, station_id, station, operator)
@@ -107,6 +111,11 @@ func (d *DB) IssueBatch(ctx context.Context, spec app.BatchSpec, makeCode func(s
 		}
 		if spec.Progress != nil && len(codes)/5000 > first/5000 {
 			spec.Progress(len(codes), spec.Count)
+		}
+	}
+	if spec.Serial {
+		if err := d.keepSerialMark(spec.StationID, spec.LabelDate, spec.Prefix, b.LastSerial); err != nil {
+			return app.Batch{}, nil, d.wrap(err, "cannot issue codes")
 		}
 	}
 	if err := tx.Commit(); err != nil {

@@ -301,7 +301,6 @@ func TestHostileLateRemovalRemovesTheRehired(t *testing.T) {
 // A's labels, so no desk tells the restored server A's serials 4-6: A,
 // restored with the server, prints them again.
 func TestHostileSerialsAfterBothRestoresOneDeskSite(t *testing.T) {
-	t.Skip("finding (open, docs/reliability.md): after both restores a desk alone in its site reissues serials (no other desk holds copies)")
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		ctx := context.Background()
