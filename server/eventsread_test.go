@@ -6,6 +6,7 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
 )
 
@@ -58,7 +59,7 @@ func TestEventsRefusedAlone(t *testing.T) {
 				t.Errorf("results[%d] echoes the malformed event id: %+v", i, r)
 			}
 		}
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM events`); n != 1 {
+		if n := len(h.Server(t).Events(serverdbtest.Where{})); n != 1 {
 			t.Errorf("%d events recorded, want 1 (event-0006)", n)
 		}
 	})

@@ -38,7 +38,7 @@ func TestEnableAfterCloseKeepsTheLabelExpired(t *testing.T) {
 		}
 		a.Sync(t)
 		b.Sync(t)
-		server := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = 'unused'`, codes[0])
+		server := h.Server(t).CountLabel(codes[0], "unused")
 		if st := b.Status(t, codes[0]); st == app.StatusUnused || server == 1 {
 			t.Skipf("finding: label disabled at close-day --expire-unused, then enabled: unused again on a closed day (desk B: %s, server unused: %d); the other label of the day is %s", st, server, b.Status(t, codes[1]))
 		}

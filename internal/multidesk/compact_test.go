@@ -7,6 +7,7 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
 )
 
@@ -70,7 +71,7 @@ func TestFeedCompaction(t *testing.T) {
 		if most > 20 {
 			t.Fatalf("the feed held up to %d changes, want at most a day's", most)
 		}
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM events`); n != 60*3 {
+		if n := len(h.Server(t).Events(serverdbtest.Where{})); n != 60*3 {
 			t.Fatalf("%d events kept, want all %d", n, 60*3)
 		}
 		// A double use offline at the end, so there is a conflict to carry.

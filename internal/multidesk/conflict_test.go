@@ -15,6 +15,7 @@ import (
 	"qrdesk/app"
 	"qrdesk/central"
 	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
 	"qrdesk/server"
 )
@@ -86,7 +87,7 @@ func TestLateAnswerIsAConflict(t *testing.T) {
 		if !strings.Contains(result, `"conflict"`) || strings.Contains(result, "duplicate") {
 			t.Fatalf("desk D's event was answered %s", result)
 		}
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM events WHERE event_id = ?`, v.TraceID); n != 1 {
+		if n := len(h.Server(t).Events(serverdbtest.Where{EventID: v.TraceID})); n != 1 {
 			t.Fatalf("the event is on the server %d times", n)
 		}
 		a.Sync(t)

@@ -88,7 +88,7 @@ func TestDayExpiryKeepsLabelUsedElsewhere(t *testing.T) {
 		a.Sync(t)
 		want := map[string]string{codes[0]: "used", codes[1]: "used", codes[2]: "expired"}
 		for code, st := range want {
-			if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = ?`, code, st); n != 1 {
+			if n := h.Server(t).CountLabel(code, st); n != 1 {
 				t.Errorf("server: %s is not %s", code, st)
 			}
 			for name, d := range map[string]*centraltest.Desk{"A": a, "B": b} {

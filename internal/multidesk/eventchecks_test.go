@@ -90,7 +90,7 @@ func TestEventIDBoundToContent(t *testing.T) {
 				}
 			})
 		}
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = 'unused'`, h.Codes[1]); n != 1 {
+		if n := h.Server(t).CountLabel(h.Codes[1], "unused"); n != 1 {
 			t.Fatal("the second code changed under a reused event id")
 		}
 		var again central.Result

@@ -350,7 +350,7 @@ func TestFailoverWithoutLoss(t *testing.T) {
 		if n > 1+conflicts[code] {
 			t.Errorf("%s: %d desks handed it over, %d conflicts on the server", code, n, conflicts[code])
 		}
-		if centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = 'used'`, code) != 1 {
+		if h.Server(t).CountLabel(code, "used") != 1 {
 			t.Errorf("%s was handed over but is not used on the server", code)
 		}
 	}
@@ -384,11 +384,11 @@ func TestFailoverWithoutLoss(t *testing.T) {
 		logs[i].mu.Unlock()
 	}
 	for id := range sent {
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM events WHERE event_id = ?`, id); n != 1 {
+		if n := len(h.Server(t).Events(serverdbtest.Where{EventID: id})); n != 1 {
 			t.Errorf("event %s is on the server %d times, want once", id, n)
 		}
 	}
-	serverEvents := centraltest.Count(t, h.DB, `SELECT count(*) FROM events`)
+	serverEvents := len(h.Server(t).Events(serverdbtest.Where{}))
 	asked := map[string]bool{}
 	for _, l := range logs {
 		for id := range l.asked {

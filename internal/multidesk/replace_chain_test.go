@@ -66,7 +66,7 @@ func TestTwoDesksReplaceAtOnceBothUsed(t *testing.T) {
 			d.Sync(t)
 		}
 		for _, code := range []string{y, y2} {
-			if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = 'used'`, code); n != 1 {
+			if n := h.Server(t).CountLabel(code, "used"); n != 1 {
 				t.Errorf("server: %s not used", code)
 			}
 		}

@@ -30,7 +30,7 @@ func TestReplaceNamingUsedCodeAsNew(t *testing.T) {
 		if len(res.Results) == 1 && res.Results[0].Outcome == central.OutcomeReplaced {
 			t.Errorf("replace of %s by the used label %s: answered replaced", x, w)
 		}
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = 'unused'`, x); n != 1 {
+		if n := h.Server(t).CountLabel(x, "unused"); n != 1 {
 			t.Errorf("the server disabled %s: its replacement is a label already handed over", x)
 		}
 		// Desk B, offline, hands over X for its own parcel: not a double use.

@@ -9,6 +9,7 @@ import (
 	"qrdesk/app"
 	"qrdesk/central"
 	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
 )
 
@@ -95,7 +96,7 @@ func TestRestoreToBeforeTheRefusedScan(t *testing.T) {
 		if a.restarts() == 0 {
 			t.Fatal("desk A never found that the server was restored")
 		}
-		if n := centraltest.Count(t, g.DB, `SELECT count(*) FROM events WHERE event_id = ?`, refused.TraceID); n != 0 {
+		if n := len(g.Server(t).Events(serverdbtest.Where{EventID: refused.TraceID})); n != 0 {
 			t.Errorf("the server holds desk A's refused scan of %s (%s) as an event: a handover the clerk was refused", x, refused.TraceID)
 		}
 		if status, _ := g.Server(t).StatusAndStation(x); status != "unused" {
@@ -235,7 +236,7 @@ func TestRestoreScanOfReplacedLabelStaysAtTheDesk(t *testing.T) {
 		if v.Outcome != app.OutcomeAlreadyUsed || v.UsedCode != y {
 			t.Fatalf("desk A scans the replaced label: %+v, want already used (its replacement %s)", v, y)
 		}
-		if n := centraltest.Count(t, g.DB, `SELECT count(*) FROM events WHERE code = ? AND kind = 'redeem'`, x); n != 0 {
+		if n := len(g.Server(t).Events(serverdbtest.Where{Code: x, Kind: "redeem"})); n != 0 {
 			t.Errorf("desk A asked the server about %s (%d events): it knew the entitlement was used", x, n)
 		}
 	})

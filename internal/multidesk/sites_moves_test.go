@@ -131,7 +131,7 @@ func TestCrossSiteReplaceOfflineThenBothUsedIsOneConflict(t *testing.T) {
 			m1.Sync(t)
 		}
 		var problems []string
-		n := centraltest.Count(t, h.DB, `SELECT count(*) FROM conflicts WHERE (code = ? AND second_code = ?) OR (code = ? AND second_code = ?)`, m, y, y, m)
+		n := h.Server(t).ConflictsBetween(m, y)
 		if n < 1 {
 			problems = append(problems, "no conflict naming M and Y at the server")
 		}

@@ -185,7 +185,7 @@ func TestOtherSitesLabelFollowsTheServer(t *testing.T) {
 		h.Now = h.Now.Add(time.Minute)
 		n1.Undo(t, codes[0], "wrong parcel")
 		n1.Sync(t)
-		if got := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = 'unused'`, codes[0]); got != 1 {
+		if got := h.Server(t).CountLabel(codes[0], "unused"); got != 1 {
 			t.Fatalf("the server does not hold %s unused after the undo: the test's premise changed", codes[0])
 		}
 		h.Now = h.Now.Add(time.Minute)

@@ -146,7 +146,7 @@ func TestCrossSiteScans(t *testing.T) {
 				back2()
 				s1.Sync(t)
 				s2.Sync(t)
-				used := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = 'used'`, north[1])
+				used := h.Server(t).CountLabel(north[1], "used")
 				conflicts := h.Server(t).Conflicts()[north[1]]
 				switch mode {
 				case protocol.CrossSiteRefuse:

@@ -43,7 +43,7 @@ func TestUndoLeavesDisabledAtEveryDesk(t *testing.T) {
 		if u.Server != "undone" {
 			t.Fatalf("undo: %+v, want the server's confirmation", u)
 		}
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = 'disabled'`, x); n != 1 {
+		if n := h.Server(t).CountLabel(x, "disabled"); n != 1 {
 			t.Fatal("the server did not put the label back to disabled")
 		}
 		if u.Status != app.StatusDisabled {
@@ -63,7 +63,7 @@ func TestUndoLeavesDisabledAtEveryDesk(t *testing.T) {
 		}
 		a.Svc.Remote = remoteA
 		a.Sync(t)
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM events WHERE code = ? AND kind = 'redeem'`, x); n != 1 {
+		if n := len(h.Server(t).Events(serverdbtest.Where{Code: x, Kind: "redeem"})); n != 1 {
 			t.Fatalf("%d redemptions of the disabled label at the server, want B's one", n)
 		}
 		// The desks' own day, and another label, are untouched.
@@ -178,7 +178,7 @@ func TestFlagMigrationKeepsDayFigures(t *testing.T) {
 		}
 		// The undo reads the back-filled flag: the label goes back to disabled.
 		send(tok, central.Event{EventID: "undo-event", Kind: "undo", Code: h.Codes[2], Operator: "li", At: now, Reason: "wrong parcel", Undoes: "while-disabled-event"}, "undone")
-		if n := centraltest.Count(t, upgraded, `SELECT count(*) FROM codes WHERE code = ? AND status = 'disabled'`, h.Codes[2]); n != 1 {
+		if n := serverdbtest.Of(t, upgraded).CountLabel(h.Codes[2], "disabled"); n != 1 {
 			t.Fatal("the undo of a redemption made while disabled left the label redeemable after the upgrade")
 		}
 	})

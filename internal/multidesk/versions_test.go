@@ -13,6 +13,7 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
 )
 
@@ -115,7 +116,7 @@ func TestNewerDeskOlderServer(t *testing.T) {
 				if status, _ := g.Server(t).StatusAndStation(codes[0]); status != "used" {
 					t.Fatalf("the older server has %s %s", codes[0], status)
 				}
-				if n := centraltest.Count(t, g.DB, `SELECT count(*) FROM events WHERE code = ?`, codes[0]); n != 1 {
+				if n := len(g.Server(t).Events(serverdbtest.Where{Code: codes[0]})); n != 1 {
 					t.Fatalf("the server has %d events of %s, want 1: the label's events after the undo must wait with it", n, codes[0])
 				}
 

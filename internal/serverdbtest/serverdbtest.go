@@ -106,6 +106,15 @@ func (s *Server) CountLabels(status string) int {
 	return s.Count(`SELECT count(*) FROM codes WHERE status = ?`, status)
 }
 
+// CountLabel is 1 if the server holds label code with the status, else 0.
+func (s *Server) CountLabel(code, status string) int {
+	s.tb.Helper()
+	if s.Status(code) == status {
+		return 1
+	}
+	return 0
+}
+
 // Event is one event as the server recorded it.
 type Event struct {
 	EventID   string
@@ -170,6 +179,13 @@ func (s *Server) Conflicts() map[string]int {
 		return err
 	})
 	return out
+}
+
+// ConflictsBetween is how many conflicts the server recorded between
+// labels x and y (a label and its replacement), either way round.
+func (s *Server) ConflictsBetween(x, y string) int {
+	s.tb.Helper()
+	return s.Count(`SELECT count(*) FROM conflicts WHERE (code = ? AND second_code = ?) OR (code = ? AND second_code = ?)`, x, y, y, x)
 }
 
 // CountConflicts is how many conflicts the server recorded.
