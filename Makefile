@@ -155,7 +155,7 @@ bench: deps
 clean:
 	rm -rf bin dist
 
-# Installable packages (README "Install from packages", docs/deploy.md):
+# Installable packages (docs/operator.md "Install from packages", docs/deploy.md):
 # dist/qrdesk_VERSION_ARCH.deb (the desk app) and
 # dist/qrdesk-server_VERSION_ARCH.deb (the server, a hardened systemd
 # service), built by nfpm. nfpm is pinned and go-installed into bin/tools
@@ -200,8 +200,8 @@ package-server: $(NFPM)
 # commands), qrdeskw.exe (the same as a window program, for the Start-menu
 # entries), qrdesk-server.exe, each with the icon and version information,
 # and dist/qrdesk-VERSION-x64.msi (wixl). The window needs cgo through
-# mingw-w64 (scripts/windows-build.sh): about 2 minutes cold. README
-# "Windows", docs/windows.md.
+# mingw-w64 (scripts/windows-build.sh): about 2 minutes cold.
+# docs/operator.md "Windows desks", docs/windows.md.
 # WIN_VERSION is the MSI's ProductVersion (A.B.C within Windows Installer's
 # limits, increasing with the commit's time: scripts/version.sh); the
 # programs print VERSION, as the .deb's do.

@@ -69,6 +69,11 @@ func (d *DB) IssueBatch(ctx context.Context, spec app.BatchSpec, makeCode func(s
 	if b.ID, err = res.LastInsertId(); err != nil {
 		return app.Batch{}, nil, d.wrap(err, "cannot issue codes")
 	}
+	if spec.Order != nil {
+		if err := recordOrder(ctx, tx, *spec.Order, b.ID, spec.CreatedAt); err != nil { // orders.go
+			return app.Batch{}, nil, err
+		}
+	}
 	// Codes go in issueRows to a statement: the columns every code of the
 	// batch shares are bound once per statement (?1–?8), only the code,
 	// random part, serial and key id per row; SQLite's per-statement work
