@@ -37,6 +37,13 @@ type DeskReport struct {
 	// as the desk counts its figures, wherever the server is. A server
 	// from before the field refuses it, as OldestWaitingSeconds.
 	UTCOffset *int `json:"utc_offset,omitempty"`
+	// DayFrom and DayTo bound the desk's day Date on its clock (Unix
+	// seconds, [from, to)): the dashboard counts the desk's row of that
+	// date over them, exactly, whatever the offset on other days (a day
+	// the clocks change has 23 or 25 hours). Refused by older servers as
+	// UTCOffset.
+	DayFrom int64 `json:"day_from,omitempty"`
+	DayTo   int64 `json:"day_to,omitempty"`
 }
 
 // DeskRefusals counts the refusals a desk decided without the server, by
@@ -86,21 +93,21 @@ func (s *Service) report(ctx context.Context, ring string, st SyncStatus) {
 	if err == nil {
 		s.mu.Lock()
 		if s.reportNoOldest {
-			r.OldestWaitingSeconds, r.UTCOffset = 0, nil
+			r.withoutNewerFields()
 		}
 		s.mu.Unlock()
 		if s.reportUnchanged(r) {
 			return
 		}
 		err = s.Remote.Report(ctx, ring, r)
-		if errors.As(err, &sr) && sr.Status == 400 && (r.OldestWaitingSeconds != 0 || r.UTCOffset != nil) {
+		if errors.As(err, &sr) && sr.Status == 400 && r.hasNewerFields() {
 			// A server from before oldest_waiting_seconds or utc_offset
 			// refuses a report with a field it does not know: the
 			// figures go without them, now and from now on.
 			s.mu.Lock()
 			s.reportNoOldest = true
 			s.mu.Unlock()
-			r.OldestWaitingSeconds, r.UTCOffset = 0, nil
+			r.withoutNewerFields()
 			err = s.Remote.Report(ctx, ring, r)
 		}
 	}
@@ -158,7 +165,8 @@ func (s *Service) DeskReport(ctx context.Context, st SyncStatus) (DeskReport, er
 	now := s.ClockNow(ctx) // its day and time on the server's clock when the desk can tell
 	day := Day(now)
 	_, offset := now.Zone()
-	r := DeskReport{Date: FormatDate(day), EventsWaiting: st.Waiting, NotUnderstood: st.NotUnderstood, At: now.Unix(), UTCOffset: &offset}
+	r := DeskReport{Date: FormatDate(day), EventsWaiting: st.Waiting, NotUnderstood: st.NotUnderstood, At: now.Unix(), UTCOffset: &offset,
+		DayFrom: day.Unix(), DayTo: day.AddDate(0, 0, 1).Unix()}
 	if st.Waiting > 0 && st.OldestWaitingAt > 0 {
 		r.OldestWaitingSeconds = max(r.At-st.OldestWaitingAt, 1)
 	}
@@ -215,6 +223,17 @@ func (s *Service) printedChanged() {
 	s.mu.Lock()
 	s.printGen++
 	s.mu.Unlock()
+}
+
+// hasNewerFields: the report carries fields a server from before them
+// refuses (oldest_waiting_seconds, utc_offset, day_from, day_to).
+func (r DeskReport) hasNewerFields() bool {
+	return r.OldestWaitingSeconds != 0 || r.UTCOffset != nil || r.DayFrom != 0 || r.DayTo != 0
+}
+
+// withoutNewerFields leaves them out, for such a server.
+func (r *DeskReport) withoutNewerFields() {
+	r.OldestWaitingSeconds, r.UTCOffset, r.DayFrom, r.DayTo = 0, nil, 0, 0
 }
 
 // sameOffset: two reports name the same time zone offset (or none).

@@ -8,11 +8,12 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"qrdesk/protocol"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"qrdesk/protocol"
 )
 
 // MaxBatch is the largest batch one issue may create.
@@ -367,7 +368,7 @@ func (s *Service) redeemOnline(ctx context.Context, c Code, a Attempt) (Verdict,
 		return Verdict{}, false, ErrTransient
 	}
 	rctx, cancel := context.WithTimeout(s.probeClock(ctx), s.OnlineTimeout)
-	r, err := s.Remote.Redeem(rctx, s.Keys.RingID(), RemoteEvent{EventID: a.TraceID, Kind: protocol.KindRedeem, Code: c.String(), Operator: a.Operator, At: a.At})
+	r, err := s.Remote.Redeem(rctx, s.Keys.RingID(), protocol.Event{EventID: a.TraceID, Kind: protocol.KindRedeem, Code: c.String(), Operator: a.Operator, At: a.At})
 	cancel()
 	var refusal *ServerRefusal
 	switch {
@@ -383,7 +384,7 @@ func (s *Service) redeemOnline(ctx context.Context, c Code, a Attempt) (Verdict,
 		return Verdict{}, false, err // no answer: the caller decides here
 	}
 	s.setRefusal(nil)
-	if r.Outcome == string(OutcomeUnknown) {
+	if r.Outcome == protocol.OutcomeUnknown {
 		return Verdict{}, false, nil // the server has not got this batch yet
 	}
 	a.ByServer = true

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"qrdesk/central"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 )
 
 // Desk clocks the server does not take at their word: implausible offline
@@ -25,13 +25,13 @@ func TestOfflineTimeSanity(t *testing.T) {
 		a, b := h.Station(t, "Desk 1", "A"), h.Station(t, "Desk 2", "B")
 		h.Upload(t, a)
 		now := h.Now.Unix()
-		var r central.Result
-		h.Call(t, "POST", "/v1/redeem", a, h.Ring, central.Event{EventID: "sane-online-1", Code: h.Codes[0], Operator: "li", At: now}, &r)
+		var r protocol.Result
+		h.Call(t, "POST", "/v1/redeem", a, h.Ring, protocol.Event{EventID: "sane-online-1", Code: h.Codes[0], Operator: "li", At: now}, &r)
 		for i, at := range []int64{5, math.MaxInt64, 1000} {
 			code := h.Codes[min(i, 1)]
-			var out struct{ Results []central.Result }
-			ev := central.Event{EventID: "sane-offline-" + string(rune('a'+i)) + "xxxxx", Kind: "redeem", Code: code, Operator: "wang", At: at, Offline: true}
-			if st := h.Call(t, "POST", "/v1/events", b, h.Ring, map[string]any{"events": []central.Event{ev}}, &out); st != 200 {
+			var out struct{ Results []protocol.Result }
+			ev := protocol.Event{EventID: "sane-offline-" + string(rune('a'+i)) + "xxxxx", Kind: "redeem", Code: code, Operator: "wang", At: at, Offline: true}
+			if st := h.Call(t, "POST", "/v1/events", b, h.Ring, map[string]any{"events": []protocol.Event{ev}}, &out); st != 200 {
 				t.Fatalf("at %d: status %d", at, st)
 			}
 		}
@@ -72,10 +72,10 @@ func TestClockAt1970(t *testing.T) {
 		a, b := h.Station(t, "Desk 1", "A"), h.Station(t, "Desk 2", "B")
 		var res struct{ Added int }
 		h.Call(t, "POST", "/v1/batches", a, h.Ring, map[string]any{"codes": []map[string]any{{"code": h.Codes[0], "expire_at": 0, "created_at": 1000}}}, &res)
-		var r central.Result
-		h.Call(t, "POST", "/v1/redeem", b, h.Ring, central.Event{EventID: "online-desk2-1", Code: h.Codes[0], Operator: "wang", At: h.Now.Unix()}, &r)
-		var out struct{ Results []central.Result }
-		h.Call(t, "POST", "/v1/events", a, h.Ring, map[string]any{"events": []central.Event{{EventID: "offline-1970-1", Kind: "redeem", Code: h.Codes[0], Operator: "li", At: 2000, Offline: true}}}, &out)
+		var r protocol.Result
+		h.Call(t, "POST", "/v1/redeem", b, h.Ring, protocol.Event{EventID: "online-desk2-1", Code: h.Codes[0], Operator: "wang", At: h.Now.Unix()}, &r)
+		var out struct{ Results []protocol.Result }
+		h.Call(t, "POST", "/v1/events", a, h.Ring, map[string]any{"events": []protocol.Event{{EventID: "offline-1970-1", Kind: "redeem", Code: h.Codes[0], Operator: "li", At: 2000, Offline: true}}}, &out)
 		if len(out.Results) != 1 || out.Results[0].Outcome != "conflict" || out.Results[0].UsedStation != "Desk 2" {
 			t.Fatalf("offline at 1970: %+v, want a conflict with Desk 2 of record", out.Results)
 		}

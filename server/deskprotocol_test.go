@@ -10,7 +10,6 @@ import (
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
-	"qrdesk/server"
 )
 
 // callAs sends one desk request naming protocol version (nothing when
@@ -24,7 +23,7 @@ func callAs(t *testing.T, h *centraltest.Harness, method, path, token, version, 
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	req.Header.Set(server.RingHeader, h.Ring)
+	req.Header.Set(protocol.RingHeader, h.Ring)
 	if version != "" {
 		req.Header.Set(protocol.Header, version)
 	}

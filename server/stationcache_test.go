@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"testing"
 
-	"qrdesk/central"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 	"qrdesk/server"
 )
 
@@ -24,7 +24,7 @@ func TestRevocationBeatsTheTokenCache(t *testing.T) {
 		h.Upload(t, token)
 		redeem := func(token string, i int) (int, map[string]any) {
 			var out map[string]any
-			st := h.Call(t, "POST", "/v1/redeem", token, h.Ring, central.Event{EventID: fmt.Sprintf("cache-%04d", i), Code: h.Codes[i], Operator: "op", At: 1}, &out)
+			st := h.Call(t, "POST", "/v1/redeem", token, h.Ring, protocol.Event{EventID: fmt.Sprintf("cache-%04d", i), Code: h.Codes[i], Operator: "op", At: 1}, &out)
 			return st, out
 		}
 		unused := func(i int) {

@@ -9,7 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"qrdesk/app"
 	"qrdesk/central"
+	"qrdesk/protocol"
 )
 
 // The dashboard's reads: a day across desks, the desks' state, conflicts
@@ -31,23 +33,40 @@ func (c *DB) DayActivity(ctx context.Context, from, to int64) (central.DayActivi
 // nil: every site). A desk's figures are its site's: the site it is in
 // now (a desk moved to another site takes its past days along).
 //
-// A desk in another time zone than the server's (its reports' utc_offset)
-// is counted over its own day of the same date, as the desk counts its
-// figures: [from, to) is a day of the server's zone, shifted for each zone
-// the desks report.
+// A desk in another time zone than the server's is counted over its own
+// day of the same date, as the desk counts its figures: the bounds its
+// report of that date gave (day_from, day_to: exact, a day the clocks
+// change included), else [from, to) shifted by the zone offset it last
+// reported, else [from, to), a day of the server's zone.
 func (c *DB) SiteDayActivity(ctx context.Context, from, to int64, sites []int64) (central.DayActivity, error) {
 	siteOf, err := c.stationSites(ctx)
 	if err != nil {
 		return central.DayActivity{}, err
 	}
-	inSites := func(name string) bool {
-		return sites == nil || slices.Contains(sites, siteOf[name].ID)
+	reported, err := c.reportedDays(ctx, time.Unix(from, 0).Format(app.DateLayout))
+	if err != nil {
+		return central.DayActivity{}, err
+	}
+	boundsOf := func(name string) [2]int64 {
+		if b, ok := reported[name]; ok {
+			return b
+		}
+		shift := zoneShift(from, siteOf[name])
+		return [2]int64{from + shift, to + shift}
+	}
+	groups := [][2]int64{{from, to}}
+	for name := range siteOf {
+		if b := boundsOf(name); !slices.Contains(groups, b) {
+			groups = append(groups, b)
+		}
 	}
 	day := central.DayActivity{Quarters: map[int64]int{}}
 	desks := map[string]*central.DeskDay{}
-	for _, shift := range zoneShifts(from, siteOf) {
-		keep := func(name string) bool { return inSites(name) && zoneShift(from, siteOf[name]) == shift }
-		if err := c.dayActivity(ctx, from+shift, to+shift, keep, siteOf, desks, &day); err != nil {
+	for _, g := range groups {
+		keep := func(name string) bool {
+			return (sites == nil || slices.Contains(sites, siteOf[name].ID)) && boundsOf(name) == g
+		}
+		if err := c.dayActivity(ctx, g[0], g[1], keep, siteOf, desks, &day); err != nil {
 			return central.DayActivity{}, err
 		}
 	}
@@ -58,9 +77,29 @@ func (c *DB) SiteDayActivity(ctx context.Context, from, to int64, sites []int64)
 	return day, nil
 }
 
+// reportedDays are the bounds of date on each desk's clock, as its report
+// of that date gave them, by station name.
+func (c *DB) reportedDays(ctx context.Context, date string) (map[string][2]int64, error) {
+	rows, err := c.e.query(ctx, `SELECT station, day_from, day_to FROM desk_status WHERE date = ? AND day_from <> 0 AND day_to > day_from`, date)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string][2]int64{}
+	for rows.Next() {
+		var name string
+		var b [2]int64
+		if err := rows.Scan(&name, &b[0], &b[1]); err != nil {
+			return nil, err
+		}
+		out[name] = b
+	}
+	return out, rows.Err()
+}
+
 // zoneShift is how far the desk's day of the date that begins at from (a
-// midnight of the server's zone) begins from it: 0 for a desk in the
-// server's zone or one that never told its zone.
+// midnight of the server's zone) begins from it, by the zone offset it
+// last reported: 0 for a desk in the server's zone or one that never told.
 func zoneShift(from int64, st stationPlace) int64 {
 	if st.UTCOffset == nil {
 		return 0
@@ -69,23 +108,12 @@ func zoneShift(from int64, st stationPlace) int64 {
 	return int64(server - *st.UTCOffset)
 }
 
-// zoneShifts are the shifts of the desks' zones, each once (0 first).
-func zoneShifts(from int64, siteOf map[string]stationPlace) []int64 {
-	out := []int64{0}
-	for _, st := range siteOf {
-		if s := zoneShift(from, st); !slices.Contains(out, s) {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 // dayActivity adds to desks and day the figures of [from, to) of the desks
 // keep takes.
 func (c *DB) dayActivity(ctx context.Context, from, to int64, keep func(string) bool, siteOf map[string]stationPlace, desks map[string]*central.DeskDay, day *central.DayActivity) error {
 	desk := func(name string) *central.DeskDay {
 		if desks[name] == nil {
-			desks[name] = &central.DeskDay{Station: name, Site: siteOf[name].Name, Refused: map[string]int{}}
+			desks[name] = &central.DeskDay{Station: name, Site: siteOf[name].Name, Refused: map[protocol.Outcome]int{}}
 		}
 		return desks[name]
 	}
@@ -121,7 +149,8 @@ func (c *DB) dayActivity(ctx context.Context, from, to int64, keep func(string) 
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var name, outcome string
+		var name string
+		var outcome protocol.Outcome
 		var q int64
 		var n int
 		if err := rows.Scan(&name, &outcome, &q, &n); err != nil {
@@ -132,10 +161,10 @@ func (c *DB) dayActivity(ctx context.Context, from, to int64, keep func(string) 
 		}
 		d := desk(name)
 		switch outcome {
-		case central.OutcomeRedeemed:
+		case protocol.OutcomeRedeemed:
 			d.Redeemed += n
 			day.Quarters[q] += n
-		case central.OutcomeConflict:
+		case protocol.OutcomeConflict:
 			d.Conflicts += n
 		default:
 			d.Refused[outcome] += n

@@ -14,6 +14,7 @@ import (
 
 	"qrdesk/app"
 	centralpkg "qrdesk/central"
+	"qrdesk/deskclient"
 	"qrdesk/internal/serverdbtest"
 	"qrdesk/server"
 	"qrdesk/serverdb"
@@ -60,7 +61,7 @@ func TestSyncBanner(t *testing.T) {
 	central.AddStation(context.Background(), centralpkg.Station{Name: "Station A", Letter: "A", CreatedAt: 1}, server.HashToken("qrd_ui_test"))
 	srv := httptest.NewServer((&server.API{Store: central, Log: slog.New(slog.DiscardHandler), Now: h.clock.Now}).Handler())
 	defer srv.Close()
-	h.svc.Remote = server.NewClient(srv.URL, "qrd_ui_test")
+	h.svc.Remote = deskclient.New(srv.URL, "qrd_ui_test")
 	h.issue(t, 3)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -18,7 +18,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"qrdesk/app"
-	"qrdesk/central"
+	"qrdesk/protocol"
 )
 
 // warehouseDay is a morning at three desks, made through the API as the
@@ -54,8 +54,8 @@ func newWarehouseDay(t *testing.T, s *site) *warehouseDay {
 		}
 	}
 	torn := w.label()
-	var res struct{ Results []central.Result }
-	s.call(t, "POST", "/v1/events", w.desk1, map[string]any{"events": []central.Event{{EventID: "disable-torn", Kind: "disable", Code: torn, Operator: "li", At: s.clock.Now().Unix(), Reason: "torn"}}}, &res)
+	var res struct{ Results []protocol.Result }
+	s.call(t, "POST", "/v1/events", w.desk1, map[string]any{"events": []protocol.Event{{EventID: "disable-torn", Kind: "disable", Code: torn, Operator: "li", At: s.clock.Now().Unix(), Reason: "torn"}}}, &res)
 	if o := s.redeem(t, w.desk2, "torn-at-desk2", torn, 0); o != "disabled" {
 		t.Fatalf("a disabled label: %s", o)
 	}

@@ -144,18 +144,18 @@ func (s *site) upload(t testing.TB, token string, codes []string) {
 }
 
 // redeem is a desk's redemption through the API; it returns the outcome.
-func (s *site) redeem(t testing.TB, token, eventID, code string, offlineAt int64) string {
+func (s *site) redeem(t testing.TB, token, eventID, code string, offlineAt int64) protocol.Outcome {
 	t.Helper()
-	ev := central.Event{EventID: eventID, Kind: "redeem", Code: code, Operator: operators[token], At: s.clock.Now().Unix()}
+	ev := protocol.Event{EventID: eventID, Kind: "redeem", Code: code, Operator: operators[token], At: s.clock.Now().Unix()}
 	if offlineAt != 0 {
 		ev.At, ev.Offline = offlineAt, true
-		var res struct{ Results []central.Result }
-		if st := s.call(t, "POST", "/v1/events", token, map[string]any{"events": []central.Event{ev}}, &res); st != 200 || len(res.Results) != 1 {
+		var res struct{ Results []protocol.Result }
+		if st := s.call(t, "POST", "/v1/events", token, map[string]any{"events": []protocol.Event{ev}}, &res); st != 200 || len(res.Results) != 1 {
 			t.Fatalf("offline redemption: status %d %+v", st, res)
 		}
 		return res.Results[0].Outcome
 	}
-	var r central.Result
+	var r protocol.Result
 	if st := s.call(t, "POST", "/v1/redeem", token, ev, &r); st != 200 {
 		t.Fatalf("redeem: status %d %+v", st, r)
 	}
@@ -175,7 +175,7 @@ func (s *site) call(t testing.TB, method, path, token string, body any, out any)
 	}
 	req, _ := http.NewRequest(method, s.url+path, rd)
 	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set(server.RingHeader, s.ring)
+	req.Header.Set(protocol.RingHeader, s.ring)
 	req.Header.Set(protocol.Header, strconv.Itoa(protocol.Version))
 	resp, err := s.client().Do(req)
 	if err != nil {

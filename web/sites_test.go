@@ -17,6 +17,7 @@ import (
 	"qrdesk/central"
 	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 )
 
 // chain is a deployment of two sites: North (the upgraded 'main', Desk 1
@@ -57,7 +58,7 @@ func newChain(t *testing.T, path string) *chain {
 	for _, r := range []struct {
 		token, id, code string
 		offline         int64
-		want            string
+		want            protocol.Outcome
 	}{
 		{d1, "n0-desk1", c.north[0], 0, "redeemed"},
 		{d2, "n0-desk2", c.north[0], 0, "already_used"},

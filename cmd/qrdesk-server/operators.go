@@ -78,7 +78,7 @@ func operators(ctx context.Context, st *serverdb.DB, now func() time.Time, args 
 	if supervisor && args[0] != "add" {
 		return usageErr("--supervisor goes with 'operators add'")
 	}
-	ch := central.StaffChange{Action: args[0], Name: args[1], Supervisor: supervisor}
+	ch := protocol.StaffChange{Action: args[0], Name: args[1], Supervisor: supervisor}
 	switch ch.Action {
 	case protocol.StaffAdd, protocol.StaffSetPIN:
 		if err := app.CheckOperatorName(ch.Name); err != nil {
@@ -115,7 +115,7 @@ func operators(ctx context.Context, st *serverdb.DB, now func() time.Time, args 
 	return nil
 }
 
-func role(m central.StaffMember) string {
+func role(m protocol.StaffMember) string {
 	if m.Supervisor {
 		return "supervisor"
 	}

@@ -11,6 +11,7 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/central"
+	"qrdesk/protocol"
 	"qrdesk/serverdb"
 )
 
@@ -39,7 +40,7 @@ type reportStore interface {
 // reportedConflict is a conflict as the report prints it: the protocol's
 // fields and the site of its label.
 type reportedConflict struct {
-	central.Conflict
+	protocol.Conflict
 	Site string `json:"site"`
 }
 

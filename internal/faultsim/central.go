@@ -24,6 +24,8 @@ import (
 
 	"qrdesk/app"
 	qcentral "qrdesk/central"
+	"qrdesk/deskclient"
+	"qrdesk/protocol"
 	"qrdesk/server"
 	"qrdesk/serverdb"
 )
@@ -370,7 +372,7 @@ func (c *central) revokeLocked(ctx context.Context, name string) error {
 }
 
 // newRemote is a desk's connection to the server, through its proxy.
-func newRemote(proxyURL, token string) app.Remote { return server.NewClient(proxyURL, token) }
+func newRemote(proxyURL, token string) app.Remote { return deskclient.New(proxyURL, token) }
 
 // Server-side facts the checker reads.
 type (
@@ -379,10 +381,12 @@ type (
 		ExpireAt, UsedAt                     int64
 	}
 	serverEvent struct {
-		EventID, Station, Kind, Code, Outcome, Detail, Undoes string
-		At, ReceivedAt                                        int64
-		Offline                                               bool
-		Flags                                                 qcentral.Flags
+		EventID, Station, Code, Detail, Undoes string
+		Kind                                   protocol.Kind
+		Outcome                                protocol.Outcome
+		At, ReceivedAt                         int64
+		Offline                                bool
+		Flags                                  qcentral.Flags
 	}
 	serverConflict struct {
 		Code, FirstEvent, FirstStation, SecondEvent, SecondStation string
@@ -520,7 +524,7 @@ func (c *central) names(ctx context.Context, query string) (map[string]string, e
 func (c *central) staff(ctx context.Context, action, name string) error {
 	c.adminMu.Lock()
 	defer c.adminMu.Unlock()
-	ch := qcentral.StaffChange{Action: action, Name: name}
+	ch := protocol.StaffChange{Action: action, Name: name}
 	if action == "add" {
 		var err error
 		if ch.PINHash, err = app.HashPIN("4711"); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"qrdesk/app"
 	qcentral "qrdesk/central"
+	"qrdesk/protocol"
 )
 
 // The invariants of the topology (issue 33), each checked only when its
@@ -186,7 +187,7 @@ func (c *checker) conflictSites() {
 // took) is of the closing desk's site and of the server's day.
 func (c *checker) closeScope() {
 	for _, e := range c.server.Events {
-		if e.Kind != qcentral.KindExpire || e.Outcome != qcentral.OutcomeExpired {
+		if e.Kind != protocol.KindExpire || e.Outcome != protocol.OutcomeExpired {
 			continue
 		}
 		d, ok := c.stations[e.Station]
@@ -303,7 +304,7 @@ func (c *checker) staffFlagged() {
 			continue
 		}
 		e, ok := c.events[v.TraceID]
-		if !ok || (e.Outcome != "redeemed" && e.Outcome != "conflict") {
+		if !ok || (e.Outcome != protocol.OutcomeRedeemed && e.Outcome != protocol.OutcomeConflict) {
 			continue
 		}
 		if e.Flags&^knownFlags == 0 {

@@ -7,10 +7,10 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
-	"qrdesk/server"
 )
 
 // TestClockFieldsOnlyToANewerServer: a desk that measured its clock sends
@@ -25,7 +25,7 @@ func TestClockFieldsOnlyToANewerServer(t *testing.T) {
 		srv := httptest.NewServer(old)
 		t.Cleanup(srv.Close)
 		a := h.Desk(t, "Desk A", "A", "")
-		a.Svc.Remote = server.NewClient(srv.URL, h.Station(t, "Desk A", "A"))
+		a.Svc.Remote = deskclient.New(srv.URL, h.Station(t, "Desk A", "A"))
 		off := -10 * time.Minute
 		a.Skew(h, &off)
 		codes := a.Issue(t, 2)

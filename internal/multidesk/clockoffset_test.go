@@ -164,12 +164,12 @@ func TestServerCorrectsOfflineTime(t *testing.T) {
 			{"code": h.Codes[1], "expire_at": expiry, "created_at": expiry - 3600}}}, &res)
 		slow := (30 * time.Minute).Milliseconds()
 		at := expiry - 10*60
-		for i, ev := range []central.Event{
+		for i, ev := range []protocol.Event{
 			{EventID: "corrected-offline-1", Kind: "redeem", Code: h.Codes[0], Operator: "wang", At: at, Offline: true, ClockOffsetMS: &slow, ClockAge: 600},
 			{EventID: "older-desk-offline-1", Kind: "redeem", Code: h.Codes[1], Operator: "wang", At: at, Offline: true},
 		} {
-			var out struct{ Results []central.Result }
-			if st := h.Call(t, "POST", "/v1/events", b, h.Ring, map[string]any{"events": []central.Event{ev}}, &out); st != 200 || len(out.Results) != 1 {
+			var out struct{ Results []protocol.Result }
+			if st := h.Call(t, "POST", "/v1/events", b, h.Ring, map[string]any{"events": []protocol.Event{ev}}, &out); st != 200 || len(out.Results) != 1 {
 				t.Fatalf("event %d: status %d %+v", i, st, out)
 			}
 		}

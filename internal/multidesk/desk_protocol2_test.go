@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
-	"qrdesk/server"
 )
 
 // protocol2Desk plays, on the desk's side of the wire, a desk of
@@ -61,7 +61,7 @@ func TestOlderDeskNewerServer(t *testing.T) {
 		h := centraltest.New(t, dbPath, 0)
 		old := h.Desk(t, "Desk A", "A", "")
 		wire := &protocol2Desk{next: http.DefaultTransport}
-		client := server.NewClient(h.URL, h.Station(t, "Desk A", "A"))
+		client := deskclient.New(h.URL, h.Station(t, "Desk A", "A"))
 		client.HTTP = &http.Client{Transport: wire, Timeout: 30 * time.Second}
 		old.Svc.Remote = client
 		off := -10 * time.Minute

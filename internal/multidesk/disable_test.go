@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	"qrdesk/app"
+	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
-	"qrdesk/server"
 )
 
 // Disabling and enabling labels across desks. Each runs on both engines
@@ -58,11 +58,11 @@ func TestDeskRefusesWhatItDisabled(t *testing.T) {
 			t.Fatalf("the desk that disabled the label: %+v", v)
 		}
 		token := "qrd_test_Desk_A"
-		a.Svc.Remote = server.NewClient("http://127.0.0.1:1", token)
+		a.Svc.Remote = deskclient.New("http://127.0.0.1:1", token)
 		if v := a.Redeem(t, codes[1], "li"); v.Outcome != app.OutcomeRedeemed {
 			t.Fatalf("offline: %+v", v)
 		}
-		a.Svc.Remote = server.NewClient(h.URL, token)
+		a.Svc.Remote = deskclient.New(h.URL, token)
 		if v := a.Redeem(t, codes[1], "li"); v.Outcome != app.OutcomeAlreadyUsed {
 			t.Fatalf("online again, before its offline event is uploaded: %+v", v)
 		}

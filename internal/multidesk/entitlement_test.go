@@ -11,9 +11,9 @@ import (
 	"testing"
 
 	"qrdesk/app"
-	"qrdesk/central"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 )
 
 // A replacement links two labels into one entitlement (issue 17, item 1):
@@ -23,7 +23,7 @@ import (
 
 // named returns the codes a conflict names (its label, and the other
 // label of the entitlement when it has one), sorted.
-func named(k app.Conflict) string {
+func named(k protocol.Conflict) string {
 	var w struct {
 		Code       string `json:"code"`
 		SecondCode string `json:"second_code"`
@@ -236,10 +236,10 @@ func TestEntitlementRaceIsNeverSilent(t *testing.T) {
 		for i := range ys {
 			wg.Go(func() {
 				<-start
-				var r central.Result
-				ev := central.Event{EventID: fmt.Sprintf("race-y-%03d", i), Code: ys[i], Operator: "li", At: h.Now.Unix()}
+				var r protocol.Result
+				ev := protocol.Event{EventID: fmt.Sprintf("race-y-%03d", i), Code: ys[i], Operator: "li", At: h.Now.Unix()}
 				h.Call(t, "POST", "/v1/redeem", tok, h.Ring, ev, &r)
-				green[i] = r.Outcome == central.OutcomeRedeemed
+				green[i] = r.Outcome == protocol.OutcomeRedeemed
 			})
 		}
 		wg.Go(func() {
@@ -274,10 +274,10 @@ func TestEnableReplacedLabelIsRefused(t *testing.T) {
 			t.Fatalf("desk A enabling X: %v, want refused naming %s", err, y)
 		}
 		a.Sync(t)
-		var res struct{ Results []central.Result }
-		ev := central.Event{EventID: "enable-replaced-x", Kind: central.KindEnable, Code: x, Operator: "li", At: h.Now.Unix()}
-		h.Call(t, "POST", "/v1/events", "qrd_test_Desk_B", h.Ring, map[string]any{"events": []central.Event{ev}}, &res)
-		if len(res.Results) != 1 || res.Results[0].Outcome != central.OutcomeRejected || !strings.Contains(res.Results[0].Reason, y) {
+		var res struct{ Results []protocol.Result }
+		ev := protocol.Event{EventID: "enable-replaced-x", Kind: protocol.KindEnable, Code: x, Operator: "li", At: h.Now.Unix()}
+		h.Call(t, "POST", "/v1/events", "qrd_test_Desk_B", h.Ring, map[string]any{"events": []protocol.Event{ev}}, &res)
+		if len(res.Results) != 1 || res.Results[0].Outcome != protocol.OutcomeRejected || !strings.Contains(res.Results[0].Reason, y) {
 			t.Fatalf("server, enable of X: %+v, want rejected naming %s", res.Results, y)
 		}
 		if n := h.Server(t).CountLabel(x, "disabled"); n != 1 {

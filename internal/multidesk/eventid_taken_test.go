@@ -13,16 +13,16 @@ import (
 	"testing"
 
 	"qrdesk/app"
-	"qrdesk/central"
+	"qrdesk/deskclient"
 	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
-	"qrdesk/server"
+	"qrdesk/protocol"
 	"qrdesk/store"
 )
 
 // serverEventID is the id of station's event of kind on code at the server
 // (the feed shows it to every desk of the site).
-func serverEventID(t *testing.T, g *restorable, station, kind, code string) string {
+func serverEventID(t *testing.T, g *restorable, station string, kind protocol.Kind, code string) string {
 	t.Helper()
 	events := g.Server(t).Events(serverdbtest.Where{Station: station, Kind: kind, Code: code})
 	if len(events) == 0 {
@@ -51,9 +51,9 @@ func squatScene(t *testing.T, dbPath func(t testing.TB) string, n int, letters .
 func squat(t *testing.T, g *restorable, token, id, code string) {
 	t.Helper()
 	var res struct {
-		Results []central.Result `json:"results"`
+		Results []protocol.Result `json:"results"`
 	}
-	st := g.Call(t, "POST", "/v1/events", token, g.Ring, map[string]any{"events": []central.Event{{EventID: id, Kind: central.KindRedeem, Code: code, Operator: "wang", At: g.Now.Unix(), Offline: true}}}, &res)
+	st := g.Call(t, "POST", "/v1/events", token, g.Ring, map[string]any{"events": []protocol.Event{{EventID: id, Kind: protocol.KindRedeem, Code: code, Operator: "wang", At: g.Now.Unix(), Offline: true}}}, &res)
 	if st != 200 {
 		t.Fatalf("the squatting event under %s: %d %+v", id, st, res.Results)
 	}
@@ -75,7 +75,7 @@ func TestTakenEventIDRenumbersOnlyTheDesksOwnEvent(t *testing.T) {
 			t.Fatalf("desk A online: %+v", v)
 		}
 		hostileSyncAll(t, 1, a, b)
-		id := serverEventID(t, g, "Desk A", central.KindRedeem, x)
+		id := serverEventID(t, g, "Desk A", protocol.KindRedeem, x)
 		g.restore(backup)
 		squat(t, g, m, id, y)
 		hostileSyncAll(t, 3, a, b)
@@ -117,7 +117,7 @@ func TestRestoredServerKeepsARenumberedRedemptionsFirstID(t *testing.T) {
 		}
 		hostileSyncAll(t, 1, a, b, c)
 		backup1 := g.backup()
-		id := serverEventID(t, g, "Desk A", central.KindRedeem, x)
+		id := serverEventID(t, g, "Desk A", protocol.KindRedeem, x)
 		g.restore(backup0)
 		squat(t, g, m, id, y)
 		a.Sync(t)
@@ -155,7 +155,7 @@ func TestTakenUndoIDGoesAgainUnderANewID(t *testing.T) {
 			t.Fatalf("undo: %+v", u)
 		}
 		hostileSyncAll(t, 1, a, b, c)
-		uid := serverEventID(t, g, "Desk A", central.KindUndo, x)
+		uid := serverEventID(t, g, "Desk A", protocol.KindUndo, x)
 		g.restore(backup)
 		squat(t, g, m, uid, y)
 		hostileSyncAll(t, 3, a, b, c)
@@ -187,7 +187,7 @@ func TestTakenReplaceIDGoesAgainUnderANewID(t *testing.T) {
 		x, y := codes[0], codes[1]
 		nx := a.Replace(t, x, "li")
 		hostileSyncAll(t, 1, a, b, c)
-		pid := serverEventID(t, g, "Desk A", central.KindReplace, x)
+		pid := serverEventID(t, g, "Desk A", protocol.KindReplace, x)
 		g.restore(backup)
 		squat(t, g, m, pid, y)
 		hostileSyncAll(t, 3, a, b, c)
@@ -343,7 +343,7 @@ func TestTwoDeskProcessesRenumberATakenIDAtOnce(t *testing.T) {
 				t.Fatalf("desk A online again: %+v", v)
 			}
 			hostileSyncAll(t, 1, a, b)
-			id := serverEventID(t, g, "Desk A", central.KindRedeem, x)
+			id := serverEventID(t, g, "Desk A", protocol.KindRedeem, x)
 			g.restore(backup)
 			squat(t, g, m, id, y)
 
@@ -354,7 +354,7 @@ func TestTwoDeskProcessesRenumberATakenIDAtOnce(t *testing.T) {
 			}
 			svc2 := app.NewService(db2, g.Keys, nil)
 			svc2.Now = a.Svc.Now
-			svc2.Remote = server.NewClient(g.URL, "qrd_test_Desk_A")
+			svc2.Remote = deskclient.New(g.URL, "qrd_test_Desk_A")
 			var wg sync.WaitGroup
 			errs := make([]error, 2)
 			for i, svc := range []*app.Service{a.Svc, svc2} {
@@ -389,7 +389,7 @@ type loseAfterTaken struct {
 	taken, lost bool
 }
 
-func (l *loseAfterTaken) Events(ctx context.Context, ring string, evs []app.RemoteEvent) ([]app.RemoteResult, error) {
+func (l *loseAfterTaken) Events(ctx context.Context, ring string, evs []protocol.Event) ([]protocol.Result, error) {
 	res, err := l.Remote.Events(ctx, ring, evs)
 	var sr *app.ServerRefusal
 	switch {
@@ -415,7 +415,7 @@ func TestRenumberedRedemptionSentAgainAfterItsAnswerIsLost(t *testing.T) {
 			t.Fatalf("desk A online: %+v", v)
 		}
 		hostileSyncAll(t, 1, a, c)
-		id := serverEventID(t, g, "Desk A", central.KindRedeem, x)
+		id := serverEventID(t, g, "Desk A", protocol.KindRedeem, x)
 		g.restore(backup)
 		squat(t, g, m, id, y)
 		lossy := &loseAfterTaken{Remote: a.Svc.Remote}
@@ -452,7 +452,7 @@ func TestTakenExpiryIDGoesAgainUnderANewID(t *testing.T) {
 		x, y := codes[0], codes[1]
 		a.CloseDay(t, true)
 		hostileSyncAll(t, 1, a, c)
-		id := serverEventID(t, g, "Desk A", central.KindExpire, x)
+		id := serverEventID(t, g, "Desk A", protocol.KindExpire, x)
 		if status, _ := g.Server(t).StatusAndStation(x); status != "expired" {
 			t.Fatalf("server: %s %s after the close of day", x, status)
 		}
@@ -484,7 +484,7 @@ func TestUndoOfARedemptionWhoseIDIsTaken(t *testing.T) {
 			t.Fatalf("desk A online: %+v", v)
 		}
 		hostileSyncAll(t, 1, a, c)
-		id := serverEventID(t, g, "Desk A", central.KindRedeem, x)
+		id := serverEventID(t, g, "Desk A", protocol.KindRedeem, x)
 		g.restore(backup)
 		squat(t, g, m, id, y)
 		u := a.Undo(t, x, "wrong parcel")

@@ -17,6 +17,7 @@ import (
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 )
 
 // failoverRun is the size of one failover test.
@@ -44,11 +45,11 @@ type scanRecord struct {
 type answerLog struct {
 	app.Remote
 	mu       sync.Mutex
-	asked    map[string]bool   // every event id sent to /v1/redeem
-	answered map[string]string // event id → the server's outcome
+	asked    map[string]bool             // every event id sent to /v1/redeem
+	answered map[string]protocol.Outcome // event id → the server's outcome
 }
 
-func (a *answerLog) Redeem(ctx context.Context, ring string, ev app.RemoteEvent) (app.RemoteResult, error) {
+func (a *answerLog) Redeem(ctx context.Context, ring string, ev protocol.Event) (protocol.Result, error) {
 	a.mu.Lock()
 	a.asked[ev.EventID] = true
 	a.mu.Unlock()
@@ -61,7 +62,7 @@ func (a *answerLog) Redeem(ctx context.Context, ring string, ev app.RemoteEvent)
 	return r, err
 }
 
-func (a *answerLog) answer(id string) (string, bool) {
+func (a *answerLog) answer(id string) (protocol.Outcome, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	o, ok := a.answered[id]
@@ -114,7 +115,7 @@ func TestFailoverWithoutLoss(t *testing.T) {
 	for i := range desks {
 		name, letter := fmt.Sprintf("Desk %c", 'A'+i), string(rune('A'+i))
 		desks[i] = h.Desk(t, name, letter, h.Station(t, name, letter))
-		logs[i] = &answerLog{Remote: desks[i].Svc.Remote, asked: map[string]bool{}, answered: map[string]string{}}
+		logs[i] = &answerLog{Remote: desks[i].Svc.Remote, asked: map[string]bool{}, answered: map[string]protocol.Outcome{}}
 		desks[i].Svc.Remote = logs[i]
 		// A 5xx or no answer: decide alone for a short while, then ask again
 		// (the window's background sync would also end it).
@@ -141,7 +142,7 @@ func TestFailoverWithoutLoss(t *testing.T) {
 		// "unknown" (batch not uploaded) is an answer the desk decides on
 		// alone; the labels are uploaded here, so it does not happen.
 		answer, ok := logs[i].answer(v.TraceID)
-		online := ok && answer != string(app.OutcomeUnknown)
+		online := ok && answer != protocol.OutcomeUnknown
 		mu.Lock()
 		records = append(records, scanRecord{desk: i, code: code, trace: v.TraceID, outcome: v.Outcome, online: online, start: start, end: time.Now()})
 		mu.Unlock()
@@ -377,7 +378,7 @@ func TestFailoverWithoutLoss(t *testing.T) {
 		rows.Close()
 		logs[i].mu.Lock()
 		for id, outcome := range logs[i].answered {
-			if outcome != string(app.OutcomeUnknown) {
+			if outcome != protocol.OutcomeUnknown {
 				sent[id] = true
 			}
 		}

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"qrdesk/app"
-	"qrdesk/central"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
@@ -150,12 +149,12 @@ func TestHostileRemovedSupervisorOfflineCloseExpires(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		ctx := context.Background()
 		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 3)
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffAdd, Name: "wang", Supervisor: true}, "1357")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffAdd, Name: "wang", Supervisor: true}, "1357")
 		a.Sync(t)
 		b.Sync(t)
 		b.Offline(func() {
 			h.Now = h.Now.Add(time.Minute)
-			changeStaff(t, h, central.StaffChange{Action: protocol.StaffRemove, Name: "wang"}, "")
+			changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffRemove, Name: "wang"}, "")
 			h.Now = h.Now.Add(10 * time.Minute)
 			if _, err := b.Svc.CloseDay(ctx, app.CloseDayRequest{ExpireUnused: true, Operator: "wang"}); err != nil {
 				t.Fatalf("desk B offline: wang's close: %v", err)
@@ -261,7 +260,7 @@ func TestHostileLateRemovalRemovesTheRehired(t *testing.T) {
 		for _, d := range []*centraltest.Desk{a, b} {
 			d.DB.UseClock(func() time.Time { return h.Now })
 		}
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffAdd, Name: "kim"}, "1357")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffAdd, Name: "kim"}, "1357")
 		a.Sync(t)
 		b.Sync(t)
 		b.Offline(func() {
@@ -270,9 +269,9 @@ func TestHostileLateRemovalRemovesTheRehired(t *testing.T) {
 				t.Fatal(err)
 			}
 			h.Now = h.Now.Add(time.Minute)
-			changeStaff(t, h, central.StaffChange{Action: protocol.StaffRemove, Name: "kim"}, "")
+			changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffRemove, Name: "kim"}, "")
 			h.Now = h.Now.Add(time.Minute)
-			changeStaff(t, h, central.StaffChange{Action: protocol.StaffAdd, Name: "kim"}, "2468")
+			changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffAdd, Name: "kim"}, "2468")
 		})
 		h.Now = h.Now.Add(time.Minute)
 		a.Sync(t) // A hears of the new kim

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
-	"qrdesk/server"
 )
 
 // issueWithRef issues n labels at d with ref and returns them and the
@@ -106,7 +106,7 @@ func TestRefOnlyToANewerServer(t *testing.T) {
 		srv := httptest.NewServer(old)
 		t.Cleanup(srv.Close)
 		a := h.Desk(t, "Desk A", "A", "")
-		a.Svc.Remote = server.NewClient(srv.URL, h.Station(t, "Desk A", "A"))
+		a.Svc.Remote = deskclient.New(srv.URL, h.Station(t, "Desk A", "A"))
 
 		before, _ := issueWithRef(t, a, 2, "ROUTE-7")
 		st, err := a.Svc.Sync(context.Background())

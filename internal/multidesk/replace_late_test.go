@@ -8,6 +8,7 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 )
 
 // TestReplacementUsedBeforeItsReplaceArrives: desk A replaces X by Y and
@@ -29,7 +30,7 @@ func TestReplacementUsedBeforeItsReplaceArrives(t *testing.T) {
 				g := newRestorable(t, dbPath)
 				var dropEvents atomic.Bool
 				if why == "older server" {
-					g.kinds = app.BaseKinds
+					g.kinds = protocol.BaseKinds
 					g.serve()
 				} else {
 					inner := *g.handler.Load()

@@ -4,9 +4,9 @@ import (
 	"testing"
 
 	"qrdesk/app"
+	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
-	"qrdesk/server"
 )
 
 // unreachable runs f with the desk's server down (connections refused):
@@ -14,7 +14,7 @@ import (
 // know.
 func unreachable(d *centraltest.Desk, f func()) {
 	remote := d.Svc.Remote
-	d.Svc.Remote = server.NewClient("http://127.0.0.1:1", "qrd_test_down")
+	d.Svc.Remote = deskclient.New("http://127.0.0.1:1", "qrd_test_down")
 	defer func() { d.Svc.Remote = remote }()
 	f()
 }

@@ -16,8 +16,10 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/central"
+	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 	"qrdesk/server"
 	"qrdesk/serverdb"
 )
@@ -32,7 +34,7 @@ type feedWatch struct {
 	snapshots int
 }
 
-func (w *feedWatch) Feed(ctx context.Context, ring string, after int64, check string, wait time.Duration) ([]app.RemoteChange, int64, error) {
+func (w *feedWatch) Feed(ctx context.Context, ring string, after int64, check string, wait time.Duration) ([]protocol.Change, int64, error) {
 	changes, next, err := w.Remote.Feed(ctx, ring, after, check, wait)
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -46,7 +48,7 @@ func (w *feedWatch) Feed(ctx context.Context, ring string, after int64, check st
 	return changes, next, err
 }
 
-func (w *feedWatch) Snapshot(ctx context.Context, ring string, afterID, position int64) (app.RemoteSnapshot, error) {
+func (w *feedWatch) Snapshot(ctx context.Context, ring string, afterID, position int64) (protocol.Snapshot, error) {
 	w.mu.Lock()
 	w.snapshots++
 	w.mu.Unlock()
@@ -117,7 +119,7 @@ func TestDeskFollowsThroughReadReplica(t *testing.T) {
 	follow := func(name, letter, url string) (*centraltest.Desk, *feedWatch) {
 		token := h.Station(t, name, letter)
 		d := h.Desk(t, name, letter, "")
-		w := &feedWatch{Remote: server.NewClient(url, token)}
+		w := &feedWatch{Remote: deskclient.New(url, token)}
 		d.Svc.Remote = w
 		d.Sync(t)
 		return d, w
@@ -267,7 +269,7 @@ func TestDeskFollowsThroughReadReplica(t *testing.T) {
 		t.Fatal(err)
 	}
 	var page struct {
-		Changes []central.Change
+		Changes []protocol.Change
 		Next    int64
 	}
 	token := "qrd_test_Desk_G" // G's station, asking the first process

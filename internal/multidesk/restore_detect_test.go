@@ -16,8 +16,10 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 	"qrdesk/server"
 	"qrdesk/serverdb"
 )
@@ -33,8 +35,8 @@ type restorable struct {
 	dir     string
 	handler atomic.Pointer[http.Handler]
 	copies  int
-	cur     string   // the served database's path
-	kinds   []string // the kinds the serving API knows (nil: all)
+	cur     string          // the served database's path
+	kinds   []protocol.Kind // the kinds the serving API knows (nil: all)
 	// refuseOldDesks: the server runs with the roll-out window closed
 	// (serve --old-desks refuse).
 	refuseOldDesks bool
@@ -404,11 +406,11 @@ func TestNoFalseRestoreDetection(t *testing.T) {
 		// Offline redemptions, a retried event and a new batch go too.
 		g.Now = g.Now.Add(time.Minute)
 		a.Issue(t, 3)
-		a.Svc.Remote = server.NewClient("http://127.0.0.1:1", "x")
+		a.Svc.Remote = deskclient.New("http://127.0.0.1:1", "x")
 		for _, code := range codes[50:55] {
 			a.Redeem(t, code, "li")
 		}
-		a.Svc.Remote = server.NewClient(g.URL, "qrd_test_Desk_A")
+		a.Svc.Remote = deskclient.New(g.URL, "qrd_test_Desk_A")
 		a.Sync(t)
 		a.Sync(t)
 		b.Sync(t)

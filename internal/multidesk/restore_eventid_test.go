@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"qrdesk/app"
-	"qrdesk/central"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 )
 
 // TestRestoredServerTakenEventIDGoesAgainUnderANewID (found by the hostile review of
@@ -42,9 +42,9 @@ func TestRestoredServerTakenEventIDGoesAgainUnderANewID(t *testing.T) {
 
 		g.restore(backup)
 		var res struct {
-			Results []central.Result `json:"results"`
+			Results []protocol.Result `json:"results"`
 		}
-		st := g.Call(t, "POST", "/v1/events", "qrd_test_Desk_B", g.Ring, map[string]any{"events": []central.Event{{EventID: id, Kind: central.KindRedeem, Code: y, Operator: "wang", At: g.Now.Unix(), Offline: true}}}, &res)
+		st := g.Call(t, "POST", "/v1/events", "qrd_test_Desk_B", g.Ring, map[string]any{"events": []protocol.Event{{EventID: id, Kind: protocol.KindRedeem, Code: y, Operator: "wang", At: g.Now.Unix(), Offline: true}}}, &res)
 		t.Logf("desk B's event under A's id: %d %+v", st, res.Results)
 
 		a.Sync(t)
@@ -96,9 +96,9 @@ func TestRestoredServerEventIDSquattedUndoWaits(t *testing.T) {
 
 		g.restore(backup)
 		var res struct {
-			Results []central.Result `json:"results"`
+			Results []protocol.Result `json:"results"`
 		}
-		st := g.Call(t, "POST", "/v1/events", "qrd_test_Desk_B", g.Ring, map[string]any{"events": []central.Event{{EventID: u.Undoes, Kind: central.KindRedeem, Code: y, Operator: "wang", At: g.Now.Unix(), Offline: true}}}, &res)
+		st := g.Call(t, "POST", "/v1/events", "qrd_test_Desk_B", g.Ring, map[string]any{"events": []protocol.Event{{EventID: u.Undoes, Kind: protocol.KindRedeem, Code: y, Operator: "wang", At: g.Now.Unix(), Offline: true}}}, &res)
 		if st != 200 {
 			t.Fatalf("desk B's event under A's id: %d %+v", st, res.Results)
 		}

@@ -4,15 +4,15 @@ import (
 	"testing"
 
 	"qrdesk/app"
+	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
-	"qrdesk/server"
 )
 
 // offline points a desk at nowhere (its scans are decided alone) and
 // returns a function that points it at the server again.
 func (g *restorable) Offline(d *watchedDesk, name string) func() {
-	d.Svc.Remote = server.NewClient("http://127.0.0.1:1", "x")
+	d.Svc.Remote = deskclient.New("http://127.0.0.1:1", "x")
 	return func() { d.Svc.Remote = centraltest.NewClient(g.Harness, name) }
 }
 

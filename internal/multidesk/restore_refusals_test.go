@@ -7,10 +7,10 @@ import (
 	"testing"
 
 	"qrdesk/app"
-	"qrdesk/central"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 )
 
 // What a restored server must get back from the desks, and what it must
@@ -301,15 +301,15 @@ func TestOnlineRefusalTakenOverGetsAWriteNumber(t *testing.T) {
 		a, b := h.Station(t, "Desk 1", "A"), h.Station(t, "Desk 2", "B")
 		h.Upload(t, a)
 		x, at := h.Codes[0], h.Now.Unix()
-		var first, online central.Result
-		h.Call(t, "POST", "/v1/redeem", b, h.Ring, central.Event{EventID: "b-online", Code: x, Operator: "wang", At: at}, &first)
-		h.Call(t, "POST", "/v1/redeem", a, h.Ring, central.Event{EventID: "a-gave-up", Code: x, Operator: "li", At: at}, &online)
-		if first.Outcome != central.OutcomeRedeemed || online.Outcome != central.OutcomeAlreadyUsed || online.Write == 0 {
+		var first, online protocol.Result
+		h.Call(t, "POST", "/v1/redeem", b, h.Ring, protocol.Event{EventID: "b-online", Code: x, Operator: "wang", At: at}, &first)
+		h.Call(t, "POST", "/v1/redeem", a, h.Ring, protocol.Event{EventID: "a-gave-up", Code: x, Operator: "li", At: at}, &online)
+		if first.Outcome != protocol.OutcomeRedeemed || online.Outcome != protocol.OutcomeAlreadyUsed || online.Write == 0 {
 			t.Fatalf("online: B %+v, A %+v", first, online)
 		}
-		var up struct{ Results []central.Result }
-		h.Call(t, "POST", "/v1/events", a, h.Ring, map[string]any{"events": []central.Event{{EventID: "a-gave-up", Kind: central.KindRedeem, Code: x, Operator: "li", At: at, Offline: true}}}, &up)
-		if len(up.Results) != 1 || up.Results[0].Outcome != central.OutcomeConflict {
+		var up struct{ Results []protocol.Result }
+		h.Call(t, "POST", "/v1/events", a, h.Ring, map[string]any{"events": []protocol.Event{{EventID: "a-gave-up", Kind: protocol.KindRedeem, Code: x, Operator: "li", At: at, Offline: true}}}, &up)
+		if len(up.Results) != 1 || up.Results[0].Outcome != protocol.OutcomeConflict {
 			t.Fatalf("upload: %+v, want a conflict", up.Results)
 		}
 		if up.Results[0].Write <= online.Write {
@@ -419,8 +419,8 @@ func TestRestoreFoundThoughTheCounterCaughtUp(t *testing.T) {
 
 		g.restore(backup)
 		for i, code := range codes[1:3] { // answered into the void
-			var r central.Result
-			g.Call(t, "POST", "/v1/redeem", token, g.Ring, central.Event{EventID: fmt.Sprintf("lost-answer-%d", i), Code: code, Operator: "li", At: g.Now.Unix()}, &r)
+			var r protocol.Result
+			g.Call(t, "POST", "/v1/redeem", token, g.Ring, protocol.Event{EventID: fmt.Sprintf("lost-answer-%d", i), Code: code, Operator: "li", At: g.Now.Unix()}, &r)
 		}
 		a.Sync(t)
 		if a.restarts() == 0 {

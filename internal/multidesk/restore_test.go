@@ -10,9 +10,11 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 	"qrdesk/server"
 	"qrdesk/serverdb"
 )
@@ -55,8 +57,8 @@ func TestServerRestoredFromBackup(t *testing.T) {
 	api := &server.API{Store: restored, Log: slog.New(slog.DiscardHandler), Now: func() time.Time { return h.Now }}
 	srv := httptest.NewServer(api.Handler())
 	defer srv.Close()
-	a.Svc.Remote = server.NewClient(srv.URL, "qrd_test_Desk_A")
-	b.Svc.Remote = server.NewClient(srv.URL, "qrd_test_Desk_B")
+	a.Svc.Remote = deskclient.New(srv.URL, "qrd_test_Desk_A")
+	b.Svc.Remote = deskclient.New(srv.URL, "qrd_test_Desk_B")
 	if v := a.Redeem(t, first[0], "li"); v.Outcome != app.OutcomeRedeemed {
 		t.Fatalf("desk A after the restore: %+v", v)
 	}
@@ -100,7 +102,7 @@ func TestFeedAheadRefused(t *testing.T) {
 			after  string
 			status int
 			code   string
-		}{{"9223372036854775807", 410, app.RefusedFeedReset}, {"3", 410, app.RefusedFeedReset}, {"-1", 400, app.RefusedInvalid}, {"2", 200, ""}} {
+		}{{"9223372036854775807", 410, protocol.RefusedFeedReset}, {"3", 410, protocol.RefusedFeedReset}, {"-1", 400, app.RefusedInvalid}, {"2", 200, ""}} {
 			var out struct{ Code string }
 			if st := h.Call(t, "GET", "/v1/changes?after="+tc.after, a, h.Ring, nil, &out); st != tc.status || out.Code != tc.code {
 				t.Fatalf("after=%s: %d %q, want %d %q", tc.after, st, out.Code, tc.status, tc.code)

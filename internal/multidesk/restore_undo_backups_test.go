@@ -15,6 +15,7 @@ import (
 	"qrdesk/app"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 )
 
 // lossyRemote passes every request to the server; while loseEvents is
@@ -25,7 +26,7 @@ type lossyRemote struct {
 	loseEvents bool
 }
 
-func (l *lossyRemote) Events(ctx context.Context, ring string, evs []app.RemoteEvent) ([]app.RemoteResult, error) {
+func (l *lossyRemote) Events(ctx context.Context, ring string, evs []protocol.Event) ([]protocol.Result, error) {
 	res, err := l.Remote.Events(ctx, ring, evs)
 	if l.loseEvents {
 		return nil, errors.New("connection reset by peer (answer lost)")

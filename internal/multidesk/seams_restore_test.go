@@ -143,14 +143,14 @@ func TestRemovedOperatorAfterTheDesksRestore(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, _ := centraltest.TwoDesks(t, dbPath, 1)
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffAdd, Name: "li"}, "2468")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffAdd, Name: "li"}, "2468")
 		a.Sync(t)
 		b.Sync(t)
 		badge := badgeOf(t, a, "li")
 		signsIn(t, a, "desk A", badge, "li", false)
 		backup := backupDesk(t, a)
 		h.Now = h.Now.Add(time.Minute)
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffRemove, Name: "li"}, "")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffRemove, Name: "li"}, "")
 		a.Sync(t)
 		b.Sync(t)
 		refused(t, a, "desk A after the removal", badge)
@@ -174,13 +174,13 @@ func TestRemovedOperatorAfterTheServersRestore(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
 		a, b := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk B", "B")
-		changeStaff(t, g.Harness, central.StaffChange{Action: protocol.StaffAdd, Name: "li"}, "2468")
+		changeStaff(t, g.Harness, protocol.StaffChange{Action: protocol.StaffAdd, Name: "li"}, "2468")
 		a.Sync(t)
 		b.Sync(t)
 		badge := badgeOf(t, a.Desk, "li")
 		backup := g.backup()
 		g.Now = g.Now.Add(time.Minute)
-		removed := changeStaff(t, g.Harness, central.StaffChange{Action: protocol.StaffRemove, Name: "li"}, "")
+		removed := changeStaff(t, g.Harness, protocol.StaffChange{Action: protocol.StaffRemove, Name: "li"}, "")
 		a.Sync(t)
 		b.Sync(t)
 		refused(t, a.Desk, "desk A after the removal", badge)
@@ -213,7 +213,7 @@ func TestRemovedOperatorAfterTheServersRestore(t *testing.T) {
 		// The manager adds li back later: a new member, whom no desk
 		// removes again.
 		g.Now = g.Now.Add(time.Minute)
-		changeStaff(t, g.Harness, central.StaffChange{Action: protocol.StaffAdd, Name: "li"}, "1357")
+		changeStaff(t, g.Harness, protocol.StaffChange{Action: protocol.StaffAdd, Name: "li"}, "1357")
 		for _, d := range []*watchedDesk{a, b, c, a, b, c} {
 			d.Sync(t)
 		}
@@ -334,13 +334,13 @@ func TestRemovedOperatorsWorkFlaggedWhenTheRemovalComesBack(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
 		a, d := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk D", "D")
-		changeStaff(t, g.Harness, central.StaffChange{Action: protocol.StaffAdd, Name: "li"}, "2468")
+		changeStaff(t, g.Harness, protocol.StaffChange{Action: protocol.StaffAdd, Name: "li"}, "2468")
 		codes := a.Issue(t, 2)
 		a.Sync(t)
 		d.Sync(t)
 		backup := g.backup()
 		g.Now = g.Now.Add(time.Minute)
-		changeStaff(t, g.Harness, central.StaffChange{Action: protocol.StaffRemove, Name: "li"}, "")
+		changeStaff(t, g.Harness, protocol.StaffChange{Action: protocol.StaffRemove, Name: "li"}, "")
 		a.Sync(t)
 		g.restore(backup)
 		g.Now = g.Now.Add(time.Minute)

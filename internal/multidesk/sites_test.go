@@ -7,10 +7,10 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/central"
+	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
-	"qrdesk/server"
 )
 
 // siteDesk enrols a desk in a site (added when new) and returns it.
@@ -103,7 +103,7 @@ func mustSites(t *testing.T, h *centraltest.Harness) []central.Site {
 // refused) and returns a function that brings the real one back.
 func offline(d *centraltest.Desk, name string) (back func()) {
 	real := d.Svc.Remote
-	d.Svc.Remote = server.NewClient("http://127.0.0.1:1", "qrd_test_"+strings.ReplaceAll(name, " ", "_"))
+	d.Svc.Remote = deskclient.New("http://127.0.0.1:1", "qrd_test_"+strings.ReplaceAll(name, " ", "_"))
 	return func() { d.Svc.Remote = real }
 }
 

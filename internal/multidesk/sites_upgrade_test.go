@@ -20,6 +20,7 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/central"
+	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/sqlstore"
@@ -347,8 +348,8 @@ func TestUpgradeDeploymentWithoutSites(t *testing.T) {
 		rec := &requests{h: (&server.API{Store: up, Log: centraltest.Discard, Now: func() time.Time { return h.Now }}).Handler()}
 		srv := httptest.NewServer(rec)
 		defer srv.Close()
-		a.Svc.Remote = server.NewClient(srv.URL, "qrd_test_Desk_1")
-		b.Svc.Remote = server.NewClient(srv.URL, "qrd_test_Desk_2")
+		a.Svc.Remote = deskclient.New(srv.URL, "qrd_test_Desk_1")
+		b.Svc.Remote = deskclient.New(srv.URL, "qrd_test_Desk_2")
 		if v := b.Redeem(t, labels[3], "wang"); v.Outcome != app.OutcomeRedeemed {
 			t.Fatalf("Desk 2 after the upgrade: %+v", v)
 		}

@@ -32,8 +32,8 @@ func TestRemovedStaffWorkOfflineIsFlagged(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		ctx := context.Background()
 		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 3)
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffAdd, Name: "wang", Supervisor: true}, "1357")
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffAdd, Name: "li"}, "2468")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffAdd, Name: "wang", Supervisor: true}, "1357")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffAdd, Name: "li"}, "2468")
 		a.Sync(t)
 		b.Sync(t)
 
@@ -42,8 +42,8 @@ func TestRemovedStaffWorkOfflineIsFlagged(t *testing.T) {
 			h.Now = h.Now.Add(time.Minute)
 			b.Redeem(t, before, "li")
 			h.Now = h.Now.Add(time.Minute)
-			changeStaff(t, h, central.StaffChange{Action: protocol.StaffRemove, Name: "li"}, "")
-			changeStaff(t, h, central.StaffChange{Action: protocol.StaffRemove, Name: "wang"}, "")
+			changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffRemove, Name: "li"}, "")
+			changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffRemove, Name: "wang"}, "")
 			h.Now = h.Now.Add(10 * time.Minute)
 			b.Redeem(t, late, "li")
 			b.Redeem(t, undone, "li")
@@ -84,7 +84,7 @@ func TestRemovedStaffWorkOfflineIsFlagged(t *testing.T) {
 		listed := map[string]bool{}
 		for _, e := range events {
 			if strings.Contains(e.Flag, "removed from the staff list") {
-				listed[e.Kind+" "+e.Code] = true
+				listed[string(e.Kind)+" "+e.Code] = true
 			}
 		}
 		for _, want := range []string{"redeem " + late, "redeem " + undone, "undo " + undone} {
@@ -99,7 +99,7 @@ func TestRemovedStaffWorkOfflineIsFlagged(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(work) != 3 || work[0].Operator != "li" || work[2].Kind != "undo" || work[2].Operator != "wang" || work[2].Outcome != central.OutcomeRejected {
+		if len(work) != 3 || work[0].Operator != "li" || work[2].Kind != "undo" || work[2].Operator != "wang" || work[2].Outcome != protocol.OutcomeRejected {
 			t.Errorf("the dashboard's work by removed operators: %+v, want li's two redemptions and wang's refused undo", work)
 		}
 
@@ -158,7 +158,7 @@ func TestRemovedSupervisorOfflineDisableEnableReplaceRefused(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		ctx := context.Background()
 		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 3)
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffAdd, Name: "wang", Supervisor: true}, "1357")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffAdd, Name: "wang", Supervisor: true}, "1357")
 		if _, err := a.Svc.SetDisabled(ctx, codes[2], true, "held back", "boss"); err != nil {
 			t.Fatal(err)
 		}
@@ -167,7 +167,7 @@ func TestRemovedSupervisorOfflineDisableEnableReplaceRefused(t *testing.T) {
 		var newCode string
 		b.Offline(func() {
 			h.Now = h.Now.Add(time.Minute)
-			changeStaff(t, h, central.StaffChange{Action: protocol.StaffRemove, Name: "wang"}, "")
+			changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffRemove, Name: "wang"}, "")
 			h.Now = h.Now.Add(10 * time.Minute)
 			if _, err := b.Svc.SetDisabled(ctx, codes[0], true, "lost", "wang"); err != nil {
 				t.Fatalf("desk B offline: wang's disable: %v", err)
@@ -186,7 +186,7 @@ func TestRemovedSupervisorOfflineDisableEnableReplaceRefused(t *testing.T) {
 		}
 		listed := map[string]bool{}
 		for _, e := range events {
-			listed[e.Kind+" "+e.Code] = true
+			listed[string(e.Kind)+" "+e.Code] = true
 		}
 		work, err := h.DB.RemovedStaffWork(ctx, 0, math.MaxInt64)
 		if err != nil {
@@ -194,7 +194,7 @@ func TestRemovedSupervisorOfflineDisableEnableReplaceRefused(t *testing.T) {
 		}
 		inWork := map[string]bool{}
 		for _, w := range work {
-			inWork[w.Kind+" "+w.Code] = w.Outcome == central.OutcomeRejected && strings.Contains(w.Flag, "wang")
+			inWork[string(w.Kind)+" "+w.Code] = w.Outcome == protocol.OutcomeRejected && strings.Contains(w.Flag, "wang")
 		}
 		var missing []string
 		for _, want := range []string{"disable " + codes[0], "enable " + codes[2], "replace " + codes[1]} {
@@ -242,15 +242,15 @@ func TestRemovedStaffOnlineScanRefused(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		ctx := context.Background()
 		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 3)
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffAdd, Name: "li"}, "2468")
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffAdd, Name: "wang"}, "1357")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffAdd, Name: "li"}, "2468")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffAdd, Name: "wang"}, "1357")
 		a.Sync(t)
 		b.Sync(t)
 		h.Now = h.Now.Add(time.Minute)
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffRemove, Name: "li"}, "")
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffRemove, Name: "wang"}, "")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffRemove, Name: "li"}, "")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffRemove, Name: "wang"}, "")
 		h.Now = h.Now.Add(time.Minute)
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffAdd, Name: "wang"}, "1357")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffAdd, Name: "wang"}, "1357")
 		h.Now = h.Now.Add(time.Minute)
 
 		refused, byWang, byZhou := codes[0], codes[1], codes[2]
@@ -293,7 +293,7 @@ func TestRemovedStaffOnlineScanRefused(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(work) != 1 || work[0].Code != refused || work[0].Operator != "li" || work[0].Kind != "redeem" || work[0].Outcome != central.OutcomeRejected {
+		if len(work) != 1 || work[0].Code != refused || work[0].Operator != "li" || work[0].Kind != "redeem" || work[0].Outcome != protocol.OutcomeRejected {
 			t.Errorf("the dashboard's work by removed operators: %+v, want li's refused scan of %s", work, refused)
 		}
 	})

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/deskclient"
 	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/sqlstore"
 	"qrdesk/internal/testpg"
@@ -257,7 +258,7 @@ func upgradeFromFirstRelease(t *testing.T, path string) {
 		}
 		db.UseClock(func() time.Time { return now })
 		svc := app.NewService(db, keys, slog.New(slog.NewTextHandler(io.Discard, nil)))
-		svc.Remote = server.NewClient(srv.URL, strings.TrimSpace(string(token)))
+		svc.Remote = deskclient.New(srv.URL, strings.TrimSpace(string(token)))
 		svc.Now = func() time.Time { return now }
 		return svc
 	}

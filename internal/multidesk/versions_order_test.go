@@ -6,6 +6,7 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 )
 
 // TestUnsupportedUndoThenRescanConflicts: a server that does not
@@ -40,7 +41,7 @@ func TestUnsupportedUndoThenRescanConflicts(t *testing.T) {
 		}
 		back()
 
-		g.kinds = app.BaseKinds // the older server answers
+		g.kinds = protocol.BaseKinds // the older server answers
 		g.serve()
 		if v := a.Redeem(t, y, "li"); v.Outcome != app.OutcomeRedeemed {
 			t.Fatalf("online: %+v", v)

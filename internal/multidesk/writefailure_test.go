@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
@@ -37,7 +38,7 @@ func TestDatabaseRefusingWrites(t *testing.T) {
 		api := &server.API{Store: ro, Log: centraltest.Discard, Now: now, Metrics: server.NewMetrics(ro, now)}
 		srv := httptest.NewServer(api.Handler())
 		t.Cleanup(srv.Close)
-		d.Svc.Remote = server.NewClient(srv.URL, token)
+		d.Svc.Remote = deskclient.New(srv.URL, token)
 
 		t.Run("DeskDecidesAloneAndSaysWhich", func(t *testing.T) {
 			if v := d.Redeem(t, codes[0], "ana"); v.Outcome != app.OutcomeRedeemed {

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"qrdesk/central"
+	"qrdesk/protocol"
 	"qrdesk/serverdb"
 )
 
@@ -119,7 +120,7 @@ func (s *Server) CountLabel(code, status string) int {
 type Event struct {
 	EventID   string
 	Station   string
-	Kind      string
+	Kind      protocol.Kind
 	Code      string
 	At        int64 // the desk's clock
 	DecidedAt int64 // the time the server decided it at
@@ -128,7 +129,8 @@ type Event struct {
 
 // Where picks events: each field given must match.
 type Where struct {
-	EventID, Code, Kind, Station string
+	EventID, Code, Station string
+	Kind                   protocol.Kind
 }
 
 // Events is the events Where picks, in the order the server received
@@ -137,7 +139,7 @@ func (s *Server) Events(w Where) []Event {
 	s.tb.Helper()
 	var conds []string
 	var args []any
-	for _, c := range []struct{ col, v string }{{"event_id", w.EventID}, {"code", w.Code}, {"kind", w.Kind}, {"station", w.Station}} {
+	for _, c := range []struct{ col, v string }{{"event_id", w.EventID}, {"code", w.Code}, {"kind", string(w.Kind)}, {"station", w.Station}} {
 		if c.v != "" {
 			conds = append(conds, c.col+" = ?")
 			args = append(args, c.v)

@@ -1,11 +1,15 @@
-package server
+// Package deskclient is the desk's side of the desk–server protocol: the
+// HTTP client a desk syncs with qrdesk-server through (app.Remote). It
+// speaks only the protocol (package protocol), so the desk binary links
+// nothing of the server: not its HTTP handlers, its database nor its
+// metrics (app/doors_test.go).
+package deskclient
 
 import (
 	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -33,8 +37,8 @@ type Client struct {
 
 var _ app.Remote = (*Client)(nil)
 
-// NewClient returns a client for the server at url.
-func NewClient(url, token string) *Client {
+// New returns a client for the server at url.
+func New(url, token string) *Client {
 	return &Client{URL: strings.TrimRight(url, "/"), Token: token, HTTP: &http.Client{Timeout: 30 * time.Second}}
 }
 
@@ -52,9 +56,9 @@ func (c *Client) do(ctx context.Context, method, path, ring string, body, out an
 		return fmt.Errorf("server address %q: %w", c.URL, err)
 	}
 	req.Header.Set("Authorization", "Bearer "+c.Token)
-	req.Header.Set(RingHeader, ring)
+	req.Header.Set(protocol.RingHeader, ring)
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(app.ProtocolHeader, strconv.Itoa(app.Protocol))
+	req.Header.Set(protocol.Header, strconv.Itoa(protocol.Version))
 	req.Header.Set(protocol.ReleaseHeader, buildinfo.Release())
 	probe := app.ClockProbeFrom(ctx)
 	var sent time.Time
@@ -96,8 +100,8 @@ func (c *Client) do(ctx context.Context, method, path, ring string, body, out an
 // the writes it was given (restore detection); a server from before
 // versions answers without kinds or writes. The highest named goes in the
 // query too, for a server that reads only that one.
-func (c *Client) Enrol(ctx context.Context, ring string, checks []protocol.WriteCheck) (app.Enrolment, error) {
-	var out app.Enrolment
+func (c *Client) Enrol(ctx context.Context, ring string, checks []protocol.WriteCheck) (protocol.Enrolment, error) {
+	var out protocol.Enrolment
 	path := "/v1/enrol"
 	if len(checks) > 0 {
 		highest := slices.MaxFunc(checks, func(a, b protocol.WriteCheck) int { return cmp.Compare(a.Number, b.Number) })
@@ -109,28 +113,28 @@ func (c *Client) Enrol(ctx context.Context, ring string, checks []protocol.Write
 
 // EnrolHolding enrols naming the serials the desk holds (a server of
 // protocol.SiteCloseVersion or later).
-func (c *Client) EnrolHolding(ctx context.Context, ring string, held []protocol.LetterSerialMark) (app.Enrolment, error) {
-	var out app.Enrolment
+func (c *Client) EnrolHolding(ctx context.Context, ring string, held []protocol.LetterSerialMark) (protocol.Enrolment, error) {
+	var out protocol.Enrolment
 	err := c.do(ctx, "POST", "/v1/enrol", ring, protocol.EnrolRequest{Held: held}, &out)
 	return out, err
 }
 
 // UploadBatch sends codes and returns the server's write number for them
 // (0: none given, e.g. all were stored already, or an older server).
-func (c *Client) UploadBatch(ctx context.Context, ring string, codes []app.UploadCode) (int64, error) {
+func (c *Client) UploadBatch(ctx context.Context, ring string, codes []protocol.UploadCode) (int64, error) {
 	var out struct{ Write int64 }
 	err := c.do(ctx, "POST", "/v1/batches", ring, map[string]any{"codes": codes}, &out)
 	return out.Write, err
 }
 
-func (c *Client) Redeem(ctx context.Context, ring string, ev app.RemoteEvent) (app.RemoteResult, error) {
-	var r app.RemoteResult
+func (c *Client) Redeem(ctx context.Context, ring string, ev protocol.Event) (protocol.Result, error) {
+	var r protocol.Result
 	err := c.do(ctx, "POST", "/v1/redeem", ring, map[string]any{"event_id": ev.EventID, "code": ev.Code, "operator": ev.Operator, "at": ev.At}, &r)
 	return r, err
 }
 
-func (c *Client) Events(ctx context.Context, ring string, evs []app.RemoteEvent) ([]app.RemoteResult, error) {
-	var out struct{ Results []app.RemoteResult }
+func (c *Client) Events(ctx context.Context, ring string, evs []protocol.Event) ([]protocol.Result, error) {
+	var out struct{ Results []protocol.Result }
 	err := c.do(ctx, "POST", "/v1/events", ring, map[string]any{"events": evs}, &out)
 	if err == nil && len(out.Results) != len(evs) {
 		err = fmt.Errorf("%w: %d answers for %d events", app.ErrTransient, len(out.Results), len(evs))
@@ -139,13 +143,13 @@ func (c *Client) Events(ctx context.Context, ring string, evs []app.RemoteEvent)
 }
 
 // Changes is Feed without a check of the change at after.
-func (c *Client) Changes(ctx context.Context, ring string, after int64, wait time.Duration) ([]app.RemoteChange, int64, error) {
+func (c *Client) Changes(ctx context.Context, ring string, after int64, wait time.Duration) ([]protocol.Change, int64, error) {
 	return c.Feed(ctx, ring, after, "", wait)
 }
 
-func (c *Client) Feed(ctx context.Context, ring string, after int64, check string, wait time.Duration) ([]app.RemoteChange, int64, error) {
+func (c *Client) Feed(ctx context.Context, ring string, after int64, check string, wait time.Duration) ([]protocol.Change, int64, error) {
 	var out struct {
-		Changes []app.RemoteChange
+		Changes []protocol.Change
 		Next    int64
 	}
 	q := fmt.Sprintf("/v1/changes?after=%d&wait=%d&limit=%d", after, int(wait/time.Second), app.FeedPage)
@@ -156,8 +160,8 @@ func (c *Client) Feed(ctx context.Context, ring string, after int64, check strin
 	return out.Changes, out.Next, err
 }
 
-func (c *Client) Snapshot(ctx context.Context, ring string, afterID, position int64) (app.RemoteSnapshot, error) {
-	var out app.RemoteSnapshot
+func (c *Client) Snapshot(ctx context.Context, ring string, afterID, position int64) (protocol.Snapshot, error) {
+	var out protocol.Snapshot
 	q := fmt.Sprintf("/v1/snapshot?after_id=%d", afterID)
 	if afterID > 0 && position > 0 {
 		q += fmt.Sprintf("&position=%d", position) // an older server ignores it
@@ -165,9 +169,6 @@ func (c *Client) Snapshot(ctx context.Context, ring string, afterID, position in
 	err := c.do(ctx, "GET", q, ring, nil, &out)
 	return out, err
 }
-
-// IsTransient reports whether err is worth retrying later.
-func IsTransient(err error) bool { return errors.Is(err, app.ErrTransient) }
 
 // Report sends the desk's figures (POST /v1/status).
 func (c *Client) Report(ctx context.Context, ring string, r app.DeskReport) error {

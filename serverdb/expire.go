@@ -9,6 +9,8 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/central"
+	"qrdesk/entitlement"
+	"qrdesk/protocol"
 )
 
 // expire applies a desk's expiry of one label of a closed day with one
@@ -22,15 +24,15 @@ import (
 // one closed by a supervisor the staff list had removed by then (refused,
 // flagged: central.RefusedByRemovedStaff); the answer carries the reason
 // and the label's status at the server.
-func (c *DB) expire(ctx context.Context, tx *etx, st central.Station, ev central.Event, now int64) (central.Result, central.Note, error) {
+func (c *DB) expire(ctx context.Context, tx *etx, st central.Station, ev protocol.Event, now int64) (protocol.Result, central.Note, error) {
 	// The label under its lock (labellock.go): not_expired names the
 	// status that kept it, not one an undo of it is leaving.
 	cc, err := c.lockLabel(ctx, tx, ev.Code)
 	if errors.Is(err, sql.ErrNoRows) {
-		return central.Result{Outcome: central.OutcomeUnknown, Reason: "the server has no such code: upload the batch first"}, central.Note{}, nil
+		return protocol.Result{Outcome: protocol.OutcomeUnknown, Reason: "the server has no such code: upload the batch first"}, central.Note{}, nil
 	}
 	if err != nil {
-		return central.Result{}, central.Note{}, err
+		return protocol.Result{}, central.Note{}, err
 	}
 	// The closing desk's site as stored now, not as the request's cached
 	// station has it: a desk moved a moment ago ('qrdesk-server station
@@ -40,13 +42,13 @@ func (c *DB) expire(ctx context.Context, tx *etx, st central.Station, ev central
 	var deskSiteID int64
 	if err := tx.queryRow(ctx, `SELECT c.label_date, s.name, ds.name, ds.id
 		FROM codes c JOIN sites s ON s.id = c.site, stations t JOIN sites ds ON ds.id = t.site WHERE c.code = ? AND t.id = ?`, ev.Code, st.ID).Scan(&label.Day, &label.Site, &deskSite, &deskSiteID); err != nil {
-		return central.Result{}, central.Note{}, err
+		return protocol.Result{}, central.Note{}, err
 	}
 	closedIn := ev.Site
 	if closedIn != "" && closedIn != deskSite {
 		// Closed before the desk heard its site was renamed: the same site.
 		if same, err := wasSiteName(ctx, tx, closedIn, deskSiteID); err != nil {
-			return central.Result{}, central.Note{}, err
+			return protocol.Result{}, central.Note{}, err
 		} else if same {
 			closedIn = deskSite
 		}
@@ -56,7 +58,7 @@ func (c *DB) expire(ctx context.Context, tx *etx, st central.Station, ev central
 	}
 	removed, err := c.removedSupervisor(ctx, tx, ev, now)
 	if err != nil {
-		return central.Result{}, central.Note{}, err
+		return protocol.Result{}, central.Note{}, err
 	}
 	if note, why, refused := central.RefusedByRemovedStaff(ev.Kind, ev.Operator, removed); refused {
 		return notExpired(cc, why), note, nil
@@ -66,16 +68,16 @@ func (c *DB) expire(ctx context.Context, tx *etx, st central.Station, ev central
 	}
 	res, err := tx.exec(ctx, `UPDATE codes SET status = 'expired' WHERE code = ? AND status = 'unused'`, ev.Code)
 	if err != nil {
-		return central.Result{}, central.Note{}, err
+		return protocol.Result{}, central.Note{}, err
 	}
 	if n, _ := res.RowsAffected(); n == 1 {
 		data, _ := json.Marshal(map[string]any{"at": ev.At, "operator": ev.Operator, "event_id": ev.EventID, "reason": ev.Reason, "status": app.StatusExpired})
-		return central.Result{Outcome: central.OutcomeExpired, Status: string(app.StatusExpired)}, central.Note{},
-			c.addChanges(ctx, tx, change{central.KindExpire, ev.Code, st.Name, string(data)})
+		return protocol.Result{Outcome: protocol.OutcomeExpired, Status: string(app.StatusExpired)}, central.Note{},
+			c.addChanges(ctx, tx, change{protocol.KindExpire, ev.Code, st.Name, string(data)})
 	}
 	if cc.entitlement != "" {
 		// Replaced: the parcel of the day expires, on the entitlement's
-		// valid label of that day (central.ExpireTarget).
+		// valid label of that day (entitlement.ExpireTarget).
 		if r, ok, err := c.expireReplacement(ctx, tx, st, ev, cc); err != nil || ok {
 			return r, central.Note{}, err
 		}
@@ -89,8 +91,8 @@ func (c *DB) expire(ctx context.Context, tx *etx, st central.Station, ev central
 
 // notExpired answers an expiry the server did not make, with the label's
 // status (and its redemption of record, when used) for the desk's copy.
-func notExpired(cc centralCode, reason string) central.Result {
-	r := central.Result{Outcome: central.OutcomeNotExpired, Reason: reason, Status: cc.status}
+func notExpired(cc centralCode, reason string) protocol.Result {
+	r := protocol.Result{Outcome: protocol.OutcomeNotExpired, Reason: reason, Status: cc.status}
 	if cc.status == string(app.StatusUsed) {
 		r.UsedAt, r.UsedStation, r.UsedOperator = cc.usedAt, cc.usedStation, cc.usedOperator
 	}
@@ -110,43 +112,43 @@ func expiredReason(cc centralCode) string {
 // that close (the expire event's time, the desk's clock; 0 when none).
 func (c *DB) closedAt(ctx context.Context, tx *etx, code string) (int64, error) {
 	var at int64
-	err := tx.queryRow(ctx, `SELECT COALESCE(min(at), 0) FROM events WHERE code = ? AND kind = ? AND outcome = ?`, code, central.KindExpire, central.OutcomeExpired).Scan(&at)
+	err := tx.queryRow(ctx, `SELECT COALESCE(min(at), 0) FROM events WHERE code = ? AND kind = ? AND outcome = ?`, code, protocol.KindExpire, protocol.OutcomeExpired).Scan(&at)
 	return at, err
 }
 
 // expireReplacement expires, for a close's expiry of the label ev.Code
 // (cc) that is no longer valid at the server, the valid label of its
-// entitlement of the same label day, if there is one (central.ExpireTarget):
+// entitlement of the same label day, if there is one (entitlement.ExpireTarget):
 // the feed's expire change names that label. ok is false when nothing
 // expired.
-func (c *DB) expireReplacement(ctx context.Context, tx *etx, st central.Station, ev central.Event, cc centralCode) (central.Result, bool, error) {
+func (c *DB) expireReplacement(ctx context.Context, tx *etx, st central.Station, ev protocol.Event, cc centralCode) (protocol.Result, bool, error) {
 	if err := c.lockEntitlement(ctx, tx, cc.entitlement); err != nil {
-		return central.Result{}, false, err
+		return protocol.Result{}, false, err
 	}
 	var day string
 	if err := tx.queryRow(ctx, `SELECT label_date FROM codes WHERE code = ?`, ev.Code).Scan(&day); err != nil {
-		return central.Result{}, false, err
+		return protocol.Result{}, false, err
 	}
 	others, err := c.siblings(ctx, tx, cc.entitlement, ev.Code)
 	if err != nil {
-		return central.Result{}, false, err
+		return protocol.Result{}, false, err
 	}
-	old := central.Sibling{Code: ev.Code, Status: app.Status(cc.status), LabelDate: day, Reason: cc.reason}
-	target, ok := central.ExpireTarget(old, others)
+	old := entitlement.Sibling{Code: ev.Code, Status: app.Status(cc.status), LabelDate: day, Reason: cc.reason}
+	target, ok := entitlement.ExpireTarget(old, others)
 	if !ok || target == ev.Code {
-		return central.Result{}, false, nil
+		return protocol.Result{}, false, nil
 	}
 	res, err := tx.exec(ctx, `UPDATE codes SET status = 'expired' WHERE code = ? AND status = 'unused'`, target)
 	if err != nil {
-		return central.Result{}, false, err
+		return protocol.Result{}, false, err
 	}
 	if n, _ := res.RowsAffected(); n != 1 {
-		return central.Result{}, false, nil
+		return protocol.Result{}, false, nil
 	}
 	data, _ := json.Marshal(map[string]any{"at": ev.At, "operator": ev.Operator, "event_id": ev.EventID, "reason": ev.Reason + " (expiring " + ev.Code + ")", "status": app.StatusExpired})
-	if err := c.addChanges(ctx, tx, change{central.KindExpire, target, st.Name, string(data)}); err != nil {
-		return central.Result{}, false, err
+	if err := c.addChanges(ctx, tx, change{protocol.KindExpire, target, st.Name, string(data)}); err != nil {
+		return protocol.Result{}, false, err
 	}
-	return central.Result{Outcome: central.OutcomeExpired, Status: cc.status,
+	return protocol.Result{Outcome: protocol.OutcomeExpired, Status: cc.status,
 		Reason: ev.Code + " is " + cc.status + " at the server: " + target + ", the valid label of its entitlement for that day, expired instead"}, true, nil
 }

@@ -1,10 +1,12 @@
-package central
+package entitlement
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
 	"qrdesk/app"
+	"qrdesk/protocol"
 )
 
 func TestRoot(t *testing.T) {
@@ -52,6 +54,12 @@ func TestOneValid(t *testing.T) {
 			case tc.refuse != "" && (err == nil || !strings.Contains(err.Error(), tc.refuse)):
 				t.Fatalf("got %v, want a refusal saying %q", err, tc.refuse)
 			}
+			// The server answers a refusal as an outcome, anything else
+			// as a failure: it tells them apart by the type.
+			var refusal *Refusal
+			if tc.refuse != "" && !errors.As(err, &refusal) {
+				t.Fatalf("got %T, want a *Refusal", err)
+			}
 		})
 	}
 }
@@ -62,20 +70,20 @@ func TestDecideReplace(t *testing.T) {
 		name       string
 		old        Sibling
 		others     []Sibling
-		outcome    string
+		outcome    protocol.Outcome
 		disableOld bool
 		void       bool
 		used       string
 	}{
-		{"Unused", Sibling{Code: "X", Status: app.StatusUnused}, nil, OutcomeReplaced, true, false, ""},
+		{"Unused", Sibling{Code: "X", Status: app.StatusUnused}, nil, protocol.OutcomeReplaced, true, false, ""},
 		// A disabled label is enabled first (a supervisor): a replacement
 		// would be an enable by another name.
-		{"Disabled", Sibling{Code: "X", Status: app.StatusDisabled}, nil, OutcomeRejected, false, true, ""},
-		{"UsedElsewhere", usedX, nil, OutcomeConflict, false, true, "X"},
-		{"EntitlementUsed", Sibling{Code: "Y", Status: app.StatusDisabled}, []Sibling{usedX}, OutcomeConflict, false, true, "X"},
-		{"ReplacedAlready", Sibling{Code: "X", Status: app.StatusDisabled}, []Sibling{{Code: "Y", Status: app.StatusUnused}}, OutcomeRejected, false, true, ""},
-		{"EarlierReplacementDisabled", Sibling{Code: "X", Status: app.StatusDisabled}, []Sibling{{Code: "Y", Status: app.StatusDisabled}}, OutcomeRejected, false, true, ""},
-		{"Expired", Sibling{Code: "X", Status: app.StatusExpired}, nil, OutcomeRejected, false, true, ""},
+		{"Disabled", Sibling{Code: "X", Status: app.StatusDisabled}, nil, protocol.OutcomeRejected, false, true, ""},
+		{"UsedElsewhere", usedX, nil, protocol.OutcomeConflict, false, true, "X"},
+		{"EntitlementUsed", Sibling{Code: "Y", Status: app.StatusDisabled}, []Sibling{usedX}, protocol.OutcomeConflict, false, true, "X"},
+		{"ReplacedAlready", Sibling{Code: "X", Status: app.StatusDisabled}, []Sibling{{Code: "Y", Status: app.StatusUnused}}, protocol.OutcomeRejected, false, true, ""},
+		{"EarlierReplacementDisabled", Sibling{Code: "X", Status: app.StatusDisabled}, []Sibling{{Code: "Y", Status: app.StatusDisabled}}, protocol.OutcomeRejected, false, true, ""},
+		{"Expired", Sibling{Code: "X", Status: app.StatusExpired}, nil, protocol.OutcomeRejected, false, true, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v := DecideReplace(tc.old, "Z", tc.others)

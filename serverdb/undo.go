@@ -8,6 +8,7 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/central"
+	"qrdesk/protocol"
 )
 
 // undo applies a desk's undo of its redemption with one guarded UPDATE: the
@@ -21,23 +22,23 @@ import (
 // time is refused, with the note that flags it
 // (central.UndoByRemovedStaff). The feed carries an accepted undo to every
 // desk, with the status the label went back to.
-func (c *DB) undo(ctx context.Context, tx *etx, st central.Station, ev central.Event, now int64) (central.Result, central.Note, error) {
+func (c *DB) undo(ctx context.Context, tx *etx, st central.Station, ev protocol.Event, now int64) (protocol.Result, central.Note, error) {
 	// The label under its lock (labellock.go), before the guard is read: a
 	// desk's offline redemption of it being decided now has committed its
 	// conflict, or waits for this undo and finds the label as it leaves it.
 	cc, err := c.lockLabel(ctx, tx, ev.Code)
 	if errors.Is(err, sql.ErrNoRows) {
-		return central.Result{Outcome: central.OutcomeUnknown, Reason: "the server has no such code: upload the batch first"}, central.Note{}, nil
+		return protocol.Result{Outcome: protocol.OutcomeUnknown, Reason: "the server has no such code: upload the batch first"}, central.Note{}, nil
 	}
 	if err != nil {
-		return central.Result{}, central.Note{}, err
+		return protocol.Result{}, central.Note{}, err
 	}
 	removed, err := c.removedSupervisor(ctx, tx, ev, now)
 	if err != nil {
-		return central.Result{}, central.Note{}, err
+		return protocol.Result{}, central.Note{}, err
 	}
 	if note, reason, refused := central.UndoByRemovedStaff(ev.Operator, removed); refused {
-		r := central.Result{Outcome: central.OutcomeRejected, Reason: reason, Status: cc.status}
+		r := protocol.Result{Outcome: protocol.OutcomeRejected, Reason: reason, Status: cc.status}
 		if cc.status == "used" {
 			r.UsedAt, r.UsedStation, r.UsedOperator = cc.usedAt, cc.usedStation, cc.usedOperator
 		}
@@ -52,8 +53,8 @@ func (c *DB) undo(ctx context.Context, tx *etx, st central.Station, ev central.E
 	var flags central.Flags
 	var closed bool
 	if err := tx.queryRow(ctx, `SELECT r.flags, EXISTS (SELECT 1 FROM events x WHERE x.code = r.code AND x.kind = ? AND x.outcome = ? AND x.received_at <= r.received_at)
-		FROM events r WHERE r.event_id = ? AND r.kind = 'redeem'`, central.KindExpire, central.OutcomeExpired, ev.Undoes).Scan(&flags, &closed); err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return central.Result{}, central.Note{}, err
+		FROM events r WHERE r.event_id = ? AND r.kind = 'redeem'`, protocol.KindExpire, protocol.OutcomeExpired, ev.Undoes).Scan(&flags, &closed); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return protocol.Result{}, central.Note{}, err
 	}
 	status := central.UndoRestores(flags, closed)
 	var disabledReason string
@@ -67,10 +68,10 @@ func (c *DB) undo(ctx context.Context, tx *etx, st central.Station, ev central.E
 		}
 		data, _ := json.Marshal(map[string]any{"at": ev.At, "operator": ev.Operator, "event_id": ev.EventID, "undoes": ev.Undoes, "reason": ev.Reason,
 			"status": status, "disabled_reason": disabledReason})
-		return central.Result{Outcome: central.OutcomeUndone, Status: string(status)}, central.Note{}, c.addChanges(ctx, tx, change{central.KindUndo, ev.Code, st.Name, string(data)})
+		return protocol.Result{Outcome: protocol.OutcomeUndone, Status: string(status)}, central.Note{}, c.addChanges(ctx, tx, change{protocol.KindUndo, ev.Code, st.Name, string(data)})
 	}
 	if !errors.Is(err, sql.ErrNoRows) {
-		return central.Result{}, central.Note{}, err
+		return protocol.Result{}, central.Note{}, err
 	}
 	// A redemption of this desk the server recorded as handed back before
 	// the label's record was made (redeem: TakenBack): the undo takes back
@@ -79,10 +80,10 @@ func (c *DB) undo(ctx context.Context, tx *etx, st central.Station, ev central.E
 		var n int
 		if err := tx.queryRow(ctx, `SELECT count(*) FROM events r WHERE r.event_id = ? AND r.kind = 'redeem' AND r.station = ? AND r.code = ? AND r.outcome = 'redeemed'
 			AND NOT EXISTS (SELECT 1 FROM conflicts k WHERE k.first_event = r.event_id OR k.second_event = r.event_id)`, ev.Undoes, st.Name, ev.Code).Scan(&n); err != nil {
-			return central.Result{}, central.Note{}, err
+			return protocol.Result{}, central.Note{}, err
 		}
 		if n == 1 {
-			r := central.Result{Outcome: central.OutcomeUndone, Status: cc.status}
+			r := protocol.Result{Outcome: protocol.OutcomeUndone, Status: cc.status}
 			if cc.status == "used" {
 				r.UsedAt, r.UsedStation, r.UsedOperator = cc.usedAt, cc.usedStation, cc.usedOperator
 			}
@@ -90,8 +91,8 @@ func (c *DB) undo(ctx context.Context, tx *etx, st central.Station, ev central.E
 		}
 	}
 	// Refused: the label is as cc says (it is held).
-	refuse := func(reason string) (central.Result, central.Note, error) {
-		r := central.Result{Outcome: central.OutcomeRejected, Reason: reason, Status: cc.status}
+	refuse := func(reason string) (protocol.Result, central.Note, error) {
+		r := protocol.Result{Outcome: protocol.OutcomeRejected, Reason: reason, Status: cc.status}
 		if cc.status == "used" {
 			r.UsedAt, r.UsedStation, r.UsedOperator = cc.usedAt, cc.usedStation, cc.usedOperator
 		}

@@ -1,9 +1,15 @@
-package central
+// Package entitlement holds the rules of a replacement: one entitlement
+// (one parcel) behind a label and the labels that replace it. Both sides
+// decide by them, the server (serverdb) and a desk (store), so the package
+// is a leaf of the domain: it imports the desk's domain (app) and the
+// protocol, nothing of the server.
+package entitlement
 
 import (
 	"fmt"
 
 	"qrdesk/app"
+	"qrdesk/protocol"
 )
 
 // A replacement links two labels into one entitlement: the label replaced
@@ -63,9 +69,9 @@ func SiblingUsedReason(code string, used Sibling) string {
 		code, used.Code, used.Code, app.FormatTime(used.UsedAt), used.UsedStation, used.UsedOperator)
 }
 
-// EntitlementConflictReason explains a double use of two labels of one
+// ConflictReason explains a double use of two labels of one
 // entitlement: the parcel went out for both.
-func EntitlementConflictReason(first, second string) string {
+func ConflictReason(first, second string) string {
 	return fmt.Sprintf("%s and %s are one entitlement (a replacement) and both were used while the desks could not all reach the server", first, second)
 }
 
@@ -76,9 +82,9 @@ func OneValid(code string, others []Sibling) error {
 	for _, s := range others {
 		switch s.Status {
 		case app.StatusUnused:
-			return Badf("%s and %s are one entitlement (a replacement) and %s is valid: a second valid label would let one parcel go out twice; disable %s first, or replace %s instead", code, s.Code, s.Code, s.Code, s.Code)
+			return refusef("%s and %s are one entitlement (a replacement) and %s is valid: a second valid label would let one parcel go out twice; disable %s first, or replace %s instead", code, s.Code, s.Code, s.Code, s.Code)
 		case app.StatusUsed:
-			return Badf("%s and %s are one entitlement (a replacement) and %s was used at %s at %s: the parcel went out already", code, s.Code, s.Code, app.FormatTime(s.UsedAt), s.UsedStation)
+			return refusef("%s and %s are one entitlement (a replacement) and %s was used at %s at %s: the parcel went out already", code, s.Code, s.Code, app.FormatTime(s.UsedAt), s.UsedStation)
 		}
 	}
 	return nil
@@ -92,7 +98,7 @@ type ReplaceVerdict struct {
 	// (the old label was used: the replacement came too late) or
 	// OutcomeRejected (another label of the entitlement is valid already,
 	// or the old label expired).
-	Outcome string
+	Outcome protocol.Outcome
 	// DisableOld: the old label becomes disabled "replaced by NEW" (it was
 	// unused or disabled).
 	DisableOld bool
@@ -111,29 +117,29 @@ type ReplaceVerdict struct {
 // label void, so it cannot become a second valid label.
 func DecideReplace(old Sibling, newCode string, others []Sibling) ReplaceVerdict {
 	if old.Status == app.StatusUsed {
-		return ReplaceVerdict{Outcome: OutcomeConflict, Void: true, Used: old,
+		return ReplaceVerdict{Outcome: protocol.OutcomeConflict, Void: true, Used: old,
 			VoidReason: fmt.Sprintf("void: it replaces %s, which was already used at %s at %s", old.Code, app.FormatTime(old.UsedAt), old.UsedStation)}
 	}
 	if used, ok := UsedSibling(others); ok {
-		return ReplaceVerdict{Outcome: OutcomeConflict, Void: true, Used: used,
+		return ReplaceVerdict{Outcome: protocol.OutcomeConflict, Void: true, Used: used,
 			VoidReason: fmt.Sprintf("void: it replaces %s, whose entitlement was already used (%s at %s at %s)", old.Code, used.Code, app.FormatTime(used.UsedAt), used.UsedStation)}
 	}
 	if old.Status == app.StatusExpired {
-		return ReplaceVerdict{Outcome: OutcomeRejected, Void: true, VoidReason: fmt.Sprintf("void: it replaces %s, which had expired", old.Code)}
+		return ReplaceVerdict{Outcome: protocol.OutcomeRejected, Void: true, VoidReason: fmt.Sprintf("void: it replaces %s, which had expired", old.Code)}
 	}
 	for _, s := range others {
 		if s.Status == app.StatusUnused && s.Code != newCode {
-			return ReplaceVerdict{Outcome: OutcomeRejected, Void: true,
+			return ReplaceVerdict{Outcome: protocol.OutcomeRejected, Void: true,
 				VoidReason: fmt.Sprintf("void: %s was already replaced by %s, which is valid", old.Code, s.Code)}
 		}
 	}
 	if old.Status == app.StatusDisabled {
 		// A replacement of a disabled label would be an enable by another
 		// name, without the supervisor an enable needs.
-		return ReplaceVerdict{Outcome: OutcomeRejected, Void: true,
+		return ReplaceVerdict{Outcome: protocol.OutcomeRejected, Void: true,
 			VoidReason: fmt.Sprintf("void: it replaces %s, which is disabled at the server (%s): enable it first (supervisor), then replace it", old.Code, old.Reason)}
 	}
-	return ReplaceVerdict{Outcome: OutcomeReplaced, DisableOld: true}
+	return ReplaceVerdict{Outcome: protocol.OutcomeReplaced, DisableOld: true}
 }
 
 // ExistingNew is a replace event's new label that the server already
@@ -162,13 +168,13 @@ const IssueSlack = 120
 func CheckExistingNew(station, root string, createdAt int64, n ExistingNew) error {
 	switch {
 	case n.Entitlement != "" && n.Entitlement == root:
-		return Badf("new label %s is already a label of this entitlement (%s): a replacement cannot close a cycle", n.Code, root)
+		return refusef("new label %s is already a label of this entitlement (%s): a replacement cannot close a cycle", n.Code, root)
 	case n.Entitlement != "":
-		return Badf("new label %s belongs to another entitlement (%s): a replacement must be a fresh label", n.Code, n.Entitlement)
+		return refusef("new label %s belongs to another entitlement (%s): a replacement must be a fresh label", n.Code, n.Entitlement)
 	case n.Status != app.StatusUnused || n.Redeemed:
-		return Badf("new label %s is %s at the server: a replacement must be a fresh label", n.Code, n.Status)
+		return refusef("new label %s is %s at the server: a replacement must be a fresh label", n.Code, n.Status)
 	case n.IssuedBy != station || n.CreatedAt < createdAt-IssueSlack || n.CreatedAt > createdAt+IssueSlack:
-		return Badf("new label %s was issued by %s at %s, not by %s at the replacement (%s): a replacement must be a fresh label",
+		return refusef("new label %s was issued by %s at %s, not by %s at the replacement (%s): a replacement must be a fresh label",
 			n.Code, n.IssuedBy, app.FormatTime(n.CreatedAt), station, app.FormatTime(createdAt))
 	}
 	return nil
@@ -192,6 +198,17 @@ func ExpireTarget(old Sibling, others []Sibling) (target string, ok bool) {
 		}
 	}
 	return "", false
+}
+
+// Refusal is a rule's "no" (OneValid, CheckExistingNew), with the reason a
+// clerk reads: the server answers the event rejected with it, a desk
+// refuses the action with it.
+type Refusal struct{ Reason string }
+
+func (e *Refusal) Error() string { return e.Reason }
+
+func refusef(format string, args ...any) error {
+	return &Refusal{Reason: fmt.Sprintf(format, args...)}
 }
 
 // ReplacedReason is the disabled reason of a replaced label.
