@@ -40,7 +40,7 @@ func validateEvent(ev protocol.Event) error {
 	switch {
 	case !eventIDPattern.MatchString(ev.EventID):
 		return Badf("event_id must be 8–64 letters, digits, - or _")
-	case ev.Kind != protocol.KindRedeem && ev.Kind != protocol.KindDisable && ev.Kind != protocol.KindEnable && ev.Kind != protocol.KindUndo && ev.Kind != protocol.KindExpire && ev.Kind != protocol.KindReplace && ev.Kind != protocol.KindStaff:
+	case !knownKind(ev.Kind):
 		return Badf("kind must be redeem, disable, enable, undo, expire, replace or staff")
 	case (ev.Kind == protocol.KindStaff) != (ev.Staff != nil):
 		return Badf("a staff event, and only one, carries the change of the staff list in staff")
@@ -66,18 +66,33 @@ func validateEvent(ev protocol.Event) error {
 		return &BadRequest{Reason: err.Error()}
 	}
 	if ev.Kind == protocol.KindStaff {
-		switch {
-		case ev.Code != "":
-			return Badf("a staff event names no code")
-		case ev.Reason != ev.Staff.Summary():
-			return Badf("a staff event's reason is its change in words (%q)", ev.Staff.Summary())
-		}
-		return ValidateStaffChange(*ev.Staff)
+		return validateStaffEvent(ev)
 	}
 	if _, err := ParseCode(ev.Code); err != nil {
 		return err
 	}
 	return nil
+}
+
+// knownKind reports whether a desk may send an event of this kind.
+func knownKind(kind protocol.Kind) bool {
+	switch kind {
+	case protocol.KindRedeem, protocol.KindDisable, protocol.KindEnable, protocol.KindUndo, protocol.KindExpire, protocol.KindReplace, protocol.KindStaff:
+		return true
+	}
+	return false
+}
+
+// validateStaffEvent checks a change of the staff list: no code, its
+// reason the change in words.
+func validateStaffEvent(ev protocol.Event) error {
+	switch {
+	case ev.Code != "":
+		return Badf("a staff event names no code")
+	case ev.Reason != ev.Staff.Summary():
+		return Badf("a staff event's reason is its change in words (%q)", ev.Staff.Summary())
+	}
+	return ValidateStaffChange(*ev.Staff)
 }
 
 // ReplacementCode checks the new label of a replace event as a batch

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
 	"qrdesk/server"
@@ -231,9 +232,8 @@ func TestCentralClockSkew(t *testing.T) {
 					t.Fatalf("order %d: %+v", i, out.Results)
 				}
 			}
-			n := centraltest.Count(t, h.DB, `SELECT count(*) FROM conflicts WHERE code = ?`, code)
-			var station string
-			h.DB.QueryRowForTests(`SELECT used_station FROM codes WHERE code = ?`, code).Scan(&station)
+			n := h.Server(t).Conflicts()[code]
+			station := serverdbtest.Of(t, h.DB).Label(code).UsedStation
 			if n != 1 || station != "Slow desk" {
 				t.Fatalf("order %d: %d conflicts, used at %q; want 1 and the earlier clock (Slow desk)", i, n, station)
 			}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
 )
@@ -34,13 +35,13 @@ func TestOfflineTimeSanity(t *testing.T) {
 				t.Fatalf("at %d: status %d", at, st)
 			}
 		}
-		var usedAt int64
-		var station string
-		h.DB.QueryRowForTests(`SELECT used_at, used_station FROM codes WHERE code = ?`, h.Codes[0]).Scan(&usedAt, &station)
+		srv := serverdbtest.Of(t, h.DB)
+		l := srv.Label(h.Codes[0])
+		usedAt, station := l.UsedAt, l.UsedStation
 		if usedAt != now || station != "Desk 1" {
 			t.Fatalf("an implausible time became the redemption of record: %d at %q", usedAt, station)
 		}
-		h.DB.QueryRowForTests(`SELECT used_at FROM codes WHERE code = ?`, h.Codes[1]).Scan(&usedAt)
+		usedAt = srv.Label(h.Codes[1]).UsedAt
 		if usedAt != now {
 			t.Fatalf("redeemed offline 'at 1970' is stored at %d, want the server's time %d", usedAt, now)
 		}
@@ -53,8 +54,7 @@ func TestOfflineTimeSanity(t *testing.T) {
 		if err != nil || len(flagged) != 3 {
 			t.Fatalf("flagged events %+v %v, want 3", flagged, err)
 		}
-		var stored int64
-		h.DB.QueryRowForTests(`SELECT at FROM events WHERE event_id = 'sane-offline-bxxxxx'`).Scan(&stored)
+		stored := srv.Event(serverdbtest.Where{EventID: "sane-offline-bxxxxx"}).At
 		if stored != math.MaxInt64 {
 			t.Fatalf("the desk's own time is not kept in the event: %d", stored)
 		}

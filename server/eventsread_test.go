@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
 )
@@ -62,7 +63,7 @@ func TestEventsRefusedAlone(t *testing.T) {
 				t.Errorf("results[%d] echoes the malformed event id: %+v", i, r)
 			}
 		}
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM events`); n != 1 {
+		if n := len(h.Server(t).Events(serverdbtest.Where{})); n != 1 {
 			t.Errorf("%d events recorded, want 1 (event-0006)", n)
 		}
 	})

@@ -18,27 +18,9 @@ import (
 
 // changes answers one read of the feed.
 func (a *API) changes(r *http.Request, st central.Station) (any, error) {
-	after, err := strconv.ParseInt(r.URL.Query().Get("after"), 10, 64)
-	if (err != nil && r.URL.Query().Get("after") != "") || after < 0 {
-		return nil, central.Badf("after must be a feed position (0 or more)")
-	}
-	limit := central.MaxChangesPage
-	if l := r.URL.Query().Get("limit"); l != "" {
-		if limit, err = strconv.Atoi(l); err != nil || limit < 1 || limit > central.MaxChangesPage {
-			return nil, central.Badf("limit must be 1 to %d", central.MaxChangesPage)
-		}
-	}
-	// The tag of the change the desk applied at after (a desk of this
-	// release sends it): the feed is checked to hold that very change.
-	check := r.URL.Query().Get("check")
-	if len(check) > 64 {
-		return nil, central.Badf("check must be a change's tag")
-	}
-	wait := 0
-	if w := r.URL.Query().Get("wait"); w != "" {
-		if wait, err = strconv.Atoi(w); err != nil || wait < 0 || wait > MaxWait {
-			return nil, central.Badf("wait must be 0 to %d seconds", MaxWait)
-		}
+	q, err := parseChangesQuery(r)
+	if err != nil {
+		return nil, err
 	}
 	// Long poll: with wait, an empty answer is held until a change arrives
 	// (or wait seconds pass), so a desk that is online learns of another
@@ -46,11 +28,11 @@ func (a *API) changes(r *http.Request, st central.Station) (any, error) {
 	// each change committed before the request arrived (or, once woken,
 	// before the write that woke it).
 	ctx := r.Context()
-	if wait > 0 {
+	if q.wait > 0 {
 		defer a.tail.wakes.follow(st.SiteID)()
 	}
 	notBefore := time.Now()
-	deadline := notBefore.Add(time.Duration(wait) * time.Second)
+	deadline := notBefore.Add(time.Duration(q.wait) * time.Second)
 	for first := true; ; first = false {
 		woken := a.tail.wakes.channel(st.SiteID) // before the read: a change the tail takes after it wakes this poll
 		if !first {
@@ -63,39 +45,16 @@ func (a *API) changes(r *http.Request, st central.Station) (any, error) {
 		if err := a.tail.refresh(ctx, notBefore); err != nil {
 			return nil, err
 		}
-		if first && st.SiteFrom != 0 {
-			// The station moved to another site since this desk read
-			// the feed: it starts over from its new site's snapshot (or
-			// reads that site's feed from its beginning).
-			if after > 0 {
-				return nil, central.ErrFeedCompacted
-			}
-			if err := a.siteMoveSeen(ctx, st); err != nil {
-				return nil, err
-			}
-			st.SiteFrom = 0 // seen: stillStation compares with the stored station
-		}
-		if first && check != "" && after > 0 {
-			if err := a.checkFeed(ctx, after, check); err != nil {
+		if first {
+			if err := a.beforeFirstRead(ctx, &st, q); err != nil {
 				return nil, err
 			}
 		}
-		var answer any
-		found := 0
-		if body, n, ok := a.tail.page(after, limit, st.SiteID); ok {
-			answer, found = body, n
-		} else {
-			ch, err := a.feed().SiteChanges(ctx, st.SiteID, after, limit)
-			if err != nil {
-				return nil, err
-			}
-			next := after
-			if len(ch) > 0 {
-				next = ch[len(ch)-1].Seq
-			}
-			answer, found = map[string]any{"changes": ch, "next": next}, len(ch)
+		answer, found, err := a.readChanges(ctx, st, q)
+		if err != nil {
+			return nil, err
 		}
-		a.ack(st.ID, after) // the desk has applied everything up to after
+		a.ack(st.ID, q.after) // the desk has applied everything up to after
 		if found > 0 || !time.Now().Before(deadline) {
 			return answer, nil
 		}
@@ -111,6 +70,79 @@ func (a *API) changes(r *http.Request, st central.Station) (any, error) {
 			notBefore = time.Now().Add(-feedPoll)
 		}
 	}
+}
+
+// changesQuery is a feed read's parameters: the position the desk has
+// applied (after), at most how many changes (limit), the tag of the
+// change at after (check, sent by a desk of this release: the feed is
+// checked to hold that very change) and how long to hold an empty answer
+// (wait, seconds).
+type changesQuery struct {
+	after       int64
+	limit, wait int
+	check       string
+}
+
+func parseChangesQuery(r *http.Request) (changesQuery, error) {
+	values := r.URL.Query()
+	q := changesQuery{limit: central.MaxChangesPage, check: values.Get("check")}
+	var err error
+	q.after, err = strconv.ParseInt(values.Get("after"), 10, 64)
+	if (err != nil && values.Get("after") != "") || q.after < 0 {
+		return q, central.Badf("after must be a feed position (0 or more)")
+	}
+	if l := values.Get("limit"); l != "" {
+		if q.limit, err = strconv.Atoi(l); err != nil || q.limit < 1 || q.limit > central.MaxChangesPage {
+			return q, central.Badf("limit must be 1 to %d", central.MaxChangesPage)
+		}
+	}
+	if len(q.check) > 64 {
+		return q, central.Badf("check must be a change's tag")
+	}
+	if w := values.Get("wait"); w != "" {
+		if q.wait, err = strconv.Atoi(w); err != nil || q.wait < 0 || q.wait > MaxWait {
+			return q, central.Badf("wait must be 0 to %d seconds", MaxWait)
+		}
+	}
+	return q, nil
+}
+
+// beforeFirstRead is what a feed read checks once: a station moved to
+// another site since its desk read the feed starts over from its new
+// site's snapshot (or reads that site's feed from its beginning), and the
+// desk's check tag must name the change the feed holds at after.
+func (a *API) beforeFirstRead(ctx context.Context, st *central.Station, q changesQuery) error {
+	if st.SiteFrom != 0 {
+		if q.after > 0 {
+			return central.ErrFeedCompacted
+		}
+		if err := a.siteMoveSeen(ctx, *st); err != nil {
+			return err
+		}
+		st.SiteFrom = 0 // seen: stillStation compares with the stored station
+	}
+	if q.check != "" && q.after > 0 {
+		return a.checkFeed(ctx, q.after, q.check)
+	}
+	return nil
+}
+
+// readChanges is one page of the site's feed after q.after: from the
+// tail when it holds it, else from the database (or its replica); found
+// is how many changes it holds.
+func (a *API) readChanges(ctx context.Context, st central.Station, q changesQuery) (answer any, found int, err error) {
+	if body, n, ok := a.tail.page(q.after, q.limit, st.SiteID); ok {
+		return body, n, nil
+	}
+	ch, err := a.feed().SiteChanges(ctx, st.SiteID, q.after, q.limit)
+	if err != nil {
+		return nil, 0, err
+	}
+	next := q.after
+	if len(ch) > 0 {
+		next = ch[len(ch)-1].Seq
+	}
+	return map[string]any{"changes": ch, "next": next}, len(ch), nil
 }
 
 // stillStation checks a waiting long poll's station again, as a feed read

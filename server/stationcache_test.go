@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
 	"qrdesk/server"
@@ -28,10 +29,10 @@ func TestRevocationBeatsTheTokenCache(t *testing.T) {
 		}
 		unused := func(i int) {
 			t.Helper()
-			if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = 'unused'`, h.Codes[i]); n != 1 {
+			if n := h.Server(t).CountLabel(h.Codes[i], "unused"); n != 1 {
 				t.Fatalf("code %d is no longer unused", i)
 			}
-			if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM events WHERE code = ?`, h.Codes[i]); n != 0 {
+			if n := len(h.Server(t).Events(serverdbtest.Where{Code: h.Codes[i]})); n != 0 {
 				t.Fatalf("code %d: %d events recorded for a refused station", i, n)
 			}
 		}

@@ -22,96 +22,146 @@ import (
 // rules are central's (DecideTime, TakenOffline, RecordTakesOver); it
 // returns the event's note and the time it was decided at.
 func (c *DB) redeem(ctx context.Context, tx *etx, st central.Station, ev protocol.Event, now int64) (protocol.Result, central.Note, int64, error) {
-	when, note := now, central.Note{}
 	// The label under its lock (labellock.go): until this transaction ends
 	// nothing else decides about it, so what the guarded UPDATE finds is
 	// what cc says, and the answer is what this transaction records.
 	cc, err := c.lockLabel(ctx, tx, ev.Code)
 	if errors.Is(err, sql.ErrNoRows) {
-		return protocol.Result{Outcome: protocol.OutcomeUnknown, Reason: "the server has no such code: upload the batch first"}, note, now, nil
+		return protocol.Result{Outcome: protocol.OutcomeUnknown, Reason: "the server has no such code: upload the batch first"}, central.Note{}, now, nil
 	}
 	if err != nil {
-		return protocol.Result{}, note, now, err
+		return protocol.Result{}, central.Note{}, now, err
 	}
-	set := `UPDATE codes SET status = 'used', used_at = ?, used_station = ?, used_operator = ?, used_event = ? `
-	var ent string // the label's entitlement, as the UPDATE left it (replace.go)
+	var m redeemMark
 	if ev.Offline {
-		// The desk's time needs the label's issue time to be judged.
-		when, note = central.DecideTime(ev, central.IssuedNotBefore(ev.Code, cc.createdAt, time.Local), now)
-		// Its operator, by the server's staff list at that time.
-		var removed int64
-		if removed, err = c.staffRemovedAt(ctx, tx, ev.Operator, when); err != nil {
-			return protocol.Result{}, note, when, err
-		}
-		note = central.ByRemovedStaff(note, ev.Operator, removed)
-		err = tx.queryRow(ctx, set+`WHERE code = ? AND status <> 'used' RETURNING entitlement`, when, st.Name, ev.Operator, ev.EventID, ev.Code).Scan(&ent)
+		m, err = c.markUsedOffline(ctx, tx, st, ev, cc, now)
 	} else {
-		// Its operator, by the server's staff list now: someone removed
-		// redeems nothing online (the parcel has not gone yet).
-		var removed int64
-		if removed, err = c.staffRemovedAt(ctx, tx, ev.Operator, when); err != nil {
-			return protocol.Result{}, note, when, err
-		}
-		if note, why, refused := central.RedeemOnlineByRemovedStaff(ev.Operator, removed); refused {
-			return protocol.Result{Outcome: protocol.OutcomeRejected, Reason: why, Status: cc.status}, note, when, nil
-		}
-		err = tx.queryRow(ctx, set+`WHERE code = ? AND status = 'unused' AND (expire_at = 0 OR expire_at > ?) RETURNING entitlement`, when, st.Name, ev.Operator, ev.EventID, ev.Code, when).Scan(&ent)
+		m, err = c.markUsedOnline(ctx, tx, st, ev, cc, now)
 	}
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return protocol.Result{}, note, when, err
+	switch {
+	case err != nil:
+		return protocol.Result{}, m.note, m.when, err
+	case m.refusal != nil:
+		return *m.refusal, m.note, m.when, nil
+	case m.used:
+		r, note, err := c.redeemed(ctx, tx, st, ev, cc, m, now)
+		return r, note, m.when, err
 	}
-	if err == nil {
-		// A label of an entitlement: was another of its labels used?
-		used, double, err := c.entitlementUsed(ctx, tx, ev.Code, ent)
-		if err != nil {
-			return protocol.Result{}, note, when, err
-		}
-		if double && !ev.Offline {
-			r, err := c.refuseEntitlementUsed(ctx, tx, ev, used)
-			return r, note, when, err
-		}
-		if ev.Offline {
-			label := central.Label{Status: cc.status, DisabledReason: cc.reason, ExpireAt: cc.expireAt}
-			if cc.status == string(app.StatusExpired) {
-				if label.ClosedAt, err = c.closedAt(ctx, tx, ev.Code); err != nil {
-					return protocol.Result{}, note, when, err
-				}
+	r, err := c.redeemRefused(ctx, tx, st, ev, cc, m, now)
+	return r, m.note, m.when, err
+}
+
+// redeemMark is what the guarded UPDATE of a redemption did: the time the
+// redemption is decided at, the server's note on it, and whether it marked
+// the label used (with the label's entitlement, as the UPDATE left it:
+// replace.go), or the refusal made before it.
+type redeemMark struct {
+	when    int64
+	note    central.Note
+	used    bool
+	ent     string
+	refusal *protocol.Result
+}
+
+const markUsed = `UPDATE codes SET status = 'used', used_at = ?, used_station = ?, used_operator = ?, used_event = ? `
+
+// markUsedOffline marks the label used by an offline redemption, unless
+// it is used already: at the desk's time as the server judges it (which
+// needs the label's issue time), its operator by the staff list then.
+func (c *DB) markUsedOffline(ctx context.Context, tx *etx, st central.Station, ev protocol.Event, cc centralCode, now int64) (redeemMark, error) {
+	var m redeemMark
+	m.when, m.note = central.DecideTime(ev, central.IssuedNotBefore(ev.Code, cc.createdAt, time.Local), now)
+	removed, err := c.staffRemovedAt(ctx, tx, ev.Operator, m.when)
+	if err != nil {
+		return m, err
+	}
+	m.note = central.ByRemovedStaff(m.note, ev.Operator, removed)
+	err = tx.queryRow(ctx, markUsed+`WHERE code = ? AND status <> 'used' RETURNING entitlement`, m.when, st.Name, ev.Operator, ev.EventID, ev.Code).Scan(&m.ent)
+	return m.updated(err)
+}
+
+// markUsedOnline marks the label used by an online redemption, only if it
+// is unused and not expired now. Its operator is checked by the staff list
+// now: someone removed redeems nothing online (the parcel has not gone
+// yet).
+func (c *DB) markUsedOnline(ctx context.Context, tx *etx, st central.Station, ev protocol.Event, cc centralCode, now int64) (redeemMark, error) {
+	m := redeemMark{when: now}
+	removed, err := c.staffRemovedAt(ctx, tx, ev.Operator, m.when)
+	if err != nil {
+		return m, err
+	}
+	if note, why, refused := central.RedeemOnlineByRemovedStaff(ev.Operator, removed); refused {
+		m.note = note
+		m.refusal = &protocol.Result{Outcome: protocol.OutcomeRejected, Reason: why, Status: cc.status}
+		return m, nil
+	}
+	err = tx.queryRow(ctx, markUsed+`WHERE code = ? AND status = 'unused' AND (expire_at = 0 OR expire_at > ?) RETURNING entitlement`, m.when, st.Name, ev.Operator, ev.EventID, ev.Code, m.when).Scan(&m.ent)
+	return m.updated(err)
+}
+
+// updated records the guarded UPDATE's answer: no row is a refusal by
+// the guard, not an error.
+func (m redeemMark) updated(err error) (redeemMark, error) {
+	if errors.Is(err, sql.ErrNoRows) {
+		return m, nil
+	}
+	m.used = err == nil
+	return m, err
+}
+
+// redeemed completes a redemption the UPDATE marked: another label of its
+// entitlement used, the server's note on an offline one, the feed's
+// change.
+func (c *DB) redeemed(ctx context.Context, tx *etx, st central.Station, ev protocol.Event, cc centralCode, m redeemMark, now int64) (protocol.Result, central.Note, error) {
+	when, note := m.when, m.note
+	// A label of an entitlement: was another of its labels used?
+	used, double, err := c.entitlementUsed(ctx, tx, ev.Code, m.ent)
+	if err != nil {
+		return protocol.Result{}, note, err
+	}
+	if double && !ev.Offline {
+		r, err := c.refuseEntitlementUsed(ctx, tx, ev, used)
+		return r, note, err
+	}
+	if ev.Offline {
+		label := central.Label{Status: cc.status, DisabledReason: cc.reason, ExpireAt: cc.expireAt}
+		if cc.status == string(app.StatusExpired) {
+			if label.ClosedAt, err = c.closedAt(ctx, tx, ev.Code); err != nil {
+				return protocol.Result{}, note, err
 			}
-			note = central.TakenOffline(note, label, when)
 		}
-		r := protocol.Result{Outcome: protocol.OutcomeRedeemed, UsedAt: when, UsedStation: st.Name, UsedOperator: ev.Operator, Reason: note.Text, Status: string(app.StatusUsed)}
-		fields := map[string]any{"at": when, "operator": ev.Operator, "event_id": ev.EventID, "status": app.StatusUsed}
-		if note.Text != "" {
-			// Every desk keeps the server's note in the label's history.
-			fields["flag"] = note.Text
-		}
-		data, _ := json.Marshal(fields)
-		if err := c.addChanges(ctx, tx, change{protocol.KindRedeem, ev.Code, st.Name, string(data)}); err != nil {
-			return protocol.Result{}, note, when, err
-		}
-		if double {
-			r, err = c.entitlementConflict(ctx, tx, st, ev, used, when, note, now)
-		}
-		return r, note, when, err
+		note = central.TakenOffline(note, label, when)
 	}
-	// Refused: the label is as cc says (it is held), and each answer below
-	// is the guard's reason. No other state can have refused it: rather
-	// than answer what it did not record, the event fails and is sent again.
+	r := protocol.Result{Outcome: protocol.OutcomeRedeemed, UsedAt: when, UsedStation: st.Name, UsedOperator: ev.Operator, Reason: note.Text, Status: string(app.StatusUsed)}
+	fields := map[string]any{"at": when, "operator": ev.Operator, "event_id": ev.EventID, "status": app.StatusUsed}
+	if note.Text != "" {
+		// Every desk keeps the server's note in the label's history.
+		fields["flag"] = note.Text
+	}
+	data, _ := json.Marshal(fields)
+	if err := c.addChanges(ctx, tx, change{protocol.KindRedeem, ev.Code, st.Name, string(data)}); err != nil {
+		return protocol.Result{}, note, err
+	}
+	if double {
+		r, err = c.entitlementConflict(ctx, tx, st, ev, used, when, note, now)
+	}
+	return r, note, err
+}
+
+// redeemRefused answers a redemption the guard refused. The label is as
+// cc says (it is held), and each answer below is the guard's reason. No
+// other state can have refused it: rather than answer what it did not
+// record, the event fails and is sent again.
+func (c *DB) redeemRefused(ctx context.Context, tx *etx, st central.Station, ev protocol.Event, cc centralCode, m redeemMark, now int64) (protocol.Result, error) {
+	when, note := m.when, m.note
 	if cc.status == string(app.StatusUsed) && ev.Offline && !ev.TakenBack && cc.usedStation == st.Name && cc.usedEvent != ev.EventID {
 		if r, ok, err := c.renumbered(ctx, tx, st, ev, cc); err != nil || ok {
-			return r, note, when, err
+			return r, err
 		}
 	}
-	handedBack := false
-	if cc.status == string(app.StatusUsed) && ev.Offline && ev.TakenBack && cc.usedAt > when {
-		// Only while its undo is not refused already: an undo that reached
-		// the server before the redemption it takes back (sent in an earlier
-		// request) and was refused leaves the parcel out, a second use.
-		var refused int
-		if err := tx.queryRow(ctx, `SELECT count(*) FROM events WHERE kind = 'undo' AND undoes = ? AND station = ? AND outcome = 'rejected'`, ev.EventID, st.Name).Scan(&refused); err != nil {
-			return protocol.Result{}, note, when, err
-		}
-		handedBack = refused == 0
+	handedBack, err := c.handedBack(ctx, tx, st, ev, cc, when)
+	if err != nil {
+		return protocol.Result{}, err
 	}
 	switch {
 	case handedBack:
@@ -120,19 +170,34 @@ func (c *DB) redeem(ctx context.Context, tx *etx, st central.Station, ev protoco
 		// stays with its record,
 		// and the undo is accepted as taking back this redemption alone.
 		return protocol.Result{Outcome: protocol.OutcomeRedeemed, UsedAt: cc.usedAt, UsedStation: cc.usedStation, UsedOperator: cc.usedOperator,
-			Reason: "handed back: undone at this desk, and the label was used at " + cc.usedStation + " since", Status: cc.status}, note, when, nil
+			Reason: "handed back: undone at this desk, and the label was used at " + cc.usedStation + " since", Status: cc.status}, nil
 	case cc.status == string(app.StatusUsed) && ev.Offline:
-		r, err := c.conflict(ctx, tx, st, ev, cc, when, note, now)
-		return r, note, when, err
+		return c.conflict(ctx, tx, st, ev, cc, when, note, now)
 	case ev.Offline:
 	case cc.status == string(app.StatusUsed):
-		return protocol.Result{Outcome: protocol.OutcomeAlreadyUsed, UsedAt: cc.usedAt, UsedStation: cc.usedStation, UsedOperator: cc.usedOperator, Status: cc.status}, note, when, nil
+		return protocol.Result{Outcome: protocol.OutcomeAlreadyUsed, UsedAt: cc.usedAt, UsedStation: cc.usedStation, UsedOperator: cc.usedOperator, Status: cc.status}, nil
 	case cc.status == string(app.StatusDisabled):
-		return protocol.Result{Outcome: protocol.OutcomeDisabled, Reason: cc.reason, Status: cc.status}, note, when, nil
+		return protocol.Result{Outcome: protocol.OutcomeDisabled, Reason: cc.reason, Status: cc.status}, nil
 	case cc.status == string(app.StatusExpired) || (cc.status == string(app.StatusUnused) && cc.expireAt != 0 && cc.expireAt <= when):
-		return protocol.Result{Outcome: protocol.OutcomeExpired, Reason: expiredReason(cc), Status: cc.status}, note, when, nil
+		return protocol.Result{Outcome: protocol.OutcomeExpired, Reason: expiredReason(cc), Status: cc.status}, nil
 	}
-	return protocol.Result{}, note, when, fmt.Errorf("redeem %s: the label is %s under its lock, yet the guarded update changed nothing", ev.Code, cc.status)
+	return protocol.Result{}, fmt.Errorf("redeem %s: the label is %s under its lock, yet the guarded update changed nothing", ev.Code, cc.status)
+}
+
+// handedBack reports whether an offline redemption, used since at another
+// desk, was taken back (its undo follows in this request) before that
+// use: only while its undo is not refused already. An undo that reached
+// the server before the redemption it takes back (sent in an earlier
+// request) and was refused leaves the parcel out, a second use.
+func (c *DB) handedBack(ctx context.Context, tx *etx, st central.Station, ev protocol.Event, cc centralCode, when int64) (bool, error) {
+	if cc.status != string(app.StatusUsed) || !ev.Offline || !ev.TakenBack || cc.usedAt <= when {
+		return false, nil
+	}
+	var refused int
+	if err := tx.queryRow(ctx, `SELECT count(*) FROM events WHERE kind = 'undo' AND undoes = ? AND station = ? AND outcome = 'rejected'`, ev.EventID, st.Name).Scan(&refused); err != nil {
+		return false, err
+	}
+	return refused == 0, nil
 }
 
 // renumbered recognises, in a redemption ev of a label whose record is

@@ -19,7 +19,7 @@ func TestCodesHistoryInClerksWords(t *testing.T) {
 	codes := h.issue(t, 2)
 	h.svc.RedeemScan(ctx, codes[0], "li", false)
 	h.svc.RedeemScan(ctx, codes[0], "li", true) // at once, the same label again
-	h.clock.advance(time.Hour)
+	h.clock.Advance(time.Hour)
 	h.svc.RedeemScan(ctx, codes[0], "li", false)
 	h.svc.SetDisabled(ctx, codes[1], true, "torn", "li")
 	h.svc.SetDisabled(ctx, codes[1], false, "", "li")

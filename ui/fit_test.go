@@ -94,3 +94,15 @@ func TestStaffFitsSmallScreens(t *testing.T) {
 		override = nil
 	}
 }
+
+// TestDefaultWindowFitsALaptop: on first start the window fits a
+// 1366 × 768 screen under a title bar (about 30 px) and above a taskbar
+// (about 48 px).
+func TestDefaultWindowFitsALaptop(t *testing.T) {
+	if defaultWindow.Width > 1366 || defaultWindow.Height > 768-30-48 {
+		t.Fatalf("the first window is %v: taller or wider than a 1366 × 768 screen leaves", defaultWindow)
+	}
+	if defaultWindow.Width < 1024 || defaultWindow.Height < 600-menuBarHeight {
+		t.Fatalf("the first window is %v: smaller than the screens need", defaultWindow)
+	}
+}

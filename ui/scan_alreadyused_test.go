@@ -28,7 +28,7 @@ func TestAlreadyUsedIsNotJustScanned(t *testing.T) {
 		h.scan(t, codes[i], fyne.KeyReturn, T("JUST SCANNED"))
 		var just, used any
 		fyne.DoAndWait(func() { just = h.ui.scan.panel.FillColor })
-		h.clock.advance(time.Minute)
+		h.clock.Advance(time.Minute)
 		h.scan(t, codes[i], fyne.KeyReturn, T("ALREADY USED"))
 		var detail string
 		fyne.DoAndWait(func() { used, detail = h.ui.scan.panel.FillColor, h.ui.scan.detail.Text })
@@ -54,7 +54,7 @@ func TestAlreadyUsedKeepsNamesWhole(t *testing.T) {
 	h.svc.UpdateSettings(ctx, map[string]string{"station_name": "Desk 1"}, "test")
 	codes := h.issue(t, 1)
 	h.svc.Redeem(ctx, codes[0], "Zoë Lämmer")
-	h.clock.advance(time.Hour)
+	h.clock.Advance(time.Hour)
 	h.scan(t, codes[0], fyne.KeyReturn, "ALREADY USED")
 	d := h.ui.scan.detail
 	broken := func(l string) bool {

@@ -25,7 +25,6 @@ const (
 type syncBanner struct {
 	env      *env
 	label    *widget.Label
-	card     *widget.Label
 	conflict *conflictNotice // told after every sync
 }
 

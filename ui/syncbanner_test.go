@@ -15,6 +15,7 @@ import (
 	"qrdesk/app"
 	centralpkg "qrdesk/central"
 	"qrdesk/deskclient"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/server"
 	"qrdesk/serverdb"
 )
@@ -66,9 +67,7 @@ func TestSyncBanner(t *testing.T) {
 	defer cancel()
 	go b.run(ctx)
 	waitFor(t, "an online banner", func() bool { return strings.Contains(b.label.Text, "Online") })
-	var n int
-	central.QueryRowForTests(`SELECT count(*) FROM codes`).Scan(&n)
-	if n != 3 {
+	if n := serverdbtest.Of(t, central).CountLabels(""); n != 3 {
 		t.Fatalf("the server has %d codes after the background sync, want 3", n)
 	}
 	srv.Close()

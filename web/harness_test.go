@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -38,24 +37,6 @@ func TestMain(m *testing.M) {
 
 func sqlitePath(t testing.TB) string { return filepath.Join(t.TempDir(), "server.db") }
 
-// clock is the site's pinned clock; a test moves it.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 // site is a real qrdesk-server (API and dashboard) on a loopback listener
 // over a real database, with the deployment's key ring.
 type site struct {
@@ -65,8 +46,7 @@ type site struct {
 	dash  *web.Dashboard
 	keys  app.Keys
 	ring  string
-	clock *clock
-	codes []string // issued at a desk with letter A, not uploaded
+	clock *testclock.Clock // the site's pinned clock; a test moves it
 }
 
 // newSite serves a new database; tls serves HTTPS.
@@ -81,7 +61,7 @@ func newSite(t testing.TB, path string, tls bool) *site {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &site{db: db, keys: keys, ring: keys.RingID(), clock: &clock{now: testclock.Base()}}
+	s := &site{db: db, keys: keys, ring: keys.RingID(), clock: testclock.New(testclock.Base())}
 	s.api = &server.API{Store: db, Log: discard, Now: s.clock.Now}
 	s.dash = &web.Dashboard{Store: db, Log: discard, Now: s.clock.Now, PendingAcks: s.api.PendingAcks, Refresh: time.Second}
 	s.api.Web = s.dash.Handler()

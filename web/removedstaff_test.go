@@ -40,7 +40,7 @@ func TestConflictsPageListsRemovedStaffWork(t *testing.T) {
 		if _, err := s.db.ChangeStaff(ctx, protocol.StaffChange{Action: protocol.StaffRemove, Name: "li.na"}, "manager", s.clock.Now().Unix()); err != nil {
 			t.Fatal(err)
 		}
-		s.clock.Add(10 * time.Minute)
+		s.clock.Advance(10 * time.Minute)
 		if out := s.redeem(t, token, "removed-staff-after", codes[1], s.clock.Now().Unix()); out != protocol.OutcomeRedeemed {
 			t.Fatalf("li.na's redemption after the removal: %s, want redeemed (flagged)", out)
 		}

@@ -15,6 +15,7 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/central"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
 )
@@ -349,11 +350,7 @@ func TestAdminLimitedToSites(t *testing.T) {
 
 func countRows(t *testing.T, c *chain, query string) int {
 	t.Helper()
-	var n int
-	if err := c.db.QueryRowForTests(query).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
+	return serverdbtest.Of(t, c.db).Count(query)
 }
 
 // TestOneSiteLooksAsBefore: a deployment of one site (every upgraded one)

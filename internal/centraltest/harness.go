@@ -21,6 +21,7 @@ import (
 	"qrdesk/app"
 	"qrdesk/central"
 	"qrdesk/deskclient"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testclock"
 	"qrdesk/protocol"
 	"qrdesk/server"
@@ -194,14 +195,14 @@ func (h *Harness) Upload(t testing.TB, token string) {
 	}
 }
 
-// Count runs a count query written with ? placeholders on either engine.
+// Server asks the harness's database its named questions (serverdbtest).
+func (h *Harness) Server(t testing.TB) *serverdbtest.Server { return serverdbtest.Of(t, h.DB) }
+
+// Count runs a count query written with ? placeholders on either engine
+// (serverdbtest.Server.Count).
 func Count(t testing.TB, db *serverdb.DB, query string, args ...any) int {
 	t.Helper()
-	var n int
-	if err := db.QueryRowForTests(query, args...).Scan(&n); err != nil {
-		t.Fatalf("%s: %v", query, err)
-	}
-	return n
+	return serverdbtest.Of(t, db).Count(query, args...)
 }
 
 var Discard = slog.New(slog.DiscardHandler)

@@ -448,7 +448,7 @@ func (c *central) readServer(ctx context.Context) (serverState, error) {
 // queryEach runs a query without parameters (so it reads the same on both
 // engines) on the server's database and calls scan for every row.
 func queryEach(ctx context.Context, db *serverdb.DB, query string, scan func(*sql.Rows) error) error {
-	rows, err := db.QueryForTests(query)
+	rows, err := db.Read(ctx, query)
 	return scanEach(rows, err, scan)
 }
 

@@ -9,6 +9,7 @@ import (
 	"qrdesk/app"
 	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
 )
 
@@ -42,8 +43,7 @@ func TestClockFieldsOnlyToANewerServer(t *testing.T) {
 			if err != nil || st.Waiting != 0 || st.Rejected != 0 {
 				t.Fatalf("sync %d: %+v %v, want the offline redemption taken", i, st, err)
 			}
-			var decided int64
-			h.DB.QueryRowForTests(`SELECT decided_at FROM events WHERE code = ?`, code).Scan(&decided)
+			decided := h.Server(t).Event(serverdbtest.Where{Code: code}).DecidedAt
 			want := h.Now.Add(off).Unix() // the desk's time, uncorrected
 			if i == 1 {
 				want = h.Now.Unix() // corrected by the offset it carried

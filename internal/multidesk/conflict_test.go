@@ -15,6 +15,7 @@ import (
 	"qrdesk/app"
 	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
 	"qrdesk/server"
@@ -87,7 +88,7 @@ func TestLateAnswerIsAConflict(t *testing.T) {
 		if !strings.Contains(result, `"conflict"`) || strings.Contains(result, "duplicate") {
 			t.Fatalf("desk D's event was answered %s", result)
 		}
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM events WHERE event_id = ?`, v.TraceID); n != 1 {
+		if n := len(h.Server(t).Events(serverdbtest.Where{EventID: v.TraceID})); n != 1 {
 			t.Fatalf("the event is on the server %d times", n)
 		}
 		a.Sync(t)
@@ -131,7 +132,7 @@ func TestOfflineUploadsRace(t *testing.T) {
 		if outcomes["redeemed"] != n || outcomes["conflict"] != 2*n {
 			t.Fatalf("outcomes %v, want %d redeemed and %d conflicts", outcomes, n, 2*n)
 		}
-		if k := centraltest.Count(t, h.DB, `SELECT count(*) FROM conflicts`); k != 2*n {
+		if k := h.Server(t).CountConflicts(); k != 2*n {
 			t.Fatalf("%d conflicts recorded, want %d", k, 2*n)
 		}
 	})

@@ -28,9 +28,7 @@ func TestFieldLimitsAgree(t *testing.T) {
 		if v := a.Redeem(t, codes[0], chinese); v.Outcome != app.OutcomeRedeemed {
 			t.Fatalf("34-character operator: %+v", v)
 		}
-		var op string
-		h.DB.QueryRowForTests(`SELECT used_operator FROM codes WHERE code = ?`, codes[0]).Scan(&op)
-		if op != chinese {
+		if op := h.Server(t).Label(codes[0]).UsedOperator; op != chinese {
 			t.Fatalf("the server has operator %q", op)
 		}
 		if _, err := a.Svc.Redeem(context.Background(), codes[1], strings.Repeat("张", 41)); app.KindOf(err) != app.KindInvalid || !strings.Contains(app.ErrorMessage(err), "at most 40") {
@@ -92,7 +90,7 @@ func TestEventIDBoundToContent(t *testing.T) {
 				}
 			})
 		}
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = 'unused'`, h.Codes[1]); n != 1 {
+		if n := h.Server(t).CountLabel(h.Codes[1], "unused"); n != 1 {
 			t.Fatal("the second code changed under a reused event id")
 		}
 		var again protocol.Result

@@ -15,6 +15,7 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
 )
@@ -337,20 +338,11 @@ func TestFailoverWithoutLoss(t *testing.T) {
 			told[r.code]++
 		}
 	}
-	conflicts := map[string]int{}
-	rows, err := h.DB.QueryForTests(`SELECT code, count(*) FROM conflicts GROUP BY code`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	conflicts := h.Server(t).Conflicts()
 	nConflicts := 0
-	for rows.Next() {
-		var code string
-		var n int
-		rows.Scan(&code, &n)
-		conflicts[code] = n
+	for _, n := range conflicts {
 		nConflicts += n
 	}
-	rows.Close()
 	doubles := 0
 	for code, n := range told {
 		if n > 1 {
@@ -359,7 +351,7 @@ func TestFailoverWithoutLoss(t *testing.T) {
 		if n > 1+conflicts[code] {
 			t.Errorf("%s: %d desks handed it over, %d conflicts on the server", code, n, conflicts[code])
 		}
-		if centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = 'used'`, code) != 1 {
+		if h.Server(t).CountLabel(code, "used") != 1 {
 			t.Errorf("%s was handed over but is not used on the server", code)
 		}
 	}
@@ -393,29 +385,22 @@ func TestFailoverWithoutLoss(t *testing.T) {
 		logs[i].mu.Unlock()
 	}
 	for id := range sent {
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM events WHERE event_id = ?`, id); n != 1 {
+		if n := len(h.Server(t).Events(serverdbtest.Where{EventID: id})); n != 1 {
 			t.Errorf("event %s is on the server %d times, want once", id, n)
 		}
 	}
-	serverEvents := centraltest.Count(t, h.DB, `SELECT count(*) FROM events`)
+	serverEvents := len(h.Server(t).Events(serverdbtest.Where{}))
 	asked := map[string]bool{}
 	for _, l := range logs {
 		for id := range l.asked {
 			asked[id] = true
 		}
 	}
-	rows, err = h.DB.QueryForTests(`SELECT event_id FROM events`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var id string
-		rows.Scan(&id)
-		if !sent[id] && !asked[id] {
+	for _, ev := range h.Server(t).Events(serverdbtest.Where{}) {
+		if id := ev.EventID; !sent[id] && !asked[id] {
 			t.Errorf("the server has event %s that no desk sent", id)
 		}
 	}
-	rows.Close()
 
 	// The figures (docs/deploy.md, docs/reliability.md).
 	sort.Slice(records, func(a, b int) bool { return records[a].start.Before(records[b].start) })

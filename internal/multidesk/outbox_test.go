@@ -6,6 +6,7 @@ import (
 	"qrdesk/app"
 	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
 )
 
@@ -35,7 +36,7 @@ func TestUnplacedEventsDoNotBlockTheOutbox(t *testing.T) {
 		}
 		a.Svc.Remote = deskclient.New(h.URL, token)
 		a.Sync(t)
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM events WHERE code = ?`, own[0]); n != 1 {
+		if n := len(h.Server(t).Events(serverdbtest.Where{Code: own[0]})); n != 1 {
 			t.Fatalf("the event behind 501 waiting ones reached the server %d times, want 1", n)
 		}
 		if n := a.Count(t, `SELECT count(*) FROM outbox WHERE state = 'pending'`); n != 501 {

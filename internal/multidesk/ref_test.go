@@ -65,10 +65,8 @@ func TestRefReachesOtherDesks(t *testing.T) {
 		if err != nil || len(found) != 3 {
 			t.Fatalf("desk B's search for %q: %d labels, %v; want the 3 of desk A's batch", ref, len(found), err)
 		}
-		var stored string
-		var storedBatch int64
-		if err := h.DB.QueryRowForTests(`SELECT ref, batch FROM codes WHERE code = ?`, codes[1]).Scan(&stored, &storedBatch); err != nil || stored != ref || storedBatch != batch {
-			t.Fatalf("the server holds ref %q, batch %d (%v); want %q, batch %d", stored, storedBatch, err, ref, batch)
+		if l := h.Server(t).Label(codes[1]); l.Ref != ref || l.Batch != batch {
+			t.Fatalf("the server holds ref %q, batch %d; want %q, batch %d", l.Ref, l.Batch, ref, batch)
 		}
 
 		// A replacement carries its old label's ref: it reaches the

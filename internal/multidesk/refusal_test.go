@@ -13,6 +13,7 @@ import (
 	"qrdesk/app"
 	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
 	"qrdesk/server"
 )
@@ -54,7 +55,7 @@ func TestRefusedDeskDecidesNothingAlone(t *testing.T) {
 		if n := b.Count(t, `SELECT count(*) FROM scans WHERE outcome = 'server_refused'`); n != 2 {
 			t.Fatalf("%d refused scans logged, want 2", n)
 		}
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = 'unused'`, codes[1]); n != 1 {
+		if n := h.Server(t).CountLabel(codes[1], "unused"); n != 1 {
 			t.Fatal("the unused label changed on the server")
 		}
 		var sr *app.ServerRefusal
@@ -165,7 +166,7 @@ func TestForeignRefusalKeepsEvents(t *testing.T) {
 	}
 	a.Svc.Remote = centraltest.NewClient(h, "Desk A")
 	a.Sync(t)
-	if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM events WHERE code = ?`, codes[0]); n != 1 {
+	if n := len(h.Server(t).Events(serverdbtest.Where{Code: codes[0]})); n != 1 {
 		t.Fatal("the event did not reach the server once the proxy let it through")
 	}
 }

@@ -30,7 +30,7 @@ func TestReplaceNamingUsedCodeAsNew(t *testing.T) {
 		if len(res.Results) == 1 && res.Results[0].Outcome == protocol.OutcomeReplaced {
 			t.Errorf("replace of %s by the used label %s: answered replaced", x, w)
 		}
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = 'unused'`, x); n != 1 {
+		if n := h.Server(t).CountLabel(x, "unused"); n != 1 {
 			t.Errorf("the server disabled %s: its replacement is a label already handed over", x)
 		}
 		// Desk B, offline, hands over X for its own parcel: not a double use.
@@ -40,7 +40,7 @@ func TestReplaceNamingUsedCodeAsNew(t *testing.T) {
 			}
 		})
 		b.Sync(t)
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM conflicts`); n != 0 {
+		if n := h.Server(t).CountConflicts(); n != 0 {
 			t.Errorf("%d conflicts: two different parcels made one by a forged replace", n)
 		}
 	})

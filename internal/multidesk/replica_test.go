@@ -198,17 +198,7 @@ func TestDeskFollowsThroughReadReplica(t *testing.T) {
 	// feed once, in order, and holds every label as the server has it.
 	missesNothing := func(d *centraltest.Desk, w *feedWatch, name string) {
 		t.Helper()
-		rows, err := h.DB.QueryForTests(`SELECT pos FROM changes WHERE pos IS NOT NULL ORDER BY pos`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var want []int64
-		for rows.Next() {
-			var p int64
-			rows.Scan(&p)
-			want = append(want, p)
-		}
-		rows.Close()
+		want := h.Server(t).FeedPositions()
 		got, refusals := w.seen()
 		if len(refusals) > 0 {
 			t.Errorf("%s: feed refused %v", name, refusals)
@@ -216,18 +206,8 @@ func TestDeskFollowsThroughReadReplica(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("%s was handed positions %v,\nthe primary's feed is %v", name, got, want)
 		}
-		serverStatus := map[string]string{}
-		rows, err = h.DB.QueryForTests(`SELECT code, status FROM codes`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for rows.Next() {
-			var code, status string
-			rows.Scan(&code, &status)
-			serverStatus[code] = status
-		}
-		rows.Close()
-		for code, status := range serverStatus {
+		for _, l := range h.Server(t).Labels() {
+			code, status := l.Code, l.Status
 			var got string
 			if err := d.DB.SQL().QueryRowContext(ctx, `SELECT status FROM codes WHERE code = ?`, code).Scan(&got); err != nil || got != status {
 				t.Fatalf("%s holds %s as %q (%v), the server as %q", name, code, got, err, status)
@@ -384,8 +364,7 @@ func TestDeskFollowsThroughReadReplica(t *testing.T) {
 	}
 	missesLabels := func(d *centraltest.Desk, name string) {
 		t.Helper()
-		var want int
-		h.DB.QueryRowForTests(`SELECT count(*) FROM codes`).Scan(&want)
+		want := h.Server(t).CountLabels("")
 		if got := d.Count(t, `SELECT count(*) FROM codes`); got != want {
 			t.Fatalf("%s holds %d labels, the server %d", name, got, want)
 		}

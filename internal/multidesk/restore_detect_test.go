@@ -221,15 +221,6 @@ func (h *countingHandler) Handle(_ context.Context, r slog.Record) error {
 func (h *countingHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
 func (h *countingHandler) WithGroup(string) slog.Handler      { return h }
 
-// serverStatus is a label's status and the desk of its redemption at the server.
-func (g *restorable) serverStatus(t *testing.T, code string) (status, station string) {
-	t.Helper()
-	if err := g.DB.QueryRowForTests(`SELECT status, used_station FROM codes WHERE code = ?`, code).Scan(&status, &station); err != nil {
-		t.Fatalf("the server has no %s: %v", code, err)
-	}
-	return status, station
-}
-
 // TestRestoreBehindCursorLosesNoRedemption is issue 17's item 2 as
 // reported: the server is restored from a backup; desk A's online
 // redemption of X, answered after that backup, is gone. Before A syncs,
@@ -261,7 +252,7 @@ func TestRestoreBehindCursorLosesNoRedemption(t *testing.T) {
 		if v := c.Redeem(t, x, "wang"); v.Outcome != app.OutcomeAlreadyUsed {
 			t.Fatalf("desk C redeemed %s online, which desk A had handed over: %s, want already_used", x, v.Outcome)
 		}
-		if status, station := g.serverStatus(t, x); status != "used" || station != "Desk A" {
+		if status, station := g.Server(t).StatusAndStation(x); status != "used" || station != "Desk A" {
 			t.Fatalf("after desk A's sync the restored server has %s %s at %q, want used at Desk A", x, status, station)
 		}
 		if a.restarts() != 1 {
@@ -294,10 +285,10 @@ func TestRestoreWithoutNewWrites(t *testing.T) {
 
 		g.restore(backup)
 		a.Sync(t)
-		if status, _ := g.serverStatus(t, codes[0]); status != "used" {
+		if status, _ := g.Server(t).StatusAndStation(codes[0]); status != "used" {
 			t.Fatalf("after desk A's first sync the restored server has %s %s: the online redemption is lost", codes[0], status)
 		}
-		if n := centraltest.Count(t, g.DB, `SELECT count(*) FROM codes`); n != 5 {
+		if n := g.Server(t).CountLabels(""); n != 5 {
 			t.Fatalf("the restored server has %d codes after desk A's sync, want 5 (the batch sent again)", n)
 		}
 		b.Sync(t)
@@ -341,7 +332,7 @@ func TestRestoreThenSameDeskWrites(t *testing.T) {
 			t.Fatalf("desk A, online after the restore: %+v", v)
 		}
 		a.Sync(t)
-		if status, _ := g.serverStatus(t, codes[0]); status != "used" {
+		if status, _ := g.Server(t).StatusAndStation(codes[0]); status != "used" {
 			t.Fatalf("after desk A's sync the restored server has %s %s: the online redemption is lost", codes[0], status)
 		}
 		if v := b.Redeem(t, codes[0], "wang"); v.Outcome != app.OutcomeAlreadyUsed {

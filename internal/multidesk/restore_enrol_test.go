@@ -51,7 +51,7 @@ func TestRestoreBeforeEnrolment(t *testing.T) {
 		}
 		d.Svc.Remote = deskclient.New(g.URL, "qrd_new_D")
 		d.Sync(t)
-		if status, station := g.serverStatus(t, codes[0]); status != "used" || station != "Desk D" {
+		if status, station := g.Server(t).StatusAndStation(codes[0]); status != "used" || station != "Desk D" {
 			t.Errorf("after desk D's sync with its new token the server has %s %s at %q, want used at Desk D", codes[0], status, station)
 		}
 	})

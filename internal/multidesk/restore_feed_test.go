@@ -54,7 +54,7 @@ func TestRestoreFeedHoleMissesConflict(t *testing.T) {
 		b.Sync(t)
 		b.Sync(t)
 
-		if k := centraltest.Count(t, g.DB, `SELECT count(*) FROM conflicts`); k != 1 {
+		if k := g.Server(t).CountConflicts(); k != 1 {
 			t.Fatalf("the server has %d conflicts, want 1", k)
 		}
 		if n := b.Count(t, `SELECT count(*) FROM conflicts`); n != 1 {

@@ -52,7 +52,7 @@ func TestRestoreRenumbersUnseenWrites(t *testing.T) {
 					t.Errorf("desk A started over %d times, want 1: the restored server lost its redemption of %s", a.restarts(), x)
 				}
 				for _, code := range []string{x, y} {
-					if status, station := g.serverStatus(t, code); status != "used" || station != "Desk A" {
+					if status, station := g.Server(t).StatusAndStation(code); status != "used" || station != "Desk A" {
 						t.Errorf("the server has %s %s (%s), want used by Desk A: an acknowledged redemption was lost", code, status, station)
 					}
 				}

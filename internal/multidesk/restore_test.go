@@ -12,6 +12,7 @@ import (
 	"qrdesk/app"
 	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
 	"qrdesk/server"
@@ -68,13 +69,11 @@ func TestServerRestoredFromBackup(t *testing.T) {
 	}
 	a.Sync(t)
 	b.Sync(t)
-	var n int
-	restored.QueryRowForTests(`SELECT count(*) FROM codes`).Scan(&n)
-	if n != 6 {
+	server := serverdbtest.Of(t, restored)
+	if n := server.CountLabels(""); n != 6 {
 		t.Fatalf("the restored server has %d codes, want all 6 again", n)
 	}
-	var status, station string
-	restored.QueryRowForTests(`SELECT status, used_station FROM codes WHERE code = ?`, later[0]).Scan(&status, &station)
+	status, station := server.StatusAndStation(later[0])
 	if status != "used" || station != "Desk B" {
 		t.Fatalf("desk B's online redemption lost by the restore: %s at %q", status, station)
 	}

@@ -9,6 +9,7 @@ import (
 	"qrdesk/app"
 	"qrdesk/central"
 	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
 	"qrdesk/store"
@@ -82,7 +83,7 @@ func TestUndoAfterTheDesksRestore(t *testing.T) {
 			t.Logf("desk A's undo after its restore: %v", err)
 			want = app.StatusUsed
 		}
-		if got := serverStatus(t, h, x); got != string(want) {
+		if got := h.Server(t).Status(x); got != string(want) {
 			t.Errorf("after the undo (err %v) the server holds %s %s, want %s", err, x, got, want)
 		}
 		wantConverged(t, h, map[string]*centraltest.Desk{"A": a, "B": b}, x)
@@ -115,7 +116,7 @@ func TestCloseSurvivesTheDesksRestore(t *testing.T) {
 		a.CloseDay(t, true)
 		a.Sync(t)
 		for _, c := range codes[1:] {
-			if got := serverStatus(t, h, c); got != string(app.StatusExpired) {
+			if got := h.Server(t).Status(c); got != string(app.StatusExpired) {
 				t.Fatalf("the close left %s %s at the server: the test's premise changed", c, got)
 			}
 		}
@@ -308,7 +309,7 @@ func TestCloseAfterAMoveTheServersRestoreLost(t *testing.T) {
 			d.Sync(t)
 		}
 		for _, c := range codes {
-			if got := serverStatus(t, g.Harness, c); got != string(app.StatusUnused) {
+			if got := g.Server(t).Status(c); got != string(app.StatusUnused) {
 				t.Errorf("main's label %s is %s at the restored server after the close desk A made as North's, want unused", c, got)
 			}
 		}
@@ -351,10 +352,7 @@ func TestRemovedOperatorsWorkFlaggedWhenTheRemovalComesBack(t *testing.T) {
 		d.Sync(t)
 		a.Sync(t) // finds the restore (its feed position is gone) and starts over
 		a.Sync(t) // sends the removal again
-		var flags int64
-		if err := g.DB.QueryRowForTests(`SELECT flags FROM events WHERE kind = 'redeem' AND code = ?`, codes[0]).Scan(&flags); err != nil {
-			t.Fatal(err)
-		}
+		flags := int64(g.Server(t).Event(serverdbtest.Where{Kind: "redeem", Code: codes[0]}).Flags)
 		if central.Flags(flags)&central.FlagRemovedStaff == 0 {
 			t.Errorf("desk D's redemption by li after li's removal carries flags %d, without the removed operator's", flags)
 		}

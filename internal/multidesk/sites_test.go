@@ -146,8 +146,8 @@ func TestCrossSiteScans(t *testing.T) {
 				back2()
 				s1.Sync(t)
 				s2.Sync(t)
-				used := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = 'used'`, north[1])
-				conflicts := centraltest.Count(t, h.DB, `SELECT count(*) FROM conflicts WHERE code = ?`, north[1])
+				used := h.Server(t).CountLabel(north[1], "used")
+				conflicts := h.Server(t).Conflicts()[north[1]]
 				switch mode {
 				case protocol.CrossSiteRefuse:
 					for _, v := range []app.Verdict{v1, v2} {

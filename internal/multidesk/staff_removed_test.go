@@ -205,7 +205,7 @@ func TestRemovedSupervisorOfflineDisableEnableReplaceRefused(t *testing.T) {
 				missing = append(missing, want)
 			}
 		}
-		newStatus := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = 'unused'`, newCode)
+		newStatus := h.Server(t).CountLabel(newCode, "unused")
 		if len(missing) > 0 || newStatus != 0 {
 			t.Errorf("finding: supervisor wang, removed at the server, %v offline at desk B: accepted by the server or not flagged (report flagged_events %d) or not in the removed operators' work (%d rows); the replacement %s is valid at the server (%d)", missing, len(events), len(work), newCode, newStatus)
 		}
@@ -213,7 +213,7 @@ func TestRemovedSupervisorOfflineDisableEnableReplaceRefused(t *testing.T) {
 			code string
 			want app.Status
 		}{{codes[0], app.StatusUnused}, {codes[1], app.StatusUnused}, {codes[2], app.StatusDisabled}, {newCode, app.StatusDisabled}} {
-			if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = ?`, c.code, string(c.want)); n != 1 {
+			if n := h.Server(t).CountLabel(c.code, string(c.want)); n != 1 {
 				t.Errorf("server: %s is not %s", c.code, c.want)
 			}
 			for name, d := range map[string]*centraltest.Desk{"desk A": a, "desk B": b} {
@@ -265,7 +265,7 @@ func TestRemovedStaffOnlineScanRefused(t *testing.T) {
 		}
 		b.Sync(t)
 
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = 'unused'`, refused); n != 1 {
+		if n := h.Server(t).CountLabel(refused, "unused"); n != 1 {
 			t.Errorf("server: %s is not unused after li's refused scan", refused)
 		}
 		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM events WHERE kind = 'redeem' AND code = ? AND outcome = 'rejected' AND (flags & ?) <> 0`, refused, int64(central.FlagRemovedStaff)); n != 1 {

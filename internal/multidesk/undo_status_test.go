@@ -11,6 +11,7 @@ import (
 	"qrdesk/app"
 	"qrdesk/central"
 	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
 	"qrdesk/serverdb"
@@ -43,7 +44,7 @@ func TestUndoLeavesDisabledAtEveryDesk(t *testing.T) {
 		if u.Server != "undone" {
 			t.Fatalf("undo: %+v, want the server's confirmation", u)
 		}
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = 'disabled'`, x); n != 1 {
+		if n := h.Server(t).CountLabel(x, "disabled"); n != 1 {
 			t.Fatal("the server did not put the label back to disabled")
 		}
 		if u.Status != app.StatusDisabled {
@@ -63,7 +64,7 @@ func TestUndoLeavesDisabledAtEveryDesk(t *testing.T) {
 		}
 		a.Svc.Remote = remoteA
 		a.Sync(t)
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM events WHERE code = ? AND kind = 'redeem'`, x); n != 1 {
+		if n := len(h.Server(t).Events(serverdbtest.Where{Code: x, Kind: "redeem"})); n != 1 {
 			t.Fatalf("%d redemptions of the disabled label at the server, want B's one", n)
 		}
 		// The desks' own day, and another label, are untouched.
@@ -170,17 +171,15 @@ func TestFlagMigrationKeepsDayFigures(t *testing.T) {
 		}
 		for id, want := range map[string]struct{ flags, decided int64 }{
 			"ahead-event": {int64(central.FlagClockAhead), now}, "earlier-event": {0, now - 45*60}, "while-disabled-event": {int64(central.FlagWhileDisabled), now - 10*60}} {
-			var flags, decided int64
-			if err := upgraded.QueryRowForTests(`SELECT flags, decided_at FROM events WHERE event_id = ?`, id).Scan(&flags, &decided); err != nil {
-				t.Fatal(err)
-			}
+			ev := serverdbtest.Of(t, upgraded).Event(serverdbtest.Where{EventID: id})
+			flags, decided := int64(ev.Flags), ev.DecidedAt
 			if flags != want.flags || decided != want.decided {
 				t.Errorf("%s back-filled as flags %d decided at %d, want %d at %d", id, flags, decided, want.flags, want.decided)
 			}
 		}
 		// The undo reads the back-filled flag: the label goes back to disabled.
 		send(tok, protocol.Event{EventID: "undo-event", Kind: "undo", Code: h.Codes[2], Operator: "li", At: now, Reason: "wrong parcel", Undoes: "while-disabled-event"}, "undone")
-		if n := centraltest.Count(t, upgraded, `SELECT count(*) FROM codes WHERE code = ? AND status = 'disabled'`, h.Codes[2]); n != 1 {
+		if n := serverdbtest.Of(t, upgraded).CountLabel(h.Codes[2], "disabled"); n != 1 {
 			t.Fatal("the undo of a redemption made while disabled left the label redeemable after the upgrade")
 		}
 	})

@@ -134,7 +134,7 @@ func TestUndoRacesFeed(t *testing.T) {
 				t.Fatalf("after the undo was uploaded: %s, want unused", got)
 			}
 		}
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = 'unused'`, codes[0]); n != 1 {
+		if n := h.Server(t).CountLabel(codes[0], "unused"); n != 1 {
 			t.Fatal("the server did not apply the undo")
 		}
 	})

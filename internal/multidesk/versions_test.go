@@ -13,6 +13,7 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
 )
@@ -107,16 +108,16 @@ func TestNewerDeskOlderServer(t *testing.T) {
 				if st.Waiting != 2 || st.WaitingUpgrade != 2 || st.Rejected != 0 {
 					t.Fatalf("desk A's sync: %+v, want the undo and the label's next redemption waiting for the upgrade", st)
 				}
-				if status, _ := g.serverStatus(t, codes[1]); status != "disabled" {
+				if status, _ := g.Server(t).StatusAndStation(codes[1]); status != "disabled" {
 					t.Fatalf("the disable queued after the undo did not go: the server has %s", status)
 				}
 				if a.Status(t, codes[2]) != app.StatusUsed {
 					t.Fatal("desk A stopped downloading the other desks' changes")
 				}
-				if status, _ := g.serverStatus(t, codes[0]); status != "used" {
+				if status, _ := g.Server(t).StatusAndStation(codes[0]); status != "used" {
 					t.Fatalf("the older server has %s %s", codes[0], status)
 				}
-				if n := centraltest.Count(t, g.DB, `SELECT count(*) FROM events WHERE code = ?`, codes[0]); n != 1 {
+				if n := len(g.Server(t).Events(serverdbtest.Where{Code: codes[0]})); n != 1 {
 					t.Fatalf("the server has %d events of %s, want 1: the label's events after the undo must wait with it", n, codes[0])
 				}
 
@@ -129,9 +130,9 @@ func TestNewerDeskOlderServer(t *testing.T) {
 				if n := centraltest.Count(t, g.DB, `SELECT count(*) FROM events WHERE code = ? AND kind = 'undo' AND outcome = 'undone'`, codes[0]); n != 1 {
 					t.Fatalf("after the upgrade the server has %d undos of %s applied, want 1", n, codes[0])
 				}
-				if status, _ := g.serverStatus(t, codes[0]); status != "used" || centraltest.Count(t, g.DB, `SELECT count(*) FROM conflicts`) != 0 {
+				if status, _ := g.Server(t).StatusAndStation(codes[0]); status != "used" || g.Server(t).CountConflicts() != 0 {
 					t.Fatalf("after the upgrade the server has %s %s and %d conflicts, want used again (the second redemption after the undo), no conflict",
-						codes[0], status, centraltest.Count(t, g.DB, `SELECT count(*) FROM conflicts`))
+						codes[0], status, g.Server(t).CountConflicts())
 				}
 				if got, err := a.DB.UndoResult(ctx, u.EventID); err != nil || got.Server != "undone" {
 					t.Fatalf("the undo after the upgrade: %+v %v", got, err)

@@ -12,9 +12,9 @@ import (
 	"qrdesk/app"
 	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
 	"qrdesk/server"
-	"qrdesk/serverdb"
 )
 
 // TestDatabaseRefusingWrites: a server whose database answers reads and
@@ -33,11 +33,7 @@ func TestDatabaseRefusingWrites(t *testing.T) {
 		codes := d.Issue(t, 2)
 		d.Sync(t)
 
-		ro, err := serverdb.OpenRefusingWritesForTests(ctx, path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { ro.Close() })
+		ro := serverdbtest.OpenRefusingWrites(t, path)
 		now := func() time.Time { return h.Now }
 		api := &server.API{Store: ro, Log: centraltest.Discard, Now: now, Metrics: server.NewMetrics(ro, now)}
 		srv := httptest.NewServer(api.Handler())

@@ -12,6 +12,7 @@ import (
 	"qrdesk/app"
 	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
 )
@@ -83,10 +84,7 @@ func TestOlderDeskNewerServer(t *testing.T) {
 		if n := wire.clockFields.Load(); n != 0 {
 			t.Errorf("the protocol-2 desk sent clock offsets in %d requests", n)
 		}
-		var decided int64
-		if err := h.DB.QueryRowForTests(`SELECT decided_at FROM events WHERE code = ?`, codes[0]).Scan(&decided); err != nil {
-			t.Fatal(err)
-		}
+		decided := h.Server(t).Event(serverdbtest.Where{Code: codes[0]}).DecidedAt
 		if want := h.Now.Add(off).Unix(); decided != want {
 			t.Errorf("the older desk's redemption decided at %s, want %s (its own clock: it sends no offset)", app.FormatTime(decided), app.FormatTime(want))
 		}

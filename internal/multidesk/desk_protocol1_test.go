@@ -280,10 +280,7 @@ func TestOldDeskIsRefusedUntilUpgraded(t *testing.T) {
 			}
 		}
 		for _, c := range []string{x, y, z} {
-			want, err := serverStatusOf(t, h, c)
-			if err != nil {
-				t.Fatal(err)
-			}
+			want, _ := h.Server(t).StatusAndStation(c)
 			if got := d.Status(t, c); got != want {
 				t.Errorf("the upgraded desk holds %s %s, the server %s", c, got, want)
 			}
@@ -292,12 +289,6 @@ func TestOldDeskIsRefusedUntilUpgraded(t *testing.T) {
 			t.Errorf("the upgraded desk hands over X, replaced by Y (used): %s", out)
 		}
 	})
-}
-
-func serverStatusOf(t *testing.T, h *centraltest.Harness, code string) (string, error) {
-	var s string
-	err := h.DB.QueryRowForTests(`SELECT status FROM codes WHERE code = ?`, code).Scan(&s)
-	return s, err
 }
 
 // TestOldDeskRedemptionSurvivesRestore: a desk of the release before
@@ -328,7 +319,7 @@ func TestOldDeskRedemptionSurvivesRestore(t *testing.T) {
 		x := codes[0]
 		out := d.run(t, "redeem", x)
 		wantTooOld(t, "online redeem", out)
-		if status, _ := g.serverStatus(t, x); status != "unused" {
+		if status, _ := g.Server(t).StatusAndStation(x); status != "unused" {
 			t.Fatalf("after the old desk's refused scan the server holds %s %s", x, status)
 		}
 		back := d.offline(t)
@@ -364,7 +355,7 @@ func TestOldDeskRedemptionSurvivesRestore(t *testing.T) {
 			}
 		}
 		a.Sync(t)
-		if status, station := g.serverStatus(t, x); status != "used" || station != "Desk D" {
+		if status, station := g.Server(t).StatusAndStation(x); status != "used" || station != "Desk D" {
 			t.Errorf("the old desk redeemed %s offline; after its upgrade the server has it %s (%q)", x, status, station)
 		}
 		if v := a.Redeem(t, x, "li"); v.Outcome == app.OutcomeRedeemed {

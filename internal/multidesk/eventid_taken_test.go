@@ -14,7 +14,7 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/deskclient"
-	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
 	"qrdesk/store"
@@ -24,11 +24,11 @@ import (
 // (the feed shows it to every desk of the site).
 func serverEventID(t *testing.T, g *restorable, station string, kind protocol.Kind, code string) string {
 	t.Helper()
-	var id string
-	if err := g.DB.QueryRowForTests(`SELECT event_id FROM events WHERE station = ? AND kind = ? AND code = ? ORDER BY id DESC LIMIT 1`, station, kind, code).Scan(&id); err != nil {
-		t.Fatalf("no %s event of %s on %s at the server: %v", kind, station, code, err)
+	events := g.Server(t).Events(serverdbtest.Where{Station: station, Kind: kind, Code: code})
+	if len(events) == 0 {
+		t.Fatalf("no %s event of %s on %s at the server", kind, station, code)
 	}
-	return id
+	return events[len(events)-1].EventID
 }
 
 // squatScene is where every attack here starts: a server that can be
@@ -65,7 +65,7 @@ func squat(t *testing.T, g *restorable, token, id, code string) {
 // squatter's, from the snapshot it started over from) carries the same id.
 // After everyone syncs, every desk agrees with the server, and desk A
 // still holds Y's redemption under the id the server has for it.
-func TestReviewSquatRenamesOnlyTheDesksOwnEvent(t *testing.T) {
+func TestTakenEventIDRenumbersOnlyTheDesksOwnEvent(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g, desks, codes, m, backup := squatScene(t, dbPath, 3, "B")
@@ -84,7 +84,7 @@ func TestReviewSquatRenamesOnlyTheDesksOwnEvent(t *testing.T) {
 		if xStation != "Desk A" {
 			t.Errorf("desk A holds its own redemption of X as made at %q", xStation)
 		}
-		if status, station := g.serverStatus(t, x); status != "used" || station != "Desk A" {
+		if status, station := g.Server(t).StatusAndStation(x); status != "used" || station != "Desk A" {
 			t.Errorf("server: %s %s at %q, want used at Desk A", x, status, station)
 		}
 		var trace string
@@ -106,7 +106,7 @@ func TestReviewSquatRenamesOnlyTheDesksOwnEvent(t *testing.T) {
 // Attack 2: the squat, then the server restored once more to a newer
 // backup that holds A's redemption under its first id. A's renumbered
 // redemption goes again: one handover, so no conflict, and everyone agrees.
-func TestReviewSquatThenNewerBackupHoldsTheFirstID(t *testing.T) {
+func TestRestoredServerKeepsARenumberedRedemptionsFirstID(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g, desks, codes, m, backup0 := squatScene(t, dbPath, 3, "B", "C")
@@ -124,10 +124,10 @@ func TestReviewSquatThenNewerBackupHoldsTheFirstID(t *testing.T) {
 		a.Sync(t)
 		g.restore(backup1)
 		hostileSyncAll(t, 3, a, b, c)
-		if status, station := g.serverStatus(t, x); status != "used" || station != "Desk A" {
+		if status, station := g.Server(t).StatusAndStation(x); status != "used" || station != "Desk A" {
 			t.Errorf("server: %s %s at %q, want used at Desk A", x, status, station)
 		}
-		if n := centraltest.Count(t, g.DB, `SELECT count(*) FROM conflicts`); n != 0 {
+		if n := g.Server(t).CountConflicts(); n != 0 {
 			t.Errorf("%d conflicts on the server: one parcel was handed over once", n)
 		}
 		if u := a.Undo(t, x, "wrong parcel"); u.Server != "undone" {
@@ -142,7 +142,7 @@ func TestReviewSquatThenNewerBackupHoldsTheFirstID(t *testing.T) {
 // it). A sends its redemption and undo again after the restore: the undo
 // goes under a new id and is accepted; X is unused everywhere, no
 // conflict, the undo not refused.
-func TestReviewSquatUndoID(t *testing.T) {
+func TestTakenUndoIDGoesAgainUnderANewID(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g, desks, codes, m, backup := squatScene(t, dbPath, 3, "B", "C")
@@ -159,10 +159,10 @@ func TestReviewSquatUndoID(t *testing.T) {
 		g.restore(backup)
 		squat(t, g, m, uid, y)
 		hostileSyncAll(t, 3, a, b, c)
-		if status, _ := g.serverStatus(t, x); status != "unused" {
+		if status, _ := g.Server(t).StatusAndStation(x); status != "unused" {
 			t.Errorf("server: %s %s, want unused (A's redemption and its accepted undo)", x, status)
 		}
-		if n := centraltest.Count(t, g.DB, `SELECT count(*) FROM conflicts`); n != 0 {
+		if n := g.Server(t).CountConflicts(); n != 0 {
 			t.Errorf("%d conflicts on the server", n)
 		}
 		if n := a.Count(t, `SELECT count(*) FROM undos WHERE refused <> ''`); n != 0 {
@@ -179,7 +179,7 @@ func TestReviewSquatUndoID(t *testing.T) {
 // Attack 4: the squatter takes the id of A's replace (the feed shows it).
 // A's replace goes again under a new id: the old label stays disabled at
 // the server, the new one valid, and a use of the old one is refused.
-func TestReviewSquatReplaceID(t *testing.T) {
+func TestTakenReplaceIDGoesAgainUnderANewID(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g, desks, codes, m, backup := squatScene(t, dbPath, 3, "B", "C")
@@ -191,10 +191,10 @@ func TestReviewSquatReplaceID(t *testing.T) {
 		g.restore(backup)
 		squat(t, g, m, pid, y)
 		hostileSyncAll(t, 3, a, b, c)
-		if status, _ := g.serverStatus(t, x); status != "disabled" {
+		if status, _ := g.Server(t).StatusAndStation(x); status != "disabled" {
 			t.Errorf("server: replaced %s is %s, want disabled", x, status)
 		}
-		if status, _ := g.serverStatus(t, nx); status != "unused" {
+		if status, _ := g.Server(t).StatusAndStation(nx); status != "unused" {
 			t.Errorf("server: the replacement %s is %s, want unused", nx, status)
 		}
 		if v := c.Redeem(t, x, "zhao"); v.Outcome == app.OutcomeRedeemed {
@@ -213,7 +213,7 @@ func TestReviewSquatReplaceID(t *testing.T) {
 // restore the squatter takes the ids of both redemptions. A sends the
 // three again: X is A's (the second redemption) at the server, no
 // conflict, every desk agrees.
-func TestReviewSquatTwoRedemptionsOfOneLabel(t *testing.T) {
+func TestTakenIDsOfTwoRedemptionsOfOneLabel(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g, desks, codes, m, backup := squatScene(t, dbPath, 4, "B", "C")
@@ -230,16 +230,9 @@ func TestReviewSquatTwoRedemptionsOfOneLabel(t *testing.T) {
 		})
 		hostileSyncAll(t, 1, a, b, c)
 		var ids []string
-		rows, err := g.DB.QueryForTests(`SELECT event_id FROM events WHERE station = 'Desk A' AND code = ? ORDER BY id`, x)
-		if err != nil {
-			t.Fatal(err)
+		for _, ev := range g.Server(t).Events(serverdbtest.Where{Station: "Desk A", Code: x}) {
+			ids = append(ids, ev.EventID)
 		}
-		for rows.Next() {
-			var id string
-			rows.Scan(&id)
-			ids = append(ids, id)
-		}
-		rows.Close()
 		if len(ids) != 3 {
 			t.Fatalf("desk A's events of X at the server: %v", ids)
 		}
@@ -263,10 +256,10 @@ func TestReviewSquatTwoRedemptionsOfOneLabel(t *testing.T) {
 			t.FailNow()
 		}
 		hostileSyncAll(t, 3, a, b, c)
-		if status, station := g.serverStatus(t, x); status != "used" || station != "Desk A" {
+		if status, station := g.Server(t).StatusAndStation(x); status != "used" || station != "Desk A" {
 			t.Errorf("server: %s %s at %q, want used at Desk A", x, status, station)
 		}
-		if n := centraltest.Count(t, g.DB, `SELECT count(*) FROM conflicts`); n != 0 {
+		if n := g.Server(t).CountConflicts(); n != 0 {
 			t.Errorf("%d conflicts on the server", n)
 		}
 		if v := c.Redeem(t, x, "zhao"); v.Outcome != app.OutcomeAlreadyUsed {
@@ -284,7 +277,7 @@ func TestReviewSquatTwoRedemptionsOfOneLabel(t *testing.T) {
 // label Y. Desk B, a bystander, starts over from the restored server's
 // snapshot: its copy of Y's redemption must not touch its copy of X.
 // Then desk C redeems W online: B must learn W is used.
-func TestReviewSquatUndoneRedemptionIDWedgesBystander(t *testing.T) {
+func TestTakenUndoneRedemptionIDLeavesABystanderDeskWhole(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g, desks, codes, m, backup := squatScene(t, dbPath, 4, "B", "C")
@@ -296,10 +289,7 @@ func TestReviewSquatUndoneRedemptionIDWedgesBystander(t *testing.T) {
 			a.Redeem(t, x, "li")
 		})
 		hostileSyncAll(t, 1, a, b, c)
-		var first string
-		if err := g.DB.QueryRowForTests(`SELECT event_id FROM events WHERE station = 'Desk A' AND kind = 'redeem' AND code = ? ORDER BY id LIMIT 1`, x).Scan(&first); err != nil {
-			t.Fatal(err)
-		}
+		first := g.Server(t).Event(serverdbtest.Where{Station: "Desk A", Kind: "redeem", Code: x}).EventID
 		g.restore(backup)
 		squat(t, g, m, first, y)
 		a.Sync(t)
@@ -323,7 +313,7 @@ func TestReviewSquatUndoneRedemptionIDWedgesBystander(t *testing.T) {
 		// Desk A, whose undo names the taken id, syncs again.
 		a.Sync(t)
 		a.Sync(t)
-		if status, _ := g.serverStatus(t, y); status != "used" {
+		if status, _ := g.Server(t).StatusAndStation(y); status != "used" {
 			t.Fatalf("server: %s %s", y, status)
 		}
 		if st := a.Status(t, y); st != app.StatusUsed {
@@ -336,7 +326,7 @@ func TestReviewSquatUndoneRedemptionIDWedgesBystander(t *testing.T) {
 // the server answers id_taken for the desk's redemption, with its undo
 // waiting behind it. Whatever the interleaving, after they stop the desk
 // and the server agree, nothing waits and nothing is refused.
-func TestReviewSquatTwoProcessesRekeyAtOnce(t *testing.T) {
+func TestTwoDeskProcessesRenumberATakenIDAtOnce(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		for round := 0; round < 3; round++ {
@@ -378,10 +368,10 @@ func TestReviewSquatTwoProcessesRekeyAtOnce(t *testing.T) {
 			t.Logf("round %d: the two syncs at once: %v", round, errs)
 			db2.Close()
 			hostileSyncAll(t, 2, a, b)
-			if status, station := g.serverStatus(t, x); status != "used" || station != "Desk A" {
+			if status, station := g.Server(t).StatusAndStation(x); status != "used" || station != "Desk A" {
 				t.Errorf("round %d: server: %s %s at %q, want used at Desk A", round, x, status, station)
 			}
-			if n := centraltest.Count(t, g.DB, `SELECT count(*) FROM conflicts`); n != 0 {
+			if n := g.Server(t).CountConflicts(); n != 0 {
 				t.Errorf("round %d: %d conflicts on the server", round, n)
 			}
 			if n := a.Count(t, `SELECT count(*) FROM undos WHERE refused <> ''`); n != 0 {
@@ -415,7 +405,7 @@ func (l *loseAfterTaken) Events(ctx context.Context, ring string, evs []protocol
 // Attack 8: the answer to the renumbered redemption is lost (the server
 // committed it); the desk sends it again under the new id. Then desk A's
 // undo and desk C's scan behave as for one redemption.
-func TestReviewSquatRenumberedAnswerLost(t *testing.T) {
+func TestRenumberedRedemptionSentAgainAfterItsAnswerIsLost(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g, desks, codes, m, backup := squatScene(t, dbPath, 3, "C")
@@ -440,7 +430,7 @@ func TestReviewSquatRenumberedAnswerLost(t *testing.T) {
 		if v := c.Redeem(t, x, "zhao"); v.Outcome != app.OutcomeAlreadyUsed {
 			t.Errorf("desk C online: %s, want already_used", v.Outcome)
 		}
-		if n := centraltest.Count(t, g.DB, `SELECT count(*) FROM conflicts`); n != 0 {
+		if n := g.Server(t).CountConflicts(); n != 0 {
 			t.Errorf("%d conflicts on the server", n)
 		}
 		if u := a.Undo(t, x, "wrong parcel"); u.Server != "undone" {
@@ -454,7 +444,7 @@ func TestReviewSquatRenumberedAnswerLost(t *testing.T) {
 // Attack 9: the squatter takes the id of an expiry of desk A's close of
 // day (the feed shows it). A sends it again under a new id: the label is
 // expired at the server and everywhere.
-func TestReviewSquatExpireID(t *testing.T) {
+func TestTakenExpiryIDGoesAgainUnderANewID(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g, desks, codes, m, backup := squatScene(t, dbPath, 3, "C")
@@ -463,13 +453,13 @@ func TestReviewSquatExpireID(t *testing.T) {
 		a.CloseDay(t, true)
 		hostileSyncAll(t, 1, a, c)
 		id := serverEventID(t, g, "Desk A", protocol.KindExpire, x)
-		if status, _ := g.serverStatus(t, x); status != "expired" {
+		if status, _ := g.Server(t).StatusAndStation(x); status != "expired" {
 			t.Fatalf("server: %s %s after the close of day", x, status)
 		}
 		g.restore(backup)
 		squat(t, g, m, id, y)
 		hostileSyncAll(t, 3, a, c)
-		if status, _ := g.serverStatus(t, x); status != "expired" {
+		if status, _ := g.Server(t).StatusAndStation(x); status != "expired" {
 			t.Errorf("server: %s %s, want expired (desk A's close of day)", x, status)
 		}
 		if v := c.Redeem(t, x, "zhao"); v.Outcome == app.OutcomeRedeemed {
@@ -484,7 +474,7 @@ func TestReviewSquatExpireID(t *testing.T) {
 // supervisor undoes A's redemption of X (online: the server answers). The
 // undo names the taken id. After everyone syncs, the server and the desks
 // agree on X, and an undo the server refused is not counted as done.
-func TestReviewSquatThenUndoBeforeSync(t *testing.T) {
+func TestUndoOfARedemptionWhoseIDIsTaken(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g, desks, codes, m, backup := squatScene(t, dbPath, 3, "C")
@@ -500,7 +490,7 @@ func TestReviewSquatThenUndoBeforeSync(t *testing.T) {
 		u := a.Undo(t, x, "wrong parcel")
 		t.Logf("desk A's undo before its sync: %+v", u)
 		hostileSyncAll(t, 3, a, c)
-		status, _ := g.serverStatus(t, x)
+		status, _ := g.Server(t).StatusAndStation(x)
 		if st := a.Status(t, x); string(st) != status {
 			t.Errorf("desk A has %s %s, the server %s", x, st, status)
 		}
@@ -512,7 +502,7 @@ func TestReviewSquatThenUndoBeforeSync(t *testing.T) {
 		if status == "unused" && refused != 0 {
 			t.Errorf("the server holds X unused, but desk A lists its undo as refused")
 		}
-		if n := centraltest.Count(t, g.DB, `SELECT count(*) FROM conflicts`); n != 0 {
+		if n := g.Server(t).CountConflicts(); n != 0 {
 			t.Errorf("%d conflicts on the server", n)
 		}
 		g.reviewConverged(t, map[string]*watchedDesk{"Desk A": a, "Desk C": c}, "Desk A")
@@ -521,7 +511,7 @@ func TestReviewSquatThenUndoBeforeSync(t *testing.T) {
 
 // Control for attack 2 (held): the same two restores with no squat: no
 // conflict, the undo accepted. The conflict of attack 2 is the renumbering's.
-func TestReviewControlNewerBackupWithoutSquat(t *testing.T) {
+func TestTwoRestoresWithoutATakenIDMakeNoConflict(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
@@ -540,7 +530,7 @@ func TestReviewControlNewerBackupWithoutSquat(t *testing.T) {
 		a.Sync(t)
 		g.restore(backup1)
 		hostileSyncAll(t, 3, a, c)
-		if n := centraltest.Count(t, g.DB, `SELECT count(*) FROM conflicts`); n != 0 {
+		if n := g.Server(t).CountConflicts(); n != 0 {
 			t.Errorf("%d conflicts on the server", n)
 		}
 		if u := a.Undo(t, x, "wrong parcel"); u.Server != "undone" {

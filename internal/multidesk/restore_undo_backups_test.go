@@ -61,22 +61,12 @@ func (g *restorable) hostileConverged(t *testing.T, desks map[string]*watchedDes
 // the desks named (a desk with no redemption has no dashboard row).
 func (g *restorable) reviewConverged(t *testing.T, desks map[string]*watchedDesk, figures ...string) {
 	t.Helper()
-	rows, err := g.DB.QueryForTests(`SELECT code, status, used_station FROM codes ORDER BY code`)
-	if err != nil {
-		t.Fatal(err)
-	}
 	type st struct{ status, station string }
 	server := map[string]st{}
-	for rows.Next() {
-		var code string
-		var s st
-		if err := rows.Scan(&code, &s.status, &s.station); err != nil {
-			t.Fatal(err)
-		}
-		server[code] = s
+	for _, l := range g.Server(t).Labels() {
+		server[l.Code] = st{l.Status, l.UsedStation}
 	}
-	rows.Close()
-	conflicts := centraltest.Count(t, g.DB, `SELECT count(*) FROM conflicts`)
+	conflicts := g.Server(t).CountConflicts()
 	for name, d := range desks {
 		for code, s := range server {
 			var local string
@@ -152,7 +142,7 @@ func TestUndoAnswerLostThenRefusedByAnOlderBackup(t *testing.T) {
 
 		g.restore(backup2)
 		hostileSyncAll(t, 3, a, b)
-		if status, station := g.serverStatus(t, x); status != "used" || station != "Desk B" {
+		if status, station := g.Server(t).StatusAndStation(x); status != "used" || station != "Desk B" {
 			t.Logf("the server has %s %s at %q", x, status, station)
 		}
 		if refused, err := a.Svc.RefusedUndos(ctx); err != nil || len(refused) != 0 {
@@ -165,14 +155,14 @@ func TestUndoAnswerLostThenRefusedByAnOlderBackup(t *testing.T) {
 }
 
 // Held (the review's attack found nothing; kept for coverage).
-// TestHostileFeedUndoLostThenNewerBackup: A redeems X online (backup 1
+// TestUndoFromTheFeedThenNewerBackupConverges: A redeems X online (backup 1
 // holds it), undoes it (accepted), B learns the undo from the feed and
 // redeems X online. Backup 2 holds all three. The server is restored to
 // backup 1; B syncs first: its redemption, sent again, meets A's
 // redemption there (a conflict), and A's undo, sent again, is refused.
 // The server is restored to backup 2. After every desk synced the desks
 // must agree with it: X used by B, no conflict, figures as the dashboard.
-func TestHostileFeedUndoLostThenNewerBackup(t *testing.T) {
+func TestUndoFromTheFeedThenNewerBackupConverges(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
@@ -198,18 +188,18 @@ func TestHostileFeedUndoLostThenNewerBackup(t *testing.T) {
 
 		g.restore(backup1)
 		hostileSyncAll(t, 1, b, a)
-		t.Logf("on backup 1 after B then A synced: %d conflicts", centraltest.Count(t, g.DB, `SELECT count(*) FROM conflicts`))
+		t.Logf("on backup 1 after B then A synced: %d conflicts", g.Server(t).CountConflicts())
 
 		g.restore(backup2)
 		hostileSyncAll(t, 3, a, b)
-		if status, station := g.serverStatus(t, x); status != "used" || station != "Desk B" {
+		if status, station := g.Server(t).StatusAndStation(x); status != "used" || station != "Desk B" {
 			t.Errorf("the server has %s %s at %q, want used at Desk B", x, status, station)
 		}
 		g.hostileConverged(t, map[string]*watchedDesk{"Desk A": a, "Desk B": b})
 	})
 }
 
-// TestHostileRestoreTurnsUndoneRedemptionIntoConflict: desk A redeems X
+// TestRestoredUndoneRedemptionSentAgainIsNoConflict: desk A redeems X
 // online and its supervisor undoes it, answered "undone" (nothing was
 // handed over at A). The server is restored to a backup from before both;
 // there X is unused, and desk C redeems it online: the only handover of
@@ -217,7 +207,7 @@ func TestHostileFeedUndoLostThenNewerBackup(t *testing.T) {
 // request: the server takes them as one fact (the parcel came back), so
 // no conflict is recorded, X stays C's, and A's undo is accepted again
 // (central.MarkTakenBack; it used to be a conflict and a refused undo).
-func TestHostileRestoreTurnsUndoneRedemptionIntoConflict(t *testing.T) {
+func TestRestoredUndoneRedemptionSentAgainIsNoConflict(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		ctx := context.Background()
@@ -241,7 +231,7 @@ func TestHostileRestoreTurnsUndoneRedemptionIntoConflict(t *testing.T) {
 			t.Fatalf("desk C online on the restored server: %+v", v)
 		}
 		hostileSyncAll(t, 3, a, c)
-		if n := centraltest.Count(t, g.DB, `SELECT count(*) FROM conflicts`); n != 0 {
+		if n := g.Server(t).CountConflicts(); n != 0 {
 			t.Errorf("the server records %d conflicts over %s: one parcel went out (C's); A's redemption was undone and the server had said so", n, x)
 		}
 		if refused, err := a.Svc.RefusedUndos(ctx); err != nil || len(refused) != 0 {
@@ -249,7 +239,7 @@ func TestHostileRestoreTurnsUndoneRedemptionIntoConflict(t *testing.T) {
 				t.Errorf("desk A's undo of %s, answered undone before the restore, is now refused: %q", r.Code, r.ServerReason)
 			}
 		}
-		if status, station := g.serverStatus(t, x); status != "used" || station != "Desk C" {
+		if status, station := g.Server(t).StatusAndStation(x); status != "used" || station != "Desk C" {
 			t.Errorf("the server has %s %s at %q, want used at Desk C", x, status, station)
 		}
 		g.hostileConverged(t, map[string]*watchedDesk{"Desk A": a, "Desk C": c})
@@ -257,13 +247,13 @@ func TestHostileRestoreTurnsUndoneRedemptionIntoConflict(t *testing.T) {
 }
 
 // Held (the review's attack found nothing; kept for coverage).
-// TestHostileLateUndoAndRescanAfterConflict: desk A, offline, redeems X,
+// TestLateUndoAndRescanAfterAConflictConverge: desk A, offline, redeems X,
 // undoes it (the undo waits) and redeems X again (the new redemption
 // follows the undo in the outbox). Meanwhile desk B redeems X online. A's
 // sync: its first redemption (earlier) is a conflict, the undo is refused
 // (a conflict), and its second redemption meets a used label. After every
 // desk synced, the desks must agree with the server.
-func TestHostileLateUndoAndRescanAfterConflict(t *testing.T) {
+func TestLateUndoAndRescanAfterAConflictConverge(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
@@ -317,12 +307,12 @@ func (g *restorable) dayAgree(t *testing.T, d *watchedDesk, name string, at time
 }
 
 // Held (the review's attack found nothing; kept for coverage).
-// TestHostileRestoreNextDayMovesOnlineRedemptions: desk A redeems X
+// TestRestoreNextDayKeepsEachDaysFigures: desk A redeems X
 // online on day 1 and Y online, then its supervisor undoes Y (accepted).
 // The server is restored the next morning to a backup from before; A
 // sends everything again. Each day's figures of A must still equal its
 // dashboard row of that day.
-func TestHostileRestoreNextDayMovesOnlineRedemptions(t *testing.T) {
+func TestRestoreNextDayKeepsEachDaysFigures(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
