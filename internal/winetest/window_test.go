@@ -158,6 +158,27 @@ func (s *screen) save(img image.Image, r image.Rectangle, name string) {
 	png.Encode(f, img)
 }
 
+// windowHarness is the harness with the real window's qrdesk.exe and a
+// virtual display for it (skipped without the display tools).
+func windowHarness(t *testing.T) (*harness, *screen) {
+	t.Helper()
+	h := newHarness(t)
+	if tool := displayTools(); tool != "" {
+		t.Skipf("the window under wine needs Xvfb, xdotool and ImageMagick's import; %s is missing (make deps installs them)", tool)
+	}
+	h.exe = h.guiExe(t)
+	s := &screen{t: t, display: xvfb(t)}
+	// Every wine process of the test sees the display: wine's desktop
+	// process (explorer.exe), started with the prefix's first program,
+	// owns the windows of all, and one started without a display makes
+	// the window fail ("Failed to create helper window"). So the wine of
+	// the tests before, which had none, is waited out first.
+	waitWine := exec.Command("/usr/lib/wine/wineserver", "-w")
+	waitWine.Env = append(os.Environ(), "WINEPREFIX="+h.prefix)
+	waitWine.Run()
+	return h, s
+}
+
 // TestWindowScanUnderWine: the real window, qrdesk.exe cross-built with
 // cgo, under wine on a virtual X display (Xvfb, software OpenGL). With a
 // key file others can read it shows why it cannot start in a dialog
@@ -166,20 +187,7 @@ func (s *screen) save(img image.Image, r image.Rectangle, name string) {
 // redeemed; a label typed on the Codes screen is looked up (its details
 // are shown) and stays unused.
 func TestWindowScanUnderWine(t *testing.T) {
-	h := newHarness(t)
-	if tool := displayTools(); tool != "" {
-		t.Skipf("the window under wine needs Xvfb, xdotool and ImageMagick's import; %s is missing (make deps installs them)", tool)
-	}
-	h.exe = h.guiExe(t)
-	s := &screen{t: t, display: xvfb(t)}
-	// Every wine process of this test sees the display: wine's desktop
-	// process (explorer.exe), started with the prefix's first program,
-	// owns the windows of all, and one started without a display makes
-	// the window fail ("Failed to create helper window"). So the wine of
-	// the tests before, which had none, is waited out first.
-	waitWine := exec.Command("/usr/lib/wine/wineserver", "-w")
-	waitWine.Env = append(os.Environ(), "WINEPREFIX="+h.prefix)
-	waitWine.Run()
+	h, s := windowHarness(t)
 	h, data := h.desk(t, "qrdesk-window", "DISPLAY="+s.display, "LIBGL_ALWAYS_SOFTWARE=1")
 	h.must(t, "init")
 	h.must(t, "settings", "--prefix", "WH", "--station-name", "Desk 1", "--configured=true", "--default-operator", "li", "--sound=false")
@@ -387,15 +395,7 @@ func displayTools() string {
 // on "Save their badge" writes their badge to Documents\qrdesk. Before,
 // this shortcut refused to start and sent the clerk to a command prompt.
 func TestFirstSupervisorUnderWine(t *testing.T) {
-	h := newHarness(t)
-	if tool := displayTools(); tool != "" {
-		t.Skipf("the window under wine needs Xvfb, xdotool and ImageMagick's import; %s is missing (make deps installs them)", tool)
-	}
-	h.exe = h.guiExe(t)
-	s := &screen{t: t, display: xvfb(t)}
-	waitWine := exec.Command("/usr/lib/wine/wineserver", "-w") // see TestWindowScanUnderWine
-	waitWine.Env = append(os.Environ(), "WINEPREFIX="+h.prefix)
-	waitWine.Run()
+	h, s := windowHarness(t)
 	h, data := h.desk(t, "qrdesk-pickup", "DISPLAY="+s.display, "LIBGL_ALWAYS_SOFTWARE=1")
 	started := time.Now()
 	// C.UTF-8, a locale every machine has: wine turns the desk's folder
