@@ -218,7 +218,7 @@ func (d *desk) read(ctx context.Context) (deskState, error) {
 }
 
 // expireEvents are the expire events in the desk's outbox (a close's,
-// or 'qrdesk expire''s).
+// or 'qrdesk expire”s).
 func (d *desk) expireEvents(ctx context.Context) (map[string]bool, error) {
 	out := map[string]bool{}
 	err := eachRow(ctx, d.db.SQL(), `SELECT event_id FROM outbox WHERE kind = 'expire'`, func(rows *sql.Rows) error {
