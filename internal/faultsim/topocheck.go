@@ -39,7 +39,9 @@ const (
 	// staff family removed, the operator of its desk's closes), made
 	// after the removal, expires nothing at the server: each of its
 	// expiries is refused and flagged (FlagRemovedStaff), unless refused
-	// before that as made in another site.
+	// before that as made in another site; where a server restore lost
+	// the removal for a while, an expiry taken meanwhile is flagged once
+	// the removal comes back.
 	InvStaffFlagged = "I14 a removed operator's work is flagged, and a removed supervisor's close expires nothing"
 	// InvRefusals (inv-refusals): 'qrdesk restore' refuses another desk's
 	// backup; a desk whose database file is lost beside its key file is
@@ -393,14 +395,30 @@ func (c *checker) staffCloses() {
 			}
 			what := fmt.Sprintf("%s, removed from the staff list at %s, closed the day at desk %s at %s (g%02d)",
 				cl.Operator, at.Format("15:04:05"), deskName(cl.Desk), cl.Began.Format("15:04:05"), cl.Group+1)
+			lost, flagged := c.removalLost(cl.Desk), e.Flags.Has(qcentral.FlagRemovedStaff)
 			switch {
-			case e.Outcome == qcentral.OutcomeExpired:
+			case e.Outcome == qcentral.OutcomeExpired && !lost:
 				c.fail(InvStaffFlagged, c.label(e.Code), "%s; the server applied its expiry (event %s, flags %d)", what, e.EventID, e.Flags)
-			case e.Outcome == qcentral.OutcomeNotExpired && !e.Flags.Has(qcentral.FlagRemovedStaff) && !closeSiteRefusal(e.Detail):
+			case e.Outcome == qcentral.OutcomeExpired && !flagged:
+				c.fail(InvStaffFlagged, c.label(e.Code), "%s; the server, restored to before the removal, applied its expiry (event %s), and it carries no flag since the removal came back (flags %d)", what, e.EventID, e.Flags)
+			case e.Outcome == qcentral.OutcomeNotExpired && !flagged && !lost && !closeSiteRefusal(e.Detail):
 				c.fail(InvStaffFlagged, c.label(e.Code), "%s; the server refused its expiry (event %s) with no flag of it (flags %d): %s", what, e.EventID, e.Flags, resultReason(e.Detail))
 			}
 		}
 	}
+}
+
+// removalLost reports whether a server restore may have lost desk d's
+// clerk's removal for a while: a restore at or after the removal's group
+// to a backup taken at or before it.
+func (c *checker) removalLost(d int) bool {
+	in := c.r.topo.removedIn[d]
+	for _, rs := range c.r.restores {
+		if taken, ok := c.r.topo.serverBackups[rs.Backup]; ok && rs.Group >= in && taken <= in {
+			return true
+		}
+	}
+	return false
 }
 
 // closeSiteRefusal reports whether the server refused a close's expiry as

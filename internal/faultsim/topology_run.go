@@ -23,6 +23,7 @@ type topoRecords struct {
 	deskBackups   map[int]string // desk backup number → file
 	deskRestores  []deskRestoreRecord
 	removed       map[int]time.Time // desk → when its clerk was removed (the process's clock)
+	removedIn     map[int]int       // desk → the group its clerk was removed in
 	unsyncedIssue []string          // issues a restored desk made before it synced again
 	rehires       []rehireRecord
 	serverBackups map[int]int // server backup number → the group it was taken in
@@ -63,6 +64,7 @@ type deskRestoreRecord struct {
 func (r *run) setupTopology(ctx context.Context) error {
 	r.topo.deskBackups = map[int]string{}
 	r.topo.removed = map[int]time.Time{}
+	r.topo.removedIn = map[int]int{}
 	r.topo.serverBackups = map[int]int{}
 	if r.cfg.on(TopoSites) {
 		for _, s := range topologySites[1:] {
@@ -171,6 +173,7 @@ func (r *run) topoStep(ctx context.Context, g, i int, d *desk, s Step) (string, 
 		}
 		r.mu.Lock()
 		r.topo.removed[d.idx] = time.Now()
+		r.topo.removedIn[d.idx] = g
 		r.mu.Unlock()
 		return "ok (the desk is offline)", nil
 	case RenameSite:
