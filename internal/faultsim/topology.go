@@ -51,7 +51,8 @@ var TopologyClasses = []string{TopoSites, TopoMove, TopoIssue, TopoDeskRestore, 
 // conflict of another site's label not listed at a North desk);
 // desk-restore, wrong-restore, lost-db and clock-days fail seeds of a
 // 10-seed soak (I3, I7, I10). Switch them on here as the fixes merge.
-var DefaultTopology = []string{TopoSites, TopoMove, TopoIssue, TopoExpire, TopoCloses, TopoStaff, TopoInvSerials, TopoInvCopies, TopoInvRefusals, TopoInvCloseScope, TopoInvStaff}
+var DefaultTopology = []string{TopoSites, TopoMove, TopoIssue, TopoExpire, TopoCloses, TopoStaff, TopoRename, TopoStaffClose, TopoRehire,
+	TopoInvSerials, TopoInvCopies, TopoInvRefusals, TopoInvCloseScope, TopoInvStaff}
 
 // ParseTopology reads a QRDESK_SOAK_TOPOLOGY value: "all", "none",
 // "default", or names of TopologyClasses separated by commas (a leading
