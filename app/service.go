@@ -8,11 +8,12 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"qrdesk/protocol"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"qrdesk/protocol"
 )
 
 // MaxBatch is the largest batch one issue may create.
@@ -96,6 +97,9 @@ type IssueRequest struct {
 	// who allows it.
 	Supervisor string
 	Progress   func(done, total int) // optional, for large batches
+	// Order, when set, is the pickup order the batch is issued for
+	// (ImportOrders): recorded with it, once.
+	Order *OrderRow
 }
 
 // ErrRestoredNotSynced is why a desk restored from a backup issues no
@@ -153,7 +157,7 @@ func (s *Service) Issue(ctx context.Context, req IssueRequest) (Batch, []Code, e
 		Count: req.Count, LabelDate: FormatDate(day), Prefix: set.Prefix,
 		Serial: set.DateSerial, Type: req.Type, Ref: req.Ref,
 		ExpireAt: exp.At(now, day), CreatedAt: now.Unix(),
-		Actor: Actor{Station: set.StationName, Operator: req.Operator}, Progress: req.Progress,
+		Actor: Actor{Station: set.StationName, Operator: req.Operator}, Progress: req.Progress, Order: req.Order,
 	}
 	if spec.ExpireAt != 0 && spec.ExpireAt <= now.Unix() {
 		return Batch{}, nil, Errorf(KindInvalid, "these codes would already be expired (label date %s with expiry %s): pick a later date or expiry", spec.LabelDate, exp)
@@ -364,7 +368,7 @@ func (s *Service) redeemOnline(ctx context.Context, c Code, a Attempt) (Verdict,
 		return Verdict{}, false, ErrTransient
 	}
 	rctx, cancel := context.WithTimeout(s.probeClock(ctx), s.OnlineTimeout)
-	r, err := s.Remote.Redeem(rctx, s.Keys.RingID(), RemoteEvent{EventID: a.TraceID, Kind: protocol.KindRedeem, Code: c.String(), Operator: a.Operator, At: a.At})
+	r, err := s.Remote.Redeem(rctx, s.Keys.RingID(), protocol.Event{EventID: a.TraceID, Kind: protocol.KindRedeem, Code: c.String(), Operator: a.Operator, At: a.At})
 	cancel()
 	var refusal *ServerRefusal
 	switch {
@@ -380,7 +384,7 @@ func (s *Service) redeemOnline(ctx context.Context, c Code, a Attempt) (Verdict,
 		return Verdict{}, false, err // no answer: the caller decides here
 	}
 	s.setRefusal(nil)
-	if r.Outcome == string(OutcomeUnknown) {
+	if r.Outcome == protocol.OutcomeUnknown {
 		return Verdict{}, false, nil // the server has not got this batch yet
 	}
 	a.ByServer = true

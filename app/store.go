@@ -156,6 +156,9 @@ type BatchSpec struct {
 	Actor
 	// Progress, when set, is called every few thousand codes.
 	Progress func(done, total int)
+	// Order, when set, is the pickup order the batch is issued for (one
+	// label per parcel): recorded with the batch, once (ErrOrderIssued).
+	Order *OrderRow
 }
 
 // Batch is an issued batch.

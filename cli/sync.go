@@ -18,8 +18,9 @@ import (
 	"golang.org/x/term"
 
 	"qrdesk/app"
+	"qrdesk/deskclient"
 	"qrdesk/internal/plaintext"
-	"qrdesk/server"
+	"qrdesk/protocol"
 )
 
 func init() {
@@ -123,7 +124,7 @@ func remoteFor(c *common) (app.Remote, error) {
 	if err != nil || sc == nil {
 		return nil, err
 	}
-	return server.NewClient(sc.Server, sc.Token), nil
+	return deskclient.New(sc.Server, sc.Token), nil
 }
 
 const syncUsage = `Usage: qrdesk sync [--server URL (--token-file FILE | --token -)] [flags]
@@ -199,7 +200,7 @@ func runSync(ctx context.Context, env *Env, args []string) error {
 		if sf := app.ServerFailed(err); sf != nil {
 			return &app.Error{Kind: app.KindUnavailable, Message: sf.Error() + "; scans go on offline and will be uploaded later", Err: err}
 		}
-		if server.IsTransient(err) {
+		if app.IsTransient(err) {
 			return &app.Error{Kind: app.KindUnavailable, Message: "the server could not be reached; scans go on offline and will be uploaded later", Err: err}
 		}
 		return err
@@ -209,7 +210,7 @@ func runSync(ctx context.Context, env *Env, args []string) error {
 			time.Unix(st.LastOK, 0).Format("15:04:05"), st.Waiting, st.Rejected, st.Cursor)
 		if st.WaitingUpgrade > 0 {
 			fmt.Fprintf(w, "%d of the waiting events are of a kind the server does not know yet (%s): they go once qrdesk-server is upgraded\n",
-				st.WaitingUpgrade, app.UnsupportedReason)
+				st.WaitingUpgrade, protocol.UnsupportedReason)
 		}
 		if msg := clockWarning(env, st.Clock); msg != "" {
 			fmt.Fprintln(w, msg)

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"qrdesk/central"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 	"qrdesk/server"
 	"qrdesk/serverdb"
 )
@@ -65,8 +65,8 @@ func benchRedeem(b *testing.B, engine string, servers int) {
 			url := urls[c%len(urls)]
 			for i := c; i < n; i += clients {
 				t0 := time.Now()
-				var r central.Result
-				h.CallURL(b, url, "POST", "/v1/redeem", token, h.Ring, central.Event{EventID: fmt.Sprintf("bench-%06d", i), Code: h.Codes[i], Operator: "op", At: 1}, &r)
+				var r protocol.Result
+				h.CallURL(b, url, "POST", "/v1/redeem", token, h.Ring, protocol.Event{EventID: fmt.Sprintf("bench-%06d", i), Code: h.Codes[i], Operator: "op", At: 1}, &r)
 				lat[i] = time.Since(t0)
 				if r.Outcome != "redeemed" {
 					b.Errorf("%s: %+v", h.Codes[i], r)

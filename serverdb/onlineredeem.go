@@ -6,6 +6,7 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/central"
+	"qrdesk/protocol"
 )
 
 // redeemOnlineOneStatement is PostgreSQL's path for the commonest event, an
@@ -39,8 +40,8 @@ import (
 // UNIQUE constraint undoes the whole statement): the caller then decides
 // the event on the general path, which explains the refusal or finds the
 // earlier answer.
-func (c *DB) redeemOnlineOneStatement(ctx context.Context, st central.Station, ev central.Event, now int64) (r central.Result, done bool, err error) {
-	r = central.Result{EventID: ev.EventID, Outcome: central.OutcomeRedeemed, UsedAt: now, UsedStation: st.Name, UsedOperator: ev.Operator, Status: string(app.StatusUsed)}
+func (c *DB) redeemOnlineOneStatement(ctx context.Context, st central.Station, ev protocol.Event, now int64) (r protocol.Result, done bool, err error) {
+	r = protocol.Result{EventID: ev.EventID, Outcome: protocol.OutcomeRedeemed, UsedAt: now, UsedStation: st.Name, UsedOperator: ev.Operator, Status: string(app.StatusUsed)}
 	detail, _ := json.Marshal(r)
 	feed, _ := json.Marshal(map[string]any{"at": now, "operator": ev.Operator, "event_id": ev.EventID, "status": app.StatusUsed})
 	var n int
@@ -71,11 +72,11 @@ func (c *DB) redeemOnlineOneStatement(ctx context.Context, st central.Station, e
 		ev.EventID, st.Name, ev.Operator, ev.At, now, now, string(detail), ev.Reason).Scan(&n, &active, &r.Write)
 	switch {
 	case isUniqueAny(err):
-		return central.Result{}, false, nil
+		return protocol.Result{}, false, nil
 	case err != nil:
-		return central.Result{}, false, err
+		return protocol.Result{}, false, err
 	case !active:
-		return central.Result{}, false, central.ErrRevoked
+		return protocol.Result{}, false, central.ErrRevoked
 	}
 	return r, n == 1, nil
 }

@@ -8,7 +8,8 @@ import (
 	"strings"
 
 	"qrdesk/app"
-	"qrdesk/central"
+	"qrdesk/entitlement"
+	"qrdesk/protocol"
 )
 
 // querier is what *sql.DB and *sql.Tx share, so helpers run in or out of a
@@ -54,7 +55,7 @@ func (d *DB) Lookup(ctx context.Context, c app.Code) (app.CodeRecord, error) {
 		return rec, err
 	}
 	if err == nil && rec.Status == app.StatusUnused {
-		var used central.Sibling
+		var used entitlement.Sibling
 		var double bool
 		if used, double, err = entitlementUsedHere(ctx, d.db, rec.ID); double {
 			rec.EntitlementUsed = used.Code
@@ -74,10 +75,10 @@ func (d *DB) SetDisabled(ctx context.Context, c app.Code, disable bool, reason s
 	// An enabled label is unused again; past its expiry by this desk's
 	// clock it is refused as expired at a scan, but not stored so (the
 	// clock may be wrong: see Redeem).
-	action, query := "enable", `UPDATE codes SET status = 'unused',
+	action, query := protocol.KindEnable, `UPDATE codes SET status = 'unused',
 		disabled_reason = '' WHERE random = ?2 AND code = ?3 AND status = 'disabled' RETURNING id`
 	if disable {
-		action, query = "disable", `UPDATE codes SET status = 'disabled', disabled_reason = ?4
+		action, query = protocol.KindDisable, `UPDATE codes SET status = 'disabled', disabled_reason = ?4
 		WHERE random = ?2 AND code = ?3 AND status = 'unused' RETURNING id`
 	}
 	var id int64
@@ -127,8 +128,10 @@ func (d *DB) searchSQL(ctx context.Context, q app.SearchQuery) (string, []any, e
 	} else if text := strings.TrimSpace(q.Text); text != "" {
 		part := app.Compact(app.Normalize(text))
 		// "ref <> ''" lets SQLite use the partial index on ref.
-		alts := []string{`SELECT id FROM codes WHERE ref = ? AND ref <> ''`}
-		args = append(args, text)
+		alts := []string{`SELECT id FROM codes WHERE ref = ? AND ref <> ''`,
+			// The labels of the orders whose customer's name holds the text.
+			`SELECT c2.id FROM orders o JOIN codes c2 ON c2.batch_id = o.batch_id WHERE o.customer LIKE ? ESCAPE '\'`}
+		args = append(args, text, "%"+likeEscape(text)+"%")
 		if part != "" {
 			ids, err := d.randoms.find(ctx, d.db, part, searchIDLimit)
 			if err != nil {
@@ -233,7 +236,7 @@ func (d *DB) ExpireDue(ctx context.Context, now int64) (int64, error) {
 // ExpireWaiting reports whether an expire event of c waits in the outbox.
 func (d *DB) ExpireWaiting(ctx context.Context, c app.Code) (bool, error) {
 	var n int
-	err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM outbox WHERE code = ? AND kind = ? AND state = 'pending'`, c.String(), app.KindExpire).Scan(&n)
+	err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM outbox WHERE code = ? AND kind = ? AND state = 'pending'`, c.String(), protocol.KindExpire).Scan(&n)
 	return n > 0, d.wrap(err, "cannot read the outbox")
 }
 

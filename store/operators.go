@@ -22,7 +22,7 @@ func scanOperator(row interface{ Scan(...any) error }) (app.Operator, error) {
 
 // sharedList is true when the desk's operators are the deployment's staff
 // list: its server announced the staff kind at the desk's enrolment.
-const sharedList = `EXISTS (SELECT 1 FROM sync_state s, json_each(s.value) k WHERE s.key = 'server_kinds' AND json_valid(s.value) AND k.value = '` + protocol.KindStaff + `')`
+const sharedList = `EXISTS (SELECT 1 FROM sync_state s, json_each(s.value) k WHERE s.key = 'server_kinds' AND json_valid(s.value) AND k.value = '` + string(protocol.KindStaff) + `')`
 
 // OperatorList says which list the desk's operators are, and the desk's
 // identity.

@@ -28,7 +28,7 @@ func applyStaffChange(ctx context.Context, tx *sql.Tx, data string) error {
 	if err := json.Unmarshal([]byte(data), &m); err != nil || m.ID < 1 || m.BadgeVersion < 1 || app.CheckOperatorName(m.Name) != nil || !app.ValidPINHash(m.PINHash) {
 		return nil // not a member this desk can keep: it signs in nowhere here
 	}
-	pinHere := `EXISTS (SELECT 1 FROM outbox WHERE kind = '` + protocol.KindStaff + `' AND state = 'pending'
+	pinHere := `EXISTS (SELECT 1 FROM outbox WHERE kind = '` + string(protocol.KindStaff) + `' AND state = 'pending'
 		AND json_extract(staff, '$.action') = '` + protocol.StaffSetPIN + `' AND json_extract(staff, '$.name') = operators.name COLLATE NOCASE)`
 	set := `name = ?, supervisor = ?, pin_hash = CASE WHEN ` + pinHere + ` THEN pin_hash ELSE ? END,
 		badge_version = max(badge_version, ?), removed_at = CASE WHEN removed_at <> 0 THEN removed_at ELSE ? END`

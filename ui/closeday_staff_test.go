@@ -23,7 +23,7 @@ func TestPickerCannotExpireTheDay(t *testing.T) {
 	codes := h.issue(t, 3)
 	h.scan(t, h.liBadge, fyne.KeyReturn, T("SIGNED IN"))
 	h.scan(t, codes[0], fyne.KeyReturn, T("REDEEMED"))
-	h.clock.advance(8 * time.Hour)
+	h.clock.Advance(8 * time.Hour)
 	d := newCloseDayDialog(h.ui.env, nil)
 	fyne.DoAndWait(func() {
 		d.expire.SetChecked(true)

@@ -51,3 +51,15 @@ func TestIssueFitsWithAPrintMessage(t *testing.T) {
 		t.Errorf("with %q said, Issue & print needs %.0f × %.0f px; a 1024 × 600 screen has 1024 × %d under the menu", said, min.Width, min.Height, 600-menuBarHeight)
 	}
 }
+
+// TestDefaultWindowFitsALaptop: on first start the window fits a
+// 1366 × 768 screen under a title bar (about 30 px) and above a taskbar
+// (about 48 px).
+func TestDefaultWindowFitsALaptop(t *testing.T) {
+	if defaultWindow.Width > 1366 || defaultWindow.Height > 768-30-48 {
+		t.Fatalf("the first window is %v: taller or wider than a 1366 × 768 screen leaves", defaultWindow)
+	}
+	if defaultWindow.Width < 1024 || defaultWindow.Height < 600-menuBarHeight {
+		t.Fatalf("the first window is %v: smaller than the screens need", defaultWindow)
+	}
+}

@@ -28,7 +28,7 @@ func TestAlreadyUsedIsNotJustScanned(t *testing.T) {
 		h.scan(t, codes[i], fyne.KeyReturn, T("JUST SCANNED"))
 		var just, used any
 		fyne.DoAndWait(func() { just = h.ui.scan.panel.FillColor })
-		h.clock.advance(time.Minute)
+		h.clock.Advance(time.Minute)
 		h.scan(t, codes[i], fyne.KeyReturn, T("ALREADY USED"))
 		var detail string
 		fyne.DoAndWait(func() { used, detail = h.ui.scan.panel.FillColor, h.ui.scan.detail.Text })

@@ -36,9 +36,9 @@ func TestDisabledAndExpiredSayDoNotHandOver(t *testing.T) {
 		}
 		t.Cleanup(func() { override = nil })
 		h.scan(t, codes[2*i].String(), fyne.KeyReturn, T("DISABLED"))
-		h.clock.advance(2 * time.Hour)
+		h.clock.Advance(2 * time.Hour)
 		h.scan(t, codes[2*i+1].String(), fyne.KeyReturn, T("EXPIRED"))
-		h.clock.advance(-2 * time.Hour)
+		h.clock.Advance(-2 * time.Hour)
 		for _, v := range []struct {
 			title string
 			show  func()

@@ -35,7 +35,7 @@ func TestDayScreenshots(t *testing.T) {
 	fyne.CurrentApp().Settings().SetTheme(newTheme())
 	codes := h.issue(t, 6)
 	for i, op := range []string{"li", "wang", "li"} {
-		h.clock.advance(time.Duration(20+i*30) * time.Minute)
+		h.clock.Advance(time.Duration(20+i*30) * time.Minute)
 		h.svc.Redeem(context.Background(), codes[i], op)
 	}
 	h.svc.Redeem(context.Background(), codes[0], "wang")
@@ -46,7 +46,7 @@ func TestDayScreenshots(t *testing.T) {
 	waitFor(t, "the history", func() bool { return strings.Contains(s.history.Text, "redeemed") })
 	capture(t, h, filepath.Join(dir, "codes-undo-replace"+suffix+".png"))
 
-	h.clock.advance(8 * time.Hour)
+	h.clock.Advance(8 * time.Hour)
 	d := newCloseDayDialog(h.ui.env, nil)
 	fyne.DoAndWait(func() { h.ui.show("today") })
 	h.settle()

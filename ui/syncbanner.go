@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"qrdesk/app"
+	"qrdesk/protocol"
 )
 
 // The window syncs every syncEvery; after failures it waits longer, up to
@@ -24,7 +25,6 @@ const (
 type syncBanner struct {
 	env      *env
 	label    *widget.Label
-	card     *widget.Label
 	conflict *conflictNotice // told after every sync
 }
 
@@ -140,7 +140,7 @@ func deskRefusalText(r *app.ServerRefusal) string {
 		return T("this desk was revoked: ask the administrator for a new token")
 	case app.RefusedWrongRing:
 		return T("this desk's key file is not the deployment's: ask the administrator")
-	case app.RefusedDeskTooOld:
+	case protocol.RefusedDeskTooOld:
 		return T("this desk's qrdesk is older than the server: upgrade qrdesk on this desk")
 	}
 	return T("the server does not know this desk's token: ask the administrator")

@@ -87,10 +87,12 @@ var outcomeNames = map[string]string{
 	"undo": "Undo", "undone": "Undone", "replace": "Replace",
 }
 
-// Outcome names an outcome, event kind or label status.
-func (l Lang) Outcome(o string) string {
-	if s, ok := outcomeNames[o]; ok {
+// Outcome names an outcome, event kind or label status (a
+// protocol.Outcome, protocol.Kind, app.Status or their string).
+func (l Lang) Outcome(o any) string {
+	name := fmt.Sprint(o)
+	if s, ok := outcomeNames[name]; ok {
 		return l.T(s)
 	}
-	return o
+	return name
 }

@@ -18,7 +18,7 @@ import (
 // No PIN nor PIN hash is ever on the page.
 
 type operatorsData struct {
-	Operators []central.StaffMember
+	Operators []protocol.StaffMember
 	// Name and Supervisor refill the add form after a refusal.
 	Name       string
 	Supervisor bool
@@ -75,7 +75,7 @@ func (d *Dashboard) changeOperator(w http.ResponseWriter, r *http.Request, s ses
 		return
 	}
 	r.URL.Path, r.URL.RawQuery = "/operators", "" // where the language switch comes back to
-	ch := central.StaffChange{Action: r.PostFormValue("action"), Name: strings.TrimSpace(r.PostFormValue("name")), Supervisor: r.PostFormValue("supervisor") != ""}
+	ch := protocol.StaffChange{Action: r.PostFormValue("action"), Name: strings.TrimSpace(r.PostFormValue("name")), Supervisor: r.PostFormValue("supervisor") != ""}
 	refuse := func(msg string) {
 		data := operatorsData{}
 		if ch.Action == protocol.StaffAdd {

@@ -24,6 +24,8 @@ import (
 
 	"qrdesk/app"
 	qcentral "qrdesk/central"
+	"qrdesk/deskclient"
+	"qrdesk/protocol"
 	"qrdesk/server"
 	"qrdesk/serverdb"
 )
@@ -377,7 +379,7 @@ func (c *central) revokeLocked(ctx context.Context, name string) error {
 }
 
 // newRemote is a desk's connection to the server, through its proxy.
-func newRemote(proxyURL, token string) app.Remote { return server.NewClient(proxyURL, token) }
+func newRemote(proxyURL, token string) app.Remote { return deskclient.New(proxyURL, token) }
 
 // Server-side facts the checker reads.
 type (
@@ -386,10 +388,12 @@ type (
 		ExpireAt, UsedAt                     int64
 	}
 	serverEvent struct {
-		EventID, Station, Kind, Code, Outcome, Detail, Undoes string
-		At, ReceivedAt                                        int64
-		Offline                                               bool
-		Flags                                                 qcentral.Flags
+		EventID, Station, Code, Detail, Undoes string
+		Kind                                   protocol.Kind
+		Outcome                                protocol.Outcome
+		At, ReceivedAt                         int64
+		Offline                                bool
+		Flags                                  qcentral.Flags
 	}
 	serverConflict struct {
 		Code, FirstEvent, FirstStation, SecondEvent, SecondStation string
@@ -451,7 +455,7 @@ func (c *central) readServer(ctx context.Context) (serverState, error) {
 // queryEach runs a query without parameters (so it reads the same on both
 // engines) on the server's database and calls scan for every row.
 func queryEach(ctx context.Context, db *serverdb.DB, query string, scan func(*sql.Rows) error) error {
-	rows, err := db.QueryForTests(query)
+	rows, err := db.Read(ctx, query)
 	return scanEach(rows, err, scan)
 }
 
@@ -589,7 +593,7 @@ func (c *central) names(ctx context.Context, query string) (map[string]string, e
 func (c *central) staff(ctx context.Context, action, name string) error {
 	c.adminMu.Lock()
 	defer c.adminMu.Unlock()
-	ch := qcentral.StaffChange{Action: action, Name: name}
+	ch := protocol.StaffChange{Action: action, Name: name}
 	if action == "add" {
 		ch.Supervisor = true
 		var err error

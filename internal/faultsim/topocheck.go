@@ -8,6 +8,7 @@ import (
 
 	"qrdesk/app"
 	qcentral "qrdesk/central"
+	"qrdesk/protocol"
 )
 
 // The invariants of the topology (issue 33), each checked only when its
@@ -228,7 +229,7 @@ func (c *checker) conflictSites() {
 // took) is of the closing desk's site and of the server's day.
 func (c *checker) closeScope() {
 	for _, e := range c.server.Events {
-		if e.Kind != qcentral.KindExpire || e.Outcome != qcentral.OutcomeExpired {
+		if e.Kind != protocol.KindExpire || e.Outcome != protocol.OutcomeExpired {
 			continue
 		}
 		d, ok := c.stations[e.Station]
@@ -345,7 +346,7 @@ func (c *checker) staffFlagged() {
 			continue
 		}
 		e, ok := c.events[v.TraceID]
-		if !ok || (e.Outcome != "redeemed" && e.Outcome != "conflict") {
+		if !ok || (e.Outcome != protocol.OutcomeRedeemed && e.Outcome != protocol.OutcomeConflict) {
 			continue
 		}
 		if e.Flags&^knownFlags == 0 {
@@ -397,11 +398,11 @@ func (c *checker) staffCloses() {
 				cl.Operator, at.Format("15:04:05"), deskName(cl.Desk), cl.Began.Format("15:04:05"), cl.Group+1)
 			lost, flagged := c.removalLost(cl.Desk), e.Flags.Has(qcentral.FlagRemovedStaff)
 			switch {
-			case e.Outcome == qcentral.OutcomeExpired && !lost:
+			case e.Outcome == protocol.OutcomeExpired && !lost:
 				c.fail(InvStaffFlagged, c.label(e.Code), "%s; the server applied its expiry (event %s, flags %d)", what, e.EventID, e.Flags)
-			case e.Outcome == qcentral.OutcomeExpired && !flagged:
+			case e.Outcome == protocol.OutcomeExpired && !flagged:
 				c.fail(InvStaffFlagged, c.label(e.Code), "%s; the server, restored to before the removal, applied its expiry (event %s), and it carries no flag since the removal came back (flags %d)", what, e.EventID, e.Flags)
-			case e.Outcome == qcentral.OutcomeNotExpired && !flagged && !lost && !closeSiteRefusal(e.Detail):
+			case e.Outcome == protocol.OutcomeNotExpired && !flagged && !lost && !closeSiteRefusal(e.Detail):
 				c.fail(InvStaffFlagged, c.label(e.Code), "%s; the server refused its expiry (event %s) with no flag of it (flags %d): %s", what, e.EventID, e.Flags, resultReason(e.Detail))
 			}
 		}

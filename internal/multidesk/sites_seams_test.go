@@ -43,7 +43,7 @@ func TestCrossSiteConflictListedWhereItHappened(t *testing.T) {
 		for _, d := range []*centraltest.Desk{n1, m1, m2, n2} {
 			d.Sync(t)
 		}
-		if got := centraltest.Count(t, h.DB, `SELECT count(*) FROM conflicts WHERE code = ?`, codes[0]); got != 1 {
+		if got := h.Server(t).Conflicts()[codes[0]]; got != 1 {
 			t.Fatalf("the server holds %d conflicts over %s, want 1: the test's premise changed", got, codes[0])
 		}
 		ctx := context.Background()
@@ -185,7 +185,7 @@ func TestOtherSitesLabelFollowsTheServer(t *testing.T) {
 		h.Now = h.Now.Add(time.Minute)
 		n1.Undo(t, codes[0], "wrong parcel")
 		n1.Sync(t)
-		if got := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = 'unused'`, codes[0]); got != 1 {
+		if got := h.Server(t).CountLabel(codes[0], "unused"); got != 1 {
 			t.Fatalf("the server does not hold %s unused after the undo: the test's premise changed", codes[0])
 		}
 		h.Now = h.Now.Add(time.Minute)
@@ -203,7 +203,7 @@ func TestOtherSitesLabelFollowsTheServer(t *testing.T) {
 			t.Errorf("offline under refuse, North 1 handed %s over again: %+v", codes[0], v)
 		}
 		n1.Sync(t)
-		if got := centraltest.Count(t, h.DB, `SELECT count(*) FROM conflicts WHERE code = ?`, codes[0]); got != 0 {
+		if got := h.Server(t).Conflicts()[codes[0]]; got != 0 {
 			t.Errorf("the server holds %d conflicts over %s, want none", got, codes[0])
 		}
 	})

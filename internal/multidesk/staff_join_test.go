@@ -8,11 +8,10 @@ import (
 	"testing"
 
 	"qrdesk/app"
-	"qrdesk/central"
+	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
-	"qrdesk/server"
 )
 
 // TestBadgesPrintedBeforeJoiningKeepWorking: desk D worked alone for a
@@ -30,8 +29,8 @@ func TestBadgesPrintedBeforeJoiningKeepWorking(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		ctx := context.Background()
 		h, a, _, _ := centraltest.TwoDesks(t, dbPath, 1)
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffAdd, Name: "zhao", Supervisor: true}, "1357")
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffRenewBadge, Name: "zhao"}, "")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffAdd, Name: "zhao", Supervisor: true}, "1357")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffRenewBadge, Name: "zhao"}, "")
 		a.Sync(t)
 
 		d := h.Desk(t, "Desk D", "D", "")
@@ -46,7 +45,7 @@ func TestBadgesPrintedBeforeJoiningKeepWorking(t *testing.T) {
 		wu, zhao := badgeOf(t, d, "wu"), badgeOf(t, d, "zhao")
 		signsIn(t, d, "desk D before it joined", wu, "wu", false)
 
-		d.Svc.Remote = server.NewClient(h.URL, h.Station(t, "Desk D", "D"))
+		d.Svc.Remote = deskclient.New(h.URL, h.Station(t, "Desk D", "D"))
 		var stopped []app.StoppedBadge
 		for range 2 { // the feed brings back what the first sync sent
 			st, err := d.Svc.Sync(ctx)
@@ -85,7 +84,7 @@ func TestBadgesPrintedBeforeJoiningKeepWorking(t *testing.T) {
 		}
 
 		// Removed at the server: the next sync says so.
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffRemove, Name: "zhao"}, "")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffRemove, Name: "zhao"}, "")
 		d.Sync(t)
 		if want := []app.StoppedBadge{{Name: "zhao", Removed: true}}; !reflect.DeepEqual(d.Svc.StoppedBadges(), want) {
 			t.Fatalf("after zhao was removed at the server, desk D reports %+v, want %+v", d.Svc.StoppedBadges(), want)

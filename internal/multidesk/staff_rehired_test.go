@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"qrdesk/central"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
@@ -26,13 +25,13 @@ func TestRehiredOperatorReachesADeskThatStartsOver(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		ctx := context.Background()
 		h, a, b, _ := centraltest.TwoDesks(t, dbPath, 1)
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffAdd, Name: "kim"}, "1357")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffAdd, Name: "kim"}, "1357")
 		a.Sync(t)
 		b.Sync(t)
 		h.Now = h.Now.AddDate(0, 0, 8) // desk B last read the feed eight days before
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffRemove, Name: "kim"}, "")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffRemove, Name: "kim"}, "")
 		h.Now = h.Now.Add(time.Minute)
-		added := changeStaff(t, h, central.StaffChange{Action: protocol.StaffAdd, Name: "kim"}, "2468")
+		added := changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffAdd, Name: "kim"}, "2468")
 		a.Sync(t)
 		a.Sync(t) // a desk confirms what it read with its next request
 		if h.Compact(t, h.Now.Add(-7*24*time.Hour).Unix()) == 0 {
