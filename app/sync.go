@@ -361,11 +361,12 @@ func (s *Service) downloadChanges(ctx context.Context, ss SyncStore, ring string
 		return err
 	}
 	if cutShort {
-		// A start over was cut short (the network, a timeout): the
-		// server may have counted it as done (a moved desk's feed is its
-		// new site's from then on), so the cursor is not one to follow
-		// the feed from; the snapshot is taken again.
-		if _, err = s.startOver(ctx, ss, ring); err != nil {
+		// A start over was cut short (the network, a timeout, a revoked
+		// token): the server may have counted it as done (a moved desk's
+		// feed is its new site's from then on), so the cursor is not one
+		// to follow the feed from; the snapshot is taken again, after the
+		// serials held (resendAll's may not have reached the server).
+		if err = s.startOverHolding(ctx, ss, ring); err != nil {
 			return err
 		}
 		if st, err = ss.SyncState(ctx); err != nil {
@@ -435,13 +436,24 @@ func (s *Service) downloadChanges(ctx context.Context, ss SyncStore, ring string
 // again), and the desk's copy starts over from the server's snapshot.
 func (s *Service) resendAll(ctx context.Context, ss SyncStore, ring, why string) error {
 	s.Log.Warn(why + ": starting over and sending everything again")
+	// Noted before the write numbers go: once they are forgotten, nothing
+	// shows the server lost history, and a sync cut short here (the
+	// network, a revoked token) must still start over at the next one.
+	if err := ss.StartOver(ctx); err != nil {
+		return err
+	}
 	if err := ss.SendAgain(ctx); err != nil {
 		return err
 	}
 	if err := ss.ForgetWrites(ctx); err != nil {
 		return err
 	}
-	// Before the start over, which drops the copies the server no longer has.
+	return s.startOverHolding(ctx, ss, ring)
+}
+
+// startOverHolding tells the server the serials this desk holds, then
+// starts over: the start over drops the copies the server no longer has.
+func (s *Service) startOverHolding(ctx context.Context, ss SyncStore, ring string) error {
 	if err := s.tellHeldSerials(ctx, ss, ring); err != nil {
 		return err
 	}

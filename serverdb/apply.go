@@ -194,6 +194,9 @@ func (c *DB) decide(ctx context.Context, tx *etx, st central.Station, ev protoco
 		r, note, err = c.undo(ctx, tx, st, ev, now)
 	case protocol.KindExpire:
 		r, note, err = c.expire(ctx, tx, st, ev, now)
+		// Filed at the close's time, as the removed-staff check judged it:
+		// a removal that arrives later flags it by that time.
+		decidedAt, _ = central.DecideTime(ev, 0, now)
 	case protocol.KindReplace:
 		r, note, err = c.replaceLabel(ctx, tx, st, ev, now)
 	case protocol.KindStaff:

@@ -72,9 +72,12 @@ const entitlementLabels = `SELECT CAST(? AS TEXT) UNION SELECT m.code FROM codes
 			WHERE m.entitlement <> '' AND m.entitlement = (SELECT l.entitlement FROM codes l WHERE l.code = ?)`
 
 // addHolderChanges writes each change of a label again for every other
-// site holding a copy (holderSites) and, for a conflict, the sites of its
-// two desks (the second use may be of another label of the entitlement),
-// at positions of their own.
+// site holding a copy (holderSites), the site of the station that made it
+// (its event, recorded after its change, makes it a holder: a desk that
+// reads an older change of the label after its own answer must read this
+// one after it too) and, for a conflict, the sites of its two desks (the
+// second use may be of another label of the entitlement), at positions of
+// their own.
 func addHolderChanges(ctx context.Context, tx *etx, changes []change) error {
 	var q strings.Builder
 	var args []any
@@ -90,13 +93,13 @@ func addHolderChanges(ctx context.Context, tx *etx, changes []change) error {
 			q.WriteString(" UNION ALL ")
 		}
 		q.WriteString(`SELECT CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), h.site FROM (
-			` + holderSites + ` UNION SELECT t.site FROM stations t WHERE t.name IN (?, ?)) h
+			` + holderSites + ` UNION SELECT t.site FROM stations t WHERE t.name IN (?, ?, ?)) h
 			WHERE h.site <> COALESCE((SELECT site FROM codes WHERE code = ?), 0)`)
 		var k protocol.Conflict
 		if ch.kind == protocol.KindConflict {
 			json.Unmarshal([]byte(ch.data), &k)
 		}
-		args = append(args, ch.kind, ch.code, ch.station, ch.data, changeTag(), ch.code, ch.code, ch.code, ch.code, k.FirstStation, k.SecondStation, ch.code)
+		args = append(args, ch.kind, ch.code, ch.station, ch.data, changeTag(), ch.code, ch.code, ch.code, ch.code, ch.station, k.FirstStation, k.SecondStation, ch.code)
 	}
 	if q.Len() == 0 {
 		return nil

@@ -22,8 +22,8 @@ import (
 //
 // The feed entry goes to the label's site and to every other site holding
 // a copy (holderSites, for a label without an entitlement: the stations
-// with an event on it and the one that issued it), as addChanges writes
-// it.
+// with an event on it and the one that issued it) and to the redeeming
+// station's, as addChanges writes it.
 //
 // The station is checked in the same statement: the server may have taken
 // it from a short-lived cache of token lookups, and a revoked station
@@ -56,7 +56,7 @@ func (c *DB) redeemOnlineOneStatement(ctx context.Context, st central.Station, e
 		fed AS (
 			INSERT INTO changes (kind, code, station, data, tag, site)
 			SELECT 'redeem', u.code, CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), h.site FROM used u,
-				LATERAL (SELECT u.site AS site UNION SELECT t.site FROM stations t WHERE t.name IN (SELECT e.station FROM events e WHERE e.code = u.code UNION SELECT u.issued_by)) h),
+				LATERAL (SELECT u.site AS site UNION SELECT t.site FROM stations t WHERE t.name IN (SELECT e.station FROM events e WHERE e.code = u.code UNION SELECT u.issued_by UNION SELECT CAST(? AS TEXT))) h),
 		numbered AS (
 			UPDATE stations SET writes = writes + 1 WHERE id = ? AND EXISTS (SELECT 1 FROM used)
 			RETURNING writes),
@@ -67,7 +67,7 @@ func (c *DB) redeemOnlineOneStatement(ctx context.Context, st central.Station, e
 		SELECT (SELECT count(*) FROM used), EXISTS (SELECT 1 FROM active), COALESCE((SELECT writes FROM numbered), 0)`,
 		st.ID, st.TokenHash,
 		now, st.Name, ev.Operator, ev.EventID, ev.Code, now, ev.Operator,
-		st.Name, string(feed), changeTag(),
+		st.Name, string(feed), changeTag(), st.Name,
 		st.ID,
 		ev.EventID, st.Name, ev.Operator, ev.At, now, now, string(detail), ev.Reason).Scan(&n, &active, &r.Write)
 	switch {

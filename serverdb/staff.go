@@ -121,20 +121,23 @@ func (c *DB) removalOfAnEarlierRecord(ctx context.Context, tx *etx, name string,
 		name, app.FormatTime(created), app.FormatTime(at), name), nil
 }
 
-// flagWorkAfterRemoval flags the redemptions by m the server took at or
-// after m's removal time before it heard of the removal: a removal that
-// arrives late (a desk's, offline when it was made, or one a desk sends
-// again because a restore of the server lost it) is dated when it was
-// made, and the work after it is the removed operator's work as much as
-// work decided after the removal arrived (central.ByRemovedStaff; listed
-// in the report and on the dashboard from the event rows).
+// flagWorkAfterRemoval flags the redemptions by m, and the expiries of
+// m's day closes, the server took at or after m's removal time before it
+// heard of the removal: a removal that arrives late (a desk's, offline
+// when it was made, or one a desk sends again because a restore of the
+// server lost it) is dated when it was made, and the work after it is the
+// removed operator's work as much as work decided after the removal
+// arrived (central.ByRemovedStaff; listed in the report and on the
+// dashboard from the event rows). An expiry taken stays: a current
+// supervisor sees it in the removed staff's work.
 func (c *DB) flagWorkAfterRemoval(ctx context.Context, tx *etx, m protocol.StaffMember) error {
 	if m.RemovedAt == 0 {
 		return nil
 	}
 	note := central.ByRemovedStaff(central.Note{}, m.Name, m.RemovedAt)
 	_, err := tx.exec(ctx, `UPDATE events SET flags = flags | ?, flag = CASE WHEN flag = '' THEN ? ELSE flag || '; ' || ? END
-		WHERE kind = 'redeem' AND outcome IN ('redeemed', 'conflict') AND decided_at >= ? AND (flags & ?) = 0 AND `+c.sameOperator(),
+		WHERE ((kind = 'redeem' AND outcome IN ('redeemed', 'conflict')) OR (kind = 'expire' AND outcome = 'expired'))
+			AND decided_at >= ? AND (flags & ?) = 0 AND `+c.sameOperator(),
 		int64(central.FlagRemovedStaff), note.Text, note.Text, m.RemovedAt, int64(central.FlagRemovedStaff), m.Name)
 	return err
 }

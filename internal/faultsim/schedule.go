@@ -37,6 +37,9 @@ const (
 	ClockDays   // the desk's clock moves by Skew and its time zone by Zone (ahead of the server's)
 	Expire      // the desk runs 'qrdesk expire' by its clock
 	StaffRemove // the desk goes offline, then the administrator removes its clerk from the staff list
+	RenameSite  // the administrator renames site Site (topologySites) to Name
+	StaffClose  // the desk goes offline; its clerk, removed from the staff list, closes the day expiring unused labels
+	Rehire      // the desk goes offline and removes its clerk; the administrator removes the clerk and adds it again
 )
 
 // Step is one action of a schedule. Desk, Label, Mode, Skew, New, Outside
@@ -57,6 +60,7 @@ type Step struct {
 	Count    int           // IssueMore: how many labels
 	Tomorrow bool          // IssueMore: for the day after the desk's today
 	Zone     time.Duration // ClockDays: the desk's time zone, ahead of the server's
+	Name     string        // RenameSite: the site's new name (siteNames)
 }
 
 // Plan is a schedule drawn from a seed: groups of steps, the steps of a group
@@ -407,6 +411,7 @@ func (g *planner) freeDesks(kind StepKind, gs *groupState) []int {
 		case kind == Retoken && (!g.revoked[d] || gs.busy[d] || gs.token[d]):
 		case kind == Revoke && (g.revoked[d] || gs.token[d]):
 		case kind != Revoke && gs.busy[d]:
+		case !g.topo.fits(kind, d):
 		default:
 			free = append(free, d)
 		}
@@ -448,7 +453,7 @@ func (g *planner) deskStep(kind StepKind, d int) (Step, bool) {
 	case CloseDay:
 		g.closed = true
 		g.topo.closes++
-	case MoveDesk, IssueMore, DeskBackup, DeskRestore, LoseDB, ClockDays, Expire, StaffRemove:
+	case MoveDesk, IssueMore, DeskBackup, DeskRestore, LoseDB, ClockDays, Expire, StaffRemove, RenameSite, StaffClose, Rehire:
 		if !g.topoStep(&s) {
 			return Step{}, false
 		}

@@ -2,7 +2,6 @@ package multidesk_test
 
 import (
 	"context"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -163,17 +162,7 @@ func TestHostileRemovedSupervisorOfflineCloseExpires(t *testing.T) {
 		b.Sync(t)
 		a.Sync(t)
 		expired := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE status = 'expired'`)
-		flagged := centraltest.Count(t, h.DB, `SELECT count(*) FROM events WHERE kind = 'expire' AND (flags & 64) <> 0`)
-		work, err := h.DB.RemovedStaffWork(ctx, 0, math.MaxInt64)
-		if err != nil {
-			t.Fatal(err)
-		}
-		listed := 0
-		for _, w := range work {
-			if w.Kind == "expire" {
-				listed++
-			}
-		}
+		flagged, listed := removedStaffExpiries(t, h.DB)
 		if expired > 0 || flagged != len(codes) || listed != len(codes) {
 			t.Errorf("supervisor wang, removed at the server, closed the day with --expire-unused at desk B offline: the server expired %d of %d labels (%s at desk A: %s), flagged %d expiries, %d in the removed staff's work; want none expired, each refused and flagged as a disable by wang is",
 				expired, len(codes), codes[0], a.Status(t, codes[0]), flagged, listed)

@@ -358,3 +358,50 @@ func TestRemovedOperatorsWorkFlaggedWhenTheRemovalComesBack(t *testing.T) {
 		}
 	})
 }
+
+// TestRemovedSupervisorsCloseFlaggedWhenTheRemovalComesBack: the close of
+// TestHostileRemovedSupervisorOfflineCloseExpires across a server restore
+// that lost the removal (TestRemovedOperatorsWorkFlaggedWhenTheRemovalComesBack's
+// story). Supervisor wang is removed at the server after its backup; desk
+// A hears of it, desk B (offline) does not. The server is restored from
+// the backup (wang current again). B, still offline, closes the day as
+// wang expiring the unused labels, and syncs first: the restored server,
+// which knows no removal, expires them. Then A syncs and sends the removal
+// back, dated when it was made: the expiries are wang's work after the
+// removal, and must be flagged and listed as wang's redemptions would be.
+// The property test's staff-close family found it.
+func TestRemovedSupervisorsCloseFlaggedWhenTheRemovalComesBack(t *testing.T) {
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		ctx := context.Background()
+		g := newRestorable(t, dbPath)
+		a, b := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk B", "B")
+		changeStaff(t, g.Harness, protocol.StaffChange{Action: protocol.StaffAdd, Name: "wang", Supervisor: true}, "1357")
+		codes := b.Issue(t, 2)
+		b.Sync(t)
+		a.Sync(t)
+		backup := g.backup()
+		g.Now = g.Now.Add(time.Minute)
+		changeStaff(t, g.Harness, protocol.StaffChange{Action: protocol.StaffRemove, Name: "wang"}, "")
+		a.Sync(t)
+		g.restore(backup)
+		g.Now = g.Now.Add(time.Minute)
+		b.Offline(func() {
+			if _, err := b.Svc.CloseDay(ctx, app.CloseDayRequest{ExpireUnused: true, Operator: "wang"}); err != nil {
+				t.Fatalf("desk B offline: wang's close: %v", err)
+			}
+		})
+		b.Sync(t)
+		a.Sync(t) // finds the restore and starts over
+		a.Sync(t) // sends the removal again
+		if n := centraltest.Count(t, g.DB, `SELECT count(*) FROM staff WHERE name = 'wang' AND removed_at <> 0`); n != 1 {
+			t.Fatalf("desk A did not send wang's removal back (removed records: %d)", n)
+		}
+		expired := centraltest.Count(t, g.DB, `SELECT count(*) FROM events WHERE kind = 'expire' AND outcome = 'expired'`)
+		flagged, listed := removedStaffExpiries(t, g.DB)
+		if expired != len(codes) || flagged != len(codes) || listed != len(codes) {
+			t.Errorf("wang, removed at the server before a restore lost it, closed the day at desk B offline after the removal: the restored server expired %d of %d labels; once desk A sent the removal back %d expiries are flagged, %d in the removed staff's work; want all expired, flagged and listed",
+				expired, len(codes), flagged, listed)
+		}
+	})
+}

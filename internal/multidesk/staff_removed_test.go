@@ -12,6 +12,7 @@ import (
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
+	"qrdesk/serverdb"
 )
 
 // TestRemovedStaffWorkOfflineIsFlagged: picker li and supervisor wang are
@@ -297,4 +298,67 @@ func TestRemovedStaffOnlineScanRefused(t *testing.T) {
 			t.Errorf("the dashboard's work by removed operators: %+v, want li's refused scan of %s", work, refused)
 		}
 	})
+}
+
+// TestCloseBeforeALateRemovalIsNotFlagged: supervisor wang closes the day
+// at desk B offline, expiring its unused labels; a minute later desk A's
+// manager removes wang, offline too. B syncs first: the server, which
+// holds wang current, expires the labels. A's removal arrives after,
+// dated when it was made: it flags wang's work after that time, and the
+// close was before it, so its expiries stay unflagged (they are filed at
+// the close's time, not when they reached the server).
+func TestCloseBeforeALateRemovalIsNotFlagged(t *testing.T) {
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		ctx := context.Background()
+		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 2)
+		for _, d := range []*centraltest.Desk{a, b} {
+			d.DB.UseClock(func() time.Time { return h.Now })
+		}
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffAdd, Name: "wang", Supervisor: true}, "1357")
+		a.Sync(t)
+		b.Sync(t)
+		b.Offline(func() {
+			if _, err := b.Svc.CloseDay(ctx, app.CloseDayRequest{ExpireUnused: true, Operator: "wang"}); err != nil {
+				t.Fatalf("desk B offline: wang's close: %v", err)
+			}
+		})
+		h.Now = h.Now.Add(time.Minute)
+		a.Offline(func() {
+			if _, err := a.Svc.Operators().Remove(ctx, "wang", "manager"); err != nil {
+				t.Fatal(err)
+			}
+		})
+		h.Now = h.Now.Add(time.Minute)
+		b.Sync(t)
+		h.Now = h.Now.Add(time.Minute)
+		a.Sync(t)
+		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM staff WHERE name = 'wang' AND removed_at <> 0`); n != 1 {
+			t.Fatalf("desk A's removal of wang did not reach the server (removed records: %d)", n)
+		}
+		expired := centraltest.Count(t, h.DB, `SELECT count(*) FROM events WHERE kind = 'expire' AND outcome = 'expired'`)
+		flagged := centraltest.Count(t, h.DB, `SELECT count(*) FROM events WHERE kind = 'expire' AND (flags & 64) <> 0`)
+		if expired != len(codes) || flagged != 0 {
+			t.Errorf("wang closed the day at desk B a minute before desk A removed wang: %d of %d labels expired, %d expiries flagged as a removed supervisor's work; want all expired, none flagged",
+				expired, len(codes), flagged)
+		}
+	})
+}
+
+// removedStaffExpiries counts the expire events the server flagged as a
+// removed supervisor's work, and those its list of removed staff's work
+// shows.
+func removedStaffExpiries(t *testing.T, db *serverdb.DB) (flagged, listed int) {
+	t.Helper()
+	flagged = centraltest.Count(t, db, `SELECT count(*) FROM events WHERE kind = 'expire' AND (flags & 64) <> 0`)
+	work, err := db.RemovedStaffWork(context.Background(), 0, math.MaxInt64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range work {
+		if w.Kind == "expire" {
+			listed++
+		}
+	}
+	return flagged, listed
 }
