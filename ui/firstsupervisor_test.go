@@ -25,10 +25,8 @@ func newStaffHarness(t *testing.T, desk bool, prepare func(h *signInHarness)) *s
 	}
 	h.win = fyne.CurrentApp().NewWindow("qrdesk")
 	h.win.Resize(fyne.NewSize(1200, 800))
-	var err error
-	if h.ui, err = newMainUI(fyne.CurrentApp(), h.win, h.svc, Options{Screen: "scan", Player: h.sound, TemplateDir: t.TempDir(), Operators: h.operators, Desk: desk}); err != nil {
-		t.Fatal(err)
-	}
+	h.ui.quiet() // the harness's first window, replaced by this one
+	h.ui = openUI(t, fyne.CurrentApp(), h.win, h.svc, Options{Screen: "scan", Player: h.sound, TemplateDir: t.TempDir(), Operators: h.operators, Desk: desk})
 	h.ui.env.saveDir = t.TempDir()
 	return h
 }

@@ -99,6 +99,8 @@ type scanScreen struct {
 	refused  int
 	lastOK   time.Time // when this window last redeemed a label
 	shownGen int
+	idleTimer *time.Timer    // returns the panel to idle after shownFor (the latest result's)
+	idleDue   sync.WaitGroup // idleTimer not yet run or stopped (stopIdleTimer waits for it)
 
 	askBadge bool // a locked desk with nobody signed in: idle asks for a badge
 	idleUp   bool // the panel shows idle (ready, or the badge prompt)
@@ -308,10 +310,15 @@ func (s *scanScreen) paint(c color.Color, title, detail string) {
 	s.title.Refresh()
 	s.result.Refresh() // the detail's lines changed: lay the panel out again
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.shownGen++
 	gen := s.shownGen
-	s.mu.Unlock()
-	time.AfterFunc(s.shownFor, func() {
+	if s.idleTimer != nil && s.idleTimer.Stop() {
+		s.idleDue.Done() // the older result's return to idle never runs
+	}
+	s.idleDue.Add(1)
+	s.idleTimer = time.AfterFunc(s.shownFor, func() {
+		defer s.idleDue.Done()
 		fyne.Do(func() {
 			s.mu.Lock()
 			stale := gen != s.shownGen
@@ -321,6 +328,20 @@ func (s *scanScreen) paint(c color.Color, title, detail string) {
 			}
 		})
 	})
+}
+
+// stopIdleTimer cancels the pending return to idle, or waits until it has
+// run: after it nothing of this screen's touches a widget on its own (the
+// window closes; a test ends before the next one builds its window, since
+// Fyne's widgets are not safe from two goroutines).
+func (s *scanScreen) stopIdleTimer() {
+	s.mu.Lock()
+	if s.idleTimer != nil && s.idleTimer.Stop() {
+		s.idleDue.Done()
+	}
+	s.idleTimer = nil
+	s.mu.Unlock()
+	s.idleDue.Wait()
 }
 
 // idle is the panel between scans: ready for a label, or, on a locked desk

@@ -114,10 +114,8 @@ func TestStartScreenSetting(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := a.NewWindow("qrdesk")
-	ui, err := newMainUI(a, w, h.svc, Options{Player: h.sound})
-	if err != nil {
-		t.Fatal(err)
-	}
+	h.ui.quiet()
+	ui := openUI(t, a, w, h.svc, Options{Player: h.sound})
 	if got := ui.current(); got != "today" {
 		t.Fatalf("the window opened on %s, want today", got)
 	}

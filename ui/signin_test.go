@@ -41,9 +41,8 @@ func newSignInHarness(t *testing.T, desk bool) *signInHarness {
 	h.wBadge, _ = h.operators.Badge(wang)
 	h.win = fyne.CurrentApp().NewWindow("qrdesk")
 	h.win.Resize(fyne.NewSize(1200, 800))
-	if h.ui, err = newMainUI(fyne.CurrentApp(), h.win, h.svc, Options{Screen: "scan", Player: h.sound, TemplateDir: t.TempDir(), Operators: h.operators, Desk: desk}); err != nil {
-		t.Fatal(err)
-	}
+	h.ui.quiet() // the harness's first window, replaced by this one
+	h.ui = openUI(t, fyne.CurrentApp(), h.win, h.svc, Options{Screen: "scan", Player: h.sound, TemplateDir: t.TempDir(), Operators: h.operators, Desk: desk})
 	return h
 }
 
@@ -476,11 +475,8 @@ func TestNoSignInBarWithoutOperators(t *testing.T) {
 	h := newHarness(t)
 	staff := app.NewOperators(h.db, h.svc.Keys, h.clock.Now)
 	w := fyne.CurrentApp().NewWindow("qrdesk")
-	ui, err := newMainUI(fyne.CurrentApp(), w, h.svc, Options{Screen: "scan", Player: h.sound, TemplateDir: t.TempDir(), Operators: staff})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ui.env.jobs.Wait()
+	h.ui.quiet()
+	ui := openUI(t, fyne.CurrentApp(), w, h.svc, Options{Screen: "scan", Player: h.sound, TemplateDir: t.TempDir(), Operators: staff})
 	s := ui.env.signIn
 	waitFor(t, "the bar to hide", func() bool { return !s.bar.Visible() })
 	if _, err := staff.Add(context.Background(), "li", "4321", false, "admin"); err != nil {

@@ -73,10 +73,8 @@ func TestStoppedBadgesOutliveTheWindow(t *testing.T) {
 	again.Now = h.clock.Now
 	win := fyne.CurrentApp().NewWindow("qrdesk")
 	win.Resize(fyne.NewSize(1200, 800))
-	ui, err := newMainUI(fyne.CurrentApp(), win, again, Options{Screen: "scan", TemplateDir: t.TempDir(), Operators: again.Operators()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	h.ui.quiet()
+	ui := openUI(t, fyne.CurrentApp(), win, again, Options{Screen: "scan", TemplateDir: t.TempDir(), Operators: again.Operators()})
 	ui.env.saveDir = t.TempDir()
 	if text := (&syncBanner{env: ui.env}).text(app.SyncStatus{StoppedBadges: mustStopped(t, again)}, nil); !strings.Contains(text, "li") || !strings.Contains(text, "zhang") {
 		t.Fatalf("the reopened desk's sync line says %q", text)

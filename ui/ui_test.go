@@ -58,10 +58,23 @@ func newHarness(t testing.TB) *harness {
 	h := &harness{db: db, svc: svc, clock: c, sound: &recorder{}}
 	h.win = a.NewWindow("qrdesk")
 	h.win.Resize(fyne.NewSize(1200, 800))
-	if h.ui, err = newMainUI(a, h.win, svc, Options{Screen: "scan", Player: h.sound, TemplateDir: dir}); err != nil {
+	h.ui = openUI(t, a, h.win, svc, Options{Screen: "scan", Player: h.sound, TemplateDir: dir})
+	return h
+}
+
+// openUI builds a window's screens for a test and waits until their first
+// loads are done; when the test ends it waits until nothing of the window
+// runs on its own (mainUI.quiet), so no test's leftovers touch the next
+// test's widgets.
+func openUI(t testing.TB, a fyne.App, w fyne.Window, svc *app.Service, opts Options) *mainUI {
+	t.Helper()
+	ui, err := newMainUI(a, w, svc, opts)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return h
+	t.Cleanup(ui.quiet)
+	ui.env.jobs.Wait()
+	return ui
 }
 
 func (h *harness) issue(t testing.TB, n int) []string {
