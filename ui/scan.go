@@ -93,12 +93,12 @@ type scanScreen struct {
 	conflict *conflictNotice // after a sync that brought a conflict
 	content  fyne.CanvasObject
 
-	mu       sync.Mutex // guards the fields below, touched by scans in flight
-	recent   []scanRow
-	redeemed int
-	refused  int
-	lastOK   time.Time // when this window last redeemed a label
-	shownGen int
+	mu        sync.Mutex // guards the fields below, touched by scans in flight
+	recent    []scanRow
+	redeemed  int
+	refused   int
+	lastOK    time.Time // when this window last redeemed a label
+	shownGen  int
 	idleTimer *time.Timer    // returns the panel to idle after shownFor (the latest result's)
 	idleDue   sync.WaitGroup // idleTimer not yet run or stopped (stopIdleTimer waits for it)
 
