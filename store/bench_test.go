@@ -68,8 +68,8 @@ func sqlite3Import(b *testing.B, codes []app.Code) (wall, cpu time.Duration) {
 	db.Close()
 	var csv strings.Builder
 	for i, c := range codes {
-		// id,code,random,prefix,label_date,station_id,serial,batch_id,type,ref,key_id,status,expire_at,created_at,used_at,disabled_reason,print_count
-		fmt.Fprintf(&csv, "%d,%s,%s,%s,2026-11-29,%s,%d,1,,,%c,unused,0,1,0,,0\n", i+1, c.String(), c.Random, c.Prefix, c.Station, c.Serial, c.KeyID)
+		// id,code,random,prefix,label_date,station_id,serial,batch_id,type,ref,key_id,status,expire_at,created_at,used_at,disabled_reason,print_count,entitlement
+		fmt.Fprintf(&csv, "%d,%s,%s,%s,2026-11-29,%s,%d,1,,,%c,unused,0,1,0,,0,\n", i+1, c.String(), c.Random, c.Prefix, c.Station, c.Serial, c.KeyID)
 	}
 	csvFile := filepath.Join(dir, "codes.csv")
 	os.WriteFile(csvFile, []byte(csv.String()), 0o600)
