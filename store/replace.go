@@ -224,15 +224,16 @@ func applyReplaceChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) er
 	if err := applyChange(ctx, tx, app.RemoteChange{Kind: protocol.KindCode, Code: data.NewCode, Station: ch.Station, Data: string(code)}); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE codes SET entitlement = ? WHERE code IN (?, ?) AND entitlement = ''`, data.Entitlement, ch.Code, data.NewCode); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE codes SET entitlement = ?1 WHERE random IN (substr(?2, -22, 12), substr(?3, -22, 12)) AND code IN (?2, ?3) AND entitlement = ''`,
+		data.Entitlement, ch.Code, data.NewCode); err != nil {
 		return err
 	}
 	for _, l := range []struct{ code, status, reason string }{{ch.Code, data.Status, data.DisabledReason}, {data.NewCode, data.NewStatus, data.NewReason}} {
 		if l.status != string(app.StatusDisabled) && l.status != string(app.StatusUnused) {
 			continue // used: the feed's redemption brings it; expired stays as it is
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE codes SET status = ?, disabled_reason = ? WHERE code = ? AND status IN ('unused', 'disabled', 'expired')`+noPendingOwn,
-			l.status, l.reason, l.code, l.code); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE codes SET status = ?, disabled_reason = ? WHERE `+byCode+` AND status IN ('unused', 'disabled', 'expired')`+noPendingOwn,
+			l.status, l.reason, l.code, l.code, l.code); err != nil {
 			return err
 		}
 	}
