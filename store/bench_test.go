@@ -299,7 +299,6 @@ func BenchmarkSnapshotPage1M(b *testing.B) {
 	b.ReportMetric(float64(lat[len(lat)-1].Microseconds())/1000/page, "ms/label")
 }
 
-
 // BenchmarkFeedRedeem1M applies redemptions the feed brings, one change a
 // transaction as a desk following the feed does, at a desk that holds
 // 1,000,000 codes. The changes are flagged by the server (a removed
