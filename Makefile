@@ -97,7 +97,7 @@ days: deps
 # as the time runs out (go.dev/issue/75804, fixed in Go 1.27); a count has no
 # deadline to race. -vet=off: make check vets these packages.
 FUZZTIME ?= 1m
-FUZZ_TARGETS := app:FuzzNormalizeParse app:FuzzVerify printing:FuzzParseTemplate server:FuzzRequests
+FUZZ_TARGETS := app:FuzzNormalizeParse app:FuzzVerify app:FuzzParseOrderFile printing:FuzzParseTemplate server:FuzzRequests
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; \
@@ -124,7 +124,7 @@ bench: deps
 clean:
 	rm -rf bin dist
 
-# Installable packages (README "Install from packages", docs/deploy.md):
+# Installable packages (docs/operator.md "Install from packages", docs/deploy.md):
 # dist/qrdesk_VERSION_ARCH.deb (the desk app) and
 # dist/qrdesk-server_VERSION_ARCH.deb (the server, a hardened systemd
 # service), built by nfpm. nfpm is pinned and go-installed into bin/tools
@@ -169,8 +169,8 @@ package-server: $(NFPM)
 # commands), qrdeskw.exe (the same as a window program, for the Start-menu
 # entries), qrdesk-server.exe, each with the icon and version information,
 # and dist/qrdesk-VERSION-x64.msi (wixl). The window needs cgo through
-# mingw-w64 (scripts/windows-build.sh): about 2 minutes cold. README
-# "Windows", docs/windows.md.
+# mingw-w64 (scripts/windows-build.sh): about 2 minutes cold.
+# docs/operator.md "Windows desks", docs/windows.md.
 # WIN_VERSION is the MSI's ProductVersion (A.B.C within Windows Installer's
 # limits, increasing with the commit's time: scripts/version.sh); the
 # programs print VERSION, as the .deb's do.

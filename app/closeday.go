@@ -146,6 +146,8 @@ func OutcomeLabel(o Outcome) string {
 		return "not a qrdesk code"
 	case OutcomeServerRefused:
 		return "refused by the server"
+	case OutcomeBadge:
+		return "operator badge"
 	}
 	return string(o)
 }

@@ -32,6 +32,18 @@ type DeskReport struct {
 	// outbox has waited (the desk's clock), sent only while one waits, as
 	// RefusedHere: the server's metrics show the oldest per site.
 	OldestWaitingSeconds int64 `json:"oldest_waiting_seconds,omitempty"`
+	// UTCOffset is the desk's time zone, seconds east of UTC at At: the
+	// dashboard counts the desk's row of a day over the desk's own day,
+	// as the desk counts its figures, wherever the server is. A server
+	// from before the field refuses it, as OldestWaitingSeconds.
+	UTCOffset *int `json:"utc_offset,omitempty"`
+	// DayFrom and DayTo bound the desk's day Date on its clock (Unix
+	// seconds, [from, to)): the dashboard counts the desk's row of that
+	// date over them, exactly, whatever the offset on other days (a day
+	// the clocks change has 23 or 25 hours). Refused by older servers as
+	// UTCOffset.
+	DayFrom int64 `json:"day_from,omitempty"`
+	DayTo   int64 `json:"day_to,omitempty"`
 }
 
 // DeskRefusals counts the refusals a desk decided without the server, by
@@ -81,21 +93,21 @@ func (s *Service) report(ctx context.Context, ring string, st SyncStatus) {
 	if err == nil {
 		s.mu.Lock()
 		if s.reportNoOldest {
-			r.OldestWaitingSeconds = 0
+			r.withoutNewerFields()
 		}
 		s.mu.Unlock()
 		if s.reportUnchanged(r) {
 			return
 		}
 		err = s.Remote.Report(ctx, ring, r)
-		if errors.As(err, &sr) && sr.Status == 400 && r.OldestWaitingSeconds != 0 {
-			// A server from before oldest_waiting_seconds refuses a
-			// report with a field it does not know: the figures go
-			// without it, now and from now on.
+		if errors.As(err, &sr) && sr.Status == 400 && r.hasNewerFields() {
+			// A server from before oldest_waiting_seconds or utc_offset
+			// refuses a report with a field it does not know: the
+			// figures go without them, now and from now on.
 			s.mu.Lock()
 			s.reportNoOldest = true
 			s.mu.Unlock()
-			r.OldestWaitingSeconds = 0
+			r.withoutNewerFields()
 			err = s.Remote.Report(ctx, ring, r)
 		}
 	}
@@ -120,7 +132,7 @@ func (s *Service) reportUnchanged(r DeskReport) bool {
 	s.mu.Unlock()
 	same := last.Date == r.Date && last.EventsWaiting == r.EventsWaiting && last.PrintJobs == r.PrintJobs &&
 		last.LabelsPrinted == r.LabelsPrinted && last.Reprints == r.Reprints && last.Refusals() == r.Refusals() && last.NotUnderstood == r.NotUnderstood &&
-		last.oldestWaitingAt() == r.oldestWaitingAt()
+		last.oldestWaitingAt() == r.oldestWaitingAt() && sameOffset(last.UTCOffset, r.UTCOffset)
 	return same && last.At != 0 && r.At >= last.At && r.At-last.At < int64(reportEvery/time.Second)
 }
 
@@ -152,7 +164,9 @@ const reportEvery = 5 * time.Minute
 func (s *Service) DeskReport(ctx context.Context, st SyncStatus) (DeskReport, error) {
 	now := s.ClockNow(ctx) // its day and time on the server's clock when the desk can tell
 	day := Day(now)
-	r := DeskReport{Date: FormatDate(day), EventsWaiting: st.Waiting, NotUnderstood: st.NotUnderstood, At: now.Unix()}
+	_, offset := now.Zone()
+	r := DeskReport{Date: FormatDate(day), EventsWaiting: st.Waiting, NotUnderstood: st.NotUnderstood, At: now.Unix(), UTCOffset: &offset,
+		DayFrom: day.Unix(), DayTo: day.AddDate(0, 0, 1).Unix()}
 	if st.Waiting > 0 && st.OldestWaitingAt > 0 {
 		r.OldestWaitingSeconds = max(r.At-st.OldestWaitingAt, 1)
 	}
@@ -210,3 +224,17 @@ func (s *Service) printedChanged() {
 	s.printGen++
 	s.mu.Unlock()
 }
+
+// hasNewerFields: the report carries fields a server from before them
+// refuses (oldest_waiting_seconds, utc_offset, day_from, day_to).
+func (r DeskReport) hasNewerFields() bool {
+	return r.OldestWaitingSeconds != 0 || r.UTCOffset != nil || r.DayFrom != 0 || r.DayTo != 0
+}
+
+// withoutNewerFields leaves them out, for such a server.
+func (r *DeskReport) withoutNewerFields() {
+	r.OldestWaitingSeconds, r.UTCOffset, r.DayFrom, r.DayTo = 0, nil, 0, 0
+}
+
+// sameOffset: two reports name the same time zone offset (or none).
+func sameOffset(a, b *int) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }

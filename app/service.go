@@ -100,6 +100,9 @@ type IssueRequest struct {
 	// in memory (a million codes held take about 150 MB); read them back
 	// with EachBatchCode.
 	DropCodes bool
+	// Order, when set, is the pickup order the batch is issued for
+	// (ImportOrders): recorded with it, once.
+	Order *OrderRow
 }
 
 // ErrRestoredNotSynced is why a desk restored from a backup issues no
@@ -157,7 +160,8 @@ func (s *Service) Issue(ctx context.Context, req IssueRequest) (Batch, []Code, e
 		Count: req.Count, LabelDate: FormatDate(day), Prefix: set.Prefix,
 		Serial: set.DateSerial, Type: req.Type, Ref: req.Ref,
 		ExpireAt: exp.At(now, day), CreatedAt: now.Unix(),
-		Actor: Actor{Station: set.StationName, Operator: req.Operator}, Progress: req.Progress, DropCodes: req.DropCodes,
+		Actor: Actor{Station: set.StationName, Operator: req.Operator}, Progress: req.Progress, Order: req.Order,
+		DropCodes: req.DropCodes,
 	}
 	if spec.ExpireAt != 0 && spec.ExpireAt <= now.Unix() {
 		return Batch{}, nil, Errorf(KindInvalid, "these codes would already be expired (label date %s with expiry %s): pick a later date or expiry", spec.LabelDate, exp)

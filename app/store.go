@@ -163,6 +163,9 @@ type BatchSpec struct {
 	// DropCodes: IssueBatch returns no codes, and keeps none in memory
 	// (the caller reads the batch back: EachBatchCode).
 	DropCodes bool
+	// Order, when set, is the pickup order the batch is issued for (one
+	// label per parcel): recorded with the batch, once (ErrOrderIssued).
+	Order *OrderRow
 }
 
 // Batch is an issued batch.

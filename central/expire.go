@@ -44,7 +44,9 @@ type ClosedLabel struct {
 // holds that desk in site deskSite ("" when the event may go on): the desk
 // moved between its close and the event's arrival, or a restore of the
 // server lost its move. Neither record is sure then, and an expiry that
-// cannot be taken back is made only where both agree.
+// cannot be taken back is made only where both agree. A site renamed since
+// the close is the same site: the caller gives its current name for a
+// former one.
 func CloseSiteRefusal(closedIn, deskSite string) string {
 	if closedIn == "" || deskSite == "" || closedIn == deskSite {
 		return ""

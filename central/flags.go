@@ -205,7 +205,7 @@ func UndoByRemovedStaff(supervisor string, removedAt int64) (Note, string, bool)
 }
 
 // RefusedByRemovedStaff is the refusal of a supervisor's action (kind:
-// undo, disable, enable, replace) by supervisor, removed from the staff
+// undo, disable, enable, replace, a close's expire) by supervisor, removed from the staff
 // list at removedAt (StaffRemovedAt; 0: not removed, the event is decided
 // as any other), with its note (FlagRemovedStaff) and the reason the desk
 // shows. These are a supervisor's privileges, checked at the desk only
@@ -228,6 +228,8 @@ func RefusedByRemovedStaff(kind, supervisor string, removedAt int64) (Note, stri
 		what, stays = "enable a label", "the label stays disabled; a current supervisor can enable it"
 	case KindReplace:
 		what, stays = "replace a label", "the old label stays as the server has it; a current supervisor can replace it"
+	case KindExpire:
+		what, stays = "expire a closed day's labels", "the label stays as the server has it; a current supervisor can close the day again"
 	}
 	return n, fmt.Sprintf("%s was removed from the staff list at %s and can no longer %s: %s", supervisor, app.FormatTime(removedAt), what, stays), true
 }

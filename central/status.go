@@ -57,9 +57,17 @@ func ValidateStatus(r StatusReport, now time.Time) error {
 		return Badf("reprints (%d) cannot exceed print_jobs (%d): a reprint is one of the day's print jobs", r.Reprints, r.PrintJobs)
 	case r.At <= 0:
 		return Badf("at must be Unix seconds")
+	case (r.DayFrom != 0 || r.DayTo != 0) && (r.DayTo-r.DayFrom < 22*3600 || r.DayTo-r.DayFrom > 26*3600):
+		return Badf("day_from and day_to must bound the desk's day of date (Unix seconds, 23 to 25 hours apart)")
+	case r.UTCOffset != nil && (*r.UTCOffset < -MaxUTCOffset || *r.UTCOffset > MaxUTCOffset):
+		return Badf("utc_offset must be the desk's time zone in seconds east of UTC, -%d to %d", MaxUTCOffset, MaxUTCOffset)
 	}
 	return nil
 }
+
+// MaxUTCOffset bounds a desk's time zone offset either way (the zones in
+// use reach -12 h and +14 h).
+const MaxUTCOffset = 18 * 3600
 
 // StatusTime is the time a report is kept under, on the server's clock: the
 // desk's (put on the server's clock by the desk when it can, app.ClockNow),

@@ -37,7 +37,7 @@ func printBadges(ctx context.Context, s *session, f printFlags, opts printing.Op
 		names[i] = b.Name
 	}
 	return s.output(map[string]any{"badges": names, "template": opts.Template.Name, "output": f.out}, func(w io.Writer) {
-		fmt.Fprintf(w, "%d badges on %s", len(badges), opts.Template.Name)
+		fmt.Fprintf(w, "%s on %s", app.Plural(len(badges), "badge", "badges"), opts.Template.Name)
 		for _, dest := range []string{f.out, f.printer, f.printerAddr} {
 			if dest != "" {
 				fmt.Fprintf(w, " → %s", dest)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"qrdesk/app"
 	"qrdesk/printing"
@@ -73,12 +74,17 @@ func runCloseDay(ctx context.Context, env *Env, args []string) error {
 			fmt.Fprintf(w, "expired now: %d unused labels of the day here (at the next sync the server expires those of this site whose day has begun there, and every desk follows)\n", dc.ExpiredNow)
 		}
 		fmt.Fprintf(w, "this desk (%s):\n", dc.Station)
-		for _, r := range dc.Figures.Rows() {
+		rows := dc.Figures.Rows()
+		width := 34 // the figures' column, wider when a label is longer
+		for _, r := range rows {
+			width = max(width, utf8.RuneCountInString(r.Label)+2)
+		}
+		for _, r := range rows {
 			label := r.Label
 			if r.Sub {
 				label = "  " + label
 			}
-			fmt.Fprintf(w, "%-34s %6d\n", label, r.Value)
+			fmt.Fprintf(w, "%-*s %6d\n", width, label, r.Value)
 		}
 		writeAllDesks(w, dc.Figures.AllDesks, loc)
 		if dc.PreviousAt != 0 {

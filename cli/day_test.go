@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"qrdesk/app"
 	"qrdesk/internal/testclock"
@@ -171,9 +172,18 @@ func TestCloseDayCommand(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("close-day again: %d %s", code, errOut)
 	}
-	for _, want := range []string{"expired now: 2", "changed since the close at", "Still unused (labels of the day): 2 → 0", "Expired (labels of the day): 0 → 2"} {
+	for _, want := range []string{"expired now: 2", "changed since the close at", "Still unused (labels of the day): 2 → 0", "Expired (labels of the day): 0 → 2", "  operator badge "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("second close does not say %q:\n%s", want, out)
+		}
+	}
+	// This desk's figures in one column, the longest label's too.
+	_, figures, _ := strings.Cut(out, "this desk (")
+	figures, _, _ = strings.Cut(figures, "all desks")
+	lines := strings.Split(strings.TrimSpace(figures), "\n")[1:]
+	for _, line := range lines {
+		if got, want := utf8.RuneCountInString(line), utf8.RuneCountInString(lines[0]); got != want {
+			t.Errorf("figure %q ends at column %d, the first at %d", line, got, want)
 		}
 	}
 	if code, _, errOut := s.run(t, "close-day", "--date", "tomorrow"); code != ExitUsage || !strings.Contains(errOut, "YYYY-MM-DD") {

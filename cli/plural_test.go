@@ -18,7 +18,11 @@ func TestOneIsSingular(t *testing.T) {
 		{[]string{"issue", "--count", "1", "--quiet"}, "batch 1: 1 code for "},
 		{[]string{"print", "--batch", "1", "--template", "L7160", "-o", filepath.Join(dir, "one.pdf")}, "job 1: 1 label printed on L7160 (1 page)"},
 		{[]string{"export", "-o", filepath.Join(dir, "codes.csv")}, "1 code written to "},
+		{[]string{"print", "--badges", "-o", filepath.Join(dir, "badges.pdf")}, "1 badge on L7160"},
 	} {
+		if tc.args[1] == "--badges" {
+			s.runStdin(t, "4321\n", "operators", "add", "--supervisor", "wang")
+		}
 		code, out, errOut := s.run(t, tc.args...)
 		if code != 0 || !strings.Contains(out, tc.want) {
 			t.Errorf("qrdesk %s: exit %d %q %s, want %q", strings.Join(tc.args, " "), code, out, errOut, tc.want)

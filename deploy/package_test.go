@@ -55,12 +55,12 @@ func dpkgDeb(t *testing.T, args ...string) string {
 }
 
 // TestDeskPackage: make package-desk gives a .deb with the binary, the
-// desktop entry and the icon, depending on the package of every shared
+// desktop entry, the icon and the clerk's guide, depending on the package of every shared
 // library the binary links and of those GLFW opens at run time.
 func TestDeskPackage(t *testing.T) {
 	deb := makePackage(t, "package-desk", "qrdesk")
 	contents := dpkgDeb(t, "--contents", deb)
-	for _, want := range []string{"./usr/bin/qrdesk", "./usr/share/applications/qrdesk.desktop", "./usr/share/icons/hicolor/512x512/apps/qrdesk.png"} {
+	for _, want := range []string{"./usr/bin/qrdesk", "./usr/share/applications/qrdesk.desktop", "./usr/share/icons/hicolor/512x512/apps/qrdesk.png", "./usr/share/doc/qrdesk/docs/clerk.md"} {
 		if !strings.Contains(contents, want+"\n") {
 			t.Errorf("the package lacks %s:\n%s", want, contents)
 		}

@@ -77,7 +77,15 @@ func (s *station) screenshot(name string) {
 		dir = s.t.TempDir()
 	}
 	path := filepath.Join(dir, name+".png")
-	c := exec.Command("import", "-window", "root", "-crop", "1200x800+0+0", path)
+	// The window alone, at the size it opens at: the screen around it is
+	// black (Xvfb has no desktop).
+	find := exec.Command("xdotool", "search", "--name", "^qrdesk$")
+	find.Env = append(os.Environ(), "DISPLAY="+s.display)
+	ids, err := find.Output()
+	if err != nil || len(strings.Fields(string(ids))) == 0 {
+		s.t.Fatalf("screenshot: no qrdesk window (xdotool: %v)", err)
+	}
+	c := exec.Command("import", "-window", strings.Fields(string(ids))[0], path)
 	c.Env = append(os.Environ(), "DISPLAY="+s.display)
 	if out, err := c.CombinedOutput(); err != nil {
 		s.t.Fatalf("screenshot: %v %s", err, out)

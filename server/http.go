@@ -540,7 +540,7 @@ func (a *API) redeem(r *http.Request, st central.Station) (any, error) {
 		return nil, err
 	}
 	a.Metrics.countRedemptions(st.Site, []central.Event{ev}, res)
-	a.Metrics.deskClock(st.ID, []central.Event{ev})
+	a.Metrics.deskClockOnline(st.ID, ev.At, a.Now())
 	// A label of another site: the desk says where it was issued (it never
 	// downloaded it: a desk follows only its own site's feed).
 	if res[0].Outcome != central.OutcomeUnknown {

@@ -227,6 +227,20 @@ func (m *Metrics) deskClock(station int64, evs []central.Event) {
 	}
 }
 
+// deskClockOnline records the clock offset an online scan shows: the
+// desk's time of the scan (at, its clock) against this server's time of
+// its arrival, a second or less later. A desk that only works online
+// sends no measured offset (its outbox is empty), yet its clock may be a
+// day off.
+func (m *Metrics) deskClockOnline(station, at int64, now time.Time) {
+	if m == nil || at <= 0 {
+		return
+	}
+	m.seenMu.Lock()
+	m.clock[station] = (at - now.Unix()) * 1000
+	m.seenMu.Unlock()
+}
+
 func (m *Metrics) deskClockOffset(station int64) (int64, bool) {
 	m.seenMu.Lock()
 	defer m.seenMu.Unlock()

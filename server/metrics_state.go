@@ -63,7 +63,7 @@ var (
 	descOldest = prometheus.NewDesc("qrdesk_desk_outbox_oldest_age_seconds",
 		"How long the oldest event waiting in a desk's outbox has waited, the longest of the site's desks by their latest reports to this process; 0 when none waits.", []string{"site"}, nil)
 	descClock = prometheus.NewDesc("qrdesk_desk_clock_offset_max_seconds",
-		"The largest clock offset (either way) among the site's desks, as their latest events to this process measured it.", []string{"site"}, nil)
+		"The largest clock offset (either way) among the site's desks, as their latest events to this process showed it: the offset an offline event carries, or an online scan's desk time against the server's.", []string{"site"}, nil)
 	descOutbox = prometheus.NewDesc("qrdesk_desk_outbox_events",
 		"Events waiting in the active desks' outboxes (not yet accepted by the server), summed over each desk's latest report to this process, by the desks' site.", []string{"site"}, nil)
 )

@@ -13,6 +13,8 @@ import (
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"qrdesk/internal/sqlstore"
 )
 
 // Backups safe to take while the server serves. SQLite: VACUUM INTO, one
@@ -42,6 +44,13 @@ func (c *DB) Backup(ctx context.Context, to string) error {
 	tmp := filepath.Join(filepath.Dir(to), "."+filepath.Base(to)+".partial")
 	os.Remove(tmp)
 	defer os.Remove(tmp)
+	// Readable by the server's user only, from its first byte: a backup
+	// holds every unused label's code (each hands over a parcel) and the
+	// staff's PIN hashes. VACUUM INTO and pg_dump write into an empty
+	// file as it is.
+	if err := sqlstore.CreatePrivate(tmp); err != nil {
+		return backupWriteError(to, err)
+	}
 	if c.e.postgres {
 		if err := pgDump(ctx, c.path, tmp); err != nil {
 			return err

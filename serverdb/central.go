@@ -646,7 +646,7 @@ func (c *DB) decide(ctx context.Context, tx *etx, st central.Station, ev central
 	case central.KindUndo:
 		r, note, err = c.undo(ctx, tx, st, ev, now)
 	case central.KindExpire:
-		r, err = c.expire(ctx, tx, st, ev, now)
+		r, note, err = c.expire(ctx, tx, st, ev, now)
 	case central.KindReplace:
 		r, note, err = c.replaceLabel(ctx, tx, st, ev, now)
 	case central.KindStaff:

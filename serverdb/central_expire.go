@@ -18,54 +18,73 @@ import (
 // carries the other desk's change. An accepted expiry goes to every desk
 // through the feed with the label's resulting status. A close's expiry is
 // a request: a label of another site, or of a day not begun on the
-// server's clock (now), is not expired (central.CloseExpiryRefusal) and
-// the answer carries the reason and the label's status at the server.
-func (c *DB) expire(ctx context.Context, tx *etx, st central.Station, ev central.Event, now int64) (central.Result, error) {
+// server's clock (now), is not expired (central.CloseExpiryRefusal), nor
+// one closed by a supervisor the staff list had removed by then (refused,
+// flagged: central.RefusedByRemovedStaff); the answer carries the reason
+// and the label's status at the server.
+func (c *DB) expire(ctx context.Context, tx *etx, st central.Station, ev central.Event, now int64) (central.Result, central.Note, error) {
 	// The label under its lock (labellock.go): not_expired names the
 	// status that kept it, not one an undo of it is leaving.
 	cc, err := c.lockLabel(ctx, tx, ev.Code)
 	if errors.Is(err, sql.ErrNoRows) {
-		return central.Result{Outcome: central.OutcomeUnknown, Reason: "the server has no such code: upload the batch first"}, nil
+		return central.Result{Outcome: central.OutcomeUnknown, Reason: "the server has no such code: upload the batch first"}, central.Note{}, nil
 	}
 	if err != nil {
-		return central.Result{}, err
+		return central.Result{}, central.Note{}, err
 	}
 	// The closing desk's site as stored now, not as the request's cached
 	// station has it: a desk moved a moment ago ('qrdesk-server station
 	// site', another process) closes as a desk of its new site.
 	label := central.ClosedLabel{Code: ev.Code}
 	var deskSite string
-	if err := tx.queryRow(ctx, `SELECT c.label_date, s.name, (SELECT ds.name FROM stations t JOIN sites ds ON ds.id = t.site WHERE t.id = ?)
-		FROM codes c JOIN sites s ON s.id = c.site WHERE c.code = ?`, st.ID, ev.Code).Scan(&label.Day, &label.Site, &deskSite); err != nil {
-		return central.Result{}, err
+	var deskSiteID int64
+	if err := tx.queryRow(ctx, `SELECT c.label_date, s.name, ds.name, ds.id
+		FROM codes c JOIN sites s ON s.id = c.site, stations t JOIN sites ds ON ds.id = t.site WHERE c.code = ? AND t.id = ?`, ev.Code, st.ID).Scan(&label.Day, &label.Site, &deskSite, &deskSiteID); err != nil {
+		return central.Result{}, central.Note{}, err
 	}
-	if why := central.CloseSiteRefusal(ev.Site, deskSite); why != "" {
-		return notExpired(cc, why), nil
+	closedIn := ev.Site
+	if closedIn != "" && closedIn != deskSite {
+		// Closed before the desk heard its site was renamed: the same site.
+		if same, err := wasSiteName(ctx, tx, closedIn, deskSiteID); err != nil {
+			return central.Result{}, central.Note{}, err
+		} else if same {
+			closedIn = deskSite
+		}
+	}
+	if why := central.CloseSiteRefusal(closedIn, deskSite); why != "" {
+		return notExpired(cc, why), central.Note{}, nil
+	}
+	removed, err := c.removedSupervisor(ctx, tx, ev, now)
+	if err != nil {
+		return central.Result{}, central.Note{}, err
+	}
+	if note, why, refused := central.RefusedByRemovedStaff(ev.Kind, ev.Operator, removed); refused {
+		return notExpired(cc, why), note, nil
 	}
 	if why := central.CloseExpiryRefusal(label, deskSite, time.Unix(now, 0)); why != "" {
-		return notExpired(cc, why), nil
+		return notExpired(cc, why), central.Note{}, nil
 	}
 	res, err := tx.exec(ctx, `UPDATE codes SET status = 'expired' WHERE code = ? AND status = 'unused'`, ev.Code)
 	if err != nil {
-		return central.Result{}, err
+		return central.Result{}, central.Note{}, err
 	}
 	if n, _ := res.RowsAffected(); n == 1 {
 		data, _ := json.Marshal(map[string]any{"at": ev.At, "operator": ev.Operator, "event_id": ev.EventID, "reason": ev.Reason, "status": app.StatusExpired})
-		return central.Result{Outcome: central.OutcomeExpired, Status: string(app.StatusExpired)},
+		return central.Result{Outcome: central.OutcomeExpired, Status: string(app.StatusExpired)}, central.Note{},
 			c.addChanges(ctx, tx, change{central.KindExpire, ev.Code, st.Name, string(data)})
 	}
 	if cc.entitlement != "" {
 		// Replaced: the parcel of the day expires, on the entitlement's
 		// valid label of that day (central.ExpireTarget).
 		if r, ok, err := c.expireReplacement(ctx, tx, st, ev, cc); err != nil || ok {
-			return r, err
+			return r, central.Note{}, err
 		}
 	}
 	reason := "the label is " + cc.status + " at the server"
 	if cc.status == string(app.StatusUsed) {
 		reason += " (" + cc.usedStation + ", " + app.FormatTime(cc.usedAt) + ")"
 	}
-	return notExpired(cc, reason), nil
+	return notExpired(cc, reason), central.Note{}, nil
 }
 
 // notExpired answers an expiry the server did not make, with the label's

@@ -7,7 +7,9 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
+	"qrdesk/app"
 	"qrdesk/central"
 )
 
@@ -29,15 +31,85 @@ func (c *DB) DayActivity(ctx context.Context, from, to int64) (central.DayActivi
 // SiteDayActivity is DayActivity of the desks of the sites listed (by id;
 // nil: every site). A desk's figures are its site's: the site it is in
 // now (a desk moved to another site takes its past days along).
+//
+// A desk in another time zone than the server's is counted over its own
+// day of the same date, as the desk counts its figures: the bounds its
+// report of that date gave (day_from, day_to: exact, a day the clocks
+// change included), else [from, to) shifted by the zone offset it last
+// reported, else [from, to), a day of the server's zone.
 func (c *DB) SiteDayActivity(ctx context.Context, from, to int64, sites []int64) (central.DayActivity, error) {
 	siteOf, err := c.stationSites(ctx)
 	if err != nil {
 		return central.DayActivity{}, err
 	}
-	keep := func(name string) bool {
-		return sites == nil || slices.Contains(sites, siteOf[name].ID)
+	reported, err := c.reportedDays(ctx, time.Unix(from, 0).Format(app.DateLayout))
+	if err != nil {
+		return central.DayActivity{}, err
 	}
+	boundsOf := func(name string) [2]int64 {
+		if b, ok := reported[name]; ok {
+			return b
+		}
+		shift := zoneShift(from, siteOf[name])
+		return [2]int64{from + shift, to + shift}
+	}
+	groups := [][2]int64{{from, to}}
+	for name := range siteOf {
+		if b := boundsOf(name); !slices.Contains(groups, b) {
+			groups = append(groups, b)
+		}
+	}
+	day := central.DayActivity{Quarters: map[int64]int{}}
 	desks := map[string]*central.DeskDay{}
+	for _, g := range groups {
+		keep := func(name string) bool {
+			return (sites == nil || slices.Contains(sites, siteOf[name].ID)) && boundsOf(name) == g
+		}
+		if err := c.dayActivity(ctx, g[0], g[1], keep, siteOf, desks, &day); err != nil {
+			return central.DayActivity{}, err
+		}
+	}
+	for _, d := range desks {
+		day.Desks = append(day.Desks, *d)
+	}
+	sort.Slice(day.Desks, func(i, j int) bool { return day.Desks[i].Station < day.Desks[j].Station })
+	return day, nil
+}
+
+// reportedDays are the bounds of date on each desk's clock, as its report
+// of that date gave them, by station name.
+func (c *DB) reportedDays(ctx context.Context, date string) (map[string][2]int64, error) {
+	rows, err := c.e.query(ctx, `SELECT station, day_from, day_to FROM desk_status WHERE date = ? AND day_from <> 0 AND day_to > day_from`, date)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string][2]int64{}
+	for rows.Next() {
+		var name string
+		var b [2]int64
+		if err := rows.Scan(&name, &b[0], &b[1]); err != nil {
+			return nil, err
+		}
+		out[name] = b
+	}
+	return out, rows.Err()
+}
+
+// zoneShift is how far the desk's day of the date that begins at from (a
+// midnight of the server's zone) begins from it, by the zone offset it
+// last reported: 0 for a desk in the server's zone or one that never told.
+func zoneShift(from int64, st stationPlace) int64 {
+	if st.UTCOffset == nil {
+		return 0
+	}
+	_, server := time.Unix(from, 0).Zone()
+	return int64(server - *st.UTCOffset)
+}
+
+// dayActivity adds to desks and day the figures of [from, to) of the desks
+// keep takes.
+func (c *DB) dayActivity(ctx context.Context, from, to int64, keep func(string) bool, siteOf map[string]stationPlace, desks map[string]*central.DeskDay, day *central.DayActivity) error {
 	desk := func(name string) *central.DeskDay {
 		if desks[name] == nil {
 			desks[name] = &central.DeskDay{Station: name, Site: siteOf[name].Name, Refused: map[string]int{}}
@@ -46,14 +118,14 @@ func (c *DB) SiteDayActivity(ctx context.Context, from, to int64, sites []int64)
 	}
 	rows, err := c.e.query(ctx, `SELECT issued_by, count(*) FROM codes WHERE created_at >= ? AND created_at < ? GROUP BY issued_by`, from, to)
 	if err != nil {
-		return central.DayActivity{}, err
+		return err
 	}
 	for rows.Next() {
 		var name string
 		var n int
 		if err := rows.Scan(&name, &n); err != nil {
 			rows.Close()
-			return central.DayActivity{}, err
+			return err
 		}
 		if keep(name) {
 			desk(name).Issued = n
@@ -61,7 +133,7 @@ func (c *DB) SiteDayActivity(ctx context.Context, from, to int64, sites []int64)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return central.DayActivity{}, err
+		return err
 	}
 	// The OR finds an offline redemption uploaded on a later day by its
 	// desk time; each side uses an index. A redemption is counted as the
@@ -72,16 +144,15 @@ func (c *DB) SiteDayActivity(ctx context.Context, from, to int64, sites []int64)
 			WHERE kind = 'redeem' AND ((received_at >= ? AND received_at < ?) OR (at >= ? AND at < ?))) e
 		WHERE eff >= ? AND eff < ? GROUP BY 1, 2, 3`, from, to, from, to, from, to)
 	if err != nil {
-		return central.DayActivity{}, err
+		return err
 	}
 	defer rows.Close()
-	day := central.DayActivity{Quarters: map[int64]int{}}
 	for rows.Next() {
 		var name, outcome string
 		var q int64
 		var n int
 		if err := rows.Scan(&name, &outcome, &q, &n); err != nil {
-			return central.DayActivity{}, err
+			return err
 		}
 		if !keep(name) {
 			continue
@@ -98,33 +169,38 @@ func (c *DB) SiteDayActivity(ctx context.Context, from, to int64, sites []int64)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return central.DayActivity{}, err
+		return err
 	}
-	if err := c.subtractUndone(ctx, from, to, keep, desk, &day); err != nil {
-		return central.DayActivity{}, err
-	}
-	for _, d := range desks {
-		day.Desks = append(day.Desks, *d)
-	}
-	sort.Slice(day.Desks, func(i, j int) bool { return day.Desks[i].Station < day.Desks[j].Station })
-	return day, nil
+	return c.subtractUndone(ctx, from, to, keep, desk, day)
 }
 
-// stationSites is the site of every station, by station name.
-func (c *DB) stationSites(ctx context.Context) (map[string]central.Site, error) {
-	rows, err := c.e.query(ctx, `SELECT t.name, s.id, s.name FROM stations t JOIN sites s ON s.id = t.site`)
+// stationPlace is where a station is: its site, and its time zone as its
+// reports told it (nil: never told).
+type stationPlace struct {
+	central.Site
+	UTCOffset *int
+}
+
+// stationSites is the place of every station, by station name.
+func (c *DB) stationSites(ctx context.Context) (map[string]stationPlace, error) {
+	rows, err := c.e.query(ctx, `SELECT t.name, s.id, s.name, t.utc_offset FROM stations t JOIN sites s ON s.id = t.site`)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := map[string]central.Site{}
+	out := map[string]stationPlace{}
 	for rows.Next() {
 		var name string
-		var s central.Site
-		if err := rows.Scan(&name, &s.ID, &s.Name); err != nil {
+		var p stationPlace
+		var offset sql.NullInt64
+		if err := rows.Scan(&name, &p.ID, &p.Name, &offset); err != nil {
 			return nil, err
 		}
-		out[name] = s
+		if offset.Valid {
+			o := int(offset.Int64)
+			p.UTCOffset = &o
+		}
+		out[name] = p
 	}
 	return out, rows.Err()
 }

@@ -26,14 +26,20 @@ func (c *DB) SetDeskStatus(ctx context.Context, s central.DeskStatus) error {
 		}
 		refused = string(data)
 	}
-	if _, err := tx.exec(ctx, `INSERT INTO desk_status (station, date, events_waiting, print_jobs, labels_printed, reprints, at, received_at, refused_here, not_understood)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	if _, err := tx.exec(ctx, `INSERT INTO desk_status (station, date, events_waiting, print_jobs, labels_printed, reprints, at, received_at, refused_here, not_understood, day_from, day_to)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (station, date) DO UPDATE SET events_waiting = excluded.events_waiting, print_jobs = excluded.print_jobs,
 			labels_printed = excluded.labels_printed, reprints = excluded.reprints, at = excluded.at, received_at = excluded.received_at,
-			refused_here = excluded.refused_here, not_understood = excluded.not_understood
+			refused_here = excluded.refused_here, not_understood = excluded.not_understood, day_from = excluded.day_from, day_to = excluded.day_to
 		WHERE excluded.at >= desk_status.at`,
-		s.Station, s.Date, s.EventsWaiting, s.PrintJobs, s.LabelsPrinted, s.Reprints, s.At, s.ReceivedAt, refused, s.NotUnderstood); err != nil {
+		s.Station, s.Date, s.EventsWaiting, s.PrintJobs, s.LabelsPrinted, s.Reprints, s.At, s.ReceivedAt, refused, s.NotUnderstood, s.DayFrom, s.DayTo); err != nil {
 		return err
+	}
+	if s.UTCOffset != nil {
+		// Written only when it changes: most reports tell the same zone.
+		if _, err := tx.exec(ctx, `UPDATE stations SET utc_offset = ? WHERE name = ? AND (utc_offset IS NULL OR utc_offset <> ?)`, *s.UTCOffset, s.Station, *s.UTCOffset); err != nil {
+			return err
+		}
 	}
 	return tx.commit()
 }

@@ -5,9 +5,13 @@ import (
 	"context"
 	"database/sql"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"qrdesk/internal/sqlstore"
 
 	"qrdesk/internal/testpg"
 )
@@ -112,9 +116,13 @@ func TestOldestReleaseThatMayOpen(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		floor, err := sqlstore.Floor(migrations, map[bool]string{false: centralMigrations, true: postgresMigrations}[strings.HasPrefix(path, "postgres")])
+		if err != nil || floor == 0 || floor > known {
+			t.Fatalf("this release's floor %d (%v), schema %d", floor, err, known)
+		}
 		var oldest int
-		if err := c.e.db.QueryRowContext(ctx, `SELECT oldest FROM schema_floor`).Scan(&oldest); err != nil || oldest != known {
-			t.Errorf("a migrated database records %d (%v) as the oldest schema that may open it, want this release's %d", oldest, err, known)
+		if err := c.e.db.QueryRowContext(ctx, `SELECT oldest FROM schema_floor`).Scan(&oldest); err != nil || oldest != floor {
+			t.Errorf("a migrated database records %d (%v) as the oldest schema that may open it, want this release's newest migration older releases may not open, %d", oldest, err, floor)
 		}
 		// A newer release's compatible migration: it opens.
 		if _, err := c.e.db.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (`+strconv.Itoa(known+1)+`, 1)`); err != nil {
@@ -140,4 +148,42 @@ func TestOldestReleaseThatMayOpen(t *testing.T) {
 			t.Errorf("Open error:\n got %q\nwant it to contain %q", err, want)
 		}
 	})
+}
+
+// A SQLite backup a newer qrdesk-server made, which this release may not
+// open, is refused before it replaces the database.
+func TestRestoreRefusesABackupOfANewerSchema(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	backup, db := filepath.Join(dir, "from-newer.db"), filepath.Join(dir, "central.db")
+	for _, path := range []string{backup, db} {
+		c, err := Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+	}
+	known := SchemaVersion(false)
+	raw, err := sql.Open("sqlite", backup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`INSERT INTO schema_migrations (version, applied_at) VALUES (` + strconv.Itoa(known+1) + `, 1)`, `UPDATE schema_floor SET oldest = ` + strconv.Itoa(known+1)} {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw.Close()
+	before, err := os.ReadFile(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Restore(ctx, backup, db, time.Unix(1_800_000_000, 0))
+	want := backup + " was made by a newer qrdesk-server (schema " + strconv.Itoa(known+1) + ", which this release's " + strconv.Itoa(known) + " may not open): restore it with that release"
+	if err == nil || err.Error() != want {
+		t.Errorf("Restore of a newer backup: %v\nwant %q", err, want)
+	}
+	if after, err := os.ReadFile(db); err != nil || !bytes.Equal(before, after) {
+		t.Errorf("the database changed after the refused restore (%v)", err)
+	}
 }

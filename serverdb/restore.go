@@ -3,6 +3,7 @@ package serverdb
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -125,12 +126,13 @@ func checkSQLiteBackup(ctx context.Context, path, name string) error {
 	if err := raw.QueryRowContext(ctx, `SELECT (SELECT max(version) FROM schema_migrations), (SELECT count(*) FROM stations)`).Scan(&highest, &stations); err != nil {
 		return fmt.Errorf("%s is not a qrdesk-server backup (%v)", name, err)
 	}
-	files, err := sqlstoreVersions(centralMigrations)
-	if err != nil {
-		return err
-	}
-	if highest > files[len(files)-1] {
-		return fmt.Errorf("%s was made by a newer qrdesk-server (schema %d): restore it with that release", name, highest)
+	// As Migrate would judge it: a newer schema whose migrations this
+	// release may live with (schema_floor) is restored.
+	var newer *sqlstore.NewerSchemaError
+	if err := sqlstore.CheckOpens(ctx, raw, migrations, centralMigrations, false); errors.As(err, &newer) {
+		return fmt.Errorf("%s was made by a newer qrdesk-server (schema %d, which this release's %d may not open): restore it with that release", name, newer.Found, newer.Known)
+	} else if err != nil {
+		return fmt.Errorf("%s is not a qrdesk-server backup (%v)", name, err)
 	}
 	return nil
 }

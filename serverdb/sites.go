@@ -22,14 +22,25 @@ func (c *DB) AddSite(ctx context.Context, name string, at int64) error {
 	if err := central.ValidateSiteName(name); err != nil {
 		return err
 	}
-	_, err := c.e.exec(ctx, `INSERT INTO sites (name, created_at) VALUES (?, ?)`, name, at)
-	if isUniqueAny(err) {
-		return central.ErrSiteExists
+	tx, err := c.e.begin(ctx)
+	if err != nil {
+		return err
 	}
-	return err
+	defer tx.done()
+	if _, err := tx.exec(ctx, `INSERT INTO sites (name, created_at) VALUES (?, ?)`, name, at); isUniqueAny(err) {
+		return central.ErrSiteExists
+	} else if err != nil {
+		return err
+	}
+	if err := forgetFormerName(ctx, tx, name); err != nil {
+		return err
+	}
+	return tx.commit()
 }
 
-// RenameSite renames a site (an upgraded deployment's 'main', say).
+// RenameSite renames a site (an upgraded deployment's 'main', say). Its
+// old name is kept as a former name (site_former_names): a close a desk
+// made under it before hearing of the rename is its site's close.
 func (c *DB) RenameSite(ctx context.Context, old, name string) error {
 	defer c.stationsChanged()
 	name = strings.TrimSpace(name)
@@ -40,11 +51,44 @@ func (c *DB) RenameSite(ctx context.Context, old, name string) error {
 	if err != nil {
 		return err
 	}
-	_, err = c.e.exec(ctx, `UPDATE sites SET name = ? WHERE id = ?`, name, id)
-	if isUniqueAny(err) {
-		return central.ErrSiteExists
+	tx, err := c.e.begin(ctx)
+	if err != nil {
+		return err
 	}
+	defer tx.done()
+	var was string
+	if err := tx.queryRow(ctx, `SELECT name FROM sites WHERE id = ?`, id).Scan(&was); err != nil {
+		return err
+	}
+	if _, err := tx.exec(ctx, `UPDATE sites SET name = ? WHERE id = ?`, name, id); isUniqueAny(err) {
+		return central.ErrSiteExists
+	} else if err != nil {
+		return err
+	}
+	if err := forgetFormerName(ctx, tx, name); err != nil {
+		return err
+	}
+	if was != name {
+		if _, err := tx.exec(ctx, `INSERT INTO site_former_names (name, site) VALUES (?, ?)
+			ON CONFLICT (name) DO UPDATE SET site = excluded.site`, was, id); err != nil {
+			return err
+		}
+	}
+	return tx.commit()
+}
+
+// forgetFormerName drops name as a former name once a site holds it again:
+// a close under it is that site's from then on, not ambiguous.
+func forgetFormerName(ctx context.Context, tx *etx, name string) error {
+	_, err := tx.exec(ctx, `DELETE FROM site_former_names WHERE lower(name) = lower(?)`, name)
 	return err
+}
+
+// wasSiteName reports whether name is a former name of site id.
+func wasSiteName(ctx context.Context, tx *etx, name string, id int64) (bool, error) {
+	var n int
+	err := tx.queryRow(ctx, `SELECT count(*) FROM site_former_names WHERE name = ? AND site = ?`, name, id).Scan(&n)
+	return n > 0, err
 }
 
 // Sites lists the sites by name, with how many stations each has.

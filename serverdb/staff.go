@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 
+	"qrdesk/app"
 	"qrdesk/central"
 	"qrdesk/protocol"
 )
@@ -79,6 +81,11 @@ func (c *DB) staffEvent(ctx context.Context, tx *etx, st central.Station, ev cen
 	if ev.Staff == nil {
 		return central.Result{Outcome: central.OutcomeRejected, Reason: "a staff event carries its change in staff"}, nil
 	}
+	if ev.Staff.Action == protocol.StaffRemove {
+		if why, err := c.removalOfAnEarlierRecord(ctx, tx, ev.Staff.Name, ev.At); err != nil || why != "" {
+			return central.Result{Outcome: central.OutcomeRejected, Reason: why}, err
+		}
+	}
 	m, err := c.changeStaff(ctx, tx, *ev.Staff, st.Name, ev.At)
 	var bad *central.BadRequest
 	switch {
@@ -93,6 +100,25 @@ func (c *DB) staffEvent(ctx context.Context, tx *etx, st central.Station, ev cen
 		}
 	}
 	return central.Result{Outcome: central.OutcomeStaffChanged}, nil
+}
+
+// removalOfAnEarlierRecord says why a desk's removal of name made at at
+// does not apply ("" when it does): the current record of that name was
+// added after it (removed at the server meanwhile and added again, a new
+// badge and PIN), so the desk removed the earlier record, which is gone
+// already. Removing the new one would lock out someone the administrator
+// has just let in.
+func (c *DB) removalOfAnEarlierRecord(ctx context.Context, tx *etx, name string, at int64) (string, error) {
+	var created int64
+	err := tx.queryRow(ctx, `SELECT created_at FROM staff WHERE `+c.sameName()+` AND removed_at = 0`, name).Scan(&created)
+	if errors.Is(err, sql.ErrNoRows) || err == nil && created <= at {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s was added again at %s, after this removal was made at the desk (%s): the removal was of the earlier record and the new one stays; remove %s again if that is meant",
+		name, app.FormatTime(created), app.FormatTime(at), name), nil
 }
 
 // flagWorkAfterRemoval flags the redemptions by m the server took at or

@@ -33,7 +33,11 @@ func (d *DB) IssueBatch(ctx context.Context, spec app.BatchSpec, makeCode func(s
 		if err != nil {
 			return app.Batch{}, nil, d.wrap(err, "cannot issue codes")
 		}
-		b.FirstSerial = high + 1
+		marked, err := d.markedSerial(spec.StationID, spec.LabelDate, spec.Prefix) // serialmark.go
+		if err != nil {
+			return app.Batch{}, nil, d.wrap(err, "cannot issue codes")
+		}
+		b.FirstSerial = max(high, marked) + 1
 		b.LastSerial = b.FirstSerial + spec.Count - 1
 	}
 	res, err := tx.ExecContext(ctx, `INSERT INTO batches (label_date, count, type, ref, expire_at, created_at, first_serial, last_serial, prefix, station_id, station, operator)
@@ -44,6 +48,11 @@ func (d *DB) IssueBatch(ctx context.Context, spec app.BatchSpec, makeCode func(s
 	}
 	if b.ID, err = res.LastInsertId(); err != nil {
 		return app.Batch{}, nil, d.wrap(err, "cannot issue codes")
+	}
+	if spec.Order != nil {
+		if err := recordOrder(ctx, tx, *spec.Order, b.ID, spec.CreatedAt); err != nil { // orders.go
+			return app.Batch{}, nil, err
+		}
 	}
 	// Codes go in issueRows to a statement: the columns every code of the
 	// batch shares are bound once per statement (?1–?8), only the code,
@@ -99,6 +108,11 @@ func (d *DB) IssueBatch(ctx context.Context, spec app.BatchSpec, makeCode func(s
 		}
 		if done := first + n; spec.Progress != nil && done/5000 > first/5000 {
 			spec.Progress(done, spec.Count)
+		}
+	}
+	if spec.Serial {
+		if err := d.keepSerialMark(spec.StationID, spec.LabelDate, spec.Prefix, b.LastSerial); err != nil {
+			return app.Batch{}, nil, d.wrap(err, "cannot issue codes")
 		}
 	}
 	if err := tx.Commit(); err != nil {

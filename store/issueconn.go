@@ -25,8 +25,9 @@ const (
 // issueConn takes one connection of the pool for issuing count codes and
 // sets it up for that (a pragma on the pool reaches any one connection):
 //   - a larger page cache for a batch of more than 10,000 codes;
-//   - no foreign-key checks: the codes' one foreign key is the batch row
-//     the same transaction inserts first. With the check on, SQLite had to
+//   - no foreign-key checks: the rows an issue writes (its codes, an
+//     order) refer only to the batch row the same transaction inserts
+//     first. With the check on, SQLite had to
 //     be able to undo each multi-row INSERT halfway, and wrote every page
 //     the statement changed to a temporary file first (its statement
 //     journal): 27 % of an issue's CPU, mostly in write calls.

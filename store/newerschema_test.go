@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"qrdesk/app"
+	"qrdesk/internal/sqlstore"
 )
 
 // A desk database that a newer qrdesk migrated (the program was rolled
@@ -117,10 +118,14 @@ func TestRestoreOverNewerSchema(t *testing.T) {
 func TestOldestReleaseThatMayOpen(t *testing.T) {
 	ctx := context.Background()
 	known := SchemaVersion()
+	floor, err := sqlstore.Floor(migrations, deskMigrations)
+	if err != nil || floor == 0 || floor > known {
+		t.Fatalf("this release's floor %d (%v), schema %d", floor, err, known)
+	}
 	t.Run("Recorded", func(t *testing.T) {
 		_, db, _ := mustOpen(t)
-		if got := count(t, db, `SELECT oldest FROM schema_floor`); got != known {
-			t.Errorf("a migrated database records %d as the oldest schema that may open it, want this release's %d", got, known)
+		if got := count(t, db, `SELECT oldest FROM schema_floor`); got != floor {
+			t.Errorf("a migrated database records %d as the oldest schema that may open it, want this release's newest migration older releases may not open, %d", got, floor)
 		}
 	})
 	t.Run("RefusedByTheRecord", func(t *testing.T) {
@@ -153,8 +158,56 @@ func TestOldestReleaseThatMayOpen(t *testing.T) {
 			t.Fatalf("Open of a database a newer release migrated compatibly (its record still %d): %v", known, err)
 		}
 		defer again.Close()
-		if got := count(t, again, `SELECT oldest FROM schema_floor`); got != known {
-			t.Errorf("the record after the older release opened it: %d, want %d (never lowered, never raised past the newer release's)", got, known)
+		if got := count(t, again, `SELECT oldest FROM schema_floor`); got != floor {
+			t.Errorf("the record after the older release opened it: %d, want %d (never lowered, never raised past the newer release's)", got, floor)
 		}
 	})
+}
+
+// A backup a newer qrdesk made is refused before it replaces anything: it
+// would not open once restored. A newer schema whose migrations this
+// release may live with (its schema_floor is not beyond this release's)
+// is restored.
+func TestCheckBackupRefusesNewerSchema(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name    string
+		floor   int // over SchemaVersion
+		refused bool
+	}{
+		{"newer floor", 2, true},
+		{"newer, compatible", 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			svc, db, _ := mustOpen(t)
+			mustIssue(t, svc, app.IssueRequest{Count: 2})
+			backup := filepath.Join(t.TempDir(), "from-newer.db")
+			if err := db.Backup(ctx, backup); err != nil {
+				t.Fatal(err)
+			}
+			known := SchemaVersion()
+			b, err := sql.Open("sqlite", backup)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, q := range []string{`INSERT INTO schema_migrations (version, applied_at) VALUES (` + strconv.Itoa(known+2) + `, 1)`,
+				`UPDATE schema_floor SET oldest = ` + strconv.Itoa(known+tc.floor)} {
+				if _, err := b.Exec(q); err != nil {
+					t.Fatal(err)
+				}
+			}
+			b.Close()
+			_, err = CheckBackup(ctx, backup)
+			if !tc.refused {
+				if err != nil {
+					t.Errorf("CheckBackup of a compatible newer backup: %v", err)
+				}
+				return
+			}
+			want := "the backup " + backup + " was made by a newer qrdesk (schema " + strconv.Itoa(known+2) + "; this release knows " + strconv.Itoa(known) + " and may not open it): install that release to restore it, or give an older backup"
+			if got := app.ErrorMessage(err); got != want {
+				t.Errorf("CheckBackup:\n got %q\nwant %q", got, want)
+			}
+		})
+	}
 }

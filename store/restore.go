@@ -54,6 +54,13 @@ func CheckBackup(ctx context.Context, path string) (app.Settings, error) {
 	if tables != 2 {
 		return app.Settings{}, damaged(errors.New("no qrdesk tables"))
 	}
+	// Restored, it would not open: refused before it replaces anything.
+	var newer *sqlstore.NewerSchemaError
+	if err := sqlstore.CheckOpens(ctx, sqldb, migrations, deskMigrations, false); errors.As(err, &newer) {
+		return app.Settings{}, app.ErrorfWrap(app.KindInvalid, err, "the backup %s was made by a newer qrdesk (schema %d; this release knows %d and may not open it): install that release to restore it, or give an older backup", path, newer.Found, newer.Known)
+	} else if err != nil {
+		return app.Settings{}, damaged(err)
+	}
 	return b.LoadSettings(ctx)
 }
 
@@ -120,7 +127,11 @@ func DeskOf(ctx context.Context, path string, backup bool) (DeskIdentity, error)
 // database is first saved beside it (qrdesk.db.before-restore-TIME), as it
 // is: not migrated, so a database a newer release left (a roll-back, which
 // Open refuses) can be restored over too, and a mistaken restore loses
-// nothing. Close every qrdesk window on this database before restoring.
+// nothing. The events the database held that the server has not got yet
+// (its outbox) go into the restored one, and are sent at its next sync: a
+// redemption made offline after the backup must reach the server, or
+// another desk would hand the same label over again with no conflict.
+// Close every qrdesk window on this database before restoring.
 func Restore(ctx context.Context, backupPath, dbPath string) (saved string, err error) {
 	saved = fmt.Sprintf("%s.before-restore-%s", dbPath, time.Now().Format("20060102-150405"))
 	if _, err := os.Stat(dbPath); err == nil {
@@ -144,6 +155,12 @@ func Restore(ctx context.Context, backupPath, dbPath string) (saved string, err 
 	if err := markRestored(ctx, tmp, time.Now().Unix()); err != nil {
 		os.Remove(tmp)
 		return "", app.ErrorfWrap(app.KindUnavailable, err, "cannot prepare the backup next to %s", dbPath)
+	}
+	if _, err := os.Stat(saved); err == nil {
+		if err := carryPendingEvents(ctx, saved, tmp); err != nil {
+			os.Remove(tmp)
+			return "", app.ErrorfWrap(app.KindUnavailable, err, "cannot keep the events the server has not got, from %s; nothing was restored", saved)
+		}
 	}
 	for _, suffix := range []string{"-wal", "-shm"} {
 		os.Remove(dbPath + suffix)

@@ -240,7 +240,7 @@ func (r *Report) writeJSON(w io.Writer) error {
 	return enc.Encode(r)
 }
 
-// Targets of the load test (README, "Load test").
+// Targets of the load test (docs/load-test.md).
 const (
 	targetOnlineP99Ms      = 50
 	targetConvergenceP99Ms = 10_000 // two sync intervals

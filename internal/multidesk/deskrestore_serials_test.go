@@ -137,7 +137,8 @@ func TestRestoredDeskSyncsThenIssuesAboveServerSerials(t *testing.T) {
 // its own backup, issues before it syncs: refused with what happened and
 // what to do (it would print serials 4–5, which the server holds). A
 // supervisor may allow it; the batch then starts above what the desk
-// knows (serial 4 after 1–3).
+// knows: serial 7, after the 4–6 it issued after the backup, which the
+// serial mark beside its database (store/serialmark.go) kept.
 func TestRestoredDeskIssuesOnlyAfterSyncOrSupervisor(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
@@ -156,8 +157,8 @@ func TestRestoredDeskIssuesOnlyAfterSyncOrSupervisor(t *testing.T) {
 		if err != nil {
 			t.Fatalf("desk A with a supervisor's override: %v", err)
 		}
-		if codes[0].Serial != 4 {
-			t.Errorf("the overridden batch starts at serial %d, want 4 (after the 1–3 the desk knows)", codes[0].Serial)
+		if codes[0].Serial != 7 {
+			t.Errorf("the overridden batch starts at serial %d, want 7 (after the 4–6 the serial mark kept)", codes[0].Serial)
 		}
 	})
 }

@@ -160,3 +160,25 @@ func recordFloor(ctx context.Context, db *sql.DB, postgres bool, floor int) erro
 	}
 	return tx.Commit()
 }
+
+// CheckOpens returns the *NewerSchemaError Migrate would return for db
+// with the migrations of dir, without writing anything: a backup is
+// checked so before it replaces a database this release could then not
+// open.
+func CheckOpens(ctx context.Context, db *sql.DB, fsys fs.FS, dir string, postgres bool) error {
+	files, err := migrationFiles(fsys, dir)
+	if err != nil || len(files) == 0 {
+		return err
+	}
+	return refuseNewer(ctx, db, postgres, files[len(files)-1].version)
+}
+
+// Floor is the oldest schema that may open a database the migrations of
+// dir leave: the newest of them without CompatibleMark.
+func Floor(fsys fs.FS, dir string) (int, error) {
+	files, err := migrationFiles(fsys, dir)
+	if err != nil {
+		return 0, err
+	}
+	return floorOf(fsys, files)
+}

@@ -1,0 +1,146 @@
+package app
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"golang.org/x/text/encoding/charmap"
+	"golang.org/x/text/encoding/simplifiedchinese"
+)
+
+func mustEncode(t *testing.T, s string, gbk bool) []byte {
+	t.Helper()
+	enc := charmap.Windows1252.NewEncoder()
+	if gbk {
+		enc = simplifiedchinese.GBK.NewEncoder()
+	}
+	out, err := enc.Bytes([]byte(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// Order files as a WMS, Chinese Excel and European Excel write them are
+// read alike: the same orders, whatever the encoding and separator.
+func TestParseOrderFileEncodings(t *testing.T) {
+	for _, tc := range []struct {
+		name, enc, want string
+		data            []byte
+		customer        string
+	}{
+		{"UTF-8 with BOM, comma", EncodingAuto, EncodingUTF8, []byte(UTF8BOM + "Order,Customer,Parcels,Notes\r\n4711,Müller,3,Tor 2\r\n4712,Zoë Straße,1,\r\n"), "Müller"},
+		{"UTF-8 without BOM", EncodingAuto, EncodingUTF8, []byte("order number;customer name;parcels\n4711;Müller;3\n4712;Zoë Straße;1\n"), "Müller"},
+		{"GBK, Chinese header", EncodingAuto, EncodingGBK, nil, "张伟"},
+		{"Windows-1252, semicolons", EncodingAuto, EncodingWindows1252, nil, "Müller"},
+		{"Windows-1252 chosen", EncodingWindows1252, EncodingWindows1252, nil, "Müller"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := tc.data
+			switch {
+			case data == nil && tc.want == EncodingGBK:
+				data = mustEncode(t, "订单号,客户,件数,备注\r\n4711,张伟,3,二号门\r\n4712,李娜,1,\r\n", true)
+			case data == nil:
+				data = mustEncode(t, "Order;Customer;Parcels;Notes\r\n4711;Müller;3;Tor 2\r\n4712;Zoë Straße;1;\r\n", false)
+			}
+			f, err := ParseOrderFile(data, tc.enc, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.Encoding != tc.want {
+				t.Errorf("encoding %q, want %q", f.Encoding, tc.want)
+			}
+			if len(f.Orders) != 2 || len(f.Refused) != 0 || f.Parcels() != 4 {
+				t.Fatalf("orders %+v refused %+v", f.Orders, f.Refused)
+			}
+			if o := f.Orders[0]; o.Number != "4711" || o.Customer != tc.customer || o.Parcels != 3 || o.Line != 2 {
+				t.Errorf("first order %+v, want 4711 %s 3 parcels on line 2", o, tc.customer)
+			}
+		})
+	}
+}
+
+// Every bad row is named with its line and why; the good rows are kept.
+func TestParseOrderFileNamesBadRows(t *testing.T) {
+	data := "order,customer,parcels,notes\n" +
+		"4711,Müller,3\n" +
+		",Nobody,1\n" +
+		"4713,Kim,zero\n" +
+		"4714,Lee,1000\n" +
+		"4711,Again,1\n" +
+		"\n" +
+		"4715,\"Dana\u200f\",2\n" +
+		"4716,Chen,1\n" +
+		"4717,=SUM(A1:A2),1\n" +
+		"\"4718\",\"Weber, Anna\",\"2\"\n" +
+		"4719,\"Li\nNa\",1\n" +
+		"4720,Ng,1,- fragile\n"
+	f, err := ParseOrderFile([]byte(data), EncodingAuto, func(what, s string) error {
+		if strings.Contains(s, "Chen") {
+			return errors.New("the " + what + " holds a character the label fonts cannot print")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Orders) != 3 || f.Orders[0].Number != "4711" || f.Orders[1].Customer != "Weber, Anna" || f.Orders[1].Line != 11 || f.Orders[2].Number != "4720" {
+		t.Errorf("orders taken: %+v, want 4711, 4718 (Weber, Anna, line 11) and 4720", f.Orders)
+	}
+	want := []string{
+		"line 3: the order number is empty",
+		`line 4: parcels "zero" is not a number from 1 to 999`,
+		`line 5: parcels "1000" is not a number from 1 to 999`,
+		"line 6: order 4711 is on line 2 already: give each order one line",
+		"line 8: customer name contains an invisible direction mark (U+200F)",
+		"line 9: the customer name holds a character the label fonts cannot print",
+		`line 10: the customer name "=SUM(A1:A2)" looks like a spreadsheet formula`,
+		"line 12: customer name contains a control character (U+000A)",
+	}
+	if len(f.Refused) != len(want) {
+		t.Fatalf("refused %v, want %d rows", f.Refused, len(want))
+	}
+	for i, w := range want {
+		if got := f.Refused[i].Error(); !strings.HasPrefix(got, w) {
+			t.Errorf("refused[%d] = %q, want it to start %q", i, got, w)
+		}
+	}
+}
+
+// What is wrong with the file as a whole is said in one sentence.
+func TestParseOrderFileRefusesTheFile(t *testing.T) {
+	for _, tc := range []struct {
+		name, data, enc, want string
+	}{
+		{"empty", "", EncodingAuto, "the order file is empty"},
+		{"no order column", "customer,parcels\nMüller,3\n", EncodingAuto, "names no order number column"},
+		{"header only", "order,customer\n", EncodingAuto, "has a header but no orders"},
+		{"unknown encoding", "order\n1\n", "latin-9", `encoding "latin-9" is not one of auto, utf-8, gbk, windows-1252`},
+		{"not UTF-8", "order\n\xff\xfe\n", EncodingUTF8, "is not UTF-8 text"},
+		{"order column twice", "order,订单号\n1,2\n", EncodingAuto, "names the order column twice"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseOrderFile([]byte(tc.data), tc.enc, nil)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err %v, want it to say %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func FuzzParseOrderFile(f *testing.F) {
+	f.Add([]byte("order,customer,parcels\n4711,Müller,3\n"), "auto")
+	f.Add([]byte("订单号;客户\n1;张\n"), "gbk")
+	f.Fuzz(func(t *testing.T, data []byte, enc string) {
+		o, err := ParseOrderFile(data, enc, nil)
+		if err != nil {
+			return
+		}
+		for _, r := range o.Orders {
+			if r.Number == "" || r.Parcels < 1 || r.Parcels > MaxOrderParcels || CheckText("order number", r.Number, maxOrderNumberChars) != nil {
+				t.Fatalf("taken row %+v", r)
+			}
+		}
+	})
+}

@@ -1,0 +1,113 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Orders in: a day's pickup orders (an order file, orderfile.go) become one
+// batch per order, one label per parcel, each carrying the order number as
+// its ref. An order is issued once at a desk: importing the same file
+// again issues nothing twice, and names what was issued before.
+
+// ErrOrderIssued is why an order is not issued again.
+var ErrOrderIssued = errors.New("order issued already")
+
+// IssuedOrder is an order issued at this desk: its batch and when.
+type IssuedOrder struct {
+	Number   string `json:"order"`
+	Customer string `json:"customer"`
+	Parcels  int    `json:"parcels"`
+	Batch    int64  `json:"batch"`
+	IssuedAt int64  `json:"issued_at"`
+}
+
+// OrderStore is what importing orders needs of the desk's store.
+type OrderStore interface {
+	IssuedOrders(ctx context.Context, numbers []string) (map[string]IssuedOrder, error)
+}
+
+// OrderImport is how an order file's orders are issued: as IssueRequest
+// (label date, expiry, who), DryRun to say what would be issued.
+type OrderImport struct {
+	Date       string
+	Expires    string
+	Operator   string
+	Supervisor string
+	DryRun     bool
+}
+
+// OrderImportResult is what an import issued (or, dry, would issue) and
+// what it left because it was issued before.
+type OrderImportResult struct {
+	Issued  []IssuedOrder `json:"issued"`
+	Already []IssuedOrder `json:"already_issued"`
+	Labels  int           `json:"labels"` // labels issued (or to issue)
+	DryRun  bool          `json:"dry_run,omitempty"`
+}
+
+// ErrOrderFileRefused is why nothing of an order file with bad rows is
+// issued: the clerk fixes the file, then imports it whole.
+var ErrOrderFileRefused = errors.New("the order file has bad rows")
+
+// ImportOrders issues f's orders not issued before, one batch each. A
+// file with any bad row issues nothing (ErrOrderFileRefused; the rows are
+// f.Refused). Each order's batch is whole or not at all; should one fail
+// (a full disk), the orders before it stay issued and the error names the
+// order, so importing the file again issues the rest.
+func (s *Service) ImportOrders(ctx context.Context, f OrderFile, req OrderImport) (OrderImportResult, error) {
+	res := OrderImportResult{Issued: []IssuedOrder{}, Already: []IssuedOrder{}, DryRun: req.DryRun}
+	if len(f.Refused) > 0 {
+		return res, &Error{Kind: KindInvalid, Err: ErrOrderFileRefused, Message: fmt.Sprintf(
+			"%s of the order file %s refused (listed above): fix %s and import the file again; nothing was issued",
+			Plural(len(f.Refused), "row", "rows"), isAre(len(f.Refused)), itThem(len(f.Refused)))}
+	}
+	os, ok := s.Store.(OrderStore)
+	if !ok {
+		return res, Errorf(KindInternal, "this desk's store cannot keep orders")
+	}
+	numbers := make([]string, len(f.Orders))
+	for i, o := range f.Orders {
+		numbers[i] = o.Number
+	}
+	before, err := os.IssuedOrders(ctx, numbers)
+	if err != nil {
+		return res, err
+	}
+	for _, o := range f.Orders {
+		if prev, ok := before[o.Number]; ok {
+			res.Already = append(res.Already, prev)
+			continue
+		}
+		if err := s.checkPrintable("order number", o.Number); err != nil {
+			return res, err
+		}
+		issued := IssuedOrder{Number: o.Number, Customer: o.Customer, Parcels: o.Parcels}
+		if !req.DryRun {
+			order := o
+			b, _, err := s.Issue(ctx, IssueRequest{Count: o.Parcels, Date: req.Date, Ref: o.Number, Expires: req.Expires,
+				Operator: req.Operator, Supervisor: req.Supervisor, Order: &order})
+			if errors.Is(err, ErrOrderIssued) {
+				// Issued meanwhile (another window, the command line).
+				later, rerr := os.IssuedOrders(ctx, []string{o.Number})
+				if rerr != nil {
+					return res, rerr
+				}
+				res.Already = append(res.Already, later[o.Number])
+				continue
+			}
+			if err != nil {
+				return res, fmt.Errorf("order %s (line %d): %w", o.Number, o.Line, err)
+			}
+			issued.Batch, issued.IssuedAt = b.ID, b.CreatedAt
+		}
+		res.Issued = append(res.Issued, issued)
+		res.Labels += o.Parcels
+	}
+	return res, nil
+}
+
+func isAre(n int) string { return map[bool]string{true: "is", false: "are"}[n == 1] }
+
+func itThem(n int) string { return map[bool]string{true: "it", false: "them"}[n == 1] }

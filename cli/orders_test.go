@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/text/encoding/simplifiedchinese"
+)
+
+// A day's orders from a CSV file: one label per parcel, the order number
+// as the labels' ref, searchable by order number and customer; the same
+// file imported again issues nothing twice and names what was issued.
+func TestOrdersImportIssuesEachOrderOnce(t *testing.T) {
+	s := newStation(t)
+	path := filepath.Join(t.TempDir(), "orders.csv")
+	if err := os.WriteFile(path, []byte("\ufeff订单号,客户,件数,备注\r\n4711,Müller,3,Tor 2\r\n4712,张伟,2,\r\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	code, out, errOut := s.run(t, "orders", "import", path, "--dry-run")
+	if code != ExitOK || !strings.Contains(out, "to issue: order 4711, Müller, 3 labels") || !strings.Contains(out, "5 labels to issue") {
+		t.Fatalf("dry run: exit %d\n%s%s", code, out, errOut)
+	}
+	var res struct {
+		Encoding string `json:"encoding"`
+		Labels   int    `json:"labels"`
+		Issued   []struct {
+			Order string `json:"order"`
+			Batch int64  `json:"batch"`
+		} `json:"issued"`
+		Already []struct {
+			Order string `json:"order"`
+		} `json:"already_issued"`
+	}
+	s.mustJSON(t, &res, "orders", "import", path)
+	if res.Encoding != "utf-8" || res.Labels != 5 || len(res.Issued) != 2 || res.Issued[0].Batch == 0 {
+		t.Fatalf("import: %+v", res)
+	}
+	code, out, _ = s.run(t, "orders", "import", path)
+	if code != ExitOK || !strings.Contains(out, "issued before: order 4711, Müller") || !strings.Contains(out, "0 labels issued; 2 orders issued before") {
+		t.Errorf("the same file again: exit %d\n%s", code, out)
+	}
+	for _, q := range []string{"4711", "müller", "张"} {
+		var codes []struct {
+			Ref string `json:"ref"`
+		}
+		s.mustJSON(t, &codes, "search", q)
+		want := map[string]int{"4711": 3, "müller": 3, "张": 2}[q]
+		if len(codes) != want {
+			t.Errorf("search %q: %d labels, want %d", q, len(codes), want)
+		}
+	}
+}
+
+// A file as Chinese Excel saves it (GBK) is told apart and read.
+func TestOrdersImportReadsGBK(t *testing.T) {
+	s := newStation(t)
+	gbk, err := simplifiedchinese.GBK.NewEncoder().String("订单号,客户,件数\r\n4712,张伟,2\r\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "订单.csv")
+	if err := os.WriteFile(path, []byte(gbk), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := s.run(t, "orders", "import", path)
+	if code != ExitOK || !strings.Contains(out, "(gbk): 1 order, 2 parcels") || !strings.Contains(out, "issued: order 4712, 张伟, 2 labels") {
+		t.Errorf("exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// A file with a bad row issues nothing, and names every bad row.
+func TestOrdersImportRefusesAFileWithBadRows(t *testing.T) {
+	s := newStation(t)
+	path := filepath.Join(t.TempDir(), "orders.csv")
+	if err := os.WriteFile(path, []byte("order;customer;parcels\n4711;Weber;2\n;Nobody;1\n4713;Kim;10000\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := s.run(t, "orders", "import", path)
+	for _, want := range []string{"refused: line 3: the order number is empty", `refused: line 4: parcels "10000" is not a number from 1 to 999`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output does not name %q:\n%s", want, out)
+		}
+	}
+	if code == ExitOK || !strings.Contains(errOut, "2 rows of the order file are refused (listed above): fix them and import the file again; nothing was issued") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+	var codes []any
+	s.mustJSON(t, &codes, "search", "4711")
+	if len(codes) != 0 {
+		t.Errorf("%d labels of order 4711 issued from a refused file", len(codes))
+	}
+	if code, _, errOut := s.run(t, "orders", "import", filepath.Join(t.TempDir(), "none.csv")); code != ExitUsage || !strings.Contains(errOut, "there is no order file") {
+		t.Errorf("a missing file: exit %d, %q", code, errOut)
+	}
+}
+
+// An order whose labels this desk holds under its number (issued with
+// 'issue --ref', at another desk, or here before a restore) is not issued
+// again.
+func TestOrdersImportKnowsLabelsOfTheOrder(t *testing.T) {
+	s := newStation(t)
+	if code, _, errOut := s.run(t, "issue", "--count", "2", "--ref", "4711"); code != ExitOK {
+		t.Fatal(errOut)
+	}
+	path := filepath.Join(t.TempDir(), "orders.csv")
+	if err := os.WriteFile(path, []byte("order,customer,parcels\n4711,Weber,2\n4712,Kim,1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := s.run(t, "orders", "import", path)
+	if code != ExitOK || !strings.Contains(out, "issued before: order 4711") || !strings.Contains(out, "1 label issued; 1 order issued before") {
+		t.Errorf("exit %d\n%s%s", code, out, errOut)
+	}
+}
