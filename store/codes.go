@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 
 	"qrdesk/app"
@@ -34,6 +35,29 @@ const (
 // whole table (half a second of CPU at two million codes, for each change
 // the feed brought). Its two arguments are the code, twice.
 const byCode = `random = substr(?, -22, 12) AND code = ?`
+
+// serialLen and codeDate are a code's serial_len and code_date: the
+// serial's printed width and the code's date as the number YYMMDD, NULL
+// for a code without a serial. The stored row holds a code's fields and
+// signature; its printed form, the column code, is computed from them
+// (migration 0021).
+func serialLen(c app.Code) any {
+	if !c.HasSerial() {
+		return nil
+	}
+	return c.SerialLen
+}
+
+func codeDate(c app.Code) any {
+	if !c.HasSerial() {
+		return nil
+	}
+	d, err := strconv.Atoi(c.Date)
+	if err != nil {
+		return nil // not a date: the computed code then reads NULL, never another code
+	}
+	return d
+}
 
 type scanner interface{ Scan(dest ...any) error }
 

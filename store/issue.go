@@ -55,8 +55,8 @@ func (d *DB) IssueBatch(ctx context.Context, spec app.BatchSpec, makeCode func(s
 		}
 	}
 	// Codes go in issueRows to a statement: the columns every code of the
-	// batch shares are bound once per statement (?1–?8), only the code,
-	// random part, serial and key id per row; SQLite's per-statement work
+	// batch shares are bound once per statement (?1–?8), only the random
+	// part, serial, key id, signature, serial width and date per row; SQLite's per-statement work
 	// and the driver's per-call work are paid once for issueRows codes.
 	// OR FAIL: a statement that breaks a constraint stops where it is
 	// instead of undoing its own rows first (ABORT, the default), so SQLite
@@ -88,7 +88,7 @@ func (d *DB) IssueBatch(ctx context.Context, spec app.BatchSpec, makeCode func(s
 				return app.Batch{}, nil, err
 			}
 			row := args[sharedCols+perRowCols*r:]
-			row[0], row[1], row[2], row[3] = c.String(), c.Random, serialArg, string(c.KeyID)
+			row[0], row[1], row[2], row[3], row[4], row[5] = c.Random, serialArg, string(c.KeyID), c.Signature, serialLen(c), codeDate(c)
 			if r == 0 {
 				firstSerial = c.Serial
 			}
@@ -135,22 +135,23 @@ func (d *DB) issueError(err error, serial int) error {
 const (
 	issueRows  = 64
 	sharedCols = 8 // prefix, label_date, station_id, batch_id, type, ref, expire_at, created_at
-	perRowCols = 4 // code, random, serial, key_id
+	perRowCols = 6 // random, serial, key_id, sig, serial_len, code_date
 )
 
 // insertCodesSQL is an INSERT of n codes: ?1–?8 are the columns the batch
-// shares, then four parameters per code. Those are anonymous (each "?"
+// shares, then six parameters per code (the printed code is computed from
+// them: migration 0021). Those are anonymous (each "?"
 // takes the next number, 9, 10, …, as the layout above has them): the
 // driver asks SQLite for every parameter's name, which walks the list of
-// named ones, and with 264 of them that walk cost 13 % of an issue.
+// named ones, and with 264 named ones that walk cost 13 % of an issue.
 func insertCodesSQL(n int) string {
 	var b strings.Builder
-	b.WriteString(`INSERT OR FAIL INTO codes (prefix, label_date, station_id, batch_id, type, ref, expire_at, created_at, code, random, serial, key_id) VALUES `)
+	b.WriteString(`INSERT OR FAIL INTO codes (prefix, label_date, station_id, batch_id, type, ref, expire_at, created_at, random, serial, key_id, sig, serial_len, code_date) VALUES `)
 	for r := 0; r < n; r++ {
 		if r > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString("(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?, ?, ?, ?)")
+		b.WriteString("(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?, ?, ?, ?, ?, ?)")
 	}
 	return b.String()
 }

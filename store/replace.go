@@ -80,8 +80,8 @@ func (d *DB) ReplaceCode(ctx context.Context, old app.Code, reason string, spec 
 		serial = sql.NullInt64{Int64: int64(b.FirstSerial), Valid: true}
 	}
 	var newID int64
-	if err := tx.QueryRowContext(ctx, `INSERT INTO codes (code, random, prefix, label_date, station_id, serial, batch_id, type, ref, key_id, expire_at, created_at, entitlement)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`, nc.String(), nc.Random, nc.Prefix, b.LabelDate, stationID, serial,
+	if err := tx.QueryRowContext(ctx, `INSERT INTO codes (sig, serial_len, code_date, random, prefix, label_date, station_id, serial, batch_id, type, ref, key_id, expire_at, created_at, entitlement)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`, nc.Signature, serialLen(nc), codeDate(nc), nc.Random, nc.Prefix, b.LabelDate, stationID, serial,
 		b.ID, b.Type, b.Ref, string(nc.KeyID), b.ExpireAt, b.CreatedAt, root).Scan(&newID); err != nil {
 		return app.Replacement{}, d.issueError(err, b.FirstSerial)
 	}
