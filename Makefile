@@ -6,13 +6,22 @@ export CGO_ENABLED := 1
 
 .PHONY: deps deps-build build run test race-all test-windows windows check check-linux check-windows bench clean screenshots fuzz soak days package package-desk package-server cjk-bold-font
 
+# The linters make check runs, pinned and go-installed into bin/tools like
+# nfpm (below), not required in go.mod: they check the code and are no part
+# of it. A file target each (beside check-linux), so a second make deps
+# installs nothing.
+STATICCHECK_VERSION := v0.8.2
+GOCYCLO_VERSION     := v0.6.0
+STATICCHECK         := bin/tools/staticcheck-$(STATICCHECK_VERSION)
+GOCYCLO             := bin/tools/gocyclo-$(GOCYCLO_VERSION)
+
 # System packages (idempotent) and Go modules: deps-build to build and run,
 # deps for the tests too.
 deps-build:
 	@bash scripts/install-deps.sh build
 	@$(GO) mod download
 
-deps:
+deps: $(STATICCHECK) $(GOCYCLO)
 	@bash scripts/install-deps.sh test
 	@$(GO) mod download
 
@@ -39,16 +48,38 @@ CC := clang
 endif
 export CC
 
-# Formatting and vet, for Linux (also the test build of qrdesk-server) and
-# for Windows. make test runs both (scripts/test.sh), and its go test runs
-# no vet of its own (-vet=off): go vet runs every check go test's would.
+# Formatting, vet and the linters, for Linux (also the test build of
+# qrdesk-server) and for Windows. make test runs both (scripts/test.sh), and
+# its go test runs no vet of its own (-vet=off): go vet runs every check go
+# test's would. staticcheck's checks are its defaults (staticcheck.conf says
+# so, and is where an exception would go, with its reason).
+# MAX_CYCLOMATIC: no function of the product branches more than this
+# (gocyclo counts 1 + each if, for, case, && and ||); a longer rule is split
+# into named small rules. Tests are not counted: a scenario's every step
+# checks its error (if err != nil { t.Fatal }), so a long story counts high
+# while it reads straight down.
+MAX_CYCLOMATIC := 30
 check: check-linux check-windows
 
-check-linux:
+check-linux: $(STATICCHECK) $(GOCYCLO)
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) vet -tags qrdesk_testclock ./cmd/...
+	$(STATICCHECK) ./...
+	$(STATICCHECK) -tags qrdesk_testclock ./cmd/...
+	@complex=$$($(GOCYCLO) -over $(MAX_CYCLOMATIC) -ignore '_test\.go$$' .); \
+	if [ -n "$$complex" ]; then echo "cyclomatic complexity over $(MAX_CYCLOMATIC) (split into named rules):"; echo "$$complex"; exit 1; fi
+
+$(STATICCHECK):
+	@mkdir -p bin/tools
+	GOBIN=$(CURDIR)/bin/tools $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	mv bin/tools/staticcheck $@
+
+$(GOCYCLO):
+	@mkdir -p bin/tools
+	GOBIN=$(CURDIR)/bin/tools $(GO) install github.com/fzipp/gocyclo/cmd/gocyclo@$(GOCYCLO_VERSION)
+	mv bin/tools/gocyclo $@
 
 # -trimpath: every Windows build is trimmed (scripts/test-windows.sh says why).
 check-windows:
@@ -182,7 +213,7 @@ windows: deps
 # and of the web dashboard (web-*.png), taken by its test in headless Chromium.
 screenshots: deps
 	QRDESK_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run 'TestScannerAtTheDesk|TestScreensInChinese|TestBadgeSignInAtTheDesk' ./e2e/
-	QRDESK_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run 'TestDayScreenshots|TestVerdictScreenshots' ./ui/
+	QRDESK_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run 'TestDayScreenshots|TestVerdictScreenshots|TestStaffScreenshots' ./ui/
 	QRDESK_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run 'TestDashboardInChromium|TestSitePickerInChromium' ./web/
 
 # The bold CJK face of the verdict titles, cut down to the Chinese texts'

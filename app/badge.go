@@ -58,7 +58,7 @@ const OutcomeBadge Outcome = "operator_badge"
 
 // ErrOldBadge is ParseBadge's refusal of a badge printed before badges
 // named their list.
-var ErrOldBadge = errors.New("this badge was printed by an older qrdesk and names no desk: it no longer signs in anywhere; print a new one (Settings → Print operator badges…, or 'qrdesk print --badges')")
+var ErrOldBadge = errors.New("this badge was printed by an older qrdesk and names no desk: it no longer signs in anywhere; print a new one (the window's Staff screen, or 'qrdesk print --badges')")
 
 // BadgeScope is the list a badge is for, in its signed message: the
 // deployment's staff list (Shared; ID the key ring's id) or one desk's own

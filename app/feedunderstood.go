@@ -17,7 +17,7 @@ import (
 // them, so the changes after them still arrive.
 
 // feedKinds are the feed change kinds this desk applies.
-var feedKinds = []string{protocol.KindCode, protocol.KindRedeem, protocol.KindDisable, protocol.KindEnable,
+var feedKinds = []protocol.Kind{protocol.KindCode, protocol.KindRedeem, protocol.KindDisable, protocol.KindEnable,
 	protocol.KindUndo, protocol.KindReplace, protocol.KindExpire, protocol.KindConflict, protocol.KindStaff}
 
 // NotUnderstoodAdvice is what a clerk reads about such changes.
@@ -26,7 +26,7 @@ const NotUnderstoodAdvice = "the server is newer than this desk: upgrade qrdesk 
 // NotUnderstood says what of a feed change this desk does not understand
 // ("" when it understands it all). A change of no kind is a position the
 // desk itself dropped (a code that does not verify): nothing to say.
-func NotUnderstood(ch RemoteChange) string {
+func NotUnderstood(ch protocol.Change) string {
 	if ch.Kind == "" {
 		return ""
 	}

@@ -46,6 +46,10 @@ type OperatorStore interface {
 	// since since (Unix seconds), with when the latest of name's and the
 	// earliest of the desk's were.
 	PINFailures(ctx context.Context, name string, since int64) (PINFailureCount, error)
+	// LiftPINLock audits a supervisor's lift of name's PIN lockout: the
+	// wrong PINs before it count no more, for name nor for the desk.
+	LiftPINLock(ctx context.Context, name string, actor Actor) error
+	StoppedBadgeStore // stoppedbadges.go
 }
 
 // OperatorList is which list a desk's operators are.
@@ -387,22 +391,17 @@ func (st *Operators) signInJoinedBadge(ctx context.Context, b Badge) (Operator, 
 // further one; after DeskPINTries wrong PINs of any names in a short time,
 // no PIN at the desk is (see PINTries).
 func (st *Operators) SignInPIN(ctx context.Context, name, pin string) (Operator, error) {
-	now := st.Now()
-	f, err := st.Store.PINFailures(ctx, pinSubject(name), now.Add(-deskPINWindow).Unix())
+	l, err := st.pinLock(ctx, name)
 	if err != nil {
 		return Operator{}, err
 	}
-	// Fewer than PINTries wrong PINs lock nothing, whenever the last was
-	// (a clock set back puts it in the future).
-	if wait := time.Unix(f.NameLast, 0).Add(pinLock(f.Name)).Sub(now); f.Name >= PINTries && wait > 0 {
+	if l.Name > 0 {
 		return Operator{}, &Error{Kind: KindConflict, Err: ErrSignInRefused,
-			Message: fmt.Sprintf("too many wrong PINs for %s: try again in %s, or sign in with a badge", name, roundUp(wait))}
+			Message: fmt.Sprintf("too many wrong PINs for %s: try again in %s, or sign in with a badge", name, roundUp(l.Name))}
 	}
-	if f.Desk >= DeskPINTries {
-		if wait := time.Unix(f.DeskFrom, 0).Add(deskPINWindow).Sub(now); wait > 0 {
-			return Operator{}, &Error{Kind: KindConflict, Err: ErrSignInRefused,
-				Message: fmt.Sprintf("too many wrong PINs at this desk: try again in %s, or sign in with a badge", roundUp(wait))}
-		}
+	if l.Desk > 0 {
+		return Operator{}, &Error{Kind: KindConflict, Err: ErrSignInRefused,
+			Message: fmt.Sprintf("too many wrong PINs at this desk: try again in %s, or sign in with a badge", roundUp(l.Desk))}
 	}
 	op, err := st.Store.OperatorByName(ctx, name)
 	if err != nil && !errors.Is(err, ErrNotFound) {
@@ -418,6 +417,57 @@ func (st *Operators) SignInPIN(ctx context.Context, name, pin string) (Operator,
 		return Operator{}, st.refuse(ctx, name, SignInPIN, "the name or PIN is wrong: check both and try again")
 	}
 	return op, st.Store.AuditSignIn(ctx, op.Name, SignInPIN, true, "", st.actor(ctx, op.Name))
+}
+
+// PINLock is how much longer a PIN sign-in waits: for one name after too
+// many wrong PINs for it, and for every name at the desk after too many
+// of any names (0: no wait).
+type PINLock struct {
+	Name, Desk time.Duration
+}
+
+// Locked reports whether a PIN sign-in of the name waits now.
+func (l PINLock) Locked() bool { return l.Name > 0 || l.Desk > 0 }
+
+// Wait is how long until the name's PIN is checked again.
+func (l PINLock) Wait() time.Duration { return max(l.Name, l.Desk) }
+
+// PINLock says whether name's PIN sign-in waits now, and how long (the
+// Staff screen shows it beside the name; a supervisor lifts it with
+// LiftPINLock).
+func (st *Operators) PINLock(ctx context.Context, name string) (PINLock, error) {
+	return st.pinLock(ctx, name)
+}
+
+func (st *Operators) pinLock(ctx context.Context, name string) (PINLock, error) {
+	now := st.Now()
+	f, err := st.Store.PINFailures(ctx, pinSubject(name), now.Add(-deskPINWindow).Unix())
+	if err != nil {
+		return PINLock{}, err
+	}
+	var l PINLock
+	// Fewer than PINTries wrong PINs lock nothing, whenever the last was
+	// (a clock set back puts it in the future).
+	if wait := time.Unix(f.NameLast, 0).Add(pinLock(f.Name)).Sub(now); f.Name >= PINTries && wait > 0 {
+		l.Name = wait
+	}
+	if wait := time.Unix(f.DeskFrom, 0).Add(deskPINWindow).Sub(now); f.Desk >= DeskPINTries && wait > 0 {
+		l.Desk = wait
+	}
+	return l, nil
+}
+
+// LiftPINLock lets a current operator sign in by PIN again at once, after
+// too many wrong PINs (a supervisor at the desk knows who is asking): the
+// wrong PINs before it count no more, for the name nor for the desk; by
+// is audited. The lockout is the desk's own, so the lift is too: it is
+// no staff change and goes to no server.
+func (st *Operators) LiftPINLock(ctx context.Context, name, by string) (Operator, error) {
+	op, err := st.Find(ctx, name)
+	if err != nil {
+		return Operator{}, err
+	}
+	return op, st.Store.LiftPINLock(ctx, op.Name, st.actor(ctx, by))
 }
 
 // pinLock is how long the desk waits after the last of failures wrong PINs.

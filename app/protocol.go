@@ -14,7 +14,7 @@ type ServerState struct {
 	// the write numbers below are of that station's counter.
 	Station string
 	// Kinds are the event kinds the server announced (nil: BaseKinds).
-	Kinds []string
+	Kinds []protocol.Kind
 	// Protocol is the protocol version the server announced (0: none).
 	Protocol int
 	// Highest is the highest write number the server gave this desk.
@@ -36,7 +36,7 @@ type ServerState struct {
 // it had acknowledged to this desk: its counter for the station is below
 // the highest number it gave (a restore from a backup, a failover to a
 // lagging standby), or an answer since repeated a number.
-func lostHistory(before ServerState, en Enrolment) bool {
+func lostHistory(before ServerState, en protocol.Enrolment) bool {
 	if before.Station != "" && before.Station != en.Station {
 		return false // another station's counter: nothing to compare
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"io"
+
+	"qrdesk/protocol"
 )
 
 // The reads the front ends need. The CLI and the window reach the store
@@ -76,6 +78,6 @@ func (s *Service) SyncState(ctx context.Context) (SyncStatus, error) {
 
 // Conflicts lists the codes the central server found redeemed at two
 // desks while offline.
-func (s *Service) Conflicts(ctx context.Context) ([]Conflict, error) {
+func (s *Service) Conflicts(ctx context.Context) ([]protocol.Conflict, error) {
 	return s.Store.Conflicts(ctx)
 }

@@ -14,9 +14,6 @@ const (
 	RefusedWrongRing    = "wrong_key_ring" // the desk's key ring is not the deployment's
 	RefusedInvalid      = "invalid"        // the request's content was refused
 	RefusedEventReused  = "event_reused"   // an event id sent before with other content
-	// RefusedDeskTooOld: the server no longer serves this desk's protocol
-	// (HTTP 426): qrdesk must be upgraded on this desk.
-	RefusedDeskTooOld = protocol.RefusedDeskTooOld
 )
 
 // ServerRefusal is the server's answer "no" (HTTP 4xx). It is an answer,
@@ -41,7 +38,7 @@ func (e *ServerRefusal) Error() string { return "the server refused: " + e.Messa
 // not be given up.
 func (e *ServerRefusal) AboutDesk() bool {
 	switch e.Code {
-	case RefusedUnknownToken, RefusedRevoked, RefusedWrongRing, RefusedDeskTooOld:
+	case RefusedUnknownToken, RefusedRevoked, RefusedWrongRing, protocol.RefusedDeskTooOld:
 		return true
 	}
 	return e.Status == 401 || e.Status == 403

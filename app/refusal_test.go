@@ -1,6 +1,10 @@
 package app
 
-import "testing"
+import (
+	"testing"
+
+	"qrdesk/protocol"
+)
 
 // TestServerRefusalKinds: which refusals keep a desk's events waiting
 // (about the desk: nothing it sends is taken until someone acts) and which
@@ -11,7 +15,7 @@ func TestServerRefusalKinds(t *testing.T) {
 		refusal            ServerRefusal
 		aboutDesk, content bool
 	}{
-		{"DeskTooOld", ServerRefusal{Status: 426, Code: RefusedDeskTooOld}, true, false},
+		{"DeskTooOld", ServerRefusal{Status: 426, Code: protocol.RefusedDeskTooOld}, true, false},
 		{"Revoked", ServerRefusal{Status: 403, Code: RefusedRevoked}, true, false},
 		{"UnknownToken", ServerRefusal{Status: 401, Code: RefusedUnknownToken}, true, false},
 		{"WrongRing", ServerRefusal{Status: 409, Code: RefusedWrongRing}, true, false},

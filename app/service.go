@@ -8,11 +8,12 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"qrdesk/protocol"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"qrdesk/protocol"
 )
 
 // MaxBatch is the largest batch one issue may create.
@@ -49,8 +50,6 @@ type Service struct {
 	// waiting event's age (a server from before the field): not sent again
 	// to this process's server.
 	reportNoOldest bool
-	// stoppedBadges: the operators whose badges stopped with a sync (stoppedbadges.go).
-	stoppedBadges []StoppedBadge
 
 	clockMu sync.Mutex // orders the clock's updates and their saving
 	clock   clockRef   // the last clock measurement, against the monotonic clock (clock.go)
@@ -372,7 +371,7 @@ func (s *Service) redeemOnline(ctx context.Context, c Code, a Attempt) (Verdict,
 		return Verdict{}, false, ErrTransient
 	}
 	rctx, cancel := context.WithTimeout(s.probeClock(ctx), s.OnlineTimeout)
-	r, err := s.Remote.Redeem(rctx, s.Keys.RingID(), RemoteEvent{EventID: a.TraceID, Kind: protocol.KindRedeem, Code: c.String(), Operator: a.Operator, At: a.At})
+	r, err := s.Remote.Redeem(rctx, s.Keys.RingID(), protocol.Event{EventID: a.TraceID, Kind: protocol.KindRedeem, Code: c.String(), Operator: a.Operator, At: a.At})
 	cancel()
 	var refusal *ServerRefusal
 	switch {
@@ -388,7 +387,7 @@ func (s *Service) redeemOnline(ctx context.Context, c Code, a Attempt) (Verdict,
 		return Verdict{}, false, err // no answer: the caller decides here
 	}
 	s.setRefusal(nil)
-	if r.Outcome == string(OutcomeUnknown) {
+	if r.Outcome == protocol.OutcomeUnknown {
 		return Verdict{}, false, nil // the server has not got this batch yet
 	}
 	a.ByServer = true

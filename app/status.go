@@ -35,12 +35,12 @@ type Outcome string
 // The outcomes the server also gives are the protocol's (package
 // protocol); the others are the desk's own.
 const (
-	OutcomeRedeemed     Outcome = protocol.OutcomeRedeemed
+	OutcomeRedeemed     Outcome = Outcome(protocol.OutcomeRedeemed)
 	OutcomeValid        Outcome = "valid" // check only: it would redeem
-	OutcomeAlreadyUsed  Outcome = protocol.OutcomeAlreadyUsed
-	OutcomeExpired      Outcome = protocol.OutcomeExpired
-	OutcomeDisabled     Outcome = protocol.OutcomeDisabled
-	OutcomeUnknown      Outcome = protocol.OutcomeUnknown
+	OutcomeAlreadyUsed  Outcome = Outcome(protocol.OutcomeAlreadyUsed)
+	OutcomeExpired      Outcome = Outcome(protocol.OutcomeExpired)
+	OutcomeDisabled     Outcome = Outcome(protocol.OutcomeDisabled)
+	OutcomeUnknown      Outcome = Outcome(protocol.OutcomeUnknown)
 	OutcomeBadSignature Outcome = "bad_signature"
 	OutcomeMalformed    Outcome = "malformed"
 	// OutcomeServerRefused: the central server answered no to the desk

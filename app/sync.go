@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"qrdesk/protocol"
 	"slices"
 	"time"
+
+	"qrdesk/protocol"
 )
 
 // ErrTransient marks a failure worth retrying (network down, server busy).
@@ -18,25 +19,25 @@ type Remote interface {
 	// speaks (Enrolment).
 	// check names the desk's highest write, for the server to confirm it
 	// holds it (Enrolment.Lost).
-	Enrol(ctx context.Context, ringID string, checks []protocol.WriteCheck) (Enrolment, error)
+	Enrol(ctx context.Context, ringID string, checks []protocol.WriteCheck) (protocol.Enrolment, error)
 	// EnrolHolding enrols again naming the serials the desk holds
 	// (protocol.EnrolRequest.Held), for a server that lost history.
-	EnrolHolding(ctx context.Context, ringID string, held []protocol.LetterSerialMark) (Enrolment, error)
+	EnrolHolding(ctx context.Context, ringID string, held []protocol.LetterSerialMark) (protocol.Enrolment, error)
 	// UploadBatch returns the server's write number for the codes (0: none).
-	UploadBatch(ctx context.Context, ringID string, codes []UploadCode) (int64, error)
-	Redeem(ctx context.Context, ringID string, ev RemoteEvent) (RemoteResult, error)
-	Events(ctx context.Context, ringID string, evs []RemoteEvent) ([]RemoteResult, error)
+	UploadBatch(ctx context.Context, ringID string, codes []protocol.UploadCode) (int64, error)
+	Redeem(ctx context.Context, ringID string, ev protocol.Event) (protocol.Result, error)
+	Events(ctx context.Context, ringID string, evs []protocol.Event) ([]protocol.Result, error)
 	// Feed returns the feed after the cursor; with wait > 0 the server
 	// holds an empty answer until a change arrives or wait passes. check is
-	// the tag of the change the desk applied at after (RemoteChange.Tag;
+	// the tag of the change the desk applied at after (protocol.Change.Tag;
 	// "": none known): a server that holds another change there, or none
 	// though it should, answers feed_reset.
-	Feed(ctx context.Context, ringID string, after int64, check string, wait time.Duration) ([]RemoteChange, int64, error)
+	Feed(ctx context.Context, ringID string, after int64, check string, wait time.Duration) ([]protocol.Change, int64, error)
 	// Snapshot returns a page of the server's codes after afterID, for a
 	// desk whose cursor is below the compacted feed. A later page names
 	// position, the first page's Position: a server reading a replica
 	// serves the page where the state is at least that new.
-	Snapshot(ctx context.Context, ringID string, afterID, position int64) (RemoteSnapshot, error)
+	Snapshot(ctx context.Context, ringID string, afterID, position int64) (protocol.Snapshot, error)
 	// Report tells the server the desk's figures (deskreport.go); a
 	// server from before the report answers 404.
 	Report(ctx context.Context, ringID string, r DeskReport) error
@@ -46,19 +47,19 @@ type Remote interface {
 type SyncStore interface {
 	// PendingBatches returns ids of batches issued here and not uploaded.
 	PendingBatches(ctx context.Context) ([]int64, error)
-	BatchUploadCodes(ctx context.Context, id int64) ([]UploadCode, error)
+	BatchUploadCodes(ctx context.Context, id int64) ([]protocol.UploadCode, error)
 	MarkBatchUploaded(ctx context.Context, id int64) error
 	// PendingEvents returns up to limit outbox events not sent, oldest
-	// first, after the outbox position after (RemoteEvent.OutboxID).
-	PendingEvents(ctx context.Context, after int64, limit int) ([]RemoteEvent, error)
+	// first, after the outbox position after (protocol.Event.OutboxID).
+	PendingEvents(ctx context.Context, after int64, limit int) ([]protocol.Event, error)
 	// MarkEvents records the server's results: sent, or rejected with the reason.
-	MarkEvents(ctx context.Context, results []RemoteResult, at int64) error
+	MarkEvents(ctx context.Context, results []protocol.Result, at int64) error
 	// ApplyChanges applies other stations' changes and stores the cursor,
 	// with the tag of the change at next when changes hold it (a change of
 	// no kind is a position only: one the desk dropped); it counts the
 	// changes this desk does not understand (NotUnderstood) in the same
 	// transaction (SyncStatus.NotUnderstood).
-	ApplyChanges(ctx context.Context, changes []RemoteChange, next int64) error
+	ApplyChanges(ctx context.Context, changes []protocol.Change, next int64) error
 	// SendAgain queues every batch issued here and every event sent for
 	// upload again (a server restored from a backup lost them).
 	SendAgain(ctx context.Context) error
@@ -67,7 +68,7 @@ type SyncStore interface {
 	// SetServer records the enrolment: the station this desk is at the
 	// server and the kinds the server announced (nil: none); another
 	// station than the recorded one forgets the write numbers.
-	SetServer(ctx context.Context, station string, kinds []string, protocol int) error
+	SetServer(ctx context.Context, station string, kinds []protocol.Kind, protocol int) error
 	// SetServerSites records what the server announced of its sites at
 	// the enrolment (nil: nothing, a server before sites).
 	SetServerSites(ctx context.Context, sites *protocol.SiteInfo) error
@@ -101,7 +102,7 @@ type SyncStore interface {
 	StartingOver(ctx context.Context) (bool, error)
 	// ApplySnapshot brings the desk's copy to a snapshot page's state; with
 	// the last page (NextID 0) it sets the feed cursor to position.
-	ApplySnapshot(ctx context.Context, page RemoteSnapshot, position int64) error
+	ApplySnapshot(ctx context.Context, page protocol.Snapshot, position int64) error
 	// CodesHeld returns the highest code id the desk holds (its copies
 	// above it are newer than a snapshot that starts now).
 	CodesHeld(ctx context.Context) (int64, error)
@@ -111,7 +112,7 @@ type SyncStore interface {
 	// redemption, event, undo, conflict, print), and returns how many.
 	DropStaleCopies(ctx context.Context, maxID int64, inSnapshot func(code string) bool) (int, error)
 	// MirrorRemote records a redemption the server decided (online).
-	MirrorRemote(ctx context.Context, c Code, a Attempt, r RemoteResult) (Verdict, error)
+	MirrorRemote(ctx context.Context, c Code, a Attempt, r protocol.Result) (Verdict, error)
 	// SyncState includes the clock's last measurement (SyncStatus.Clock).
 	SyncState(ctx context.Context) (SyncStatus, error)
 	// JoinStaffList queues an add event for every current operator of
@@ -123,7 +124,7 @@ type SyncStore interface {
 	SetClockOffset(ctx context.Context, c ClockOffset) error
 	ClockOffset(ctx context.Context) (ClockOffset, error)
 	SetSyncOK(ctx context.Context, at int64) error
-	Conflicts(ctx context.Context) ([]Conflict, error)
+	Conflicts(ctx context.Context) ([]protocol.Conflict, error)
 }
 
 // SyncStatus is what the station shows about syncing.
@@ -149,7 +150,7 @@ type SyncStatus struct {
 	NotUnderstood     int    `json:"not_understood,omitempty"`
 	NotUnderstoodLast string `json:"not_understood_last,omitempty"`
 	// StoppedBadges are the operators whose badges printed here stopped
-	// signing in with a sync of this process (stoppedbadges.go).
+	// signing in with a sync, and have no new badge yet (stoppedbadges.go).
 	StoppedBadges []StoppedBadge `json:"stopped_badges,omitempty"`
 }
 
@@ -168,9 +169,11 @@ const StaleAfter = 5 * time.Minute
 func (s *Service) Sync(ctx context.Context) (SyncStatus, error) {
 	before := s.badgeHolders(ctx)
 	st, err := s.sync(ctx)
-	s.noteStoppedBadges(ctx, before)
+	if nerr := s.noteStoppedBadges(ctx, before); err == nil && nerr != nil {
+		return st, nerr
+	}
 	if err == nil {
-		st.StoppedBadges = s.StoppedBadges()
+		st.StoppedBadges, err = s.StoppedBadges(ctx)
 	}
 	return st, err
 }
@@ -208,7 +211,7 @@ func (s *Service) sync(ctx context.Context) (SyncStatus, error) {
 	if err := ss.SetSerialMarks(ctx, en.Letter, en.Serials); err != nil {
 		return SyncStatus{}, err
 	}
-	if KnowsKind(en.Kinds, protocol.KindStaff) {
+	if protocol.KnowsKind(en.Kinds, protocol.KindStaff) {
 		// The server keeps the staff list: the desk's own operators join it.
 		if err := ss.JoinStaffList(ctx, s.Now().Unix()); err != nil {
 			return SyncStatus{}, err
@@ -327,7 +330,7 @@ func (s *Service) uploadBatches(ctx context.Context, ss SyncStore, ring string) 
 // which refuses fields it does not know. A ref that would not pass the
 // server's check (a desk from before CheckRef stored it) stays here:
 // the batch goes without it rather than not at all.
-func (s *Service) refsFor(serverProtocol int, batch int64, codes []UploadCode) {
+func (s *Service) refsFor(serverProtocol int, batch int64, codes []protocol.UploadCode) {
 	warned := false
 	for i := range codes {
 		c := &codes[i]
@@ -358,11 +361,12 @@ func (s *Service) downloadChanges(ctx context.Context, ss SyncStore, ring string
 		return err
 	}
 	if cutShort {
-		// A start over was cut short (the network, a timeout): the
-		// server may have counted it as done (a moved desk's feed is its
-		// new site's from then on), so the cursor is not one to follow
-		// the feed from; the snapshot is taken again.
-		if _, err = s.startOver(ctx, ss, ring); err != nil {
+		// A start over was cut short (the network, a timeout, a revoked
+		// token): the server may have counted it as done (a moved desk's
+		// feed is its new site's from then on), so the cursor is not one
+		// to follow the feed from; the snapshot is taken again, after the
+		// serials held (resendAll's may not have reached the server).
+		if err = s.startOverHolding(ctx, ss, ring); err != nil {
 			return err
 		}
 		if st, err = ss.SyncState(ctx); err != nil {
@@ -372,8 +376,8 @@ func (s *Service) downloadChanges(ctx context.Context, ss SyncStore, ring string
 	for {
 		changes, next, err := s.Remote.Feed(ctx, ring, st.Cursor, st.Check, wait)
 		var sr *ServerRefusal
-		if errors.As(err, &sr) && (sr.Code == RefusedFeedCompacted || sr.Code == RefusedFeedReset) {
-			if sr.Code == RefusedFeedReset {
+		if errors.As(err, &sr) && (sr.Code == protocol.RefusedFeedCompacted || sr.Code == protocol.RefusedFeedReset) {
+			if sr.Code == protocol.RefusedFeedReset {
 				// The server lost what this desk sent since its backup:
 				// everything goes again (it is recognised, never doubled).
 				if err := s.resendAll(ctx, ss, ring, "the server's feed is behind this desk"); err != nil {
@@ -407,7 +411,7 @@ func (s *Service) downloadChanges(ctx context.Context, ss SyncStore, ring string
 			// A member of the staff list has no label to verify.
 			if err := s.verifyCode(ch.Code); err != nil && ch.Kind != protocol.KindStaff {
 				s.Log.Warn("dropped a change that does not verify", "seq", ch.Seq, "kind", ch.Kind, "code", truncateForLog(ch.Code), "station", ch.Station, "error", err.Error())
-				ch = RemoteChange{Seq: ch.Seq, Tag: ch.Tag} // its position only: the cursor's check
+				ch = protocol.Change{Seq: ch.Seq, Tag: ch.Tag} // its position only: the cursor's check
 			}
 			kept = append(kept, ch)
 		}
@@ -432,13 +436,24 @@ func (s *Service) downloadChanges(ctx context.Context, ss SyncStore, ring string
 // again), and the desk's copy starts over from the server's snapshot.
 func (s *Service) resendAll(ctx context.Context, ss SyncStore, ring, why string) error {
 	s.Log.Warn(why + ": starting over and sending everything again")
+	// Noted before the write numbers go: once they are forgotten, nothing
+	// shows the server lost history, and a sync cut short here (the
+	// network, a revoked token) must still start over at the next one.
+	if err := ss.StartOver(ctx); err != nil {
+		return err
+	}
 	if err := ss.SendAgain(ctx); err != nil {
 		return err
 	}
 	if err := ss.ForgetWrites(ctx); err != nil {
 		return err
 	}
-	// Before the start over, which drops the copies the server no longer has.
+	return s.startOverHolding(ctx, ss, ring)
+}
+
+// startOverHolding tells the server the serials this desk holds, then
+// starts over: the start over drops the copies the server no longer has.
+func (s *Service) startOverHolding(ctx context.Context, ss SyncStore, ring string) error {
 	if err := s.tellHeldSerials(ctx, ss, ring); err != nil {
 		return err
 	}
@@ -614,15 +629,15 @@ func (s *Service) uploadEvents(ctx context.Context, ss SyncStore, ring string) e
 		// Only the kinds the server announced go; the others wait for its
 		// upgrade, and the rest of the outbox goes on.
 		send := evs[:0:0]
-		var kept []RemoteResult
+		var kept []protocol.Result
 		for _, ev := range evs {
 			switch {
 			case held[ev.Code]:
-				kept = append(kept, RemoteResult{EventID: ev.EventID, Outcome: OutcomeUnsupported, Reason: HeldBehindReason})
+				kept = append(kept, protocol.Result{EventID: ev.EventID, Outcome: protocol.OutcomeUnsupported, Reason: protocol.HeldBehindReason})
 				continue
-			case !KnowsKind(server.Kinds, ev.Kind):
+			case !protocol.KnowsKind(server.Kinds, ev.Kind):
 				held[ev.Code] = true
-				kept = append(kept, RemoteResult{EventID: ev.EventID, Outcome: OutcomeUnsupported, Reason: UnsupportedReason})
+				kept = append(kept, protocol.Result{EventID: ev.EventID, Outcome: protocol.OutcomeUnsupported, Reason: protocol.UnsupportedReason})
 				continue
 			}
 			if server.Protocol < protocol.ClockVersion {
@@ -634,7 +649,7 @@ func (s *Service) uploadEvents(ctx context.Context, ss SyncStore, ring string) e
 			}
 			send = append(send, ev)
 		}
-		var results []RemoteResult
+		var results []protocol.Result
 		if len(send) > 0 {
 			results, err = s.Remote.Events(ctx, ring, send)
 			var sr *ServerRefusal
@@ -655,7 +670,7 @@ func (s *Service) uploadEvents(ctx context.Context, ss SyncStore, ring string) e
 				code[ev.EventID] = ev.Code
 			}
 			for _, r := range results {
-				if r.Outcome == OutcomeUnsupported {
+				if r.Outcome == protocol.OutcomeUnsupported {
 					held[code[r.EventID]] = true
 				}
 			}
@@ -672,18 +687,18 @@ func (s *Service) uploadEvents(ctx context.Context, ss SyncStore, ring string) e
 
 // uploadOneByOne sends evs one a request; an event of a label held back
 // (held: an earlier event of it the server cannot decide) waits with it.
-func (s *Service) uploadOneByOne(ctx context.Context, ring string, evs []RemoteEvent, held map[string]bool) ([]RemoteResult, error) {
-	results := make([]RemoteResult, 0, len(evs))
+func (s *Service) uploadOneByOne(ctx context.Context, ring string, evs []protocol.Event, held map[string]bool) ([]protocol.Result, error) {
+	results := make([]protocol.Result, 0, len(evs))
 	renamed := map[string]string{} // event ids given up for new ones (RekeyEvent)
 	for _, ev := range evs {
 		if held[ev.Code] {
-			results = append(results, RemoteResult{EventID: ev.EventID, Outcome: OutcomeUnsupported, Reason: HeldBehindReason})
+			results = append(results, protocol.Result{EventID: ev.EventID, Outcome: protocol.OutcomeUnsupported, Reason: protocol.HeldBehindReason})
 			continue
 		}
 		if id, ok := renamed[ev.Undoes]; ok {
 			ev.Undoes = id
 		}
-		r, err := s.Remote.Events(ctx, ring, []RemoteEvent{ev})
+		r, err := s.Remote.Events(ctx, ring, []protocol.Event{ev})
 		var sr *ServerRefusal
 		if errors.As(err, &sr) && sr.Code == RefusedEventReused && sr.IDTaken {
 			// Another desk's event holds this id on the server: the
@@ -699,19 +714,19 @@ func (s *Service) uploadOneByOne(ctx context.Context, ring string, evs []RemoteE
 			}
 			s.Log.Warn("an event id was another desk's at the server: sent again under a new id", "event_id", ev.EventID, "new_event_id", id)
 			renamed[ev.EventID], ev.EventID = id, id
-			r, err = s.Remote.Events(ctx, ring, []RemoteEvent{ev})
+			r, err = s.Remote.Events(ctx, ring, []protocol.Event{ev})
 		}
 		switch {
 		case err == nil:
 			for _, x := range r {
-				if x.Outcome == OutcomeUnsupported {
+				if x.Outcome == protocol.OutcomeUnsupported {
 					held[ev.Code] = true
 				}
 			}
 			results = append(results, r...)
 		case errors.As(err, &sr) && sr.AboutContent():
 			// This event's content is refused: keep it with the reason.
-			results = append(results, RemoteResult{EventID: ev.EventID, Outcome: "rejected", Reason: sr.Message})
+			results = append(results, protocol.Result{EventID: ev.EventID, Outcome: protocol.OutcomeRejected, Reason: sr.Message})
 		default: // no answer, or the desk itself refused: the events wait
 			return nil, err
 		}

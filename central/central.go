@@ -1,9 +1,10 @@
 // Package central is the domain of qrdesk-server, the central store several
 // desks sync with: its types, their validation, its errors and the store
-// interface. The HTTP server and client (package server) and the SQL
-// adapters (package serverdb) both import it; it imports the desk domain
-// (package app) and the protocol (package protocol), whose wire types it
-// shares with the desks.
+// interface. The HTTP server (package server) and the SQL adapters
+// (package serverdb) both import it; it imports the desk domain (package
+// app), the protocol (package protocol), whose wire types it shares with
+// the desks, and the replacement rules both sides decide by (package
+// entitlement). No package of the desk imports it.
 package central
 
 import (
@@ -57,47 +58,10 @@ type CodeIn struct {
 	Replaces string `json:"replaces,omitempty"`
 }
 
-// Event is something that happened at a desk: a redemption, a disable or an
-// enable. Its EventID is bound to its content (see SameEvent). The wire
-// types are the protocol's (package protocol), shared with the desks.
-type Event = protocol.Event
-
-// Result is the server's answer to one event.
-type Result = protocol.Result
-
-// Change is one entry of the change feed.
-type Change = protocol.Change
-
-// Conflict is a label redeemed at two desks while they could not both ask
-// the server; both facts are kept.
-type Conflict = protocol.Conflict
-
-// Event kinds and outcomes the server gives: the protocol's.
-const (
-	KindRedeem  = protocol.KindRedeem
-	KindDisable = protocol.KindDisable
-	KindEnable  = protocol.KindEnable
-	KindUndo    = protocol.KindUndo
-	KindReplace = protocol.KindReplace
-
-	OutcomeRedeemed    = protocol.OutcomeRedeemed
-	OutcomeAlreadyUsed = protocol.OutcomeAlreadyUsed
-	OutcomeConflict    = protocol.OutcomeConflict
-	OutcomeDisabled    = protocol.OutcomeDisabled
-	OutcomeExpired     = protocol.OutcomeExpired
-	OutcomeUnknown     = protocol.OutcomeUnknown
-	OutcomeRejected    = protocol.OutcomeRejected
-	OutcomeUndone      = protocol.OutcomeUndone
-	OutcomeReplaced    = protocol.OutcomeReplaced
-	// OutcomeUnsupported: the server does not know the event's kind (it is
-	// older than the desk); the event is not recorded and waits at the desk.
-	OutcomeUnsupported = protocol.OutcomeUnsupported
-)
-
 // Kinds are the event kinds this server decides, in the order they were
 // added; the enrol answer lists them (API.Kinds may name fewer, to play an
 // older server in tests).
-var Kinds = []string{KindRedeem, KindDisable, KindEnable, KindUndo, KindExpire, KindReplace, KindStaff}
+var Kinds = []protocol.Kind{protocol.KindRedeem, protocol.KindDisable, protocol.KindEnable, protocol.KindUndo, protocol.KindExpire, protocol.KindReplace, protocol.KindStaff}
 
 // Unbound is a station without a letter (enrolled by the first release)
 // that the upgrade could not bind one to: Letters are the letters its

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/protocol"
 )
 
 // What the manager's dashboard reads: a day across desks, the desks'
@@ -18,8 +19,8 @@ type DeskDay struct {
 	Site      string // the name of the desk's site
 	Issued    int
 	Redeemed  int
-	Conflicts int            // labels it redeemed offline that another desk had used
-	Refused   map[string]int // outcome (already_used, disabled, expired, rejected) → count
+	Conflicts int                      // labels it redeemed offline that another desk had used
+	Refused   map[protocol.Outcome]int // outcome (already_used, disabled, expired, rejected) → count
 	// RefusedHere are the refusals the desk decided without the server,
 	// as it reported them (the server never saw those scans).
 	RefusedHere app.DeskRefusals
@@ -42,7 +43,7 @@ func (d DeskDay) RefusedTotal() int {
 
 // RefusalOutcomes are the outcomes of a refused redemption, in the order a
 // report lists them.
-var RefusalOutcomes = []string{OutcomeAlreadyUsed, OutcomeDisabled, OutcomeExpired, OutcomeRejected}
+var RefusalOutcomes = []protocol.Outcome{protocol.OutcomeAlreadyUsed, protocol.OutcomeDisabled, protocol.OutcomeExpired, protocol.OutcomeRejected}
 
 // QuarterSeconds is the bucket of DayActivity.Quarters: every time zone's
 // offset is a multiple of a quarter hour, so quarters fold into local hours
@@ -57,7 +58,7 @@ type DayActivity struct {
 
 // Total adds up the desks.
 func (d DayActivity) Total() DeskDay {
-	t := DeskDay{Refused: map[string]int{}}
+	t := DeskDay{Refused: map[protocol.Outcome]int{}}
 	for _, k := range d.Desks {
 		t.Issued += k.Issued
 		t.Redeemed += k.Redeemed
@@ -80,7 +81,7 @@ func (d *DayActivity) AddPrinted(reports []DeskStatus) {
 	for _, r := range reports {
 		i := slices.IndexFunc(d.Desks, func(k DeskDay) bool { return k.Station == r.Station })
 		if i < 0 {
-			d.Desks = append(d.Desks, DeskDay{Station: r.Station, Site: r.Site, Refused: map[string]int{}})
+			d.Desks = append(d.Desks, DeskDay{Station: r.Station, Site: r.Site, Refused: map[protocol.Outcome]int{}})
 			i = len(d.Desks) - 1
 		}
 		k := &d.Desks[i]
@@ -150,7 +151,7 @@ const MaxNote = 500
 // ConflictRecord is a conflict with its id and resolutions (oldest first).
 type ConflictRecord struct {
 	ID int64
-	Conflict
+	protocol.Conflict
 	Resolutions []Resolution
 	// Site is the name of the site of the conflict's label.
 	Site string
@@ -178,19 +179,19 @@ func (c ConflictRecord) Resolved() bool { return len(c.Resolutions) > 0 }
 type EventRecord struct {
 	EventID    string
 	Station    string
-	Kind       string
+	Kind       protocol.Kind
 	Operator   string
 	At         int64 // the desk's clock
 	ReceivedAt int64 // the server's clock
 	Offline    bool
-	Outcome    string
+	Outcome    protocol.Outcome
 	Reason     string
 	Flag       string
 }
 
 // CodeHistory is everything the server knows of one label.
 type CodeHistory struct {
-	Code CodeState
+	Code protocol.CodeState
 	// Site is the name of the label's site (the site of the desk that
 	// uploaded it).
 	Site string

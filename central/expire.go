@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"qrdesk/app"
-	"qrdesk/protocol"
 )
 
 // The day's expiry travels as one event per label (kind expire): the
@@ -18,17 +17,6 @@ import (
 // closing desk's site whose day has begun on the server's clock
 // (CloseExpiryRefusal); any other answer is not_expired with the reason and
 // the label's status at the server, which the closing desk's copy takes.
-const (
-	// KindExpire expires one unused label of a closed day (close-day
-	// --expire-unused at a desk).
-	KindExpire = protocol.KindExpire
-	// OutcomeNotExpired answers an expire of a label that is not unused
-	// at the server (used, disabled or expired already), or that is not
-	// the closing desk's to expire (CloseExpiryRefusal): nothing changed,
-	// and the desk's copy follows the server (the answer's status, the
-	// feed).
-	OutcomeNotExpired = protocol.OutcomeNotExpired
-)
 
 // ClosedLabel is what the server holds of a label a close asks to expire.
 type ClosedLabel struct {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"qrdesk/app"
+	"qrdesk/entitlement"
+	"qrdesk/protocol"
 )
 
 // Flags is what the server notes about an event it did not take at its
@@ -94,7 +96,7 @@ func (n Note) add(f Flags, text string) Note {
 // minutes slow no longer redeems "before" an expiry it was past. A
 // correction the server cannot trust is used but flagged
 // (FlagClockUnverified).
-func DecideTime(ev Event, issuedAt, now int64) (int64, Note) {
+func DecideTime(ev protocol.Event, issuedAt, now int64) (int64, Note) {
 	if !ev.Offline {
 		return now, Note{}
 	}
@@ -170,7 +172,7 @@ func RecordTakesOver(n Note, at, usedAt int64) bool {
 // list, the command line's --operator: nothing to judge). The server's
 // removal time decides, not the desk's knowledge: a desk offline keeps
 // the removed operator signed in until it syncs.
-func StaffRemovedAt(members []StaffMember, at int64) int64 {
+func StaffRemovedAt(members []protocol.StaffMember, at int64) int64 {
 	var removed int64
 	for _, m := range members {
 		if m.CreatedAt <= at && (m.RemovedAt == 0 || m.RemovedAt > at) {
@@ -201,7 +203,7 @@ func ByRemovedStaff(n Note, operator string, removedAt int64) Note {
 // other): RefusedByRemovedStaff of KindUndo. The label stays used (the desk
 // puts its copy back and lists the refused undo).
 func UndoByRemovedStaff(supervisor string, removedAt int64) (Note, string, bool) {
-	return RefusedByRemovedStaff(KindUndo, supervisor, removedAt)
+	return RefusedByRemovedStaff(protocol.KindUndo, supervisor, removedAt)
 }
 
 // RefusedByRemovedStaff is the refusal of a supervisor's action (kind:
@@ -215,20 +217,20 @@ func UndoByRemovedStaff(supervisor string, removedAt int64) (Note, string, bool)
 // label is void). Refusing loses nothing: no parcel went out, and a
 // current supervisor can do it again. A redemption is not refused
 // (ByRemovedStaff).
-func RefusedByRemovedStaff(kind, supervisor string, removedAt int64) (Note, string, bool) {
+func RefusedByRemovedStaff(kind protocol.Kind, supervisor string, removedAt int64) (Note, string, bool) {
 	if removedAt == 0 {
 		return Note{}, "", false
 	}
 	n := Note{}.add(FlagRemovedStaff, fmt.Sprintf(wordRemovedStaff, supervisor, app.FormatTime(removedAt)))
 	what, stays := "undo a redemption", "the label stays used; a current supervisor can undo it"
 	switch kind {
-	case KindDisable:
+	case protocol.KindDisable:
 		what, stays = "disable a label", "the label stays as the server has it; a current supervisor can disable it"
-	case KindEnable:
+	case protocol.KindEnable:
 		what, stays = "enable a label", "the label stays disabled; a current supervisor can enable it"
-	case KindReplace:
+	case protocol.KindReplace:
 		what, stays = "replace a label", "the old label stays as the server has it; a current supervisor can replace it"
-	case KindExpire:
+	case protocol.KindExpire:
 		what, stays = "expire a closed day's labels", "the label stays as the server has it; a current supervisor can close the day again"
 	}
 	return n, fmt.Sprintf("%s was removed from the staff list at %s and can no longer %s: %s", supervisor, app.FormatTime(removedAt), what, stays), true
@@ -252,18 +254,18 @@ func RedeemOnlineByRemovedStaff(operator string, removedAt int64) (Note, string,
 
 // ReplaceByRemovedStaff is the verdict on a replacement by supervisor,
 // removed from the staff list at removedAt (0: not removed, v stands),
-// given the verdict v it would have otherwise (DecideReplace), with its
+// given the verdict v it would have otherwise (entitlement.DecideReplace), with its
 // note: refused (RefusedByRemovedStaff), its new label void as that of a
 // replacement refused for any other reason, so the desk that printed it
 // cannot hand a parcel over on it and the old label stays as it was. A
 // replacement that came after a use stays the conflict it is (the double
 // use is a fact), flagged.
-func ReplaceByRemovedStaff(v ReplaceVerdict, supervisor string, removedAt int64) (ReplaceVerdict, Note) {
-	n, why, refused := RefusedByRemovedStaff(KindReplace, supervisor, removedAt)
-	if !refused || v.Outcome == OutcomeConflict {
+func ReplaceByRemovedStaff(v entitlement.ReplaceVerdict, supervisor string, removedAt int64) (entitlement.ReplaceVerdict, Note) {
+	n, why, refused := RefusedByRemovedStaff(protocol.KindReplace, supervisor, removedAt)
+	if !refused || v.Outcome == protocol.OutcomeConflict {
 		return v, n
 	}
-	return ReplaceVerdict{Outcome: OutcomeRejected, Void: true, VoidReason: "void: " + why}, n
+	return entitlement.ReplaceVerdict{Outcome: protocol.OutcomeRejected, Void: true, VoidReason: "void: " + why}, n
 }
 
 // MarkTakenBack sets TakenBack on every redemption of evs (one desk's
@@ -273,25 +275,25 @@ func ReplaceByRemovedStaff(v ReplaceVerdict, supervisor string, removedAt int64)
 // server restored from a backup that lost both; by then another desk may
 // have used the label, and the redemption, handed back before that, is no
 // second use of it (RedemptionTakenBack).
-func MarkTakenBack(evs []Event) []Event {
+func MarkTakenBack(evs []protocol.Event) []protocol.Event {
 	undone := map[string]string{} // redemption id → label, of the undos in evs
 	for _, ev := range evs {
-		if ev.Kind == KindUndo && ev.Undoes != "" {
+		if ev.Kind == protocol.KindUndo && ev.Undoes != "" {
 			undone[ev.Undoes] = ev.Code
 		}
 	}
 	if len(undone) == 0 {
 		return evs
 	}
-	out := make([]Event, len(evs))
+	out := make([]protocol.Event, len(evs))
 	copy(out, evs)
 	seen := map[string]bool{}
 	for i := len(out) - 1; i >= 0; i-- {
 		ev := &out[i]
 		switch {
-		case ev.Kind == KindUndo && ev.Undoes != "":
+		case ev.Kind == protocol.KindUndo && ev.Undoes != "":
 			seen[ev.Undoes] = true
-		case ev.Kind == KindRedeem && seen[ev.EventID] && undone[ev.EventID] == ev.Code:
+		case ev.Kind == protocol.KindRedeem && seen[ev.EventID] && undone[ev.EventID] == ev.Code:
 			ev.TakenBack = true
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"qrdesk/app"
+	"qrdesk/protocol"
 )
 
 func ms(v int64) *int64 { return &v }
@@ -14,28 +15,28 @@ func TestDecideTime(t *testing.T) {
 	const now, issued = int64(1_800_000_000), int64(1_799_990_000)
 	tests := []struct {
 		name    string
-		ev      Event
+		ev      protocol.Event
 		wantAt  int64
 		want    Flags
 		wording string
 	}{
-		{"Online", Event{At: now - 500}, now, 0, ""},
-		{"OfflineTrusted", Event{At: now - 500, Offline: true}, now - 500, 0, ""},
-		{"OfflineSlightlyAhead", Event{At: now + FutureTolerance, Offline: true}, now + FutureTolerance, 0, ""},
-		{"ClockAhead", Event{At: now + FutureTolerance + 1, Offline: true}, now, FlagClockAhead, "desk clock ahead"},
-		{"ClockBehind", Event{At: issued - FutureTolerance - 1, Offline: true}, now, FlagClockBehind, "desk clock behind"},
+		{"Online", protocol.Event{At: now - 500}, now, 0, ""},
+		{"OfflineTrusted", protocol.Event{At: now - 500, Offline: true}, now - 500, 0, ""},
+		{"OfflineSlightlyAhead", protocol.Event{At: now + FutureTolerance, Offline: true}, now + FutureTolerance, 0, ""},
+		{"ClockAhead", protocol.Event{At: now + FutureTolerance + 1, Offline: true}, now, FlagClockAhead, "desk clock ahead"},
+		{"ClockBehind", protocol.Event{At: issued - FutureTolerance - 1, Offline: true}, now, FlagClockBehind, "desk clock behind"},
 		// With the desk's measured offset (server minus desk, ms).
-		{"SlowDeskCorrected", Event{At: now - 1800 - 60, Offline: true, ClockOffsetMS: ms(1800_000), ClockAge: 3600}, now - 60, 0, ""},
-		{"FastDeskCorrected", Event{At: now + 2*86400 - 60, Offline: true, ClockOffsetMS: ms(-2 * 86400_000), ClockAge: 60}, now - 60, 0, ""},
-		{"OffsetRounded", Event{At: now - 100, Offline: true, ClockOffsetMS: ms(1_500), ClockAge: 0}, now - 98, 0, ""},
-		{"OffsetRoundedNegative", Event{At: now - 100, Offline: true, ClockOffsetMS: ms(-1_499), ClockAge: 0}, now - 101, 0, ""},
-		{"OnlineIgnoresOffset", Event{At: now - 500, ClockOffsetMS: ms(-3600_000)}, now, 0, ""},
-		{"OffsetTooOld", Event{At: now - 1800, Offline: true, ClockOffsetMS: ms(600_000), ClockAge: OffsetTrustedFor + 1}, now - 1200, FlagClockUnverified, "desk clock not verified"},
-		{"ClockSetBackSince", Event{At: now - 1800, Offline: true, ClockOffsetMS: ms(0), ClockAge: -60}, now - 1800, FlagClockUnverified, "desk clock not verified"},
-		{"AgeRoundedBelowZero", Event{At: now - 1800, Offline: true, ClockOffsetMS: ms(0), ClockAge: -1}, now - 1800, 0, ""},
-		{"CorrectedStillAhead", Event{At: now + 3600, Offline: true, ClockOffsetMS: ms(0), ClockAge: 60}, now, FlagClockAhead, "desk clock ahead"},
-		{"UnverifiedAndAhead", Event{At: now + 3600, Offline: true, ClockOffsetMS: ms(0), ClockAge: -10}, now, FlagClockUnverified | FlagClockAhead, "desk clock not verified"},
-		{"AbsurdTimeNoOverflow", Event{At: math.MaxInt64, Offline: true, ClockOffsetMS: ms(86400_000), ClockAge: 1}, now, FlagClockAhead, "desk clock ahead"},
+		{"SlowDeskCorrected", protocol.Event{At: now - 1800 - 60, Offline: true, ClockOffsetMS: ms(1800_000), ClockAge: 3600}, now - 60, 0, ""},
+		{"FastDeskCorrected", protocol.Event{At: now + 2*86400 - 60, Offline: true, ClockOffsetMS: ms(-2 * 86400_000), ClockAge: 60}, now - 60, 0, ""},
+		{"OffsetRounded", protocol.Event{At: now - 100, Offline: true, ClockOffsetMS: ms(1_500), ClockAge: 0}, now - 98, 0, ""},
+		{"OffsetRoundedNegative", protocol.Event{At: now - 100, Offline: true, ClockOffsetMS: ms(-1_499), ClockAge: 0}, now - 101, 0, ""},
+		{"OnlineIgnoresOffset", protocol.Event{At: now - 500, ClockOffsetMS: ms(-3600_000)}, now, 0, ""},
+		{"OffsetTooOld", protocol.Event{At: now - 1800, Offline: true, ClockOffsetMS: ms(600_000), ClockAge: OffsetTrustedFor + 1}, now - 1200, FlagClockUnverified, "desk clock not verified"},
+		{"ClockSetBackSince", protocol.Event{At: now - 1800, Offline: true, ClockOffsetMS: ms(0), ClockAge: -60}, now - 1800, FlagClockUnverified, "desk clock not verified"},
+		{"AgeRoundedBelowZero", protocol.Event{At: now - 1800, Offline: true, ClockOffsetMS: ms(0), ClockAge: -1}, now - 1800, 0, ""},
+		{"CorrectedStillAhead", protocol.Event{At: now + 3600, Offline: true, ClockOffsetMS: ms(0), ClockAge: 60}, now, FlagClockAhead, "desk clock ahead"},
+		{"UnverifiedAndAhead", protocol.Event{At: now + 3600, Offline: true, ClockOffsetMS: ms(0), ClockAge: -10}, now, FlagClockUnverified | FlagClockAhead, "desk clock not verified"},
+		{"AbsurdTimeNoOverflow", protocol.Event{At: math.MaxInt64, Offline: true, ClockOffsetMS: ms(86400_000), ClockAge: 1}, now, FlagClockAhead, "desk clock ahead"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -140,20 +141,20 @@ func TestFlagValuesStored(t *testing.T) {
 // the removal, and not while a member of that name (added again) is
 // current; a name the list never held is not judged.
 func TestStaffRemovedAt(t *testing.T) {
-	removed := StaffMember{Name: "li", CreatedAt: 100, RemovedAt: 200}
-	again := StaffMember{Name: "Li", CreatedAt: 300}
+	removed := protocol.StaffMember{Name: "li", CreatedAt: 100, RemovedAt: 200}
+	again := protocol.StaffMember{Name: "Li", CreatedAt: 300}
 	for _, tc := range []struct {
 		name    string
-		members []StaffMember
+		members []protocol.StaffMember
 		at      int64
 		want    int64
 	}{
 		{"never on the list", nil, 250, 0},
-		{"before the removal", []StaffMember{removed}, 199, 0},
-		{"at the removal", []StaffMember{removed}, 200, 200},
-		{"after the removal", []StaffMember{removed}, 250, 200},
-		{"removed, not yet added again", []StaffMember{removed, again}, 250, 200},
-		{"added again", []StaffMember{removed, again}, 350, 0},
+		{"before the removal", []protocol.StaffMember{removed}, 199, 0},
+		{"at the removal", []protocol.StaffMember{removed}, 200, 200},
+		{"after the removal", []protocol.StaffMember{removed}, 250, 200},
+		{"removed, not yet added again", []protocol.StaffMember{removed, again}, 250, 200},
+		{"added again", []protocol.StaffMember{removed, again}, 350, 0},
 	} {
 		if got := StaffRemovedAt(tc.members, tc.at); got != tc.want {
 			t.Errorf("%s: StaffRemovedAt = %d, want %d", tc.name, got, tc.want)

@@ -13,19 +13,6 @@ import (
 // the same changes, by an administrator. Every change goes to every desk
 // through the feed as the member is now.
 
-// KindStaff is a change of the staff list.
-const KindStaff = protocol.KindStaff
-
-// OutcomeStaffChanged is the server's answer to a staff event it applied.
-const OutcomeStaffChanged = protocol.OutcomeStaffChanged
-
-// StaffChange is what a change asks of the list; StaffMember is one
-// member as the server has it.
-type (
-	StaffChange = protocol.StaffChange
-	StaffMember = protocol.StaffMember
-)
-
 // Refusals of a staff change against the list (an event's are answered
 // "rejected" with the text).
 var (
@@ -36,7 +23,7 @@ var (
 // ValidateStaffChange checks a change's fields: a known action, a name
 // as a desk accepts it, and the PIN only as a desk's argon2id hash (add
 // and set-pin), never in clear.
-func ValidateStaffChange(ch StaffChange) error {
+func ValidateStaffChange(ch protocol.StaffChange) error {
 	switch ch.Action {
 	case protocol.StaffAdd, protocol.StaffSetPIN:
 		if !app.ValidPINHash(ch.PINHash) {
@@ -64,13 +51,13 @@ func ValidateStaffChange(ch StaffChange) error {
 // manager should know (the dashboard lists them by the day they were
 // decided at, the report with the flagged events).
 type RemovedStaffWork struct {
-	EventID   string `json:"event_id"`
-	Kind      string `json:"kind"` // redeem; undo, disable, enable, replace
-	Code      string `json:"code"`
-	Station   string `json:"station"`
-	Operator  string `json:"operator"`
-	DecidedAt int64  `json:"decided_at"` // on the server's clock (the desk's, corrected)
-	Outcome   string `json:"outcome"`    // redeemed, conflict; rejected for a supervisor's action (a replacement after a use: conflict)
-	Flag      string `json:"flag"`       // the flags' wording
-	Site      string `json:"site,omitempty"`
+	EventID   string           `json:"event_id"`
+	Kind      protocol.Kind    `json:"kind"` // redeem; undo, disable, enable, replace
+	Code      string           `json:"code"`
+	Station   string           `json:"station"`
+	Operator  string           `json:"operator"`
+	DecidedAt int64            `json:"decided_at"` // on the server's clock (the desk's, corrected)
+	Outcome   protocol.Outcome `json:"outcome"`    // redeemed, conflict; rejected for a supervisor's action (a replacement after a use: conflict)
+	Flag      string           `json:"flag"`       // the flags' wording
+	Site      string           `json:"site,omitempty"`
 }

@@ -16,10 +16,10 @@ type FeedReader interface {
 	// from a Snapshot), ErrFeedReset when after is beyond every position
 	// given (the database was restored). A read replica that has not
 	// applied position after yet answers no changes: the desk waits.
-	Changes(ctx context.Context, after int64, limit int) ([]Change, error)
+	Changes(ctx context.Context, after int64, limit int) ([]protocol.Change, error)
 	// SiteChanges is Changes for a desk of the site: only the changes to
 	// that site's labels and the deployment-wide ones (the staff list).
-	SiteChanges(ctx context.Context, site, after int64, limit int) ([]Change, error)
+	SiteChanges(ctx context.Context, site, after int64, limit int) ([]protocol.Change, error)
 	// FeedTag returns the tag of the change at position pos (Change.Tag);
 	// held is false when the feed has none there (compacted, or not
 	// written yet).
@@ -34,7 +34,7 @@ type FeedReader interface {
 	// later page (afterID > 0), the Position of the snapshot's first page
 	// (0: not known, as a desk of an older release does not say): the page
 	// is read where the state is at least that new.
-	Snapshot(ctx context.Context, site, afterID, position int64, limit int) (Snapshot, error)
+	Snapshot(ctx context.Context, site, afterID, position int64, limit int) (protocol.Snapshot, error)
 }
 
 // ReplicaStatus is what the server knows of its read replica
@@ -113,7 +113,7 @@ type Store interface {
 	// set; with other content, an *EventReused error. ErrRevoked when the
 	// station was revoked (it may come from a cache of token lookups): the
 	// check is made with the events, so a revoked station changes nothing.
-	Apply(ctx context.Context, st Station, evs []Event, at int64) ([]Result, error)
+	Apply(ctx context.Context, st Station, evs []protocol.Event, at int64) ([]protocol.Result, error)
 	// The feed and the snapshot, read from this database (the primary).
 	FeedReader
 	// SiteInfo is what a desk of the station's site is told at its
@@ -133,7 +133,7 @@ type Store interface {
 	// from a snapshot) and returns how many were dropped.
 	Compact(ctx context.Context, staleBefore int64) (int64, error)
 	// Conflicts lists the conflicts whose first redemption is in [from, to).
-	Conflicts(ctx context.Context, from, to int64) ([]Conflict, error)
+	Conflicts(ctx context.Context, from, to int64) ([]protocol.Conflict, error)
 	// SetDeskStatus keeps a desk's report of a day, unless a report of
 	// that day made later (by the desk's clock) is kept already.
 	SetDeskStatus(ctx context.Context, s DeskStatus) error

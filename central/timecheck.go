@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/protocol"
 )
 
 // FutureTolerance is how far ahead of the server's clock an offline event
@@ -23,7 +24,7 @@ const OffsetTrustedFor = int64(app.OffsetTrustedFor / time.Second)
 // (older than OffsetTrustedFor, or measured "after" the event: the desk's
 // clock was set back since, by a process that did not see it happen). An event
 // without an offset keeps the desk's time.
-func CorrectedTime(ev Event) (int64, Note) {
+func CorrectedTime(ev protocol.Event) (int64, Note) {
 	if ev.ClockOffsetMS == nil {
 		return ev.At, Note{}
 	}
@@ -55,7 +56,7 @@ func formatAge(age int64) string {
 }
 
 // EffectiveTime is DecideTime with the note's wording only.
-func EffectiveTime(ev Event, issuedAt, now int64) (at int64, flag string) {
+func EffectiveTime(ev protocol.Event, issuedAt, now int64) (at int64, flag string) {
 	at, n := DecideTime(ev, issuedAt, now)
 	return at, n.Text
 }

@@ -26,7 +26,7 @@ func ValidEventID(id string) bool { return eventIDPattern.MatchString(id) }
 // (-1 for a request of one event).
 // The text limits are the desk's own (app.CheckOperator, app.CheckReason),
 // so what a desk accepted the server accepts too.
-func ValidateEvent(i int, ev Event) error {
+func ValidateEvent(i int, ev protocol.Event) error {
 	if err := validateEvent(ev); err != nil {
 		if i < 0 {
 			return err
@@ -36,25 +36,25 @@ func ValidateEvent(i int, ev Event) error {
 	return nil
 }
 
-func validateEvent(ev Event) error {
+func validateEvent(ev protocol.Event) error {
 	switch {
 	case !eventIDPattern.MatchString(ev.EventID):
 		return Badf("event_id must be 8–64 letters, digits, - or _")
-	case ev.Kind != KindRedeem && ev.Kind != KindDisable && ev.Kind != KindEnable && ev.Kind != KindUndo && ev.Kind != KindExpire && ev.Kind != KindReplace && ev.Kind != KindStaff:
+	case !knownKind(ev.Kind):
 		return Badf("kind must be redeem, disable, enable, undo, expire, replace or staff")
-	case (ev.Kind == KindStaff) != (ev.Staff != nil):
+	case (ev.Kind == protocol.KindStaff) != (ev.Staff != nil):
 		return Badf("a staff event, and only one, carries the change of the staff list in staff")
-	case ev.Kind == KindReplace && ev.NewCode == "":
+	case ev.Kind == protocol.KindReplace && ev.NewCode == "":
 		return Badf("a replace names the new label in new_code")
-	case ev.Kind != KindReplace && (ev.NewCode != "" || ev.NewExpireAt != 0 || ev.NewCreatedAt != 0):
+	case ev.Kind != protocol.KindReplace && (ev.NewCode != "" || ev.NewExpireAt != 0 || ev.NewCreatedAt != 0):
 		return Badf("new_code, new_expire_at and new_created_at are only for a replace")
 	case ev.NewExpireAt < 0 || ev.NewCreatedAt < 0:
 		return Badf("new_expire_at and new_created_at must be Unix seconds")
-	case ev.Kind == KindUndo && !eventIDPattern.MatchString(ev.Undoes):
+	case ev.Kind == protocol.KindUndo && !eventIDPattern.MatchString(ev.Undoes):
 		return Badf("an undo names the event_id of the redemption it undoes in undoes")
-	case ev.Kind != KindUndo && ev.Undoes != "":
+	case ev.Kind != protocol.KindUndo && ev.Undoes != "":
 		return Badf("undoes is only for an undo")
-	case ev.Kind != KindExpire && ev.Site != "":
+	case ev.Kind != protocol.KindExpire && ev.Site != "":
 		return Badf("site is only for an expiry (the site the desk closed its day in)")
 	case ev.At <= 0:
 		return Badf("at must be Unix seconds")
@@ -65,14 +65,8 @@ func validateEvent(ev Event) error {
 	if err := app.CheckReason(ev.Reason); err != nil {
 		return &BadRequest{Reason: err.Error()}
 	}
-	if ev.Kind == KindStaff {
-		switch {
-		case ev.Code != "":
-			return Badf("a staff event names no code")
-		case ev.Reason != ev.Staff.Summary():
-			return Badf("a staff event's reason is its change in words (%q)", ev.Staff.Summary())
-		}
-		return ValidateStaffChange(*ev.Staff)
+	if ev.Kind == protocol.KindStaff {
+		return validateStaffEvent(ev)
 	}
 	if _, err := ParseCode(ev.Code); err != nil {
 		return err
@@ -80,10 +74,31 @@ func validateEvent(ev Event) error {
 	return nil
 }
 
+// knownKind reports whether a desk may send an event of this kind.
+func knownKind(kind protocol.Kind) bool {
+	switch kind {
+	case protocol.KindRedeem, protocol.KindDisable, protocol.KindEnable, protocol.KindUndo, protocol.KindExpire, protocol.KindReplace, protocol.KindStaff:
+		return true
+	}
+	return false
+}
+
+// validateStaffEvent checks a change of the staff list: no code, its
+// reason the change in words.
+func validateStaffEvent(ev protocol.Event) error {
+	switch {
+	case ev.Code != "":
+		return Badf("a staff event names no code")
+	case ev.Reason != ev.Staff.Summary():
+		return Badf("a staff event's reason is its change in words (%q)", ev.Staff.Summary())
+	}
+	return ValidateStaffChange(*ev.Staff)
+}
+
 // ReplacementCode checks the new label of a replace event as a batch
 // upload checks its codes (ValidateCodes: the printed form, the uploading
 // station's letter) and returns it with its parsed fields.
-func ReplacementCode(st Station, ev Event) (CodeIn, error) {
+func ReplacementCode(st Station, ev protocol.Event) (CodeIn, error) {
 	in := []CodeIn{{Code: ev.NewCode, ExpireAt: ev.NewExpireAt, CreatedAt: ev.NewCreatedAt}}
 	if err := ValidateCodes(st, in); err != nil {
 		return CodeIn{}, Badf("new_code: %v", err)

@@ -32,6 +32,9 @@ func printBadges(ctx context.Context, s *session, f printFlags, opts printing.Op
 	if _, err := dest.Deliver(buf.Bytes(), f.format == printing.FormatZPL); err != nil {
 		return err
 	}
+	if err := s.svc.Operators().BadgesPrinted(ctx, badges); err != nil {
+		return err
+	}
 	names := make([]string, len(badges))
 	for i, b := range badges {
 		names[i] = b.Name

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"qrdesk/internal/serverdbtest"
 )
 
 // cuttingProxy forwards loopback TCP to target. While cut is set, it lets
@@ -104,10 +106,9 @@ func TestSyncSurvivesLostAnswers(t *testing.T) {
 	// station then decided offline under the same event id (the scan's trace
 	// id), so the upload is recognised as the same event: one redemption per
 	// code, no second event, no conflict of the desk with itself.
-	var events, redeemed, conflicts, used int
-	central.QueryRow(`SELECT count(*), count(*) FILTER (WHERE outcome = 'redeemed') FROM events WHERE kind = 'redeem'`).Scan(&events, &redeemed)
-	central.QueryRow(`SELECT count(*) FROM conflicts`).Scan(&conflicts)
-	central.QueryRow(`SELECT count(*) FROM codes WHERE status = 'used'`).Scan(&used)
+	events := len(central.Events(serverdbtest.Where{Kind: "redeem"}))
+	redeemed := central.Count(`SELECT count(*) FROM events WHERE kind = 'redeem' AND outcome = 'redeemed'`)
+	conflicts, used := central.CountConflicts(), central.CountLabels("used")
 	if used != 4 || events != 4 || redeemed != 4 || conflicts != 0 {
 		t.Fatalf("server: %d codes used, %d events (%d redeemed), %d conflicts; want 4, 4, 4, 0 (dropped %d answers)", used, events, redeemed, conflicts, proxy.dropped.Load())
 	}

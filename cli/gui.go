@@ -18,8 +18,9 @@ func init() {
 	register("gui", "open the window (the default with no command)", runGUI)
 }
 
-// runGUI opens the window. Whatever stops it first (a flag, a desk nobody
-// can unlock, a key file others can read, a database that will not open)
+// runGUI opens the window. Whatever stops it first (a flag, a desk whose
+// supervisors were all removed, a key file others can read, a database
+// that will not open)
 // is written to qrdesk.log beside the database and shown in a dialog
 // (startFailure): the window program has no console to print it to.
 func runGUI(ctx context.Context, env *Env, args []string) error {
@@ -67,25 +68,22 @@ func callGUI(ctx context.Context, env *Env, opts GUIOptions) (err error) {
 	return env.GUI(ctx, opts)
 }
 
-// deskHasSupervisor refuses desk mode on a desk nobody could unlock, saying
-// how to set it up (deskSetupError).
+// deskHasSupervisor refuses desk mode on a desk nobody could unlock: one
+// whose supervisors were all removed, saying how to add one
+// (deskSetupError). A fresh desk, or one that never had a supervisor,
+// opens: the window asks for the first supervisor (ui/firstsupervisor.go).
 func deskHasSupervisor(ctx context.Context, env *Env, c *common) error {
 	if _, err := os.Stat(c.db); errors.Is(err, fs.ErrNotExist) {
-		return &app.Error{Kind: app.KindInvalid, Message: (&deskSetupError{fresh: true}).Error(), Err: &deskSetupError{fresh: true}}
+		return nil
 	}
 	s, err := open(ctx, env, c)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	ops, err := s.svc.Operators().List(ctx, false)
-	if err != nil {
+	sups, err := s.svc.Operators().Supervisors(ctx)
+	if err != nil || sups.Current || !sups.Ever {
 		return err
-	}
-	for _, op := range ops {
-		if op.Supervisor {
-			return nil
-		}
 	}
 	return &app.Error{Kind: app.KindInvalid, Message: (&deskSetupError{}).Error(), Err: &deskSetupError{}}
 }

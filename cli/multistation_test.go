@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -17,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testclock"
 	"qrdesk/internal/testpg"
 	"qrdesk/serverdb"
@@ -228,20 +228,15 @@ func multiStation(t *testing.T, cs *centralServer, servers int) {
 		t.Fatal(err)
 	}
 	defer central.Close()
-	q := func(query string, args ...any) int {
-		var n int
-		if err := central.QueryRowForTests(query, args...).Scan(&n); err != nil {
-			t.Fatalf("%s: %v", query, err)
-		}
-		return n
-	}
-	if n := q(`SELECT count(*) FROM codes WHERE status = 'used'`); n != len(codes) {
+	srv := serverdbtest.Of(t, central)
+	q := srv.Count
+	if n := srv.CountLabels("used"); n != len(codes) {
 		t.Fatalf("%d codes used on the server, want all %d", n, len(codes))
 	}
 	if n := q(`SELECT count(*) FROM (SELECT code FROM events WHERE outcome = 'redeemed' GROUP BY code HAVING count(*) > 1) AS twice`); n != 0 {
 		t.Fatalf("%d codes redeemed twice on the server", n)
 	}
-	if n := q(`SELECT count(*) FROM conflicts`); n != len(doubles) {
+	if n := srv.CountConflicts(); n != len(doubles) {
 		t.Fatalf("%d conflicts, want %d offline double uses", n, len(doubles))
 	}
 	// The server (online scans) and the desks (offline scans) kept one clock:
@@ -249,8 +244,9 @@ func multiStation(t *testing.T, cs *centralServer, servers int) {
 	if n := q(`SELECT count(*) FROM codes WHERE used_at < ? OR used_at >= ?`, testclock.Day().Unix(), testclock.Day().AddDate(0, 0, 1).Unix()); n != 0 {
 		t.Fatalf("%d codes used at a time outside %s", n, testclock.Date(0))
 	}
+	conflicts := srv.Conflicts()
 	for code := range doubles {
-		if q(`SELECT count(*) FROM conflicts WHERE code = ?`, code) != 1 {
+		if conflicts[code] != 1 {
 			t.Fatalf("double use of %s is not exactly one conflict", code)
 		}
 	}
@@ -288,24 +284,18 @@ func multiStation(t *testing.T, cs *centralServer, servers int) {
 		}
 	}
 	t.Logf("%d codes at %d desks: %d decided online, %d offline, %d offline double uses → %d conflicts",
-		len(codes), desks, len(online), len(offline), len(doubles), q(`SELECT count(*) FROM conflicts`))
+		len(codes), desks, len(online), len(offline), len(doubles), srv.CountConflicts())
 }
 
-func (cs *centralServer) openCentral(t *testing.T) *centralQuery {
+// openCentral opens the server's database for the test's questions.
+func (cs *centralServer) openCentral(t *testing.T) *serverdbtest.Server {
 	t.Helper()
 	db, err := serverdb.Open(context.Background(), cs.db)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return &centralQuery{db}
-}
-
-// centralQuery reads the server database in tests, on either engine.
-type centralQuery struct{ db *serverdb.DB }
-
-func (c *centralQuery) QueryRow(query string, args ...any) *sql.Row {
-	return c.db.QueryRowForTests(query, args...)
+	return serverdbtest.Of(t, db)
 }
 
 // TestSyncKilledServerAndResend kills the server while a station uploads a
@@ -344,11 +334,8 @@ func TestSyncKilledServerAndResend(t *testing.T) {
 		t.Fatalf("sending everything again: %v %s", err, out)
 	}
 	central := cs.openCentral(t)
-	var codes, events, used, conflicts int
-	central.QueryRow(`SELECT count(*) FROM codes`).Scan(&codes)
-	central.QueryRow(`SELECT count(*) FROM events`).Scan(&events)
-	central.QueryRow(`SELECT count(*) FROM codes WHERE status = 'used'`).Scan(&used)
-	central.QueryRow(`SELECT count(*) FROM conflicts`).Scan(&conflicts)
+	codes, events := central.CountLabels(""), len(central.Events(serverdbtest.Where{}))
+	used, conflicts := central.CountLabels("used"), central.CountConflicts()
 	if codes != 20000 || events != 30 || used != 30 || conflicts != 0 {
 		t.Fatalf("server: %d codes, %d events, %d used, %d conflicts; want 20000, 30, 30, 0", codes, events, used, conflicts)
 	}
@@ -387,9 +374,7 @@ func TestUnknownCodeAcceptedOffline(t *testing.T) {
 		}
 	}
 	central := cs.openCentral(t)
-	var station string
-	central.QueryRow(`SELECT used_station FROM codes WHERE code = ?`, issued.Codes[0]).Scan(&station)
-	if station != "Desk 2" {
+	if station := central.Label(issued.Codes[0]).UsedStation; station != "Desk 2" {
 		t.Fatalf("the server has the label used at %q, want Desk 2", station)
 	}
 	var w struct{ Outcome string }

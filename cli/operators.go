@@ -25,24 +25,65 @@ const operatorsUsage = `Usage:
   qrdesk operators set-pin NAME              a new PIN (a forgotten one), read as for add
   qrdesk operators renew-badge NAME          cancel a lost badge; print the new one with 'qrdesk print --badges'`
 
+// runOperators parses, checks, opens the desk and runs one operators
+// command.
 func runOperators(ctx context.Context, env *Env, args []string) error {
-	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
-			fmt.Fprintln(env.Stderr, operatorsUsage)
-			return nil
-		}
-		return usagef("say what to do: add, list, remove, set-pin or renew-badge")
+	call, err := parseOperators(env, args)
+	if err != nil || call == nil {
+		return err
 	}
-	sub, args := args[0], args[1:]
-	fs, c := newFlags(env, "operators "+sub, "")
-	fs.Usage = func() { fmt.Fprintln(env.Stderr, operatorsUsage) }
-	supervisor := fs.Bool("supervisor", false, "the operator may disable and enable codes, change settings, reprint and undo in the window")
-	all := fs.Bool("all", false, "list removed operators too")
-	pos, err := parse(fs, args)
+	s, err := open(ctx, env, call.common)
 	if err != nil {
 		return err
 	}
-	switch sub {
+	defer s.Close()
+	st := &staffSession{session: s, staff: s.svc.Operators(), by: operatorName(env, "")}
+	// On the deployment's staff list a change here goes to the server at
+	// this desk's next sync, and to every desk at theirs.
+	if st.shared, err = st.staff.Shared(ctx); err != nil {
+		return err
+	}
+	return operatorsActions[call.sub](ctx, env, st, call)
+}
+
+// operatorsCall is one 'qrdesk operators' command line, parsed and checked.
+type operatorsCall struct {
+	sub        string // add, list, remove, set-pin, renew-badge
+	name       string // the operator (every command but list)
+	supervisor bool   // add: a supervisor
+	all        bool   // list: removed operators too
+	common     *common
+}
+
+// parseOperators reads and checks the command line; nil and no error:
+// only --help was asked for (printed).
+func parseOperators(env *Env, args []string) (*operatorsCall, error) {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+			fmt.Fprintln(env.Stderr, operatorsUsage)
+			return nil, nil
+		}
+		return nil, usagef("say what to do: add, list, remove, set-pin or renew-badge")
+	}
+	call := &operatorsCall{sub: args[0]}
+	fs, c := newFlags(env, "operators "+call.sub, "")
+	call.common = c
+	fs.Usage = func() { fmt.Fprintln(env.Stderr, operatorsUsage) }
+	fs.BoolVar(&call.supervisor, "supervisor", false, "the operator may disable and enable codes, change settings, reprint and undo in the window")
+	fs.BoolVar(&call.all, "all", false, "list removed operators too")
+	pos, err := parse(fs, args[1:])
+	if err != nil {
+		return nil, err
+	}
+	if err := call.check(pos); err != nil {
+		return nil, err
+	}
+	return call, nil
+}
+
+// check checks the names after the command and which flags go with it.
+func (call *operatorsCall) check(pos []string) error {
+	switch call.sub {
 	case "list":
 		if len(pos) > 0 {
 			return usagef("unexpected argument %q", pos[0])
@@ -51,101 +92,117 @@ func runOperators(ctx context.Context, env *Env, args []string) error {
 		if len(pos) != 1 {
 			return usagef("give exactly one operator NAME (in quotes if it has spaces)")
 		}
+		call.name = pos[0]
 	default:
-		return usagef("%q is not an operators command: use add, list, remove, set-pin or renew-badge", sub)
+		return usagef("%q is not an operators command: use add, list, remove, set-pin or renew-badge", call.sub)
 	}
-	if *supervisor && sub != "add" {
+	if call.supervisor && call.sub != "add" {
 		return usagef("--supervisor goes with 'operators add'")
 	}
-	if sub == "add" {
-		if err := app.CheckOperatorName(pos[0]); err != nil {
+	if call.sub == "add" {
+		if err := app.CheckOperatorName(call.name); err != nil {
 			return &app.Error{Kind: app.KindInvalid, Message: err.Error()}
 		}
 	}
-	s, err := open(ctx, env, c)
+	return nil
+}
+
+// staffSession is an open desk's staff list, who changes it, and whether
+// it is the deployment's (kept by the server) or this desk's own.
+type staffSession struct {
+	*session
+	staff  *app.Operators
+	by     string
+	shared bool
+}
+
+// say prints the shared or the desk-only sentence.
+func (st *staffSession) say(shared, alone string, args ...any) func(w io.Writer) {
+	return func(w io.Writer) {
+		if st.shared {
+			fmt.Fprintf(w, shared, args...)
+			return
+		}
+		fmt.Fprintf(w, alone, args...)
+	}
+}
+
+// operatorsActions is what each operators command does, its line checked.
+var operatorsActions = map[string]func(ctx context.Context, env *Env, st *staffSession, call *operatorsCall) error{
+	"add":         operatorsAdd,
+	"list":        operatorsList,
+	"remove":      operatorsRemove,
+	"set-pin":     operatorsSetPIN,
+	"renew-badge": operatorsRenewBadge,
+}
+
+func operatorsAdd(ctx context.Context, env *Env, st *staffSession, call *operatorsCall) error {
+	pin, err := readPIN(env, call.name)
 	if err != nil {
 		return err
 	}
-	defer s.Close()
-	staff := s.svc.Operators()
-	by := operatorName(env, "")
-	// On the deployment's staff list a change here goes to the server at
-	// this desk's next sync, and to every desk at theirs.
-	shared, err := staff.Shared(ctx)
+	op, err := st.staff.Add(ctx, call.name, pin, call.supervisor, st.by)
 	if err != nil {
 		return err
 	}
-	switch sub {
-	case "add":
-		pin, err := readPIN(env, pos[0])
-		if err != nil {
-			return err
-		}
-		op, err := staff.Add(ctx, pos[0], pin, *supervisor, by)
-		if err != nil {
-			return err
-		}
-		return s.output(op, func(w io.Writer) {
-			if shared {
-				fmt.Fprintf(w, "added %s %s to the deployment's staff list: it goes to the server at this desk's next sync ('qrdesk sync'); then print their badge with 'qrdesk print --badges -o badges.pdf'\n", op.Role(), op.Name)
-				return
-			}
-			fmt.Fprintf(w, "added %s %s; print their badge with 'qrdesk print --badges -o badges.pdf'\n", op.Role(), op.Name)
-		})
-	case "remove":
-		op, err := staff.Remove(ctx, pos[0], by)
-		if err != nil {
-			return err
-		}
-		return s.output(op, func(w io.Writer) {
-			if shared {
-				fmt.Fprintf(w, "removed %s from the deployment's staff list: their badge and PIN no longer work here, and at every desk after this desk's next sync and theirs; the scans they made keep their name\n", op.Name)
-				return
-			}
-			fmt.Fprintf(w, "removed %s: their badge and PIN no longer work; the scans they made keep their name\n", op.Name)
-		})
-	case "set-pin":
-		// Before the PIN is typed: a mistyped name fails at once.
-		if _, err := staff.Find(ctx, pos[0]); err != nil {
-			return err
-		}
-		pin, err := readPIN(env, pos[0])
-		if err != nil {
-			return err
-		}
-		op, err := staff.SetPIN(ctx, pos[0], pin, by)
-		if err != nil {
-			return err
-		}
-		return s.output(op, func(w io.Writer) {
-			if shared {
-				fmt.Fprintf(w, "%s has a new PIN; the old one no longer works here, and at every desk after this desk's next sync and theirs\n", op.Name)
-				return
-			}
-			fmt.Fprintf(w, "%s has a new PIN; the old one no longer works\n", op.Name)
-		})
-	case "renew-badge":
-		op, err := staff.RenewBadge(ctx, pos[0], by)
-		if err != nil {
-			return err
-		}
-		return s.output(op, func(w io.Writer) {
-			if shared {
-				fmt.Fprintf(w, "%s's old badge no longer works here, and at every desk after this desk's next sync and theirs; after this desk's next sync print the new one with 'qrdesk print --badges -o badges.pdf'\n", op.Name)
-				return
-			}
-			fmt.Fprintf(w, "%s's old badge no longer works; print the new one (badge %d) with 'qrdesk print --badges -o badges.pdf'\n", op.Name, op.BadgeVersion)
+	return st.output(op, st.say(
+		"added %s %s to the deployment's staff list: it goes to the server at this desk's next sync ('qrdesk sync'); then print their badge with 'qrdesk print --badges -o badges.pdf'\n",
+		"added %s %s; print their badge with 'qrdesk print --badges -o badges.pdf'\n", op.Role(), op.Name))
+}
+
+func operatorsRemove(ctx context.Context, _ *Env, st *staffSession, call *operatorsCall) error {
+	op, err := st.staff.Remove(ctx, call.name, st.by)
+	if err != nil {
+		return err
+	}
+	return st.output(op, st.say(
+		"removed %s from the deployment's staff list: their badge and PIN no longer work here, and at every desk after this desk's next sync and theirs; the scans they made keep their name\n",
+		"removed %s: their badge and PIN no longer work; the scans they made keep their name\n", op.Name))
+}
+
+func operatorsSetPIN(ctx context.Context, env *Env, st *staffSession, call *operatorsCall) error {
+	// Before the PIN is typed: a mistyped name fails at once.
+	if _, err := st.staff.Find(ctx, call.name); err != nil {
+		return err
+	}
+	pin, err := readPIN(env, call.name)
+	if err != nil {
+		return err
+	}
+	op, err := st.staff.SetPIN(ctx, call.name, pin, st.by)
+	if err != nil {
+		return err
+	}
+	return st.output(op, st.say(
+		"%s has a new PIN; the old one no longer works here, and at every desk after this desk's next sync and theirs\n",
+		"%s has a new PIN; the old one no longer works\n", op.Name))
+}
+
+func operatorsRenewBadge(ctx context.Context, _ *Env, st *staffSession, call *operatorsCall) error {
+	op, err := st.staff.RenewBadge(ctx, call.name, st.by)
+	if err != nil {
+		return err
+	}
+	if st.shared {
+		return st.output(op, func(w io.Writer) {
+			fmt.Fprintf(w, "%s's old badge no longer works here, and at every desk after this desk's next sync and theirs; after this desk's next sync print the new one with 'qrdesk print --badges -o badges.pdf'\n", op.Name)
 		})
 	}
-	ops, err := staff.List(ctx, *all)
+	return st.output(op, func(w io.Writer) {
+		fmt.Fprintf(w, "%s's old badge no longer works; print the new one (badge %d) with 'qrdesk print --badges -o badges.pdf'\n", op.Name, op.BadgeVersion)
+	})
+}
+
+func operatorsList(ctx context.Context, _ *Env, st *staffSession, call *operatorsCall) error {
+	ops, err := st.staff.List(ctx, call.all)
 	if err != nil {
 		return err
 	}
 	if ops == nil {
 		ops = []app.Operator{}
 	}
-	return s.output(ops, func(w io.Writer) {
-		if shared {
+	return st.output(ops, func(w io.Writer) {
+		if st.shared {
 			fmt.Fprintln(w, "the deployment's staff list (kept by the server: 'qrdesk-server operators', or a change here at the next sync)")
 		}
 		if len(ops) == 0 {

@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"qrdesk/app"
 	"qrdesk/printing"
@@ -35,9 +37,45 @@ type printFlags struct {
 	operator             string
 }
 
+// runPrint parses and checks the flags, opens the desk, then prints what
+// they select: a calibration page, the scanner test label, the badges, or
+// labels.
 func runPrint(ctx context.Context, env *Env, args []string) error {
 	fs, c := newFlags(env, "print", "(--batch ID | --date D | --codes FILE | --resume JOB | --calibration) -o FILE")
 	var f printFlags
+	f.declare(fs)
+	if err := parseNone(fs, args); err != nil {
+		return err
+	}
+	if err := f.check(); err != nil {
+		return err
+	}
+	s, err := open(ctx, env, c)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	set, err := s.svc.Settings(ctx)
+	if err != nil {
+		return err
+	}
+	opts, err := f.options(fs, templateDir(c), set, env.now())
+	if err != nil {
+		return err
+	}
+	switch {
+	case f.calibration:
+		return printCalibration(s, f, opts)
+	case f.scannerTest:
+		return printScannerTest(s, f, opts)
+	case f.badges:
+		return printBadges(ctx, s, f, opts)
+	}
+	return printLabels(ctx, env, s, f, opts, set.LabelTitle)
+}
+
+// declare declares print's flags on fs.
+func (f *printFlags) declare(fs *flag.FlagSet) {
 	fs.Int64Var(&f.batch, "batch", 0, "print the codes of this batch")
 	fs.StringVar(&f.date, "date", "", "print the codes with this label date (YYYY-MM-DD)")
 	fs.StringVar(&f.codesFile, "codes", "", "print the codes listed in FILE, one per line (- for standard input)")
@@ -60,9 +98,10 @@ func runPrint(ctx context.Context, env *Env, args []string) error {
 	fs.StringVar(&f.printer, "printer", "", "send to this printer: a CUPS queue, or on Windows an installed printer (ZPL goes raw)")
 	fs.StringVar(&f.printerAddr, "printer-addr", "", "send ZPL straight to a network printer at HOST:PORT (usually port 9100)")
 	fs.StringVar(&f.operator, "operator", "", "who prints")
-	if err := parseNone(fs, args); err != nil {
-		return err
-	}
+}
+
+// check refuses flags that cannot go together, before the desk is opened.
+func (f *printFlags) check() error {
 	if f.format != "pdf" && f.format != "zpl" {
 		return usagef("--format %q is not a format: use pdf or zpl", f.format)
 	}
@@ -72,57 +111,42 @@ func runPrint(ctx context.Context, env *Env, args []string) error {
 	if f.printerAddr != "" && f.format != "zpl" {
 		return usagef("--printer-addr sends raw ZPL: add --format zpl (or use --printer for a CUPS queue)")
 	}
-	s, err := open(ctx, env, c)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	set, err := s.svc.Settings(ctx)
-	if err != nil {
-		return err
-	}
+	return nil
+}
+
+// options is the layout: the template (the flag's or the setting's), the
+// start position, and the calibration offsets (the flags' or the
+// settings').
+func (f *printFlags) options(fs *flag.FlagSet, templates string, set app.Settings, now time.Time) (printing.Options, error) {
 	if f.template == "" {
 		f.template = set.Template
 	}
-	tmpl, err := printing.FindTemplate(templateDir(c), f.template)
+	tmpl, err := printing.FindTemplate(templates, f.template)
 	if err != nil {
-		return &app.Error{Kind: app.KindInvalid, Message: err.Error()}
+		return printing.Options{}, &app.Error{Kind: app.KindInvalid, Message: err.Error()}
 	}
 	if f.start < 1 {
-		return usagef("--start %d: positions count from 1, the first label of the sheet", f.start)
+		return printing.Options{}, usagef("--start %d: positions count from 1, the first label of the sheet", f.start)
 	}
-	skip := f.start - 1
-	opts := printing.Options{Template: tmpl, Start: skip, OffsetX: set.OffsetX, OffsetY: set.OffsetY, EC: set.QREC, Created: env.now()}
+	opts := printing.Options{Template: tmpl, Start: f.start - 1, OffsetX: set.OffsetX, OffsetY: set.OffsetY, EC: set.QREC, Created: now}
 	if isFlagSet(fs, "offset-x") {
 		opts.OffsetX = f.offsetX
 	}
 	if isFlagSet(fs, "offset-y") {
 		opts.OffsetY = f.offsetY
 	}
-	if f.calibration {
-		return printCalibration(s, f, opts)
-	}
-	if f.scannerTest {
-		return printScannerTest(s, f, opts)
-	}
-	if f.badges {
-		return printBadges(ctx, s, f, opts)
-	}
+	return opts, nil
+}
 
+// selection is the codes the flags pick: a batch (or one sheet or serial
+// range of it), a label date, a code list or a failed job. A part of a
+// batch moves opts.Start to where its first label was.
+func (f *printFlags) selection(env *Env, opts *printing.Options) (app.PrintSelection, error) {
 	sel := app.PrintSelection{BatchID: f.batch, Date: f.date, ResumeJob: f.resume}
 	if f.sheet != 0 || f.serials != "" {
-		if f.batch == 0 {
-			return usagef("--sheet and --serials pick labels of one batch: add --batch ID")
-		}
-		if f.sheet != 0 && f.serials != "" {
-			return usagef("give --sheet or --serials, not both")
-		}
-		part := &app.BatchPart{Sheet: f.sheet, PerSheet: tmpl.PerPage(), Skip: skip}
-		if f.sheet < 0 {
-			return usagef("--sheet %d: sheets count from 1", f.sheet)
-		}
-		if f.serials != "" {
-			part.From, part.To = splitSerials(f.serials)
+		part, err := f.batchPart(opts.Template.PerPage(), opts.Start)
+		if err != nil {
+			return sel, err
 		}
 		if start := part.StartPosition(); start >= 0 {
 			opts.Start = start // the sheet's labels go where they were
@@ -130,9 +154,37 @@ func runPrint(ctx context.Context, env *Env, args []string) error {
 		sel.Part = part
 	}
 	if f.codesFile != "" {
+		var err error
 		if sel.Codes, err = readCodeList(env, f.codesFile); err != nil {
-			return err
+			return sel, err
 		}
+	}
+	return sel, nil
+}
+
+// batchPart is --sheet or --serials: one part of --batch.
+func (f *printFlags) batchPart(perSheet, skip int) (*app.BatchPart, error) {
+	if f.batch == 0 {
+		return nil, usagef("--sheet and --serials pick labels of one batch: add --batch ID")
+	}
+	if f.sheet != 0 && f.serials != "" {
+		return nil, usagef("give --sheet or --serials, not both")
+	}
+	if f.sheet < 0 {
+		return nil, usagef("--sheet %d: sheets count from 1", f.sheet)
+	}
+	part := &app.BatchPart{Sheet: f.sheet, PerSheet: perSheet, Skip: skip}
+	if f.serials != "" {
+		part.From, part.To = splitSerials(f.serials)
+	}
+	return part, nil
+}
+
+// printLabels prints the selected codes as one job and says what it did.
+func printLabels(ctx context.Context, env *Env, s *session, f printFlags, opts printing.Options, title string) error {
+	sel, err := f.selection(env, &opts)
+	if err != nil {
+		return err
 	}
 	by, err := s.operator(ctx, f.operator)
 	if err != nil {
@@ -142,7 +194,7 @@ func runPrint(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	done, err := printing.Print(ctx, s.svc, printing.Job{Records: recs, Resumed: resumed, Options: opts, Title: set.LabelTitle,
+	done, err := printing.Print(ctx, s.svc, printing.Job{Records: recs, Resumed: resumed, Options: opts, Title: title,
 		Format: f.format, DPI: f.dpi, To: f.destination(), Operator: by, Reprint: f.reprint})
 	if err != nil {
 		return err
@@ -155,12 +207,12 @@ func runPrint(ctx context.Context, env *Env, args []string) error {
 		if done.Reprint {
 			what = "reprinted"
 		}
-		fmt.Fprintf(w, "job %d: %s %s on %s", done.ID, app.Plural(done.Codes, "label", "labels"), what, tmpl.Name)
+		fmt.Fprintf(w, "job %d: %s %s on %s", done.ID, app.Plural(done.Codes, "label", "labels"), what, opts.Template.Name)
 		if sel.Part != nil {
 			fmt.Fprintf(w, " (batch %d, %s)", f.batch, sel.Part.Describe())
 		}
 		if f.format == "pdf" {
-			fmt.Fprintf(w, " (%s)", app.Plural(printing.Pages(tmpl, opts.Start, len(recs)), "page", "pages"))
+			fmt.Fprintf(w, " (%s)", app.Plural(printing.Pages(opts.Template, opts.Start, len(recs)), "page", "pages"))
 		}
 		for _, dest := range []string{f.out, f.printer, f.printerAddr} {
 			if dest != "" {

@@ -17,32 +17,20 @@ import (
 // written to qrdesk.log and shown in a dialog (Env.Alert), never only to a
 // standard error nobody sees.
 
-// deskSetupError is 'gui --desk' on a desk nobody could unlock: not set up
-// yet (fresh), or without a supervisor. It says what to do, in the desk's
-// language.
-type deskSetupError struct{ fresh bool }
+// deskSetupError is 'gui --desk' on a desk nobody could unlock: every
+// supervisor it had was removed. It says what to do, in the desk's
+// language. (A desk that never had one opens and asks for the first.)
+type deskSetupError struct{}
 
 func (e *deskSetupError) Error() string { return e.text("en") }
 
 func (e *deskSetupError) text(lang string) string {
-	zh := strings.HasPrefix(lang, "zh")
-	switch {
-	case e.fresh && zh:
-		return "此服务台尚未设置，取件台模式需要主管才能解锁。\n" +
-			"1. 打开“qrdesk”（不是“qrdesk pickup desk”），完成服务台设置。\n" +
-			"2. 在命令提示符中添加主管：qrdesk operators add \"姓名\" --supervisor（会要求输入 PIN），并打印工牌：qrdesk print --badges -o badges.pdf\n" +
-			"3. 再次启动“qrdesk pickup desk”。"
-	case e.fresh:
-		return "This desk is not set up yet, and the pickup desk needs a supervisor to unlock it.\n" +
-			"1. Open \"qrdesk\" (not \"qrdesk pickup desk\") and set the desk up.\n" +
-			"2. In a command prompt, add a supervisor: qrdesk operators add \"NAME\" --supervisor (it asks for a PIN), and print the badges: qrdesk print --badges -o badges.pdf\n" +
-			"3. Start \"qrdesk pickup desk\" again."
-	case zh:
-		return "取件台模式需要主管才能解锁，但此服务台还没有主管。\n" +
-			"在命令提示符中添加主管：qrdesk operators add \"姓名\" --supervisor（会要求输入 PIN），并打印工牌：qrdesk print --badges -o badges.pdf，然后再次启动“qrdesk pickup desk”。"
+	if strings.HasPrefix(lang, "zh") {
+		return "取件台模式需要主管才能解锁，但此服务台的主管都已被移除。\n" +
+			"在命令提示符中添加主管：qrdesk operators add \"姓名\" --supervisor（会要求输入 PIN）；若服务台同步员工名单，也可在服务器的“操作员”页面添加。然后再次启动“qrdesk pickup desk”，在“员工”界面保存其工牌。"
 	}
-	return "desk mode needs a supervisor to unlock it, and this desk has none.\n" +
-		"In a command prompt, add one: qrdesk operators add \"NAME\" --supervisor (it asks for a PIN), print the badges: qrdesk print --badges -o badges.pdf, then start \"qrdesk pickup desk\" again."
+	return "desk mode needs a supervisor to unlock it, and every supervisor of this desk was removed.\n" +
+		"In a command prompt, add one: qrdesk operators add \"NAME\" --supervisor (it asks for a PIN), or, on a desk that syncs the staff list, on the server's Operators page. Then start \"qrdesk pickup desk\" again and save their badge on the Staff screen."
 }
 
 // localized is an error that can say itself in the desk's language (the

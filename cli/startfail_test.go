@@ -34,11 +34,11 @@ func (s *station) runWithDialog(t *testing.T, args ...string) (code int, errOut 
 
 // TestWindowStartFailureIsShownAndLogged: the window program has no console
 // (qrdeskw.exe on Windows), so what stops it before its window is up goes
-// to qrdesk.log and into a dialog, in the desk's language: the pickup-desk
-// shortcut on a fresh desk says how to set the desk up and add a
-// supervisor; on a desk with no supervisor, how to add one; a key file
-// others can read, how to protect it. A command that is not the window
-// shows no dialog.
+// to qrdesk.log and into a dialog, in the desk's language. The pickup-desk
+// shortcut on a fresh desk, or on one that never had a supervisor, opens
+// (the window asks for the first supervisor); on a desk whose supervisors
+// were all removed it says how to add one; a key file others can read,
+// how to protect it. A command that is not the window shows no dialog.
 func TestWindowStartFailureIsShownAndLogged(t *testing.T) {
 	t.Setenv("LC_ALL", "en_US.UTF-8")
 	logOf := func(s *station) string {
@@ -46,31 +46,34 @@ func TestWindowStartFailureIsShownAndLogged(t *testing.T) {
 		return string(b)
 	}
 
-	// A fresh desk: the pickup desk's shortcut.
+	// A fresh desk: the pickup desk's shortcut opens the window.
 	s := newBareStation(t)
-	code, errOut, dialogs := s.runWithDialog(t, "gui", "--desk", "--screen", "scan")
-	if code != ExitUsage || !strings.Contains(errOut, "not set up yet") {
-		t.Fatalf("gui --desk on a fresh desk: exit %d, %q", code, errOut)
+	if code, errOut, dialogs := s.runWithDialog(t, "gui", "--desk", "--screen", "scan"); code != ExitOK || len(dialogs) != 0 {
+		t.Fatalf("gui --desk on a fresh desk: exit %d, %q, dialogs %q; want the window (it asks for the first supervisor)", code, errOut, dialogs)
 	}
-	if len(dialogs) != 1 || !strings.HasPrefix(dialogs[0], "qrdesk could not start\n") ||
-		!strings.Contains(dialogs[0], `qrdesk operators add "NAME" --supervisor`) ||
-		!strings.Contains(dialogs[0], "set the desk up") || !strings.Contains(dialogs[0], filepath.Join(s.dir, "qrdesk.log")) {
-		t.Fatalf("the dialog on a fresh desk: %q", dialogs)
-	}
-	if l := logOf(s); !strings.Contains(l, `"msg":"the window could not start"`) || !strings.Contains(l, "not set up yet") {
-		t.Fatalf("qrdesk.log on a fresh desk:\n%s", l)
+	// A picker, and never a supervisor: it opens too.
+	s.runStdin(t, "2468\n", "operators", "add", "li")
+	if code, errOut, dialogs := s.runWithDialog(t, "gui", "--desk"); code != ExitOK || len(dialogs) != 0 {
+		t.Fatalf("gui --desk on a desk that never had a supervisor: exit %d, %q, dialogs %q", code, errOut, dialogs)
 	}
 
-	// Set up, no supervisor; and in Chinese.
-	if code, _, errOut := s.run(t, "init"); code != ExitOK {
-		t.Fatal(errOut)
+	// Its only supervisor removed: nobody may add one at the counter.
+	s.runStdin(t, "1357\n", "operators", "add", "wang", "--supervisor")
+	s.runStdin(t, "", "operators", "remove", "wang")
+	code, errOut, dialogs := s.runWithDialog(t, "gui", "--desk", "--screen", "scan")
+	if code != ExitUsage || !strings.Contains(errOut, "every supervisor of this desk was removed") {
+		t.Fatalf("gui --desk with its supervisors removed: exit %d, %q", code, errOut)
+	}
+	if len(dialogs) != 1 || !strings.HasPrefix(dialogs[0], "qrdesk could not start\n") ||
+		!strings.Contains(dialogs[0], `qrdesk operators add "NAME" --supervisor`) || !strings.Contains(dialogs[0], filepath.Join(s.dir, "qrdesk.log")) {
+		t.Fatalf("the dialog: %q", dialogs)
+	}
+	if l := logOf(s); !strings.Contains(l, `"msg":"the window could not start"`) || !strings.Contains(l, "every supervisor of this desk was removed") {
+		t.Fatalf("qrdesk.log:\n%s", l)
 	}
 	t.Setenv("LC_ALL", "zh_CN.UTF-8")
-	_, errOut, dialogs = s.runWithDialog(t, "gui", "--desk")
-	if !strings.Contains(errOut, "desk mode needs a supervisor") {
-		t.Fatalf("gui --desk with no supervisor: %q", errOut)
-	}
-	if len(dialogs) != 1 || !strings.HasPrefix(dialogs[0], "qrdesk 无法启动\n") || !strings.Contains(dialogs[0], "取件台模式需要主管") {
+	_, _, dialogs = s.runWithDialog(t, "gui", "--desk")
+	if len(dialogs) != 1 || !strings.HasPrefix(dialogs[0], "qrdesk 无法启动\n") || !strings.Contains(dialogs[0], "主管都已被移除") {
 		t.Fatalf("the dialog in Chinese: %q", dialogs)
 	}
 	t.Setenv("LC_ALL", "en_US.UTF-8")

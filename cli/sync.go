@@ -18,8 +18,9 @@ import (
 	"golang.org/x/term"
 
 	"qrdesk/app"
+	"qrdesk/deskclient"
 	"qrdesk/internal/plaintext"
-	"qrdesk/server"
+	"qrdesk/protocol"
 )
 
 func init() {
@@ -123,7 +124,7 @@ func remoteFor(c *common) (app.Remote, error) {
 	if err != nil || sc == nil {
 		return nil, err
 	}
-	return server.NewClient(sc.Server, sc.Token), nil
+	return deskclient.New(sc.Server, sc.Token), nil
 }
 
 const syncUsage = `Usage: qrdesk sync [--server URL (--token-file FILE | --token -)] [flags]
@@ -199,7 +200,7 @@ func runSync(ctx context.Context, env *Env, args []string) error {
 		if sf := app.ServerFailed(err); sf != nil {
 			return &app.Error{Kind: app.KindUnavailable, Message: sf.Error() + "; scans go on offline and will be uploaded later", Err: err}
 		}
-		if server.IsTransient(err) {
+		if app.IsTransient(err) {
 			return &app.Error{Kind: app.KindUnavailable, Message: "the server could not be reached; scans go on offline and will be uploaded later", Err: err}
 		}
 		return err
@@ -209,7 +210,7 @@ func runSync(ctx context.Context, env *Env, args []string) error {
 			time.Unix(st.LastOK, 0).Format("15:04:05"), st.Waiting, st.Rejected, st.Cursor)
 		if st.WaitingUpgrade > 0 {
 			fmt.Fprintf(w, "%d of the waiting events are of a kind the server does not know yet (%s): they go once qrdesk-server is upgraded\n",
-				st.WaitingUpgrade, app.UnsupportedReason)
+				st.WaitingUpgrade, protocol.UnsupportedReason)
 		}
 		if msg := clockWarning(env, st.Clock); msg != "" {
 			fmt.Fprintln(w, msg)
@@ -328,7 +329,7 @@ func warnPlainHTTP(env *Env, serverURL string) {
 }
 
 // printStoppedBadges says which badges printed here stopped signing in
-// with the sync, and how to print the new ones.
+// with a sync and have no new badge yet, and how to print the new ones.
 func printStoppedBadges(w io.Writer, stopped []app.StoppedBadge) {
 	var renew, removed []string
 	for _, b := range stopped {
@@ -339,7 +340,7 @@ func printStoppedBadges(w io.Writer, stopped []app.StoppedBadge) {
 		}
 	}
 	if len(renew) > 0 {
-		fmt.Fprintf(w, "warning: the badges printed here for %s no longer sign in (the staff list holds a newer badge): print new ones with 'qrdesk print --badges' (or Settings → Print operator badges… in the window)\n",
+		fmt.Fprintf(w, "warning: the badges printed here for %s no longer sign in (the staff list holds a newer badge): print new ones with 'qrdesk print --badges' (or on the window's Staff screen); this is said at every sync until then\n",
 			strings.Join(renew, ", "))
 	}
 	if len(removed) > 0 {
@@ -347,6 +348,6 @@ func printStoppedBadges(w io.Writer, stopped []app.StoppedBadge) {
 		if len(removed) == 1 {
 			were = "was"
 		}
-		fmt.Fprintf(w, "warning: %s %s removed from the staff list: their badges no longer sign in\n", strings.Join(removed, ", "), were)
+		fmt.Fprintf(w, "warning: %s %s removed from the staff list: their badges no longer sign in (a supervisor dismisses this on the window's Staff screen)\n", strings.Join(removed, ", "), were)
 	}
 }

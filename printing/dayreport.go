@@ -126,9 +126,9 @@ func reportRight(pdf *fpdf.Fpdf, x, y float64, s string, size float64) {
 
 // DayCloseReport lays out a close of the day: tr gives the words for a
 // key (app.FigureRow keys and the page's own: title, station, closed, by,
-// expired_now, by_hour, changes, no_changes) with English as the default;
-// "%s" in the words of redeemed_by, redeemed_hour and changes is filled
-// in. Times are shown in loc, the desk's zone.
+// expired_now, by_hour, changes, no_changes, change) with English as the
+// default; "%s" in the words of redeemed_by, redeemed_hour and changes is
+// filled in, and change takes the figure, its value before and now. Times are shown in loc, the desk's zone.
 func DayCloseReport(dc app.DayClose, loc *time.Location, tr func(key, english string) string) DayReport {
 	at := func(unix int64) string { return time.Unix(unix, 0).In(loc).Format("2006-01-02 15:04") }
 	r := DayReport{
@@ -154,7 +154,7 @@ func DayCloseReport(dc app.DayClose, loc *time.Location, tr func(key, english st
 	if dc.PreviousAt != 0 {
 		r.NotesTitle = strings.ReplaceAll(tr("changes", "Changed since the close at %s"), "%s", at(dc.PreviousAt))
 		for _, c := range dc.Changes {
-			r.Notes = append(r.Notes, fmt.Sprintf("%s: %d → %d", FigureLabel(c.Key, c.Label, tr), c.Before, c.Now))
+			r.Notes = append(r.Notes, fmt.Sprintf(tr("change", "%s: %d, now %d"), FigureLabel(c.Key, c.Label, tr), c.Before, c.Now))
 		}
 		if len(dc.Changes) == 0 {
 			r.Notes = append(r.Notes, tr("no_changes", "nothing changed"))

@@ -11,41 +11,54 @@ import (
 	"strings"
 )
 
+// Kind is the kind of an event a desk sends (Event.Kind) or of a change
+// the feed carries (Change.Kind). A server that does not know an event's
+// kind answers OutcomeUnsupported (KnowsKind).
+type Kind string
+
 // Event kinds: what a desk sends (redeem … expire) and, with code and
 // conflict, what the feed carries.
 const (
-	KindCode    = "code"
-	KindRedeem  = "redeem"
-	KindDisable = "disable"
-	KindEnable  = "enable"
+	KindCode    Kind = "code"
+	KindRedeem  Kind = "redeem"
+	KindDisable Kind = "disable"
+	KindEnable  Kind = "enable"
 	// KindUndo takes back a redemption of the same desk (Event.Undoes).
-	KindUndo = "undo"
+	KindUndo Kind = "undo"
 	// KindReplace is an event on the old label's code naming the new label
 	// (Event.NewCode): the server links both into one entitlement, and a
 	// use of both is a double use.
-	KindReplace = "replace"
+	KindReplace Kind = "replace"
 	// KindExpire is the day's expiry of one unused label (close-day
 	// --expire-unused).
-	KindExpire   = "expire"
-	KindConflict = "conflict"
+	KindExpire   Kind = "expire"
+	KindConflict Kind = "conflict"
 	// KindStaff is a change of the deployment's staff list (staff.go): an
 	// event a desk sends (Event.Staff, no code) and a feed change the
 	// server sends (Change.Data: the StaffMember as it is now).
-	KindStaff = "staff"
+	KindStaff Kind = "staff"
 )
+
+// Outcome is the server's answer to one event (Result.Outcome).
+type Outcome string
 
 // Outcomes the server gives an event.
 const (
-	OutcomeRedeemed    = "redeemed"
-	OutcomeAlreadyUsed = "already_used"
-	OutcomeConflict    = "conflict"
-	OutcomeDisabled    = "disabled"
-	OutcomeExpired     = "expired"
-	OutcomeUnknown     = "unknown"
-	OutcomeRejected    = "rejected"
-	OutcomeUndone      = "undone"
-	OutcomeReplaced    = "replaced"
-	OutcomeNotExpired  = "not_expired"
+	OutcomeRedeemed    Outcome = "redeemed"
+	OutcomeAlreadyUsed Outcome = "already_used"
+	OutcomeConflict    Outcome = "conflict"
+	OutcomeDisabled    Outcome = "disabled"
+	OutcomeEnabled     Outcome = "enabled"
+	OutcomeExpired     Outcome = "expired"
+	OutcomeUnknown     Outcome = "unknown"
+	OutcomeRejected    Outcome = "rejected"
+	OutcomeUndone      Outcome = "undone"
+	OutcomeReplaced    Outcome = "replaced"
+	// OutcomeNotExpired answers an expire of a label that is not unused
+	// at the server (used, disabled or expired already), or that is not
+	// the closing desk's to expire: nothing changed, and the desk's copy
+	// follows the server (the answer's status, the feed).
+	OutcomeNotExpired Outcome = "not_expired"
 )
 
 // Version is the version of the desk–server protocol this build speaks,
@@ -119,6 +132,10 @@ func DeskVersion(header string) int {
 // An older server sends none, and the desk measures nothing.
 const TimeHeader = "Qrdesk-Time"
 
+// RingHeader carries the desk's key-ring id on every request: the server
+// refuses a desk whose ring is not the deployment's (wrong_key_ring).
+const RingHeader = "X-Qrdesk-Key-Ring"
+
 // ReleaseHeader carries a desk's release (qrdesk version) on every request,
 // for the dashboard's Desks page; a server ignores what it does not read.
 const ReleaseHeader = "Qrdesk-Release"
@@ -126,7 +143,7 @@ const ReleaseHeader = "Qrdesk-Release"
 // OutcomeUnsupported is the server's answer to an event of a kind it does
 // not know: the event is not recorded; the desk keeps it and sends it again
 // once the server announces the kind.
-const OutcomeUnsupported = "unsupported"
+const OutcomeUnsupported Outcome = "unsupported"
 
 // UnsupportedReason is what a clerk reads about such an event.
 const UnsupportedReason = "the server is older than this desk: upgrade qrdesk-server"
@@ -138,7 +155,7 @@ const HeldBehindReason = "waits behind an earlier event of this label the server
 
 // BaseKinds are the event kinds every server knows: a server that
 // announces no kinds (one from before versions) is taken to know these.
-var BaseKinds = []string{KindRedeem, KindDisable, KindEnable}
+var BaseKinds = []Kind{KindRedeem, KindDisable, KindEnable}
 
 // Enrolment is the server's answer to a desk's enrolment.
 type Enrolment struct {
@@ -147,7 +164,7 @@ type Enrolment struct {
 	KeyRing  string `json:"key_ring,omitempty"`
 	Protocol int    `json:"protocol,omitempty"`
 	// Kinds are the event kinds the server decides (nil: BaseKinds).
-	Kinds []string `json:"kinds,omitempty"`
+	Kinds []Kind `json:"kinds,omitempty"`
 	// Writes is the station's write counter: the number of the last write
 	// the server holds for this station (nil: a server before restore
 	// detection).
@@ -215,7 +232,7 @@ type WriteCheck struct {
 	// before the first restore, holds those numbers and events, decided
 	// otherwise (the soak's PostgreSQL seed 108245740): only the answer
 	// tells the two histories apart.
-	Outcome string `json:"outcome,omitempty"`
+	Outcome Outcome `json:"outcome,omitempty"`
 }
 
 // EnrolRequest is what a desk sends at its enrolment: the writes it names
@@ -266,7 +283,7 @@ func BatchWriteCode(key string) string {
 }
 
 // KnowsKind reports whether a server that announced kinds decides kind.
-func KnowsKind(kinds []string, kind string) bool {
+func KnowsKind(kinds []Kind, kind Kind) bool {
 	if len(kinds) == 0 {
 		kinds = BaseKinds
 	}

@@ -21,7 +21,7 @@ const (
 
 // OutcomeStaffChanged is the server's answer to a staff event it applied
 // (one it refuses is rejected, with the reason).
-const OutcomeStaffChanged = "staff_changed"
+const OutcomeStaffChanged Outcome = "staff_changed"
 
 // StaffChange is what a staff event asks of the deployment's list.
 type StaffChange struct {

@@ -6,7 +6,7 @@ package protocol
 // Event is a change of a code's state sent to the central server.
 type Event struct {
 	EventID  string `json:"event_id"`
-	Kind     string `json:"kind"` // redeem, disable, enable, undo
+	Kind     Kind   `json:"kind"`
 	Code     string `json:"code"`
 	Operator string `json:"operator"`
 	At       int64  `json:"at"`
@@ -46,12 +46,12 @@ type Event struct {
 
 // Result is the server's answer to one event.
 type Result struct {
-	EventID      string `json:"event_id"`
-	Outcome      string `json:"outcome"`
-	Duplicate    bool   `json:"duplicate,omitempty"`
-	UsedAt       int64  `json:"used_at,omitempty"`
-	UsedStation  string `json:"used_station,omitempty"`
-	UsedOperator string `json:"used_operator,omitempty"`
+	EventID      string  `json:"event_id"`
+	Outcome      Outcome `json:"outcome"`
+	Duplicate    bool    `json:"duplicate,omitempty"`
+	UsedAt       int64   `json:"used_at,omitempty"`
+	UsedStation  string  `json:"used_station,omitempty"`
+	UsedOperator string  `json:"used_operator,omitempty"`
 	// UsedCode is the label that was used when it is not the event's: one
 	// of the same entitlement (a label and its replacement).
 	UsedCode string `json:"used_code,omitempty"`
@@ -79,7 +79,7 @@ type Result struct {
 // Change is one entry of the server's change feed.
 type Change struct {
 	Seq     int64  `json:"seq"`
-	Kind    string `json:"kind"` // code, redeem, disable, enable, conflict
+	Kind    Kind   `json:"kind"`
 	Code    string `json:"code"`
 	Station string `json:"station"`
 	Data    string `json:"data"`

@@ -10,9 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"qrdesk/central"
 	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 	"qrdesk/server"
 	"qrdesk/serverdb"
 )
@@ -31,7 +32,7 @@ func TestCentralRedeemOnceAcrossStations(t *testing.T) {
 		// 40 concurrent online redemptions of one code from two stations.
 		var wg sync.WaitGroup
 		var mu sync.Mutex
-		outcomes := map[string]int{}
+		outcomes := map[protocol.Outcome]int{}
 		for i := 0; i < 40; i++ {
 			wg.Add(1)
 			go func() {
@@ -40,8 +41,8 @@ func TestCentralRedeemOnceAcrossStations(t *testing.T) {
 				if i%2 == 1 {
 					tok = b
 				}
-				var r central.Result
-				h.Call(t, "POST", "/v1/redeem", tok, h.Ring, central.Event{EventID: fmt.Sprintf("race-event-%03d", i), Code: h.Codes[0], Operator: "op", At: h.Now.Unix()}, &r)
+				var r protocol.Result
+				h.Call(t, "POST", "/v1/redeem", tok, h.Ring, protocol.Event{EventID: fmt.Sprintf("race-event-%03d", i), Code: h.Codes[0], Operator: "op", At: h.Now.Unix()}, &r)
 				mu.Lock()
 				outcomes[r.Outcome]++
 				mu.Unlock()
@@ -52,15 +53,15 @@ func TestCentralRedeemOnceAcrossStations(t *testing.T) {
 			t.Fatalf("outcomes %v, want one redeemed", outcomes)
 		}
 		// The same event sent twice is answered the same, once.
-		var r1, r2 central.Result
-		ev := central.Event{EventID: "dup-event-0001", Code: h.Codes[1], Operator: "li", At: h.Now.Unix()}
+		var r1, r2 protocol.Result
+		ev := protocol.Event{EventID: "dup-event-0001", Code: h.Codes[1], Operator: "li", At: h.Now.Unix()}
 		h.Call(t, "POST", "/v1/redeem", a, h.Ring, ev, &r1)
 		h.Call(t, "POST", "/v1/redeem", a, h.Ring, ev, &r2)
 		if r1.Outcome != "redeemed" || r2.Outcome != "redeemed" || !r2.Duplicate {
 			t.Fatalf("sent twice: %+v then %+v", r1, r2)
 		}
 		var feed struct {
-			Changes []central.Change
+			Changes []protocol.Change
 			Next    int64
 		}
 		h.Call(t, "GET", "/v1/changes?after=0", b, h.Ring, nil, &feed)
@@ -73,7 +74,7 @@ func TestCentralRedeemOnceAcrossStations(t *testing.T) {
 		if len(feed.Changes) != len(h.Codes)+2 || redeems != 2 {
 			t.Fatalf("feed: %d changes, %d redemptions", len(feed.Changes), redeems)
 		}
-		var rest struct{ Changes []central.Change }
+		var rest struct{ Changes []protocol.Change }
 		h.Call(t, "GET", fmt.Sprintf("/v1/changes?after=%d", feed.Next), b, h.Ring, nil, &rest)
 		if len(rest.Changes) != 0 {
 			t.Fatalf("after the cursor: %d changes", len(rest.Changes))
@@ -90,9 +91,9 @@ func TestCentralOfflineConflict(t *testing.T) {
 		at := h.Now.Unix()
 		// Both desks redeemed the code while offline; Desk 2 (+2 min) uploads
 		// first, Desk 1 (+1 min) later: Desk 1's is the redemption of record.
-		var r2, r1 struct{ Results []central.Result }
-		h.Call(t, "POST", "/v1/events", b, h.Ring, map[string]any{"events": []central.Event{{EventID: "offline-desk2-1", Kind: "redeem", Code: code, Operator: "wang", At: at + 120, Offline: true}}}, &r2)
-		h.Call(t, "POST", "/v1/events", a, h.Ring, map[string]any{"events": []central.Event{{EventID: "offline-desk1-1", Kind: "redeem", Code: code, Operator: "li", At: at + 60, Offline: true}}}, &r1)
+		var r2, r1 struct{ Results []protocol.Result }
+		h.Call(t, "POST", "/v1/events", b, h.Ring, map[string]any{"events": []protocol.Event{{EventID: "offline-desk2-1", Kind: "redeem", Code: code, Operator: "wang", At: at + 120, Offline: true}}}, &r2)
+		h.Call(t, "POST", "/v1/events", a, h.Ring, map[string]any{"events": []protocol.Event{{EventID: "offline-desk1-1", Kind: "redeem", Code: code, Operator: "li", At: at + 60, Offline: true}}}, &r1)
 		if r2.Results[0].Outcome != "redeemed" || r1.Results[0].Outcome != "conflict" || r1.Results[0].UsedStation != "Desk 1" {
 			t.Fatalf("results %+v / %+v", r2.Results, r1.Results)
 		}
@@ -105,7 +106,7 @@ func TestCentralOfflineConflict(t *testing.T) {
 			t.Fatalf("conflict %+v", k)
 		}
 		// Uploading the same events again changes nothing.
-		h.Call(t, "POST", "/v1/events", a, h.Ring, map[string]any{"events": []central.Event{{EventID: "offline-desk1-1", Kind: "redeem", Code: code, Operator: "li", At: at + 60, Offline: true}}}, &r1)
+		h.Call(t, "POST", "/v1/events", a, h.Ring, map[string]any{"events": []protocol.Event{{EventID: "offline-desk1-1", Kind: "redeem", Code: code, Operator: "li", At: at + 60, Offline: true}}}, &r1)
 		if !r1.Results[0].Duplicate {
 			t.Fatalf("re-sent event: %+v", r1.Results[0])
 		}
@@ -126,7 +127,7 @@ func TestCentralRefusals(t *testing.T) {
 		h.Upload(t, a)
 		gone := h.Station(t, "Old desk", "")
 		h.DB.RevokeStation(context.Background(), "Old desk", 2)
-		ev := central.Event{EventID: "refusal-event-1", Code: h.Codes[3], Operator: "li", At: h.Now.Unix()}
+		ev := protocol.Event{EventID: "refusal-event-1", Code: h.Codes[3], Operator: "li", At: h.Now.Unix()}
 		for _, tc := range []struct {
 			name, token, ring string
 			body              any
@@ -141,8 +142,8 @@ func TestCentralRefusals(t *testing.T) {
 			{"MalformedJSON", a, h.Ring, `{"event_id": `, 400, "invalid", "malformed JSON"},
 			{"UnknownField", a, h.Ring, `{"event_id": "abcdefgh1", "drop": 1}`, 400, "invalid", "malformed JSON"},
 			{"TrailingData", a, h.Ring, `{"event_id": "abcdefgh1", "code": "` + h.Codes[3] + `", "at": 5} {"x": 1}`, 400, "invalid", "after the JSON"},
-			{"BadCode", a, h.Ring, central.Event{EventID: "refusal-event-2", Code: "'; DROP TABLE codes; --", At: 5}, 400, "invalid", "not a code"},
-			{"BadEventID", a, h.Ring, central.Event{EventID: "x' OR '1'='1", Code: h.Codes[3], At: 5}, 400, "invalid", "event_id"},
+			{"BadCode", a, h.Ring, protocol.Event{EventID: "refusal-event-2", Code: "'; DROP TABLE codes; --", At: 5}, 400, "invalid", "not a code"},
+			{"BadEventID", a, h.Ring, protocol.Event{EventID: "x' OR '1'='1", Code: h.Codes[3], At: 5}, 400, "invalid", "event_id"},
 			{"Oversized", a, h.Ring, `{"event_id": "` + strings.Repeat("a", server.MaxBody) + `"}`, 413, "invalid", "over"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
@@ -153,7 +154,7 @@ func TestCentralRefusals(t *testing.T) {
 				}
 			})
 		}
-		var r central.Result
+		var r protocol.Result
 		h.Call(t, "POST", "/v1/redeem", a, h.Ring, ev, &r)
 		if r.Outcome != "redeemed" {
 			t.Fatalf("after the refusals the code is not intact: %+v", r)
@@ -187,15 +188,15 @@ func TestTwoServersOneDatabase(t *testing.T) {
 		urls := []string{h.URL, srv2.URL}
 		var wg sync.WaitGroup
 		var mu sync.Mutex
-		outcomes := map[string]int{}
+		outcomes := map[protocol.Outcome]int{}
 		for i := 0; i < 50; i++ {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				hh := *h
 				hh.URL = urls[i%2]
-				var r central.Result
-				hh.Call(t, "POST", "/v1/redeem", token, h.Ring, central.Event{EventID: fmt.Sprintf("two-servers-%03d", i), Code: h.Codes[5], Operator: "op", At: 1}, &r)
+				var r protocol.Result
+				hh.Call(t, "POST", "/v1/redeem", token, h.Ring, protocol.Event{EventID: fmt.Sprintf("two-servers-%03d", i), Code: h.Codes[5], Operator: "op", At: 1}, &r)
 				mu.Lock()
 				outcomes[r.Outcome]++
 				mu.Unlock()
@@ -220,20 +221,19 @@ func TestCentralClockSkew(t *testing.T) {
 		now := h.Now.Unix()
 		for i, order := range [][]string{{a, b}, {b, a}} {
 			code := h.Codes[10+i]
-			evs := map[string]central.Event{
+			evs := map[string]protocol.Event{
 				a: {EventID: fmt.Sprintf("skew-fast-%d", i), Kind: "redeem", Code: code, Operator: "f", At: now + 300, Offline: true},
 				b: {EventID: fmt.Sprintf("skew-slow-%d", i), Kind: "redeem", Code: code, Operator: "s", At: now - 300, Offline: true},
 			}
 			for _, tok := range order {
-				var out struct{ Results []central.Result }
-				h.Call(t, "POST", "/v1/events", tok, h.Ring, map[string]any{"events": []central.Event{evs[tok]}}, &out)
+				var out struct{ Results []protocol.Result }
+				h.Call(t, "POST", "/v1/events", tok, h.Ring, map[string]any{"events": []protocol.Event{evs[tok]}}, &out)
 				if len(out.Results) != 1 || (out.Results[0].Outcome != "redeemed" && out.Results[0].Outcome != "conflict") {
 					t.Fatalf("order %d: %+v", i, out.Results)
 				}
 			}
-			n := centraltest.Count(t, h.DB, `SELECT count(*) FROM conflicts WHERE code = ?`, code)
-			var station string
-			h.DB.QueryRowForTests(`SELECT used_station FROM codes WHERE code = ?`, code).Scan(&station)
+			n := h.Server(t).Conflicts()[code]
+			station := serverdbtest.Of(t, h.DB).Label(code).UsedStation
 			if n != 1 || station != "Slow desk" {
 				t.Fatalf("order %d: %d conflicts, used at %q; want 1 and the earlier clock (Slow desk)", i, n, station)
 			}

@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"qrdesk/central"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/pgfloor"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 	"qrdesk/server"
 	"qrdesk/serverdb"
 )
@@ -91,8 +91,8 @@ func benchRedeem(b *testing.B, engine string, servers, stations int) {
 			url, token := urls[c%len(urls)], tokens[c%stations]
 			for i := c; i < n; i += clients {
 				t0 := time.Now()
-				var r central.Result
-				h.CallURL(b, url, "POST", "/v1/redeem", token, h.Ring, central.Event{EventID: fmt.Sprintf("bench-%06d", i), Code: h.Codes[i], Operator: "op", At: 1}, &r)
+				var r protocol.Result
+				h.CallURL(b, url, "POST", "/v1/redeem", token, h.Ring, protocol.Event{EventID: fmt.Sprintf("bench-%06d", i), Code: h.Codes[i], Operator: "op", At: 1}, &r)
 				lat[i] = time.Since(t0)
 				if r.Outcome != "redeemed" {
 					b.Errorf("%s: %+v", h.Codes[i], r)

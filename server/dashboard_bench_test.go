@@ -15,6 +15,7 @@ import (
 	"qrdesk/central"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 	"qrdesk/web"
 )
 
@@ -40,10 +41,10 @@ func BenchmarkDashboardToday(b *testing.B) {
 			day := app.Day(h.Now)
 			h.Now = day.Add(18 * time.Hour)
 			for d, tok := range tokens {
-				var evs []central.Event
+				var evs []protocol.Event
 				for i := d; i < n; i += desks {
 					at := day.Add(6*time.Hour + time.Duration(i)*12*time.Hour/n).Unix()
-					evs = append(evs, central.Event{EventID: fmt.Sprintf("busy-%06d", i), Kind: "redeem", Code: h.Codes[i], Operator: "op", At: at, Offline: true})
+					evs = append(evs, protocol.Event{EventID: fmt.Sprintf("busy-%06d", i), Kind: "redeem", Code: h.Codes[i], Operator: "op", At: at, Offline: true})
 				}
 				for len(evs) > 0 {
 					k := min(len(evs), central.MaxEvents)

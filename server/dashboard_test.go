@@ -12,6 +12,7 @@ import (
 	"qrdesk/central"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 )
 
 // dashboardDay makes a day at two desks through the API: online and
@@ -22,31 +23,31 @@ func dashboardDay(t *testing.T, h *centraltest.Harness) (a, b string, conflictCo
 	a, b = h.Station(t, "Desk 1", "A"), h.Station(t, "Desk 2", "B")
 	h.Upload(t, a)
 	at := h.Now.Unix()
-	redeem := func(tok, id, code string) string {
-		var r central.Result
-		if st := h.Call(t, "POST", "/v1/redeem", tok, h.Ring, central.Event{EventID: id, Code: code, Operator: "op", At: at}, &r); st != 200 {
+	redeem := func(tok, id, code string) protocol.Outcome {
+		var r protocol.Result
+		if st := h.Call(t, "POST", "/v1/redeem", tok, h.Ring, protocol.Event{EventID: id, Code: code, Operator: "op", At: at}, &r); st != 200 {
 			t.Fatalf("redeem %s: status %d", id, st)
 		}
 		return r.Outcome
 	}
-	events := func(tok string, evs ...central.Event) {
-		var res struct{ Results []central.Result }
+	events := func(tok string, evs ...protocol.Event) {
+		var res struct{ Results []protocol.Result }
 		if st := h.Call(t, "POST", "/v1/events", tok, h.Ring, map[string]any{"events": evs}, &res); st != 200 {
 			t.Fatalf("events: status %d", st)
 		}
 	}
-	got := []string{
+	got := []protocol.Outcome{
 		redeem(a, "dash-online-1", h.Codes[0]),
 		redeem(b, "dash-online-2", h.Codes[0]), // already used
 	}
-	events(a, central.Event{EventID: "dash-disable-1", Kind: "disable", Code: h.Codes[1], Operator: "op", At: at, Reason: "torn"})
+	events(a, protocol.Event{EventID: "dash-disable-1", Kind: "disable", Code: h.Codes[1], Operator: "op", At: at, Reason: "torn"})
 	got = append(got, redeem(b, "dash-online-3", h.Codes[1])) // disabled
-	if want := []string{"redeemed", "already_used", "disabled"}; !reflect.DeepEqual(got, want) {
+	if want := []protocol.Outcome{"redeemed", "already_used", "disabled"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("outcomes %v, want %v", got, want)
 	}
 	// Both desks redeemed codes[2] offline: Desk 1's (at +30 s) is of record.
-	events(b, central.Event{EventID: "dash-offline-b", Kind: "redeem", Code: h.Codes[2], Operator: "wang", At: at + 90, Offline: true})
-	events(a, central.Event{EventID: "dash-offline-a", Kind: "redeem", Code: h.Codes[2], Operator: "li", At: at + 30, Offline: true})
+	events(b, protocol.Event{EventID: "dash-offline-b", Kind: "redeem", Code: h.Codes[2], Operator: "wang", At: at + 90, Offline: true})
+	events(a, protocol.Event{EventID: "dash-offline-a", Kind: "redeem", Code: h.Codes[2], Operator: "li", At: at + 30, Offline: true})
 	h.Now = h.Now.Add(3 * time.Hour)
 	if o := redeem(a, "dash-online-4", h.Codes[3]); o != "redeemed" {
 		t.Fatalf("later redemption: %s", o)
@@ -55,8 +56,8 @@ func dashboardDay(t *testing.T, h *centraltest.Harness) (a, b string, conflictCo
 	if o := redeem(a, "dash-online-5", h.Codes[4]); o != "redeemed" {
 		t.Fatalf("redemption to undo: %s", o)
 	}
-	var res struct{ Results []central.Result }
-	h.Call(t, "POST", "/v1/events", a, h.Ring, map[string]any{"events": []central.Event{{EventID: "dash-undo-5", Kind: "undo", Code: h.Codes[4], Operator: "boss", At: h.Now.Unix(), Reason: "wrong parcel", Undoes: "dash-online-5"}}}, &res)
+	var res struct{ Results []protocol.Result }
+	h.Call(t, "POST", "/v1/events", a, h.Ring, map[string]any{"events": []protocol.Event{{EventID: "dash-undo-5", Kind: "undo", Code: h.Codes[4], Operator: "boss", At: h.Now.Unix(), Reason: "wrong parcel", Undoes: "dash-online-5"}}}, &res)
 	if len(res.Results) != 1 || res.Results[0].Outcome != "undone" {
 		t.Fatalf("undo: %+v", res)
 	}
@@ -81,8 +82,8 @@ func TestDashboardStore(t *testing.T) {
 			}
 			want := []central.DeskDay{
 				// codes[2]: Desk 1's offline redemption is of record, Desk 2's the double use.
-				{Station: "Desk 1", Site: "main", Issued: 10, Redeemed: 3, Refused: map[string]int{}},
-				{Station: "Desk 2", Site: "main", Conflicts: 1, Refused: map[string]int{"already_used": 1, "disabled": 1}},
+				{Station: "Desk 1", Site: "main", Issued: 10, Redeemed: 3, Refused: map[protocol.Outcome]int{}},
+				{Station: "Desk 2", Site: "main", Conflicts: 1, Refused: map[protocol.Outcome]int{"already_used": 1, "disabled": 1}},
 			}
 			if !reflect.DeepEqual(act.Desks, want) {
 				t.Fatalf("desks\n got %+v\nwant %+v", act.Desks, want)
@@ -110,8 +111,8 @@ func TestDashboardStore(t *testing.T) {
 			h.Upload(t, a)
 			at := h.Now.Unix()
 			h.Now = h.Now.Add(24 * time.Hour)
-			var res struct{ Results []central.Result }
-			h.Call(t, "POST", "/v1/events", a, h.Ring, map[string]any{"events": []central.Event{{EventID: "overnight-1", Kind: "redeem", Code: h.Codes[0], Operator: "li", At: at + 5, Offline: true}}}, &res)
+			var res struct{ Results []protocol.Result }
+			h.Call(t, "POST", "/v1/events", a, h.Ring, map[string]any{"events": []protocol.Event{{EventID: "overnight-1", Kind: "redeem", Code: h.Codes[0], Operator: "li", At: at + 5, Offline: true}}}, &res)
 			if len(res.Results) != 1 || res.Results[0].Outcome != "redeemed" {
 				t.Fatalf("upload: %+v", res)
 			}

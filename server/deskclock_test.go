@@ -6,9 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"qrdesk/central"
 	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 )
 
 // Desk clocks the server does not take at their word: implausible offline
@@ -24,23 +25,23 @@ func TestOfflineTimeSanity(t *testing.T) {
 		a, b := h.Station(t, "Desk 1", "A"), h.Station(t, "Desk 2", "B")
 		h.Upload(t, a)
 		now := h.Now.Unix()
-		var r central.Result
-		h.Call(t, "POST", "/v1/redeem", a, h.Ring, central.Event{EventID: "sane-online-1", Code: h.Codes[0], Operator: "li", At: now}, &r)
+		var r protocol.Result
+		h.Call(t, "POST", "/v1/redeem", a, h.Ring, protocol.Event{EventID: "sane-online-1", Code: h.Codes[0], Operator: "li", At: now}, &r)
 		for i, at := range []int64{5, math.MaxInt64, 1000} {
 			code := h.Codes[min(i, 1)]
-			var out struct{ Results []central.Result }
-			ev := central.Event{EventID: "sane-offline-" + string(rune('a'+i)) + "xxxxx", Kind: "redeem", Code: code, Operator: "wang", At: at, Offline: true}
-			if st := h.Call(t, "POST", "/v1/events", b, h.Ring, map[string]any{"events": []central.Event{ev}}, &out); st != 200 {
+			var out struct{ Results []protocol.Result }
+			ev := protocol.Event{EventID: "sane-offline-" + string(rune('a'+i)) + "xxxxx", Kind: "redeem", Code: code, Operator: "wang", At: at, Offline: true}
+			if st := h.Call(t, "POST", "/v1/events", b, h.Ring, map[string]any{"events": []protocol.Event{ev}}, &out); st != 200 {
 				t.Fatalf("at %d: status %d", at, st)
 			}
 		}
-		var usedAt int64
-		var station string
-		h.DB.QueryRowForTests(`SELECT used_at, used_station FROM codes WHERE code = ?`, h.Codes[0]).Scan(&usedAt, &station)
+		srv := serverdbtest.Of(t, h.DB)
+		l := srv.Label(h.Codes[0])
+		usedAt, station := l.UsedAt, l.UsedStation
 		if usedAt != now || station != "Desk 1" {
 			t.Fatalf("an implausible time became the redemption of record: %d at %q", usedAt, station)
 		}
-		h.DB.QueryRowForTests(`SELECT used_at FROM codes WHERE code = ?`, h.Codes[1]).Scan(&usedAt)
+		usedAt = srv.Label(h.Codes[1]).UsedAt
 		if usedAt != now {
 			t.Fatalf("redeemed offline 'at 1970' is stored at %d, want the server's time %d", usedAt, now)
 		}
@@ -53,8 +54,7 @@ func TestOfflineTimeSanity(t *testing.T) {
 		if err != nil || len(flagged) != 3 {
 			t.Fatalf("flagged events %+v %v, want 3", flagged, err)
 		}
-		var stored int64
-		h.DB.QueryRowForTests(`SELECT at FROM events WHERE event_id = 'sane-offline-bxxxxx'`).Scan(&stored)
+		stored := srv.Event(serverdbtest.Where{EventID: "sane-offline-bxxxxx"}).At
 		if stored != math.MaxInt64 {
 			t.Fatalf("the desk's own time is not kept in the event: %d", stored)
 		}
@@ -72,10 +72,10 @@ func TestClockAt1970(t *testing.T) {
 		a, b := h.Station(t, "Desk 1", "A"), h.Station(t, "Desk 2", "B")
 		var res struct{ Added int }
 		h.Call(t, "POST", "/v1/batches", a, h.Ring, map[string]any{"codes": []map[string]any{{"code": h.Codes[0], "expire_at": 0, "created_at": 1000}}}, &res)
-		var r central.Result
-		h.Call(t, "POST", "/v1/redeem", b, h.Ring, central.Event{EventID: "online-desk2-1", Code: h.Codes[0], Operator: "wang", At: h.Now.Unix()}, &r)
-		var out struct{ Results []central.Result }
-		h.Call(t, "POST", "/v1/events", a, h.Ring, map[string]any{"events": []central.Event{{EventID: "offline-1970-1", Kind: "redeem", Code: h.Codes[0], Operator: "li", At: 2000, Offline: true}}}, &out)
+		var r protocol.Result
+		h.Call(t, "POST", "/v1/redeem", b, h.Ring, protocol.Event{EventID: "online-desk2-1", Code: h.Codes[0], Operator: "wang", At: h.Now.Unix()}, &r)
+		var out struct{ Results []protocol.Result }
+		h.Call(t, "POST", "/v1/events", a, h.Ring, map[string]any{"events": []protocol.Event{{EventID: "offline-1970-1", Kind: "redeem", Code: h.Codes[0], Operator: "li", At: 2000, Offline: true}}}, &out)
 		if len(out.Results) != 1 || out.Results[0].Outcome != "conflict" || out.Results[0].UsedStation != "Desk 2" {
 			t.Fatalf("offline at 1970: %+v, want a conflict with Desk 2 of record", out.Results)
 		}

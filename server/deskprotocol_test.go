@@ -10,7 +10,6 @@ import (
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
-	"qrdesk/server"
 )
 
 // callAs sends one desk request naming protocol version (nothing when
@@ -24,7 +23,7 @@ func callAs(t *testing.T, h *centraltest.Harness, method, path, token, version, 
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	req.Header.Set(server.RingHeader, h.Ring)
+	req.Header.Set(protocol.RingHeader, h.Ring)
 	if version != "" {
 		req.Header.Set(protocol.Header, version)
 	}
@@ -73,7 +72,7 @@ func TestDeskTooOldIsRefused(t *testing.T) {
 		if ring, err := h.DB.RingID(context.Background()); err != nil || ring != "" {
 			t.Fatalf("after refusing the old desk the deployment's key ring is %q (%v), want none bound", ring, err)
 		}
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes`); n != 0 {
+		if n := h.Server(t).CountLabels(""); n != 0 {
 			t.Fatalf("after refusing the old desk the server holds %d codes, want 0", n)
 		}
 		if got := centraltest.Count(t, h.DB, `SELECT desk_protocol FROM stations`); got != 1 {

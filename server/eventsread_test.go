@@ -4,9 +4,10 @@ import (
 	"strings"
 	"testing"
 
-	"qrdesk/app"
 	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 )
 
 // TestEventsRefusedAlone: an event the server cannot read is refused
@@ -29,7 +30,7 @@ func TestEventsRefusedAlone(t *testing.T) {
 			return m
 		}
 		bad := "<script>alert(1)</script>"
-		var out struct{ Results []app.RemoteResult }
+		var out struct{ Results []protocol.Result }
 		status := h.Call(t, "POST", "/v1/events", tok, h.Ring, map[string]any{"events": []any{
 			ev(bad, "teleport", h.Codes[0], nil),
 			ev("event-0002", "teleport", h.Codes[1], map[string]any{"at": "tomorrow", "offline": "yes"}),
@@ -41,13 +42,17 @@ func TestEventsRefusedAlone(t *testing.T) {
 		if status != 200 || len(out.Results) != 6 {
 			t.Fatalf("upload: %d %+v", status, out)
 		}
-		want := []struct{ id, outcome, reason string }{
+		want := []struct {
+			id      string
+			outcome protocol.Outcome
+			reason  string
+		}{
 			{"", "rejected", "event_id must be"},
-			{"event-0002", app.OutcomeUnsupported, app.UnsupportedReason},
-			{"event-0003", app.OutcomeUnsupported, app.HeldBehindReason},
+			{"event-0002", protocol.OutcomeUnsupported, protocol.UnsupportedReason},
+			{"event-0003", protocol.OutcomeUnsupported, protocol.HeldBehindReason},
 			{"event-0004", "rejected", "malformed JSON"},
 			{"", "rejected", "event_id must be a string"},
-			{"event-0006", string(app.OutcomeRedeemed), ""},
+			{"event-0006", protocol.OutcomeRedeemed, ""},
 		}
 		for i, r := range out.Results {
 			w := want[i]
@@ -58,7 +63,7 @@ func TestEventsRefusedAlone(t *testing.T) {
 				t.Errorf("results[%d] echoes the malformed event id: %+v", i, r)
 			}
 		}
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM events`); n != 1 {
+		if n := len(h.Server(t).Events(serverdbtest.Where{})); n != 1 {
 			t.Errorf("%d events recorded, want 1 (event-0006)", n)
 		}
 	})

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"qrdesk/central"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 )
 
 // TestFeedReadWhileAnotherProcessPlaces (hostile pass, PostgreSQL): a
@@ -43,8 +43,8 @@ func TestFeedReadWhileAnotherProcessPlaces(t *testing.T) {
 	if _, err := other.ExecContext(ctx, `SELECT pg_advisory_xact_lock(8427)`); err != nil {
 		t.Fatal(err)
 	}
-	var r central.Result
-	if st := h.Call(t, "POST", "/v1/redeem", token, h.Ring, central.Event{EventID: "placed-0001", Code: h.Codes[0], Operator: "op", At: 1}, &r); st != 200 || r.Outcome != central.OutcomeRedeemed {
+	var r protocol.Result
+	if st := h.Call(t, "POST", "/v1/redeem", token, h.Ring, protocol.Event{EventID: "placed-0001", Code: h.Codes[0], Operator: "op", At: 1}, &r); st != 200 || r.Outcome != protocol.OutcomeRedeemed {
 		t.Fatalf("redeem: %d %+v", st, r)
 	}
 	type answer struct {
@@ -112,8 +112,8 @@ func TestFeedReadWhileAnotherProcessPlacingIsStuck(t *testing.T) {
 	if _, err := stuck.ExecContext(ctx, `SELECT pg_advisory_xact_lock(8427)`); err != nil {
 		t.Fatal(err)
 	}
-	var r central.Result
-	if st := h.Call(t, "POST", "/v1/redeem", token, h.Ring, central.Event{EventID: "stuck-0001", Code: h.Codes[0], Operator: "op", At: 1}, &r); st != 200 || r.Outcome != central.OutcomeRedeemed {
+	var r protocol.Result
+	if st := h.Call(t, "POST", "/v1/redeem", token, h.Ring, protocol.Event{EventID: "stuck-0001", Code: h.Codes[0], Operator: "op", At: 1}, &r); st != 200 || r.Outcome != protocol.OutcomeRedeemed {
 		t.Fatalf("redeem: %d %+v", st, r)
 	}
 	var q feedPage

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"qrdesk/central"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 )
 
 // TestLongPollRefusedAfterRevocationOrMove (found by the hostile review):
@@ -60,8 +60,8 @@ func TestLongPollRefusedAfterRevocationOrMove(t *testing.T) {
 				}
 				// After the change to the station: a redemption in the
 				// follower's (old) site.
-				var r central.Result
-				if st := h.Call(t, "POST", "/v1/redeem", issuer, h.Ring, central.Event{EventID: "poll-after-" + tc, Code: h.Codes[0], Operator: "op", At: 1}, &r); st != 200 || r.Outcome != central.OutcomeRedeemed {
+				var r protocol.Result
+				if st := h.Call(t, "POST", "/v1/redeem", issuer, h.Ring, protocol.Event{EventID: "poll-after-" + tc, Code: h.Codes[0], Operator: "op", At: 1}, &r); st != 200 || r.Outcome != protocol.OutcomeRedeemed {
 					t.Fatalf("redeem: %d %+v", st, r)
 				}
 				a := <-got

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"qrdesk/central"
+	"qrdesk/protocol"
 )
 
 // memoryFeed is a feed in memory (changes in position order, a floor, the
@@ -17,7 +18,7 @@ import (
 type memoryFeed struct {
 	central.FeedReader // the methods the tail does not call
 	mu                 sync.Mutex
-	changes            []central.Change
+	changes            []protocol.Change
 	floor, head        int64
 }
 
@@ -25,7 +26,7 @@ func (f *memoryFeed) write(site int64, tag string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.head++
-	f.changes = append(f.changes, central.Change{Seq: f.head, Kind: "redeem", Code: tag, Tag: tag, Site: site})
+	f.changes = append(f.changes, protocol.Change{Seq: f.head, Kind: "redeem", Code: tag, Tag: tag, Site: site})
 }
 
 // restore goes back to the first n changes (a backup, or a standby that
@@ -33,17 +34,17 @@ func (f *memoryFeed) write(site int64, tag string) {
 func (f *memoryFeed) restore(n int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.changes = append([]central.Change(nil), f.changes[:n]...)
+	f.changes = append([]protocol.Change(nil), f.changes[:n]...)
 	f.head = int64(n)
 }
 
-func (f *memoryFeed) Changes(ctx context.Context, after int64, limit int) ([]central.Change, error) {
+func (f *memoryFeed) Changes(ctx context.Context, after int64, limit int) ([]protocol.Change, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if after < f.floor {
 		return nil, central.ErrFeedCompacted
 	}
-	out := []central.Change{}
+	out := []protocol.Change{}
 	for _, ch := range f.changes {
 		if ch.Seq > after && len(out) < limit {
 			out = append(out, ch)
@@ -114,7 +115,7 @@ func TestFeedTailResetDropsBuiltPages(t *testing.T) {
 	if !ok {
 		t.Fatal("the tail does not answer after 5")
 	}
-	var got struct{ Changes []central.Change }
+	var got struct{ Changes []protocol.Change }
 	if err := json.Unmarshal(body, &got); err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +154,7 @@ func TestFeedTailRestoreToTheSameHead(t *testing.T) {
 		t.Errorf("a refresh after the restore still vouches for lost-7 at position 7 (the database holds new-7 there)")
 	}
 	body, _, ok := tail.page(5, 1000, 1)
-	var got struct{ Changes []central.Change }
+	var got struct{ Changes []protocol.Change }
 	json.Unmarshal(body, &got)
 	if ok && len(got.Changes) > 0 && got.Changes[0].Tag != "new-6" {
 		t.Fatalf("a refresh after the restore answers %s; the database holds new-6, new-7", body)

@@ -15,13 +15,14 @@ import (
 	"qrdesk/central"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 	"qrdesk/server"
 	"qrdesk/serverdb"
 )
 
 // feedPage is GET /v1/changes's answer.
 type feedPage struct {
-	Changes []central.Change
+	Changes []protocol.Change
 	Next    int64
 }
 
@@ -49,12 +50,12 @@ func TestFeedTailUnderAStorm(t *testing.T) {
 
 		const followers = 6
 		want := 2 * len(h.Codes) // each code's upload and its redemption
-		seen := make([]map[int64]central.Change, followers)
+		seen := make([]map[int64]protocol.Change, followers)
 		var wg sync.WaitGroup
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
 		for f := 0; f < followers; f++ {
-			seen[f] = map[int64]central.Change{}
+			seen[f] = map[int64]protocol.Change{}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -101,9 +102,9 @@ func TestFeedTailUnderAStorm(t *testing.T) {
 			go func() {
 				defer writers.Done()
 				for i := w; i < len(h.Codes); i += 12 {
-					var r central.Result
-					h.CallURL(t, urls[i%2], "POST", "/v1/redeem", token, h.Ring, central.Event{EventID: fmt.Sprintf("storm-%04d", i), Code: h.Codes[i], Operator: "op", At: 1}, &r)
-					if r.Outcome != central.OutcomeRedeemed {
+					var r protocol.Result
+					h.CallURL(t, urls[i%2], "POST", "/v1/redeem", token, h.Ring, protocol.Event{EventID: fmt.Sprintf("storm-%04d", i), Code: h.Codes[i], Operator: "op", At: 1}, &r)
+					if r.Outcome != protocol.OutcomeRedeemed {
 						t.Errorf("%s: %+v", h.Codes[i], r)
 					}
 				}
@@ -146,11 +147,11 @@ func TestFeedReadSeesEveryEarlierWrite(t *testing.T) {
 		h.CallURL(t, h.URL, "GET", "/v1/changes?after=0", token, h.Ring, nil, &p)
 		cursor := p.Next
 		for i, code := range h.Codes {
-			var r central.Result
-			if st := h.CallURL(t, []string{h.URL, srv2.URL}[i%2], "POST", "/v1/redeem", token, h.Ring, central.Event{EventID: fmt.Sprintf("seen-%04d", i), Code: code, Operator: "op", At: 1}, &r); st != 200 {
+			var r protocol.Result
+			if st := h.CallURL(t, []string{h.URL, srv2.URL}[i%2], "POST", "/v1/redeem", token, h.Ring, protocol.Event{EventID: fmt.Sprintf("seen-%04d", i), Code: code, Operator: "op", At: 1}, &r); st != 200 {
 				t.Fatalf("redeem: status %d", st)
 			}
-			if r.Outcome != central.OutcomeRedeemed {
+			if r.Outcome != protocol.OutcomeRedeemed {
 				t.Fatalf("%s: %+v", code, r)
 			}
 			p = feedPage{}
@@ -182,8 +183,8 @@ func TestFeedReadAfterAFailedRefresh(t *testing.T) {
 		}
 		var p feedPage
 		h.Call(t, "GET", "/v1/changes?after=0", token, h.Ring, nil, &p)
-		var r central.Result
-		if st := h.Call(t, "POST", "/v1/redeem", token, h.Ring, central.Event{EventID: "stale-0001", Code: h.Codes[0], Operator: "op", At: 1}, &r); st != 200 || r.Outcome != central.OutcomeRedeemed {
+		var r protocol.Result
+		if st := h.Call(t, "POST", "/v1/redeem", token, h.Ring, protocol.Event{EventID: "stale-0001", Code: h.Codes[0], Operator: "op", At: 1}, &r); st != 200 || r.Outcome != protocol.OutcomeRedeemed {
 			t.Fatalf("redeem: %d %+v", st, r)
 		}
 		arrived := time.Now() // a desk asks, and waits for the refresh under way
@@ -208,7 +209,7 @@ func TestFeedReadAfterAFailedRefresh(t *testing.T) {
 		if _, _, _, err := api.TailAnswerForTest(ctx, time.Now(), 0, 1000); err != nil {
 			t.Fatal(err)
 		}
-		if st := h.Call(t, "POST", "/v1/redeem", token, h.Ring, central.Event{EventID: "stale-0002", Code: h.Codes[1], Operator: "op", At: 1}, &r); st != 200 || r.Outcome != central.OutcomeRedeemed {
+		if st := h.Call(t, "POST", "/v1/redeem", token, h.Ring, protocol.Event{EventID: "stale-0002", Code: h.Codes[1], Operator: "op", At: 1}, &r); st != 200 || r.Outcome != protocol.OutcomeRedeemed {
 			t.Fatalf("redeem: %d %+v", st, r)
 		}
 		arrived = time.Now()
@@ -233,7 +234,7 @@ type failingFeed struct {
 	fail atomic.Bool
 }
 
-func (f *failingFeed) Changes(ctx context.Context, after int64, limit int) ([]central.Change, error) {
+func (f *failingFeed) Changes(ctx context.Context, after int64, limit int) ([]protocol.Change, error) {
 	if f.fail.Load() {
 		return nil, errors.New("the database does not answer")
 	}

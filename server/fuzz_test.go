@@ -61,7 +61,7 @@ func FuzzRequests(f *testing.F) {
 			return // not even a URL
 		}
 		req.Header.Set("Authorization", "Bearer qrd_fuzz")
-		req.Header.Set(server.RingHeader, fuzzRing)
+		req.Header.Set(protocol.RingHeader, fuzzRing)
 		req.Header.Set(protocol.Header, strconv.Itoa(protocol.Version))
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)

@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"qrdesk/central"
+	"qrdesk/protocol"
 )
 
 // MetricsSource is what the metrics read from the database at a scrape.
@@ -132,19 +133,19 @@ func (m *Metrics) observe(pattern string, status int, took time.Duration) {
 
 // countRedemptions counts the redemptions among evs by their results
 // (res[i] answers evs[i]), under site, the site of the desk that sent them.
-func (m *Metrics) countRedemptions(site string, evs []central.Event, res []central.Result) {
+func (m *Metrics) countRedemptions(site string, evs []protocol.Event, res []protocol.Result) {
 	if m == nil {
 		return
 	}
 	for i, r := range res {
-		if i >= len(evs) || evs[i].Kind != central.KindRedeem || r.Duplicate {
+		if i >= len(evs) || evs[i].Kind != protocol.KindRedeem || r.Duplicate {
 			continue
 		}
 		via := "online"
 		if evs[i].Offline {
 			via = "offline"
 		}
-		m.redemptions.WithLabelValues(r.Outcome, via, site).Inc()
+		m.redemptions.WithLabelValues(string(r.Outcome), via, site).Inc()
 	}
 }
 
@@ -213,7 +214,7 @@ func (m *Metrics) deskOldestWaiting(station int64) int64 {
 
 // deskClock records the clock offset the latest of evs carries (events
 // from before offsets, or of a desk not measured yet, carry none).
-func (m *Metrics) deskClock(station int64, evs []central.Event) {
+func (m *Metrics) deskClock(station int64, evs []protocol.Event) {
 	if m == nil {
 		return
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"qrdesk/central"
+	"qrdesk/protocol"
 	"qrdesk/serverdb"
 )
 
@@ -20,8 +21,8 @@ func BenchmarkMetricsPerRequest(b *testing.B) {
 	}
 	defer db.Close()
 	m := NewMetrics(db, time.Now)
-	evs := []central.Event{{Kind: central.KindRedeem}}
-	res := []central.Result{{Outcome: central.OutcomeRedeemed}}
+	evs := []protocol.Event{{Kind: protocol.KindRedeem}}
+	res := []protocol.Result{{Outcome: protocol.OutcomeRedeemed}}
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {

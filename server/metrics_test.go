@@ -14,6 +14,7 @@ import (
 	"qrdesk/central"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 )
 
 // scrape reads /metrics with the Prometheus text parser (what Prometheus
@@ -93,14 +94,14 @@ func TestMetricsCountWhatHappened(t *testing.T) {
 		}
 
 		h.Upload(t, a)
-		var r central.Result
-		online := central.Event{EventID: "metrics-online-1", Code: h.Codes[0], Operator: "li", At: h.Now.Unix()}
+		var r protocol.Result
+		online := protocol.Event{EventID: "metrics-online-1", Code: h.Codes[0], Operator: "li", At: h.Now.Unix()}
 		h.Call(t, "POST", "/v1/redeem", a, h.Ring, online, &r)
 		if r.Outcome != "redeemed" {
 			t.Fatalf("redeem: %+v", r)
 		}
 		h.Call(t, "POST", "/v1/redeem", a, h.Ring, online, &r) // the same event again: a repeat
-		h.Call(t, "POST", "/v1/redeem", b, h.Ring, central.Event{EventID: "metrics-online-2", Code: h.Codes[0], Operator: "wang", At: h.Now.Unix()}, &r)
+		h.Call(t, "POST", "/v1/redeem", b, h.Ring, protocol.Event{EventID: "metrics-online-2", Code: h.Codes[0], Operator: "wang", At: h.Now.Unix()}, &r)
 		if r.Outcome != "already_used" {
 			t.Fatalf("second desk: %+v", r)
 		}
@@ -108,7 +109,7 @@ func TestMetricsCountWhatHappened(t *testing.T) {
 		for _, tc := range []struct {
 			token, id string
 		}{{a, "metrics-offline-a"}, {b, "metrics-offline-b"}} {
-			h.Call(t, "POST", "/v1/events", tc.token, h.Ring, map[string]any{"events": []central.Event{
+			h.Call(t, "POST", "/v1/events", tc.token, h.Ring, map[string]any{"events": []protocol.Event{
 				{EventID: tc.id, Kind: "redeem", Code: h.Codes[1], Operator: "op", At: h.Now.Unix() - 60, Offline: true}}}, nil)
 		}
 		var feed struct{ Next int64 }
@@ -194,19 +195,19 @@ func TestMetricsBySite(t *testing.T) {
 			t.Fatal(err)
 		}
 		h.Upload(t, north) // North's labels
-		var r central.Result
-		h.Call(t, "POST", "/v1/redeem", south, h.Ring, central.Event{EventID: "site-online-1", Code: h.Codes[0], Operator: "wang", At: h.Now.Unix()}, &r)
+		var r protocol.Result
+		h.Call(t, "POST", "/v1/redeem", south, h.Ring, protocol.Event{EventID: "site-online-1", Code: h.Codes[0], Operator: "wang", At: h.Now.Unix()}, &r)
 		if r.Outcome != "redeemed" {
 			t.Fatalf("South redeeming North's label: %+v", r)
 		}
-		h.Call(t, "POST", "/v1/redeem", north, h.Ring, central.Event{EventID: "site-online-2", Code: h.Codes[0], Operator: "li", At: h.Now.Unix()}, &r)
+		h.Call(t, "POST", "/v1/redeem", north, h.Ring, protocol.Event{EventID: "site-online-2", Code: h.Codes[0], Operator: "li", At: h.Now.Unix()}, &r)
 		if r.Outcome != "already_used" {
 			t.Fatalf("North redeeming it again: %+v", r)
 		}
 		// North's label codes[1] redeemed offline at Desk 2 (South) first,
 		// then at Desk 1 (North): a conflict of a label of North.
 		for _, tc := range []struct{ token, id string }{{south, "site-offline-2"}, {north, "site-offline-1"}} {
-			h.Call(t, "POST", "/v1/events", tc.token, h.Ring, map[string]any{"events": []central.Event{
+			h.Call(t, "POST", "/v1/events", tc.token, h.Ring, map[string]any{"events": []protocol.Event{
 				{EventID: tc.id, Kind: "redeem", Code: h.Codes[1], Operator: "op", At: h.Now.Unix() - 60, Offline: true}}}, nil)
 		}
 		if st := h.Call(t, "POST", "/v1/status", south, h.Ring, central.StatusReport{Date: h.Now.Format("2006-01-02"), EventsWaiting: 4, At: h.Now.Unix()}, nil); st != 200 {

@@ -9,6 +9,7 @@ import (
 	"qrdesk/central"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 )
 
 // TestOperationsMetrics: the metrics behind the operations table say what
@@ -28,7 +29,7 @@ func TestOperationsMetrics(t *testing.T) {
 			t.Fatalf("status: %d", st)
 		}
 		off := int64(-300_000) // the desk's clock 5 minutes ahead of the server's
-		if st := h.Call(t, "POST", "/v1/events", b, h.Ring, map[string]any{"events": []central.Event{
+		if st := h.Call(t, "POST", "/v1/events", b, h.Ring, map[string]any{"events": []protocol.Event{
 			{EventID: "ops-clock-1", Kind: "redeem", Code: h.Codes[0], Operator: "li", At: h.Now.Unix() + 240, Offline: true, ClockOffsetMS: &off, ClockAge: 60}}}, nil); st != 200 {
 			t.Fatalf("events: %d", st)
 		}

@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"testing"
 
-	"qrdesk/central"
 	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 	"qrdesk/server"
 )
 
@@ -23,15 +24,15 @@ func TestRevocationBeatsTheTokenCache(t *testing.T) {
 		h.Upload(t, token)
 		redeem := func(token string, i int) (int, map[string]any) {
 			var out map[string]any
-			st := h.Call(t, "POST", "/v1/redeem", token, h.Ring, central.Event{EventID: fmt.Sprintf("cache-%04d", i), Code: h.Codes[i], Operator: "op", At: 1}, &out)
+			st := h.Call(t, "POST", "/v1/redeem", token, h.Ring, protocol.Event{EventID: fmt.Sprintf("cache-%04d", i), Code: h.Codes[i], Operator: "op", At: 1}, &out)
 			return st, out
 		}
 		unused := func(i int) {
 			t.Helper()
-			if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = 'unused'`, h.Codes[i]); n != 1 {
+			if n := h.Server(t).CountLabel(h.Codes[i], "unused"); n != 1 {
 				t.Fatalf("code %d is no longer unused", i)
 			}
-			if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM events WHERE code = ?`, h.Codes[i]); n != 0 {
+			if n := len(h.Server(t).Events(serverdbtest.Where{Code: h.Codes[i]})); n != 0 {
 				t.Fatalf("code %d: %d events recorded for a refused station", i, n)
 			}
 		}

@@ -10,9 +10,9 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/central"
+	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
-	"qrdesk/server"
 )
 
 // TestDeskStatusStore: the latest report per desk and day is kept on both
@@ -199,7 +199,7 @@ func TestDeskReportsAfterSync(t *testing.T) {
 					h.API.Handler().ServeHTTP(w, r)
 				}))
 				t.Cleanup(srv.Close)
-				d.Svc.Remote = server.NewClient(srv.URL, "qrd_test_Desk_2")
+				d.Svc.Remote = deskclient.New(srv.URL, "qrd_test_Desk_2")
 				h.Now = h.Now.Add(time.Minute)
 				if _, err := d.Svc.SetDisabled(ctx, recs[len(recs)-1-i].Code, true, "torn", "li"); err != nil {
 					t.Fatal(err)

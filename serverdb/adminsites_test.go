@@ -113,7 +113,7 @@ func TestAdminSites(t *testing.T) {
 			t.Fatal(err)
 		}
 		var rows int
-		if err := c.QueryRowForTests(`SELECT count(*) FROM admin_sites`).Scan(&rows); err != nil || rows != 0 {
+		if err := c.e.queryRow(ctx, `SELECT count(*) FROM admin_sites`).Scan(&rows); err != nil || rows != 0 {
 			t.Errorf("after removing li: %d rows of admin_sites (%v), want none", rows, err)
 		}
 		if err := c.AddAdmin(ctx, central.Admin{Name: "li", CreatedAt: 7}, "h"); err != nil {

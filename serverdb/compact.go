@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"qrdesk/central"
+	"qrdesk/protocol"
 )
 
 // The change feed is compacted below what every active desk has applied,
@@ -131,14 +132,14 @@ func (c *DB) Compact(ctx context.Context, staleBefore int64) (int64, error) {
 // Snapshot reads the snapshot here; position (a later page's first
 // page's position) needs no check: this database gave it, and its state
 // is at least that new (Replica checks its copy).
-func (c *DB) Snapshot(ctx context.Context, site, afterID, position int64, limit int) (central.Snapshot, error) {
+func (c *DB) Snapshot(ctx context.Context, site, afterID, position int64, limit int) (protocol.Snapshot, error) {
 	// The position first: the state read after it is at least as new.
 	if c.e.postgres {
 		if err := c.placeChanges(ctx); err != nil {
-			return central.Snapshot{}, err
+			return protocol.Snapshot{}, err
 		}
 	}
-	var snap central.Snapshot
+	var snap protocol.Snapshot
 	floor, err := c.feedFloor(ctx)
 	if err != nil {
 		return snap, err
@@ -165,10 +166,10 @@ func (c *DB) Snapshot(ctx context.Context, site, afterID, position int64, limit 
 		return snap, err
 	}
 	defer rows.Close()
-	snap.Codes = []central.CodeState{}
+	snap.Codes = []protocol.CodeState{}
 	var last int64
 	for rows.Next() {
-		var s central.CodeState
+		var s protocol.CodeState
 		if err := rows.Scan(&last, &s.Code, &s.IssuedBy, &s.Status, &s.ExpireAt, &s.CreatedAt, &s.UsedAt, &s.UsedStation, &s.UsedOperator, &s.UsedEvent, &s.DisabledReason, &s.Entitlement, &s.Ref); err != nil {
 			return snap, err
 		}
@@ -200,7 +201,7 @@ func (c *DB) Snapshot(ctx context.Context, site, afterID, position int64, limit 
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var s central.CodeState
+		var s protocol.CodeState
 		if err := rows.Scan(&s.Code, &s.IssuedBy, &s.Status, &s.ExpireAt, &s.CreatedAt, &s.UsedAt, &s.UsedStation, &s.UsedOperator, &s.UsedEvent, &s.DisabledReason, &s.Entitlement, &s.Ref); err != nil {
 			return snap, err
 		}
@@ -247,7 +248,7 @@ const siteHeldLabels = `WITH mine AS (SELECT name, letter FROM stations WHERE si
 
 // conflictsOf lists the conflicts of the codes with ids in (afterID, last]
 // (of the site's codes; site 0: every code).
-func (c *DB) conflictsOf(ctx context.Context, site, afterID, last int64) ([]central.Conflict, error) {
+func (c *DB) conflictsOf(ctx context.Context, site, afterID, last int64) ([]protocol.Conflict, error) {
 	rows, err := c.e.query(ctx, `SELECT code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, flag, second_code
 		FROM conflicts WHERE code IN (SELECT code FROM codes WHERE id > ? AND id <= ? AND (? = 0 OR site = ?)) ORDER BY id`, afterID, last, site, site)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/central"
+	"qrdesk/protocol"
 )
 
 // The dashboard's reads: a day across desks, the desks' state, conflicts
@@ -112,7 +113,7 @@ func zoneShift(from int64, st stationPlace) int64 {
 func (c *DB) dayActivity(ctx context.Context, from, to int64, keep func(string) bool, siteOf map[string]stationPlace, desks map[string]*central.DeskDay, day *central.DayActivity) error {
 	desk := func(name string) *central.DeskDay {
 		if desks[name] == nil {
-			desks[name] = &central.DeskDay{Station: name, Site: siteOf[name].Name, Refused: map[string]int{}}
+			desks[name] = &central.DeskDay{Station: name, Site: siteOf[name].Name, Refused: map[protocol.Outcome]int{}}
 		}
 		return desks[name]
 	}
@@ -148,7 +149,8 @@ func (c *DB) dayActivity(ctx context.Context, from, to int64, keep func(string) 
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var name, outcome string
+		var name string
+		var outcome protocol.Outcome
 		var q int64
 		var n int
 		if err := rows.Scan(&name, &outcome, &q, &n); err != nil {
@@ -159,10 +161,10 @@ func (c *DB) dayActivity(ctx context.Context, from, to int64, keep func(string) 
 		}
 		d := desk(name)
 		switch outcome {
-		case central.OutcomeRedeemed:
+		case protocol.OutcomeRedeemed:
 			d.Redeemed += n
 			day.Quarters[q] += n
-		case central.OutcomeConflict:
+		case protocol.OutcomeConflict:
 			d.Conflicts += n
 		default:
 			d.Refused[outcome] += n

@@ -2,6 +2,17 @@
 // PostgreSQL. It implements central.Store. Every statement goes through
 // one seam (engine.go) written once with ? placeholders; the desk's own
 // database is package store.
+//
+// Where things are: open.go, ring.go, schema.go (the database and its
+// deployment); stations.go, letters.go, sites.go, staff.go (who may
+// write); upload.go (batch uploads); apply.go (Apply: every event's
+// decision and record) with redeem.go, onlineredeem.go, disable.go,
+// undo.go, expire.go, replace.go, conflicts.go, labellock.go and
+// labelrow.go (one label's decision), groupcommit.go (SQLite's commits);
+// feed.go, compact.go, replica.go (what the desks read); dashboard.go,
+// activity.go, flagged.go, removedstaff.go (what people read); backup.go,
+// restore.go, epoch.go, writechecks.go (restores and their detection);
+// testhooks.go (this module's tests only).
 package serverdb
 
 import (

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"qrdesk/central"
+	"qrdesk/protocol"
 )
 
 // Group commit for the server's SQLite database. Every durable commit costs
@@ -17,7 +18,7 @@ import (
 type groupJob struct {
 	ctx   context.Context
 	st    central.Station
-	ev    central.Event
+	ev    protocol.Event
 	now   int64
 	reply chan groupReply
 	// failed is shared by a request's events: once one fails, the ones
@@ -33,7 +34,7 @@ type groupJob struct {
 var errEarlierFailed = errors.New("not decided: an earlier event of the request failed")
 
 type groupReply struct {
-	r   central.Result
+	r   protocol.Result
 	err error
 }
 
@@ -44,7 +45,7 @@ const maxGroup = 128
 // waiting for one each; then collects the answers. An event whose id turned
 // out to be known at once (a retry racing the original) is decided again:
 // the group path reads the event id first, so the second time it is found.
-func (c *DB) groupApplyAll(ctx context.Context, st central.Station, evs []central.Event, now int64) ([]central.Result, error) {
+func (c *DB) groupApplyAll(ctx context.Context, st central.Station, evs []protocol.Event, now int64) ([]protocol.Result, error) {
 	c.groupOnce.Do(c.startCommitter)
 	jobs := make([]groupJob, len(evs))
 	failed := new(bool)
@@ -56,7 +57,7 @@ func (c *DB) groupApplyAll(ctx context.Context, st central.Station, evs []centra
 			return nil, ctx.Err() // those queued are decided; a retry gets them as duplicates
 		}
 	}
-	out := make([]central.Result, len(evs))
+	out := make([]protocol.Result, len(evs))
 	for i, j := range jobs {
 		var rep groupReply
 		select {
@@ -65,7 +66,7 @@ func (c *DB) groupApplyAll(ctx context.Context, st central.Station, evs []centra
 			return nil, ctx.Err() // the decision may still be committed; a retry gets it as a duplicate
 		}
 		if isUniqueAny(rep.err) {
-			var again []central.Result
+			var again []protocol.Result
 			if again, rep.err = c.groupApplyAll(ctx, st, evs[i:i+1], now); rep.err == nil {
 				rep.r = again[0]
 			}
@@ -156,7 +157,7 @@ func (c *DB) runGroup(group []groupJob, savepoints bool) ([]groupReply, error) {
 		}
 		if !savepoints {
 			r, err := c.decide(jctx, tx, j.st, j.ev, j.now, false)
-			if err != nil || r.Outcome == central.OutcomeUnknown {
+			if err != nil || r.Outcome == protocol.OutcomeUnknown {
 				return nil, errGroupRetry
 			}
 			replies[i] = groupReply{r: r}
@@ -191,16 +192,16 @@ func (c *DB) runGroup(group []groupJob, savepoints bool) ([]groupReply, error) {
 // fail, and the event is decided again from the savepoint "ev", knowing
 // it. An event that was not recorded (its label unknown) had its id
 // checked by no insert, so it is decided again too.
-func (c *DB) decideAssumingNew(ctx context.Context, tx *etx, st central.Station, ev central.Event, now int64) (central.Result, error) {
+func (c *DB) decideAssumingNew(ctx context.Context, tx *etx, st central.Station, ev protocol.Event, now int64) (protocol.Result, error) {
 	r, err := c.decide(ctx, tx, st, ev, now, false)
-	if err == nil && r.Outcome != central.OutcomeUnknown {
+	if err == nil && r.Outcome != protocol.OutcomeUnknown {
 		return r, nil
 	}
 	if err != nil && !isUniqueAny(err) {
 		return r, err
 	}
 	if _, err := tx.exec(ctx, "ROLLBACK TO ev"); err != nil {
-		return central.Result{}, err
+		return protocol.Result{}, err
 	}
 	return c.applyInTx(ctx, tx, st, ev, now)
 }

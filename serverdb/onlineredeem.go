@@ -6,6 +6,7 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/central"
+	"qrdesk/protocol"
 )
 
 // redeemOnlineOneStatement is PostgreSQL's path for the commonest event, an
@@ -21,8 +22,8 @@ import (
 //
 // The feed entry goes to the label's site and to every other site holding
 // a copy (holderSites, for a label without an entitlement: the stations
-// with an event on it and the one that issued it), as addChanges writes
-// it.
+// with an event on it and the one that issued it) and to the redeeming
+// station's, as addChanges writes it.
 //
 // The station is checked in the same statement: the server may have taken
 // it from a short-lived cache of token lookups, and a revoked station
@@ -39,8 +40,8 @@ import (
 // UNIQUE constraint undoes the whole statement): the caller then decides
 // the event on the general path, which explains the refusal or finds the
 // earlier answer.
-func (c *DB) redeemOnlineOneStatement(ctx context.Context, st central.Station, ev central.Event, now int64) (r central.Result, done bool, err error) {
-	r = central.Result{EventID: ev.EventID, Outcome: central.OutcomeRedeemed, UsedAt: now, UsedStation: st.Name, UsedOperator: ev.Operator, Status: string(app.StatusUsed)}
+func (c *DB) redeemOnlineOneStatement(ctx context.Context, st central.Station, ev protocol.Event, now int64) (r protocol.Result, done bool, err error) {
+	r = protocol.Result{EventID: ev.EventID, Outcome: protocol.OutcomeRedeemed, UsedAt: now, UsedStation: st.Name, UsedOperator: ev.Operator, Status: string(app.StatusUsed)}
 	detail, _ := json.Marshal(r)
 	feed, _ := json.Marshal(map[string]any{"at": now, "operator": ev.Operator, "event_id": ev.EventID, "status": app.StatusUsed})
 	var n int
@@ -55,7 +56,7 @@ func (c *DB) redeemOnlineOneStatement(ctx context.Context, st central.Station, e
 		fed AS (
 			INSERT INTO changes (kind, code, station, data, tag, site)
 			SELECT 'redeem', u.code, CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), h.site FROM used u,
-				LATERAL (SELECT u.site AS site UNION SELECT t.site FROM stations t WHERE t.name IN (SELECT e.station FROM events e WHERE e.code = u.code UNION SELECT u.issued_by)) h),
+				LATERAL (SELECT u.site AS site UNION SELECT t.site FROM stations t WHERE t.name IN (SELECT e.station FROM events e WHERE e.code = u.code UNION SELECT u.issued_by UNION SELECT CAST(? AS TEXT))) h),
 		numbered AS (
 			UPDATE stations SET writes = writes + 1 WHERE id = ? AND EXISTS (SELECT 1 FROM used)
 			RETURNING writes),
@@ -66,16 +67,16 @@ func (c *DB) redeemOnlineOneStatement(ctx context.Context, st central.Station, e
 		SELECT (SELECT count(*) FROM used), EXISTS (SELECT 1 FROM active), COALESCE((SELECT writes FROM numbered), 0)`,
 		st.ID, st.TokenHash,
 		now, st.Name, ev.Operator, ev.EventID, ev.Code, now, ev.Operator,
-		st.Name, string(feed), changeTag(),
+		st.Name, string(feed), changeTag(), st.Name,
 		st.ID,
 		ev.EventID, st.Name, ev.Operator, ev.At, now, now, string(detail), ev.Reason).Scan(&n, &active, &r.Write)
 	switch {
 	case isUniqueAny(err):
-		return central.Result{}, false, nil
+		return protocol.Result{}, false, nil
 	case err != nil:
-		return central.Result{}, false, err
+		return protocol.Result{}, false, err
 	case !active:
-		return central.Result{}, false, central.ErrRevoked
+		return protocol.Result{}, false, central.ErrRevoked
 	}
 	return r, n == 1, nil
 }

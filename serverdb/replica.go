@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"qrdesk/central"
+	"qrdesk/protocol"
 )
 
 // Replica serves the desks' download path — the change feed and the
@@ -328,15 +329,15 @@ func (x *Replica) count(where string) {
 }
 
 // Changes and SiteChanges read the feed on the replica (Replica's rules).
-func (x *Replica) Changes(ctx context.Context, after int64, limit int) ([]central.Change, error) {
+func (x *Replica) Changes(ctx context.Context, after int64, limit int) ([]protocol.Change, error) {
 	return x.feed(ctx, allSites, after, limit)
 }
 
-func (x *Replica) SiteChanges(ctx context.Context, site, after int64, limit int) ([]central.Change, error) {
+func (x *Replica) SiteChanges(ctx context.Context, site, after int64, limit int) ([]protocol.Change, error) {
 	return x.feed(ctx, site, after, limit)
 }
 
-func (x *Replica) feed(ctx context.Context, site, after int64, limit int) ([]central.Change, error) {
+func (x *Replica) feed(ctx context.Context, site, after int64, limit int) ([]protocol.Change, error) {
 	hp, err := x.p.placedHead(ctx)
 	if err != nil {
 		return nil, err
@@ -436,7 +437,7 @@ func (x *Replica) FeedBounds(ctx context.Context) (floor, head int64, err error)
 // replica's head, a later one only when the replica holds the first
 // page's position (else the primary, whose state is newer than any
 // position it gave).
-func (x *Replica) Snapshot(ctx context.Context, site, afterID, position int64, limit int) (central.Snapshot, error) {
+func (x *Replica) Snapshot(ctx context.Context, site, afterID, position int64, limit int) (protocol.Snapshot, error) {
 	if afterID > 0 && position <= 0 {
 		// A desk of an older release does not say where its snapshot is:
 		// the replica may be older than the page before, read elsewhere.
@@ -449,7 +450,7 @@ func (x *Replica) Snapshot(ctx context.Context, site, afterID, position int64, l
 	}
 	rctx, cancel := context.WithTimeout(ctx, x.opt.Timeout)
 	defer cancel()
-	var snap central.Snapshot
+	var snap protocol.Snapshot
 	var err error
 	if afterID > 0 {
 		// The head first: the state read after it is at least as new.

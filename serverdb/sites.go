@@ -236,6 +236,6 @@ func (c *DB) LabelSite(ctx context.Context, code string) (central.LabelPlace, bo
 // SiteChanges reads the site's feed through the index on (site,
 // position): two ordered range scans (the site's changes and the
 // deployment-wide ones) merged, never a scan of other sites' changes.
-func (c *DB) SiteChanges(ctx context.Context, site, after int64, limit int) ([]central.Change, error) {
+func (c *DB) SiteChanges(ctx context.Context, site, after int64, limit int) ([]protocol.Change, error) {
 	return c.changes(ctx, site, after, limit)
 }

@@ -31,8 +31,8 @@ func (c *DB) sameName() string {
 	return `lower(name) = lower(?)`
 }
 
-func scanStaff(row interface{ Scan(...any) error }) (central.StaffMember, error) {
-	var m central.StaffMember
+func scanStaff(row interface{ Scan(...any) error }) (protocol.StaffMember, error) {
+	var m protocol.StaffMember
 	err := row.Scan(&m.ID, &m.Name, &m.Supervisor, &m.PINHash, &m.BadgeVersion, &m.CreatedAt, &m.RemovedAt)
 	return m, err
 }
@@ -41,16 +41,16 @@ func scanStaff(row interface{ Scan(...any) error }) (central.StaffMember, error)
 // and adds its feed change; station names who made it ("" for an
 // administrator). A change the list refuses is central.ErrStaffExists or
 // central.ErrNoStaff, with nothing written.
-func (c *DB) changeStaff(ctx context.Context, tx *etx, ch central.StaffChange, station string, at int64) (central.StaffMember, error) {
+func (c *DB) changeStaff(ctx context.Context, tx *etx, ch protocol.StaffChange, station string, at int64) (protocol.StaffMember, error) {
 	var row writeRow
 	switch ch.Action {
 	case protocol.StaffAdd:
 		var n int
 		if err := tx.queryRow(ctx, `SELECT count(*) FROM staff WHERE `+c.sameName()+` AND removed_at = 0`, ch.Name).Scan(&n); err != nil {
-			return central.StaffMember{}, err
+			return protocol.StaffMember{}, err
 		}
 		if n > 0 {
-			return central.StaffMember{}, central.ErrStaffExists
+			return protocol.StaffMember{}, central.ErrStaffExists
 		}
 		// A concurrent add of the name (PostgreSQL) fails on the unique
 		// index: the event is decided again and finds it.
@@ -63,43 +63,43 @@ func (c *DB) changeStaff(ctx context.Context, tx *etx, ch central.StaffChange, s
 	case protocol.StaffSetPIN:
 		row = tx.queryRow(ctx, `UPDATE staff SET pin_hash = ? WHERE `+c.sameName()+` AND removed_at = 0 RETURNING `+staffColumns, ch.PINHash, ch.Name)
 	default:
-		return central.StaffMember{}, central.Badf("staff: unknown action %q", ch.Action)
+		return protocol.StaffMember{}, central.Badf("staff: unknown action %q", ch.Action)
 	}
 	m, err := scanStaff(row)
 	if errors.Is(err, sql.ErrNoRows) {
-		return central.StaffMember{}, central.ErrNoStaff
+		return protocol.StaffMember{}, central.ErrNoStaff
 	}
 	if err != nil {
-		return central.StaffMember{}, err
+		return protocol.StaffMember{}, err
 	}
 	data, _ := json.Marshal(m)
 	return m, c.addChanges(ctx, tx, change{protocol.KindStaff, "", station, string(data)})
 }
 
 // staffEvent decides a desk's staff event.
-func (c *DB) staffEvent(ctx context.Context, tx *etx, st central.Station, ev central.Event) (central.Result, error) {
+func (c *DB) staffEvent(ctx context.Context, tx *etx, st central.Station, ev protocol.Event) (protocol.Result, error) {
 	if ev.Staff == nil {
-		return central.Result{Outcome: central.OutcomeRejected, Reason: "a staff event carries its change in staff"}, nil
+		return protocol.Result{Outcome: protocol.OutcomeRejected, Reason: "a staff event carries its change in staff"}, nil
 	}
 	if ev.Staff.Action == protocol.StaffRemove {
 		if why, err := c.removalOfAnEarlierRecord(ctx, tx, ev.Staff.Name, ev.At); err != nil || why != "" {
-			return central.Result{Outcome: central.OutcomeRejected, Reason: why}, err
+			return protocol.Result{Outcome: protocol.OutcomeRejected, Reason: why}, err
 		}
 	}
 	m, err := c.changeStaff(ctx, tx, *ev.Staff, st.Name, ev.At)
 	var bad *central.BadRequest
 	switch {
 	case errors.Is(err, central.ErrStaffExists), errors.Is(err, central.ErrNoStaff), errors.As(err, &bad):
-		return central.Result{Outcome: central.OutcomeRejected, Reason: err.Error()}, nil
+		return protocol.Result{Outcome: protocol.OutcomeRejected, Reason: err.Error()}, nil
 	case err != nil:
-		return central.Result{}, err
+		return protocol.Result{}, err
 	}
 	if ev.Staff.Action == protocol.StaffRemove {
 		if err := c.flagWorkAfterRemoval(ctx, tx, m); err != nil {
-			return central.Result{}, err
+			return protocol.Result{}, err
 		}
 	}
-	return central.Result{Outcome: central.OutcomeStaffChanged}, nil
+	return protocol.Result{Outcome: protocol.OutcomeStaffChanged}, nil
 }
 
 // removalOfAnEarlierRecord says why a desk's removal of name made at at
@@ -121,20 +121,23 @@ func (c *DB) removalOfAnEarlierRecord(ctx context.Context, tx *etx, name string,
 		name, app.FormatTime(created), app.FormatTime(at), name), nil
 }
 
-// flagWorkAfterRemoval flags the redemptions by m the server took at or
-// after m's removal time before it heard of the removal: a removal that
-// arrives late (a desk's, offline when it was made, or one a desk sends
-// again because a restore of the server lost it) is dated when it was
-// made, and the work after it is the removed operator's work as much as
-// work decided after the removal arrived (central.ByRemovedStaff; listed
-// in the report and on the dashboard from the event rows).
-func (c *DB) flagWorkAfterRemoval(ctx context.Context, tx *etx, m central.StaffMember) error {
+// flagWorkAfterRemoval flags the redemptions by m, and the expiries of
+// m's day closes, the server took at or after m's removal time before it
+// heard of the removal: a removal that arrives late (a desk's, offline
+// when it was made, or one a desk sends again because a restore of the
+// server lost it) is dated when it was made, and the work after it is the
+// removed operator's work as much as work decided after the removal
+// arrived (central.ByRemovedStaff; listed in the report and on the
+// dashboard from the event rows). An expiry taken stays: a current
+// supervisor sees it in the removed staff's work.
+func (c *DB) flagWorkAfterRemoval(ctx context.Context, tx *etx, m protocol.StaffMember) error {
 	if m.RemovedAt == 0 {
 		return nil
 	}
 	note := central.ByRemovedStaff(central.Note{}, m.Name, m.RemovedAt)
 	_, err := tx.exec(ctx, `UPDATE events SET flags = flags | ?, flag = CASE WHEN flag = '' THEN ? ELSE flag || '; ' || ? END
-		WHERE kind = 'redeem' AND outcome IN ('redeemed', 'conflict') AND decided_at >= ? AND (flags & ?) = 0 AND `+c.sameOperator(),
+		WHERE ((kind = 'redeem' AND outcome IN ('redeemed', 'conflict')) OR (kind = 'expire' AND outcome = 'expired'))
+			AND decided_at >= ? AND (flags & ?) = 0 AND `+c.sameOperator(),
 		int64(central.FlagRemovedStaff), note.Text, note.Text, m.RemovedAt, int64(central.FlagRemovedStaff), m.Name)
 	return err
 }
@@ -150,28 +153,28 @@ func (c *DB) sameOperator() string {
 // ChangeStaff makes an administrator's change of the staff list (by: the
 // dashboard's administrator, "" for the command line), audited, and
 // returns the member as it is now. The desks get it at their next sync.
-func (c *DB) ChangeStaff(ctx context.Context, ch central.StaffChange, by string, at int64) (central.StaffMember, error) {
+func (c *DB) ChangeStaff(ctx context.Context, ch protocol.StaffChange, by string, at int64) (protocol.StaffMember, error) {
 	if err := central.ValidateStaffChange(ch); err != nil {
-		return central.StaffMember{}, err
+		return protocol.StaffMember{}, err
 	}
 	tx, err := c.e.begin(ctx)
 	if err != nil {
-		return central.StaffMember{}, err
+		return protocol.StaffMember{}, err
 	}
 	defer tx.done()
 	m, err := c.changeStaff(ctx, tx, ch, "", at)
 	if err != nil {
-		return central.StaffMember{}, err
+		return protocol.StaffMember{}, err
 	}
 	if err := logAdmin(ctx, tx, central.AdminAction{At: at, Admin: by, Action: "staff_" + ch.Action, Subject: m.Name, Detail: ch.Summary()}); err != nil {
-		return central.StaffMember{}, err
+		return protocol.StaffMember{}, err
 	}
 	return m, tx.commit()
 }
 
 // Staff lists the deployment's staff list by name: the current members,
 // and the removed ones after them when withRemoved.
-func (c *DB) Staff(ctx context.Context, withRemoved bool) ([]central.StaffMember, error) {
+func (c *DB) Staff(ctx context.Context, withRemoved bool) ([]protocol.StaffMember, error) {
 	q := `SELECT ` + staffColumns + ` FROM staff WHERE removed_at = 0 ORDER BY lower(name), id`
 	if withRemoved {
 		q = `SELECT ` + staffColumns + ` FROM staff ORDER BY removed_at <> 0, lower(name), id`
@@ -181,7 +184,7 @@ func (c *DB) Staff(ctx context.Context, withRemoved bool) ([]central.StaffMember
 		return nil, err
 	}
 	defer rows.Close()
-	out := []central.StaffMember{}
+	out := []protocol.StaffMember{}
 	for rows.Next() {
 		m, err := scanStaff(rows)
 		if err != nil {
@@ -203,7 +206,7 @@ func (c *DB) staffRemovedAt(ctx context.Context, tx *etx, name string, at int64)
 		return 0, err
 	}
 	defer rows.Close()
-	var members []central.StaffMember
+	var members []protocol.StaffMember
 	for rows.Next() {
 		m, err := scanStaff(rows)
 		if err != nil {
@@ -221,7 +224,7 @@ func (c *DB) staffRemovedAt(ctx context.Context, tx *etx, name string, at int64)
 // disable, enable, replace) had been removed from the staff list, by the
 // list at the event's time (the desk's clock corrected, the server's when
 // that is ahead of it); 0: not removed (central.RefusedByRemovedStaff).
-func (c *DB) removedSupervisor(ctx context.Context, tx *etx, ev central.Event, now int64) (int64, error) {
+func (c *DB) removedSupervisor(ctx context.Context, tx *etx, ev protocol.Event, now int64) (int64, error) {
 	at, _ := central.DecideTime(ev, 0, now)
 	return c.staffRemovedAt(ctx, tx, ev.Operator, at)
 }

@@ -44,7 +44,8 @@ func (c *DB) HoldsWrites(ctx context.Context, st central.Station, checks []proto
 	defer rows.Close()
 	held := 0
 	for rows.Next() {
-		var id, station, outcome string
+		var id, station string
+		var outcome protocol.Outcome
 		var number int64
 		if err := rows.Scan(&id, &station, &number, &outcome); err != nil {
 			return false, err

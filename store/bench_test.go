@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/protocol"
 )
 
 // BenchmarkIssue100k issues one batch of 100,000 codes (target ≤ 1 s) and
@@ -285,11 +286,11 @@ func BenchmarkSnapshotPage1M(b *testing.B) {
 	var lat []time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		var snap app.RemoteSnapshot
+		var snap protocol.Snapshot
 		for j := 0; j < page; j++ {
 			c := codes[(next*7919)%len(codes)]
 			next++
-			st := app.RemoteCodeState{Code: c.String(), IssuedBy: "Issuer", Status: "unused", CreatedAt: 1}
+			st := protocol.CodeState{Code: c.String(), IssuedBy: "Issuer", Status: "unused", CreatedAt: 1}
 			if j%2 == 1 {
 				st.Status, st.UsedAt, st.UsedStation, st.UsedOperator, st.UsedEvent = "used", 1_800_000_000, "Desk 2", "bench", fmt.Sprintf("snap-%d", next)
 			}
@@ -323,10 +324,10 @@ func BenchmarkFeedRedeem1M(b *testing.B) {
 		for j := 0; j < perOp; j++ {
 			cursor++
 			c := codes[(int(cursor)*7919+13)%len(codes)]
-			ch := app.RemoteChange{Seq: cursor, Kind: "redeem", Code: c.String(), Station: "Desk 2",
+			ch := protocol.Change{Seq: cursor, Kind: "redeem", Code: c.String(), Station: "Desk 2",
 				Data: fmt.Sprintf(`{"at":%d,"operator":"bench","event_id":"feed-%d","status":"used","flag":"removed_operator"}`, 1_800_000_000+cursor, cursor)}
 			start := time.Now()
-			if err := db.ApplyChanges(ctx, []app.RemoteChange{ch}, cursor); err != nil {
+			if err := db.ApplyChanges(ctx, []protocol.Change{ch}, cursor); err != nil {
 				b.Fatal(err)
 			}
 			lat = append(lat, time.Since(start))

@@ -26,7 +26,7 @@ func closeDayOf(t *testing.T, svc *app.Service, date string, expire bool) app.Da
 func TestCloseDayAddsUp(t *testing.T) {
 	ctx := context.Background()
 	svc, db, clock := mustOpen(t)
-	day := clock.t // 10:00
+	day := clock.Now() // 10:00
 	_, codes := mustIssue(t, svc, app.IssueRequest{Count: 10})
 	ids := make([]int64, 4)
 	for i := range ids {
@@ -43,7 +43,7 @@ func TestCloseDayAddsUp(t *testing.T) {
 		}
 	}
 	redeemAt(t, svc, clock, day.Add(5*time.Minute), codes[0].String(), app.OutcomeRedeemed)
-	clock.t = day.Add(6 * time.Minute)
+	clock.Set(day.Add(6 * time.Minute))
 	if _, err := svc.Redeem(ctx, codes[1].String(), "wang"); err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestCloseDayAddsUp(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	clock.t = day.Add(8 * time.Hour)
+	clock.Set(day.Add(8 * time.Hour))
 	dc := closeDayOf(t, svc, "", false)
 	f, st := dc.Figures, statsOf(t, svc, "")
 	if f.Date != st.Date || f.Issued != st.Issued || f.Printed != st.Printed || f.Scans != st.Scans || f.Redeemed != st.Redeemed ||
@@ -89,7 +89,7 @@ func TestCloseDayAddsUp(t *testing.T) {
 	}
 
 	t.Run("AgainShowsChanges", func(t *testing.T) {
-		clock.t = day.Add(9 * time.Hour)
+		clock.Set(day.Add(9 * time.Hour))
 		if _, err := svc.Redeem(ctx, codes[5].String(), "li"); err != nil {
 			t.Fatal(err)
 		}
@@ -123,7 +123,7 @@ func TestCloseDayAddsUp(t *testing.T) {
 		}
 	})
 	t.Run("ErrFuture", func(t *testing.T) {
-		_, err := svc.CloseDay(ctx, app.CloseDayRequest{Date: clock.t.AddDate(0, 0, 1).Format("2006-01-02"), Operator: "boss"})
+		_, err := svc.CloseDay(ctx, app.CloseDayRequest{Date: clock.Now().AddDate(0, 0, 1).Format("2006-01-02"), Operator: "boss"})
 		if app.KindOf(err) != app.KindInvalid {
 			t.Fatalf("closing tomorrow: %v", err)
 		}
@@ -139,7 +139,7 @@ func TestCloseDayOnDSTChange(t *testing.T) {
 	}
 	svc, _, clock := mustOpen(t)
 	day, _ := time.ParseInLocation("2006-01-02", "2027-10-31", berlin)
-	clock.t = day.Add(time.Hour)
+	clock.Set(day.Add(time.Hour))
 	_, codes := mustIssue(t, svc, app.IssueRequest{Count: 3})
 	// 02:30 summer time, 02:30 winter time (an hour later), 23:59:59.
 	for i, at := range []time.Time{day.Add(150 * time.Minute), day.Add(210 * time.Minute), day.AddDate(0, 0, 1).Add(-time.Second)} {

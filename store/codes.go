@@ -9,7 +9,8 @@ import (
 	"strings"
 
 	"qrdesk/app"
-	"qrdesk/central"
+	"qrdesk/entitlement"
+	"qrdesk/protocol"
 )
 
 // querier is what *sql.DB and *sql.Tx share, so helpers run in or out of a
@@ -40,7 +41,7 @@ const byCode = `random = substr(?, -22, 12) AND code = ?`
 // serial's printed width and the code's date as the number YYMMDD, NULL
 // for a code without a serial. The stored row holds a code's fields and
 // signature; its printed form, the column code, is computed from them
-// (migration 0021).
+// (migration 0022).
 func serialLen(c app.Code) any {
 	if !c.HasSerial() {
 		return nil
@@ -86,7 +87,7 @@ func (d *DB) Lookup(ctx context.Context, c app.Code) (app.CodeRecord, error) {
 		return rec, err
 	}
 	if err == nil && rec.Status == app.StatusUnused {
-		var used central.Sibling
+		var used entitlement.Sibling
 		var double bool
 		if used, double, err = entitlementUsedHere(ctx, d.db, rec.ID); double {
 			rec.EntitlementUsed = used.Code
@@ -106,10 +107,10 @@ func (d *DB) SetDisabled(ctx context.Context, c app.Code, disable bool, reason s
 	// An enabled label is unused again; past its expiry by this desk's
 	// clock it is refused as expired at a scan, but not stored so (the
 	// clock may be wrong: see Redeem).
-	action, query := "enable", `UPDATE codes SET status = 'unused',
+	action, query := protocol.KindEnable, `UPDATE codes SET status = 'unused',
 		disabled_reason = '' WHERE random = ?2 AND code = ?3 AND status = 'disabled' RETURNING id`
 	if disable {
-		action, query = "disable", `UPDATE codes SET status = 'disabled', disabled_reason = ?4
+		action, query = protocol.KindDisable, `UPDATE codes SET status = 'disabled', disabled_reason = ?4
 		WHERE random = ?2 AND code = ?3 AND status = 'unused' RETURNING id`
 	}
 	var id int64
@@ -267,7 +268,7 @@ func (d *DB) ExpireDue(ctx context.Context, now int64) (int64, error) {
 // ExpireWaiting reports whether an expire event of c waits in the outbox.
 func (d *DB) ExpireWaiting(ctx context.Context, c app.Code) (bool, error) {
 	var n int
-	err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM outbox WHERE code = ? AND kind = ? AND state = 'pending'`, c.String(), app.KindExpire).Scan(&n)
+	err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM outbox WHERE code = ? AND kind = ? AND state = 'pending'`, c.String(), protocol.KindExpire).Scan(&n)
 	return n > 0, d.wrap(err, "cannot read the outbox")
 }
 

@@ -36,9 +36,9 @@ func at(loc *time.Location, days, h, m, s int) time.Time {
 
 func dateOf(t time.Time) string { return t.Format("2006-01-02") }
 
-func redeemAt(t *testing.T, svc *app.Service, clock *testClock, when time.Time, code string, want app.Outcome) {
+func redeemAt(t *testing.T, svc *app.Service, clock *testclock.Clock, when time.Time, code string, want app.Outcome) {
 	t.Helper()
-	clock.t = when
+	clock.Set(when)
 	v, err := svc.Redeem(context.Background(), code, "li")
 	if err != nil || v.Outcome != want {
 		t.Fatalf("scan of %s at %s: %s %v, want %s", code, when.Format("2006-01-02 15:04:05 MST"), v.Outcome, err, want)
@@ -61,7 +61,7 @@ func TestScansStraddlingMidnight(t *testing.T) {
 	for name, loc := range zones(t) {
 		t.Run(name, func(t *testing.T) {
 			svc, _, clock := mustOpen(t)
-			clock.t = at(loc, 0, 12, 0, 0)
+			clock.Set(at(loc, 0, 12, 0, 0))
 			_, codes := mustIssue(t, svc, app.IssueRequest{Count: 4})
 			redeemAt(t, svc, clock, at(loc, 0, 23, 59, 58), codes[0].String(), app.OutcomeRedeemed)
 			redeemAt(t, svc, clock, at(loc, 0, 23, 59, 59), codes[1].String(), app.OutcomeRedeemed)
@@ -87,7 +87,7 @@ func TestScansStraddlingMidnight(t *testing.T) {
 				t.Fatalf("chart scans %d then %d, want 2 then 3", hist[12].Scans, hist[13].Scans)
 			}
 			// The same two days seen from 23:59:59 of the first.
-			clock.t = at(loc, 0, 23, 59, 59)
+			clock.Set(at(loc, 0, 23, 59, 59))
 			if st := statsOf(t, svc, ""); st.Date != day || st.Scans != 2 {
 				t.Fatalf("today at 23:59:59: %+v, want %s with 2 scans", st, day)
 			}
@@ -103,7 +103,7 @@ func TestLabelForTomorrow(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			svc, _, clock := mustOpen(t)
-			clock.t = at(loc, 0, 16, 30, 0)
+			clock.Set(at(loc, 0, 16, 30, 0))
 			mustIssue(t, svc, app.IssueRequest{Count: 3})
 			tomorrow := dateOf(at(loc, 1, 0, 0, 0))
 			b, codes := mustIssue(t, svc, app.IssueRequest{Count: 2, Date: tomorrow, Expires: "eod"})
@@ -144,7 +144,7 @@ func TestEODOnDSTChange(t *testing.T) {
 			svc, db, clock := mustOpen(t)
 			day, _ := time.ParseInLocation("2006-01-02", tc.date, berlin)
 			next := day.AddDate(0, 0, 1)
-			clock.t = day.Add(time.Hour) // 01:00, before the change at 02:00 or 03:00
+			clock.Set(day.Add(time.Hour)) // 01:00, before the change at 02:00 or 03:00
 			b, codes := mustIssue(t, svc, app.IssueRequest{Count: 4, Expires: "eod"})
 			if b.LabelDate != tc.date || b.ExpireAt != next.Unix() {
 				t.Fatalf("label %s expiring %v, want %s expiring %v", b.LabelDate, time.Unix(b.ExpireAt, 0).In(berlin), tc.date, next)
@@ -180,7 +180,7 @@ func TestEODOnLeapDay(t *testing.T) {
 	for name, loc := range zones(t) {
 		t.Run(name, func(t *testing.T) {
 			svc, _, clock := mustOpen(t)
-			clock.t = time.Date(2028, 2, 28, 18, 0, 0, 0, loc)
+			clock.Set(time.Date(2028, 2, 28, 18, 0, 0, 0, loc))
 			b, codes := mustIssue(t, svc, app.IssueRequest{Count: 2, Date: "2028-02-29", Expires: "eod"})
 			if codes[0].Date != "280229" || b.ExpireAt != time.Date(2028, 3, 1, 0, 0, 0, 0, loc).Unix() {
 				t.Fatalf("code date %s expiring %s, want 280229 expiring 2028-03-01 00:00", codes[0].Date, app.FormatTime(b.ExpireAt))

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 
 	"qrdesk/app"
+	"qrdesk/protocol"
 )
 
 // The day's expiry at the desk: every unused label of the closed day
@@ -21,7 +22,7 @@ func expireDay(ctx context.Context, tx *sql.Tx, day string, actor app.Actor, at 
 	// Each event names the site the desk knows it is in (protocol.Event.Site).
 	if _, err := tx.ExecContext(ctx, `INSERT INTO outbox (event_id, kind, code, operator, at, reason, site)
 		SELECT lower(hex(randomblob(8))), ?, code, ?, ?, ?, `+deskSite+` FROM codes WHERE label_date = ? AND status = 'unused' ORDER BY id`,
-		app.KindExpire, actor.Operator, at, "day "+day+" closed", day); err != nil {
+		protocol.KindExpire, actor.Operator, at, "day "+day+" closed", day); err != nil {
 		return 0, err
 	}
 	res, err := tx.ExecContext(ctx, `UPDATE codes SET status = 'expired' WHERE label_date = ? AND status = 'unused'`, day)
@@ -42,7 +43,7 @@ const deskSite = `COALESCE((SELECT CASE WHEN json_valid(value) THEN json_extract
 // while it is unused here and no event of this desk on it waits in the
 // outbox (that event is newer than the feed; the server answers it and
 // its change comes back through the feed).
-func applyExpireChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
+func applyExpireChange(ctx context.Context, tx *sql.Tx, ch protocol.Change) error {
 	c, err := app.Parse(ch.Code)
 	if err != nil {
 		return nil // not a code this desk can hold

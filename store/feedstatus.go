@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"qrdesk/app"
+	"qrdesk/protocol"
 )
 
 // The desk's copy of a label is what the server decided plus this desk's
@@ -109,7 +110,7 @@ func applyStatusChange(ctx context.Context, tx *sql.Tx, code string, status app.
 // server records the double use); a copy of another record (what an online
 // "already used" answer told this desk, under the scan's id) becomes the
 // record the server names.
-func applyRedeemChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange, eventID, operator string, at int64) error {
+func applyRedeemChange(ctx context.Context, tx *sql.Tx, ch protocol.Change, eventID, operator string, at int64) error {
 	id, ok, err := deskLabel(ctx, tx, ch.Code)
 	if err != nil || !ok {
 		return err
@@ -181,7 +182,7 @@ func feedTrace(ctx context.Context, tx *sql.Tx, eventID string, codeID int64, co
 // desk carries (a refused disable or enable, an undo, an expiry the server
 // did not make): the desk learns at once what the label is, unless another
 // event of this desk on it still waits (its answer comes later).
-func answerStatus(ctx context.Context, tx *sql.Tx, r app.RemoteResult, at int64) error {
+func answerStatus(ctx context.Context, tx *sql.Tx, r protocol.Result, at int64) error {
 	status, ok := knownStatus(r.Status)
 	if !ok {
 		return nil
@@ -208,7 +209,7 @@ func answerStatus(ctx context.Context, tx *sql.Tx, r app.RemoteResult, at int64)
 		return settleStatus(ctx, tx, id, status, "", r.UsedAt, at)
 	}
 	reason := ""
-	if status == app.StatusDisabled && r.Outcome == "disabled" {
+	if status == app.StatusDisabled && r.Outcome == protocol.OutcomeDisabled {
 		reason = r.Reason
 	}
 	return settleStatus(ctx, tx, id, status, reason, 0, at)

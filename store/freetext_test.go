@@ -13,10 +13,10 @@ var hostileTexts = []string{
 	`'; DROP TABLE codes; --`, `" OR 1=1 --`, `%`, `_`, `%_%`, `\`, `\\%`, "a\x00b", "🙂📦 提货码", "\u202etxet", "Robert'); --",
 }
 
-// TestHostileTextFields stores hostile text in every free-text field and
+// TestFreeTextFieldsComeBackExactly stores hostile text in every free-text field and
 // searches with it: no error but the length and text limits, no
 // injection, and the text comes back exactly.
-func TestHostileTextFields(t *testing.T) {
+func TestFreeTextFieldsComeBackExactly(t *testing.T) {
 	ctx := context.Background()
 	svc, db, _ := mustOpen(t)
 	long := strings.Repeat("x", 10_000)

@@ -4,21 +4,15 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"qrdesk/app"
 	"qrdesk/internal/testclock"
 )
 
-// testClock is a fixed, settable "now" in local time.
-type testClock struct{ t time.Time }
-
-func (c *testClock) Now() time.Time { return c.t }
-
 // mustOpen opens a fresh database file in a temp dir and a service on it with
 // a new key ring and a clock fixed at 10:00 local time on the suite's day
 // (testclock.Day: $QRDESK_TEST_DATE or 2026-11-29).
-func mustOpen(tb testing.TB) (*app.Service, *DB, *testClock) {
+func mustOpen(tb testing.TB) (*app.Service, *DB, *testclock.Clock) {
 	tb.Helper()
 	db, err := Open(context.Background(), filepath.Join(tb.TempDir(), "qrdesk.db"))
 	if err != nil {
@@ -29,7 +23,7 @@ func mustOpen(tb testing.TB) (*app.Service, *DB, *testClock) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	clock := &testClock{testclock.Base()}
+	clock := testclock.New(testclock.Base())
 	svc := app.NewService(db, keys, nil)
 	svc.Now = clock.Now
 	db.now = clock.Now

@@ -140,7 +140,7 @@ const (
 
 // insertCodesSQL is an INSERT of n codes: ?1–?8 are the columns the batch
 // shares, then six parameters per code (the printed code is computed from
-// them: migration 0021). Those are anonymous (each "?"
+// them: migration 0022). Those are anonymous (each "?"
 // takes the next number, 9, 10, …, as the layout above has them): the
 // driver asks SQLite for every parameter's name, which walks the list of
 // named ones, and with 264 named ones that walk cost 13 % of an issue.

@@ -29,10 +29,10 @@ func TestJustScannedCountedApart(t *testing.T) {
 		}
 	}
 	scan(false, app.OutcomeRedeemed)
-	clock.t = clock.t.Add(time.Second)
+	clock.Advance(time.Second)
 	scan(true, app.OutcomeJustScanned)
 	scan(false, app.OutcomeAlreadyUsed) // the command line, or another scan at once
-	clock.t = clock.t.Add(2 * time.Second)
+	clock.Advance(2 * time.Second)
 	scan(true, app.OutcomeAlreadyUsed)
 
 	st, err := svc.Stats(ctx, "")

@@ -11,10 +11,11 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/internal/sqlstore"
+	"qrdesk/protocol"
 )
 
 // TestStoredCodeReadsAsPrinted: the printed code is not stored but
-// computed from the row's fields (migration 0021); it reads exactly as
+// computed from the row's fields (migration 0022); it reads exactly as
 // app.Code.String prints it, with and without a prefix, a serial, serial
 // widths from 3 to 8, for codes issued here, a replacement and a label the
 // feed brought.
@@ -45,7 +46,7 @@ func TestStoredCodeReadsAsPrinted(t *testing.T) {
 			}
 			// A label of another desk, as the feed brings it.
 			other := app.Code{Prefix: "XY", Date: "261130", Station: "Q", Serial: 42, SerialLen: 5, KeyID: 'A', Random: "ABCDEFGHJKLM", Signature: "SGNATURE"}
-			if err := db.ApplyChanges(ctx, []app.RemoteChange{{Seq: 1, Kind: "code", Code: other.String(), Station: "Desk Q", Data: `{"created_at":5}`}}, 1); err != nil {
+			if err := db.ApplyChanges(ctx, []protocol.Change{{Seq: 1, Kind: "code", Code: other.String(), Station: "Desk Q", Data: `{"created_at":5}`}}, 1); err != nil {
 				t.Fatal(err)
 			}
 			want[other.String()] = true
@@ -79,7 +80,7 @@ func TestStoredCodeReadsAsPrinted(t *testing.T) {
 }
 
 // TestLeanCodesMigrationKeepsEveryCode: a desk's database of the schema
-// before migration 0021 reads every code exactly as before once migrated,
+// before migration 0022 reads every code exactly as before once migrated,
 // a code whose stored text its fields do not print (none is known; a
 // guard) included, and its rows still name their redemptions, scans and
 // batch.
@@ -90,11 +91,11 @@ func TestLeanCodesMigrationKeepsEveryCode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The migrations before 0021 only.
+	// The migrations before 0022 only.
 	before := fstest.MapFS{}
 	names, _ := fs.Glob(migrations, deskMigrations+"/*.sql")
 	for _, name := range names {
-		if filepath.Base(name) < "0021" {
+		if filepath.Base(name) < "0022" {
 			body, _ := fs.ReadFile(migrations, name)
 			before[name] = &fstest.MapFile{Data: body}
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"qrdesk/app"
+	"qrdesk/protocol"
 )
 
 // TestOwnScanRedeemedByTheServer (found by the property test): the server
@@ -17,7 +18,7 @@ func TestOwnScanRedeemedByTheServer(t *testing.T) {
 	svc, db, clock := mustOpen(t)
 	_, codes := mustIssue(t, svc, app.IssueRequest{Count: 1})
 	data, _ := json.Marshal(map[string]any{"at": clock.Now().Unix(), "operator": "li", "event_id": "scan-trace-0001"})
-	if err := db.ApplyChanges(ctx, []app.RemoteChange{{Seq: 1, Kind: "redeem", Code: codes[0].String(), Station: "Station A", Data: string(data)}}, 1); err != nil {
+	if err := db.ApplyChanges(ctx, []protocol.Change{{Seq: 1, Kind: "redeem", Code: codes[0].String(), Station: "Station A", Data: string(data)}}, 1); err != nil {
 		t.Fatal(err)
 	}
 	a := app.Attempt{Actor: app.Actor{Station: "Station A", Operator: "li"}, TraceID: "scan-trace-0001", Code: codes[0].String(), At: clock.Now().Unix()}

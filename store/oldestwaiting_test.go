@@ -30,11 +30,11 @@ func TestReportTellsTheOldestWaitingEvent(t *testing.T) {
 	if v, err := svc.Redeem(ctx, codes[0].String(), "li"); err != nil || v.Outcome != app.OutcomeRedeemed {
 		t.Fatalf("redeem: %+v %v", v, err)
 	}
-	clock.t = clock.t.Add(10 * time.Minute)
+	clock.Advance(10 * time.Minute)
 	if v, err := svc.Redeem(ctx, codes[1].String(), "li"); err != nil || v.Outcome != app.OutcomeRedeemed {
 		t.Fatalf("redeem: %+v %v", v, err)
 	}
-	clock.t = clock.t.Add(5 * time.Minute)
+	clock.Advance(5 * time.Minute)
 	st, err = db.SyncState(ctx)
 	if err != nil {
 		t.Fatal(err)

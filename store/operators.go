@@ -22,7 +22,7 @@ func scanOperator(row interface{ Scan(...any) error }) (app.Operator, error) {
 
 // sharedList is true when the desk's operators are the deployment's staff
 // list: its server announced the staff kind at the desk's enrolment.
-const sharedList = `EXISTS (SELECT 1 FROM sync_state s, json_each(s.value) k WHERE s.key = 'server_kinds' AND json_valid(s.value) AND k.value = '` + protocol.KindStaff + `')`
+const sharedList = `EXISTS (SELECT 1 FROM sync_state s, json_each(s.value) k WHERE s.key = 'server_kinds' AND json_valid(s.value) AND k.value = '` + string(protocol.KindStaff) + `')`
 
 // OperatorList says which list the desk's operators are, and the desk's
 // identity.
@@ -193,18 +193,36 @@ func (d *DB) AuditSignIn(ctx context.Context, subject string, method app.SignInM
 	return d.wrap(tx.Commit(), "cannot record the sign-in")
 }
 
-// PINFailures counts the refused PIN sign-ins of name (any case) after its
-// last sign-in by PIN, and those of any name at or after since. Another
-// name's sign-in ends neither count.
+// PINFailures counts the refused PIN sign-ins of name (any case) after the
+// latest of its last sign-in by PIN, its new PIN and a supervisor's lift of
+// its lockout, and those of any name at or after since and after the
+// desk's latest lift. Another name's sign-in ends neither count.
 func (d *DB) PINFailures(ctx context.Context, name string, since int64) (app.PINFailureCount, error) {
 	var f app.PINFailureCount
 	err := d.db.QueryRowContext(ctx, `SELECT count(*), COALESCE(max(at), 0) FROM audit
 		WHERE action = 'sign_in_refused' AND detail LIKE 'PIN: %' AND subject = ?1 COLLATE NOCASE
-		AND id > COALESCE((SELECT max(id) FROM audit WHERE action = 'sign_in' AND detail = 'PIN' AND subject = ?1 COLLATE NOCASE), 0)`,
+		AND id > max(COALESCE((SELECT max(id) FROM audit WHERE action = 'sign_in' AND detail = 'PIN' AND subject = ?1 COLLATE NOCASE), 0),
+			COALESCE((SELECT max(id) FROM audit WHERE action IN ('pin_unlock', 'pin_change') AND subject = ?1 COLLATE NOCASE), 0))`,
 		name).Scan(&f.Name, &f.NameLast)
 	if err == nil {
 		err = d.db.QueryRowContext(ctx, `SELECT count(*), COALESCE(min(at), 0) FROM audit
-			WHERE action = 'sign_in_refused' AND detail LIKE 'PIN: %' AND at >= ?`, since).Scan(&f.Desk, &f.DeskFrom)
+			WHERE action = 'sign_in_refused' AND detail LIKE 'PIN: %' AND at >= ?
+			AND id > COALESCE((SELECT max(id) FROM audit WHERE action = 'pin_unlock'), 0)`, since).Scan(&f.Desk, &f.DeskFrom)
 	}
 	return f, d.wrap(err, "cannot read the sign-in log")
+}
+
+// LiftPINLock audits a supervisor's lift of name's PIN lockout, which
+// ends the wrong PINs counted against name and against the desk
+// (PINFailures). It is the desk's own: the lockout is counted at each desk.
+func (d *DB) LiftPINLock(ctx context.Context, name string, actor app.Actor) error {
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return d.wrap(err, "cannot lift the PIN lockout of %s", name)
+	}
+	defer tx.Rollback()
+	if err := audit(ctx, tx, d.now().Unix(), actor, "pin_unlock", name, ""); err != nil {
+		return d.wrap(err, "cannot lift the PIN lockout of %s", name)
+	}
+	return d.wrap(tx.Commit(), "cannot lift the PIN lockout of %s", name)
 }

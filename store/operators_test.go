@@ -141,7 +141,7 @@ func TestOperatorsSignIn(t *testing.T) {
 		if _, err := staff.SignInBadge(ctx, wangBadge); err != nil {
 			t.Fatalf("badge while PINs are locked: %v", err)
 		}
-		clock.t = clock.t.Add(61 * time.Second)
+		clock.Advance(61 * time.Second)
 		// Another name's wrong PIN is not Wang's.
 		if _, err := staff.SignInPIN(ctx, "nobody", "1234"); err == nil || strings.Contains(app.ErrorMessage(err), "too many") {
 			t.Fatalf("a first wrong PIN for nobody: %v", err)
@@ -151,7 +151,7 @@ func TestOperatorsSignIn(t *testing.T) {
 		if _, err := staff.SignInPIN(ctx, "Wang", "876543"); err == nil || !strings.Contains(app.ErrorMessage(err), "try again in 2 minutes") {
 			t.Fatalf("after a sixth wrong PIN: %v", err)
 		}
-		clock.t = clock.t.Add(121 * time.Second)
+		clock.Advance(121 * time.Second)
 		if _, err := staff.SignInPIN(ctx, "Wang", "876543"); err != nil {
 			t.Fatalf("right PIN after the wait: %v", err)
 		}
@@ -291,7 +291,7 @@ func TestPINLockoutPerName(t *testing.T) {
 				t.Fatalf("li's own sign-in after guess %d: %v", i+1, err)
 			}
 		}
-		clock.t = clock.t.Add(time.Second)
+		clock.Advance(time.Second)
 	}
 	if locked != app.PINTries {
 		t.Fatalf("wang's PIN locked at guess %d, want after %d wrong ones", locked+1, app.PINTries)
@@ -308,14 +308,14 @@ func TestPINLockoutPerName(t *testing.T) {
 		t.Fatalf("wang's badge while the PIN is locked: %v", err)
 	}
 	// Once the wait is over, the right PIN works and ends wang's count.
-	clock.t = clock.t.Add(61 * time.Second)
+	clock.Advance(61 * time.Second)
 	if _, err := staff.SignInPIN(ctx, "wang", "876543"); err != nil {
 		t.Fatalf("wang after the wait: %v", err)
 	}
 
 	// Guessing across names: every name gets fewer than PINTries, the desk
 	// still locks after DeskPINTries.
-	clock.t = clock.t.Add(time.Hour)
+	clock.Advance(time.Hour)
 	names := []string{"wang", "zhao", "qian", "sun", "zhou"}
 	for i := 0; i < app.DeskPINTries; i++ {
 		if _, err := staff.SignInPIN(ctx, names[i%len(names)], "999999"); err == nil || strings.Contains(app.ErrorMessage(err), "too many") {
@@ -324,12 +324,12 @@ func TestPINLockoutPerName(t *testing.T) {
 		if i%len(names) == len(names)-1 {
 			staff.SignInPIN(ctx, "li", "4321") // successes do not end the desk's count
 		}
-		clock.t = clock.t.Add(10 * time.Second)
+		clock.Advance(10 * time.Second)
 	}
 	if _, err := staff.SignInPIN(ctx, "li", "4321"); err == nil || !strings.Contains(app.ErrorMessage(err), "too many wrong PINs at this desk") {
 		t.Fatalf("after %d wrong PINs across names: %v", app.DeskPINTries, err)
 	}
-	clock.t = clock.t.Add(15 * time.Minute)
+	clock.Advance(15 * time.Minute)
 	if _, err := staff.SignInPIN(ctx, "li", "4321"); err != nil {
 		t.Fatalf("after the desk's window: %v", err)
 	}
@@ -349,7 +349,7 @@ func TestPINLockoutClockBack(t *testing.T) {
 	if _, err := staff.SignInPIN(ctx, "wang", "111111"); err == nil {
 		t.Fatal("a wrong PIN signed in")
 	}
-	clock.t = clock.t.Add(-time.Hour)
+	clock.Advance(-time.Hour)
 	if op, err := staff.SignInPIN(ctx, "wang", "876543"); err != nil || op.Name != "wang" {
 		t.Fatalf("the right PIN after one wrong one and the clock set back: %+v %v", op, err)
 	}

@@ -5,11 +5,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"qrdesk/protocol"
 	"strconv"
 
 	"qrdesk/app"
-	"qrdesk/central"
+	"qrdesk/entitlement"
+	"qrdesk/protocol"
 )
 
 // maxRawLen bounds the stored copy of what was typed.
@@ -72,7 +72,7 @@ func (d *DB) Redeem(ctx context.Context, c app.Code, a app.Attempt) (app.Verdict
 				return app.Verdict{}, d.wrap(err, "cannot redeem %s", c)
 			}
 			v = app.Verdict{Code: c.String(), Outcome: app.OutcomeAlreadyUsed, Status: app.StatusUnused, UsedCode: used.Code,
-				UsedAt: used.UsedAt, UsedStation: used.UsedStation, UsedOperator: used.UsedOperator, Reason: central.SiblingUsedReason(c.String(), used)}
+				UsedAt: used.UsedAt, UsedStation: used.UsedStation, UsedOperator: used.UsedOperator, Reason: entitlement.SiblingUsedReason(c.String(), used)}
 			break
 		}
 		v.Outcome, v.Status = app.OutcomeRedeemed, app.StatusUsed
@@ -168,7 +168,7 @@ func truncate(s string, n int) string {
 	return s
 }
 
-func addOutbox(ctx context.Context, tx *sql.Tx, eventID, kind, code, operator string, at int64, reason string) error {
+func addOutbox(ctx context.Context, tx *sql.Tx, eventID string, kind protocol.Kind, code, operator string, at int64, reason string) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO outbox (event_id, kind, code, operator, at, reason) VALUES (?, ?, ?, ?, ?, ?)`,
 		eventID, kind, code, operator, at, reason)
 	return err

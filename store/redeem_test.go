@@ -28,12 +28,12 @@ func TestRedeemOutcomes(t *testing.T) {
 		}
 	})
 	t.Run("AlreadyUsed", func(t *testing.T) {
-		clock.t = clock.t.Add(time.Minute)
+		clock.Advance(time.Minute)
 		v, err := svc.Redeem(ctx, used, "wang")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v.Outcome != app.OutcomeAlreadyUsed || v.UsedOperator != "li" || v.UsedStation != "Station A" || v.UsedAt != clock.t.Add(-time.Minute).Unix() {
+		if v.Outcome != app.OutcomeAlreadyUsed || v.UsedOperator != "li" || v.UsedStation != "Station A" || v.UsedAt != clock.Now().Add(-time.Minute).Unix() {
 			t.Fatalf("got %+v, want already_used by li at Station A a minute ago", v)
 		}
 		if !strings.Contains(v.Message(), "li") {
@@ -62,7 +62,7 @@ func TestRedeemOutcomes(t *testing.T) {
 		}
 	})
 	t.Run("Expired", func(t *testing.T) {
-		clock.t = clock.t.Add(3 * time.Hour)
+		clock.Advance(3 * time.Hour)
 		v, _ := svc.Redeem(ctx, expired, "li")
 		if v.Outcome != app.OutcomeExpired || v.Status != app.StatusUnused {
 			t.Fatalf("got %+v, want refused as expired and still unused here", v)

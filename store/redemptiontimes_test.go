@@ -15,12 +15,12 @@ func TestRedeemedByHour(t *testing.T) {
 	_, codes := mustIssue(t, svc, app.IssueRequest{Count: 5})
 	day := testclock.Day()
 	for i, at := range []time.Duration{9*time.Hour + 59*time.Minute, 10 * time.Hour, 10*time.Hour + 59*time.Minute, 23*time.Hour + 59*time.Minute} {
-		clock.t = day.Add(at)
+		clock.Set(day.Add(at))
 		if v, err := svc.Redeem(ctx, codes[i].String(), "li"); err != nil || v.Outcome != app.OutcomeRedeemed {
 			t.Fatalf("redeem: %v %v", v.Outcome, err)
 		}
 	}
-	clock.t = day.AddDate(0, 0, 1).Add(time.Minute) // tomorrow: not today's
+	clock.Set(day.AddDate(0, 0, 1).Add(time.Minute)) // tomorrow: not today's
 	svc.Redeem(ctx, codes[4].String(), "li")
 
 	hours, err := svc.RedeemedByHour(ctx, testclock.Date(0))

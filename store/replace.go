@@ -5,10 +5,10 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"qrdesk/protocol"
 
 	"qrdesk/app"
-	"qrdesk/central"
+	"qrdesk/entitlement"
+	"qrdesk/protocol"
 )
 
 var _ app.ReplaceStore = (*DB)(nil)
@@ -37,7 +37,7 @@ func (d *DB) ReplaceCode(ctx context.Context, old app.Code, reason string, spec 
 	if err != nil {
 		return app.Replacement{}, d.wrap(err, "cannot replace %s", old)
 	}
-	if err := central.OneValid(old.String(), others); err != nil {
+	if err := entitlement.OneValid(old.String(), others); err != nil {
 		return app.Replacement{}, app.Errorf(app.KindConflict, "label %s cannot be replaced: %v", old, err)
 	}
 
@@ -59,7 +59,7 @@ func (d *DB) ReplaceCode(ctx context.Context, old app.Code, reason string, spec 
 	// The guarded change of the old label: only while it is still unused
 	// and not expired, whatever happened since the lookup.
 	res, err := tx.ExecContext(ctx, `UPDATE codes SET status = 'disabled', disabled_reason = ?, entitlement = ?
-		WHERE id = ? AND status = 'unused' AND (expire_at = 0 OR expire_at > ?)`, central.ReplacedReason(nc.String()), root, rec.ID, spec.CreatedAt)
+		WHERE id = ? AND status = 'unused' AND (expire_at = 0 OR expire_at > ?)`, entitlement.ReplacedReason(nc.String()), root, rec.ID, spec.CreatedAt)
 	if err != nil {
 		return app.Replacement{}, d.wrap(err, "cannot replace %s", old)
 	}
@@ -97,7 +97,7 @@ func (d *DB) ReplaceCode(ctx context.Context, old app.Code, reason string, spec 
 	// the new one if its batch has not arrived) and of the new code through
 	// the batch upload too.
 	if _, err := tx.ExecContext(ctx, `INSERT INTO outbox (event_id, kind, code, operator, at, reason, new_code, new_expire_at, new_created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		app.NewTraceID(), app.KindReplace, old.String(), spec.Operator, spec.CreatedAt, reason, nc.String(), b.ExpireAt, b.CreatedAt); err != nil {
+		app.NewTraceID(), protocol.KindReplace, old.String(), spec.Operator, spec.CreatedAt, reason, nc.String(), b.ExpireAt, b.CreatedAt); err != nil {
 		return app.Replacement{}, d.wrap(err, "cannot replace %s", old)
 	}
 	newRec, err := lookup(ctx, tx, nc)
@@ -120,7 +120,7 @@ func replaceable(rec app.CodeRecord, now int64) error {
 	case rec.Status == app.StatusDisabled:
 		// A replacement would be an enable by another name, without the
 		// supervisor an enable needs (the server refuses it too:
-		// central.DecideReplace).
+		// entitlement.DecideReplace).
 		reason := rec.DisabledReason
 		if reason == "" {
 			reason = "no reason given"
@@ -131,20 +131,20 @@ func replaceable(rec app.CodeRecord, now int64) error {
 }
 
 // entitlementHere returns the entitlement a replacement of the code with
-// id joins (central.Root) and its other labels as this desk knows them.
-func entitlementHere(ctx context.Context, tx *sql.Tx, id int64) (string, []central.Sibling, error) {
+// id joins (entitlement.Root) and its other labels as this desk knows them.
+func entitlementHere(ctx context.Context, tx *sql.Tx, id int64) (string, []entitlement.Sibling, error) {
 	var code, ent string
 	if err := tx.QueryRowContext(ctx, `SELECT code, entitlement FROM codes WHERE id = ?`, id).Scan(&code, &ent); err != nil {
 		return "", nil, err
 	}
-	root := central.Root(code, ent)
+	root := entitlement.Root(code, ent)
 	others, err := siblingsHere(ctx, tx, root, id)
 	return root, others, err
 }
 
 // siblingsHere reads the labels of the entitlement ent but the one with id,
 // with their standing redemption.
-func siblingsHere(ctx context.Context, tx querier, ent string, id int64) ([]central.Sibling, error) {
+func siblingsHere(ctx context.Context, tx querier, ent string, id int64) ([]entitlement.Sibling, error) {
 	if ent == "" {
 		return nil, nil
 	}
@@ -155,9 +155,9 @@ func siblingsHere(ctx context.Context, tx querier, ent string, id int64) ([]cent
 		return nil, err
 	}
 	defer rows.Close()
-	var out []central.Sibling
+	var out []entitlement.Sibling
 	for rows.Next() {
-		var s central.Sibling
+		var s entitlement.Sibling
 		if err := rows.Scan(&s.Code, &s.Status, &s.UsedAt, &s.UsedStation, &s.UsedOperator, &s.UsedEvent); err != nil {
 			return nil, err
 		}
@@ -167,24 +167,24 @@ func siblingsHere(ctx context.Context, tx querier, ent string, id int64) ([]cent
 }
 
 // entitlementUsedHere reports another label of the entitlement of the code
-// with id that this desk knows was used (central.UsedSibling): a use of
+// with id that this desk knows was used (entitlement.UsedSibling): a use of
 // both is a double use, refused here as at the server.
-func entitlementUsedHere(ctx context.Context, tx querier, id int64) (central.Sibling, bool, error) {
+func entitlementUsedHere(ctx context.Context, tx querier, id int64) (entitlement.Sibling, bool, error) {
 	var ent string
 	if err := tx.QueryRowContext(ctx, `SELECT entitlement FROM codes WHERE id = ?`, id).Scan(&ent); err != nil || ent == "" {
-		return central.Sibling{}, false, err
+		return entitlement.Sibling{}, false, err
 	}
 	others, err := siblingsHere(ctx, tx, ent, id)
 	if err != nil {
-		return central.Sibling{}, false, err
+		return entitlement.Sibling{}, false, err
 	}
-	used, ok := central.UsedSibling(others)
+	used, ok := entitlement.UsedSibling(others)
 	return used, ok, nil
 }
 
 // oneValidHere refuses making the code with id valid again (an enable)
 // while another label of its entitlement is valid or used
-// (central.OneValid).
+// (entitlement.OneValid).
 func oneValidHere(ctx context.Context, tx *sql.Tx, id int64, code app.Code) error {
 	var ent string
 	if err := tx.QueryRowContext(ctx, `SELECT entitlement FROM codes WHERE id = ?`, id).Scan(&ent); err != nil || ent == "" {
@@ -194,7 +194,7 @@ func oneValidHere(ctx context.Context, tx *sql.Tx, id int64, code app.Code) erro
 	if err != nil {
 		return err
 	}
-	if err := central.OneValid(code.String(), others); err != nil {
+	if err := entitlement.OneValid(code.String(), others); err != nil {
 		return app.Errorf(app.KindConflict, "code %s cannot be enabled: %v", code, err)
 	}
 	return nil
@@ -205,7 +205,7 @@ func oneValidHere(ctx context.Context, tx *sql.Tx, id int64, code app.Code) erro
 // one entitlement, and each label's status at the server, except where this
 // desk's own event on the label still waits in the outbox, or it used the
 // label here (the server hears of that and decides).
-func applyReplaceChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
+func applyReplaceChange(ctx context.Context, tx *sql.Tx, ch protocol.Change) error {
 	var data struct {
 		Status         string `json:"status"`
 		DisabledReason string `json:"disabled_reason"`
@@ -221,7 +221,7 @@ func applyReplaceChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) er
 		return nil
 	}
 	code, _ := json.Marshal(map[string]any{"expire_at": data.NewExpireAt, "created_at": data.NewCreatedAt})
-	if err := applyChange(ctx, tx, app.RemoteChange{Kind: protocol.KindCode, Code: data.NewCode, Station: ch.Station, Data: string(code)}); err != nil {
+	if err := applyChange(ctx, tx, protocol.Change{Kind: protocol.KindCode, Code: data.NewCode, Station: ch.Station, Data: string(code)}); err != nil {
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE codes SET entitlement = ?1 WHERE random IN (substr(?2, -22, 12), substr(?3, -22, 12)) AND code IN (?2, ?3) AND entitlement = ''`,

@@ -17,7 +17,7 @@ func TestReplaceLabel(t *testing.T) {
 	if _, err := svc.Redeem(ctx, used, "li"); err != nil {
 		t.Fatal(err)
 	}
-	clock.t = clock.t.Add(time.Hour)
+	clock.Advance(time.Hour)
 
 	r, err := svc.Replace(ctx, app.ReplaceRequest{Code: torn, Reason: "label torn", Operator: "li"})
 	if err != nil {
@@ -81,7 +81,7 @@ func TestReplaceLabel(t *testing.T) {
 		}
 	})
 	t.Run("ErrExpired", func(t *testing.T) {
-		clock.t = clock.t.Add(8 * 24 * time.Hour)
+		clock.Advance(8 * 24 * time.Hour)
 		_, err := svc.Replace(ctx, app.ReplaceRequest{Code: expiring, Reason: "label torn", Operator: "li"})
 		if app.KindOf(err) != app.KindConflict || !strings.Contains(app.ErrorMessage(err), "expired") {
 			t.Fatalf("replacing an expired label: %v", err)

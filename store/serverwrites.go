@@ -106,7 +106,7 @@ func (d *DB) MarkWritesChecked(ctx context.Context, checks []protocol.WriteCheck
 	return d.wrap(tx.Commit(), "cannot save the sync state")
 }
 
-func (d *DB) SetServer(ctx context.Context, station string, kinds []string, protocol int) error {
+func (d *DB) SetServer(ctx context.Context, station string, kinds []protocol.Kind, protocol int) error {
 	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
 		return d.wrap(err, "cannot save the sync state")

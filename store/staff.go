@@ -1,10 +1,12 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"slices"
 
 	"qrdesk/app"
 	"qrdesk/protocol"
@@ -26,7 +28,7 @@ func applyStaffChange(ctx context.Context, tx *sql.Tx, data string) error {
 	if err := json.Unmarshal([]byte(data), &m); err != nil || m.ID < 1 || m.BadgeVersion < 1 || app.CheckOperatorName(m.Name) != nil || !app.ValidPINHash(m.PINHash) {
 		return nil // not a member this desk can keep: it signs in nowhere here
 	}
-	pinHere := `EXISTS (SELECT 1 FROM outbox WHERE kind = '` + protocol.KindStaff + `' AND state = 'pending'
+	pinHere := `EXISTS (SELECT 1 FROM outbox WHERE kind = '` + string(protocol.KindStaff) + `' AND state = 'pending'
 		AND json_extract(staff, '$.action') = '` + protocol.StaffSetPIN + `' AND json_extract(staff, '$.name') = operators.name COLLATE NOCASE)`
 	set := `name = ?, supervisor = ?, pin_hash = CASE WHEN ` + pinHere + ` THEN pin_hash ELSE ? END,
 		badge_version = max(badge_version, ?), removed_at = CASE WHEN removed_at <> 0 THEN removed_at ELSE ? END`
@@ -63,8 +65,20 @@ func applyStaffChange(ctx context.Context, tx *sql.Tx, data string) error {
 // A member the desk holds as removed and the server lists as current is a
 // removal the server lost (restored from a backup): a staff id is never
 // given back to a removed member (a re-added operator is a new member),
-// so the desk sends the removal again (sendLostRemoval).
+// so the desk sends the removal again (sendLostRemoval). The removed
+// members go first, whatever the snapshot's order: a name removed and
+// added again is free here for its new member only once the earlier one
+// is removed (one current operator per name), and no later record of the
+// new member may come.
 func applyStaffList(ctx context.Context, tx *sql.Tx, staff []protocol.StaffMember) error {
+	current := func(m protocol.StaffMember) int {
+		if m.RemovedAt == 0 {
+			return 1
+		}
+		return 0
+	}
+	staff = slices.Clone(staff)
+	slices.SortStableFunc(staff, func(a, b protocol.StaffMember) int { return cmp.Compare(current(a), current(b)) })
 	ids := make([]int64, 0, len(staff))
 	for _, m := range staff {
 		if err := sendLostRemoval(ctx, tx, m); err != nil {

@@ -6,10 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"qrdesk/protocol"
 	"strconv"
 
 	"qrdesk/app"
+	"qrdesk/protocol"
 )
 
 var _ app.SyncStore = (*DB)(nil)
@@ -41,7 +41,7 @@ func (d *DB) PendingBatches(ctx context.Context) ([]int64, error) {
 	return ids, rows.Err()
 }
 
-func (d *DB) BatchUploadCodes(ctx context.Context, id int64) ([]app.UploadCode, error) {
+func (d *DB) BatchUploadCodes(ctx context.Context, id int64) ([]protocol.UploadCode, error) {
 	// Only a label of an entitlement can be a replacement's: the outbox
 	// (no index on new_code) is not read for each code of a large batch.
 	rows, err := d.db.QueryContext(ctx, `SELECT code, expire_at, created_at, ref, batch_id,
@@ -52,9 +52,9 @@ func (d *DB) BatchUploadCodes(ctx context.Context, id int64) ([]app.UploadCode, 
 		return nil, d.wrap(err, "cannot read batch %d", id)
 	}
 	defer rows.Close()
-	var out []app.UploadCode
+	var out []protocol.UploadCode
 	for rows.Next() {
-		var c app.UploadCode
+		var c protocol.UploadCode
 		if err := rows.Scan(&c.Code, &c.ExpireAt, &c.CreatedAt, &c.Ref, &c.Batch, &c.Replaces); err != nil {
 			return nil, err
 		}
@@ -68,7 +68,7 @@ func (d *DB) MarkBatchUploaded(ctx context.Context, id int64) error {
 	return d.wrap(err, "cannot mark batch %d uploaded", id)
 }
 
-func (d *DB) PendingEvents(ctx context.Context, after int64, limit int) ([]app.RemoteEvent, error) {
+func (d *DB) PendingEvents(ctx context.Context, after int64, limit int) ([]protocol.Event, error) {
 	// A redemption goes as this desk's fact: one the server answered
 	// online (offline 0) goes again only after a restore lost it, and the
 	// parcel was handed over.
@@ -78,9 +78,9 @@ func (d *DB) PendingEvents(ctx context.Context, after int64, limit int) ([]app.R
 		return nil, d.wrap(err, "cannot read the outbox")
 	}
 	defer rows.Close()
-	var out []app.RemoteEvent
+	var out []protocol.Event
 	for rows.Next() {
-		var e app.RemoteEvent
+		var e protocol.Event
 		var offset, measured sql.NullInt64
 		var staff string
 		if err := rows.Scan(&e.OutboxID, &e.EventID, &e.Kind, &e.Code, &e.Operator, &e.At, &e.Offline, &e.Reason, &e.Undoes, &e.NewCode, &e.NewExpireAt, &e.NewCreatedAt, &offset, &measured, &staff, &e.Site); err != nil {
@@ -102,7 +102,7 @@ func (d *DB) PendingEvents(ctx context.Context, after int64, limit int) ([]app.R
 
 // MarkEvents records the server's answers: a refusal ("rejected") is kept
 // with its reason and not sent again; every other answer means sent.
-func (d *DB) MarkEvents(ctx context.Context, results []app.RemoteResult, at int64) error {
+func (d *DB) MarkEvents(ctx context.Context, results []protocol.Result, at int64) error {
 	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
 		return d.wrap(err, "cannot update the outbox")
@@ -111,13 +111,13 @@ func (d *DB) MarkEvents(ctx context.Context, results []app.RemoteResult, at int6
 	for _, r := range results {
 		state := "sent"
 		switch r.Outcome {
-		case "rejected":
+		case protocol.OutcomeRejected:
 			state = "rejected"
-		case "unknown":
+		case protocol.OutcomeUnknown:
 			// The desk that issued the code has not uploaded it yet: keep the
 			// event and try again at the next sync.
 			state = "pending"
-		case app.OutcomeUnsupported:
+		case protocol.OutcomeUnsupported:
 			// The server is older than this desk: the event waits (its
 			// result says so) until the server is upgraded.
 			state = "pending"
@@ -155,7 +155,7 @@ func (d *DB) MarkEvents(ctx context.Context, results []app.RemoteResult, at int6
 // never expire here. code is an SQL expression of the label's code taking
 // one argument, arg. The copy keeps created_at 0, so the label's code
 // change, should the feed bring it, still completes it.
-func labelTimes(ctx context.Context, tx *sql.Tx, code string, arg any, r app.RemoteResult) error {
+func labelTimes(ctx context.Context, tx *sql.Tx, code string, arg any, r protocol.Result) error {
 	if r.LabelCreatedAt == 0 {
 		return nil // an older server, or a label of this desk's site
 	}
@@ -184,7 +184,7 @@ func remoteBatch(ctx context.Context, tx *sql.Tx, station string) (int64, error)
 
 // ApplyChanges brings in the other stations' codes, redemptions, disables
 // and enables, and every conflict, then stores the cursor; all or nothing.
-func (d *DB) ApplyChanges(ctx context.Context, changes []app.RemoteChange, next int64) error {
+func (d *DB) ApplyChanges(ctx context.Context, changes []protocol.Change, next int64) error {
 	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
 		return d.wrap(err, "cannot apply the server's changes")
@@ -254,7 +254,7 @@ func carried(said string, def app.Status) app.Status {
 	return def
 }
 
-func applyChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
+func applyChange(ctx context.Context, tx *sql.Tx, ch protocol.Change) error {
 	var data struct {
 		At       int64  `json:"at"`
 		Operator string `json:"operator"`
@@ -268,7 +268,7 @@ func applyChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
 		// Ref is a code change's batch ref (absent from an older server's
 		// feed, and for a batch without one).
 		Ref string `json:"ref"`
-		app.Conflict
+		protocol.Conflict
 	}
 	json.Unmarshal([]byte(ch.Data), &data)
 	if ch.Kind == protocol.KindRedeem && data.Flag != "" {
@@ -359,11 +359,11 @@ func applyChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
 		_, err := tx.ExecContext(ctx, `UPDATE codes SET status = ?, disabled_reason = '' WHERE `+byCode+` AND status = 'disabled'`+noPendingToggle,
 			string(carried(data.Status, app.StatusUnused)), ch.Code, ch.Code, ch.Code)
 		return err
-	case app.KindUndo:
+	case protocol.KindUndo:
 		return applyUndoChange(ctx, tx, ch)
-	case app.KindExpire:
+	case protocol.KindExpire:
 		return applyExpireChange(ctx, tx, ch)
-	case app.KindReplace:
+	case protocol.KindReplace:
 		return applyReplaceChange(ctx, tx, ch)
 	case protocol.KindStaff:
 		return applyStaffChange(ctx, tx, ch.Data)
@@ -390,7 +390,7 @@ func applyChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
 // standing, and the label is used: this desk counts the redemption of
 // record as its own, as the server's dashboard does. An undo of this
 // desk's own holds it back.
-func ownRecordTakesOver(ctx context.Context, tx *sql.Tx, k app.Conflict) error {
+func ownRecordTakesOver(ctx context.Context, tx *sql.Tx, k protocol.Conflict) error {
 	var id, codeID int64
 	err := tx.QueryRowContext(ctx, `SELECT r.id, r.code_id FROM redemptions r JOIN codes c ON c.id = r.code_id
 		WHERE c.random = substr(?, -22, 12) AND c.code = ? AND r.trace_id = ? AND r.own = 1 AND r.undone_at <> 0
@@ -415,7 +415,7 @@ func ownRecordTakesOver(ctx context.Context, tx *sql.Tx, k app.Conflict) error {
 // removed operator's, one past expiry: central/flags.go) in the label's
 // history (an audit row 'server_flag'), once, whichever desk made it: the
 // clerk looking the label up sees what the manager sees.
-func keepServerNote(ctx context.Context, tx *sql.Tx, ch app.RemoteChange, operator string, at int64, note string) error {
+func keepServerNote(ctx context.Context, tx *sql.Tx, ch protocol.Change, operator string, at int64, note string) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO audit (at, station, operator, action, subject, code_id, detail)
 		SELECT ?, ?, ?, 'server_flag', code, id, ? FROM codes WHERE `+byCode+`
 		AND NOT EXISTS (SELECT 1 FROM audit a WHERE a.action = 'server_flag' AND a.code_id = codes.id AND a.detail = ?)`,
@@ -425,7 +425,7 @@ func keepServerNote(ctx context.Context, tx *sql.Tx, ch app.RemoteChange, operat
 
 // MirrorRemote records locally what the server decided for a scan, in one
 // transaction with the scan-log row.
-func (d *DB) MirrorRemote(ctx context.Context, c app.Code, a app.Attempt, r app.RemoteResult) (app.Verdict, error) {
+func (d *DB) MirrorRemote(ctx context.Context, c app.Code, a app.Attempt, r protocol.Result) (app.Verdict, error) {
 	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
 		return app.Verdict{}, d.wrap(err, "cannot record the scan")
@@ -539,7 +539,7 @@ func (d *DB) SyncState(ctx context.Context) (app.SyncStatus, error) {
 		(SELECT count(*) FROM outbox WHERE state = 'pending' AND result <> '' AND json_extract(result, '$.outcome') = ?),
 		COALESCE((SELECT CAST(value AS INTEGER) FROM sync_state WHERE key = 'not_understood'), 0),
 		COALESCE((SELECT value FROM sync_state WHERE key = 'not_understood_last'), ''),
-		`+clockColumns, app.OutcomeUnsupported).
+		`+clockColumns, protocol.OutcomeUnsupported).
 		Scan(&st.Cursor, &st.Check, &st.LastOK, &st.Waiting, &st.OldestWaitingAt, &st.Rejected, &st.WaitingUpgrade, &st.NotUnderstood, &st.NotUnderstoodLast, &st.Clock.OffsetMS, &st.Clock.MeasuredAt)
 	return st, d.wrap(err, "cannot read the sync state")
 }
@@ -549,7 +549,7 @@ func (d *DB) SetSyncOK(ctx context.Context, at int64) error {
 	return d.wrap(err, "cannot save the sync state")
 }
 
-func (d *DB) Conflicts(ctx context.Context) ([]app.Conflict, error) {
+func (d *DB) Conflicts(ctx context.Context) ([]protocol.Conflict, error) {
 	rows, err := d.db.QueryContext(ctx, `SELECT code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, flag, second_code
 		FROM conflicts ORDER BY first_at`)
 	if err != nil {
@@ -578,7 +578,7 @@ func (d *DB) StartingOver(ctx context.Context) (bool, error) {
 // last page it sets the cursor to position (the feed is followed from
 // there). A label used here stays used; a disable or enable of this desk
 // still waiting to be uploaded stays.
-func (d *DB) ApplySnapshot(ctx context.Context, page app.RemoteSnapshot, position int64) error {
+func (d *DB) ApplySnapshot(ctx context.Context, page protocol.Snapshot, position int64) error {
 	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
 		return d.wrap(err, "cannot apply the server's snapshot")
@@ -586,7 +586,7 @@ func (d *DB) ApplySnapshot(ctx context.Context, page app.RemoteSnapshot, positio
 	defer tx.Rollback()
 	for _, c := range page.Codes {
 		data, _ := json.Marshal(map[string]any{"expire_at": c.ExpireAt, "created_at": c.CreatedAt, "ref": c.Ref})
-		changes := []app.RemoteChange{{Kind: protocol.KindCode, Code: c.Code, Station: c.IssuedBy, Data: string(data)}}
+		changes := []protocol.Change{{Kind: protocol.KindCode, Code: c.Code, Station: c.IssuedBy, Data: string(data)}}
 		// Each status as a feed change that carries it: this desk's copy
 		// becomes the server's, unless an event of this desk on the label
 		// waits (feedstatus.go).
@@ -596,17 +596,17 @@ func (d *DB) ApplySnapshot(ctx context.Context, page app.RemoteSnapshot, positio
 				return d.wrap(err, "cannot apply the server's snapshot")
 			}
 			data, _ := json.Marshal(map[string]any{"at": c.UsedAt, "operator": c.UsedOperator, "event_id": c.UsedEvent, "status": "used"})
-			changes = append(changes, app.RemoteChange{Kind: protocol.KindRedeem, Code: c.Code, Station: c.UsedStation, Data: string(data)})
+			changes = append(changes, protocol.Change{Kind: protocol.KindRedeem, Code: c.Code, Station: c.UsedStation, Data: string(data)})
 		case "disabled":
 			data, _ := json.Marshal(map[string]any{"reason": c.DisabledReason, "status": "disabled"})
-			changes = append(changes, app.RemoteChange{Kind: protocol.KindDisable, Code: c.Code, Data: string(data)})
+			changes = append(changes, protocol.Change{Kind: protocol.KindDisable, Code: c.Code, Data: string(data)})
 		case "unused":
 			if err := notHeldByServer(ctx, tx, c.Code); err != nil {
 				return d.wrap(err, "cannot apply the server's snapshot")
 			}
-			changes = append(changes, app.RemoteChange{Kind: protocol.KindEnable, Code: c.Code, Data: `{"status":"unused"}`})
+			changes = append(changes, protocol.Change{Kind: protocol.KindEnable, Code: c.Code, Data: `{"status":"unused"}`})
 		case "expired":
-			changes = append(changes, app.RemoteChange{Kind: app.KindExpire, Code: c.Code, Data: `{"status":"expired"}`})
+			changes = append(changes, protocol.Change{Kind: protocol.KindExpire, Code: c.Code, Data: `{"status":"expired"}`})
 		}
 		for _, ch := range changes {
 			if err := applyChange(ctx, tx, ch); err != nil {
@@ -638,7 +638,7 @@ func (d *DB) ApplySnapshot(ctx context.Context, page app.RemoteSnapshot, positio
 	}
 	for _, k := range page.Conflicts {
 		data, _ := json.Marshal(k)
-		if err := applyChange(ctx, tx, app.RemoteChange{Kind: protocol.KindConflict, Code: k.Code, Data: string(data)}); err != nil {
+		if err := applyChange(ctx, tx, protocol.Change{Kind: protocol.KindConflict, Code: k.Code, Data: string(data)}); err != nil {
 			return d.wrap(err, "cannot apply the server's snapshot")
 		}
 	}
@@ -683,7 +683,7 @@ func (d *DB) SendAgain(ctx context.Context) error {
 	// TestUndoAnswerLostThenRefusedByAnOlderBackup); one refused for good
 	// is refused again.
 	if _, err := tx.ExecContext(ctx, `UPDATE outbox SET state = 'pending' WHERE state = 'sent' OR (state = 'rejected' AND kind IN (?, ?))`,
-		app.KindReplace, app.KindUndo); err != nil {
+		protocol.KindReplace, protocol.KindUndo); err != nil {
 		return d.wrap(err, "cannot queue everything for the server again")
 	}
 	// Redemptions the server decided online for this desk are in the

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/protocol"
 )
 
 var _ app.UndoStore = (*DB)(nil)
@@ -52,7 +53,7 @@ func (d *DB) UndoRedemption(ctx context.Context, c app.Code, since app.UndoSince
 		return app.Undo{}, d.wrap(err, "cannot undo the redemption of %s", c)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO outbox (event_id, kind, code, operator, at, reason, undoes) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		u.EventID, app.KindUndo, c.String(), actor.Operator, u.At, u.Reason, u.Undoes); err != nil {
+		u.EventID, protocol.KindUndo, c.String(), actor.Operator, u.At, u.Reason, u.Undoes); err != nil {
 		return app.Undo{}, d.wrap(err, "cannot undo the redemption of %s", c)
 	}
 	u.Status = app.StatusUnused
@@ -114,10 +115,10 @@ func (d *DB) UndoResult(ctx context.Context, eventID string) (app.Undo, error) {
 	if err != nil {
 		return app.Undo{}, d.wrap(err, "cannot read the undo")
 	}
-	var res app.RemoteResult
+	var res protocol.Result
 	json.Unmarshal([]byte(result), &res)
 	switch {
-	case state == "pending" && res.Outcome == app.OutcomeUnsupported:
+	case state == "pending" && res.Outcome == protocol.OutcomeUnsupported:
 		u.Server, u.ServerReason = app.UndoWaitsUpgrade, res.Reason
 	case state == "pending":
 		u.Server = "waiting"
@@ -243,7 +244,7 @@ func (d *DB) RefusedUndos(ctx context.Context) ([]app.Undo, error) {
 // recorded as refused and the redemption stands again (a handover of the
 // label anew here meanwhile is a double use the server records).
 // Results of other events are left alone.
-func undoRefused(ctx context.Context, tx *sql.Tx, r app.RemoteResult, at int64) error {
+func undoRefused(ctx context.Context, tx *sql.Tx, r protocol.Result, at int64) error {
 	var undoID, redemptionID, codeID int64
 	var code, operator string
 	err := tx.QueryRowContext(ctx, `UPDATE undos SET refused = ? WHERE event_id = ? AND refused = '' RETURNING id, redemption_id, code_id, operator,
@@ -287,7 +288,7 @@ func undoRefused(ctx context.Context, tx *sql.Tx, r app.RemoteResult, at int64) 
 // before it refuses it then). One a restored server had refused stands
 // again: its redemption is taken back again, and the label takes the
 // status of the answer (answerStatus).
-func undoAccepted(ctx context.Context, tx *sql.Tx, r app.RemoteResult, at int64) error {
+func undoAccepted(ctx context.Context, tx *sql.Tx, r protocol.Result, at int64) error {
 	var redemptionID, codeID, undoneAt int64
 	var refused, operator, code string
 	err := tx.QueryRowContext(ctx, `SELECT redemption_id, code_id, at, refused, operator, (SELECT code FROM codes WHERE id = undos.code_id)
@@ -330,7 +331,7 @@ func undoStatus(said string) app.Status {
 // id (an online "already used" answer), recorded as undone by this undo
 // (once, by its event id). A handover of this desk the server decided
 // after the undo stops standing too, unrecorded: its redeem change follows.
-func applyUndoChange(ctx context.Context, tx *sql.Tx, ch app.RemoteChange) error {
+func applyUndoChange(ctx context.Context, tx *sql.Tx, ch protocol.Change) error {
 	var data struct {
 		At             int64  `json:"at"`
 		Operator       string `json:"operator"`

@@ -25,7 +25,7 @@ func TestUndoRedemption(t *testing.T) {
 	}
 
 	t.Run("OK", func(t *testing.T) {
-		clock.t = clock.t.Add(4 * time.Minute)
+		clock.Advance(4 * time.Minute)
 		u, err := undo(label, "scanned the wrong parcel")
 		if err != nil {
 			t.Fatal(err)
@@ -77,7 +77,7 @@ func TestUndoRedemption(t *testing.T) {
 		}
 	})
 	t.Run("ErrOutsideWindow", func(t *testing.T) {
-		clock.t = clock.t.Add(2 * time.Minute) // 6 minutes after the redemption
+		clock.Advance(2 * time.Minute) // 6 minutes after the redemption
 		_, err := undo(late, "too late now")
 		if app.KindOf(err) != app.KindConflict || !strings.Contains(app.ErrorMessage(err), "too late") || !strings.Contains(app.ErrorMessage(err), "5m") {
 			t.Fatalf("undo 6 minutes after: got %v, want too late (window 5m)", err)

@@ -28,6 +28,8 @@ type closeDayDialog struct {
 	save   *widget.Button
 	closed *app.DayClose
 	onDone func() // the Today screen reloads its figures
+
+	question *dialog.ConfirmDialog // the question while it is up (ask)
 }
 
 func newCloseDayDialog(e *env, onDone func()) *closeDayDialog {
@@ -40,15 +42,16 @@ func newCloseDayDialog(e *env, onDone func()) *closeDayDialog {
 	return d
 }
 
-// ask shows the question; Close runs the close off the UI goroutine.
+// ask shows the question, which Enter answers yes and Esc no, as the
+// window's other questions; Close runs the close off the UI goroutine.
 func (d *closeDayDialog) ask() {
 	body := container.NewVBox(widget.NewLabel(T("Close {{.Date}}? The figures are recorded; closing again later shows what changed.",
 		map[string]any{"Date": app.Day(d.env.svc.ClockNow(context.Background())).Format("2006-01-02")})), d.expire)
-	dialog.ShowCustomConfirm(T("Close the day"), T("Close the day"), T("Cancel"), body, func(ok bool) {
+	d.question = d.env.confirmWith(T("Close the day"), T("Close the day"), body, func(ok bool) {
 		if ok {
 			d.run()
 		}
-	}, d.env.win)
+	})
 }
 
 // Expiring the day's unused labels changes labels, so it needs a
@@ -127,7 +130,7 @@ func changesText(dc app.DayClose) string {
 			fmt.Fprintf(&b, "  %s\n", T("nothing changed"))
 		}
 		for _, c := range dc.Changes {
-			fmt.Fprintf(&b, "  %s: %d → %d\n", printing.FigureLabel(c.Key, c.Label, dayWords), c.Before, c.Now)
+			fmt.Fprintf(&b, "  %s\n", T("{{.Figure}}: {{.Before}}, now {{.Now}}", map[string]any{"Figure": printing.FigureLabel(c.Key, c.Label, dayWords), "Before": c.Before, "Now": c.Now}))
 		}
 	}
 	return b.String()
@@ -191,6 +194,8 @@ func dayWords(key, english string) string {
 		return T("Changed since the close at %s")
 	case "no_changes":
 		return T("nothing changed")
+	case "change":
+		return T("%s: %d, now %d")
 	case "issued":
 		return T("Issued")
 	case "printed":

@@ -23,7 +23,7 @@ func TestPickerCannotExpireTheDay(t *testing.T) {
 	codes := h.issue(t, 3)
 	h.scan(t, h.liBadge, fyne.KeyReturn, T("SIGNED IN"))
 	h.scan(t, codes[0], fyne.KeyReturn, T("REDEEMED"))
-	h.clock.advance(8 * time.Hour)
+	h.clock.Advance(8 * time.Hour)
 	d := newCloseDayDialog(h.ui.env, nil)
 	fyne.DoAndWait(func() {
 		d.expire.SetChecked(true)
@@ -55,4 +55,23 @@ func TestPickerCannotExpireTheDay(t *testing.T) {
 	if op, _ := h.ui.env.signIn.current(); op.Name != "li" {
 		t.Fatalf("after the approval %q is signed in, want li still", op.Name)
 	}
+}
+
+// TestCloseTheDayTakesEnter: the Close the day question takes Enter as
+// yes and Esc as no, like the window's other questions (it took neither:
+// a clerk working from the keyboard had to reach for the mouse).
+func TestCloseTheDayTakesEnter(t *testing.T) {
+	h := newHarness(t)
+	h.issue(t, 2)
+	kb := keyboard{h.win}
+	d := newCloseDayDialog(h.ui.env, nil)
+	fyne.DoAndWait(func() { h.ui.show("today"); d.ask() })
+	kb.press(fyne.KeyEscape)
+	h.settle()
+	if d.closed != nil || h.win.Canvas().Overlays().Top() != nil {
+		t.Fatal("Esc did not say no to Close the day")
+	}
+	fyne.DoAndWait(d.ask)
+	kb.press(fyne.KeyReturn)
+	waitFor(t, "the close", func() bool { return d.closed != nil })
 }

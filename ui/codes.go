@@ -278,7 +278,7 @@ func (s *codesScreen) showDetail(r app.CodeRecord) {
 			}
 			var b strings.Builder
 			for _, ev := range events {
-				fmt.Fprintf(&b, "%s  %s  %s  %s %s\n", app.FormatTime(ev.At), ev.Kind, ev.Station, ev.Operator, ev.Detail)
+				b.WriteString(historyLine(ev) + "\n")
 			}
 			if b.Len() == 0 {
 				b.WriteString(T("Never scanned"))
@@ -325,7 +325,11 @@ func (s *codesScreen) setDisabled(disable bool) {
 		s.message.SetText(T("Give a reason of at least 3 characters"))
 		return
 	}
-	by, ok := s.env.supervisor(T("Disable or enable {{.Code}}", map[string]any{"Code": code}), func() { s.setDisabled(disable) })
+	what := T("Enable {{.Code}}", map[string]any{"Code": code})
+	if disable {
+		what = T("Disable {{.Code}}", map[string]any{"Code": code})
+	}
+	by, ok := s.env.supervisor(what, func() { s.setDisabled(disable) })
 	if !ok {
 		return
 	}

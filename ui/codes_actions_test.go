@@ -61,3 +61,29 @@ func TestUndoAndReplaceTakeEnter(t *testing.T) {
 		t.Fatal("Replace asked again with the reason field empty")
 	}
 }
+
+// TestApprovalNamesTheAction: a picker's Disable asks a supervisor to
+// approve "Disable WH-…", and Enable "Enable WH-…": the form said
+// "Disable or enable" for either.
+func TestApprovalNamesTheAction(t *testing.T) {
+	h := newSignInHarness(t, false)
+	codes := h.issue(t, 1)
+	h.scan(t, h.liBadge, fyne.KeyReturn, T("SIGNED IN"))
+	s := codesDetail(t, h.harness, codes[0])
+	fyne.DoAndWait(func() {
+		s.reason.SetText("label torn")
+		test.Tap(s.disableBtn)
+	})
+	waitFor(t, "the approval form", func() bool { return h.ui.env.signIn.form != nil })
+	if why := h.ui.env.signIn.form.why.Text; why != "Disable "+codes[0] {
+		t.Fatalf("the approval of a Disable says %q", why)
+	}
+	typeInto(h.ui.env.signIn.form.name, h.wBadge)
+	waitFor(t, "disabled", func() bool { return s.current != nil && s.current.Status == app.StatusDisabled })
+	h.settle()
+	fyne.DoAndWait(func() { test.Tap(s.enableBtn) })
+	waitFor(t, "the approval form", func() bool { return h.ui.env.signIn.form != nil })
+	if why := h.ui.env.signIn.form.why.Text; why != "Enable "+codes[0] {
+		t.Fatalf("the approval of an Enable says %q", why)
+	}
+}

@@ -15,6 +15,25 @@ func (e *env) confirm(title, message, yes string, answer func(bool)) *dialog.Con
 	}, e.win)
 	d.SetConfirmText(yes)
 	d.SetDismissText(T("Cancel"))
+	e.answerKeys(d)
+	d.Show()
+	return d
+}
+
+// confirmWith is confirm with content of its own (a question and a choice
+// under it).
+func (e *env) confirmWith(title, yes string, content fyne.CanvasObject, answer func(bool)) *dialog.ConfirmDialog {
+	d := dialog.NewCustomConfirm(title, yes, T("Cancel"), content, func(ok bool) {
+		e.dialogKeys = nil
+		answer(ok)
+	}, e.win)
+	e.answerKeys(d)
+	d.Show()
+	return d
+}
+
+// answerKeys lets Enter say yes and Esc no to d while it is up.
+func (e *env) answerKeys(d *dialog.ConfirmDialog) {
 	e.dialogKeys = func(k *fyne.KeyEvent) {
 		switch k.Name {
 		case fyne.KeyReturn, fyne.KeyEnter:
@@ -23,6 +42,4 @@ func (e *env) confirm(title, message, yes string, answer func(bool)) *dialog.Con
 			d.Dismiss()
 		}
 	}
-	d.Show()
-	return d
 }

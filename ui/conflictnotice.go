@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/container"
 
 	"qrdesk/app"
+	"qrdesk/protocol"
 )
 
 // conflictNotice is the red bar on the Scan screen after a sync brought a
@@ -78,7 +79,7 @@ func (n *conflictNotice) acknowledge() {
 
 // conflictNoticeText names the conflicts after the first seen: each label
 // as printed and the two desks, then what to do.
-func conflictNoticeText(list []app.Conflict, seen int) string {
+func conflictNoticeText(list []protocol.Conflict, seen int) string {
 	var labels []string
 	for _, k := range list[seen:] {
 		labels = append(labels, T("{{.Label}} (redeemed at {{.First}} and at {{.Second}})",

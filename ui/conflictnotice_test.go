@@ -12,6 +12,7 @@ import (
 
 	"qrdesk/app"
 	centralpkg "qrdesk/central"
+	"qrdesk/deskclient"
 	"qrdesk/server"
 	"qrdesk/serverdb"
 	"qrdesk/store"
@@ -46,7 +47,7 @@ func TestConflictShownOnTheScanScreen(t *testing.T) {
 	if _, err := b.UpdateSettings(ctx, map[string]string{"configured": "true", "operator": "sun"}, "test"); err != nil {
 		t.Fatal(err)
 	}
-	remoteA, remoteB := server.NewClient(srv.URL, "qrd_desk_a"), server.NewClient(srv.URL, "qrd_desk_b")
+	remoteA, remoteB := deskclient.New(srv.URL, "qrd_desk_a"), deskclient.New(srv.URL, "qrd_desk_b")
 	h.svc.Remote, b.Remote = remoteA, remoteB
 	code := h.issue(t, 1)[0]
 	banner, notice := h.ui.scan.banner, h.ui.scan.conflict

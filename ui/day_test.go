@@ -10,6 +10,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 
 	"qrdesk/app"
 )
@@ -70,7 +71,7 @@ func TestCodesReplaceAndUndo(t *testing.T) {
 		t.Fatal("a disabled label: Replace must be off (enable it first)")
 	}
 
-	h.clock.advance(time.Minute)
+	h.clock.Advance(time.Minute)
 	s = codesDetail(t, h, codes[1])
 	if !s.replaceBtn.Disabled() || s.undoBtn.Disabled() {
 		t.Fatal("a used label: Replace must be off, Undo on")
@@ -88,7 +89,7 @@ func TestCodesReplaceAndUndo(t *testing.T) {
 	if v, err := h.svc.Redeem(context.Background(), codes[1], "li"); err != nil || v.Outcome != app.OutcomeRedeemed {
 		t.Fatalf("redeem after the undo: %+v %v", v, err)
 	}
-	h.clock.advance(6 * time.Minute)
+	h.clock.Advance(6 * time.Minute)
 	s = codesDetail(t, h, codes[1])
 	fyne.DoAndWait(func() { s.runUndo(codes[1], "wrong parcel") })
 	h.settle()
@@ -99,7 +100,7 @@ func TestCloseDayDialog(t *testing.T) {
 	h := newHarness(t)
 	codes := h.issue(t, 3)
 	h.svc.Redeem(context.Background(), codes[0], "li")
-	h.clock.advance(8 * time.Hour)
+	h.clock.Advance(8 * time.Hour)
 	refreshed := make(chan bool, 1)
 	d := newCloseDayDialog(h.ui.env, func() { refreshed <- true })
 	fyne.DoAndWait(func() {
@@ -133,7 +134,27 @@ func TestCloseDayDialog(t *testing.T) {
 	h.settle()
 	waitFor(t, "the second close", func() bool { return strings.Contains(d.text, "Changed since the close at") })
 	<-refreshed
-	if !strings.Contains(d.text, "Scans: 1 → 2") {
+	if !strings.Contains(d.text, "Scans: 1, now 2") {
 		t.Fatalf("second close:\n%s", d.text)
+	}
+}
+
+// TestTodayRefusalNamesWhole: every refusal card on Today shows its
+// reason whole (no "REFUSED BY THE S…"), in English and Chinese.
+func TestTodayRefusalNamesWhole(t *testing.T) {
+	for _, lang := range []string{"en", "zh"} {
+		if lang == "zh" {
+			override = chineseTexts(t)
+		}
+		h := newHarness(t)
+		fyne.CurrentApp().Settings().SetTheme(newTheme())
+		for o, c := range h.ui.today.refused {
+			l := c.label
+			w := fyne.MeasureText(l.Text, theme.TextSize(), l.TextStyle).Width + 4*theme.InnerPadding()
+			if w > refusalCardWidth {
+				t.Errorf("%s %s: %q needs %.0f px on a %d px card", lang, o, l.Text, w, refusalCardWidth)
+			}
+		}
+		override = nil
 	}
 }

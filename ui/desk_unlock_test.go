@@ -22,12 +22,12 @@ func TestSupervisorUnlockEnds(t *testing.T) {
 
 	h.scan(t, h.wBadge, fyne.KeyReturn, T("SIGNED IN"))
 	waitFor(t, "wang's badge to unlock the desk", h.showsTabs)
-	h.clock.advance(14 * time.Minute)
+	h.clock.Advance(14 * time.Minute)
 	time.Sleep(signInCheckEvery + time.Second) // a check of the window
 	if !h.showsTabs() {
 		t.Fatal("the desk locked 14 minutes after the unlock")
 	}
-	h.clock.advance(time.Minute)
+	h.clock.Advance(time.Minute)
 	waitFor(t, "the unlock to end at 15 minutes", func() bool { return !h.showsTabs() })
 	if _, ok := h.ui.env.signIn.current(); ok {
 		t.Fatal("wang is still signed in")
@@ -39,7 +39,7 @@ func TestSupervisorUnlockEnds(t *testing.T) {
 
 	// A picker is not signed out by the time.
 	h.scan(t, h.liBadge, fyne.KeyReturn, T("SIGNED IN"))
-	h.clock.advance(2 * time.Hour)
+	h.clock.Advance(2 * time.Hour)
 	time.Sleep(signInCheckEvery + time.Second)
 	if op, ok := h.ui.env.signIn.current(); !ok || op.Name != "li" {
 		t.Fatalf("the picker was signed out after two hours (%q, %v)", op.Name, ok)

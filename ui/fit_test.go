@@ -1,10 +1,13 @@
 package ui
 
 import (
+	"context"
 	"testing"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+
+	"qrdesk/app"
 )
 
 // menuBarHeight is what the main menu takes above the content on Linux.
@@ -49,5 +52,57 @@ func TestIssueFitsWithAPrintMessage(t *testing.T) {
 	}
 	if min.Width > 1024 || min.Height > 600-menuBarHeight {
 		t.Errorf("with %q said, Issue & print needs %.0f × %.0f px; a 1024 × 600 screen has 1024 × %d under the menu", said, min.Width, min.Height, 600-menuBarHeight)
+	}
+}
+
+// A desk with operators fits a 1024 × 600 screen too, in English and
+// Chinese: every screen with the sign-in bar (at the right of the tab row:
+// a row of its own made Issue & print 22 px too tall), the Staff screen of
+// a supervisor at a desk on the staff list with badges a sync stopped, and
+// the pickup desk's first supervisor's form.
+func TestStaffFitsSmallScreens(t *testing.T) {
+	for _, lang := range []string{"en", "zh"} {
+		if lang == "zh" {
+			override = chineseTexts(t)
+		}
+		h := newSignInHarness(t, false)
+		h.db.SQL().Exec(`INSERT INTO sync_state (key, value) VALUES ('server_kinds', '["staff"]')`)
+		h.db.NoteStoppedBadges(context.Background(), []app.StoppedBadge{{Name: "li"}, {Name: "Jürgen Groß", Removed: true}}, h.clock.Now().Unix())
+		wang, _ := h.operators.Find(context.Background(), "wang")
+		fyne.DoAndWait(func() {
+			h.win.Resize(fyne.NewSize(1024, 600-menuBarHeight))
+			h.ui.env.signIn.set(&wang)
+			h.ui.show("staff")
+		})
+		h.settle()
+		var min fyne.Size
+		fyne.DoAndWait(func() { min = h.win.Content().MinSize() })
+		if h.ui.staff.mode != staffManage || min.Width > 1024 || min.Height > 600-menuBarHeight {
+			t.Errorf("%s: Staff (%s) needs %.0f × %.0f px; a 1024 × 600 screen has 1024 × %d under the menu", lang, h.ui.staff.mode, min.Width, min.Height, 600-menuBarHeight)
+		}
+		fresh := newStaffHarness(t, true, nil)
+		fyne.DoAndWait(func() {
+			fresh.win.Resize(fyne.NewSize(1024, 600-menuBarHeight))
+			fresh.ui.start()
+		})
+		var form fyne.Size
+		fyne.DoAndWait(func() { form = fresh.ui.first.form.content.MinSize() })
+		if form.Width > 1024 || form.Height > 600-menuBarHeight-100 {
+			t.Errorf("%s: the first supervisor's form needs %.0f × %.0f px", lang, form.Width, form.Height)
+		}
+		t.Logf("%s: Staff needs %.0f × %.0f px, the first supervisor's form %.0f × %.0f", lang, min.Width, min.Height, form.Width, form.Height)
+		override = nil
+	}
+}
+
+// TestDefaultWindowFitsALaptop: on first start the window fits a
+// 1366 × 768 screen under a title bar (about 30 px) and above a taskbar
+// (about 48 px).
+func TestDefaultWindowFitsALaptop(t *testing.T) {
+	if defaultWindow.Width > 1366 || defaultWindow.Height > 768-30-48 {
+		t.Fatalf("the first window is %v: taller or wider than a 1366 × 768 screen leaves", defaultWindow)
+	}
+	if defaultWindow.Width < 1024 || defaultWindow.Height < 600-menuBarHeight {
+		t.Fatalf("the first window is %v: smaller than the screens need", defaultWindow)
 	}
 }

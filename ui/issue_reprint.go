@@ -22,7 +22,10 @@ import (
 
 // reprintForm asks which labels of the selected batch to print again.
 type reprintForm struct {
+	intro        *widget.Label
 	choice       *widget.RadioGroup
+	sheetItem    *widget.FormItem // its hint: what the first and last sheets hold
+	serialItem   *widget.FormItem // its hint: the batch's serials
 	sheet        *escEntry
 	from, to     *escEntry
 	message      *widget.Label
@@ -44,9 +47,12 @@ func (s *issueScreen) askReprint(o printing.Options, next func(part *app.BatchPa
 	f.serialChoice = T("Labels from one serial to another")
 	f.choice = widget.NewRadioGroup([]string{f.one, f.serialChoice, f.whole}, nil)
 	f.choice.Required = true
-	f.sheet.SetPlaceHolder(T("1 to {{.Sheets}}", map[string]any{"Sheets": sheets}))
-	f.from.SetPlaceHolder("A0041")
-	f.to.SetPlaceHolder("A0060")
+	// The hints say what a sheet holds ("Sheet 3 = A0033–A0053 (21
+	// labels)") once it is read; the fields stay empty until typed in (a
+	// placeholder such as "A0041" was read as a value).
+	f.sheet.SetPlaceHolder(T("Number, 1 to {{.Sheets}}", map[string]any{"Sheets": sheets}))
+	f.from.SetPlaceHolder(T("First serial"))
+	f.to.SetPlaceHolder(T("Last serial"))
 	f.message.Wrapping = fyne.TextWrapWord
 
 	part := func() *app.BatchPart {
@@ -122,11 +128,18 @@ func (s *issueScreen) askReprint(o printing.Options, next func(part *app.BatchPa
 	f.ok = widget.NewButton(T("Print again"), submit)
 	f.ok.Importance = widget.HighImportance
 	f.cancel = widget.NewButton(T("Cancel"), cancel)
-	intro := widget.NewLabel(T("{{.Printed}} of these labels were printed before. Which of them should be printed again? The reprint is logged.",
+	f.intro = widget.NewLabel(T("{{.Printed}} of these labels were printed before. Which of them should be printed again? The reprint is logged.",
 		map[string]any{"Printed": b.Printed}))
-	intro.Wrapping = fyne.TextWrapWord
-	form := widget.NewForm(widget.NewFormItem(T("Sheet"), f.sheet), widget.NewFormItem(T("Serials from"), f.from), widget.NewFormItem(T("to"), f.to))
-	content := container.NewVBox(intro, f.choice, form, f.message, container.NewHBox(f.cancel, f.ok))
+	if b.Printed == 1 {
+		f.intro.SetText(T("1 of these labels was printed before. Which of them should be printed again? The reprint is logged."))
+	}
+	f.intro.Wrapping = fyne.TextWrapWord
+	f.sheetItem, f.serialItem = widget.NewFormItem(T("Sheet"), f.sheet), widget.NewFormItem(T("Serials from"), f.from)
+	f.sheetItem.HintText = T("Counted from the batch's first sheet") // until what the sheets hold is read
+	f.serialItem.HintText = T("As printed on the labels")
+	form := widget.NewForm(f.sheetItem, f.serialItem, widget.NewFormItem(T("to"), f.to))
+	s.env.background(func() { f.hint(s.env.svc, form, b.ID, per, o.Start, sheets) })
+	content := container.NewVBox(f.intro, f.choice, form, f.message, container.NewHBox(f.cancel, f.ok))
 	f.dialog = dialog.NewCustomWithoutButtons(T("Print again"), content, s.env.win)
 	f.dialog.Resize(fyne.NewSize(480, 0))
 	// Enter and Esc with no field focused (after a click on a choice).
@@ -142,6 +155,43 @@ func (s *issueScreen) askReprint(o printing.Options, next func(part *app.BatchPa
 	f.choice.SetSelected(f.one)
 	f.dialog.Show()
 	s.env.win.Canvas().Focus(f.sheet)
+}
+
+// hint reads, off the UI goroutine, what the batch's first and last
+// sheets hold and says it under the fields: "Sheet 1 = A0001–A0021 (21
+// labels) … Sheet 3 = A0043–A0050 (8 labels)", and the batch's serials.
+func (f *reprintForm) hint(svc *app.Service, form *widget.Form, batch int64, per, skip, sheets int) {
+	span := func(sheet int) (string, string, int, error) {
+		recs, _, err := svc.SelectForPrint(context.Background(), app.PrintSelection{BatchID: batch, Part: &app.BatchPart{Sheet: sheet, PerSheet: per, Skip: skip}})
+		if err != nil || len(recs) == 0 {
+			return "", "", 0, err
+		}
+		return printedName(recs[0]), printedName(recs[len(recs)-1]), len(recs), nil
+	}
+	first, firstTo, n, err := span(1)
+	if err != nil || n == 0 {
+		return
+	}
+	text := sheetSpanText(1, first, firstTo, n)
+	last := firstTo
+	if sheets > 1 {
+		from, to, m, err := span(sheets)
+		if err != nil || m == 0 {
+			return
+		}
+		text += " … " + sheetSpanText(sheets, from, to, m)
+		last = to
+	}
+	serials := T("As on the labels: {{.First}} to {{.Last}}", map[string]any{"First": first, "Last": last})
+	fyne.Do(func() {
+		f.sheetItem.HintText, f.serialItem.HintText = text, serials
+		form.Refresh()
+	})
+}
+
+// sheetSpanText is "Sheet 3 = A0033–A0053 (21 labels)".
+func sheetSpanText(sheet int, first, last string, n int) string {
+	return T("Sheet {{.Sheet}} = {{.First}}–{{.Last}} ({{.Labels}})", map[string]any{"Sheet": sheet, "First": first, "Last": last, "Labels": labelCount(n)})
 }
 
 // sheetCount is "1 sheet" or "3 sheets".

@@ -160,3 +160,65 @@ func TestPrintAgainOneSheet(t *testing.T) {
 		t.Fatalf("job 3 names %d codes, want 3", len(recs))
 	}
 }
+
+// TestReprintFormSaysWhatEachSheetHolds: the form that asks which labels
+// to print again leaves its fields empty and says, under them, what the
+// batch's sheets hold ("Sheet 1 = A0001–A0017 (17 labels) … Sheet 3 =
+// A0039–A0050 (12 labels)") and its serials. Its placeholders were
+// serials ("A0041", "A0060") that read as values typed in. One label
+// printed before is "1 of these labels was", not "were".
+func TestReprintFormSaysWhatEachSheetHolds(t *testing.T) {
+	h := newHarness(t)
+	h.ui.env.saveDir = t.TempDir()
+	s := h.ui.issue
+	h.issue(t, 50)
+	fyne.DoAndWait(func() {
+		h.ui.show("issue")
+		s.template.SetSelected("L7160") // 21 a sheet
+		s.start.SetText("5")
+	})
+	h.settle()
+	fyne.DoAndWait(func() { test.Tap(s.saveBtn) })
+	h.settle()
+	fyne.DoAndWait(func() { test.Tap(s.saveBtn) })
+	h.settle()
+	f := s.reprint
+	if f == nil {
+		t.Fatal("saving a printed batch again did not ask which labels")
+	}
+	serial := regexp.MustCompile(`^[A-Z]?\d{3,}$`)
+	for _, e := range []*escEntry{f.sheet, f.from, f.to} {
+		if e.Text != "" || serial.MatchString(e.PlaceHolder) {
+			t.Errorf("a field shows %q (placeholder %q): it reads as a value typed in", e.Text, e.PlaceHolder)
+		}
+	}
+	if want := "Sheet 1 = A0001–A0017 (17 labels) … Sheet 3 = A0039–A0050 (12 labels)"; f.sheetItem.HintText != want {
+		t.Errorf("under Sheet: %q, want %q", f.sheetItem.HintText, want)
+	}
+	if want := "As on the labels: A0001 to A0050"; f.serialItem.HintText != want {
+		t.Errorf("under the serials: %q, want %q", f.serialItem.HintText, want)
+	}
+	if !strings.HasPrefix(f.intro.Text, "50 of these labels were printed before") {
+		t.Errorf("the question: %q", f.intro.Text)
+	}
+	keyboard{h.win}.press(fyne.KeyEscape)
+
+	h.issue(t, 1)
+	fyne.DoAndWait(func() { s.refresh() })
+	h.settle()
+	fyne.DoAndWait(func() {
+		for i, b := range s.batches {
+			if b.ID == 2 {
+				s.batchList.Select(i)
+			}
+		}
+	})
+	h.settle()
+	fyne.DoAndWait(func() { test.Tap(s.saveBtn) })
+	h.settle()
+	fyne.DoAndWait(func() { test.Tap(s.saveBtn) })
+	h.settle()
+	if s.reprint == nil || !strings.HasPrefix(s.reprint.intro.Text, "1 of these labels was printed before") {
+		t.Fatalf("one label printed before: %+v", s.reprint)
+	}
+}

@@ -78,18 +78,36 @@ func (ui *mainUI) routeKey(k *fyne.KeyEvent) {
 	}
 }
 
-var screenKeys = []fyne.KeyName{fyne.Key1, fyne.Key2, fyne.Key3, fyne.Key4, fyne.Key5}
+// screenKeys are the digits of Ctrl+1 … Ctrl+6, one per screen in order.
+var screenKeys = []fyne.KeyName{fyne.Key1, fyne.Key2, fyne.Key3, fyne.Key4, fyne.Key5, fyne.Key6}
 
-// screenMenu holds Ctrl+1 … Ctrl+5. Fyne gives a shortcut to the focused
+// screenTitle is a screen's name on its tab and in the Screens menu.
+func screenTitle(name string) string {
+	switch name {
+	case "scan":
+		return T("Scan")
+	case "issue":
+		return T("Issue & print")
+	case "codes":
+		return T("Codes")
+	case "today":
+		return T("Today")
+	case "settings":
+		return T("Settings")
+	case "staff":
+		return T("Staff")
+	}
+	return name
+}
+
+// screenMenu holds Ctrl+1 … Ctrl+6. Fyne gives a shortcut to the focused
 // field first, and a text field swallows the ones it does not know; only
 // the main menu's shortcuts come before it, so they work from any field.
 func (ui *mainUI) screenMenu() *fyne.MainMenu {
-	titles := []string{T("Scan"), T("Issue & print"), T("Codes"), T("Today"), T("Settings")}
-	items := make([]*fyne.MenuItem, len(screenKeys))
-	for i, k := range screenKeys {
-		name := ui.screens[i]
-		items[i] = fyne.NewMenuItem(titles[i], func() { ui.show(name) })
-		items[i].Shortcut = &desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierShortcutDefault}
+	items := make([]*fyne.MenuItem, len(ui.screens))
+	for i, name := range ui.screens {
+		items[i] = fyne.NewMenuItem(screenTitle(name), func() { ui.show(name) })
+		items[i].Shortcut = &desktop.CustomShortcut{KeyName: screenKeys[i], Modifier: fyne.KeyModifierShortcutDefault}
 	}
 	return fyne.NewMainMenu(fyne.NewMenu(T("Screens"), items...), ui.helpMenu())
 }

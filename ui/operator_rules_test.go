@@ -165,7 +165,7 @@ func TestLockedDeskQuitNeedsSupervisor(t *testing.T) {
 		t.Fatal("the locked desk's menu has no Quit of its own (Fyne would add one that quits at once)")
 	}
 	fyne.DoAndWait(quit.Action)
-	f := h.formUp(t)
+	h.formUp(t)
 	if closed {
 		t.Fatal("a picker quit the locked desk")
 	}
@@ -175,7 +175,7 @@ func TestLockedDeskQuitNeedsSupervisor(t *testing.T) {
 		t.Fatalf("Esc: closed %v, form up %v", closed, h.ui.env.signIn.form != nil)
 	}
 	fyne.DoAndWait(quit.Action)
-	f = h.formUp(t)
+	f := h.formUp(t)
 	typeInto(f.name, h.liBadge)
 	waitFor(t, "the refusal", func() bool { return strings.Contains(f.message.Text, "not a supervisor") })
 	if closed {

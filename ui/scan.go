@@ -262,10 +262,10 @@ func (s *scanScreen) show(v app.Verdict, rec *app.CodeRecord, err error) {
 	case v.Outcome == app.OutcomeAlreadyUsed && v.UsedCode != "":
 		// Its entitlement was used: the label it replaces, or its replacement.
 		s.paint(colorUsed, outcomeTitle(v.Outcome), T("Do not hand over: its replacement or original {{.Code}} was used {{.Time}} at {{.Station}} by {{.Operator}}",
-			map[string]any{"Code": v.UsedCode, "Time": app.FormatTime(v.UsedAt), "Station": v.UsedStation, "Operator": v.UsedOperator}))
+			map[string]any{"Code": v.UsedCode, "Time": together(app.FormatTime(v.UsedAt)), "Station": together(v.UsedStation), "Operator": together(v.UsedOperator)}))
 	case v.Outcome == app.OutcomeAlreadyUsed:
 		s.paint(colorUsed, outcomeTitle(v.Outcome), T("Do not hand over: first used {{.Time}} at {{.Station}} by {{.Operator}}",
-			map[string]any{"Time": app.FormatTime(v.UsedAt), "Station": v.UsedStation, "Operator": v.UsedOperator}))
+			map[string]any{"Time": together(app.FormatTime(v.UsedAt)), "Station": together(v.UsedStation), "Operator": together(v.UsedOperator)}))
 	case v.Outcome == app.OutcomeExpired:
 		s.paint(colorVoid, outcomeTitle(v.Outcome), T("Do not hand over: it expired {{.Time}}", map[string]any{"Time": app.FormatTime(v.ExpireAt)}))
 	case v.Outcome == app.OutcomeDisabled:

@@ -28,7 +28,7 @@ func TestAlreadyUsedIsNotJustScanned(t *testing.T) {
 		h.scan(t, codes[i], fyne.KeyReturn, T("JUST SCANNED"))
 		var just, used any
 		fyne.DoAndWait(func() { just = h.ui.scan.panel.FillColor })
-		h.clock.advance(time.Minute)
+		h.clock.Advance(time.Minute)
 		h.scan(t, codes[i], fyne.KeyReturn, T("ALREADY USED"))
 		var detail string
 		fyne.DoAndWait(func() { used, detail = h.ui.scan.panel.FillColor, h.ui.scan.detail.Text })
@@ -43,3 +43,44 @@ func TestAlreadyUsedIsNotJustScanned(t *testing.T) {
 		}
 	}
 }
+
+// TestAlreadyUsedKeepsNamesWhole: ALREADY USED's "first used … at Desk 1
+// by Zoë Lämmer" breaks its lines between words, never inside the desk's
+// name, the time or the operator's ("Desk" at the end of a line, "1" on
+// the next), however narrow its panel.
+func TestAlreadyUsedKeepsNamesWhole(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	h.svc.UpdateSettings(ctx, map[string]string{"station_name": "Desk 1"}, "test")
+	codes := h.issue(t, 1)
+	h.svc.Redeem(ctx, codes[0], "Zoë Lämmer")
+	h.clock.Advance(time.Hour)
+	h.scan(t, codes[0], fyne.KeyReturn, "ALREADY USED")
+	d := h.ui.scan.detail
+	broken := func(l string) bool {
+		l = strings.TrimSpace(l)
+		return strings.HasSuffix(l, "Desk") || strings.HasPrefix(l, "1 by") || strings.HasSuffix(l, "Zoë") || strings.HasPrefix(l, "Lämmer") ||
+			strings.HasSuffix(l, testclockDay(h))
+	}
+	// From the width of its widest name (narrower, a name is cut as any
+	// word wider than the line) to the whole line.
+	var width, widest float32
+	fyne.DoAndWait(func() {
+		width = fyne.MeasureText(d.Text, d.TextSize, d.TextStyle).Width
+		for _, word := range strings.FieldsFunc(d.Text, breaksLine) {
+			widest = max(widest, fyne.MeasureText(word, d.TextSize, d.TextStyle).Width)
+		}
+	})
+	for w := widest + 1; w < width; w += 4 {
+		var lines []string
+		fyne.DoAndWait(func() { lines = d.lines(w) })
+		for _, l := range lines {
+			if broken(l) {
+				t.Fatalf("at %.0f px ALREADY USED breaks a name or the time: %q", w, lines)
+			}
+		}
+	}
+}
+
+// testclockDay is the date part of the time the harness's clock shows.
+func testclockDay(h *harness) string { return h.clock.Now().Format("2006-01-02") }

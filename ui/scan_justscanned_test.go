@@ -45,7 +45,7 @@ func TestJustScannedIsNotARefusal(t *testing.T) {
 		return h.ui.today.cards["Scanned twice"].value.Text == "1" && h.ui.today.cards["Refused"].value.Text == "0"
 	})
 
-	h.clock.advance(3 * time.Second)
+	h.clock.Advance(3 * time.Second)
 	fyne.DoAndWait(func() { h.ui.show("scan") })
 	h.scan(t, code, fyne.KeyReturn, "ALREADY USED")
 	waitFor(t, "the counters", func() bool { return strings.Contains(h.ui.scan.counters.Text, "1 redeemed, 1 refused") })

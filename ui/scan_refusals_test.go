@@ -36,9 +36,9 @@ func TestDisabledAndExpiredSayDoNotHandOver(t *testing.T) {
 		}
 		t.Cleanup(func() { override = nil })
 		h.scan(t, codes[2*i].String(), fyne.KeyReturn, T("DISABLED"))
-		h.clock.advance(2 * time.Hour)
+		h.clock.Advance(2 * time.Hour)
 		h.scan(t, codes[2*i+1].String(), fyne.KeyReturn, T("EXPIRED"))
-		h.clock.advance(-2 * time.Hour)
+		h.clock.Advance(-2 * time.Hour)
 		for _, v := range []struct {
 			title string
 			show  func()
@@ -98,5 +98,30 @@ func TestLockedDeskAsksForABadge(t *testing.T) {
 	fyne.DoAndWait(func() { plain.ui.scan.idle(); title = plain.ui.scan.title.Text })
 	if title != "READY" {
 		t.Fatalf("an ordinary station says %q between scans", title)
+	}
+}
+
+// TestStationWithOperatorsAsksForABadge: a window not in desk mode at a
+// desk with operators, nobody signed in, asks for a badge between scans
+// too: a label would only get SIGN IN FIRST (it said READY). A station
+// without operators says READY, as TestLockedDeskAsksForABadge checks.
+func TestStationWithOperatorsAsksForABadge(t *testing.T) {
+	h := newSignInHarness(t, false)
+	h.settle()
+	idle := func() (title string) {
+		fyne.DoAndWait(func() { h.ui.scan.idle(); title = h.ui.scan.title.Text })
+		return
+	}
+	waitFor(t, "the desk's operators known", func() bool { return h.ui.hasStaff })
+	if title := idle(); title != "SCAN YOUR BADGE" {
+		t.Fatalf("a station with operators and nobody signed in says %q between scans", title)
+	}
+	h.scan(t, h.liBadge, fyne.KeyReturn, T("SIGNED IN"))
+	if title := idle(); title != "READY" {
+		t.Fatalf("with li signed in the station says %q", title)
+	}
+	fyne.DoAndWait(func() { h.ui.env.signIn.set(nil) })
+	if title := idle(); title != "SCAN YOUR BADGE" {
+		t.Fatalf("after Sign out the station says %q", title)
 	}
 }

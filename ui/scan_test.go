@@ -64,7 +64,7 @@ func TestScanTextGrowsWithTheScreen(t *testing.T) {
 	for name, size := range map[string]fyne.Size{"small": fyne.NewSize(1024, 600), "large": fyne.NewSize(1920, 1080)} {
 		fyne.DoAndWait(func() { h.win.Resize(size) })
 		h.scan(t, "hello", fyne.KeyReturn, "NOT A CODE")
-		h.clock.advance(time.Second)
+		h.clock.Advance(time.Second)
 		sizes[name] = h.ui.scan.title.TextSize
 	}
 	if sizes["small"] < 44 || sizes["large"] < sizes["small"]*1.5 {

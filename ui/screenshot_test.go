@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -18,24 +17,13 @@ import (
 // with Replace and Undo, in English and (in a child process, as Fyne reads
 // the locale once) in Chinese, into $QRDESK_SCREENSHOTS ('make screenshots').
 func TestDayScreenshots(t *testing.T) {
-	dir := os.Getenv("QRDESK_SCREENSHOTS")
-	if dir == "" {
-		t.Skip("set QRDESK_SCREENSHOTS to a folder to take the screenshots")
-	}
-	suffix := os.Getenv("QRDESK_SCREENSHOT_SUFFIX")
-	if suffix == "" {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestDayScreenshots$")
-		cmd.Env = append(os.Environ(), "QRDESK_SCREENSHOT_SUFFIX=-zh", "LANG=zh_CN.UTF-8", "LC_ALL=zh_CN.UTF-8")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("the Chinese screenshots: %v\n%s", err, out)
-		}
-	}
+	dir, suffix := screenshotsIn(t)
 	loadTranslations()
 	h := newHarness(t)
 	fyne.CurrentApp().Settings().SetTheme(newTheme())
 	codes := h.issue(t, 6)
 	for i, op := range []string{"li", "wang", "li"} {
-		h.clock.advance(time.Duration(20+i*30) * time.Minute)
+		h.clock.Advance(time.Duration(20+i*30) * time.Minute)
 		h.svc.Redeem(context.Background(), codes[i], op)
 	}
 	h.svc.Redeem(context.Background(), codes[0], "wang")
@@ -43,10 +31,10 @@ func TestDayScreenshots(t *testing.T) {
 
 	s := codesDetail(t, h, codes[2])
 	fyne.DoAndWait(func() { s.reason.SetText("wrong parcel") })
-	waitFor(t, "the history", func() bool { return strings.Contains(s.history.Text, "redeemed") })
+	waitFor(t, "the history", func() bool { return s.history.Text != "" && s.history.Text != T("Never scanned") })
 	capture(t, h, filepath.Join(dir, "codes-undo-replace"+suffix+".png"))
 
-	h.clock.advance(8 * time.Hour)
+	h.clock.Advance(8 * time.Hour)
 	d := newCloseDayDialog(h.ui.env, nil)
 	fyne.DoAndWait(func() { h.ui.show("today") })
 	h.settle()
@@ -63,6 +51,26 @@ func TestDayScreenshots(t *testing.T) {
 	if out, err := exec.Command("pdftoppm", "-r", "60", "-png", "-singlefile", pdf, filepath.Join(dir, "close-day-page"+suffix)).CombinedOutput(); err != nil {
 		t.Fatalf("pdftoppm: %v %s", err, out)
 	}
+}
+
+// screenshotsIn is the folder of 'make screenshots' ($QRDESK_SCREENSHOTS;
+// without it the test is skipped) and the suffix of this run's files: ""
+// in English, once the same test has run again in Chinese in a child
+// process (Fyne reads the locale once), and "-zh" in that child.
+func screenshotsIn(t *testing.T) (dir, suffix string) {
+	t.Helper()
+	if dir = os.Getenv("QRDESK_SCREENSHOTS"); dir == "" {
+		t.Skip("set QRDESK_SCREENSHOTS to a folder to take the screenshots")
+	}
+	if suffix = os.Getenv("QRDESK_SCREENSHOT_SUFFIX"); suffix != "" {
+		return dir, suffix
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$")
+	cmd.Env = append(os.Environ(), "QRDESK_SCREENSHOT_SUFFIX=-zh", "LANG=zh_CN.UTF-8", "LC_ALL=zh_CN.UTF-8")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the Chinese screenshots: %v\n%s", err, out)
+	}
+	return dir, ""
 }
 
 func capture(t *testing.T, h *harness, path string) {

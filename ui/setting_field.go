@@ -23,8 +23,8 @@ type settingField struct {
 	choice  *widget.Select
 	combo   *widget.SelectEntry // a list that also takes a typed value (printer, expiry)
 	entry   *widget.Entry
-	problem *widget.Label // the error beside the field; hidden while the value is fine
-	note    *widget.Label // what the field means at this station, when it needs saying; hidden otherwise
+	problem *widget.Label    // the error beside the field; hidden while the value is fine
+	item    *widget.FormItem // the field in its form, with its help as the hint
 	object  fyne.CanvasObject
 	// onChanged runs after every change by the clerk.
 	onChanged func()
@@ -76,11 +76,7 @@ func newSettingField(e *env, def app.SettingDef) *settingField {
 	f.problem.Wrapping = fyne.TextWrapWord
 	f.problem.TextStyle.Bold = true
 	f.problem.Hide()
-	f.note = widget.NewLabel("")
-	f.note.Importance = widget.LowImportance
-	f.note.Wrapping = fyne.TextWrapWord
-	f.note.Hide()
-	f.object = container.NewVBox(control, f.problem, f.note)
+	f.object = container.NewVBox(control, f.problem)
 	return f
 }
 
@@ -224,7 +220,16 @@ func settingProblem(err error) string {
 
 // formItem is the field with its label and help, for a widget.Form.
 func (f *settingField) formItem() *widget.FormItem {
-	item := widget.NewFormItem(T(f.def.Label), f.object)
-	item.HintText = T(f.def.Help)
-	return item
+	f.item = widget.NewFormItem(T(f.def.Label), f.object)
+	f.item.HintText = T(f.def.Help)
+	return f.item
+}
+
+// setHint replaces the help under the field with what it means at this
+// station (one line under a field, never two); "" puts the help back.
+func (f *settingField) setHint(text string) {
+	if text == "" {
+		text = T(f.def.Help)
+	}
+	f.item.HintText = text
 }

@@ -16,6 +16,7 @@ import (
 type settingsScreen struct {
 	env     *env
 	fields  map[string]*settingField
+	form    *widget.Form
 	order   []string
 	save    *widget.Button
 	message *widget.Label
@@ -27,6 +28,7 @@ type settingsScreen struct {
 func newSettingsScreen(e *env) *settingsScreen {
 	s := &settingsScreen{env: e, fields: map[string]*settingField{}}
 	form := widget.NewForm()
+	s.form = form
 	for _, def := range app.SettingDefs {
 		if def.Hidden {
 			continue
@@ -83,12 +85,12 @@ func (s *settingsScreen) showStaff(has bool) {
 	}
 	if has {
 		f.entry.Disable()
-		f.note.SetText(T("Not used at this station: operators sign in, and each action names who signed in"))
-		f.note.Show()
+		f.setHint(T("Not used at this station: operators sign in, and each action names who signed in"))
 	} else {
 		f.entry.Enable()
-		f.note.Hide()
+		f.setHint("")
 	}
+	s.form.Refresh()
 }
 
 // saveAll validates every field, then saves the changed ones together.

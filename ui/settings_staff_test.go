@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/widget"
 )
 
 // TestSettingsNamesThePrinterIssueUses: with no printer set, Issue & print
@@ -38,22 +39,42 @@ func TestSettingsNamesThePrinterIssueUses(t *testing.T) {
 
 // TestOperatorSettingUnusedWithOperators: once the station has operators,
 // who signed in is named on every action, so the Settings screen's old
-// Operator field is locked and says it is not used; a station without
-// operators keeps it as before.
+// Operator field is locked and says it is not used, in one line under it
+// (the field's help and the note were two hints, one under the other); a
+// station without operators keeps it as before.
 func TestOperatorSettingUnusedWithOperators(t *testing.T) {
 	h := newSignInHarness(t, false)
 	f := h.ui.settings.fields["operator"]
-	waitFor(t, "the operator field locked", func() bool { return f.entry.Disabled() && f.note.Visible() })
-	if !strings.Contains(f.note.Text, "sign in") {
-		t.Fatalf("the operator field says %q", f.note.Text)
+	help := T(f.def.Help)
+	waitFor(t, "the operator field locked", func() bool { return f.entry.Disabled() && f.item.HintText != help })
+	if !strings.Contains(f.item.HintText, "sign in") {
+		t.Fatalf("the operator field says %q", f.item.HintText)
+	}
+	if n := visibleLabels(f.object); n != 0 {
+		t.Fatalf("the locked operator field has %d more lines under it than its hint", n)
 	}
 
 	bare := newHarness(t)
 	bare.settle()
 	g := bare.ui.settings.fields["operator"]
-	var disabled, noted bool
-	fyne.DoAndWait(func() { disabled, noted = g.entry.Disabled(), g.note.Visible() })
-	if disabled || noted {
-		t.Fatalf("a station without operators: operator field disabled %v, note shown %v", disabled, noted)
+	var disabled bool
+	var hint string
+	fyne.DoAndWait(func() { disabled, hint = g.entry.Disabled(), g.item.HintText })
+	if disabled || hint != help {
+		t.Fatalf("a station without operators: operator field disabled %v, hint %q", disabled, hint)
 	}
+}
+
+// visibleLabels counts the labels shown in o.
+func visibleLabels(o fyne.CanvasObject) int {
+	n := 0
+	if l, ok := o.(*widget.Label); ok && l.Visible() && l.Text != "" {
+		n++
+	}
+	if c, ok := o.(*fyne.Container); ok {
+		for _, child := range c.Objects {
+			n += visibleLabels(child)
+		}
+	}
+	return n
 }

@@ -45,6 +45,9 @@ type signIn struct {
 	// unlockFor, when not 0, is how long a supervisor stays signed in
 	// (deskUnlockFor, in desk mode).
 	unlockFor time.Duration
+
+	// keepBar shows the bar on a desk without operators too (desk mode).
+	keepBar bool
 }
 
 // deskUnlockFor is how long a supervisor's sign-in unlocks a desk-mode
@@ -81,7 +84,7 @@ func (s *signIn) refreshBar(ctx context.Context) {
 	listeners := s.env.onStaff
 	s.env.mu.Unlock()
 	fyne.Do(func() {
-		if _, in := s.current(); has || in {
+		if _, in := s.current(); has || in || s.keepBar {
 			s.bar.Show()
 		} else {
 			s.bar.Hide()
@@ -369,6 +372,7 @@ func (e *env) whoIsIn(what string, retry func()) bool {
 // either: a scanner types a badge there and ends it with Enter.
 type signInForm struct {
 	name, pin  *escEntry
+	why        *widget.Label // what the sign-in or approval is for
 	message    *widget.Label
 	ok, cancel *widget.Button
 	dialog     dialog.Dialog
@@ -455,10 +459,10 @@ func (s *signIn) askOr(title, why string, supervisor bool, done func(app.Operato
 	}
 	f.ok.Importance = widget.HighImportance
 	f.cancel = widget.NewButton(T("Cancel"), func() { f.dialog.Hide() })
-	intro := widget.NewLabel(why)
-	intro.Wrapping = fyne.TextWrapWord
+	f.why = widget.NewLabel(why)
+	f.why.Wrapping = fyne.TextWrapWord
 	form := widget.NewForm(widget.NewFormItem(T("Name or badge"), f.name), widget.NewFormItem(T("PIN"), f.pin))
-	content := container.NewVBox(intro, form, f.message, container.NewHBox(f.cancel, f.ok))
+	content := container.NewVBox(f.why, form, f.message, container.NewHBox(f.cancel, f.ok))
 	f.dialog = dialog.NewCustomWithoutButtons(title, content, s.env.win)
 	f.name.onEsc, f.pin.onEsc = f.dialog.Hide, f.dialog.Hide
 	f.dialog.SetOnClosed(func() {

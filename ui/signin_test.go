@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"unicode"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
@@ -441,4 +442,50 @@ func TestReplaceNeedsSupervisor(t *testing.T) {
 	if by != "wang" {
 		t.Fatalf("the replace is audited under %q, want wang", by)
 	}
+}
+
+// TestSignInErrorIsASentence: a refused PIN is said as a sentence, with a
+// capital letter, in the sign-in form.
+func TestSignInErrorIsASentence(t *testing.T) {
+	h := newSignInHarness(t, false)
+	kb := keyboard{h.win}
+	kb.ctrl(fyne.KeyL)
+	f := h.formUp(t)
+	kb.typeText("wang")
+	kb.press(fyne.KeyTab)
+	kb.typeText("0000")
+	kb.press(fyne.KeyReturn)
+	waitFor(t, "the refusal", func() bool { return f.message.Text != "" })
+	if r := []rune(f.message.Text)[0]; !unicode.IsUpper(r) {
+		t.Fatalf("the sign-in form says %q: want a sentence", f.message.Text)
+	}
+}
+
+// The sign-in form's refusal keeps the name's own case: "li" stays "li".
+func TestSignInErrorKeepsTheName(t *testing.T) {
+	override = chineseTexts(t)
+	defer func() { override = nil }()
+	if got := T("Not signed in: {{.Why}}", map[string]any{"Why": "li was removed"}); got != "未登录：li was removed" {
+		t.Fatalf("in Chinese: %q", got)
+	}
+}
+
+// TestNoSignInBarWithoutOperators: a station with no operators shows no
+// "Sign in…" bar; it appears once an operator is added.
+func TestNoSignInBarWithoutOperators(t *testing.T) {
+	h := newHarness(t)
+	staff := app.NewOperators(h.db, h.svc.Keys, h.clock.Now)
+	w := fyne.CurrentApp().NewWindow("qrdesk")
+	ui, err := newMainUI(fyne.CurrentApp(), w, h.svc, Options{Screen: "scan", Player: h.sound, TemplateDir: t.TempDir(), Operators: staff})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ui.env.jobs.Wait()
+	s := ui.env.signIn
+	waitFor(t, "the bar to hide", func() bool { return !s.bar.Visible() })
+	if _, err := staff.Add(context.Background(), "li", "4321", false, "admin"); err != nil {
+		t.Fatal(err)
+	}
+	s.refreshBar(context.Background()) // as the window's watch does every 3 s
+	waitFor(t, "the bar to show", func() bool { return s.bar.Visible() })
 }

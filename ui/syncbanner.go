@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"qrdesk/app"
+	"qrdesk/protocol"
 )
 
 // The window syncs every syncEvery; after failures it waits longer, up to
@@ -24,7 +25,6 @@ const (
 type syncBanner struct {
 	env      *env
 	label    *widget.Label
-	card     *widget.Label
 	conflict *conflictNotice // told after every sync
 }
 
@@ -67,6 +67,7 @@ func (b *syncBanner) once(ctx context.Context) error {
 	st, err := b.env.svc.Sync(ctx)
 	if err != nil {
 		st, _ = b.env.svc.SyncState(ctx)
+		st.StoppedBadges, _ = b.env.svc.StoppedBadges(ctx) // kept in the database: said offline too
 	}
 	text := b.text(st, err)
 	fyne.Do(func() { b.label.SetText(text) })
@@ -105,14 +106,15 @@ func (b *syncBanner) text(st app.SyncStatus, err error) string {
 	if w := clockWarning(st.Clock); w != "" {
 		text += " · " + w
 	}
-	if w := stoppedBadgesText(b.env.svc.StoppedBadges()); w != "" {
+	if w := stoppedBadgesText(st.StoppedBadges); w != "" {
 		text += " · " + w
 	}
 	return text
 }
 
 // stoppedBadgesText says which badges printed here stopped signing in with
-// a sync (app.StoppedBadge), and what a supervisor does about it.
+// a sync (app.StoppedBadge, kept until a new badge is saved or the note
+// dismissed), and what a supervisor does about it.
 func stoppedBadgesText(stopped []app.StoppedBadge) string {
 	var renew, removed []string
 	for _, b := range stopped {
@@ -124,10 +126,10 @@ func stoppedBadgesText(stopped []app.StoppedBadge) string {
 	}
 	var parts []string
 	if len(renew) > 0 {
-		parts = append(parts, T("The badges of {{.Names}} no longer sign in: a supervisor prints new ones (Settings: Print operator badges…)", map[string]any{"Names": strings.Join(renew, ", ")}))
+		parts = append(parts, T("The badges of {{.Names}} no longer sign in: a supervisor saves new ones on the Staff screen", map[string]any{"Names": strings.Join(renew, ", ")}))
 	}
 	if len(removed) > 0 {
-		parts = append(parts, T("Removed from the staff list: {{.Names}}; their badges no longer sign in", map[string]any{"Names": strings.Join(removed, ", ")}))
+		parts = append(parts, T("Removed from the staff list: {{.Names}}; their badges no longer sign in (a supervisor dismisses this on the Staff screen)", map[string]any{"Names": strings.Join(removed, ", ")}))
 	}
 	return strings.Join(parts, " · ")
 }
@@ -140,7 +142,7 @@ func deskRefusalText(r *app.ServerRefusal) string {
 		return T("this desk was revoked: ask the administrator for a new token")
 	case app.RefusedWrongRing:
 		return T("this desk's key file is not the deployment's: ask the administrator")
-	case app.RefusedDeskTooOld:
+	case protocol.RefusedDeskTooOld:
 		return T("this desk's qrdesk is older than the server: upgrade qrdesk on this desk")
 	}
 	return T("the server does not know this desk's token: ask the administrator")

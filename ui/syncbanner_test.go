@@ -14,6 +14,8 @@ import (
 
 	"qrdesk/app"
 	centralpkg "qrdesk/central"
+	"qrdesk/deskclient"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/server"
 	"qrdesk/serverdb"
 )
@@ -59,15 +61,13 @@ func TestSyncBanner(t *testing.T) {
 	central.AddStation(context.Background(), centralpkg.Station{Name: "Station A", Letter: "A", CreatedAt: 1}, server.HashToken("qrd_ui_test"))
 	srv := httptest.NewServer((&server.API{Store: central, Log: slog.New(slog.DiscardHandler), Now: h.clock.Now}).Handler())
 	defer srv.Close()
-	h.svc.Remote = server.NewClient(srv.URL, "qrd_ui_test")
+	h.svc.Remote = deskclient.New(srv.URL, "qrd_ui_test")
 	h.issue(t, 3)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go b.run(ctx)
 	waitFor(t, "an online banner", func() bool { return strings.Contains(b.label.Text, "Online") })
-	var n int
-	central.QueryRowForTests(`SELECT count(*) FROM codes`).Scan(&n)
-	if n != 3 {
+	if n := serverdbtest.Of(t, central).CountLabels(""); n != 3 {
 		t.Fatalf("the server has %d codes after the background sync, want 3", n)
 	}
 	srv.Close()

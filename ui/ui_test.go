@@ -25,20 +25,11 @@ type recorder struct {
 
 func (r *recorder) Play(ok bool) { r.mu.Lock(); r.plays = append(r.plays, ok); r.mu.Unlock() }
 
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time          { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
-func (c *clock) set(t time.Time)         { c.mu.Lock(); c.t = t; c.mu.Unlock() }
-
 type harness struct {
 	ui    *mainUI
 	db    *store.DB
 	svc   *app.Service
-	clock *clock
+	clock *testclock.Clock
 	sound *recorder
 	win   fyne.Window
 }
@@ -57,7 +48,7 @@ func newHarness(t testing.TB) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &clock{t: testclock.Base()} // 10:00 on the suite's day
+	c := testclock.New(testclock.Base()) // 10:00 on the suite's day
 	db.UseClock(c.Now)
 	svc := app.NewService(db, keys, nil)
 	svc.Now = c.Now
@@ -127,9 +118,9 @@ func TestScanScreenOutcomes(t *testing.T) {
 		t.Fatalf("scan field not cleared: %q", h.ui.scan.entry.Text)
 	}
 	h.scan(t, codes[0], fyne.KeyReturn, "JUST SCANNED")
-	h.clock.advance(3 * time.Second)
+	h.clock.Advance(3 * time.Second)
 	h.scan(t, codes[0], fyne.KeyTab, "ALREADY USED")
-	if d := h.ui.scan.detail.Text; !strings.Contains(d, "li") || !strings.Contains(d, "Station A") {
+	if d := strings.ReplaceAll(h.ui.scan.detail.Text, "\u00a0", " "); !strings.Contains(d, "li") || !strings.Contains(d, "Station A") {
 		t.Fatalf("already used detail %q does not say where and by whom", d)
 	}
 	h.scan(t, codes[2], fyne.KeyEnter, "DISABLED")
@@ -246,7 +237,7 @@ func TestCodesSearchDisableEnable(t *testing.T) {
 		test.Tap(s.disableBtn)
 	})
 	h.settle()
-	if s.current == nil || s.current.Status != app.StatusDisabled || !strings.Contains(s.history.Text, "disable") {
+	if s.current == nil || s.current.Status != app.StatusDisabled || !strings.Contains(s.history.Text, "Disabled") {
 		t.Fatalf("after Disable: %v, history %q", s.current, s.history.Text)
 	}
 	if v, _ := h.svc.Check(context.Background(), codes[7]); v.Outcome != app.OutcomeDisabled {
@@ -307,11 +298,11 @@ func TestTodayFigures(t *testing.T) {
 	h := newHarness(t)
 	// Yesterday: one label, redeemed in the last second of the day.
 	y, m, d := testclock.Day().AddDate(0, 0, -1).Date()
-	h.clock.set(time.Date(y, m, d, 10, 0, 0, 0, time.Local))
+	h.clock.Set(time.Date(y, m, d, 10, 0, 0, 0, time.Local))
 	yesterday := h.issue(t, 1)
-	h.clock.set(time.Date(y, m, d, 23, 59, 59, 0, time.Local))
+	h.clock.Set(time.Date(y, m, d, 23, 59, 59, 0, time.Local))
 	h.svc.Redeem(context.Background(), yesterday[0], "li")
-	h.clock.set(testclock.Base())
+	h.clock.Set(testclock.Base())
 	codes := h.issue(t, 3)
 	h.svc.Redeem(context.Background(), codes[0], "li")
 	s := h.ui.today
@@ -389,9 +380,9 @@ func TestTodayCardsAndHours(t *testing.T) {
 	h := newHarness(t)
 	codes := h.issue(t, 4)
 	h.svc.Redeem(context.Background(), codes[0], "li") // 10:00
-	h.clock.advance(90 * time.Minute)
+	h.clock.Advance(90 * time.Minute)
 	h.svc.Redeem(context.Background(), codes[1], "li") // 11:30
-	h.clock.advance(time.Minute)                       // not a double scan
+	h.clock.Advance(time.Minute)                       // not a double scan
 	h.svc.Redeem(context.Background(), codes[1], "li") // refused: already used
 	s := h.ui.today
 	fyne.DoAndWait(func() { h.ui.show("today") })

@@ -34,9 +34,12 @@ type mainUI struct {
 	codes    *codesScreen
 	today    *todayScreen
 	settings *settingsScreen
+	staff    *staffScreen           // nil when the window has no operators (staff.go)
+	first    *firstSupervisorDialog // the first supervisor's form last shown (desk.go)
 	screens  []string
 	desk     bool // desk mode (desk.go)
 	locked   bool // desk mode and no supervisor signed in: the Scan screen only
+	hasStaff bool // the desk has operators (signIn.refreshBar tells)
 	version  string
 	about    dialog.Dialog // the About box last opened (about.go)
 }
@@ -93,7 +96,7 @@ func newMainUI(a fyne.App, w fyne.Window, svc *app.Service, opts Options) (*main
 	if opts.Operators != nil {
 		e.signIn = newSignIn(e, opts.Operators)
 	}
-	ui := &mainUI{env: e, screens: app.Screens, version: opts.Version}
+	ui := &mainUI{env: e, screens: slices.Clone(app.Screens), version: opts.Version}
 	ui.scan = newScanScreen(e)
 	ui.issue = newIssueScreen(e)
 	ui.codes = newCodesScreen(e)
@@ -106,16 +109,27 @@ func newMainUI(a fyne.App, w fyne.Window, svc *app.Service, opts Options) (*main
 		container.NewTabItem(T("Today"), ui.today.content),
 		container.NewTabItem(T("Settings"), ui.settings.content),
 	)
+	if e.signIn != nil { // the operators are managed where they sign in
+		ui.staff = newStaffScreen(e)
+		ui.screens = append(ui.screens, "staff")
+		ui.tabs.Append(container.NewTabItem(T("Staff"), ui.staff.content))
+	}
 	ui.tabs.OnSelected = func(*container.TabItem) { ui.selected() }
 	guardBadges(e, ui.textFields()...) // a badge scanned into a field signs in, never stays there
 	if e.signIn != nil {
 		e.signIn.onChange = ui.signedIn
+		e.mu.Lock()
+		e.onStaff = append(e.onStaff, func(has bool) { ui.hasStaff = has; ui.askBadge() })
+		e.mu.Unlock()
+		e.background(func() { e.signIn.refreshBar(context.Background()) })
 	}
 	ui.desk, ui.locked = opts.Desk, opts.Desk
 	if ui.desk && e.signIn != nil {
 		e.signIn.unlockFor = deskUnlockFor // a supervisor's unlock ends by itself
+		e.signIn.keepBar = true            // Sign in… adds the first supervisor on a fresh desk
+		ui.firstSupervisorOnSignIn()
 	}
-	ui.scan.setAskBadge(ui.desk && e.signIn != nil)
+	ui.askBadge()
 	if ui.desk {
 		w.SetCloseIntercept(ui.quit)
 	}
@@ -137,8 +151,17 @@ func newMainUI(a fyne.App, w fyne.Window, svc *app.Service, opts Options) (*main
 	return ui, nil
 }
 
-// start runs after the window exists: the first-run set-up if needed.
+// start runs after the window exists: on a pickup desk that never had a
+// supervisor, the first one (desk.go); the first-run set-up if needed.
 func (ui *mainUI) start() {
+	if ui.desk && ui.env.signIn != nil {
+		ui.askFirstSupervisorAtStart()
+	}
+	ui.setUp()
+}
+
+// setUp shows the first-run set-up on a desk not set up yet.
+func (ui *mainUI) setUp() {
 	if !ui.env.current().Configured && !ui.locked { // the set-up changes settings: not from a locked desk
 		newSetupForm(ui.env).show(func() { ui.show(ui.current()) })
 	}
@@ -179,6 +202,8 @@ func (ui *mainUI) selected() {
 	case "today":
 		ui.today.refresh()
 		ui.scan.conflict.acknowledge() // Today lists the conflicts
+	case "staff":
+		ui.staff.refresh()
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"image/color"
 	"strings"
 	"sync"
+	"unicode"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -46,7 +47,7 @@ func (t *wrapText) lines(width float32) []string {
 	var out []string
 	for _, para := range strings.Split(t.Text, "\n") {
 		line := ""
-		for _, word := range strings.Fields(para) {
+		for _, word := range strings.FieldsFunc(para, breaksLine) {
 			next := word
 			if line != "" {
 				next = line + " " + word
@@ -74,6 +75,16 @@ func (t *wrapText) lines(width float32) []string {
 	}
 	return out
 }
+
+// breaksLine reports whether a line may break at r: any space but a
+// no-break space (together).
+func breaksLine(r rune) bool { return unicode.IsSpace(r) && r != noBreakSpace }
+
+const noBreakSpace = '\u00a0'
+
+// together keeps s on one line of a wrapped text: "Desk 1" and
+// "2026-12-02 10:00" are one name, one time, never split after "Desk".
+func together(s string) string { return strings.ReplaceAll(s, " ", string(noBreakSpace)) }
 
 type wrapTextRenderer struct {
 	t *wrapText

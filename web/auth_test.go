@@ -219,7 +219,7 @@ func TestSignInLimited(t *testing.T) {
 	if st, _, _ := v.signIn(t, "li.wei", other); st != http.StatusSeeOther {
 		t.Fatalf("another name from the same address: %d, want signed in", st)
 	}
-	s.clock.Add(15 * time.Minute)
+	s.clock.Advance(15 * time.Minute)
 	if st, _, _ := v.signIn(t, "manager", password); st != http.StatusSeeOther {
 		t.Fatalf("15 minutes later: %d, want signed in", st)
 	}

@@ -18,7 +18,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"qrdesk/app"
-	"qrdesk/central"
+	"qrdesk/protocol"
 )
 
 // warehouseDay is a morning at three desks, made through the API as the
@@ -33,19 +33,19 @@ type warehouseDay struct {
 
 func newWarehouseDay(t *testing.T, s *site) *warehouseDay {
 	t.Helper()
-	s.clock.Add(-3 * time.Hour) // 07:00
+	s.clock.Advance(-3 * time.Hour) // 07:00
 	w := &warehouseDay{desk1: s.station(t, "Desk 1", "A"), desk2: s.station(t, "Desk 2", "B"), desk3: s.station(t, "Desk 3", "C")}
 	w.codes = s.issue(t, 80)
 	s.upload(t, w.desk1, w.codes)
 	for _, n := range []int{4, 9, 13, 7} { // redemptions in each hour, 07:00–11:00
 		step := time.Hour / time.Duration(n+1)
 		for j := 0; j < n; j++ {
-			s.clock.Add(step)
+			s.clock.Advance(step)
 			if o := s.redeem(t, []string{w.desk1, w.desk2}[j%2], fmt.Sprintf("morning-%03d", w.next), w.label(), 0); o != "redeemed" {
 				t.Fatalf("redemption %d: %s", w.next, o)
 			}
 		}
-		s.clock.Add(step)
+		s.clock.Advance(step)
 	}
 	// Two labels shown again at the other desk, one torn label disabled.
 	for i := 0; i < 2; i++ {
@@ -54,8 +54,8 @@ func newWarehouseDay(t *testing.T, s *site) *warehouseDay {
 		}
 	}
 	torn := w.label()
-	var res struct{ Results []central.Result }
-	s.call(t, "POST", "/v1/events", w.desk1, map[string]any{"events": []central.Event{{EventID: "disable-torn", Kind: "disable", Code: torn, Operator: "li", At: s.clock.Now().Unix(), Reason: "torn"}}}, &res)
+	var res struct{ Results []protocol.Result }
+	s.call(t, "POST", "/v1/events", w.desk1, map[string]any{"events": []protocol.Event{{EventID: "disable-torn", Kind: "disable", Code: torn, Operator: "li", At: s.clock.Now().Unix(), Reason: "torn"}}}, &res)
 	if o := s.redeem(t, w.desk2, "torn-at-desk2", torn, 0); o != "disabled" {
 		t.Fatalf("a disabled label: %s", o)
 	}
@@ -225,7 +225,7 @@ func TestDashboardInChromium(t *testing.T) {
 	if before != "35" {
 		t.Fatalf("Today shows %s redeemed, want 35", before)
 	}
-	s.clock.Add(5 * time.Minute) // 11:05
+	s.clock.Advance(5 * time.Minute) // 11:05
 	if o := s.redeem(t, w.desk2, "watched-live", w.label(), 0); o != "redeemed" {
 		t.Fatalf("redemption: %s", o)
 	}

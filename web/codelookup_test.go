@@ -78,7 +78,7 @@ func TestCodeLookupSaysWhatTheServerKnows(t *testing.T) {
 
 		// Desk 1 reads the feed after its two labels a minute later: its
 		// last sync.
-		s.clock.Add(time.Minute)
+		s.clock.Advance(time.Minute)
 		synced := s.clock.Now().Unix()
 		if st := s.call(t, "GET", "/v1/changes?after=2", desk1, nil, nil); st != 200 {
 			t.Fatalf("Desk 1's feed read: %d", st)

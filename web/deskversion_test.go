@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"qrdesk/deskclient"
 	"qrdesk/internal/buildinfo"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
-	"qrdesk/server"
 )
 
 // TestDesksPageShowsVersions: each desk's release and protocol, as its
@@ -25,7 +25,7 @@ func TestDesksPageShowsVersions(t *testing.T) {
 		current := s.station(t, "Desk 1", "A")
 		old := s.station(t, "Desk 2", "B")
 		s.station(t, "Desk 3", "C")
-		if _, err := server.NewClient(s.url, current).Enrol(ctx, s.ring, nil); err != nil {
+		if _, err := deskclient.New(s.url, current).Enrol(ctx, s.ring, nil); err != nil {
 			t.Fatal(err)
 		}
 		// A desk from before versions sends neither header.
@@ -61,7 +61,7 @@ func (s *site) callOld(t testing.TB, method, path, token string) int {
 	t.Helper()
 	req, _ := http.NewRequest(method, s.url+path, nil)
 	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set(server.RingHeader, s.ring)
+	req.Header.Set(protocol.RingHeader, s.ring)
 	resp, err := s.client().Do(req)
 	if err != nil {
 		t.Fatal(err)

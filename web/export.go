@@ -41,7 +41,7 @@ func (d *Dashboard) todayCSV(w http.ResponseWriter, r *http.Request, s session) 
 	cw := csv.NewWriter(w)
 	head := []string{"date", "desk", "issued", "redeemed", "refused"}
 	for _, o := range central.RefusalOutcomes {
-		head = append(head, "refused_"+o)
+		head = append(head, "refused_"+string(o))
 	}
 	head = append(head, "conflicts", "print_jobs", "labels_printed", "reprints")
 	for _, c := range hereColumns {

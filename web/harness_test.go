@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -38,24 +37,6 @@ func TestMain(m *testing.M) {
 
 func sqlitePath(t testing.TB) string { return filepath.Join(t.TempDir(), "server.db") }
 
-// clock is the site's pinned clock; a test moves it.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 // site is a real qrdesk-server (API and dashboard) on a loopback listener
 // over a real database, with the deployment's key ring.
 type site struct {
@@ -65,8 +46,7 @@ type site struct {
 	dash  *web.Dashboard
 	keys  app.Keys
 	ring  string
-	clock *clock
-	codes []string // issued at a desk with letter A, not uploaded
+	clock *testclock.Clock // the site's pinned clock; a test moves it
 }
 
 // newSite serves a new database; tls serves HTTPS.
@@ -81,7 +61,7 @@ func newSite(t testing.TB, path string, tls bool) *site {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &site{db: db, keys: keys, ring: keys.RingID(), clock: &clock{now: testclock.Base()}}
+	s := &site{db: db, keys: keys, ring: keys.RingID(), clock: testclock.New(testclock.Base())}
 	s.api = &server.API{Store: db, Log: discard, Now: s.clock.Now}
 	s.dash = &web.Dashboard{Store: db, Log: discard, Now: s.clock.Now, PendingAcks: s.api.PendingAcks, Refresh: time.Second}
 	s.api.Web = s.dash.Handler()
@@ -164,18 +144,18 @@ func (s *site) upload(t testing.TB, token string, codes []string) {
 }
 
 // redeem is a desk's redemption through the API; it returns the outcome.
-func (s *site) redeem(t testing.TB, token, eventID, code string, offlineAt int64) string {
+func (s *site) redeem(t testing.TB, token, eventID, code string, offlineAt int64) protocol.Outcome {
 	t.Helper()
-	ev := central.Event{EventID: eventID, Kind: "redeem", Code: code, Operator: operators[token], At: s.clock.Now().Unix()}
+	ev := protocol.Event{EventID: eventID, Kind: "redeem", Code: code, Operator: operators[token], At: s.clock.Now().Unix()}
 	if offlineAt != 0 {
 		ev.At, ev.Offline = offlineAt, true
-		var res struct{ Results []central.Result }
-		if st := s.call(t, "POST", "/v1/events", token, map[string]any{"events": []central.Event{ev}}, &res); st != 200 || len(res.Results) != 1 {
+		var res struct{ Results []protocol.Result }
+		if st := s.call(t, "POST", "/v1/events", token, map[string]any{"events": []protocol.Event{ev}}, &res); st != 200 || len(res.Results) != 1 {
 			t.Fatalf("offline redemption: status %d %+v", st, res)
 		}
 		return res.Results[0].Outcome
 	}
-	var r central.Result
+	var r protocol.Result
 	if st := s.call(t, "POST", "/v1/redeem", token, ev, &r); st != 200 {
 		t.Fatalf("redeem: status %d %+v", st, r)
 	}
@@ -195,7 +175,7 @@ func (s *site) call(t testing.TB, method, path, token string, body any, out any)
 	}
 	req, _ := http.NewRequest(method, s.url+path, rd)
 	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set(server.RingHeader, s.ring)
+	req.Header.Set(protocol.RingHeader, s.ring)
 	req.Header.Set(protocol.Header, strconv.Itoa(protocol.Version))
 	resp, err := s.client().Do(req)
 	if err != nil {

@@ -58,6 +58,15 @@ func (l Lang) Other() (code, name string) {
 	return "zh", "中文"
 }
 
+// Conflicts is "1 conflict" or "3 conflicts" ("1 conflicts" read as a
+// mistake).
+func (l Lang) Conflicts(n int) string {
+	if n == 1 {
+		return l.T("1 conflict")
+	}
+	return l.Tf("%d conflicts", n)
+}
+
 func (l Lang) minutes(d time.Duration) string {
 	m := int((d + time.Minute - 1) / time.Minute)
 	if m == 1 {
@@ -87,10 +96,12 @@ var outcomeNames = map[string]string{
 	"undo": "Undo", "undone": "Undone", "replace": "Replace",
 }
 
-// Outcome names an outcome, event kind or label status.
-func (l Lang) Outcome(o string) string {
-	if s, ok := outcomeNames[o]; ok {
+// Outcome names an outcome, event kind or label status (a
+// protocol.Outcome, protocol.Kind, app.Status or their string).
+func (l Lang) Outcome(o any) string {
+	name := fmt.Sprint(o)
+	if s, ok := outcomeNames[name]; ok {
 		return l.T(s)
 	}
-	return o
+	return name
 }

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"qrdesk/central"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 )
 
 // TestConflictsPageListsLateRedemptions: an offline redemption past the
@@ -29,10 +29,10 @@ func TestConflictsPageListsLateRedemptions(t *testing.T) {
 			{"code": codes[1], "expire_at": now + 3600, "created_at": expiry - 3600}}}, &res)
 		slow := (30 * time.Minute).Milliseconds()
 		for i, code := range codes {
-			ev := central.Event{EventID: "late-offline-" + string(rune('a'+i)) + "xx", Kind: "redeem", Code: code, Operator: "li.na",
+			ev := protocol.Event{EventID: "late-offline-" + string(rune('a'+i)) + "xx", Kind: "redeem", Code: code, Operator: "li.na",
 				At: expiry - 10*60, Offline: true, ClockOffsetMS: &slow, ClockAge: 60}
-			var out struct{ Results []central.Result }
-			if st := s.call(t, "POST", "/v1/events", token, map[string]any{"events": []central.Event{ev}}, &out); st != 200 {
+			var out struct{ Results []protocol.Result }
+			if st := s.call(t, "POST", "/v1/events", token, map[string]any{"events": []protocol.Event{ev}}, &out); st != 200 {
 				t.Fatalf("event %d: status %d", i, st)
 			}
 		}

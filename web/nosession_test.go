@@ -10,9 +10,9 @@ import (
 	"qrdesk/internal/testpg"
 )
 
-// TestHostileNoDataOddRequests: odd methods and paths without a session,
+// TestOddRequestsWithoutASessionGetNoData: odd methods and paths without a session,
 // and a session past its end, get no data.
-func TestHostileNoDataOddRequests(t *testing.T) {
+func TestOddRequestsWithoutASessionGetNoData(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		s := newSite(t, dbPath(t), false)
 		token := s.station(t, "Desk 1", "A")
@@ -41,7 +41,7 @@ func TestHostileNoDataOddRequests(t *testing.T) {
 		if st, _, body := v.get(t, "/desks"); st != 200 || !strings.Contains(body, "Desk 1") {
 			t.Fatalf("signed in: %d", st)
 		}
-		s.clock.Add(13 * time.Hour)
+		s.clock.Advance(13 * time.Hour)
 		check("expired", v)
 	})
 }

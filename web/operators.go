@@ -13,12 +13,14 @@ import (
 
 // The Operators page: the deployment's staff list, the operators who sign
 // in at every desk that syncs with this server. Adding one (with a PIN,
-// hashed here and never shown again), renewing a lost badge and removing
-// one reach every desk at its next sync; badges are printed at a desk.
-// No PIN nor PIN hash is ever on the page.
+// hashed here and never shown again), a new PIN for a forgotten one,
+// renewing a lost badge and removing one reach every desk at its next
+// sync; badges are printed at a desk. No PIN nor PIN hash is ever on the
+// page. A PIN lockout after wrong PINs is counted at each desk, so it is
+// lifted there (the window's Staff screen), not here.
 
 type operatorsData struct {
-	Operators []central.StaffMember
+	Operators []protocol.StaffMember
 	// Name and Supervisor refill the add form after a refusal.
 	Name       string
 	Supervisor bool
@@ -38,6 +40,8 @@ func (d *Dashboard) operators(w http.ResponseWriter, r *http.Request, s session)
 		p.Notice = l.Tf("%s's old badge stops working at every desk after its next sync: print the new one at a desk (Settings → Print operator badges…).", name)
 	case protocol.StaffRemove:
 		p.Notice = l.Tf("%s is removed: their badge and PIN stop working at every desk after its next sync.", name)
+	case protocol.StaffSetPIN:
+		p.Notice = l.Tf("%s has a new PIN: it works at every desk after its next sync, and the old one stops there then.", name)
 	}
 	d.showOperators(w, r, s, http.StatusOK, p, operatorsData{})
 }
@@ -56,8 +60,6 @@ func (d *Dashboard) showOperators(w http.ResponseWriter, r *http.Request, s sess
 	d.render(w, r, status, "operators", signedIn(p, s))
 }
 
-// changeOperator makes the change the form names: add (name, PIN,
-// supervisor), renew-badge or remove (name).
 // mayManageStaff reports whether the administrator sees every site: the
 // staff list is the deployment's, shared by every site, so a limited
 // administrator neither sees nor changes it (the 403 page).
@@ -69,13 +71,15 @@ func (d *Dashboard) mayManageStaff(w http.ResponseWriter, r *http.Request, s ses
 	return false
 }
 
+// changeOperator makes the change the form names: add (name, PIN,
+// supervisor), set-pin (name, PIN), renew-badge or remove (name).
 func (d *Dashboard) changeOperator(w http.ResponseWriter, r *http.Request, s session) {
 	l := langOf(r)
 	if !d.mayManageStaff(w, r, s) {
 		return
 	}
 	r.URL.Path, r.URL.RawQuery = "/operators", "" // where the language switch comes back to
-	ch := central.StaffChange{Action: r.PostFormValue("action"), Name: strings.TrimSpace(r.PostFormValue("name")), Supervisor: r.PostFormValue("supervisor") != ""}
+	ch := protocol.StaffChange{Action: r.PostFormValue("action"), Name: strings.TrimSpace(r.PostFormValue("name")), Supervisor: r.PostFormValue("supervisor") != ""}
 	refuse := func(msg string) {
 		data := operatorsData{}
 		if ch.Action == protocol.StaffAdd {
@@ -84,9 +88,13 @@ func (d *Dashboard) changeOperator(w http.ResponseWriter, r *http.Request, s ses
 		d.showOperators(w, r, s, http.StatusBadRequest, page{Title: "Operators", Nav: "operators", Error: msg}, data)
 	}
 	switch ch.Action {
-	case protocol.StaffAdd:
+	case protocol.StaffAdd, protocol.StaffSetPIN:
 		pin := r.PostFormValue("pin")
 		if err := app.CheckPIN(pin); err != nil {
+			if ch.Action == protocol.StaffSetPIN {
+				refuse(l.Tf("The PIN of %s was not changed: %s.", ch.Name, err.Error()))
+				return
+			}
 			refuse(l.Tf("The operator was not added: %s.", err.Error()))
 			return
 		}

@@ -15,10 +15,10 @@ func browserLocation(loc string) string {
 	return strings.NewReplacer("\t", "", "\n", "", "\r", "").Replace(loc)
 }
 
-// TestHostileRedirectStaysOnSite: the "next" of the sign-in form and the
+// TestRedirectStaysOnSite: the "next" of the sign-in form and the
 // "back" of the language switch may never send the browser to another
 // site, whatever characters a link smuggles in.
-func TestHostileRedirectStaysOnSite(t *testing.T) {
+func TestRedirectStaysOnSite(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		s := newSite(t, dbPath(t), false)
 		password := s.admin(t, "manager")

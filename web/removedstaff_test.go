@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"qrdesk/app"
-	"qrdesk/central"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
 )
@@ -32,17 +31,17 @@ func TestConflictsPageListsRemovedStaffWork(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.db.ChangeStaff(ctx, central.StaffChange{Action: protocol.StaffAdd, Name: "li.na", PINHash: hash}, "manager", s.clock.Now().Unix()-3600); err != nil {
+		if _, err := s.db.ChangeStaff(ctx, protocol.StaffChange{Action: protocol.StaffAdd, Name: "li.na", PINHash: hash}, "manager", s.clock.Now().Unix()-3600); err != nil {
 			t.Fatal(err)
 		}
-		if out := s.redeem(t, token, "removed-staff-before", codes[0], s.clock.Now().Unix()-60); out != central.OutcomeRedeemed {
+		if out := s.redeem(t, token, "removed-staff-before", codes[0], s.clock.Now().Unix()-60); out != protocol.OutcomeRedeemed {
 			t.Fatalf("li.na's redemption before the removal: %s", out)
 		}
-		if _, err := s.db.ChangeStaff(ctx, central.StaffChange{Action: protocol.StaffRemove, Name: "li.na"}, "manager", s.clock.Now().Unix()); err != nil {
+		if _, err := s.db.ChangeStaff(ctx, protocol.StaffChange{Action: protocol.StaffRemove, Name: "li.na"}, "manager", s.clock.Now().Unix()); err != nil {
 			t.Fatal(err)
 		}
-		s.clock.Add(10 * time.Minute)
-		if out := s.redeem(t, token, "removed-staff-after", codes[1], s.clock.Now().Unix()); out != central.OutcomeRedeemed {
+		s.clock.Advance(10 * time.Minute)
+		if out := s.redeem(t, token, "removed-staff-after", codes[1], s.clock.Now().Unix()); out != protocol.OutcomeRedeemed {
 			t.Fatalf("li.na's redemption after the removal: %s, want redeemed (flagged)", out)
 		}
 		_, cookie := signInCookie(t, s.url, "manager", password)

@@ -15,7 +15,9 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/central"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 )
 
 // chain is a deployment of two sites: North (the upgraded 'main', Desk 1
@@ -56,7 +58,7 @@ func newChain(t *testing.T, path string) *chain {
 	for _, r := range []struct {
 		token, id, code string
 		offline         int64
-		want            string
+		want            protocol.Outcome
 	}{
 		{d1, "n0-desk1", c.north[0], 0, "redeemed"},
 		{d2, "n0-desk2", c.north[0], 0, "already_used"},
@@ -209,7 +211,7 @@ func TestDashboardBySite(t *testing.T) {
 		}
 		_, _, conflicts = v.get(t, "/conflicts?site=South")
 		if strings.Contains(conflicts, "conflict-"+strconv.FormatInt(c.conflicts[c.north[2]], 10)) || !strings.Contains(conflicts, "conflict-"+strconv.FormatInt(c.conflicts[c.south[1]], 10)) ||
-			!strings.Contains(conflicts, ": 1 conflicts, 1 not resolved.") || !strings.Contains(conflicts, `<input type="hidden" name="site" value="South">`) {
+			!strings.Contains(conflicts, ": 1 conflict, 1 not resolved.") || !strings.Contains(conflicts, `<input type="hidden" name="site" value="South">`) {
 			t.Error("Conflicts of South: want South's label's conflict alone (redeemed at a desk of North too)")
 		}
 		// Resolving on South's page comes back to it.
@@ -348,11 +350,7 @@ func TestAdminLimitedToSites(t *testing.T) {
 
 func countRows(t *testing.T, c *chain, query string) int {
 	t.Helper()
-	var n int
-	if err := c.db.QueryRowForTests(query).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
+	return serverdbtest.Of(t, c.db).Count(query)
 }
 
 // TestOneSiteLooksAsBefore: a deployment of one site (every upgraded one)

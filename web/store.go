@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"qrdesk/central"
+	"qrdesk/protocol"
 )
 
 // Store is what the dashboard reads and writes (serverdb.DB on SQLite
@@ -43,10 +44,10 @@ type Store interface {
 	// ResolveConflict adds a resolution; central.ErrNoConflict.
 	ResolveConflict(ctx context.Context, id int64, r central.Resolution) error
 	// Staff lists the deployment's staff list, removed members too.
-	Staff(ctx context.Context, withRemoved bool) ([]central.StaffMember, error)
+	Staff(ctx context.Context, withRemoved bool) ([]protocol.StaffMember, error)
 	// ChangeStaff makes an administrator's change of the staff list;
 	// central.ErrStaffExists, central.ErrNoStaff, *central.BadRequest.
-	ChangeStaff(ctx context.Context, ch central.StaffChange, by string, at int64) (central.StaffMember, error)
+	ChangeStaff(ctx context.Context, ch protocol.StaffChange, by string, at int64) (protocol.StaffMember, error)
 	// CodeHistory is a label's history; central.ErrNoCode.
 	CodeHistory(ctx context.Context, code string) (central.CodeHistory, error)
 

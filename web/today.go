@@ -10,6 +10,7 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/central"
+	"qrdesk/protocol"
 )
 
 // The Today page: per desk and in total, labels issued, redemptions and
@@ -20,7 +21,7 @@ type todayData struct {
 	Paused   bool
 	Desks    []deskRow
 	Total    deskRow
-	Outcomes []string
+	Outcomes []protocol.Outcome
 	Chart    chart
 	// BySite are the sites' figures, when the page shows several sites.
 	BySite []siteRow

@@ -9,9 +9,8 @@ import (
 	"time"
 
 	"qrdesk/app"
-	"qrdesk/central"
+	"qrdesk/deskclient"
 	"qrdesk/protocol"
-	"qrdesk/server"
 )
 
 // desk is one simulated desk. It keeps in memory what a desk's database
@@ -20,7 +19,7 @@ import (
 type desk struct {
 	l        *load
 	i        int
-	c        *server.Client
+	c        *deskclient.Client
 	siteName string // as the server's enrolment named it ("" from a server before sites)
 	site     int    // its index in load.sites
 
@@ -47,7 +46,7 @@ type desk struct {
 
 // queued is an event the desk decided alone, waiting for the next sync.
 type queued struct {
-	ev     app.RemoteEvent
+	ev     protocol.Event
 	double bool // a label already used at another desk: the server must say conflict
 	cross  bool // a label of another site
 	site   int  // the label's
@@ -56,7 +55,7 @@ type queued struct {
 // enrolled keeps what the server's enrolment answer says of the desk's
 // site (its name only at the first: the run moves no desk) and of the
 // deployment's rule for another site's label scanned offline.
-func (d *desk) enrolled(en app.Enrolment, first bool) {
+func (d *desk) enrolled(en protocol.Enrolment, first bool) {
 	if en.Sites == nil {
 		return
 	}
@@ -114,7 +113,7 @@ func (d *desk) scan(ctx context.Context, double, cross bool) {
 		l.hold(d.site, label) // before the scan: its changes may come back at once
 	}
 	d.mu.Lock()
-	ev := app.RemoteEvent{EventID: d.nextEventID(), Kind: central.KindRedeem, Code: label, Operator: "load", At: time.Now().Unix()}
+	ev := protocol.Event{EventID: d.nextEventID(), Kind: protocol.KindRedeem, Code: label, Operator: "load", At: time.Now().Unix()}
 	alone := !d.online || time.Now().Before(d.downUntil)
 	// A real desk tells another site's label by its station letter
 	// (app.Service.otherSite); the simulated desks' labels carry none,
@@ -141,7 +140,7 @@ func (d *desk) scan(ctx context.Context, double, cross bool) {
 	r, err := d.c.Redeem(rctx, l.ring, ev)
 	took := time.Since(t0)
 	cancel()
-	if err != nil && server.IsTransient(err) {
+	if err != nil && app.IsTransient(err) {
 		// No answer in time: the desk decides alone, under the same event
 		// id, and keeps deciding alone for a while (app.DefaultOfflineFor);
 		// a label of another site as the deployment says.
@@ -191,12 +190,12 @@ func (d *desk) scan(ctx context.Context, double, cross bool) {
 		s.SiteMisnamed++
 	}
 	switch {
-	case r.Outcome == central.OutcomeRedeemed && !double:
+	case r.Outcome == protocol.OutcomeRedeemed && !double:
 		s.OnlineRedeemed++
 		s.Acknowledged++
 		l.usedBy[labelSite] = append(l.usedBy[labelSite], usedLabel{code: label, desk: d.i})
 		l.online = append(l.online, onlineRedemption{code: label, desk: d.i, site: labelSite, at: answered})
-	case r.Outcome == central.OutcomeAlreadyUsed && double:
+	case r.Outcome == protocol.OutcomeAlreadyUsed && double:
 		s.OnlineAlreadyUsed++
 	default:
 		s.Unexpected++
@@ -229,7 +228,7 @@ func (s *stats) decidedAlone(double, cross, refuse bool) {
 }
 
 // queue puts an event decided alone in the outbox (d.mu held).
-func (d *desk) queue(ev app.RemoteEvent, double, cross bool, site int) {
+func (d *desk) queue(ev protocol.Event, double, cross bool, site int) {
 	ev.Offline = true
 	d.outbox = append(d.outbox, queued{ev: ev, double: double, cross: cross, site: site})
 	d.l.count(func(s *stats) { s.Queued++ })
@@ -246,7 +245,7 @@ func (d *desk) sync(ctx context.Context) error {
 	if err != nil {
 		l.count(func(s *stats) { s.SyncErrors++ })
 		if ctx.Err() == nil {
-			l.problemf(!server.IsTransient(err), "sync at desk %d: %v", d.i, err)
+			l.problemf(!app.IsTransient(err), "sync at desk %d: %v", d.i, err)
 		}
 		return err
 	}
@@ -288,7 +287,7 @@ func (d *desk) syncOnce(ctx context.Context) error {
 		if len(page) == 0 {
 			break
 		}
-		evs := make([]app.RemoteEvent, len(page))
+		evs := make([]protocol.Event, len(page))
 		for i, q := range page {
 			evs[i] = q.ev
 		}
@@ -315,7 +314,7 @@ func (d *desk) download(ctx context.Context, wait time.Duration) error {
 		d.mu.Lock()
 		after := d.cursor
 		d.mu.Unlock()
-		var changes []app.RemoteChange
+		var changes []protocol.Change
 		var kinds map[string]int
 		var codes []string // of the changes, to check they are of this site's labels
 		var next int64
@@ -326,7 +325,7 @@ func (d *desk) download(ctx context.Context, wait time.Duration) error {
 			changes, next, err = d.c.Changes(ctx, l.ring, after, wait)
 			kinds = map[string]int{}
 			for _, ch := range changes {
-				kinds[ch.Kind]++
+				kinds[string(ch.Kind)]++
 				if len(l.sites) > 1 {
 					codes = append(codes, ch.Code)
 				}
@@ -419,7 +418,7 @@ func (d *desk) startOver(ctx context.Context) error {
 
 func isCompacted(err error) bool {
 	var sr *app.ServerRefusal
-	return errors.As(err, &sr) && sr.Code == app.RefusedFeedCompacted
+	return errors.As(err, &sr) && sr.Code == protocol.RefusedFeedCompacted
 }
 
 // follow long-polls the feed while ctx lasts, as the window does

@@ -12,14 +12,13 @@ import (
 	"qrdesk/app"
 	"qrdesk/internal/buildinfo"
 	"qrdesk/protocol"
-	"qrdesk/server"
 )
 
-// countChanges is GET /v1/changes as server.Client.Changes sends it, but
+// countChanges is GET /v1/changes as deskclient.Client.Changes sends it, but
 // the answer is counted, not decoded (--lean-feed): with 1,000 desks the
 // feed is hundreds of thousands of changes a second, and decoding them
 // takes the simulator most of a core on the server's own machine. Any
-// answer but 200 is asked again through server.Client, for its errors.
+// answer but 200 is asked again through deskclient.Client, for its errors.
 // With withCodes the changes' labels are read too.
 func (d *desk) countChanges(ctx context.Context, after int64, wait time.Duration, withCodes bool) (map[string]int, []string, int64, error) {
 	req, err := http.NewRequestWithContext(ctx, "GET", fmt.Sprintf("%s/v1/changes?after=%d&wait=%d&limit=%d", d.c.URL, after, int(wait/time.Second), app.FeedPage), nil)
@@ -27,8 +26,8 @@ func (d *desk) countChanges(ctx context.Context, after int64, wait time.Duration
 		return nil, nil, 0, err
 	}
 	req.Header.Set("Authorization", "Bearer "+d.c.Token)
-	req.Header.Set(server.RingHeader, d.l.ring)
-	req.Header.Set(app.ProtocolHeader, strconv.Itoa(app.Protocol))
+	req.Header.Set(protocol.RingHeader, d.l.ring)
+	req.Header.Set(protocol.Header, strconv.Itoa(protocol.Version))
 	// The release too, as the client sends it: the server records a desk's
 	// version when it changes, and a feed read without it would be a
 	// change (a write) at every other request of the desk.

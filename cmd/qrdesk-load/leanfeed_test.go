@@ -11,9 +11,8 @@ import (
 	"sync"
 	"testing"
 
-	"qrdesk/app"
+	"qrdesk/deskclient"
 	"qrdesk/protocol"
-	"qrdesk/server"
 )
 
 // TestCountFeed: counting an answer of the feed gives what decoding it
@@ -21,11 +20,11 @@ import (
 func TestCountFeed(t *testing.T) {
 	tests := []struct {
 		name    string
-		changes []app.RemoteChange
+		changes []protocol.Change
 		next    int64
 	}{
-		{"Empty", []app.RemoteChange{}, 41},
-		{"Kinds", []app.RemoteChange{
+		{"Empty", []protocol.Change{}, 41},
+		{"Kinds", []protocol.Change{
 			{Seq: 42, Kind: "code", Code: "2345-ABCD", Station: "load L1 00001", Data: `{"created_at":1,"expire_at":0}`},
 			{Seq: 43, Kind: "redeem", Code: "2345-ABCD", Station: "load L1 00002", Data: `{"at":2,"event_id":"L1-2-1","kind":"code","operator":"load"}`},
 			{Seq: 44, Kind: "conflict", Code: "2345-ABCD", Station: "load L1 00003", Data: `{"code":"x","first_station":"\"kind\":\"code\""}`},
@@ -42,7 +41,7 @@ func TestCountFeed(t *testing.T) {
 			want := map[string]int{}
 			var wantCodes []string
 			for _, ch := range tt.changes {
-				want[ch.Kind]++
+				want[string(ch.Kind)]++
 				wantCodes = append(wantCodes, ch.Code)
 			}
 			kinds, codes, next, err := countFeed(append(body, '\n'), true)
@@ -57,7 +56,7 @@ func TestCountFeed(t *testing.T) {
 }
 
 // TestCountChangesSendsTheClientsHeaders: a feed read of --lean-feed says
-// who the desk is and what it runs as server.Client's requests do. The
+// who the desk is and what it runs as deskclient.Client's requests do. The
 // server records a desk's version when it changes: a missing release made
 // every other request of a desk a database write, and at 5,000 desks on
 // SQLite those writes kept every answer waiting past the desks' timeouts.
@@ -72,7 +71,7 @@ func TestCountChangesSendsTheClientsHeaders(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	l := &load{ring: "ring1", cfg: config{leanFeed: true}}
-	d := &desk{l: l, c: server.NewClient(srv.URL, "qrd_token")}
+	d := &desk{l: l, c: deskclient.New(srv.URL, "qrd_token")}
 	if _, _, err := d.c.Changes(context.Background(), l.ring, 7, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +81,7 @@ func TestCountChangesSendsTheClientsHeaders(t *testing.T) {
 	if len(got) != 2 {
 		t.Fatalf("%d requests, want 2", len(got))
 	}
-	for _, h := range []string{"Authorization", server.RingHeader, app.ProtocolHeader, protocol.ReleaseHeader} {
+	for _, h := range []string{"Authorization", protocol.RingHeader, protocol.Header, protocol.ReleaseHeader} {
 		if client, lean := got[0].Get(h), got[1].Get(h); client == "" || lean != client {
 			t.Errorf("%s: the client sends %q, --lean-feed %q", h, client, lean)
 		}

@@ -12,14 +12,14 @@ import (
 	mrand "math/rand/v2"
 	"net"
 	"net/http"
-	"qrdesk/protocol"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"qrdesk/app"
-	"qrdesk/server"
+	"qrdesk/deskclient"
+	"qrdesk/protocol"
 )
 
 // load is one run: the desks, the labels in play and what was measured.
@@ -258,7 +258,7 @@ func (l *load) siteOf(label string) int {
 // uploaded checks the server's answer to an event the desk decided alone:
 // every one is accepted, as a redemption, or as a conflict when it was a
 // deliberate double use.
-func (l *load) uploaded(d *desk, q queued, r app.RemoteResult) {
+func (l *load) uploaded(d *desk, q queued, r protocol.Result) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	s := &l.stats
@@ -333,7 +333,7 @@ func (l *load) run(ctx context.Context) (*Report, error) {
 	hc := &http.Client{Transport: transport, Timeout: 30 * time.Second}
 	l.desks = make([]*desk, len(stations))
 	for i, st := range stations {
-		c := server.NewClient(cfg.server, st.token)
+		c := deskclient.New(cfg.server, st.token)
 		c.HTTP = hc
 		l.desks[i] = &desk{l: l, i: i, c: c, learned: map[string]int{}}
 	}
@@ -524,7 +524,7 @@ func (l *load) groupSites() {
 
 // feedHead pages through the feed a desk reads (its site's), from after to
 // its end.
-func (l *load) feedHead(ctx context.Context, c *server.Client, after int64) (int64, error) {
+func (l *load) feedHead(ctx context.Context, c *deskclient.Client, after int64) (int64, error) {
 	for {
 		ch, next, err := c.Changes(ctx, l.ring, after, 0)
 		if isCompacted(err) { // only a snapshot knows where the feed goes on

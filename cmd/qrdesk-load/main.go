@@ -146,41 +146,58 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if fs.NArg() > 0 {
 		return c, usageErrorf("unexpected argument %q: every setting is a flag (see -h)", fs.Arg(0))
 	}
+	if err := c.checkLoad(); err != nil {
+		return c, err
+	}
+	return c, c.checkSites()
+}
+
+// checkLoad checks the flags of the load itself: the desks, how fast and
+// how long they scan, how often they are offline.
+func (c *config) checkLoad() error {
 	switch {
 	case c.db == "" && c.tokens == "":
-		return c, usageErrorf("give --db (the server's database, to enrol the desks) or --tokens FILE")
+		return usageErrorf("give --db (the server's database, to enrol the desks) or --tokens FILE")
 	case c.desks < 1 || c.desks > 20_000:
-		return c, usageErrorf("--desks %d: give 1 to 20000", c.desks)
+		return usageErrorf("--desks %d: give 1 to 20000", c.desks)
 	case c.rate <= 0 || c.rate > 100_000:
-		return c, usageErrorf("--rate %s: give scans a second, e.g. 200", strconv.FormatFloat(c.rate, 'g', -1, 64))
+		return usageErrorf("--rate %s: give scans a second, e.g. 200", strconv.FormatFloat(c.rate, 'g', -1, 64))
 	case c.duration <= 0:
-		return c, usageErrorf("--duration must be positive, e.g. 60s")
+		return usageErrorf("--duration must be positive, e.g. 60s")
 	case c.sync < 100*time.Millisecond:
-		return c, usageErrorf("--sync %v is too short: at least 100ms", c.sync)
+		return usageErrorf("--sync %v is too short: at least 100ms", c.sync)
 	case c.offlineFrac < 0 || c.offlineFrac > 0.9:
-		return c, usageErrorf("--offline-frac %v: give 0 to 0.9", c.offlineFrac)
+		return usageErrorf("--offline-frac %v: give 0 to 0.9", c.offlineFrac)
 	case c.offlineFrac > 0 && c.offlineLen <= 0:
-		return c, usageErrorf("--offline-len must be positive")
+		return usageErrorf("--offline-len must be positive")
 	case c.doubleFrac < 0 || c.doubleFrac > 0.5:
-		return c, usageErrorf("--double-frac %v: give 0 to 0.5", c.doubleFrac)
+		return usageErrorf("--double-frac %v: give 0 to 0.5", c.doubleFrac)
 	case c.onlineTimeout <= 0:
-		return c, usageErrorf("--online-timeout must be positive")
-	case c.sites < 1 || c.sites > c.desks:
-		return c, usageErrorf("--sites %d: give 1 to --desks (%d)", c.sites, c.desks)
-	case c.sites > 1 && c.tokens != "":
-		return c, usageErrorf("--sites needs --db: the tokens' stations are in the sites they were added to (the desks follow those)")
-	case c.crossFrac < 0 || c.crossFrac > 1:
-		return c, usageErrorf("--cross-site-frac %v: give 0 to 1", c.crossFrac)
-	case c.crossFracSet && c.crossFrac > 0 && c.sites == 1 && c.tokens == "":
-		return c, usageErrorf("--cross-site-frac needs desks in more than one site: give --sites 2 or more")
-	case c.crossOffline != "" && c.crossOffline != protocol.CrossSiteRefuse && c.crossOffline != protocol.CrossSiteDecide:
-		return c, usageErrorf("--cross-site-offline %q: give %s or %s", c.crossOffline, protocol.CrossSiteRefuse, protocol.CrossSiteDecide)
+		return usageErrorf("--online-timeout must be positive")
 	case c.pgbench && !isPostgres(c.db):
-		return c, usageErrorf("--pgbench needs --db postgres://…: the floor is measured on the server's PostgreSQL cluster")
-	case c.crossOffline != "" && c.db == "":
-		return c, usageErrorf("--cross-site-offline needs --db: the setting is the deployment's, kept in its database")
+		return usageErrorf("--pgbench needs --db postgres://…: the floor is measured on the server's PostgreSQL cluster")
 	}
-	return c, nil
+	return nil
+}
+
+// checkSites checks the flags of the sites: how many, and how often a
+// desk scans another site's label.
+func (c *config) checkSites() error {
+	switch {
+	case c.sites < 1 || c.sites > c.desks:
+		return usageErrorf("--sites %d: give 1 to --desks (%d)", c.sites, c.desks)
+	case c.sites > 1 && c.tokens != "":
+		return usageErrorf("--sites needs --db: the tokens' stations are in the sites they were added to (the desks follow those)")
+	case c.crossFrac < 0 || c.crossFrac > 1:
+		return usageErrorf("--cross-site-frac %v: give 0 to 1", c.crossFrac)
+	case c.crossFracSet && c.crossFrac > 0 && c.sites == 1 && c.tokens == "":
+		return usageErrorf("--cross-site-frac needs desks in more than one site: give --sites 2 or more")
+	case c.crossOffline != "" && c.crossOffline != protocol.CrossSiteRefuse && c.crossOffline != protocol.CrossSiteDecide:
+		return usageErrorf("--cross-site-offline %q: give %s or %s", c.crossOffline, protocol.CrossSiteRefuse, protocol.CrossSiteDecide)
+	case c.crossOffline != "" && c.db == "":
+		return usageErrorf("--cross-site-offline needs --db: the setting is the deployment's, kept in its database")
+	}
+	return nil
 }
 
 // run runs one command line and returns the exit code: 0 when every check

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/deskclient"
 	"qrdesk/internal/testpg"
 	"qrdesk/server"
 	"qrdesk/serverdb"
@@ -258,7 +259,7 @@ func TestStartOverAfterCompaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &desk{l: l, c: server.NewClient(srv.URL, stations[0].token), learned: map[string]int{}}
+	d := &desk{l: l, c: deskclient.New(srv.URL, stations[0].token), learned: map[string]int{}}
 	l.desks, l.start = []*desk{d}, time.Now()
 	labels, err := newLabels(l.keys, 7)
 	if err != nil {

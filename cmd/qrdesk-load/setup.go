@@ -13,6 +13,8 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/central"
+	"qrdesk/deskclient"
+	"qrdesk/protocol"
 	"qrdesk/server"
 	"qrdesk/serverdb"
 )
@@ -123,13 +125,13 @@ func newLabels(keys app.Keys, n int) ([]string, error) {
 
 // uploadLabels sends one desk's batch in pieces a request answers well
 // within the timeout (a desk's own piece size).
-func uploadLabels(ctx context.Context, c *server.Client, ring string, labels []string) error {
+func uploadLabels(ctx context.Context, c *deskclient.Client, ring string, labels []string) error {
 	now := time.Now().Unix()
 	for start := 0; start < len(labels); start += 2000 {
 		piece := labels[start:min(start+2000, len(labels))]
-		codes := make([]app.UploadCode, len(piece))
+		codes := make([]protocol.UploadCode, len(piece))
 		for i, l := range piece {
-			codes[i] = app.UploadCode{Code: l, CreatedAt: now}
+			codes[i] = protocol.UploadCode{Code: l, CreatedAt: now}
 		}
 		if _, err := c.UploadBatch(ctx, ring, codes); err != nil {
 			return err

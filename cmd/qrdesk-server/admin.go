@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"time"
@@ -10,13 +11,6 @@ import (
 	"qrdesk/serverdb"
 	"qrdesk/web"
 )
-
-// dashboardDB is what serve needs of the database with the dashboard:
-// the API's and the metrics' store (serverDB) and the dashboard's.
-type dashboardDB interface {
-	serverDB
-	web.Store
-}
 
 const adminUsage = `say one of:
   admin add NAME [--sites "A,B"]   a dashboard account; prints its password once.
@@ -27,6 +21,28 @@ const adminUsage = `say one of:
   admin reset NAME                 a new password (printed once); signs out its browsers
   admin remove NAME                delete the account and sign out its browsers
   admin list`
+
+var adminCommand = command{
+	summary: "the web dashboard's administrator accounts",
+	usage:   adminUsage,
+	flags: func(fs *flag.FlagSet) action {
+		var f adminFlags
+		fs.StringVar(&f.sites, "sites", "", "admin add: limit the administrator to these sites (\"North,South\"; default every site)")
+		fs.BoolVar(&f.allSites, "all-sites", false, "admin sites: let the administrator see every site again")
+		return func(ctx context.Context, inv *invocation) error {
+			f.sitesSet = isFlagSet(inv.fs, "sites")
+			return inv.withDB(ctx, inv.adding(), func(st *serverdb.DB) error {
+				return admin(ctx, st, inv.now, inv.pos, f, inv.stdout)
+			})
+		}
+	},
+}
+
+// isFlagSet reports whether the command line gave the flag, even empty.
+func isFlagSet(fs *flag.FlagSet, name string) (set bool) {
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
 
 // adminFlags are the admin command's flags: --sites (add) and --all-sites
 // (sites).
@@ -46,60 +62,9 @@ func admin(ctx context.Context, st *serverdb.DB, now func() time.Time, args []st
 	}
 	switch {
 	case len(args) == 2 && args[0] == "add":
-		if err := central.ValidateAdminName(args[1]); err != nil {
-			return err
-		}
-		a := central.Admin{Name: args[1], CreatedAt: now().Unix()}
-		if f.sitesSet {
-			var err error
-			if a.Sites, err = central.ParseSiteList(f.sites); err != nil {
-				return err
-			}
-		}
-		password, hash, err := newPassword()
-		if err != nil {
-			return err
-		}
-		if err := st.AddAdmin(ctx, a, hash); err != nil {
-			return err
-		}
-		if a.Sites != nil {
-			scope, err := st.AdminScope(ctx, a.Name)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(out, "administrator %s added, limited to %s. Password (shown once, keep it secret):\n%s\n", a.Name, sitesOf(scope), password)
-			return nil
-		}
-		fmt.Fprintf(out, "administrator %s added. Password (shown once, keep it secret):\n%s\n", args[1], password)
-		return nil
+		return adminAdd(ctx, st, now, args[1], f, out)
 	case (len(args) == 2 || len(args) == 3) && args[0] == "sites":
-		var sites []string
-		switch {
-		case len(args) == 2 && !f.allSites:
-			scope, err := st.AdminScope(ctx, args[1])
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(out, "administrator %s sees %s\n", args[1], sitesOf(scope))
-			return nil
-		case len(args) == 3 && f.allSites:
-			return usageErr("say either the sites or --all-sites, not both")
-		case len(args) == 3:
-			var err error
-			if sites, err = central.ParseSiteList(args[2]); err != nil {
-				return err
-			}
-		}
-		if err := st.SetAdminSites(ctx, args[1], sites, now().Unix()); err != nil {
-			return err
-		}
-		scope, err := st.AdminScope(ctx, args[1])
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(out, "administrator %s now sees %s (from their next page: no need to sign in again)\n", args[1], sitesOf(scope))
-		return nil
+		return adminSites(ctx, st, now, args[1:], f.allSites, out)
 	case len(args) == 2 && args[0] == "reset":
 		password, hash, err := newPassword()
 		if err != nil {
@@ -117,17 +82,85 @@ func admin(ctx context.Context, st *serverdb.DB, now func() time.Time, args []st
 		fmt.Fprintf(out, "administrator %s removed; their browsers are signed out\n", args[1])
 		return nil
 	case len(args) == 1 && args[0] == "list":
-		list, err := st.Admins(ctx)
-		for _, a := range list {
-			scope := central.Scope{All: a.Sites == nil}
-			for _, name := range a.Sites {
-				scope.Sites = append(scope.Sites, central.Site{Name: name})
-			}
-			fmt.Fprintf(out, "%s\tadded %s\t%s\n", a.Name, time.Unix(a.CreatedAt, 0).Format("2006-01-02 15:04"), sitesOf(scope))
-		}
-		return err
+		return adminList(ctx, st, out)
 	}
 	return usageErr(adminUsage)
+}
+
+// adminAdd is 'admin add NAME [--sites "A,B"]': it prints the password once.
+func adminAdd(ctx context.Context, st *serverdb.DB, now func() time.Time, name string, f adminFlags, out io.Writer) error {
+	if err := central.ValidateAdminName(name); err != nil {
+		return err
+	}
+	a := central.Admin{Name: name, CreatedAt: now().Unix()}
+	if f.sitesSet {
+		var err error
+		if a.Sites, err = central.ParseSiteList(f.sites); err != nil {
+			return err
+		}
+	}
+	password, hash, err := newPassword()
+	if err != nil {
+		return err
+	}
+	if err := st.AddAdmin(ctx, a, hash); err != nil {
+		return err
+	}
+	if a.Sites == nil {
+		fmt.Fprintf(out, "administrator %s added. Password (shown once, keep it secret):\n%s\n", name, password)
+		return nil
+	}
+	scope, err := st.AdminScope(ctx, a.Name)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "administrator %s added, limited to %s. Password (shown once, keep it secret):\n%s\n", a.Name, sitesOf(scope), password)
+	return nil
+}
+
+// adminSites is 'admin sites NAME' (which sites they see), 'admin sites
+// NAME "A,B"' and 'admin sites NAME --all-sites'. args: NAME [SITES].
+func adminSites(ctx context.Context, st *serverdb.DB, now func() time.Time, args []string, allSites bool, out io.Writer) error {
+	name := args[0]
+	var sites []string
+	switch {
+	case len(args) == 1 && !allSites:
+		scope, err := st.AdminScope(ctx, name)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "administrator %s sees %s\n", name, sitesOf(scope))
+		return nil
+	case len(args) == 2 && allSites:
+		return usageErr("say either the sites or --all-sites, not both")
+	case len(args) == 2:
+		var err error
+		if sites, err = central.ParseSiteList(args[1]); err != nil {
+			return err
+		}
+	}
+	if err := st.SetAdminSites(ctx, name, sites, now().Unix()); err != nil {
+		return err
+	}
+	scope, err := st.AdminScope(ctx, name)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "administrator %s now sees %s (from their next page: no need to sign in again)\n", name, sitesOf(scope))
+	return nil
+}
+
+// adminList is 'admin list': name, when added, the sites they see.
+func adminList(ctx context.Context, st *serverdb.DB, out io.Writer) error {
+	list, err := st.Admins(ctx)
+	for _, a := range list {
+		scope := central.Scope{All: a.Sites == nil}
+		for _, name := range a.Sites {
+			scope.Sites = append(scope.Sites, central.Site{Name: name})
+		}
+		fmt.Fprintf(out, "%s\tadded %s\t%s\n", a.Name, time.Unix(a.CreatedAt, 0).Format("2006-01-02 15:04"), sitesOf(scope))
+	}
+	return err
 }
 
 // sitesOf says which sites a scope holds: "every site", "site North" or

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +11,22 @@ import (
 
 	"qrdesk/serverdb"
 )
+
+var backupCommand = command{
+	summary: "a consistent copy of the database while the server serves",
+	usage: `say:
+  backup -o FILE                 write a backup to FILE (a new file)
+  backup --failed REASON         only record that a backup failed`,
+	flags: func(fs *flag.FlagSet) action {
+		to := fs.String("o", "", "the new file to write the backup to")
+		failed := fs.String("failed", "", "take no backup, only record that one failed, with this reason (the backup service's OnFailure=)")
+		return func(ctx context.Context, inv *invocation) error {
+			return inv.withDB(ctx, false, func(st *serverdb.DB) error {
+				return backup(ctx, st, inv.now, *to, *failed, inv.stdout, inv.stderr)
+			})
+		}
+	},
+}
 
 // backup is 'qrdesk-server backup -o FILE': a consistent copy of the
 // database taken while the server serves (serverdb.Backup). Its outcome

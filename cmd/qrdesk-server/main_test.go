@@ -217,3 +217,38 @@ func TestFlagsBeforeTheCommand(t *testing.T) {
 		t.Fatalf("serve with a name: exit %d, %q", code, errOut.String())
 	}
 }
+
+// TestEachCommandHasItsOwnFlags: a command refuses another's flag with a
+// hint (it once took every command's flags and ignored the others'), and
+// its --help shows its forms and flags alone.
+func TestEachCommandHasItsOwnFlags(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "server.db")
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), []string{"station", "add", "Desk 1", "--sites", "North", "--db", db}, &out, &errOut, now); code != 2 ||
+		!strings.Contains(errOut.String(), "qrdesk-server station: flag provided but not defined: -sites ('qrdesk-server station --help' lists its flags)") {
+		t.Fatalf("station add --sites: exit %d, %q", code, errOut.String())
+	}
+	if _, err := os.Stat(db); err == nil {
+		t.Fatal("a refused command line created the database")
+	}
+	for _, name := range commandNames {
+		if name == "version" {
+			continue // 'version --help' is the version
+		}
+		out.Reset()
+		if code := run(context.Background(), []string{name, "--help"}, &out, &errOut, now); code != 0 || !strings.HasPrefix(out.String(), "qrdesk-server "+name+": ") {
+			t.Errorf("%s --help: exit %d, %q", name, code, out.String())
+		}
+		if !strings.Contains(out.String(), "-db string") {
+			t.Errorf("%s --help does not show --db:\n%s", name, out.String())
+		}
+	}
+	out.Reset()
+	if run(context.Background(), []string{"report", "--help"}, &out, &errOut, now); strings.Contains(out.String(), "-letter") || !strings.Contains(out.String(), "-date") {
+		t.Fatalf("report --help shows another command's flags, or not its own:\n%s", out.String())
+	}
+	out.Reset()
+	if code := run(context.Background(), []string{"--help"}, &out, &errOut, now); code != 0 || !strings.Contains(out.String(), "  operators  ") {
+		t.Fatalf("--help: exit %d, %q", code, out.String())
+	}
+}

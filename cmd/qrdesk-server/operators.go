@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -26,6 +27,20 @@ const operatorsUsage = `say one of:
   operators remove NAME               their badge and PIN stop working at every desk after its next sync
   operators renew-badge NAME          cancel a lost badge; print the new one at any desk after its next sync
   operators set-pin NAME              a new PIN (a forgotten one), read as for add`
+
+var operatorsCommand = command{
+	summary: "the deployment's staff list: the operators who sign in at every desk",
+	usage:   operatorsUsage,
+	flags: func(fs *flag.FlagSet) action {
+		supervisor := fs.Bool("supervisor", false, "operators add: a supervisor (may disable and enable labels, change settings, reprint and undo at the desks)")
+		all := fs.Bool("all", false, "operators list: removed operators too")
+		return func(ctx context.Context, inv *invocation) error {
+			return inv.withDB(ctx, false, func(st *serverdb.DB) error {
+				return operators(ctx, st, inv.now, inv.pos, *supervisor, *all, inv.stdout)
+			})
+		}
+	},
+}
 
 // stdin is where 'operators add' and 'set-pin' read the PIN (tests set it).
 var stdin io.Reader = os.Stdin
@@ -63,7 +78,7 @@ func operators(ctx context.Context, st *serverdb.DB, now func() time.Time, args 
 	if supervisor && args[0] != "add" {
 		return usageErr("--supervisor goes with 'operators add'")
 	}
-	ch := central.StaffChange{Action: args[0], Name: args[1], Supervisor: supervisor}
+	ch := protocol.StaffChange{Action: args[0], Name: args[1], Supervisor: supervisor}
 	switch ch.Action {
 	case protocol.StaffAdd, protocol.StaffSetPIN:
 		if err := app.CheckOperatorName(ch.Name); err != nil {
@@ -100,7 +115,7 @@ func operators(ctx context.Context, st *serverdb.DB, now func() time.Time, args 
 	return nil
 }
 
-func role(m central.StaffMember) string {
+func role(m protocol.StaffMember) string {
 	if m.Supervisor {
 		return "supervisor"
 	}

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"qrdesk/app"
+	"qrdesk/deskclient"
 	"qrdesk/internal/testpg"
-	"qrdesk/server"
 )
 
 // TestServeWithReadReplica: qrdesk-server serve --db (a PostgreSQL
@@ -77,7 +77,7 @@ func TestServeWithReadReplica(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := server.NewClient("http://"+addr, token)
+	c := deskclient.New("http://"+addr, token)
 	if _, err := c.Enrol(ctx, keys.RingID(), nil); err != nil {
 		t.Fatal(err)
 	}

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"qrdesk/app"
-	"qrdesk/central"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 )
 
 // TestReportBySite: 'report --site S' lists the conflicts over S's labels
@@ -49,9 +49,9 @@ func TestReportBySite(t *testing.T) {
 			}
 		}
 		// A South desk's offline redemption at an impossible time: flagged.
-		var out struct{ Results []central.Result }
-		ev := central.Event{EventID: "south-1970-redeem", Kind: "redeem", Code: south[1], Operator: "wang", At: 5, Offline: true}
-		h.Call(t, "POST", "/v1/events", s2token, h.Ring, map[string]any{"events": []central.Event{ev}}, &out)
+		var out struct{ Results []protocol.Result }
+		ev := protocol.Event{EventID: "south-1970-redeem", Kind: "redeem", Code: south[1], Operator: "wang", At: 5, Offline: true}
+		h.Call(t, "POST", "/v1/events", s2token, h.Ring, map[string]any{"events": []protocol.Event{ev}}, &out)
 
 		now := func() time.Time { return h.Now }
 		type doc struct {

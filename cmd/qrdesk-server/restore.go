@@ -2,12 +2,27 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"time"
 
 	"qrdesk/serverdb"
 )
+
+var restoreCommand = command{
+	summary: "replace the database with a backup (the server stopped)",
+	usage: `say:
+  restore FILE                   the backup replaces --db's database
+  restore --epoch-only           only start a new history epoch (after a restore made by hand)`,
+	flags: func(fs *flag.FlagSet) action {
+		epochOnly := fs.Bool("epoch-only", false, "only start a new history epoch (after a restore made by hand)")
+		return func(ctx context.Context, inv *invocation) error {
+			// Not opened first: the backup replaces the database.
+			return restore(ctx, inv.db, inv.pos, *epochOnly, inv.now, inv.stdout)
+		}
+	},
+}
 
 // restore is 'qrdesk-server restore FILE' with the server stopped: the
 // backup replaces the database (the SQLite file that was there is kept

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"time"
@@ -16,6 +17,18 @@ const siteUsage = `say one of:
   site offline                   what a desk does, offline, with a label of another site
   site offline refuse|decide     refuse it ("label of site X: ask the supervisor"),
                                  or decide alone and report (the default)`
+
+var siteCommand = command{
+	summary: "add, rename and list the sites; what a desk does offline with another site's label",
+	usage:   siteUsage,
+	flags: func(*flag.FlagSet) action {
+		return func(ctx context.Context, inv *invocation) error {
+			return inv.withDB(ctx, inv.adding(), func(st *serverdb.DB) error {
+				return site(ctx, st, inv.now, inv.pos, inv.stdout)
+			})
+		}
+	},
+}
 
 // site manages the deployment's sites. A station joins one with 'station
 // add NAME --site S' or 'station site NAME S'.

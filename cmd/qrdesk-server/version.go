@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"flag"
 	"fmt"
 	"io"
 
@@ -14,6 +16,17 @@ import (
 func versions() buildinfo.Versions {
 	return buildinfo.Versions{Info: buildinfo.Get(), Protocol: protocol.Version,
 		Schema: map[string]int{"sqlite": serverdb.SchemaVersion(false), "postgres": serverdb.SchemaVersion(true)}}
+}
+
+var versionCommand = command{
+	summary: "the release, the commit, the protocol and the schema versions",
+	usage:   "say: version (or --version)",
+	flags: func(*flag.FlagSet) action {
+		return func(_ context.Context, inv *invocation) error {
+			printVersion(inv.stdout)
+			return nil
+		}
+	},
 }
 
 // printVersion is 'qrdesk-server version' and '--version': it needs no

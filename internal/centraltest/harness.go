@@ -20,6 +20,8 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/central"
+	"qrdesk/deskclient"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testclock"
 	"qrdesk/protocol"
 	"qrdesk/server"
@@ -132,7 +134,7 @@ func (h *Harness) Desk(t testing.TB, name, letter, token string) *Desk {
 		t.Fatal(err)
 	}
 	if token != "" {
-		svc.Remote = server.NewClient(h.URL, token)
+		svc.Remote = deskclient.New(h.URL, token)
 	}
 	return &Desk{Svc: svc, DB: db}
 }
@@ -161,7 +163,7 @@ func (h *Harness) CallURL(t testing.TB, url, method, path, token, ring string, b
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	if ring != "" {
-		req.Header.Set(server.RingHeader, ring)
+		req.Header.Set(protocol.RingHeader, ring)
 	}
 	// As a desk of this release: the server refuses a desk that names no
 	// protocol (protocol 1) on every desk endpoint.
@@ -193,21 +195,21 @@ func (h *Harness) Upload(t testing.TB, token string) {
 	}
 }
 
-// Count runs a count query written with ? placeholders on either engine.
+// Server asks the harness's database its named questions (serverdbtest).
+func (h *Harness) Server(t testing.TB) *serverdbtest.Server { return serverdbtest.Of(t, h.DB) }
+
+// Count runs a count query written with ? placeholders on either engine
+// (serverdbtest.Server.Count).
 func Count(t testing.TB, db *serverdb.DB, query string, args ...any) int {
 	t.Helper()
-	var n int
-	if err := db.QueryRowForTests(query, args...).Scan(&n); err != nil {
-		t.Fatalf("%s: %v", query, err)
-	}
-	return n
+	return serverdbtest.Of(t, db).Count(query, args...)
 }
 
 var Discard = slog.New(slog.DiscardHandler)
 
 // NewClient is a client with the token h.Station gave the station name.
-func NewClient(h *Harness, name string) *server.Client {
-	return server.NewClient(h.URL, "qrd_test_"+strings.ReplaceAll(name, " ", "_"))
+func NewClient(h *Harness, name string) *deskclient.Client {
+	return deskclient.New(h.URL, "qrd_test_"+strings.ReplaceAll(name, " ", "_"))
 }
 
 // HTTPClient is the tests' HTTP client: like a desk, each of up to 128

@@ -24,6 +24,8 @@ import (
 
 	"qrdesk/app"
 	qcentral "qrdesk/central"
+	"qrdesk/deskclient"
+	"qrdesk/protocol"
 	"qrdesk/server"
 	"qrdesk/serverdb"
 )
@@ -237,6 +239,9 @@ func (c *central) setToken(ctx context.Context, name, letter, site, token string
 	if errors.Is(err, qcentral.ErrNoStation) {
 		// Enrolled after the backup: the administrator enrols it again
 		// under the same name and letter (docs/deploy.md).
+		if site, err = c.siteNow(ctx, site); err != nil {
+			return err
+		}
 		err = c.admin.AddStation(ctx, qcentral.Station{Name: name, Letter: letter, Site: site, CreatedAt: time.Now().Unix()}, server.HashToken(token))
 	}
 	if err != nil {
@@ -342,8 +347,9 @@ func (c *central) restart(ctx context.Context) error {
 // address is where the proxies forward to ("" while the server is down).
 func (c *central) address() string { return c.addr.Load().(string) }
 
-// token enrols a desk (its first token, n = 1) or gives it a working token
-// again after a revocation (n > 1: 'station renew'), and returns the
+// token enrols a desk in site (an identity, siteIdentity; "": the
+// deployment's first) with its first token (n = 1) or gives it a working
+// token again after a revocation (n > 1: 'station renew'), and returns the
 // station name the server knows it by and the bearer token.
 func (c *central) token(ctx context.Context, name, letter, site string, n int) (station, token string, err error) {
 	token = "qrd_faultsim_" + app.NewTraceID()
@@ -351,6 +357,9 @@ func (c *central) token(ctx context.Context, name, letter, site string, n int) (
 	defer c.adminMu.Unlock()
 	if n > 1 {
 		return name, token, c.admin.RenewStation(ctx, name, server.HashToken(token))
+	}
+	if site, err = c.siteNow(ctx, site); err != nil {
+		return name, token, err
 	}
 	return name, token, c.admin.AddStation(ctx, qcentral.Station{Name: name, Letter: letter, Site: site, CreatedAt: time.Now().Unix()}, server.HashToken(token))
 }
@@ -370,7 +379,7 @@ func (c *central) revokeLocked(ctx context.Context, name string) error {
 }
 
 // newRemote is a desk's connection to the server, through its proxy.
-func newRemote(proxyURL, token string) app.Remote { return server.NewClient(proxyURL, token) }
+func newRemote(proxyURL, token string) app.Remote { return deskclient.New(proxyURL, token) }
 
 // Server-side facts the checker reads.
 type (
@@ -379,10 +388,12 @@ type (
 		ExpireAt, UsedAt                     int64
 	}
 	serverEvent struct {
-		EventID, Station, Kind, Code, Outcome, Detail, Undoes string
-		At, ReceivedAt                                        int64
-		Offline                                               bool
-		Flags                                                 qcentral.Flags
+		EventID, Station, Code, Detail, Undoes string
+		Kind                                   protocol.Kind
+		Outcome                                protocol.Outcome
+		At, ReceivedAt                         int64
+		Offline                                bool
+		Flags                                  qcentral.Flags
 	}
 	serverConflict struct {
 		Code, FirstEvent, FirstStation, SecondEvent, SecondStation string
@@ -444,7 +455,7 @@ func (c *central) readServer(ctx context.Context) (serverState, error) {
 // queryEach runs a query without parameters (so it reads the same on both
 // engines) on the server's database and calls scan for every row.
 func queryEach(ctx context.Context, db *serverdb.DB, query string, scan func(*sql.Rows) error) error {
-	rows, err := db.QueryForTests(query)
+	rows, err := db.Read(ctx, query)
 	return scanEach(rows, err, scan)
 }
 
@@ -465,15 +476,50 @@ func (c *central) addSite(ctx context.Context, name string) error {
 	return c.admin.AddSite(ctx, name, time.Now().Unix())
 }
 
-// moveStation moves a station to a site, as 'qrdesk-server station move'
-// does.
-func (c *central) moveStation(ctx context.Context, station, site string) error {
+// moveStation moves a station to a site (an identity), as 'qrdesk-server
+// station move' does, by the name the site has now, which it returns.
+func (c *central) moveStation(ctx context.Context, station, site string) (string, error) {
 	c.adminMu.Lock()
 	defer c.adminMu.Unlock()
-	return c.admin.SetStationSite(ctx, station, site)
+	name, err := c.siteNow(ctx, site)
+	if err != nil {
+		return "", err
+	}
+	return name, c.admin.SetStationSite(ctx, station, name)
 }
 
-// stationSite is the name of a station's site now.
+// renameSite renames a site (an identity) to name, as 'qrdesk-server site
+// rename' does, and returns the name it had; a site named so already (a
+// server restore brought the name back) is left as it is.
+func (c *central) renameSite(ctx context.Context, site, name string) (string, error) {
+	c.adminMu.Lock()
+	defer c.adminMu.Unlock()
+	was, err := c.siteNow(ctx, site)
+	if err != nil || was == name {
+		return was, err
+	}
+	return was, c.admin.RenameSite(ctx, was, name)
+}
+
+// siteNow is the name a site (an identity) has on the server now; "" for
+// "" (the deployment's first site). The caller holds adminMu.
+func (c *central) siteNow(ctx context.Context, site string) (string, error) {
+	if site == "" {
+		return "", nil
+	}
+	sites, err := c.admin.Sites(ctx)
+	if err != nil {
+		return "", fmt.Errorf("the server's sites: %w", err)
+	}
+	for _, s := range sites {
+		if siteIdentity(s.Name) == site {
+			return s.Name, nil
+		}
+	}
+	return "", fmt.Errorf("the server has no site that is or was %s", site)
+}
+
+// stationSite is the site (an identity) of a station now.
 func (c *central) stationSite(ctx context.Context, station string) (string, error) {
 	c.adminMu.Lock()
 	defer c.adminMu.Unlock()
@@ -481,17 +527,32 @@ func (c *central) stationSite(ctx context.Context, station string) (string, erro
 	return sites[station], err
 }
 
-// stationSites are the stations' sites (station name → site name), and
-// labelSites the labels' (code → site name).
+// stationSites are the stations' sites (station name → site identity),
+// and labelSites the labels' (code → site identity).
 func (c *central) stationSites(ctx context.Context) (map[string]string, error) {
-	return c.names(ctx, `SELECT t.name, s.name FROM stations t JOIN sites s ON s.id = t.site`)
+	m, err := c.names(ctx, `SELECT t.name, s.name FROM stations t JOIN sites s ON s.id = t.site`)
+	return siteIdentities(m), err
 }
 
 func (c *central) labelSites(ctx context.Context) (map[string]string, error) {
-	return c.names(ctx, `SELECT c.code, s.name FROM codes c JOIN sites s ON s.id = c.site`)
+	m, err := c.names(ctx, `SELECT c.code, s.name FROM codes c JOIN sites s ON s.id = c.site`)
+	return siteIdentities(m), err
 }
 
-// staffRemoved are the removed operators (name → removed_at).
+// siteNames are the sites' names now (a rename's story).
+func (c *central) siteNamesNow(ctx context.Context) ([]string, error) {
+	c.adminMu.Lock()
+	defer c.adminMu.Unlock()
+	sites, err := c.admin.Sites(ctx)
+	var out []string
+	for _, s := range sites {
+		out = append(out, s.Name)
+	}
+	return out, err
+}
+
+// staffRemoved are the removed operators (name → removed_at), and
+// staffCurrent the current ones.
 func (c *central) staffRemoved(ctx context.Context) (map[string]int64, error) {
 	out := map[string]int64{}
 	err := queryEach(ctx, c.admin, `SELECT name, removed_at FROM staff WHERE removed_at <> 0`, func(rows *sql.Rows) error {
@@ -499,6 +560,17 @@ func (c *central) staffRemoved(ctx context.Context) (map[string]int64, error) {
 		var at int64
 		err := rows.Scan(&name, &at)
 		out[name] = at
+		return err
+	})
+	return out, err
+}
+
+func (c *central) staffCurrent(ctx context.Context) (map[string]bool, error) {
+	out := map[string]bool{}
+	err := queryEach(ctx, c.admin, `SELECT name FROM staff WHERE removed_at = 0`, func(rows *sql.Rows) error {
+		var name string
+		err := rows.Scan(&name)
+		out[name] = true
 		return err
 	})
 	return out, err
@@ -515,13 +587,15 @@ func (c *central) names(ctx context.Context, query string) (map[string]string, e
 	return out, err
 }
 
-// staff adds ("add") or removes ("remove") an operator of the staff list
-// as an administrator.
+// staff adds ("add", a supervisor: a close with expiry is a supervisor's
+// act) or removes ("remove") an operator of the staff list as an
+// administrator.
 func (c *central) staff(ctx context.Context, action, name string) error {
 	c.adminMu.Lock()
 	defer c.adminMu.Unlock()
-	ch := qcentral.StaffChange{Action: action, Name: name}
+	ch := protocol.StaffChange{Action: action, Name: name}
 	if action == "add" {
+		ch.Supervisor = true
 		var err error
 		if ch.PINHash, err = app.HashPIN("4711"); err != nil {
 			return err

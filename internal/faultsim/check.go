@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/protocol"
 )
 
 // The invariants, checked on the server's database and every desk's after
@@ -226,7 +227,7 @@ func (c *checker) oneUse() {
 			names = append(names, c.r.labels[l].Name)
 			k += len(c.conflicts[code])
 			for _, e := range c.byCode[code] {
-				if e.Kind == app.KindUndo && e.Outcome == "undone" {
+				if e.Kind == protocol.KindUndo && e.Outcome == protocol.OutcomeUndone {
 					undone++
 				}
 			}
@@ -257,8 +258,8 @@ func (c *checker) oneUse() {
 // refusal as it recorded it (a write number), not the desk's marking of an
 // event whose request the server refused unread.
 func recordedRefusal(result string) bool {
-	var r app.RemoteResult
-	return json.Unmarshal([]byte(result), &r) == nil && r.Outcome == "rejected" && r.Write > 0
+	var r protocol.Result
+	return json.Unmarshal([]byte(result), &r) == nil && r.Outcome == protocol.OutcomeRejected && r.Write > 0
 }
 
 func (c *checker) delivered() {
@@ -300,12 +301,12 @@ func (c *checker) delivered() {
 		switch {
 		case !ok:
 			c.fail(InvDelivered, v.Label, "desk %s told a clerk \"redeemed\" online (trace %s) but the server has no such event", deskName(v.Desk), v.TraceID)
-		case e.Outcome == "conflict" && e.Offline && len(c.r.restores) > 0:
+		case e.Outcome == protocol.OutcomeConflict && e.Offline && len(c.r.restores) > 0:
 			// A restore lost it; the desk sent it again as its fact, and
 			// the restored server found the label used by then (or used
 			// first elsewhere): a conflict, which I1 counts.
 			c.notes = append(c.notes, fmt.Sprintf("desk %s's online redemption of %s (trace %s), lost by a restore and sent again, is a conflict", deskName(v.Desk), c.name(v.Label), v.TraceID))
-		case e.Outcome != "redeemed":
+		case e.Outcome != protocol.OutcomeRedeemed:
 			c.fail(InvDelivered, v.Label, "desk %s told a clerk \"redeemed\" online (trace %s) but the server recorded %s", deskName(v.Desk), v.TraceID, e.Outcome)
 		}
 	}
@@ -393,7 +394,7 @@ func (c *checker) converged() {
 
 func (c *checker) noPhantom() {
 	for _, e := range c.server.Events {
-		if e.Kind != "redeem" || (e.Outcome != "redeemed" && e.Outcome != "conflict") {
+		if e.Kind != protocol.KindRedeem || (e.Outcome != protocol.OutcomeRedeemed && e.Outcome != protocol.OutcomeConflict) {
 			continue
 		}
 		v, ok := c.traces[e.EventID]
@@ -434,7 +435,7 @@ func (c *checker) notLost() {
 			if u, ok := c.undone[id]; ok {
 				if _, onServer := c.events[id]; !onServer {
 					c.notes = append(c.notes, fmt.Sprintf("the restore from backup %d at g%02d lost desk %s's redemption %s of %s, which the desk had undone (undo %s, then %s)",
-						rs.Backup, rs.Group+1, deskName(u.Desk), id, c.name(u.Label), u.EventID, orNone(c.events[u.EventID].Outcome)))
+						rs.Backup, rs.Group+1, deskName(u.Desk), id, c.name(u.Label), u.EventID, orNone(string(c.events[u.EventID].Outcome))))
 				}
 				continue // an undone redemption is no longer one to keep
 			}
@@ -446,7 +447,7 @@ func (c *checker) notLost() {
 			switch {
 			case !ok:
 				c.fail(InvNotLost, l, "the server held redemption %s before the restore from backup %d at g%02d; after convergence it has no such event", id, rs.Backup, rs.Group+1)
-			case e.Outcome != "redeemed" && e.Outcome != "conflict":
+			case e.Outcome != protocol.OutcomeRedeemed && e.Outcome != protocol.OutcomeConflict:
 				c.fail(InvNotLost, l, "the server held redemption %s before the restore from backup %d at g%02d; after convergence it is %s", id, rs.Backup, rs.Group+1, e.Outcome)
 			}
 		}
@@ -492,7 +493,7 @@ func orNone(s string) string {
 }
 
 func resultReason(result string) string {
-	var r app.RemoteResult
+	var r protocol.Result
 	if json.Unmarshal([]byte(result), &r) == nil && r.Reason != "" {
 		return r.Reason
 	}
@@ -622,17 +623,17 @@ func (c *checker) verdictFacts(v verdict) string {
 	e, onServer := c.events[v.TraceID]
 	switch {
 	case v.LocalRefusal && onServer:
-		s += "; decided at the desk, and the server had decided the same event online: " + e.Outcome
+		s += "; decided at the desk, and the server had decided the same event online: " + string(e.Outcome)
 	case v.LocalRefusal:
 		s += "; decided at the desk"
 	case c.atDesk(v) && onServer && !e.Offline:
-		s += "; decided at the desk, and the server had already decided the same event online: " + e.Outcome
+		s += "; decided at the desk, and the server had already decided the same event online: " + string(e.Outcome)
 	case c.atDesk(v) && onServer:
-		s += "; decided at the desk, uploaded: " + e.Outcome
+		s += "; decided at the desk, uploaded: " + string(e.Outcome)
 	case c.atDesk(v):
 		s += "; decided at the desk, not on the server"
 	case onServer:
-		s += "; decided by the server: " + e.Outcome
+		s += "; decided by the server: " + string(e.Outcome)
 	}
 	return s
 }
@@ -716,13 +717,13 @@ func (c *checker) redeemedApart(ctx context.Context, d *desk) (string, int) {
 	}
 	undone := map[string]bool{}
 	for _, e := range c.server.Events {
-		if e.Kind == "undo" && e.Outcome == "undone" {
+		if e.Kind == protocol.KindUndo && e.Outcome == protocol.OutcomeUndone {
 			undone[e.Undoes] = true
 		}
 	}
 	var b strings.Builder
 	for _, e := range c.server.Events {
-		if e.Kind == "redeem" && e.Outcome == "redeemed" && e.Station == d.name && !undone[e.EventID] {
+		if e.Kind == protocol.KindRedeem && e.Outcome == protocol.OutcomeRedeemed && e.Station == d.name && !undone[e.EventID] {
 			if _, ok := own[e.EventID]; !ok {
 				fmt.Fprintf(&b, "; the server counts %s (%s), the desk does not", e.EventID, c.codeName(e.Code))
 				note(e.Code)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/protocol"
 )
 
 // The invariants about desk clocks (InvExpiryFlagged, InvConflictDay): the
@@ -29,7 +30,7 @@ func (f clockFigures) String() string {
 func (c *checker) expiryFlagged() {
 	f := &c.r.clocks
 	for _, e := range c.server.Events {
-		if e.Kind != "redeem" || e.Outcome != "redeemed" || !e.Offline {
+		if e.Kind != protocol.KindRedeem || e.Outcome != protocol.OutcomeRedeemed || !e.Offline {
 			continue
 		}
 		code, ok := c.server.Codes[e.Code]

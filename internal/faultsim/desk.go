@@ -217,6 +217,22 @@ func (d *desk) read(ctx context.Context) (deskState, error) {
 	return st, nil
 }
 
+// expireEvents are the expire events in the desk's outbox (a close's,
+// or 'qrdesk expire”s).
+func (d *desk) expireEvents(ctx context.Context) (map[string]bool, error) {
+	out := map[string]bool{}
+	err := eachRow(ctx, d.db.SQL(), `SELECT event_id FROM outbox WHERE kind = 'expire'`, func(rows *sql.Rows) error {
+		var id string
+		err := rows.Scan(&id)
+		out[id] = true
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("desk %s outbox: %w", deskName(d.idx), err)
+	}
+	return out, nil
+}
+
 // eachRow runs a query on the desk's database and calls scan for every row.
 func eachRow(ctx context.Context, db *sql.DB, query string, scan func(*sql.Rows) error) error {
 	rows, err := db.QueryContext(ctx, query)

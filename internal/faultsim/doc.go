@@ -36,8 +36,10 @@
 // QRDESK_SOAK_TOPOLOGY=all|none|default|name,… switches the topology of
 // issue 33 (topology.go: sites, desk moves, desk backups and restores, a
 // lost desk database, clock days and time zones, staff removals, several
-// closes) and its invariants (topocheck.go, I10–I15) on; unset, the
-// tests run DefaultTopology, what holds on main.
+// closes; site renames judged by identity (sitenames.go), a removed
+// clerk's close and a clerk removed and added again (topology_staff.go))
+// and its invariants (topocheck.go, I10–I16) on; unset, the tests run
+// DefaultTopology, what holds on main.
 // QRDESK_FAULTSIM_LOG=1 writes every desk's log to standard error (what a
 // desk decided and when it started over), to follow a failing seed. A soak
 // runs its seeds side by side, as many as go test's -parallel (make soak

@@ -292,12 +292,15 @@ func TestPlanDeterministic(t *testing.T) {
 
 // TestPlanTopology: with every topology class on, the schedules draw every
 // topology step; with none, none, and the schedule is the one drawn
-// without the topology (the replacements keep their names).
+// without the topology (the replacements keep their names). Forty seeds:
+// a lost database is drawn at most once a run, after a desk backup, and
+// every family takes its share of the draws.
 func TestPlanTopology(t *testing.T) {
-	topo := []StepKind{MoveDesk, IssueMore, DeskBackup, DeskRestore, LoseDB, ClockDays, Expire, StaffRemove}
+	const seeds = 40
+	topo := []StepKind{MoveDesk, IssueMore, DeskBackup, DeskRestore, LoseDB, ClockDays, Expire, StaffRemove, RenameSite, StaffClose, Rehire}
 	count := func(classes []string) map[StepKind]int {
 		n := map[StepKind]int{}
-		for seed := uint64(1); seed <= 20; seed++ {
+		for seed := uint64(1); seed <= seeds; seed++ {
 			for _, g := range NewPlan(Config{Seed: seed, Topology: classes}).Groups {
 				for _, s := range g {
 					n[s.Kind]++
@@ -309,14 +312,17 @@ func TestPlanTopology(t *testing.T) {
 	all, none := count(TopologyClasses), count(nil)
 	for _, k := range topo {
 		if all[k] == 0 {
-			t.Errorf("20 seeds with the whole topology drew no step of kind %d", k)
+			t.Errorf("%d seeds with the whole topology drew no step of kind %d", seeds, k)
 		}
 		if none[k] != 0 {
-			t.Errorf("20 seeds without the topology drew %d steps of kind %d", none[k], k)
+			t.Errorf("%d seeds without the topology drew %d steps of kind %d", seeds, none[k], k)
 		}
 	}
-	if all[CloseDay] > 20*maxCloses {
-		t.Errorf("20 seeds drew %d day closes, want at most %d each", all[CloseDay], maxCloses)
+	if all[CloseDay] > seeds*maxCloses {
+		t.Errorf("%d seeds drew %d day closes, want at most %d each", seeds, all[CloseDay], maxCloses)
+	}
+	if all[RenameSite] > seeds*maxRenames {
+		t.Errorf("%d seeds drew %d site renames, want at most %d each", seeds, all[RenameSite], maxRenames)
 	}
 	if got, want := NewPlan(Config{Seed: 7}).String(), NewPlan(Config{Seed: 7, Topology: []string{TopoInvSerials}}).String(); got != want {
 		t.Errorf("an invariant switch changed the schedule:\n%s\n---\n%s", got, want)

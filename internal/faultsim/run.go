@@ -286,20 +286,14 @@ func (r *run) step(ctx context.Context, g, i int, s Step) (string, error) {
 	case CloseDay:
 		lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		defer cancel()
-		r.noteClose(lctx, g, d)
-		dc, err := d.svc.CloseDay(lctx, app.CloseDayRequest{ExpireUnused: true, Operator: "clerk " + deskName(d.idx)})
-		if err != nil {
-			return "refused: " + app.ErrorMessage(err), nil
-		}
-		r.mu.Lock()
-		r.closes++
-		r.closeExp += dc.ExpiredNow
-		r.mu.Unlock()
-		return fmt.Sprintf("closed %s, %d unused labels expired", dc.Figures.Date, dc.ExpiredNow), nil
+		return r.closeDay(lctx, g, d)
 	case Backup:
 		if err := r.srv.backup(ctx, s.Backup); err != nil {
 			return "", fmt.Errorf("server backup: %w", err)
 		}
+		r.mu.Lock()
+		r.topo.serverBackups[s.Backup] = g
+		r.mu.Unlock()
 		return "ok", nil
 	case ServerRestore:
 		return r.restore(ctx, g, s)
@@ -344,7 +338,7 @@ func (r *run) step(ctx context.Context, g, i int, s Step) (string, error) {
 	case Skew:
 		d.skew.Store(int64(s.Skew))
 		return "ok", nil
-	case MoveDesk, IssueMore, DeskBackup, DeskRestore, LoseDB, ClockDays, Expire, StaffRemove:
+	case MoveDesk, IssueMore, DeskBackup, DeskRestore, LoseDB, ClockDays, Expire, StaffRemove, RenameSite, StaffClose, Rehire:
 		return r.topoStep(ctx, g, i, d, s)
 	}
 	return "", fmt.Errorf("unknown step kind %d", s.Kind)

@@ -37,6 +37,9 @@ const (
 	ClockDays   // the desk's clock moves by Skew and its time zone by Zone (ahead of the server's)
 	Expire      // the desk runs 'qrdesk expire' by its clock
 	StaffRemove // the desk goes offline, then the administrator removes its clerk from the staff list
+	RenameSite  // the administrator renames site Site (topologySites) to Name
+	StaffClose  // the desk goes offline; its clerk, removed from the staff list, closes the day expiring unused labels
+	Rehire      // the desk goes offline and removes its clerk; the administrator removes the clerk and adds it again
 )
 
 // Step is one action of a schedule. Desk, Label, Mode, Skew, New, Outside
@@ -57,6 +60,7 @@ type Step struct {
 	Count    int           // IssueMore: how many labels
 	Tomorrow bool          // IssueMore: for the day after the desk's today
 	Zone     time.Duration // ClockDays: the desk's time zone, ahead of the server's
+	Name     string        // RenameSite: the site's new name (siteNames)
 }
 
 // Plan is a schedule drawn from a seed: groups of steps, the steps of a group
@@ -281,7 +285,37 @@ type groupState struct {
 
 func (gs *groupState) anyToken() bool { return slices.Contains(gs.token, true) }
 
+// step draws one step for the group: its kind by weight, then (but for
+// the server's steps) a desk free for it and what it does. The order of
+// the draws is part of a seed's schedule: a replayed seed draws the same.
 func (g *planner) step(gs *groupState) (Step, bool) {
+	kind := g.draw(g.stepKinds(gs))
+	if s, ok := g.serverStep(kind, gs); ok {
+		return s, true
+	}
+	free := g.freeDesks(kind, gs)
+	if len(free) == 0 {
+		return Step{}, false
+	}
+	d := free[g.rng.IntN(len(free))]
+	s, ok := g.deskStep(kind, d)
+	if !ok {
+		return Step{}, false
+	}
+	switch kind {
+	case Revoke:
+		g.revoked[d], gs.token[d] = true, true
+		return s, true // the desk's own step in this group, if any, runs alongside
+	case Retoken:
+		g.revoked[d], gs.token[d] = false, true
+	}
+	gs.busy[d] = true
+	return s, true
+}
+
+// stepKinds is the kinds a step of this group may be, with their weights:
+// what is switched off, and what the group already holds, left out.
+func (g *planner) stepKinds(gs *groupState) []weighted {
 	kinds := []weighted{{Scan, 46}, {Sync, 13}, {SetMode, 13}}
 	if !g.off["disable"] {
 		kinds = append(kinds, weighted{Disable, 5}, weighted{Enable, 3})
@@ -300,22 +334,16 @@ func (g *planner) step(gs *groupState) (Step, bool) {
 			kinds = append(kinds, weighted{Retoken, 8})
 		}
 	}
-	// The actions of issue 17 (appended, so with them off the draws are
-	// those of before).
+	// Replace and undo are appended after the first kinds, so with them
+	// off the draws are those of before.
 	if !g.off["replace"] {
 		kinds = append(kinds, weighted{Replace, 4})
 	}
 	if !g.off["undo"] {
 		kinds = append(kinds, weighted{Undo, 5})
 	}
-	switch {
-	case g.off["close-day"]:
-	case g.cfg.on(TopoCloses):
-		if g.topo.closes < maxCloses {
-			kinds = append(kinds, weighted{CloseDay, 2}) // several, at any time, at the desks' clocks
-		}
-	case !g.closed && g.group*3 >= g.cfg.Groups*2:
-		kinds = append(kinds, weighted{CloseDay, 2}) // once, in the last third
+	if g.closeDayDue() {
+		kinds = append(kinds, weighted{CloseDay, 2})
 	}
 	if !g.off["restore"] && !gs.restarted {
 		kinds = append(kinds, weighted{Backup, 2})
@@ -323,20 +351,41 @@ func (g *planner) step(gs *groupState) (Step, bool) {
 			kinds = append(kinds, weighted{ServerRestore, 3})
 		}
 	}
-	kinds = append(kinds, g.topoKinds(gs)...) // last, so with the topology off the draws are those of before
+	return append(kinds, g.topoKinds(gs)...) // last, so with the topology off the draws are those of before
+}
+
+// closeDayDue reports whether a desk may close its day now: with the
+// topology's closes several times at any time (at the desks' clocks),
+// else once, in the last third.
+func (g *planner) closeDayDue() bool {
+	switch {
+	case g.off["close-day"]:
+		return false
+	case g.cfg.on(TopoCloses):
+		return g.topo.closes < maxCloses
+	}
+	return !g.closed && g.group*3 >= g.cfg.Groups*2
+}
+
+// draw picks one kind, each as likely as its weight.
+func (g *planner) draw(kinds []weighted) StepKind {
 	total := 0
 	for _, k := range kinds {
 		total += k.w
 	}
 	x := g.rng.IntN(total)
-	var kind StepKind
 	for _, k := range kinds {
 		if x < k.w {
-			kind = k.kind
-			break
+			return k.kind
 		}
 		x -= k.w
 	}
+	return 0
+}
+
+// serverStep is a step of the server's (restart, backup, restore), which
+// takes no desk; ok is false for a desk's kind.
+func (g *planner) serverStep(kind StepKind, gs *groupState) (Step, bool) {
 	switch kind {
 	case Restart:
 		gs.restarted = true
@@ -349,41 +398,38 @@ func (g *planner) step(gs *groupState) (Step, bool) {
 		gs.restarted, gs.restored = true, true
 		return Step{Kind: ServerRestore, Backup: 1 + g.rng.IntN(g.backups)}, true
 	}
-	// A free desk; for a retoken, a revoked one; for a revoke, one with a
-	// working token (its other step in this group may run alongside).
+	return Step{}, false
+}
+
+// freeDesks is the desks a step of this kind may take: a free desk; for a
+// retoken, a revoked one; for a revoke, one with a working token (its
+// other step in this group may run alongside).
+func (g *planner) freeDesks(kind StepKind, gs *groupState) []int {
 	var free []int
 	for d := range gs.busy {
 		switch {
 		case kind == Retoken && (!g.revoked[d] || gs.busy[d] || gs.token[d]):
 		case kind == Revoke && (g.revoked[d] || gs.token[d]):
 		case kind != Revoke && gs.busy[d]:
+		case !g.topo.fits(kind, d):
 		default:
 			free = append(free, d)
 		}
 	}
-	if len(free) == 0 {
-		return Step{}, false
-	}
-	d := free[g.rng.IntN(len(free))]
+	return free
+}
+
+// deskStep is what desk d does in a step of this kind; ok is false when
+// there is nothing for it to do (no label to undo, no topology step).
+func (g *planner) deskStep(kind StepKind, d int) (Step, bool) {
 	s := Step{Kind: kind, Desk: d}
 	switch kind {
 	case Scan:
 		s = g.scan(d, g.label(d))
 	case Disable:
-		s.Label = g.label(d)
-		if g.rng.IntN(2) == 0 {
-			s.Label = g.rng.IntN(g.universe())
-		}
-		if !slices.Contains(g.disabled, s.Label) {
-			g.disabled = append(g.disabled, s.Label)
-		}
+		s.Label = g.disableLabel(d)
 	case Enable:
-		s.Label = g.rng.IntN(g.universe())
-		if len(g.disabled) > 0 && g.rng.IntN(5) > 0 {
-			i := g.rng.IntN(len(g.disabled))
-			s.Label = g.disabled[i]
-			g.disabled = slices.Delete(g.disabled, i, i+1)
-		}
+		s.Label = g.enableLabel()
 	case SetMode:
 		s.Mode = g.mode()
 	case Skew:
@@ -399,43 +445,67 @@ func (g *planner) step(gs *groupState) (Step, bool) {
 		g.topo.replaced++
 		g.names[s.New] = fmt.Sprintf("R%02d", g.topo.replaced)
 	case Undo:
-		// Mostly the latest label this desk scanned first (likely its own
-		// redemption), else any it scanned.
-		var mine, firsts []int
-		for _, l := range g.scanned {
-			if g.by[l]&(1<<d) != 0 {
-				mine = append(mine, l)
-			}
-			if g.first[l] == d {
-				firsts = append(firsts, l)
-			}
-		}
-		switch x := g.rng.IntN(10); {
-		case len(firsts) > 0 && x < 5:
-			s.Label = firsts[len(firsts)-1]
-		case len(firsts) > 0 && x < 8:
-			s.Label = firsts[g.rng.IntN(len(firsts))]
-		case len(mine) > 0:
-			s.Label = mine[g.rng.IntN(len(mine))]
-		default:
+		var ok bool
+		if s.Label, ok = g.undoLabel(d); !ok {
 			return Step{}, false
 		}
 		s.Outside = g.rng.IntN(3) == 0
 	case CloseDay:
 		g.closed = true
 		g.topo.closes++
-	case MoveDesk, IssueMore, DeskBackup, DeskRestore, LoseDB, ClockDays, Expire, StaffRemove:
+	case MoveDesk, IssueMore, DeskBackup, DeskRestore, LoseDB, ClockDays, Expire, StaffRemove, RenameSite, StaffClose, Rehire:
 		if !g.topoStep(&s) {
 			return Step{}, false
 		}
-	case Revoke:
-		g.revoked[d], gs.token[d] = true, true
-		return s, true // the desk's own step in this group, if any, runs alongside
-	case Retoken:
-		g.revoked[d], gs.token[d] = false, true
 	}
-	gs.busy[d] = true
 	return s, true
+}
+
+// disableLabel is the label desk d disables: one of its own or any.
+func (g *planner) disableLabel(d int) int {
+	label := g.label(d)
+	if g.rng.IntN(2) == 0 {
+		label = g.rng.IntN(g.universe())
+	}
+	if !slices.Contains(g.disabled, label) {
+		g.disabled = append(g.disabled, label)
+	}
+	return label
+}
+
+// enableLabel is the label a desk enables: mostly a disabled one.
+func (g *planner) enableLabel() int {
+	label := g.rng.IntN(g.universe())
+	if len(g.disabled) > 0 && g.rng.IntN(5) > 0 {
+		i := g.rng.IntN(len(g.disabled))
+		label = g.disabled[i]
+		g.disabled = slices.Delete(g.disabled, i, i+1)
+	}
+	return label
+}
+
+// undoLabel is the label desk d undoes: mostly the latest it scanned
+// first (likely its own redemption), else any it scanned; none if it
+// scanned nothing.
+func (g *planner) undoLabel(d int) (int, bool) {
+	var mine, firsts []int
+	for _, l := range g.scanned {
+		if g.by[l]&(1<<d) != 0 {
+			mine = append(mine, l)
+		}
+		if g.first[l] == d {
+			firsts = append(firsts, l)
+		}
+	}
+	switch x := g.rng.IntN(10); {
+	case len(firsts) > 0 && x < 5:
+		return firsts[len(firsts)-1], true
+	case len(firsts) > 0 && x < 8:
+		return firsts[g.rng.IntN(len(firsts))], true
+	case len(mine) > 0:
+		return mine[g.rng.IntN(len(mine))], true
+	}
+	return 0, false
 }
 
 // universe is the labels a step may name: the desks' batches and the

@@ -8,6 +8,7 @@ import (
 
 	"qrdesk/app"
 	qcentral "qrdesk/central"
+	"qrdesk/protocol"
 )
 
 // The invariants of the topology (issue 33), each checked only when its
@@ -35,29 +36,46 @@ const (
 	// InvStaffFlagged (inv-staff): a redemption the server took from a
 	// removed operator, scanned after the removal, carries a flag beyond
 	// the clock, disabled, expiry and close ones (the typed flag of the
-	// fix). Item 8.
-	InvStaffFlagged = "I14 a removed operator's work is flagged"
+	// fix). Item 8. And a day close by a removed supervisor (a clerk the
+	// staff family removed, the operator of its desk's closes), made
+	// after the removal, expires nothing at the server: each of its
+	// expiries is refused and flagged (FlagRemovedStaff), unless refused
+	// before that as made in another site; where a server restore lost
+	// the removal for a while, an expiry taken meanwhile is flagged once
+	// the removal comes back.
+	InvStaffFlagged = "I14 a removed operator's work is flagged, and a removed supervisor's close expires nothing"
 	// InvRefusals (inv-refusals): 'qrdesk restore' refuses another desk's
 	// backup; a desk whose database file is lost beside its key file is
 	// not opened on a new one without a word; a desk restored from its
 	// backup refuses to issue until it has synced. Item 1's "what to
 	// build". Off, the checker notes each instead.
 	InvRefusals = "I15 a wrong backup, a lost database and an unsynced restored desk's issue are refused"
+	// InvRehired (checked with the rehire family on): a clerk a desk
+	// removed offline, and the administrator removed and added again
+	// after that, is on the server's staff list after convergence
+	// (removed_at 0) and a current operator at every desk: the desk's
+	// late removal was of the earlier record. A server restore to a
+	// backup taken before the clerk was added again loses the new record
+	// (a note says so).
+	InvRehired = "I16 a clerk added again stays on the staff list"
 )
 
 func init() {
-	Invariants = append(Invariants, InvCopies, InvConflictSites, InvCloseScope, InvSerials, InvStaffFlagged, InvRefusals)
+	Invariants = append(Invariants, InvCopies, InvConflictSites, InvCloseScope, InvSerials, InvStaffFlagged, InvRefusals, InvRehired)
 }
 
-// invID is an invariant's number (I1 … I15).
+// invID is an invariant's number (I1 … I16).
 func invID(inv string) string { return strings.Fields(inv)[0] }
 
-// topology is what the topology invariants read from the server.
+// topology is what the topology invariants read from the server and the
+// desks. Sites are identities (siteIdentity), whatever names they have.
 type topology struct {
 	labelSite   map[string]string // code → its site
 	stationSite map[string]string // station → its site
 	deskSite    []string          // desk → its station's site
 	removed     map[string]int64  // removed operator → removed_at
+	current     map[string]bool   // the staff list's current operators
+	deskStaff   []map[string]bool // desk → its current operators
 }
 
 func (c *checker) readTopology(ctx context.Context) error {
@@ -74,6 +92,27 @@ func (c *checker) readTopology(ctx context.Context) error {
 	}
 	if t.removed, err = c.r.srv.staffRemoved(ctx); err != nil {
 		return fmt.Errorf("the staff list: %w", err)
+	}
+	if t.current, err = c.r.srv.staffCurrent(ctx); err != nil {
+		return fmt.Errorf("the staff list: %w", err)
+	}
+	for _, d := range c.r.desks {
+		ops, err := d.svc.Operators().List(ctx, false)
+		if err != nil {
+			return fmt.Errorf("desk %s operators: %w", deskName(d.idx), err)
+		}
+		names := map[string]bool{}
+		for _, op := range ops {
+			names[op.Name] = true
+		}
+		t.deskStaff = append(t.deskStaff, names)
+	}
+	if c.r.cfg.on(TopoRename) {
+		names, err := c.r.srv.siteNamesNow(ctx)
+		if err != nil {
+			return err
+		}
+		c.notes = append(c.notes, "the sites' names at the end: "+strings.Join(names, ", "))
 	}
 	return nil
 }
@@ -119,8 +158,12 @@ func (c *checker) topologyInvariants() {
 	}
 	if on(TopoInvStaff) {
 		c.staffFlagged()
+		c.staffCloses()
 	}
 	c.refusals(on(TopoInvRefusals))
+	if on(TopoRehire) {
+		c.rehired()
+	}
 }
 
 // copies: every desk's copy of a label equals the server's.
@@ -186,7 +229,7 @@ func (c *checker) conflictSites() {
 // took) is of the closing desk's site and of the server's day.
 func (c *checker) closeScope() {
 	for _, e := range c.server.Events {
-		if e.Kind != qcentral.KindExpire || e.Outcome != qcentral.OutcomeExpired {
+		if e.Kind != protocol.KindExpire || e.Outcome != protocol.OutcomeExpired {
 			continue
 		}
 		d, ok := c.stations[e.Station]
@@ -303,7 +346,7 @@ func (c *checker) staffFlagged() {
 			continue
 		}
 		e, ok := c.events[v.TraceID]
-		if !ok || (e.Outcome != "redeemed" && e.Outcome != "conflict") {
+		if !ok || (e.Outcome != protocol.OutcomeRedeemed && e.Outcome != protocol.OutcomeConflict) {
 			continue
 		}
 		if e.Flags&^knownFlags == 0 {
@@ -333,4 +376,91 @@ func (c *checker) refusals(strict bool) {
 	for _, s := range c.r.topo.unsyncedIssue {
 		report("%s", s)
 	}
+}
+
+// staffCloses: a removed supervisor's close, made after the removal,
+// expires nothing at the server, and each of its expiries is flagged.
+func (c *checker) staffCloses() {
+	for _, cl := range c.r.topo.closes {
+		at, removed := c.r.topo.removed[cl.Desk]
+		if !removed || cl.Operator != clerk(cl.Desk) || !cl.Began.After(at.Add(clockSlack)) {
+			continue
+		}
+		if c.topo.removed[cl.Operator] == 0 && len(c.r.restores) > 0 {
+			continue // a server restore lost the removal before any desk heard of it (staffFlagged)
+		}
+		for _, id := range cl.Events {
+			e, ok := c.events[id]
+			if !ok {
+				continue // not on the server: I2's
+			}
+			what := fmt.Sprintf("%s, removed from the staff list at %s, closed the day at desk %s at %s (g%02d)",
+				cl.Operator, at.Format("15:04:05"), deskName(cl.Desk), cl.Began.Format("15:04:05"), cl.Group+1)
+			lost, flagged := c.removalLost(cl.Desk), e.Flags.Has(qcentral.FlagRemovedStaff)
+			switch {
+			case e.Outcome == protocol.OutcomeExpired && !lost:
+				c.fail(InvStaffFlagged, c.label(e.Code), "%s; the server applied its expiry (event %s, flags %d)", what, e.EventID, e.Flags)
+			case e.Outcome == protocol.OutcomeExpired && !flagged:
+				c.fail(InvStaffFlagged, c.label(e.Code), "%s; the server, restored to before the removal, applied its expiry (event %s), and it carries no flag since the removal came back (flags %d)", what, e.EventID, e.Flags)
+			case e.Outcome == protocol.OutcomeNotExpired && !flagged && !lost && !closeSiteRefusal(e.Detail):
+				c.fail(InvStaffFlagged, c.label(e.Code), "%s; the server refused its expiry (event %s) with no flag of it (flags %d): %s", what, e.EventID, e.Flags, resultReason(e.Detail))
+			}
+		}
+	}
+}
+
+// removalLost reports whether a server restore may have lost desk d's
+// clerk's removal for a while: a restore at or after the removal's group
+// to a backup taken at or before it.
+func (c *checker) removalLost(d int) bool {
+	in := c.r.topo.removedIn[d]
+	for _, rs := range c.r.restores {
+		if taken, ok := c.r.topo.serverBackups[rs.Backup]; ok && rs.Group >= in && taken <= in {
+			return true
+		}
+	}
+	return false
+}
+
+// closeSiteRefusal reports whether the server refused a close's expiry as
+// made in another site (central.CloseSiteRefusal), which it decides before
+// who closed. A reworded refusal reads as another one: the check then
+// fails rather than passes.
+func closeSiteRefusal(detail string) bool {
+	return strings.HasPrefix(resultReason(detail), "the day was closed at a desk of site ")
+}
+
+// rehired: a clerk added again at the server after its desk's offline
+// removal is current on the staff list and at every desk.
+func (c *checker) rehired() {
+	for _, rh := range c.r.topo.rehires {
+		name := clerk(rh.Desk)
+		if rs, lost := c.rehireLost(rh); lost {
+			c.notes = append(c.notes, fmt.Sprintf("the server restore from backup %d at g%02d went back to before %s was added again at g%02d", rs.Backup, rs.Group+1, name, rh.Group+1))
+			continue
+		}
+		var missing []string
+		if !c.topo.current[name] {
+			missing = append(missing, "the server's staff list")
+		}
+		for d, ops := range c.topo.deskStaff {
+			if !ops[name] {
+				missing = append(missing, "desk "+deskName(d))
+			}
+		}
+		if len(missing) > 0 {
+			c.fail(InvRehired, -1, "%s (g%02d: %s) is not a current operator at %s", name, rh.Group+1, rh.What, strings.Join(missing, ", "))
+		}
+	}
+}
+
+// rehireLost is the server restore after a Rehire step to a backup taken
+// before it, if any.
+func (c *checker) rehireLost(rh rehireRecord) (restoreRecord, bool) {
+	for _, rs := range c.r.restores {
+		if taken, ok := c.r.topo.serverBackups[rs.Backup]; ok && rs.Group >= rh.Group && taken < rh.Group {
+			return rs, true
+		}
+	}
+	return restoreRecord{}, false
 }

@@ -26,6 +26,9 @@ const (
 	TopoExpire       = "expire"        // 'qrdesk expire' at a desk, by its clock
 	TopoCloses       = "closes"        // up to maxCloses day closes at any time, at the desks' clocks (a multi-day run)
 	TopoStaff        = "staff"         // a desk goes offline and its clerk is removed from the staff list; the clerk goes on scanning
+	TopoRename       = "rename"        // the administrator renames a site, maybe back again later (implies sites)
+	TopoStaffClose   = "staff-close"   // a removed clerk closes the day with expiry at its desk, offline (implies staff)
+	TopoRehire       = "rehire"        // a desk removes its clerk offline while the administrator removes and adds the clerk again
 
 	// Invariants (see the Inv constants in topocheck.go).
 	TopoInvCopies        = "inv-copies"         // InvCopies
@@ -38,6 +41,7 @@ const (
 
 // TopologyClasses are every name Config.Topology takes.
 var TopologyClasses = []string{TopoSites, TopoMove, TopoIssue, TopoDeskRestore, TopoWrongRestore, TopoLostDB, TopoClockDays, TopoExpire, TopoCloses, TopoStaff,
+	TopoRename, TopoStaffClose, TopoRehire,
 	TopoInvCopies, TopoInvConflictSites, TopoInvCloseScope, TopoInvSerials, TopoInvStaff, TopoInvRefusals}
 
 // DefaultTopology is what make test's fixed seeds run: the families and
@@ -47,7 +51,8 @@ var TopologyClasses = []string{TopoSites, TopoMove, TopoIssue, TopoDeskRestore, 
 // conflict of another site's label not listed at a North desk);
 // desk-restore, wrong-restore, lost-db and clock-days fail seeds of a
 // 10-seed soak (I3, I7, I10). Switch them on here as the fixes merge.
-var DefaultTopology = []string{TopoSites, TopoMove, TopoIssue, TopoExpire, TopoCloses, TopoStaff, TopoInvSerials, TopoInvCopies, TopoInvRefusals, TopoInvCloseScope, TopoInvStaff}
+var DefaultTopology = []string{TopoSites, TopoMove, TopoIssue, TopoExpire, TopoCloses, TopoStaff, TopoRename, TopoStaffClose, TopoRehire,
+	TopoInvSerials, TopoInvCopies, TopoInvRefusals, TopoInvCloseScope, TopoInvStaff}
 
 // ParseTopology reads a QRDESK_SOAK_TOPOLOGY value: "all", "none",
 // "default", or names of TopologyClasses separated by commas (a leading
@@ -83,24 +88,27 @@ func topologyFromEnv() ([]string, error) {
 	return ParseTopology(v)
 }
 
-// on reports whether a topology class is switched on (move implies sites;
-// wrong-restore and lost-db imply desk-restore).
+// on reports whether a topology class is switched on (move and rename
+// imply sites; wrong-restore and lost-db imply desk-restore; staff-close
+// implies staff).
 func (c Config) on(name string) bool {
 	if slices.Contains(c.Topology, name) {
 		return true
 	}
 	switch name {
 	case TopoSites:
-		return slices.Contains(c.Topology, TopoMove)
+		return slices.Contains(c.Topology, TopoMove) || slices.Contains(c.Topology, TopoRename)
 	case TopoDeskRestore:
 		return slices.Contains(c.Topology, TopoWrongRestore) || slices.Contains(c.Topology, TopoLostDB)
+	case TopoStaff:
+		return slices.Contains(c.Topology, TopoStaffClose)
 	}
 	return false
 }
 
-// topologySites are the sites of a run with sites on: desk i starts in
-// topologySites[i%3] (main is the deployment's first site).
-var topologySites = []string{"main", "North", "South"}
+// staffList reports whether the desks' clerks are on the deployment's
+// staff list (the families that change it).
+func (c Config) staffList() bool { return c.on(TopoStaff) || c.on(TopoRehire) }
 
 // maxCloses bounds the day closes of a run with closes on.
 const maxCloses = 3
@@ -121,12 +129,30 @@ type topoPlanner struct {
 	removed  []bool  // the desk's clerk was removed
 	issued   int     // labels IssueMore steps drew
 	replaced int     // labels Replace steps drew
+
+	siteName    []string // each site's name as the renames drawn so far left it
+	renames     int
+	staffClosed []bool // the desk's removed clerk closed a day (StaffClose)
+	rehired     []bool // the desk's clerk was removed and added again (Rehire)
 }
 
 func (t *topoPlanner) init(cfg Config) {
 	t.own = make([][]int, cfg.Desks)
 	t.lost = make([]bool, cfg.Desks)
 	t.removed = make([]bool, cfg.Desks)
+	t.siteName = slices.Clone(topologySites)
+	t.staffClosed = make([]bool, cfg.Desks)
+	t.rehired = make([]bool, cfg.Desks)
+}
+
+// any reports whether some desk d has fits(d).
+func (t *topoPlanner) any(fits func(d int) bool) bool {
+	for d := range t.removed {
+		if fits(d) {
+			return true
+		}
+	}
+	return false
 }
 
 // topoKinds are the topology's step kinds that may be drawn now.
@@ -149,7 +175,32 @@ func (g *planner) topoKinds(gs *groupState) []weighted {
 	if slices.Contains(g.topo.removed, false) {
 		add(TopoStaff, StaffRemove, 2)
 	}
+	// The families of the seams of 2026-12-05, appended so that with them
+	// off a seed draws what it drew before.
+	if g.topo.renames < maxRenames {
+		add(TopoRename, RenameSite, 2)
+	}
+	if g.topo.any(func(d int) bool { return g.topo.fits(StaffClose, d) }) {
+		add(TopoStaffClose, StaffClose, 3)
+	}
+	if g.topo.any(func(d int) bool { return g.topo.fits(Rehire, d) }) {
+		add(TopoRehire, Rehire, 2)
+	}
 	return kinds
+}
+
+// fits reports whether desk d may take a step of kind now: a staff close
+// is its removed clerk's, once; a rehire is of a clerk still on the list,
+// once. Every other kind fits every desk (topoStep may still refuse), so
+// the draws of the families before these stay as they were.
+func (t *topoPlanner) fits(kind StepKind, d int) bool {
+	switch kind {
+	case StaffClose:
+		return t.removed[d] && !t.staffClosed[d]
+	case Rehire:
+		return !t.removed[d] && !t.rehired[d]
+	}
+	return true
 }
 
 // topoStep fills in a topology step for desk s.Desk; false: none fits.
@@ -200,10 +251,20 @@ func (g *planner) topoStep(s *Step) bool {
 		s.Skew, s.Zone = c.Skew, c.Zone
 	case Expire:
 	case StaffRemove:
-		if t.removed[d] {
+		if t.removed[d] || t.rehired[d] {
 			return false
 		}
 		t.removed[d] = true
+	case RenameSite:
+		s.Site = g.rng.IntN(len(topologySites))
+		others := slices.DeleteFunc(slices.Clone(siteNames[s.Site]), func(n string) bool { return n == t.siteName[s.Site] })
+		s.Name = others[g.rng.IntN(len(others))]
+		t.siteName[s.Site] = s.Name
+		t.renames++
+	case StaffClose:
+		t.staffClosed[d] = true
+	case Rehire:
+		t.rehired[d] = true
 	}
 	return true
 }
@@ -234,6 +295,15 @@ func (p Plan) topologyString(s Step, d string) string {
 		return d + " runs qrdesk expire"
 	case StaffRemove:
 		return d + " goes offline; its clerk is removed from the staff list"
+	case RenameSite:
+		if s.Name == topologySites[s.Site] {
+			return fmt.Sprintf("the administrator gives site %s its first name back", s.Name)
+		}
+		return fmt.Sprintf("the administrator renames site %s to %s", topologySites[s.Site], s.Name)
+	case StaffClose:
+		return d + " goes offline; its clerk, removed from the staff list, closes the day expiring unused labels"
+	case Rehire:
+		return d + " goes offline and removes its clerk; the administrator removes the clerk and adds it again"
 	}
 	return ""
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,17 +23,32 @@ type topoRecords struct {
 	deskBackups   map[int]string // desk backup number → file
 	deskRestores  []deskRestoreRecord
 	removed       map[int]time.Time // desk → when its clerk was removed (the process's clock)
+	removedIn     map[int]int       // desk → the group its clerk was removed in
 	unsyncedIssue []string          // issues a restored desk made before it synced again
+	rehires       []rehireRecord
+	serverBackups map[int]int // server backup number → the group it was taken in
 }
 
 // closeRecord is one day close: the closing desk's site on the server and
-// the server's day when it began.
+// the server's day when it began, who closed it and when, and the expire
+// events it made.
 type closeRecord struct {
 	Group, Desk int
 	Site, Day   string // Day as a label carries it (YYMMDD)
 	// DeskSite is the site the desk knew it was in (its last enrolment):
-	// its close's expiries name it (protocol.Event.Site).
+	// its close's expiries name it (protocol.Event.Site), maybe by a name
+	// the site had before a rename. Site and DeskSite are identities.
 	DeskSite string
+	Operator string
+	Began    time.Time // the process's clock
+	Events   []string  // the close's expire events (the desk's outbox)
+}
+
+// rehireRecord is one Rehire step: the desk removed its clerk offline, and
+// the administrator removed the clerk and added it again after that.
+type rehireRecord struct {
+	Group, Desk int
+	What        string // what came of it, for the checker's message
 }
 
 // deskRestoreRecord is one DeskRestore or LoseDB step.
@@ -48,6 +64,8 @@ type deskRestoreRecord struct {
 func (r *run) setupTopology(ctx context.Context) error {
 	r.topo.deskBackups = map[int]string{}
 	r.topo.removed = map[int]time.Time{}
+	r.topo.removedIn = map[int]int{}
+	r.topo.serverBackups = map[int]int{}
 	if r.cfg.on(TopoSites) {
 		for _, s := range topologySites[1:] {
 			if err := r.srv.addSite(ctx, s); err != nil {
@@ -55,7 +73,7 @@ func (r *run) setupTopology(ctx context.Context) error {
 			}
 		}
 	}
-	if r.cfg.on(TopoStaff) {
+	if r.cfg.staffList() {
 		for i := range r.cfg.Desks {
 			if err := r.srv.staff(ctx, "add", clerk(i)); err != nil {
 				return fmt.Errorf("add %s to the staff list: %w", clerk(i), err)
@@ -70,17 +88,41 @@ func clerk(d int) string { return "clerk " + deskName(d) }
 // labelDay is a day as a label's code carries it (YYMMDD).
 func labelDay(t time.Time) string { return t.Format("060102") }
 
-// noteClose records the site the closing desk has on the server, the one
-// the desk knows, and the server's day, before the close.
-func (r *run) noteClose(ctx context.Context, g int, d *desk) {
-	site, _ := r.srv.stationSite(ctx, d.serverName)
-	knows := ""
+// closeDay closes the day at desk d expiring its unused labels, its clerk
+// the operator, and records the close (the checker's closeRecord) with
+// the site the closing desk has on the server, the one the desk knows, the
+// server's day, and the expire events the close made.
+func (r *run) closeDay(ctx context.Context, g int, d *desk) (string, error) {
+	rec := closeRecord{Group: g, Desk: d.idx, Day: labelDay(time.Now()), Operator: clerk(d.idx)}
+	rec.Site, _ = r.srv.stationSite(ctx, d.serverName)
 	if st, err := d.db.ServerState(ctx); err == nil && st.Sites != nil {
-		knows = st.Sites.Site
+		rec.DeskSite = siteIdentity(st.Sites.Site)
 	}
+	before, err := d.expireEvents(ctx)
+	if err != nil {
+		return "", err
+	}
+	rec.Began = time.Now()
+	dc, closeErr := d.svc.CloseDay(ctx, app.CloseDayRequest{ExpireUnused: true, Operator: rec.Operator})
+	after, err := d.expireEvents(ctx)
+	if err != nil {
+		return "", err
+	}
+	for id := range after {
+		if !before[id] {
+			rec.Events = append(rec.Events, id)
+		}
+	}
+	slices.Sort(rec.Events)
 	r.mu.Lock()
-	r.topo.closes = append(r.topo.closes, closeRecord{Group: g, Desk: d.idx, Site: site, DeskSite: knows, Day: labelDay(time.Now())})
-	r.mu.Unlock()
+	defer r.mu.Unlock()
+	r.topo.closes = append(r.topo.closes, rec)
+	if closeErr != nil {
+		return "refused: " + app.ErrorMessage(closeErr), nil
+	}
+	r.closes++
+	r.closeExp += dc.ExpiredNow
+	return fmt.Sprintf("closed %s, %d unused labels expired", dc.Figures.Date, dc.ExpiredNow), nil
 }
 
 // topoStep runs one of the topology's steps; the error is the harness's.
@@ -90,10 +132,14 @@ func (r *run) topoStep(ctx context.Context, g, i int, d *desk, s Step) (string, 
 	switch s.Kind {
 	case MoveDesk:
 		site := topologySites[s.Site]
-		if err := r.srv.moveStation(lctx, d.serverName, site); err != nil {
+		name, err := r.srv.moveStation(lctx, d.serverName, site)
+		if err != nil {
 			return "refused: " + oneLine(err), nil
 		}
 		d.site = site
+		if name != site {
+			return "ok (site " + name + " now)", nil
+		}
 		return "ok", nil
 	case IssueMore:
 		return r.issueMore(lctx, g, i, d, s)
@@ -127,8 +173,22 @@ func (r *run) topoStep(ctx context.Context, g, i int, d *desk, s Step) (string, 
 		}
 		r.mu.Lock()
 		r.topo.removed[d.idx] = time.Now()
+		r.topo.removedIn[d.idx] = g
 		r.mu.Unlock()
 		return "ok (the desk is offline)", nil
+	case RenameSite:
+		was, err := r.srv.renameSite(lctx, topologySites[s.Site], s.Name)
+		switch {
+		case err != nil:
+			return "refused: " + oneLine(err), nil
+		case was == s.Name:
+			return "named so already (a server restore brought the name back)", nil
+		}
+		return "ok (was " + was + ")", nil
+	case StaffClose:
+		return r.staffClose(lctx, g, d)
+	case Rehire:
+		return r.rehire(lctx, g, d)
 	}
 	return "", fmt.Errorf("unknown topology step kind %d", s.Kind)
 }

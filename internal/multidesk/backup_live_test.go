@@ -108,12 +108,11 @@ func TestBackupWhileRedeemingRestores(t *testing.T) {
 			}
 		}
 		for code, name := range acked {
-			if status, station := g.serverStatus(t, code); status != "used" || station != name {
+			if status, station := g.Server(t).StatusAndStation(code); status != "used" || station != name {
 				t.Errorf("acknowledged redemption of %s at %s: the restored server has %s at %q", code, name, status, station)
 			}
 		}
-		var used, conflicts int
-		g.DB.QueryRowForTests(`SELECT (SELECT count(*) FROM codes WHERE status = 'used'), (SELECT count(*) FROM conflicts)`).Scan(&used, &conflicts)
+		used, conflicts := g.Server(t).CountLabels("used"), g.Server(t).CountConflicts()
 		if used != len(codes) || conflicts != 0 {
 			t.Errorf("the restored server has %d labels used and %d conflicts, want %d and 0", used, conflicts, len(codes))
 		}

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"qrdesk/app"
-	"qrdesk/central"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 )
 
 // Defect 7: one big batch held one lock for its whole upload, so every
@@ -30,9 +30,9 @@ func TestBigBatchDoesNotBlockScans(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		up := make([]app.UploadCode, len(codes))
+		up := make([]protocol.UploadCode, len(codes))
 		for i, c := range codes {
-			up[i] = app.UploadCode{Code: c.String(), CreatedAt: h.Now.Unix()}
+			up[i] = protocol.UploadCode{Code: c.String(), CreatedAt: h.Now.Unix()}
 		}
 		body, _ := json.Marshal(map[string]any{"codes": up})
 		t.Logf("one request of %d codes, %.1f MB", len(up), float64(len(body))/1e6)
@@ -44,15 +44,15 @@ func TestBigBatchDoesNotBlockScans(t *testing.T) {
 			}
 			done <- time.Now()
 		}()
-		for centraltest.Count(t, h.DB, `SELECT count(*) FROM codes`) <= len(h.Codes) { // the first piece is in
+		for h.Server(t).CountLabels("") <= len(h.Codes) { // the first piece is in
 			select {
 			case <-done:
 				t.Fatal("the upload ended before any piece was seen")
 			case <-time.After(time.Millisecond):
 			}
 		}
-		var r central.Result
-		h.Call(t, "POST", "/v1/redeem", a, h.Ring, central.Event{EventID: "during-big-upload", Code: h.Codes[0], Operator: "li", At: h.Now.Unix()}, &r)
+		var r protocol.Result
+		h.Call(t, "POST", "/v1/redeem", a, h.Ring, protocol.Event{EventID: "during-big-upload", Code: h.Codes[0], Operator: "li", At: h.Now.Unix()}, &r)
 		answered := time.Now()
 		if r.Outcome != "redeemed" {
 			t.Fatalf("scan during the upload: %+v", r)
@@ -65,7 +65,7 @@ func TestBigBatchDoesNotBlockScans(t *testing.T) {
 		case <-time.After(5 * time.Minute):
 			t.Fatal("the upload did not end")
 		}
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes`); n != len(h.Codes)+len(up) {
+		if n := h.Server(t).CountLabels(""); n != len(h.Codes)+len(up) {
 			t.Fatalf("%d codes on the server", n)
 		}
 	})

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"qrdesk/app"
-	"qrdesk/central"
 	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
 )
 
@@ -82,9 +82,8 @@ func TestDeskClockAheadAsksTheServer(t *testing.T) {
 		ahead = 0
 		b.Svc.Remote = remote
 		b.Sync(t)
-		var flags central.Flags
-		var decided int64
-		h.DB.QueryRowForTests(`SELECT flags, decided_at FROM events WHERE code = ?`, codes[4]).Scan(&flags, &decided)
+		ev := h.Server(t).Event(serverdbtest.Where{Code: codes[4]})
+		flags, decided := ev.Flags, ev.DecidedAt
 		if flags != 0 || decided != h.Now.Unix() {
 			t.Fatalf("the offline redemption by the measured offset: flags %b at %s, want none at the server's time", flags, app.FormatTime(decided))
 		}

@@ -7,9 +7,10 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
-	"qrdesk/server"
 )
 
 // TestClockFieldsOnlyToANewerServer: a desk that measured its clock sends
@@ -24,7 +25,7 @@ func TestClockFieldsOnlyToANewerServer(t *testing.T) {
 		srv := httptest.NewServer(old)
 		t.Cleanup(srv.Close)
 		a := h.Desk(t, "Desk A", "A", "")
-		a.Svc.Remote = server.NewClient(srv.URL, h.Station(t, "Desk A", "A"))
+		a.Svc.Remote = deskclient.New(srv.URL, h.Station(t, "Desk A", "A"))
 		off := -10 * time.Minute
 		a.Skew(h, &off)
 		codes := a.Issue(t, 2)
@@ -42,8 +43,7 @@ func TestClockFieldsOnlyToANewerServer(t *testing.T) {
 			if err != nil || st.Waiting != 0 || st.Rejected != 0 {
 				t.Fatalf("sync %d: %+v %v, want the offline redemption taken", i, st, err)
 			}
-			var decided int64
-			h.DB.QueryRowForTests(`SELECT decided_at FROM events WHERE code = ?`, code).Scan(&decided)
+			decided := h.Server(t).Event(serverdbtest.Where{Code: code}).DecidedAt
 			want := h.Now.Add(off).Unix() // the desk's time, uncorrected
 			if i == 1 {
 				want = h.Now.Unix() // corrected by the offset it carried

@@ -12,6 +12,7 @@ import (
 	"qrdesk/app"
 	"qrdesk/central"
 	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testclock"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
@@ -119,11 +120,8 @@ func TestSlowDeskOfflineAfterExpiryIsFlagged(t *testing.T) {
 		h.Now = h.Now.Add(time.Minute)
 		b.Sync(t) // uploads it, and measures the offset again
 
-		var flags central.Flags
-		var decided int64
-		if err := h.DB.QueryRowForTests(`SELECT flags, decided_at FROM events WHERE code = ? AND kind = 'redeem'`, stale).Scan(&flags, &decided); err != nil {
-			t.Fatalf("the offline redemption did not reach the server: %v", err)
-		}
+		ev := h.Server(t).Event(serverdbtest.Where{Code: stale, Kind: "redeem"})
+		flags, decided := ev.Flags, ev.DecidedAt
 		if flags != central.FlagAfterExpiry|central.FlagClockUnverified {
 			t.Fatalf("flags %b, want after expiry and clock not verified", flags)
 		}
@@ -166,12 +164,12 @@ func TestServerCorrectsOfflineTime(t *testing.T) {
 			{"code": h.Codes[1], "expire_at": expiry, "created_at": expiry - 3600}}}, &res)
 		slow := (30 * time.Minute).Milliseconds()
 		at := expiry - 10*60
-		for i, ev := range []central.Event{
+		for i, ev := range []protocol.Event{
 			{EventID: "corrected-offline-1", Kind: "redeem", Code: h.Codes[0], Operator: "wang", At: at, Offline: true, ClockOffsetMS: &slow, ClockAge: 600},
 			{EventID: "older-desk-offline-1", Kind: "redeem", Code: h.Codes[1], Operator: "wang", At: at, Offline: true},
 		} {
-			var out struct{ Results []central.Result }
-			if st := h.Call(t, "POST", "/v1/events", b, h.Ring, map[string]any{"events": []central.Event{ev}}, &out); st != 200 || len(out.Results) != 1 {
+			var out struct{ Results []protocol.Result }
+			if st := h.Call(t, "POST", "/v1/events", b, h.Ring, map[string]any{"events": []protocol.Event{ev}}, &out); st != 200 || len(out.Results) != 1 {
 				t.Fatalf("event %d: status %d %+v", i, st, out)
 			}
 		}
@@ -180,9 +178,8 @@ func TestServerCorrectsOfflineTime(t *testing.T) {
 			flags   central.Flags
 			decided int64
 		}{{h.Codes[0], central.FlagAfterExpiry, expiry + 20*60}, {h.Codes[1], 0, at}} {
-			var flags central.Flags
-			var decided int64
-			h.DB.QueryRowForTests(`SELECT flags, decided_at FROM events WHERE code = ?`, tc.code).Scan(&flags, &decided)
+			ev := h.Server(t).Event(serverdbtest.Where{Code: tc.code})
+			flags, decided := ev.Flags, ev.DecidedAt
 			if flags != tc.flags || decided != tc.decided {
 				t.Fatalf("%s: flags %b at %d, want %b at %d", tc.code, flags, decided, tc.flags, tc.decided)
 			}
@@ -221,9 +218,8 @@ func TestSlowDeskConflictFiledOnTheRightDay(t *testing.T) {
 		b.Svc.Remote = remote
 		b.Sync(t)
 
-		var station string
-		var usedAt int64
-		h.DB.QueryRowForTests(`SELECT used_station, used_at FROM codes WHERE code = ?`, codes[0]).Scan(&station, &usedAt)
+		l := h.Server(t).Label(codes[0])
+		station, usedAt := l.UsedStation, l.UsedAt
 		if station != "Desk A" || usedAt != tomorrow.Add(time.Hour).Unix() {
 			t.Fatalf("redemption of record at %s %s, want Desk A's online one", station, app.FormatTime(usedAt))
 		}
@@ -267,11 +263,8 @@ func TestClockSetWhileOfflineFollowed(t *testing.T) {
 		}
 		b.Svc.Remote = remote
 		b.Sync(t)
-		var flags central.Flags
-		var decided int64
-		if err := h.DB.QueryRowForTests(`SELECT flags, decided_at FROM events WHERE code = ?`, codes[0]).Scan(&flags, &decided); err != nil {
-			t.Fatal(err)
-		}
+		ev := h.Server(t).Event(serverdbtest.Where{Code: codes[0]})
+		flags, decided := ev.Flags, ev.DecidedAt
 		if flags.Has(central.FlagsClock) || decided > h.Now.Unix()+central.FutureTolerance {
 			t.Fatalf("flags %b, decided at %s (server now %s): the offset did not follow the clock", flags, app.FormatTime(decided), app.FormatTime(h.Now.Unix()))
 		}

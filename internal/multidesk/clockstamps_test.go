@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"qrdesk/app"
-	"qrdesk/central"
 	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
 )
 
@@ -78,17 +78,13 @@ func TestIssueOnTheServersClock(t *testing.T) {
 		}
 		h.Now = h.Now.Add(time.Hour)
 		b.Sync(t)
-		var flags central.Flags
-		var decided int64
-		if err := h.DB.QueryRowForTests(`SELECT flags, decided_at FROM events WHERE code = ? AND station = ?`, label, "Desk B").Scan(&flags, &decided); err != nil {
-			t.Fatal(err)
-		}
+		ev := h.Server(t).Event(serverdbtest.Where{Code: label, Station: "Desk B"})
+		flags, decided := ev.Flags, ev.DecidedAt
 		if flags != 0 || decided != redeemedAt {
 			t.Errorf("desk B's honest offline redemption: flags %b decided at %s, want none at %s", flags, app.FormatTime(decided), app.FormatTime(redeemedAt))
 		}
-		var station string
-		var usedAt int64
-		h.DB.QueryRowForTests(`SELECT used_station, used_at FROM codes WHERE code = ?`, label).Scan(&station, &usedAt)
+		l := h.Server(t).Label(label)
+		station, usedAt := l.UsedStation, l.UsedAt
 		if station != "Desk B" || usedAt != redeemedAt {
 			t.Errorf("redemption of record %s at %s, want desk B's, the earlier, at %s", station, app.FormatTime(usedAt), app.FormatTime(redeemedAt))
 		}

@@ -30,8 +30,7 @@ func TestCloseDayLeavesReplacementValid(t *testing.T) {
 		b.Sync(t)
 		a.Sync(t)
 		b.Sync(t)
-		var st string
-		h.DB.QueryRowForTests(`SELECT status FROM codes WHERE code = ?`, y).Scan(&st)
+		st := h.Server(t).Status(y)
 		t.Logf("after the close: server Y %s; desk A Y %s, desk B Y %s, desk B X %s", st, a.Status(t, y), b.Status(t, y), b.Status(t, x))
 		h.Now = h.Now.Add(time.Minute)
 		if v := a.Redeem(t, y, "li"); v.Outcome == app.OutcomeRedeemed {

@@ -7,6 +7,7 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
 )
 
@@ -14,22 +15,16 @@ import (
 // server's status, and its conflicts.
 func sameState(t *testing.T, h *centraltest.Harness, name string, d *centraltest.Desk) {
 	t.Helper()
-	rows, err := h.DB.QueryForTests(`SELECT code, status FROM codes`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
 	n := 0
-	for rows.Next() {
-		var code, status, local string
-		rows.Scan(&code, &status)
+	for _, l := range h.Server(t).Labels() {
+		code, status, local := l.Code, l.Status, ""
 		d.DB.SQL().QueryRow(`SELECT status FROM codes WHERE code = ?`, code).Scan(&local)
 		if local != status {
 			t.Errorf("desk %s has %s %q, the server %q", name, code, local, status)
 		}
 		n++
 	}
-	if k := centraltest.Count(t, h.DB, `SELECT count(*) FROM conflicts`); d.Count(t, `SELECT count(*) FROM conflicts`) != k {
+	if k := h.Server(t).CountConflicts(); d.Count(t, `SELECT count(*) FROM conflicts`) != k {
 		t.Errorf("desk %s knows %d conflicts, the server %d", name, d.Count(t, `SELECT count(*) FROM conflicts`), k)
 	}
 	if n == 0 {
@@ -76,7 +71,7 @@ func TestFeedCompaction(t *testing.T) {
 		if most > 20 {
 			t.Fatalf("the feed held up to %d changes, want at most a day's", most)
 		}
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM events`); n != 60*3 {
+		if n := len(h.Server(t).Events(serverdbtest.Where{})); n != 60*3 {
 			t.Fatalf("%d events kept, want all %d", n, 60*3)
 		}
 		// A double use offline at the end, so there is a conflict to carry.

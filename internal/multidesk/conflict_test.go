@@ -13,9 +13,11 @@ import (
 	"time"
 
 	"qrdesk/app"
-	"qrdesk/central"
+	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 	"qrdesk/server"
 )
 
@@ -60,7 +62,7 @@ func TestLateAnswerIsAConflict(t *testing.T) {
 		srv := httptest.NewServer(slow)
 		defer srv.Close()
 		d := h.Desk(t, "Desk D", "D", "")
-		d.Svc.Remote = server.NewClient(srv.URL, h.Station(t, "Desk D", "D"))
+		d.Svc.Remote = deskclient.New(srv.URL, h.Station(t, "Desk D", "D"))
 		d.Svc.OnlineTimeout = 150 * time.Millisecond
 		d.Sync(t)
 		if v := a.Redeem(t, codes[0], "li"); v.Outcome != app.OutcomeRedeemed {
@@ -86,7 +88,7 @@ func TestLateAnswerIsAConflict(t *testing.T) {
 		if !strings.Contains(result, `"conflict"`) || strings.Contains(result, "duplicate") {
 			t.Fatalf("desk D's event was answered %s", result)
 		}
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM events WHERE event_id = ?`, v.TraceID); n != 1 {
+		if n := len(h.Server(t).Events(serverdbtest.Where{EventID: v.TraceID})); n != 1 {
 			t.Fatalf("the event is on the server %d times", n)
 		}
 		a.Sync(t)
@@ -107,16 +109,16 @@ func TestOfflineUploadsRace(t *testing.T) {
 		tokens := []string{h.Station(t, "Desk 1", "A"), h.Station(t, "Desk 2", "B"), h.Station(t, "Desk 3", "C")}
 		h.Upload(t, tokens[0])
 		var mu sync.Mutex
-		outcomes := map[string]int{}
+		outcomes := map[protocol.Outcome]int{}
 		for i, code := range h.Codes { // the three uploads of one label at once
 			var wg sync.WaitGroup
 			for d, tok := range tokens {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					ev := central.Event{EventID: fmt.Sprintf("race-d%d-%03d", d, i), Kind: "redeem", Code: code, Operator: "op", At: h.Now.Unix() + int64(d), Offline: true}
-					var out struct{ Results []central.Result }
-					h.Call(t, "POST", "/v1/events", tok, h.Ring, map[string]any{"events": []central.Event{ev}}, &out)
+					ev := protocol.Event{EventID: fmt.Sprintf("race-d%d-%03d", d, i), Kind: "redeem", Code: code, Operator: "op", At: h.Now.Unix() + int64(d), Offline: true}
+					var out struct{ Results []protocol.Result }
+					h.Call(t, "POST", "/v1/events", tok, h.Ring, map[string]any{"events": []protocol.Event{ev}}, &out)
 					mu.Lock()
 					for _, r := range out.Results {
 						outcomes[r.Outcome]++
@@ -130,7 +132,7 @@ func TestOfflineUploadsRace(t *testing.T) {
 		if outcomes["redeemed"] != n || outcomes["conflict"] != 2*n {
 			t.Fatalf("outcomes %v, want %d redeemed and %d conflicts", outcomes, n, 2*n)
 		}
-		if k := centraltest.Count(t, h.DB, `SELECT count(*) FROM conflicts`); k != 2*n {
+		if k := h.Server(t).CountConflicts(); k != 2*n {
 			t.Fatalf("%d conflicts recorded, want %d", k, 2*n)
 		}
 	})

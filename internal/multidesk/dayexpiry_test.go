@@ -88,7 +88,7 @@ func TestDayExpiryKeepsLabelUsedElsewhere(t *testing.T) {
 		a.Sync(t)
 		want := map[string]string{codes[0]: "used", codes[1]: "used", codes[2]: "expired"}
 		for code, st := range want {
-			if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = ?`, code, st); n != 1 {
+			if n := h.Server(t).CountLabel(code, st); n != 1 {
 				t.Errorf("server: %s is not %s", code, st)
 			}
 			for name, d := range map[string]*centraltest.Desk{"A": a, "B": b} {
@@ -103,7 +103,7 @@ func TestDayExpiryKeepsLabelUsedElsewhere(t *testing.T) {
 		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM events WHERE flags <> 0`); n != 0 {
 			t.Error("a redemption made before the close is flagged")
 		}
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM conflicts`); n != 0 {
+		if n := h.Server(t).CountConflicts(); n != 0 {
 			t.Errorf("%d conflicts, want none", n)
 		}
 		if st, _ := a.DB.SyncState(context.Background()); st.Waiting != 0 || st.Rejected != 0 {

@@ -9,6 +9,7 @@ import (
 	"qrdesk/central"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 )
 
 // feedFirst is a desk's link to the server on which the feed's copy of
@@ -20,7 +21,7 @@ type feedFirst struct {
 	desk *centraltest.Desk
 }
 
-func (f feedFirst) Redeem(ctx context.Context, ring string, ev app.RemoteEvent) (app.RemoteResult, error) {
+func (f feedFirst) Redeem(ctx context.Context, ring string, ev protocol.Event) (protocol.Result, error) {
 	r, err := f.Remote.Redeem(ctx, ring, ev)
 	if err != nil {
 		return r, err

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
-	"qrdesk/server"
 	"qrdesk/store"
 )
 
@@ -36,7 +36,7 @@ func restoreDesk(t *testing.T, h *centraltest.Harness, d *centraltest.Desk, back
 	if err := svc.BindKeyRing(ctx); err != nil {
 		t.Fatal(err)
 	}
-	svc.Remote = server.NewClient(h.URL, token)
+	svc.Remote = deskclient.New(h.URL, token)
 	return &centraltest.Desk{Svc: svc, DB: db}
 }
 

@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	"qrdesk/app"
+	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
-	"qrdesk/server"
 )
 
 // Disabling and enabling labels across desks. Each runs on both engines
@@ -26,7 +26,7 @@ func TestDisableEnableTravel(t *testing.T) {
 		}
 		a.Sync(t)
 		b.Sync(t)
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = 'disabled'`, codes[0]); n != 1 {
+		if n := h.Server(t).CountLabel(codes[0], "disabled"); n != 1 {
 			t.Fatal("the server did not disable the label")
 		}
 		if v := b.Redeem(t, codes[0], "wang"); v.Outcome != app.OutcomeDisabled {
@@ -58,11 +58,11 @@ func TestDeskRefusesWhatItDisabled(t *testing.T) {
 			t.Fatalf("the desk that disabled the label: %+v", v)
 		}
 		token := "qrd_test_Desk_A"
-		a.Svc.Remote = server.NewClient("http://127.0.0.1:1", token)
+		a.Svc.Remote = deskclient.New("http://127.0.0.1:1", token)
 		if v := a.Redeem(t, codes[1], "li"); v.Outcome != app.OutcomeRedeemed {
 			t.Fatalf("offline: %+v", v)
 		}
-		a.Svc.Remote = server.NewClient(h.URL, token)
+		a.Svc.Remote = deskclient.New(h.URL, token)
 		if v := a.Redeem(t, codes[1], "li"); v.Outcome != app.OutcomeAlreadyUsed {
 			t.Fatalf("online again, before its offline event is uploaded: %+v", v)
 		}
@@ -70,10 +70,10 @@ func TestDeskRefusesWhatItDisabled(t *testing.T) {
 		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE status = 'used'`); n != 1 {
 			t.Fatalf("%d labels used on the server, want 1", n)
 		}
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = 'disabled'`, codes[0]); n != 1 {
+		if n := h.Server(t).CountLabel(codes[0], "disabled"); n != 1 {
 			t.Fatal("the disable did not reach the server")
 		}
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM conflicts`); n != 0 {
+		if n := h.Server(t).CountConflicts(); n != 0 {
 			t.Fatalf("%d conflicts, want none", n)
 		}
 	})
@@ -107,8 +107,7 @@ func TestTogglesConverge(t *testing.T) {
 				d.Sync(t)
 			}
 		}
-		var server string
-		h.DB.QueryRowForTests(`SELECT status FROM codes WHERE code = ?`, l).Scan(&server)
+		server := h.Server(t).Status(l)
 		for name, d := range map[string]*centraltest.Desk{"A": a, "B": b, "C": c} {
 			var local string
 			d.DB.SQL().QueryRow(`SELECT status FROM codes WHERE code = ?`, l).Scan(&local)

@@ -74,7 +74,7 @@ func TestPostgresDiskFullIsTold(t *testing.T) {
 		t.Fatal(err)
 	}
 	d.Sync(t)
-	if got := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = 'used'`, codes[0]); got != 1 {
+	if got := h.Server(t).CountLabel(codes[0], "used"); got != 1 {
 		t.Errorf("the redemption decided at the desk while the disk was full is not at the server")
 	}
 	if status, body := get(t, h.URL+"/readyz"); status != http.StatusOK {

@@ -11,9 +11,9 @@ import (
 	"testing"
 
 	"qrdesk/app"
-	"qrdesk/central"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 )
 
 // A replacement links two labels into one entitlement (issue 17, item 1):
@@ -23,7 +23,7 @@ import (
 
 // named returns the codes a conflict names (its label, and the other
 // label of the entitlement when it has one), sorted.
-func named(k app.Conflict) string {
+func named(k protocol.Conflict) string {
 	var w struct {
 		Code       string `json:"code"`
 		SecondCode string `json:"second_code"`
@@ -90,7 +90,7 @@ func TestReplacementAndOriginalBothUsedIsAConflict(t *testing.T) {
 			d.Sync(t)
 		}
 		for _, code := range []string{x, y} {
-			if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = 'used'`, code); n != 1 {
+			if n := h.Server(t).CountLabel(code, "used"); n != 1 {
 				t.Fatalf("server: %s not used", code)
 			}
 		}
@@ -158,7 +158,7 @@ func TestEntitlementUsedIsRefused(t *testing.T) {
 		if v.Outcome != app.OutcomeAlreadyUsed || v.UsedStation != "Desk B" || !strings.Contains(v.Message(), x2) {
 			t.Fatalf("desk A online, Y2 after X2 was used at B: %+v (%s), want already used naming %s at Desk B", v, v.Message(), x2)
 		}
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = 'unused'`, y2); n != 1 {
+		if n := h.Server(t).CountLabel(y2, "unused"); n != 1 {
 			t.Fatal("the server changed the refused label")
 		}
 		// A knows now (its copy): offline it refuses Y2 as well.
@@ -168,7 +168,7 @@ func TestEntitlementUsedIsRefused(t *testing.T) {
 				t.Fatalf("desk A offline, Y2: %+v, want already used", v)
 			}
 		})
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM conflicts`); n != 0 {
+		if n := h.Server(t).CountConflicts(); n != 0 {
 			t.Fatalf("%d conflicts, want none: every double use was refused", n)
 		}
 	})
@@ -236,10 +236,10 @@ func TestEntitlementRaceIsNeverSilent(t *testing.T) {
 		for i := range ys {
 			wg.Go(func() {
 				<-start
-				var r central.Result
-				ev := central.Event{EventID: fmt.Sprintf("race-y-%03d", i), Code: ys[i], Operator: "li", At: h.Now.Unix()}
+				var r protocol.Result
+				ev := protocol.Event{EventID: fmt.Sprintf("race-y-%03d", i), Code: ys[i], Operator: "li", At: h.Now.Unix()}
 				h.Call(t, "POST", "/v1/redeem", tok, h.Ring, ev, &r)
-				green[i] = r.Outcome == central.OutcomeRedeemed
+				green[i] = r.Outcome == protocol.OutcomeRedeemed
 			})
 		}
 		wg.Go(func() {
@@ -251,7 +251,7 @@ func TestEntitlementRaceIsNeverSilent(t *testing.T) {
 		close(start)
 		wg.Wait()
 		for i, x := range codes {
-			n := centraltest.Count(t, h.DB, `SELECT count(*) FROM conflicts WHERE (code = ? AND second_code = ?) OR (code = ? AND second_code = ?)`, x, ys[i], ys[i], x)
+			n := h.Server(t).ConflictsBetween(x, ys[i])
 			if green[i] && n != 1 {
 				t.Errorf("pair %d: Y redeemed online and X used offline, %d conflicts naming both, want 1", i, n)
 			}
@@ -274,13 +274,13 @@ func TestEnableReplacedLabelIsRefused(t *testing.T) {
 			t.Fatalf("desk A enabling X: %v, want refused naming %s", err, y)
 		}
 		a.Sync(t)
-		var res struct{ Results []central.Result }
-		ev := central.Event{EventID: "enable-replaced-x", Kind: central.KindEnable, Code: x, Operator: "li", At: h.Now.Unix()}
-		h.Call(t, "POST", "/v1/events", "qrd_test_Desk_B", h.Ring, map[string]any{"events": []central.Event{ev}}, &res)
-		if len(res.Results) != 1 || res.Results[0].Outcome != central.OutcomeRejected || !strings.Contains(res.Results[0].Reason, y) {
+		var res struct{ Results []protocol.Result }
+		ev := protocol.Event{EventID: "enable-replaced-x", Kind: protocol.KindEnable, Code: x, Operator: "li", At: h.Now.Unix()}
+		h.Call(t, "POST", "/v1/events", "qrd_test_Desk_B", h.Ring, map[string]any{"events": []protocol.Event{ev}}, &res)
+		if len(res.Results) != 1 || res.Results[0].Outcome != protocol.OutcomeRejected || !strings.Contains(res.Results[0].Reason, y) {
 			t.Fatalf("server, enable of X: %+v, want rejected naming %s", res.Results, y)
 		}
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = 'disabled'`, x); n != 1 {
+		if n := h.Server(t).CountLabel(x, "disabled"); n != 1 {
 			t.Fatal("the server enabled the replaced label")
 		}
 	})
@@ -332,7 +332,7 @@ func TestReplacementBatchWaitsForItsReplaceEvent(t *testing.T) {
 		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code IN (?, ?) AND entitlement = ?`, x, y, x); n != 2 {
 			t.Fatalf("%d of X and Y linked into X's entitlement, want 2", n)
 		}
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM conflicts WHERE (code = ? AND second_code = ?) OR (code = ? AND second_code = ?)`, x, y, y, x); n < 1 {
+		if n := h.Server(t).ConflictsBetween(x, y); n < 1 {
 			t.Fatalf("%d conflicts naming X and Y, want one at least: Y was used after X", n)
 		}
 	})

@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"qrdesk/app"
-	"qrdesk/central"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 )
 
 // What the server checks of what a desk sends: its field limits agree with
@@ -28,9 +28,7 @@ func TestFieldLimitsAgree(t *testing.T) {
 		if v := a.Redeem(t, codes[0], chinese); v.Outcome != app.OutcomeRedeemed {
 			t.Fatalf("34-character operator: %+v", v)
 		}
-		var op string
-		h.DB.QueryRowForTests(`SELECT used_operator FROM codes WHERE code = ?`, codes[0]).Scan(&op)
-		if op != chinese {
+		if op := h.Server(t).Label(codes[0]).UsedOperator; op != chinese {
 			t.Fatalf("the server has operator %q", op)
 		}
 		if _, err := a.Svc.Redeem(context.Background(), codes[1], strings.Repeat("张", 41)); app.KindOf(err) != app.KindInvalid || !strings.Contains(app.ErrorMessage(err), "at most 40") {
@@ -62,8 +60,8 @@ func TestEventIDBoundToContent(t *testing.T) {
 		a, b := h.Station(t, "Desk 1", "A"), h.Station(t, "Desk 2", "B")
 		h.Upload(t, a)
 		at := h.Now.Unix()
-		first := central.Event{EventID: "bound-event-1", Kind: "redeem", Code: h.Codes[0], Operator: "li", At: at}
-		var r central.Result
+		first := protocol.Event{EventID: "bound-event-1", Kind: "redeem", Code: h.Codes[0], Operator: "li", At: at}
+		var r protocol.Result
 		if st := h.Call(t, "POST", "/v1/redeem", a, h.Ring, first, &r); st != 200 || r.Outcome != "redeemed" {
 			t.Fatalf("first: %d %+v", st, r)
 		}
@@ -72,30 +70,30 @@ func TestEventIDBoundToContent(t *testing.T) {
 		for _, tc := range []struct {
 			name  string
 			token string
-			ev    central.Event
+			ev    protocol.Event
 			taken bool
 		}{
-			{"OtherCode", a, central.Event{EventID: first.EventID, Kind: "redeem", Code: h.Codes[1], Operator: "li", At: at}, false},
-			{"OtherKind", a, central.Event{EventID: first.EventID, Kind: "disable", Code: h.Codes[0], Operator: "li", At: at, Reason: "torn"}, false},
+			{"OtherCode", a, protocol.Event{EventID: first.EventID, Kind: "redeem", Code: h.Codes[1], Operator: "li", At: at}, false},
+			{"OtherKind", a, protocol.Event{EventID: first.EventID, Kind: "disable", Code: h.Codes[0], Operator: "li", At: at, Reason: "torn"}, false},
 			{"OtherDesk", b, first, true},
-			{"OtherDeskOtherCode", b, central.Event{EventID: first.EventID, Kind: "redeem", Code: h.Codes[1], Operator: "wang", At: at}, true},
-			{"OtherTime", a, central.Event{EventID: first.EventID, Kind: "redeem", Code: h.Codes[0], Operator: "li", At: at + 1}, false},
+			{"OtherDeskOtherCode", b, protocol.Event{EventID: first.EventID, Kind: "redeem", Code: h.Codes[1], Operator: "wang", At: at}, true},
+			{"OtherTime", a, protocol.Event{EventID: first.EventID, Kind: "redeem", Code: h.Codes[0], Operator: "li", At: at + 1}, false},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				var out struct {
 					Error, Code string
 					IDTaken     bool `json:"id_taken"`
 				}
-				st := h.Call(t, "POST", "/v1/events", tc.token, h.Ring, map[string]any{"events": []central.Event{tc.ev}}, &out)
+				st := h.Call(t, "POST", "/v1/events", tc.token, h.Ring, map[string]any{"events": []protocol.Event{tc.ev}}, &out)
 				if st != 409 || out.Code != app.RefusedEventReused || out.IDTaken != tc.taken {
 					t.Fatalf("reused id: %d %+v, want 409 event_reused, id_taken %v", st, out, tc.taken)
 				}
 			})
 		}
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = 'unused'`, h.Codes[1]); n != 1 {
+		if n := h.Server(t).CountLabel(h.Codes[1], "unused"); n != 1 {
 			t.Fatal("the second code changed under a reused event id")
 		}
-		var again central.Result
+		var again protocol.Result
 		h.Call(t, "POST", "/v1/redeem", a, h.Ring, first, &again)
 		if !again.Duplicate || again.Outcome != "redeemed" {
 			t.Fatalf("the same event again: %+v", again)

@@ -15,7 +15,9 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 )
 
 // failoverRun is the size of one failover test.
@@ -43,11 +45,11 @@ type scanRecord struct {
 type answerLog struct {
 	app.Remote
 	mu       sync.Mutex
-	asked    map[string]bool   // every event id sent to /v1/redeem
-	answered map[string]string // event id → the server's outcome
+	asked    map[string]bool             // every event id sent to /v1/redeem
+	answered map[string]protocol.Outcome // event id → the server's outcome
 }
 
-func (a *answerLog) Redeem(ctx context.Context, ring string, ev app.RemoteEvent) (app.RemoteResult, error) {
+func (a *answerLog) Redeem(ctx context.Context, ring string, ev protocol.Event) (protocol.Result, error) {
 	a.mu.Lock()
 	a.asked[ev.EventID] = true
 	a.mu.Unlock()
@@ -60,7 +62,7 @@ func (a *answerLog) Redeem(ctx context.Context, ring string, ev app.RemoteEvent)
 	return r, err
 }
 
-func (a *answerLog) answer(id string) (string, bool) {
+func (a *answerLog) answer(id string) (protocol.Outcome, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	o, ok := a.answered[id]
@@ -113,7 +115,7 @@ func TestFailoverWithoutLoss(t *testing.T) {
 	for i := range desks {
 		name, letter := fmt.Sprintf("Desk %c", 'A'+i), string(rune('A'+i))
 		desks[i] = h.Desk(t, name, letter, h.Station(t, name, letter))
-		logs[i] = &answerLog{Remote: desks[i].Svc.Remote, asked: map[string]bool{}, answered: map[string]string{}}
+		logs[i] = &answerLog{Remote: desks[i].Svc.Remote, asked: map[string]bool{}, answered: map[string]protocol.Outcome{}}
 		desks[i].Svc.Remote = logs[i]
 		// A 5xx or no answer: decide alone for a short while, then ask again
 		// (the window's background sync would also end it).
@@ -140,7 +142,7 @@ func TestFailoverWithoutLoss(t *testing.T) {
 		// "unknown" (batch not uploaded) is an answer the desk decides on
 		// alone; the labels are uploaded here, so it does not happen.
 		answer, ok := logs[i].answer(v.TraceID)
-		online := ok && answer != string(app.OutcomeUnknown)
+		online := ok && answer != protocol.OutcomeUnknown
 		mu.Lock()
 		records = append(records, scanRecord{desk: i, code: code, trace: v.TraceID, outcome: v.Outcome, online: online, start: start, end: time.Now()})
 		mu.Unlock()
@@ -336,20 +338,11 @@ func TestFailoverWithoutLoss(t *testing.T) {
 			told[r.code]++
 		}
 	}
-	conflicts := map[string]int{}
-	rows, err := h.DB.QueryForTests(`SELECT code, count(*) FROM conflicts GROUP BY code`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	conflicts := h.Server(t).Conflicts()
 	nConflicts := 0
-	for rows.Next() {
-		var code string
-		var n int
-		rows.Scan(&code, &n)
-		conflicts[code] = n
+	for _, n := range conflicts {
 		nConflicts += n
 	}
-	rows.Close()
 	doubles := 0
 	for code, n := range told {
 		if n > 1 {
@@ -358,7 +351,7 @@ func TestFailoverWithoutLoss(t *testing.T) {
 		if n > 1+conflicts[code] {
 			t.Errorf("%s: %d desks handed it over, %d conflicts on the server", code, n, conflicts[code])
 		}
-		if centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = 'used'`, code) != 1 {
+		if h.Server(t).CountLabel(code, "used") != 1 {
 			t.Errorf("%s was handed over but is not used on the server", code)
 		}
 	}
@@ -385,36 +378,29 @@ func TestFailoverWithoutLoss(t *testing.T) {
 		rows.Close()
 		logs[i].mu.Lock()
 		for id, outcome := range logs[i].answered {
-			if outcome != string(app.OutcomeUnknown) {
+			if outcome != protocol.OutcomeUnknown {
 				sent[id] = true
 			}
 		}
 		logs[i].mu.Unlock()
 	}
 	for id := range sent {
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM events WHERE event_id = ?`, id); n != 1 {
+		if n := len(h.Server(t).Events(serverdbtest.Where{EventID: id})); n != 1 {
 			t.Errorf("event %s is on the server %d times, want once", id, n)
 		}
 	}
-	serverEvents := centraltest.Count(t, h.DB, `SELECT count(*) FROM events`)
+	serverEvents := len(h.Server(t).Events(serverdbtest.Where{}))
 	asked := map[string]bool{}
 	for _, l := range logs {
 		for id := range l.asked {
 			asked[id] = true
 		}
 	}
-	rows, err = h.DB.QueryForTests(`SELECT event_id FROM events`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var id string
-		rows.Scan(&id)
-		if !sent[id] && !asked[id] {
+	for _, ev := range h.Server(t).Events(serverdbtest.Where{}) {
+		if id := ev.EventID; !sent[id] && !asked[id] {
 			t.Errorf("the server has event %s that no desk sent", id)
 		}
 	}
-	rows.Close()
 
 	// The figures (docs/deploy.md, docs/reliability.md).
 	sort.Slice(records, func(a, b int) bool { return records[a].start.Before(records[b].start) })

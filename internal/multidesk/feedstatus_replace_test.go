@@ -21,8 +21,7 @@ func wantConverged(t *testing.T, h *centraltest.Harness, desks map[string]*centr
 		}
 	}
 	for _, code := range codes {
-		var st string
-		h.DB.QueryRowForTests(`SELECT status FROM codes WHERE code = ?`, code).Scan(&st)
+		st := h.Server(t).Status(code)
 		for name, d := range desks {
 			if got := d.Status(t, code); string(got) != st {
 				t.Errorf("desk %s: %s is %s, the server has it %s", name, code, got, st)

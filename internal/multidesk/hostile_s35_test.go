@@ -2,7 +2,6 @@ package multidesk_test
 
 import (
 	"context"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +9,6 @@ import (
 	"time"
 
 	"qrdesk/app"
-	"qrdesk/central"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
@@ -150,12 +148,12 @@ func TestHostileRemovedSupervisorOfflineCloseExpires(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		ctx := context.Background()
 		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 3)
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffAdd, Name: "wang", Supervisor: true}, "1357")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffAdd, Name: "wang", Supervisor: true}, "1357")
 		a.Sync(t)
 		b.Sync(t)
 		b.Offline(func() {
 			h.Now = h.Now.Add(time.Minute)
-			changeStaff(t, h, central.StaffChange{Action: protocol.StaffRemove, Name: "wang"}, "")
+			changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffRemove, Name: "wang"}, "")
 			h.Now = h.Now.Add(10 * time.Minute)
 			if _, err := b.Svc.CloseDay(ctx, app.CloseDayRequest{ExpireUnused: true, Operator: "wang"}); err != nil {
 				t.Fatalf("desk B offline: wang's close: %v", err)
@@ -164,17 +162,7 @@ func TestHostileRemovedSupervisorOfflineCloseExpires(t *testing.T) {
 		b.Sync(t)
 		a.Sync(t)
 		expired := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE status = 'expired'`)
-		flagged := centraltest.Count(t, h.DB, `SELECT count(*) FROM events WHERE kind = 'expire' AND (flags & 64) <> 0`)
-		work, err := h.DB.RemovedStaffWork(ctx, 0, math.MaxInt64)
-		if err != nil {
-			t.Fatal(err)
-		}
-		listed := 0
-		for _, w := range work {
-			if w.Kind == "expire" {
-				listed++
-			}
-		}
+		flagged, listed := removedStaffExpiries(t, h.DB)
 		if expired > 0 || flagged != len(codes) || listed != len(codes) {
 			t.Errorf("supervisor wang, removed at the server, closed the day with --expire-unused at desk B offline: the server expired %d of %d labels (%s at desk A: %s), flagged %d expiries, %d in the removed staff's work; want none expired, each refused and flagged as a disable by wang is",
 				expired, len(codes), codes[0], a.Status(t, codes[0]), flagged, listed)
@@ -261,7 +249,7 @@ func TestHostileLateRemovalRemovesTheRehired(t *testing.T) {
 		for _, d := range []*centraltest.Desk{a, b} {
 			d.DB.UseClock(func() time.Time { return h.Now })
 		}
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffAdd, Name: "kim"}, "1357")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffAdd, Name: "kim"}, "1357")
 		a.Sync(t)
 		b.Sync(t)
 		b.Offline(func() {
@@ -270,9 +258,9 @@ func TestHostileLateRemovalRemovesTheRehired(t *testing.T) {
 				t.Fatal(err)
 			}
 			h.Now = h.Now.Add(time.Minute)
-			changeStaff(t, h, central.StaffChange{Action: protocol.StaffRemove, Name: "kim"}, "")
+			changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffRemove, Name: "kim"}, "")
 			h.Now = h.Now.Add(time.Minute)
-			changeStaff(t, h, central.StaffChange{Action: protocol.StaffAdd, Name: "kim"}, "2468")
+			changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffAdd, Name: "kim"}, "2468")
 		})
 		h.Now = h.Now.Add(time.Minute)
 		a.Sync(t) // A hears of the new kim

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"qrdesk/central"
+	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
 	"qrdesk/server"
@@ -101,7 +102,7 @@ func TestUpgradeBindsLetters(t *testing.T) {
 
 		// Desk 1 issues after the upgrade and syncs; Desk 4's first upload
 		// binds its letter D.
-		d1.Svc.Remote = server.NewClient(h.URL, tokens["Desk 1"])
+		d1.Svc.Remote = deskclient.New(h.URL, tokens["Desk 1"])
 		d1.Issue(t, 2)
 		d1.Sync(t)
 		d4 := h.Desk(t, "Desk 4", "D", tokens["Desk 4"])

@@ -8,6 +8,7 @@ import (
 	"qrdesk/app"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 )
 
 // TestMovedDeskFollowsTheLabelsItIssued: Main 1 issues two labels in site
@@ -57,10 +58,10 @@ type loseSnapshot struct {
 	lose bool
 }
 
-func (l *loseSnapshot) Snapshot(ctx context.Context, ring string, afterID, position int64) (app.RemoteSnapshot, error) {
+func (l *loseSnapshot) Snapshot(ctx context.Context, ring string, afterID, position int64) (protocol.Snapshot, error) {
 	page, err := l.Remote.Snapshot(ctx, ring, afterID, position)
 	if err == nil && l.lose {
-		return app.RemoteSnapshot{}, fmt.Errorf("reading the snapshot: %w", app.ErrTransient)
+		return protocol.Snapshot{}, fmt.Errorf("reading the snapshot: %w", app.ErrTransient)
 	}
 	return page, err
 }

@@ -12,6 +12,7 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 	"qrdesk/server"
 )
 
@@ -25,7 +26,7 @@ func TestOldestWaitingReachesTheOperator(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		for _, older := range []bool{false, true} {
 			g := newRestorable(t, dbPath)
-			g.kinds = app.BaseKinds // a server from before undo: the undo waits at the desk
+			g.kinds = protocol.BaseKinds // a server from before undo: the undo waits at the desk
 			g.serve()
 			g.API.Metrics = server.NewMetrics(g.DB, func() time.Time { return g.Now })
 			refused := 0

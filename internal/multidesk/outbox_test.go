@@ -4,9 +4,10 @@ import (
 	"testing"
 
 	"qrdesk/app"
+	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
-	"qrdesk/server"
 )
 
 // What a desk keeps for the server: events the server cannot place yet do
@@ -24,7 +25,7 @@ func TestUnplacedEventsDoNotBlockTheOutbox(t *testing.T) {
 		h, a, b, own := centraltest.TwoDesks(t, dbPath, 1)
 		theirs := b.Issue(t, 501) // desk B never uploads them
 		token := "qrd_test_Desk_A"
-		a.Svc.Remote = server.NewClient("http://127.0.0.1:1", token) // no answer
+		a.Svc.Remote = deskclient.New("http://127.0.0.1:1", token) // no answer
 		for _, code := range theirs {
 			if v := a.Redeem(t, code, "li"); v.Outcome != app.OutcomeRedeemed {
 				t.Fatalf("offline, a label of desk B: %+v", v)
@@ -33,9 +34,9 @@ func TestUnplacedEventsDoNotBlockTheOutbox(t *testing.T) {
 		if v := a.Redeem(t, own[0], "li"); v.Outcome != app.OutcomeRedeemed {
 			t.Fatalf("offline, its own label: %+v", v)
 		}
-		a.Svc.Remote = server.NewClient(h.URL, token)
+		a.Svc.Remote = deskclient.New(h.URL, token)
 		a.Sync(t)
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM events WHERE code = ?`, own[0]); n != 1 {
+		if n := len(h.Server(t).Events(serverdbtest.Where{Code: own[0]})); n != 1 {
 			t.Fatalf("the event behind 501 waiting ones reached the server %d times, want 1", n)
 		}
 		if n := a.Count(t, `SELECT count(*) FROM outbox WHERE state = 'pending'`); n != 501 {
@@ -57,7 +58,7 @@ func TestServerAnswerRemembered(t *testing.T) {
 		if v := b.Redeem(t, fresh[0], "wang"); v.Outcome != app.OutcomeRedeemed {
 			t.Fatalf("online: %+v", v)
 		}
-		b.Svc.Remote = server.NewClient("http://127.0.0.1:1", "qrd_test_Desk_B") // no answer
+		b.Svc.Remote = deskclient.New("http://127.0.0.1:1", "qrd_test_Desk_B") // no answer
 		if v := b.Redeem(t, fresh[0], "wang"); v.Outcome != app.OutcomeAlreadyUsed {
 			t.Fatalf("the same label again, offline: %+v", v)
 		}

@@ -66,7 +66,7 @@ func TestPendingEnableSkipsUndoStatus(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if status, _ := g.serverStatus(t, x); status != "disabled" {
+		if status, _ := g.Server(t).StatusAndStation(x); status != "disabled" {
 			t.Fatalf("after A's undo (%+v) the server has %s %s, want disabled", u, x, status)
 		}
 		g.follow(t, b, "Desk B")
@@ -75,7 +75,7 @@ func TestPendingEnableSkipsUndoStatus(t *testing.T) {
 		a.Sync(t)
 		c.Sync(t)
 
-		status, _ := g.serverStatus(t, x)
+		status, _ := g.Server(t).StatusAndStation(x)
 		for name, d := range map[string]*watchedDesk{"A": a, "B": b, "C": c} {
 			var local string
 			d.DB.SQL().QueryRow(`SELECT status FROM codes WHERE code = ?`, x).Scan(&local)

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
-	"qrdesk/server"
 )
 
 // issueWithRef issues n labels at d with ref and returns them and the
@@ -65,10 +65,8 @@ func TestRefReachesOtherDesks(t *testing.T) {
 		if err != nil || len(found) != 3 {
 			t.Fatalf("desk B's search for %q: %d labels, %v; want the 3 of desk A's batch", ref, len(found), err)
 		}
-		var stored string
-		var storedBatch int64
-		if err := h.DB.QueryRowForTests(`SELECT ref, batch FROM codes WHERE code = ?`, codes[1]).Scan(&stored, &storedBatch); err != nil || stored != ref || storedBatch != batch {
-			t.Fatalf("the server holds ref %q, batch %d (%v); want %q, batch %d", stored, storedBatch, err, ref, batch)
+		if l := h.Server(t).Label(codes[1]); l.Ref != ref || l.Batch != batch {
+			t.Fatalf("the server holds ref %q, batch %d; want %q, batch %d", l.Ref, l.Batch, ref, batch)
 		}
 
 		// A replacement carries its old label's ref: it reaches the
@@ -108,7 +106,7 @@ func TestRefOnlyToANewerServer(t *testing.T) {
 		srv := httptest.NewServer(old)
 		t.Cleanup(srv.Close)
 		a := h.Desk(t, "Desk A", "A", "")
-		a.Svc.Remote = server.NewClient(srv.URL, h.Station(t, "Desk A", "A"))
+		a.Svc.Remote = deskclient.New(srv.URL, h.Station(t, "Desk A", "A"))
 
 		before, _ := issueWithRef(t, a, 2, "ROUTE-7")
 		st, err := a.Svc.Sync(context.Background())

@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
 	"qrdesk/server"
 )
@@ -53,7 +55,7 @@ func TestRefusedDeskDecidesNothingAlone(t *testing.T) {
 		if n := b.Count(t, `SELECT count(*) FROM scans WHERE outcome = 'server_refused'`); n != 2 {
 			t.Fatalf("%d refused scans logged, want 2", n)
 		}
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = 'unused'`, codes[1]); n != 1 {
+		if n := h.Server(t).CountLabel(codes[1], "unused"); n != 1 {
 			t.Fatal("the unused label changed on the server")
 		}
 		var sr *app.ServerRefusal
@@ -65,11 +67,11 @@ func TestRefusedDeskDecidesNothingAlone(t *testing.T) {
 		// are neither given up nor marked rejected.
 		down := h.Desk(t, "Desk D", "D", h.Station(t, "Desk D", "D"))
 		down.Sync(t)
-		down.Svc.Remote = server.NewClient("http://127.0.0.1:1", "qrd_test_Desk_D") // no answer
+		down.Svc.Remote = deskclient.New("http://127.0.0.1:1", "qrd_test_Desk_D") // no answer
 		if v := down.Redeem(t, codes[2], "sun"); v.Outcome != app.OutcomeRedeemed {
 			t.Fatalf("desk D offline: %+v", v)
 		}
-		down.Svc.Remote = server.NewClient(h.URL, "qrd_test_Desk_D")
+		down.Svc.Remote = deskclient.New(h.URL, "qrd_test_Desk_D")
 		h.DB.RevokeStation(context.Background(), "Desk D", h.Now.Unix())
 		if _, err := down.Svc.Sync(context.Background()); app.DeskRefusal(err) == nil {
 			t.Fatalf("sync of revoked desk D: %v", err)
@@ -80,7 +82,7 @@ func TestRefusedDeskDecidesNothingAlone(t *testing.T) {
 		if err := h.DB.RenewStation(context.Background(), "Desk D", server.HashToken("qrd_renewed")); err != nil {
 			t.Fatal(err)
 		}
-		down.Svc.Remote = server.NewClient(h.URL, "qrd_renewed")
+		down.Svc.Remote = deskclient.New(h.URL, "qrd_renewed")
 		down.Sync(t)
 		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM events WHERE code = ? AND station = 'Desk D'`, codes[2]); n != 1 {
 			t.Fatalf("after renewal the server has %d of desk D's events, want 1", n)
@@ -96,7 +98,7 @@ func TestWrongKeyRingDesk(t *testing.T) {
 		h, _, _, _ := centraltest.TwoDesks(t, dbPath, 1)
 		other := centraltest.New(t, dbPath, 0)
 		c := other.Desk(t, "Desk C", "C", "")
-		c.Svc.Remote = server.NewClient(h.URL, h.Station(t, "Desk C", "C"))
+		c.Svc.Remote = deskclient.New(h.URL, h.Station(t, "Desk C", "C"))
 		own := c.Issue(t, 1)
 		v := c.Redeem(t, own[0], "zhao")
 		if v.Outcome != app.OutcomeServerRefused || !strings.Contains(v.Reason, "key ring") {
@@ -142,7 +144,7 @@ func TestRefusedBatchDoesNotStopSync(t *testing.T) {
 func TestForeignRefusalKeepsEvents(t *testing.T) {
 	t.Parallel()
 	h, a, _, codes := centraltest.TwoDesks(t, func(t testing.TB) string { return filepath.Join(t.TempDir(), "server.DB") }, 2)
-	a.Svc.Remote = server.NewClient("http://127.0.0.1:1", "qrd_test_Desk_A")
+	a.Svc.Remote = deskclient.New("http://127.0.0.1:1", "qrd_test_Desk_A")
 	a.Redeem(t, codes[0], "li") // decided here, queued
 	real := (&server.API{Store: h.DB, Log: centraltest.Discard, Now: func() time.Time { return h.Now }}).Handler()
 	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -155,7 +157,7 @@ func TestForeignRefusalKeepsEvents(t *testing.T) {
 		real.ServeHTTP(w, r)
 	}))
 	defer proxy.Close()
-	a.Svc.Remote = server.NewClient(proxy.URL, "qrd_test_Desk_A")
+	a.Svc.Remote = deskclient.New(proxy.URL, "qrd_test_Desk_A")
 	if _, err := a.Svc.Sync(context.Background()); err == nil {
 		t.Fatal("a sync whose events a proxy refused reported success")
 	}
@@ -164,7 +166,7 @@ func TestForeignRefusalKeepsEvents(t *testing.T) {
 	}
 	a.Svc.Remote = centraltest.NewClient(h, "Desk A")
 	a.Sync(t)
-	if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM events WHERE code = ?`, codes[0]); n != 1 {
+	if n := len(h.Server(t).Events(serverdbtest.Where{Code: codes[0]})); n != 1 {
 		t.Fatal("the event did not reach the server once the proxy let it through")
 	}
 }

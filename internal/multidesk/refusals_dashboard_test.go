@@ -8,6 +8,7 @@ import (
 	"qrdesk/central"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 )
 
 // TestRefusalsMatchDashboardRow: desk B refuses a label desk A used, once
@@ -72,7 +73,7 @@ func TestRefusalsMatchDashboardRow(t *testing.T) {
 			}
 		}
 		want := app.DeskRefusals{AlreadyUsed: 2, Disabled: 1, Forged: 1}
-		if row.RefusedHere != want || row.Refused[string(app.OutcomeAlreadyUsed)] != 1 {
+		if row.RefusedHere != want || row.Refused[protocol.OutcomeAlreadyUsed] != 1 {
 			t.Fatalf("desk B's dashboard row: refused by the server %v, at the desk alone %+v; want already used 1 by the server and %+v at the desk", row.Refused, row.RefusedHere, want)
 		}
 		f, err := b.Svc.DayFigures(ctx, "")
@@ -81,8 +82,8 @@ func TestRefusalsMatchDashboardRow(t *testing.T) {
 		}
 		here := map[app.Outcome]int{app.OutcomeAlreadyUsed: row.RefusedHere.AlreadyUsed, app.OutcomeDisabled: row.RefusedHere.Disabled}
 		for _, o := range []app.Outcome{app.OutcomeAlreadyUsed, app.OutcomeDisabled} {
-			if f.Refused[o] != row.Refused[string(o)]+here[o] {
-				t.Errorf("desk B's close-day figures refused %s %d; its dashboard row %d by the server + %d at the desk", o, f.Refused[o], row.Refused[string(o)], here[o])
+			if f.Refused[o] != row.Refused[protocol.Outcome(o)]+here[o] {
+				t.Errorf("desk B's close-day figures refused %s %d; its dashboard row %d by the server + %d at the desk", o, f.Refused[o], row.Refused[protocol.Outcome(o)], here[o])
 			}
 		}
 		if f.RefusedHere != want {

@@ -66,7 +66,7 @@ func TestTwoDesksReplaceAtOnceBothUsed(t *testing.T) {
 			d.Sync(t)
 		}
 		for _, code := range []string{y, y2} {
-			if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = 'used'`, code); n != 1 {
+			if n := h.Server(t).CountLabel(code, "used"); n != 1 {
 				t.Errorf("server: %s not used", code)
 			}
 		}
@@ -108,12 +108,11 @@ func TestChainUsedAtThreeDesks(t *testing.T) {
 		}
 		desks := map[string]*centraltest.Desk{"A": a, "B": b, "C": c}
 		wantConflicts(t, h, desks)
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM conflicts`); n != 2 {
+		if n := h.Server(t).CountConflicts(); n != 2 {
 			t.Errorf("%d conflicts on the server, want 2 (three uses of one parcel)", n)
 		}
 		for _, code := range []string{x, y, z} {
-			var st string
-			h.DB.QueryRowForTests(`SELECT status FROM codes WHERE code = ?`, code).Scan(&st)
+			st := h.Server(t).Status(code)
 			for name, d := range desks {
 				if got := d.Status(t, code); string(got) != st {
 					t.Errorf("desk %s: %s is %s, the server %s", name, code, got, st)

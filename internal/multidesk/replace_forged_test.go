@@ -4,9 +4,9 @@ import (
 	"testing"
 
 	"qrdesk/app"
-	"qrdesk/central"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 )
 
 // Hostile review: forged replace events. A desk's token sends a replace
@@ -22,15 +22,15 @@ func TestReplaceNamingUsedCodeAsNew(t *testing.T) {
 		if v := a.Redeem(t, w, "li"); v.Outcome != app.OutcomeRedeemed {
 			t.Fatalf("desk A, W: %+v", v)
 		}
-		var res struct{ Results []central.Result }
-		ev := central.Event{EventID: "forged-replace-1", Kind: central.KindReplace, Code: x, Operator: "li", At: h.Now.Unix(), Reason: "torn",
+		var res struct{ Results []protocol.Result }
+		ev := protocol.Event{EventID: "forged-replace-1", Kind: protocol.KindReplace, Code: x, Operator: "li", At: h.Now.Unix(), Reason: "torn",
 			NewCode: w, NewCreatedAt: h.Now.Unix()}
-		h.Call(t, "POST", "/v1/events", "qrd_test_Desk_A", h.Ring, map[string]any{"events": []central.Event{ev}}, &res)
+		h.Call(t, "POST", "/v1/events", "qrd_test_Desk_A", h.Ring, map[string]any{"events": []protocol.Event{ev}}, &res)
 		t.Logf("server answered %+v", res.Results)
-		if len(res.Results) == 1 && res.Results[0].Outcome == central.OutcomeReplaced {
+		if len(res.Results) == 1 && res.Results[0].Outcome == protocol.OutcomeReplaced {
 			t.Errorf("replace of %s by the used label %s: answered replaced", x, w)
 		}
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = 'unused'`, x); n != 1 {
+		if n := h.Server(t).CountLabel(x, "unused"); n != 1 {
 			t.Errorf("the server disabled %s: its replacement is a label already handed over", x)
 		}
 		// Desk B, offline, hands over X for its own parcel: not a double use.
@@ -40,7 +40,7 @@ func TestReplaceNamingUsedCodeAsNew(t *testing.T) {
 			}
 		})
 		b.Sync(t)
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM conflicts`); n != 0 {
+		if n := h.Server(t).CountConflicts(); n != 0 {
 			t.Errorf("%d conflicts: two different parcels made one by a forged replace", n)
 		}
 	})
@@ -57,10 +57,10 @@ func TestReplaceCycle(t *testing.T) {
 		x := codes[0]
 		y := a.Replace(t, x, "li")
 		a.Sync(t)
-		var res struct{ Results []central.Result }
-		ev := central.Event{EventID: "forged-cycle-1", Kind: central.KindReplace, Code: y, Operator: "li", At: h.Now.Unix(), Reason: "torn",
+		var res struct{ Results []protocol.Result }
+		ev := protocol.Event{EventID: "forged-cycle-1", Kind: protocol.KindReplace, Code: y, Operator: "li", At: h.Now.Unix(), Reason: "torn",
 			NewCode: x, NewCreatedAt: h.Now.Unix()}
-		h.Call(t, "POST", "/v1/events", "qrd_test_Desk_A", h.Ring, map[string]any{"events": []central.Event{ev}}, &res)
+		h.Call(t, "POST", "/v1/events", "qrd_test_Desk_A", h.Ring, map[string]any{"events": []protocol.Event{ev}}, &res)
 		t.Logf("server answered %+v", res.Results)
 		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code IN (?, ?) AND status = 'unused'`, x, y); n != 1 {
 			t.Errorf("after a replace of Y by X, %d of X and Y are valid at the server, want 1", n)

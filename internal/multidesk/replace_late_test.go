@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"qrdesk/app"
-	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 )
 
 // TestReplacementUsedBeforeItsReplaceArrives: desk A replaces X by Y and
@@ -30,7 +30,7 @@ func TestReplacementUsedBeforeItsReplaceArrives(t *testing.T) {
 				g := newRestorable(t, dbPath)
 				var dropEvents atomic.Bool
 				if why == "older server" {
-					g.kinds = app.BaseKinds
+					g.kinds = protocol.BaseKinds
 					g.serve()
 				} else {
 					inner := *g.handler.Load()
@@ -69,8 +69,8 @@ func TestReplacementUsedBeforeItsReplaceArrives(t *testing.T) {
 				a.Sync(t)
 				// (The replace's conflict and Y's redemption's are both
 				// kept: one double use, listed twice.)
-				total := centraltest.Count(t, g.DB, `SELECT count(*) FROM conflicts`)
-				if n := centraltest.Count(t, g.DB, `SELECT count(*) FROM conflicts WHERE (code = ? AND second_code = ?) OR (code = ? AND second_code = ?)`, x, y, y, x); n < 1 {
+				total := g.Server(t).CountConflicts()
+				if n := g.Server(t).ConflictsBetween(x, y); n < 1 {
 					t.Errorf("the server has no conflict naming X and Y (%d in all): both labels of one entitlement were handed over", total)
 				}
 				for name, d := range map[string]*watchedDesk{"A": a, "B": b} {

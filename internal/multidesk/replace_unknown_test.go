@@ -4,9 +4,9 @@ import (
 	"testing"
 
 	"qrdesk/app"
+	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
-	"qrdesk/server"
 )
 
 // unreachable runs f with the desk's server down (connections refused):
@@ -14,7 +14,7 @@ import (
 // know.
 func unreachable(d *centraltest.Desk, f func()) {
 	remote := d.Svc.Remote
-	d.Svc.Remote = server.NewClient("http://127.0.0.1:1", "qrd_test_down")
+	d.Svc.Remote = deskclient.New("http://127.0.0.1:1", "qrd_test_down")
 	defer func() { d.Svc.Remote = remote }()
 	f()
 }
@@ -48,13 +48,12 @@ func TestReplacementScannedWhereUnknown(t *testing.T) {
 			d.Sync(t)
 		}
 		desks := map[string]*centraltest.Desk{"A": a, "B": b, "C": c}
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM conflicts WHERE (code = ? AND second_code = ?) OR (code = ? AND second_code = ?)`, x, y, y, x); n < 1 {
-			t.Errorf("no conflict naming X and Y on the server (%d conflicts in all)", centraltest.Count(t, h.DB, `SELECT count(*) FROM conflicts`))
+		if n := h.Server(t).ConflictsBetween(x, y); n < 1 {
+			t.Errorf("no conflict naming X and Y on the server (%d conflicts in all)", h.Server(t).CountConflicts())
 		}
 		wantConflicts(t, h, desks)
 		for _, code := range []string{x, y} {
-			var st string
-			h.DB.QueryRowForTests(`SELECT status FROM codes WHERE code = ?`, code).Scan(&st)
+			st := h.Server(t).Status(code)
 			for name, d := range desks {
 				if got := d.Status(t, code); string(got) != st {
 					t.Errorf("desk %s: %s is %s, the server %s", name, code, got, st)

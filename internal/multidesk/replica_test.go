@@ -16,8 +16,10 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/central"
+	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 	"qrdesk/server"
 	"qrdesk/serverdb"
 )
@@ -32,7 +34,7 @@ type feedWatch struct {
 	snapshots int
 }
 
-func (w *feedWatch) Feed(ctx context.Context, ring string, after int64, check string, wait time.Duration) ([]app.RemoteChange, int64, error) {
+func (w *feedWatch) Feed(ctx context.Context, ring string, after int64, check string, wait time.Duration) ([]protocol.Change, int64, error) {
 	changes, next, err := w.Remote.Feed(ctx, ring, after, check, wait)
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -46,7 +48,7 @@ func (w *feedWatch) Feed(ctx context.Context, ring string, after int64, check st
 	return changes, next, err
 }
 
-func (w *feedWatch) Snapshot(ctx context.Context, ring string, afterID, position int64) (app.RemoteSnapshot, error) {
+func (w *feedWatch) Snapshot(ctx context.Context, ring string, afterID, position int64) (protocol.Snapshot, error) {
 	w.mu.Lock()
 	w.snapshots++
 	w.mu.Unlock()
@@ -117,7 +119,7 @@ func TestDeskFollowsThroughReadReplica(t *testing.T) {
 	follow := func(name, letter, url string) (*centraltest.Desk, *feedWatch) {
 		token := h.Station(t, name, letter)
 		d := h.Desk(t, name, letter, "")
-		w := &feedWatch{Remote: server.NewClient(url, token)}
+		w := &feedWatch{Remote: deskclient.New(url, token)}
 		d.Svc.Remote = w
 		d.Sync(t)
 		return d, w
@@ -196,17 +198,7 @@ func TestDeskFollowsThroughReadReplica(t *testing.T) {
 	// feed once, in order, and holds every label as the server has it.
 	missesNothing := func(d *centraltest.Desk, w *feedWatch, name string) {
 		t.Helper()
-		rows, err := h.DB.QueryForTests(`SELECT pos FROM changes WHERE pos IS NOT NULL ORDER BY pos`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var want []int64
-		for rows.Next() {
-			var p int64
-			rows.Scan(&p)
-			want = append(want, p)
-		}
-		rows.Close()
+		want := h.Server(t).FeedPositions()
 		got, refusals := w.seen()
 		if len(refusals) > 0 {
 			t.Errorf("%s: feed refused %v", name, refusals)
@@ -214,18 +206,8 @@ func TestDeskFollowsThroughReadReplica(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("%s was handed positions %v,\nthe primary's feed is %v", name, got, want)
 		}
-		serverStatus := map[string]string{}
-		rows, err = h.DB.QueryForTests(`SELECT code, status FROM codes`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for rows.Next() {
-			var code, status string
-			rows.Scan(&code, &status)
-			serverStatus[code] = status
-		}
-		rows.Close()
-		for code, status := range serverStatus {
+		for _, l := range h.Server(t).Labels() {
+			code, status := l.Code, l.Status
 			var got string
 			if err := d.DB.SQL().QueryRowContext(ctx, `SELECT status FROM codes WHERE code = ?`, code).Scan(&got); err != nil || got != status {
 				t.Fatalf("%s holds %s as %q (%v), the server as %q", name, code, got, err, status)
@@ -287,7 +269,7 @@ func TestDeskFollowsThroughReadReplica(t *testing.T) {
 		t.Fatal(err)
 	}
 	var page struct {
-		Changes []central.Change
+		Changes []protocol.Change
 		Next    int64
 	}
 	token := "qrd_test_Desk_G" // G's station, asking the first process
@@ -382,8 +364,7 @@ func TestDeskFollowsThroughReadReplica(t *testing.T) {
 	}
 	missesLabels := func(d *centraltest.Desk, name string) {
 		t.Helper()
-		var want int
-		h.DB.QueryRowForTests(`SELECT count(*) FROM codes`).Scan(&want)
+		want := h.Server(t).CountLabels("")
 		if got := d.Count(t, `SELECT count(*) FROM codes`); got != want {
 			t.Fatalf("%s holds %d labels, the server %d", name, got, want)
 		}

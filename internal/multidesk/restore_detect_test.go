@@ -16,8 +16,10 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 	"qrdesk/server"
 	"qrdesk/serverdb"
 )
@@ -33,8 +35,8 @@ type restorable struct {
 	dir     string
 	handler atomic.Pointer[http.Handler]
 	copies  int
-	cur     string   // the served database's path
-	kinds   []string // the kinds the serving API knows (nil: all)
+	cur     string          // the served database's path
+	kinds   []protocol.Kind // the kinds the serving API knows (nil: all)
 	// refuseOldDesks: the server runs with the roll-out window closed
 	// (serve --old-desks refuse).
 	refuseOldDesks bool
@@ -219,15 +221,6 @@ func (h *countingHandler) Handle(_ context.Context, r slog.Record) error {
 func (h *countingHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
 func (h *countingHandler) WithGroup(string) slog.Handler      { return h }
 
-// serverStatus is a label's status and the desk of its redemption at the server.
-func (g *restorable) serverStatus(t *testing.T, code string) (status, station string) {
-	t.Helper()
-	if err := g.DB.QueryRowForTests(`SELECT status, used_station FROM codes WHERE code = ?`, code).Scan(&status, &station); err != nil {
-		t.Fatalf("the server has no %s: %v", code, err)
-	}
-	return status, station
-}
-
 // TestRestoreBehindCursorLosesNoRedemption is issue 17's item 2 as
 // reported: the server is restored from a backup; desk A's online
 // redemption of X, answered after that backup, is gone. Before A syncs,
@@ -259,7 +252,7 @@ func TestRestoreBehindCursorLosesNoRedemption(t *testing.T) {
 		if v := c.Redeem(t, x, "wang"); v.Outcome != app.OutcomeAlreadyUsed {
 			t.Fatalf("desk C redeemed %s online, which desk A had handed over: %s, want already_used", x, v.Outcome)
 		}
-		if status, station := g.serverStatus(t, x); status != "used" || station != "Desk A" {
+		if status, station := g.Server(t).StatusAndStation(x); status != "used" || station != "Desk A" {
 			t.Fatalf("after desk A's sync the restored server has %s %s at %q, want used at Desk A", x, status, station)
 		}
 		if a.restarts() != 1 {
@@ -292,10 +285,10 @@ func TestRestoreWithoutNewWrites(t *testing.T) {
 
 		g.restore(backup)
 		a.Sync(t)
-		if status, _ := g.serverStatus(t, codes[0]); status != "used" {
+		if status, _ := g.Server(t).StatusAndStation(codes[0]); status != "used" {
 			t.Fatalf("after desk A's first sync the restored server has %s %s: the online redemption is lost", codes[0], status)
 		}
-		if n := centraltest.Count(t, g.DB, `SELECT count(*) FROM codes`); n != 5 {
+		if n := g.Server(t).CountLabels(""); n != 5 {
 			t.Fatalf("the restored server has %d codes after desk A's sync, want 5 (the batch sent again)", n)
 		}
 		b.Sync(t)
@@ -339,7 +332,7 @@ func TestRestoreThenSameDeskWrites(t *testing.T) {
 			t.Fatalf("desk A, online after the restore: %+v", v)
 		}
 		a.Sync(t)
-		if status, _ := g.serverStatus(t, codes[0]); status != "used" {
+		if status, _ := g.Server(t).StatusAndStation(codes[0]); status != "used" {
 			t.Fatalf("after desk A's sync the restored server has %s %s: the online redemption is lost", codes[0], status)
 		}
 		if v := b.Redeem(t, codes[0], "wang"); v.Outcome != app.OutcomeAlreadyUsed {
@@ -413,11 +406,11 @@ func TestNoFalseRestoreDetection(t *testing.T) {
 		// Offline redemptions, a retried event and a new batch go too.
 		g.Now = g.Now.Add(time.Minute)
 		a.Issue(t, 3)
-		a.Svc.Remote = server.NewClient("http://127.0.0.1:1", "x")
+		a.Svc.Remote = deskclient.New("http://127.0.0.1:1", "x")
 		for _, code := range codes[50:55] {
 			a.Redeem(t, code, "li")
 		}
-		a.Svc.Remote = server.NewClient(g.URL, "qrd_test_Desk_A")
+		a.Svc.Remote = deskclient.New(g.URL, "qrd_test_Desk_A")
 		a.Sync(t)
 		a.Sync(t)
 		b.Sync(t)

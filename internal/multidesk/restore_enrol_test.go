@@ -7,6 +7,7 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/central"
+	"qrdesk/deskclient"
 	"qrdesk/internal/testpg"
 	"qrdesk/server"
 )
@@ -48,9 +49,9 @@ func TestRestoreBeforeEnrolment(t *testing.T) {
 		if err := g.DB.AddStation(context.Background(), central.Station{Name: "Desk D", Letter: "D", CreatedAt: 1}, server.HashToken("qrd_new_D")); err != nil {
 			t.Fatal(err)
 		}
-		d.Svc.Remote = server.NewClient(g.URL, "qrd_new_D")
+		d.Svc.Remote = deskclient.New(g.URL, "qrd_new_D")
 		d.Sync(t)
-		if status, station := g.serverStatus(t, codes[0]); status != "used" || station != "Desk D" {
+		if status, station := g.Server(t).StatusAndStation(codes[0]); status != "used" || station != "Desk D" {
 			t.Errorf("after desk D's sync with its new token the server has %s %s at %q, want used at Desk D", codes[0], status, station)
 		}
 	})

@@ -4,12 +4,11 @@ import (
 	"testing"
 
 	"qrdesk/app"
-	"qrdesk/central"
-	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 )
 
-// TestHostileRestoredServerEventIDSquatted (found by the hostile review of
+// TestRestoredServerTakenEventIDGoesAgainUnderANewID (found by the hostile review of
 // stop 29): the feed hands every desk the
 // event id of every redemption. Desk A's online redemption of X is
 // answered "redeemed"; every desk reads it from the feed. The server is
@@ -22,7 +21,7 @@ import (
 // server says the id is another desk's (id_taken) and A sends its
 // redemption again under a new id, with everything that names it: its
 // supervisor's undo of it afterwards is accepted.
-func TestHostileRestoredServerEventIDSquatted(t *testing.T) {
+func TestRestoredServerTakenEventIDGoesAgainUnderANewID(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
@@ -43,14 +42,14 @@ func TestHostileRestoredServerEventIDSquatted(t *testing.T) {
 
 		g.restore(backup)
 		var res struct {
-			Results []central.Result `json:"results"`
+			Results []protocol.Result `json:"results"`
 		}
-		st := g.Call(t, "POST", "/v1/events", "qrd_test_Desk_B", g.Ring, map[string]any{"events": []central.Event{{EventID: id, Kind: central.KindRedeem, Code: y, Operator: "wang", At: g.Now.Unix(), Offline: true}}}, &res)
+		st := g.Call(t, "POST", "/v1/events", "qrd_test_Desk_B", g.Ring, map[string]any{"events": []protocol.Event{{EventID: id, Kind: protocol.KindRedeem, Code: y, Operator: "wang", At: g.Now.Unix(), Offline: true}}}, &res)
 		t.Logf("desk B's event under A's id: %d %+v", st, res.Results)
 
 		a.Sync(t)
 		a.Sync(t)
-		if status, station := g.serverStatus(t, x); status != "used" || station != "Desk A" {
+		if status, station := g.Server(t).StatusAndStation(x); status != "used" || station != "Desk A" {
 			t.Errorf("after desk A sent everything again the server has %s %s at %q: A's acknowledged redemption is lost", x, status, station)
 		}
 		c.Sync(t) // C follows the restored server
@@ -60,7 +59,7 @@ func TestHostileRestoredServerEventIDSquatted(t *testing.T) {
 		if u := a.Undo(t, x, "wrong parcel"); u.Server != "undone" || u.Undoes == id {
 			t.Errorf("desk A's undo of its redemption sent under a new id: %+v (the old id was %s)", u, id)
 		}
-		if status, _ := g.serverStatus(t, x); status != "unused" {
+		if status, _ := g.Server(t).StatusAndStation(x); status != "unused" {
 			t.Errorf("after desk A's undo the server has %s %s", x, status)
 		}
 		hostileSyncAll(t, 2, a, b, c)
@@ -97,19 +96,19 @@ func TestRestoredServerEventIDSquattedUndoWaits(t *testing.T) {
 
 		g.restore(backup)
 		var res struct {
-			Results []central.Result `json:"results"`
+			Results []protocol.Result `json:"results"`
 		}
-		st := g.Call(t, "POST", "/v1/events", "qrd_test_Desk_B", g.Ring, map[string]any{"events": []central.Event{{EventID: u.Undoes, Kind: central.KindRedeem, Code: y, Operator: "wang", At: g.Now.Unix(), Offline: true}}}, &res)
+		st := g.Call(t, "POST", "/v1/events", "qrd_test_Desk_B", g.Ring, map[string]any{"events": []protocol.Event{{EventID: u.Undoes, Kind: protocol.KindRedeem, Code: y, Operator: "wang", At: g.Now.Unix(), Offline: true}}}, &res)
 		if st != 200 {
 			t.Fatalf("desk B's event under A's id: %d %+v", st, res.Results)
 		}
 
 		a.Sync(t)
 		a.Sync(t)
-		if status, _ := g.serverStatus(t, x); status != "unused" {
+		if status, _ := g.Server(t).StatusAndStation(x); status != "unused" {
 			t.Errorf("the restored server has %s %s after desk A sent its redemption and undo again, want unused", x, status)
 		}
-		if n := centraltest.Count(t, g.DB, `SELECT count(*) FROM conflicts`); n != 0 {
+		if n := g.Server(t).CountConflicts(); n != 0 {
 			t.Errorf("%d conflicts on the server, want none: one parcel went out and came back", n)
 		}
 		if st := a.Status(t, x); st != app.StatusUnused {

@@ -4,15 +4,15 @@ import (
 	"testing"
 
 	"qrdesk/app"
+	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
-	"qrdesk/server"
 )
 
 // offline points a desk at nowhere (its scans are decided alone) and
 // returns a function that points it at the server again.
 func (g *restorable) Offline(d *watchedDesk, name string) func() {
-	d.Svc.Remote = server.NewClient("http://127.0.0.1:1", "x")
+	d.Svc.Remote = deskclient.New("http://127.0.0.1:1", "x")
 	return func() { d.Svc.Remote = centraltest.NewClient(g.Harness, name) }
 }
 
@@ -54,7 +54,7 @@ func TestRestoreFeedHoleMissesConflict(t *testing.T) {
 		b.Sync(t)
 		b.Sync(t)
 
-		if k := centraltest.Count(t, g.DB, `SELECT count(*) FROM conflicts`); k != 1 {
+		if k := g.Server(t).CountConflicts(); k != 1 {
 			t.Fatalf("the server has %d conflicts, want 1", k)
 		}
 		if n := b.Count(t, `SELECT count(*) FROM conflicts`); n != 1 {

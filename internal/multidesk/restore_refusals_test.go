@@ -7,9 +7,10 @@ import (
 	"testing"
 
 	"qrdesk/app"
-	"qrdesk/central"
 	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 )
 
 // What a restored server must get back from the desks, and what it must
@@ -48,7 +49,7 @@ func TestRestoreRefusedScanStaysRefused(t *testing.T) {
 		if a.restarts() == 0 {
 			t.Fatal("desk A never found that the server was restored")
 		}
-		if status, _ := g.serverStatus(t, x); status != "unused" {
+		if status, _ := g.Server(t).StatusAndStation(x); status != "unused" {
 			t.Errorf("the server has %s %s, want unused (the undo sent again; the refused scan is no redemption)", x, status)
 		}
 		if n := centraltest.Count(t, g.DB, `SELECT count(*) FROM events WHERE kind = 'redeem' AND outcome = 'redeemed' AND code = ?`, x); n != 1 {
@@ -95,10 +96,10 @@ func TestRestoreToBeforeTheRefusedScan(t *testing.T) {
 		if a.restarts() == 0 {
 			t.Fatal("desk A never found that the server was restored")
 		}
-		if n := centraltest.Count(t, g.DB, `SELECT count(*) FROM events WHERE event_id = ?`, refused.TraceID); n != 0 {
+		if n := len(g.Server(t).Events(serverdbtest.Where{EventID: refused.TraceID})); n != 0 {
 			t.Errorf("the server holds desk A's refused scan of %s (%s) as an event: a handover the clerk was refused", x, refused.TraceID)
 		}
-		if status, _ := g.serverStatus(t, x); status != "unused" {
+		if status, _ := g.Server(t).StatusAndStation(x); status != "unused" {
 			t.Errorf("the server has %s %s, want unused (redeemed and undone, both sent again)", x, status)
 		}
 		if got := a.Status(t, x); got != app.StatusUnused {
@@ -138,7 +139,7 @@ func TestRestoreRevivesUndoneRedemptionElsewhere(t *testing.T) {
 		if c.restarts() == 0 {
 			t.Fatal("desk C never found that the server was restored")
 		}
-		if status, _ := g.serverStatus(t, x); status != "used" {
+		if status, _ := g.Server(t).StatusAndStation(x); status != "used" {
 			t.Fatalf("the restored server has %s %s, want used", x, status)
 		}
 		if got := c.Status(t, x); got != app.StatusUsed {
@@ -151,7 +152,7 @@ func TestRestoreRevivesUndoneRedemptionElsewhere(t *testing.T) {
 				t.Errorf("desk %s once A sent its undo again: %s %s, want unused", name, x, got)
 			}
 		}
-		if status, _ := g.serverStatus(t, x); status != "unused" {
+		if status, _ := g.Server(t).StatusAndStation(x); status != "unused" {
 			t.Errorf("the server has %s %s, want unused (the undo sent again)", x, status)
 		}
 	})
@@ -180,7 +181,7 @@ func TestRestoreKeepsRefusedReplacementVoid(t *testing.T) {
 		a.Offline(func() { y = a.Replace(t, x, "li") })
 		a.Sync(t)
 		a.Sync(t)
-		if status, _ := g.serverStatus(t, y); status != "disabled" {
+		if status, _ := g.Server(t).StatusAndStation(y); status != "disabled" {
 			t.Fatalf("before the restore the server has %s %s, want disabled (void)", y, status)
 		}
 		if got := a.Status(t, y); got != app.StatusDisabled {
@@ -193,7 +194,7 @@ func TestRestoreKeepsRefusedReplacementVoid(t *testing.T) {
 		if a.restarts() == 0 {
 			t.Fatal("desk A never found that the server was restored")
 		}
-		if status, _ := g.serverStatus(t, y); status != "disabled" {
+		if status, _ := g.Server(t).StatusAndStation(y); status != "disabled" {
 			t.Errorf("the restored server has %s %s, want disabled: the replacement was refused", y, status)
 		}
 		if got := a.Status(t, y); got != app.StatusDisabled {
@@ -235,7 +236,7 @@ func TestRestoreScanOfReplacedLabelStaysAtTheDesk(t *testing.T) {
 		if v.Outcome != app.OutcomeAlreadyUsed || v.UsedCode != y {
 			t.Fatalf("desk A scans the replaced label: %+v, want already used (its replacement %s)", v, y)
 		}
-		if n := centraltest.Count(t, g.DB, `SELECT count(*) FROM events WHERE code = ? AND kind = 'redeem'`, x); n != 0 {
+		if n := len(g.Server(t).Events(serverdbtest.Where{Code: x, Kind: "redeem"})); n != 0 {
 			t.Errorf("desk A asked the server about %s (%d events): it knew the entitlement was used", x, n)
 		}
 	})
@@ -300,15 +301,15 @@ func TestOnlineRefusalTakenOverGetsAWriteNumber(t *testing.T) {
 		a, b := h.Station(t, "Desk 1", "A"), h.Station(t, "Desk 2", "B")
 		h.Upload(t, a)
 		x, at := h.Codes[0], h.Now.Unix()
-		var first, online central.Result
-		h.Call(t, "POST", "/v1/redeem", b, h.Ring, central.Event{EventID: "b-online", Code: x, Operator: "wang", At: at}, &first)
-		h.Call(t, "POST", "/v1/redeem", a, h.Ring, central.Event{EventID: "a-gave-up", Code: x, Operator: "li", At: at}, &online)
-		if first.Outcome != central.OutcomeRedeemed || online.Outcome != central.OutcomeAlreadyUsed || online.Write == 0 {
+		var first, online protocol.Result
+		h.Call(t, "POST", "/v1/redeem", b, h.Ring, protocol.Event{EventID: "b-online", Code: x, Operator: "wang", At: at}, &first)
+		h.Call(t, "POST", "/v1/redeem", a, h.Ring, protocol.Event{EventID: "a-gave-up", Code: x, Operator: "li", At: at}, &online)
+		if first.Outcome != protocol.OutcomeRedeemed || online.Outcome != protocol.OutcomeAlreadyUsed || online.Write == 0 {
 			t.Fatalf("online: B %+v, A %+v", first, online)
 		}
-		var up struct{ Results []central.Result }
-		h.Call(t, "POST", "/v1/events", a, h.Ring, map[string]any{"events": []central.Event{{EventID: "a-gave-up", Kind: central.KindRedeem, Code: x, Operator: "li", At: at, Offline: true}}}, &up)
-		if len(up.Results) != 1 || up.Results[0].Outcome != central.OutcomeConflict {
+		var up struct{ Results []protocol.Result }
+		h.Call(t, "POST", "/v1/events", a, h.Ring, map[string]any{"events": []protocol.Event{{EventID: "a-gave-up", Kind: protocol.KindRedeem, Code: x, Operator: "li", At: at, Offline: true}}}, &up)
+		if len(up.Results) != 1 || up.Results[0].Outcome != protocol.OutcomeConflict {
 			t.Fatalf("upload: %+v, want a conflict", up.Results)
 		}
 		if up.Results[0].Write <= online.Write {
@@ -348,7 +349,7 @@ func TestRefusedEnableSaysTheLabelIsUsed(t *testing.T) {
 		})
 		c.Sync(t)
 		c.Sync(t)
-		if status, _ := g.serverStatus(t, x); status != "used" {
+		if status, _ := g.Server(t).StatusAndStation(x); status != "used" {
 			t.Fatalf("the server has %s %s, want used", x, status)
 		}
 		if got := c.Status(t, x); got != app.StatusUsed {
@@ -418,14 +419,14 @@ func TestRestoreFoundThoughTheCounterCaughtUp(t *testing.T) {
 
 		g.restore(backup)
 		for i, code := range codes[1:3] { // answered into the void
-			var r central.Result
-			g.Call(t, "POST", "/v1/redeem", token, g.Ring, central.Event{EventID: fmt.Sprintf("lost-answer-%d", i), Code: code, Operator: "li", At: g.Now.Unix()}, &r)
+			var r protocol.Result
+			g.Call(t, "POST", "/v1/redeem", token, g.Ring, protocol.Event{EventID: fmt.Sprintf("lost-answer-%d", i), Code: code, Operator: "li", At: g.Now.Unix()}, &r)
 		}
 		a.Sync(t)
 		if a.restarts() == 0 {
 			t.Fatal("desk A did not find that the server was restored")
 		}
-		if status, station := g.serverStatus(t, x); status != "used" || station != "Desk A" {
+		if status, station := g.Server(t).StatusAndStation(x); status != "used" || station != "Desk A" {
 			t.Errorf("the server has %s %s (%s), want used by Desk A: an acknowledged redemption was lost", x, status, station)
 		}
 	})

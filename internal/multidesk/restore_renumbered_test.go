@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"qrdesk/app"
-	"qrdesk/central"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
 )
@@ -43,8 +42,8 @@ func TestRestoreRenumbersUnseenWrites(t *testing.T) {
 				}
 
 				g.restore(backup)
-				var r central.Result // answered into the void: it takes X's number
-				g.Call(t, "POST", "/v1/redeem", token, g.Ring, central.Event{EventID: "lost-answer", Code: codes[2], Operator: "li", At: g.Now.Unix()}, &r)
+				var r protocol.Result // answered into the void: it takes X's number
+				g.Call(t, "POST", "/v1/redeem", token, g.Ring, protocol.Event{EventID: "lost-answer", Code: codes[2], Operator: "li", At: g.Now.Unix()}, &r)
 				if v := a.Redeem(t, y, "li"); v.Outcome != app.OutcomeRedeemed {
 					t.Fatalf("desk A online after the restore: %+v", v)
 				}
@@ -53,7 +52,7 @@ func TestRestoreRenumbersUnseenWrites(t *testing.T) {
 					t.Errorf("desk A started over %d times, want 1: the restored server lost its redemption of %s", a.restarts(), x)
 				}
 				for _, code := range []string{x, y} {
-					if status, station := g.serverStatus(t, code); status != "used" || station != "Desk A" {
+					if status, station := g.Server(t).StatusAndStation(code); status != "used" || station != "Desk A" {
 						t.Errorf("the server has %s %s (%s), want used by Desk A: an acknowledged redemption was lost", code, status, station)
 					}
 				}
@@ -73,15 +72,15 @@ func TestEnrolmentNamesWrites(t *testing.T) {
 		a := g.Desk(t, "Desk A", "A", token)
 		codes := a.Issue(t, 2)
 		a.Sync(t)
-		var r central.Result
-		if status := g.Call(t, "POST", "/v1/redeem", token, g.Ring, central.Event{EventID: "event-one", Code: codes[0], Operator: "li", At: g.Now.Unix()}, &r); status != 200 || r.Write <= 0 {
+		var r protocol.Result
+		if status := g.Call(t, "POST", "/v1/redeem", token, g.Ring, protocol.Event{EventID: "event-one", Code: codes[0], Operator: "li", At: g.Now.Unix()}, &r); status != 200 || r.Write <= 0 {
 			var raw map[string]any
-			g.Call(t, "POST", "/v1/redeem", token, g.Ring, central.Event{EventID: "event-one", Code: codes[0], Operator: "li", At: g.Now.Unix()}, &raw)
+			g.Call(t, "POST", "/v1/redeem", token, g.Ring, protocol.Event{EventID: "event-one", Code: codes[0], Operator: "li", At: g.Now.Unix()}, &raw)
 			t.Fatalf("the redemption: status %d, %+v (%v), want a write number", status, r, raw)
 		}
-		enrol := func(query string, writes []protocol.WriteCheck) (int, app.Enrolment, string) {
+		enrol := func(query string, writes []protocol.WriteCheck) (int, protocol.Enrolment, string) {
 			t.Helper()
-			var en app.Enrolment
+			var en protocol.Enrolment
 			var raw struct{ Error string }
 			status := g.Call(t, "POST", "/v1/enrol"+query, token, g.Ring, protocol.EnrolRequest{Writes: writes}, &en)
 			if status != 200 {

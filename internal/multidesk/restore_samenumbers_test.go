@@ -36,7 +36,7 @@ func TestWriteCheckNamesTheAnswer(t *testing.T) {
 		}
 		var st = stationNamed(t, g, "Desk A")
 		for _, c := range []struct {
-			outcome string
+			outcome protocol.Outcome
 			held    bool
 		}{{"redeemed", true}, {"", true}, {"conflict", false}, {"already_used", false}} {
 			held, err := g.DB.HoldsWrites(ctx, st, []protocol.WriteCheck{{Number: number, Key: v.TraceID, Outcome: c.outcome}})

@@ -40,7 +40,7 @@ func TestRestoreSnapshotFakesUndo(t *testing.T) {
 		a.Sync(t)
 		a.Sync(t)
 
-		if status, station := g.serverStatus(t, x); status != "used" || station != "Desk B" {
+		if status, station := g.Server(t).StatusAndStation(x); status != "used" || station != "Desk B" {
 			t.Fatalf("the server has %s %s at %q, want used at Desk B", x, status, station)
 		}
 		var local string

@@ -10,8 +10,11 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 	"qrdesk/server"
 	"qrdesk/serverdb"
 )
@@ -54,8 +57,8 @@ func TestServerRestoredFromBackup(t *testing.T) {
 	api := &server.API{Store: restored, Log: slog.New(slog.DiscardHandler), Now: func() time.Time { return h.Now }}
 	srv := httptest.NewServer(api.Handler())
 	defer srv.Close()
-	a.Svc.Remote = server.NewClient(srv.URL, "qrd_test_Desk_A")
-	b.Svc.Remote = server.NewClient(srv.URL, "qrd_test_Desk_B")
+	a.Svc.Remote = deskclient.New(srv.URL, "qrd_test_Desk_A")
+	b.Svc.Remote = deskclient.New(srv.URL, "qrd_test_Desk_B")
 	if v := a.Redeem(t, first[0], "li"); v.Outcome != app.OutcomeRedeemed {
 		t.Fatalf("desk A after the restore: %+v", v)
 	}
@@ -66,13 +69,11 @@ func TestServerRestoredFromBackup(t *testing.T) {
 	}
 	a.Sync(t)
 	b.Sync(t)
-	var n int
-	restored.QueryRowForTests(`SELECT count(*) FROM codes`).Scan(&n)
-	if n != 6 {
+	server := serverdbtest.Of(t, restored)
+	if n := server.CountLabels(""); n != 6 {
 		t.Fatalf("the restored server has %d codes, want all 6 again", n)
 	}
-	var status, station string
-	restored.QueryRowForTests(`SELECT status, used_station FROM codes WHERE code = ?`, later[0]).Scan(&status, &station)
+	status, station := server.StatusAndStation(later[0])
 	if status != "used" || station != "Desk B" {
 		t.Fatalf("desk B's online redemption lost by the restore: %s at %q", status, station)
 	}
@@ -101,7 +102,7 @@ func TestFeedAheadRefused(t *testing.T) {
 			after  string
 			status int
 			code   string
-		}{{"9223372036854775807", 410, app.RefusedFeedReset}, {"3", 410, app.RefusedFeedReset}, {"-1", 400, app.RefusedInvalid}, {"2", 200, ""}} {
+		}{{"9223372036854775807", 410, protocol.RefusedFeedReset}, {"3", 410, protocol.RefusedFeedReset}, {"-1", 400, app.RefusedInvalid}, {"2", 200, ""}} {
 			var out struct{ Code string }
 			if st := h.Call(t, "GET", "/v1/changes?after="+tc.after, a, h.Ring, nil, &out); st != tc.status || out.Code != tc.code {
 				t.Fatalf("after=%s: %d %q, want %d %q", tc.after, st, out.Code, tc.status, tc.code)

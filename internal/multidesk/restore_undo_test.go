@@ -43,7 +43,7 @@ func TestRestoreUndoFalselyRefused(t *testing.T) {
 		for _, r := range refused {
 			t.Errorf("after the restore desk A lists its accepted undo of %s as refused: %q", r.Code, r.ServerReason)
 		}
-		if status, _ := g.serverStatus(t, x); status != "unused" {
+		if status, _ := g.Server(t).StatusAndStation(x); status != "unused" {
 			t.Errorf("the server has %s %s, want unused", x, status)
 		}
 	})

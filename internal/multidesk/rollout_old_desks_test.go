@@ -192,7 +192,7 @@ func TestOldDesksDuringRollOut(t *testing.T) {
 		t.Run(commit, func(t *testing.T) {
 			var bin string
 			if commit == beforeVersionsCommit {
-				bin = buildOldDesk(t) // the same commit, kept by old_desk_test.go
+				bin = buildOldDesk(t) // the same commit, kept by desk_protocol1_test.go
 			} else {
 				bin = buildReleaseDesk(t, commit)
 			}
@@ -259,7 +259,7 @@ func TestOldDesksDuringRollOut(t *testing.T) {
 					if !strings.HasPrefix(out, "Redeemed") {
 						t.Fatalf("old desk scans fresh %s: %q, want redeemed", c, out)
 					}
-					if status, station := serverStatusAt(t, h, c); status != "used" || station != "Desk D" {
+					if status, station := h.Server(t).StatusAndStation(c); status != "used" || station != "Desk D" {
 						t.Errorf("after the old desk's scan the server holds %s %s at %q, want used at Desk D", c, status, station)
 					}
 				}
@@ -294,16 +294,6 @@ func TestOldDesksDuringRollOut(t *testing.T) {
 			})
 		})
 	}
-}
-
-// serverStatusAt is a label's status at the server and the station that
-// used it.
-func serverStatusAt(t *testing.T, h *centraltest.Harness, code string) (status, station string) {
-	t.Helper()
-	if err := h.DB.QueryRowForTests(`SELECT status, used_station FROM codes WHERE code = ?`, code).Scan(&status, &station); err != nil {
-		t.Fatalf("the server has no %s: %v", code, err)
-	}
-	return status, station
 }
 
 // TestOldDeskOnlineRedemptionAfterRestore: during the roll-out window the
@@ -360,7 +350,7 @@ func TestOldDeskOnlineRedemptionAfterRestore(t *testing.T) {
 						t.Fatalf("upgraded desk sync: %s", out)
 					}
 				}
-				if status, station := g.serverStatus(t, x); status != "used" || station != "Desk D" {
+				if status, station := g.Server(t).StatusAndStation(x); status != "used" || station != "Desk D" {
 					t.Errorf("after the restore and the old desk's upgrade the server holds %s %s at %q, want used at Desk D", x, status, station)
 				}
 				a.Sync(t)

@@ -42,11 +42,8 @@ func TestDisableOfflineOnASlowClockAfterARedemption(t *testing.T) {
 		b.Sync(t)
 		a.Sync(t)
 		b.Sync(t)
-		var status, station string
-		var usedAt int64
-		if err := h.DB.QueryRowForTests(`SELECT status, used_station, used_at FROM codes WHERE code = ?`, x).Scan(&status, &station, &usedAt); err != nil {
-			t.Fatal(err)
-		}
+		l := h.Server(t).Label(x)
+		status, station, usedAt := l.Status, l.UsedStation, l.UsedAt
 		if status != string(app.StatusUsed) || station != "Desk A" || usedAt != start.Add(time.Hour).Unix() {
 			t.Errorf("the server holds %s %s at %q (%s), want used at Desk A at %s", x, status, station, app.FormatTime(usedAt), app.FormatTime(start.Add(time.Hour).Unix()))
 		}
@@ -59,7 +56,7 @@ func TestDisableOfflineOnASlowClockAfterARedemption(t *testing.T) {
 			t.Errorf("desk B's disable of the used label %s was answered %q, want a refusal naming its status", x, result)
 		}
 		wantConverged(t, h, map[string]*centraltest.Desk{"A": a, "B": b}, x)
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM conflicts`); n != 0 {
+		if n := h.Server(t).CountConflicts(); n != 0 {
 			t.Errorf("%d conflicts, want none: one redemption, one disable", n)
 		}
 	})
@@ -89,11 +86,11 @@ func TestReplaceOnASlowClockIsNotBornExpired(t *testing.T) {
 		h.Now = h.Now.Add(time.Hour)
 		y := a.Replace(t, x, "li")
 		a.Sync(t)
-		var status string
-		var createdAt, expireAt int64
-		if err := h.DB.QueryRowForTests(`SELECT status, created_at, expire_at FROM codes WHERE code = ?`, y).Scan(&status, &createdAt, &expireAt); err != nil {
-			t.Fatalf("the replacement %s at the server: %v", y, err)
+		l := h.Server(t).Label(y)
+		if l.Code == "" {
+			t.Fatalf("the server has no replacement %s", y)
 		}
+		status, createdAt, expireAt := l.Status, l.CreatedAt, l.ExpireAt
 		if createdAt != h.Now.Unix() {
 			t.Errorf("the replacement was issued at %s, want %s (the server's clock)", app.FormatTime(createdAt), app.FormatTime(h.Now.Unix()))
 		}
@@ -131,10 +128,10 @@ func TestDisabledLabelOutlivesTheClose(t *testing.T) {
 		a.Sync(t)
 		b.Sync(t)
 		desks := map[string]*centraltest.Desk{"A": a, "B": b}
-		if got := serverStatus(t, h, x); got != string(app.StatusDisabled) {
+		if got := h.Server(t).Status(x); got != string(app.StatusDisabled) {
 			t.Errorf("the close took the disabled label %s: %s at the server, want disabled", x, got)
 		}
-		if got := serverStatus(t, h, y); got != string(app.StatusExpired) {
+		if got := h.Server(t).Status(y); got != string(app.StatusExpired) {
 			t.Errorf("the close left the unused label %s %s at the server, want expired", y, got)
 		}
 		wantConverged(t, h, desks, x, y)
@@ -146,7 +143,7 @@ func TestDisabledLabelOutlivesTheClose(t *testing.T) {
 		b.Sync(t)
 		a.Sync(t)
 		wantConverged(t, h, desks, x, y)
-		if got := serverStatus(t, h, x); got != string(app.StatusUnused) {
+		if got := h.Server(t).Status(x); got != string(app.StatusUnused) {
 			t.Fatalf("enabled after the close, %s is %s at the server, want unused", x, got)
 		}
 		h.Now = h.Now.Add(time.Minute)

@@ -9,6 +9,7 @@ import (
 	"qrdesk/app"
 	"qrdesk/central"
 	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
 	"qrdesk/store"
@@ -82,7 +83,7 @@ func TestUndoAfterTheDesksRestore(t *testing.T) {
 			t.Logf("desk A's undo after its restore: %v", err)
 			want = app.StatusUsed
 		}
-		if got := serverStatus(t, h, x); got != string(want) {
+		if got := h.Server(t).Status(x); got != string(want) {
 			t.Errorf("after the undo (err %v) the server holds %s %s, want %s", err, x, got, want)
 		}
 		wantConverged(t, h, map[string]*centraltest.Desk{"A": a, "B": b}, x)
@@ -115,7 +116,7 @@ func TestCloseSurvivesTheDesksRestore(t *testing.T) {
 		a.CloseDay(t, true)
 		a.Sync(t)
 		for _, c := range codes[1:] {
-			if got := serverStatus(t, h, c); got != string(app.StatusExpired) {
+			if got := h.Server(t).Status(c); got != string(app.StatusExpired) {
 				t.Fatalf("the close left %s %s at the server: the test's premise changed", c, got)
 			}
 		}
@@ -142,14 +143,14 @@ func TestRemovedOperatorAfterTheDesksRestore(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, b, _ := centraltest.TwoDesks(t, dbPath, 1)
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffAdd, Name: "li"}, "2468")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffAdd, Name: "li"}, "2468")
 		a.Sync(t)
 		b.Sync(t)
 		badge := badgeOf(t, a, "li")
 		signsIn(t, a, "desk A", badge, "li", false)
 		backup := backupDesk(t, a)
 		h.Now = h.Now.Add(time.Minute)
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffRemove, Name: "li"}, "")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffRemove, Name: "li"}, "")
 		a.Sync(t)
 		b.Sync(t)
 		refused(t, a, "desk A after the removal", badge)
@@ -173,13 +174,13 @@ func TestRemovedOperatorAfterTheServersRestore(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
 		a, b := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk B", "B")
-		changeStaff(t, g.Harness, central.StaffChange{Action: protocol.StaffAdd, Name: "li"}, "2468")
+		changeStaff(t, g.Harness, protocol.StaffChange{Action: protocol.StaffAdd, Name: "li"}, "2468")
 		a.Sync(t)
 		b.Sync(t)
 		badge := badgeOf(t, a.Desk, "li")
 		backup := g.backup()
 		g.Now = g.Now.Add(time.Minute)
-		removed := changeStaff(t, g.Harness, central.StaffChange{Action: protocol.StaffRemove, Name: "li"}, "")
+		removed := changeStaff(t, g.Harness, protocol.StaffChange{Action: protocol.StaffRemove, Name: "li"}, "")
 		a.Sync(t)
 		b.Sync(t)
 		refused(t, a.Desk, "desk A after the removal", badge)
@@ -212,7 +213,7 @@ func TestRemovedOperatorAfterTheServersRestore(t *testing.T) {
 		// The manager adds li back later: a new member, whom no desk
 		// removes again.
 		g.Now = g.Now.Add(time.Minute)
-		changeStaff(t, g.Harness, central.StaffChange{Action: protocol.StaffAdd, Name: "li"}, "1357")
+		changeStaff(t, g.Harness, protocol.StaffChange{Action: protocol.StaffAdd, Name: "li"}, "1357")
 		for _, d := range []*watchedDesk{a, b, c, a, b, c} {
 			d.Sync(t)
 		}
@@ -308,7 +309,7 @@ func TestCloseAfterAMoveTheServersRestoreLost(t *testing.T) {
 			d.Sync(t)
 		}
 		for _, c := range codes {
-			if got := serverStatus(t, g.Harness, c); got != string(app.StatusUnused) {
+			if got := g.Server(t).Status(c); got != string(app.StatusUnused) {
 				t.Errorf("main's label %s is %s at the restored server after the close desk A made as North's, want unused", c, got)
 			}
 		}
@@ -333,13 +334,13 @@ func TestRemovedOperatorsWorkFlaggedWhenTheRemovalComesBack(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		g := newRestorable(t, dbPath)
 		a, d := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk D", "D")
-		changeStaff(t, g.Harness, central.StaffChange{Action: protocol.StaffAdd, Name: "li"}, "2468")
+		changeStaff(t, g.Harness, protocol.StaffChange{Action: protocol.StaffAdd, Name: "li"}, "2468")
 		codes := a.Issue(t, 2)
 		a.Sync(t)
 		d.Sync(t)
 		backup := g.backup()
 		g.Now = g.Now.Add(time.Minute)
-		changeStaff(t, g.Harness, central.StaffChange{Action: protocol.StaffRemove, Name: "li"}, "")
+		changeStaff(t, g.Harness, protocol.StaffChange{Action: protocol.StaffRemove, Name: "li"}, "")
 		a.Sync(t)
 		g.restore(backup)
 		g.Now = g.Now.Add(time.Minute)
@@ -351,12 +352,56 @@ func TestRemovedOperatorsWorkFlaggedWhenTheRemovalComesBack(t *testing.T) {
 		d.Sync(t)
 		a.Sync(t) // finds the restore (its feed position is gone) and starts over
 		a.Sync(t) // sends the removal again
-		var flags int64
-		if err := g.DB.QueryRowForTests(`SELECT flags FROM events WHERE kind = 'redeem' AND code = ?`, codes[0]).Scan(&flags); err != nil {
-			t.Fatal(err)
-		}
+		flags := int64(g.Server(t).Event(serverdbtest.Where{Kind: "redeem", Code: codes[0]}).Flags)
 		if central.Flags(flags)&central.FlagRemovedStaff == 0 {
 			t.Errorf("desk D's redemption by li after li's removal carries flags %d, without the removed operator's", flags)
+		}
+	})
+}
+
+// TestRemovedSupervisorsCloseFlaggedWhenTheRemovalComesBack: the close of
+// TestHostileRemovedSupervisorOfflineCloseExpires across a server restore
+// that lost the removal (TestRemovedOperatorsWorkFlaggedWhenTheRemovalComesBack's
+// story). Supervisor wang is removed at the server after its backup; desk
+// A hears of it, desk B (offline) does not. The server is restored from
+// the backup (wang current again). B, still offline, closes the day as
+// wang expiring the unused labels, and syncs first: the restored server,
+// which knows no removal, expires them. Then A syncs and sends the removal
+// back, dated when it was made: the expiries are wang's work after the
+// removal, and must be flagged and listed as wang's redemptions would be.
+// The property test's staff-close family found it.
+func TestRemovedSupervisorsCloseFlaggedWhenTheRemovalComesBack(t *testing.T) {
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		ctx := context.Background()
+		g := newRestorable(t, dbPath)
+		a, b := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk B", "B")
+		changeStaff(t, g.Harness, protocol.StaffChange{Action: protocol.StaffAdd, Name: "wang", Supervisor: true}, "1357")
+		codes := b.Issue(t, 2)
+		b.Sync(t)
+		a.Sync(t)
+		backup := g.backup()
+		g.Now = g.Now.Add(time.Minute)
+		changeStaff(t, g.Harness, protocol.StaffChange{Action: protocol.StaffRemove, Name: "wang"}, "")
+		a.Sync(t)
+		g.restore(backup)
+		g.Now = g.Now.Add(time.Minute)
+		b.Offline(func() {
+			if _, err := b.Svc.CloseDay(ctx, app.CloseDayRequest{ExpireUnused: true, Operator: "wang"}); err != nil {
+				t.Fatalf("desk B offline: wang's close: %v", err)
+			}
+		})
+		b.Sync(t)
+		a.Sync(t) // finds the restore and starts over
+		a.Sync(t) // sends the removal again
+		if n := centraltest.Count(t, g.DB, `SELECT count(*) FROM staff WHERE name = 'wang' AND removed_at <> 0`); n != 1 {
+			t.Fatalf("desk A did not send wang's removal back (removed records: %d)", n)
+		}
+		expired := centraltest.Count(t, g.DB, `SELECT count(*) FROM events WHERE kind = 'expire' AND outcome = 'expired'`)
+		flagged, listed := removedStaffExpiries(t, g.DB)
+		if expired != len(codes) || flagged != len(codes) || listed != len(codes) {
+			t.Errorf("wang, removed at the server before a restore lost it, closed the day at desk B offline after the removal: the restored server expired %d of %d labels; once desk A sent the removal back %d expiries are flagged, %d in the removed staff's work; want all expired, flagged and listed",
+				expired, len(codes), flagged, listed)
 		}
 	})
 }

@@ -15,16 +15,6 @@ import (
 // real desks. This file holds sites × replace and sites × disable; the
 // other pairs are in seams_*_test.go by subject.
 
-// serverSite is the name of a label's site at the server.
-func serverSite(t *testing.T, h *centraltest.Harness, code string) string {
-	t.Helper()
-	var site string
-	if err := h.DB.QueryRowForTests(`SELECT s.name FROM codes c JOIN sites s ON s.id = c.site WHERE c.code = ?`, code).Scan(&site); err != nil {
-		t.Fatalf("the site of %s at the server: %v", code, err)
-	}
-	return site
-}
-
 // TestReplaceAcrossSitesStaysInItsSite: a North desk holds a copy of a
 // label of site main, because it redeemed it and its supervisor undid it,
 // or because it was refused it (used at main, then undone there). It
@@ -77,10 +67,10 @@ func TestReplaceAcrossSitesStaysInItsSite(t *testing.T) {
 				}
 				y := replacer.Replace(t, x, "li")
 				replacer.Sync(t)
-				if got := serverSite(t, h, y); got != "main" {
+				if got := h.Server(t).LabelSite(y); got != "main" {
 					t.Errorf("the replacement %s of main's label is of site %q at the server, want main", y, got)
 				}
-				if got := serverStatus(t, h, x); got != string(app.StatusDisabled) {
+				if got := h.Server(t).Status(x); got != string(app.StatusDisabled) {
 					t.Errorf("the server holds the replaced label %s %s, want disabled", x, got)
 				}
 				for _, d := range []*centraltest.Desk{m1, m2, n1} {
@@ -140,7 +130,7 @@ func TestDisableAcrossSitesReachesTheLabelsSite(t *testing.T) {
 			t.Fatal(err)
 		}
 		n1.Sync(t)
-		if got := serverStatus(t, h, x); got != string(app.StatusDisabled) {
+		if got := h.Server(t).Status(x); got != string(app.StatusDisabled) {
 			t.Fatalf("the server holds %s %s after North 1's disable, want disabled", x, got)
 		}
 		m1.Sync(t)

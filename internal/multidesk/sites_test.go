@@ -7,10 +7,10 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/central"
+	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
-	"qrdesk/server"
 )
 
 // siteDesk enrols a desk in a site (added when new) and returns it.
@@ -103,7 +103,7 @@ func mustSites(t *testing.T, h *centraltest.Harness) []central.Site {
 // refused) and returns a function that brings the real one back.
 func offline(d *centraltest.Desk, name string) (back func()) {
 	real := d.Svc.Remote
-	d.Svc.Remote = server.NewClient("http://127.0.0.1:1", "qrd_test_"+strings.ReplaceAll(name, " ", "_"))
+	d.Svc.Remote = deskclient.New("http://127.0.0.1:1", "qrd_test_"+strings.ReplaceAll(name, " ", "_"))
 	return func() { d.Svc.Remote = real }
 }
 
@@ -146,8 +146,8 @@ func TestCrossSiteScans(t *testing.T) {
 				back2()
 				s1.Sync(t)
 				s2.Sync(t)
-				used := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = 'used'`, north[1])
-				conflicts := centraltest.Count(t, h.DB, `SELECT count(*) FROM conflicts WHERE code = ?`, north[1])
+				used := h.Server(t).CountLabel(north[1], "used")
+				conflicts := h.Server(t).Conflicts()[north[1]]
 				switch mode {
 				case protocol.CrossSiteRefuse:
 					for _, v := range []app.Verdict{v1, v2} {

@@ -20,7 +20,9 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/central"
+	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/sqlstore"
 	"qrdesk/internal/testpg"
 	"qrdesk/server"
@@ -134,10 +136,6 @@ func copyInto(t *testing.T, old *sql.DB, from *serverdb.DB, postgres bool) {
 		}
 		cols, _ := probe.Columns()
 		probe.Close()
-		rows, err := from.QueryForTests(`SELECT ` + strings.Join(cols, ", ") + ` FROM ` + table)
-		if err != nil {
-			t.Fatalf("reading %s: %v", table, err)
-		}
 		marks := make([]string, len(cols))
 		for i := range marks {
 			marks[i] = "?"
@@ -146,23 +144,11 @@ func copyInto(t *testing.T, old *sql.DB, from *serverdb.DB, postgres bool) {
 			}
 		}
 		insert := `INSERT INTO ` + table + ` (` + strings.Join(cols, ", ") + `) VALUES (` + strings.Join(marks, ", ") + `)`
-		for rows.Next() {
-			vals := make([]any, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			if err := rows.Scan(ptrs...); err != nil {
-				t.Fatal(err)
-			}
+		for _, vals := range serverdbtest.Of(t, from).Rows(table, cols...) {
 			if _, err := conn.ExecContext(ctx, insert, vals...); err != nil {
 				t.Fatalf("copying a row of %s: %v", table, err)
 			}
 		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
-		rows.Close()
 	}
 	if !postgres {
 		return
@@ -321,9 +307,8 @@ func TestUpgradeDeploymentWithoutSites(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer up.Close()
-		var schema int
-		if err := up.QueryRowForTests(`SELECT max(version) FROM schema_migrations`).Scan(&schema); err != nil || schema != serverdb.SchemaVersion(postgres) {
-			t.Fatalf("schema after the upgrade: %d %v, want %d", schema, err, serverdb.SchemaVersion(postgres))
+		if schema := serverdbtest.Of(t, up).SchemaVersion(); schema != serverdb.SchemaVersion(postgres) {
+			t.Fatalf("schema after the upgrade: %d, want %d", schema, serverdb.SchemaVersion(postgres))
 		}
 		sites, err := up.Sites(ctx)
 		if err != nil || len(sites) != 1 || sites[0].Name != central.DefaultSite || sites[0].Stations != 3 {
@@ -363,8 +348,8 @@ func TestUpgradeDeploymentWithoutSites(t *testing.T) {
 		rec := &requests{h: (&server.API{Store: up, Log: centraltest.Discard, Now: func() time.Time { return h.Now }}).Handler()}
 		srv := httptest.NewServer(rec)
 		defer srv.Close()
-		a.Svc.Remote = server.NewClient(srv.URL, "qrd_test_Desk_1")
-		b.Svc.Remote = server.NewClient(srv.URL, "qrd_test_Desk_2")
+		a.Svc.Remote = deskclient.New(srv.URL, "qrd_test_Desk_1")
+		b.Svc.Remote = deskclient.New(srv.URL, "qrd_test_Desk_2")
 		if v := b.Redeem(t, labels[3], "wang"); v.Outcome != app.OutcomeRedeemed {
 			t.Fatalf("Desk 2 after the upgrade: %+v", v)
 		}

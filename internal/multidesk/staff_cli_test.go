@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"qrdesk/app"
-	"qrdesk/central"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
@@ -29,7 +28,7 @@ func TestCommandLineRecordsOnlyTheStaffList(t *testing.T) {
 		if got, err := staff.Recorded(ctx, "bob"); err != nil || got != "bob" {
 			t.Fatalf("a desk without operators: bob recorded as %q, %v", got, err)
 		}
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffAdd, Name: "wang", Supervisor: true}, "135792")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffAdd, Name: "wang", Supervisor: true}, "135792")
 		b.Sync(t)
 		if got, err := staff.Recorded(ctx, "WANG"); err != nil || got != "wang" {
 			t.Fatalf("after the sync WANG is recorded as %q, %v; want wang", got, err)
@@ -46,7 +45,7 @@ func TestCommandLineRecordsOnlyTheStaffList(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffRemove, Name: "wang"}, "")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffRemove, Name: "wang"}, "")
 		b.Sync(t)
 		if got, err := staff.Recorded(ctx, "wang"); err == nil {
 			t.Fatalf("wang, removed at the server, is still recorded (as %q) after the sync", got)

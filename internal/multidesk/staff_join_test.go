@@ -8,11 +8,10 @@ import (
 	"testing"
 
 	"qrdesk/app"
-	"qrdesk/central"
+	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
-	"qrdesk/server"
 )
 
 // TestBadgesPrintedBeforeJoiningKeepWorking: desk D worked alone for a
@@ -30,8 +29,8 @@ func TestBadgesPrintedBeforeJoiningKeepWorking(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		ctx := context.Background()
 		h, a, _, _ := centraltest.TwoDesks(t, dbPath, 1)
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffAdd, Name: "zhao", Supervisor: true}, "1357")
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffRenewBadge, Name: "zhao"}, "")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffAdd, Name: "zhao", Supervisor: true}, "1357")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffRenewBadge, Name: "zhao"}, "")
 		a.Sync(t)
 
 		d := h.Desk(t, "Desk D", "D", "")
@@ -46,7 +45,7 @@ func TestBadgesPrintedBeforeJoiningKeepWorking(t *testing.T) {
 		wu, zhao := badgeOf(t, d, "wu"), badgeOf(t, d, "zhao")
 		signsIn(t, d, "desk D before it joined", wu, "wu", false)
 
-		d.Svc.Remote = server.NewClient(h.URL, h.Station(t, "Desk D", "D"))
+		d.Svc.Remote = deskclient.New(h.URL, h.Station(t, "Desk D", "D"))
 		var stopped []app.StoppedBadge
 		for range 2 { // the feed brings back what the first sync sent
 			st, err := d.Svc.Sync(ctx)
@@ -55,8 +54,8 @@ func TestBadgesPrintedBeforeJoiningKeepWorking(t *testing.T) {
 			}
 			stopped = append(stopped, st.StoppedBadges...)
 		}
-		if want := []app.StoppedBadge{{Name: "zhao"}}; !reflect.DeepEqual(d.Svc.StoppedBadges(), want) || len(stopped) == 0 || stopped[len(stopped)-1] != want[0] {
-			t.Fatalf("the syncs that joined the staff list report the stopped badges %+v (service: %+v), want only zhao's", stopped, d.Svc.StoppedBadges())
+		if want := []app.StoppedBadge{{Name: "zhao"}}; !reflect.DeepEqual(stoppedAt(t, d), want) || len(stopped) == 0 || stopped[len(stopped)-1] != want[0] {
+			t.Fatalf("the syncs that joined the staff list report the stopped badges %+v (service: %+v), want only zhao's", stopped, stoppedAt(t, d))
 		}
 
 		signsIn(t, d, "desk D after it joined, wu's badge printed before", wu, "wu", false)
@@ -78,17 +77,29 @@ func TestBadgesPrintedBeforeJoiningKeepWorking(t *testing.T) {
 			t.Fatal(err)
 		}
 		refused(t, d, "desk D, wu's badge printed before, renewed since", wu)
-		d.Svc.ForgetStoppedBadges()
+		if err := d.Svc.Operators().DismissStoppedBadge(ctx, "zhao", "zhao"); err != nil {
+			t.Fatal(err)
+		}
 		d.Sync(t)
-		if got := d.Svc.StoppedBadges(); len(got) != 0 {
+		if got := stoppedAt(t, d); len(got) != 0 {
 			t.Fatalf("a sync that stopped no badge printed here reports %+v", got)
 		}
 
 		// Removed at the server: the next sync says so.
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffRemove, Name: "zhao"}, "")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffRemove, Name: "zhao"}, "")
 		d.Sync(t)
-		if want := []app.StoppedBadge{{Name: "zhao", Removed: true}}; !reflect.DeepEqual(d.Svc.StoppedBadges(), want) {
-			t.Fatalf("after zhao was removed at the server, desk D reports %+v, want %+v", d.Svc.StoppedBadges(), want)
+		if want := []app.StoppedBadge{{Name: "zhao", Removed: true}}; !reflect.DeepEqual(stoppedAt(t, d), want) {
+			t.Fatalf("after zhao was removed at the server, desk D reports %+v, want %+v", stoppedAt(t, d), want)
 		}
 	})
+}
+
+// stoppedAt is what desk d notes of the badges printed there that stopped.
+func stoppedAt(t *testing.T, d *centraltest.Desk) []app.StoppedBadge {
+	t.Helper()
+	got, err := d.Svc.StoppedBadges(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
 }

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"qrdesk/app"
-	"qrdesk/central"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
@@ -24,15 +23,15 @@ func TestStaffNamesThatLookTheSame(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		ctx := context.Background()
 		h := centraltest.New(t, dbPath, 0)
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffAdd, Name: "boss", Supervisor: true}, "135792")
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffAdd, Name: "J\u00fcrgen"}, "2468")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffAdd, Name: "boss", Supervisor: true}, "135792")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffAdd, Name: "J\u00fcrgen"}, "2468")
 		var taken []string
 		for _, name := range []string{"bo\u200bss", "Ju\u0308rgen"} {
 			hash, err := app.HashPIN("8642")
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := h.DB.ChangeStaff(ctx, central.StaffChange{Action: protocol.StaffAdd, Name: name, PINHash: hash}, "manager", h.Now.Unix()); err == nil {
+			if _, err := h.DB.ChangeStaff(ctx, protocol.StaffChange{Action: protocol.StaffAdd, Name: name, PINHash: hash}, "manager", h.Now.Unix()); err == nil {
 				taken = append(taken, name)
 			}
 		}

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"qrdesk/central"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
@@ -25,7 +24,7 @@ func TestStaffNamesMatchAsAtTheDesks(t *testing.T) {
 		for _, d := range []*centraltest.Desk{a, b} {
 			d.DB.UseClock(func() time.Time { return h.Now }) // the sign-in log's clock is the service's
 		}
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffAdd, Name: "Émile", Supervisor: true}, "135792")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffAdd, Name: "Émile", Supervisor: true}, "135792")
 		a.Sync(t)
 		b.Sync(t)
 		// The desk's administrator adds the picker émile, and later gives

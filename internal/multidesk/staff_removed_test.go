@@ -12,6 +12,7 @@ import (
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
+	"qrdesk/serverdb"
 )
 
 // TestRemovedStaffWorkOfflineIsFlagged: picker li and supervisor wang are
@@ -32,8 +33,8 @@ func TestRemovedStaffWorkOfflineIsFlagged(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		ctx := context.Background()
 		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 3)
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffAdd, Name: "wang", Supervisor: true}, "1357")
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffAdd, Name: "li"}, "2468")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffAdd, Name: "wang", Supervisor: true}, "1357")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffAdd, Name: "li"}, "2468")
 		a.Sync(t)
 		b.Sync(t)
 
@@ -42,8 +43,8 @@ func TestRemovedStaffWorkOfflineIsFlagged(t *testing.T) {
 			h.Now = h.Now.Add(time.Minute)
 			b.Redeem(t, before, "li")
 			h.Now = h.Now.Add(time.Minute)
-			changeStaff(t, h, central.StaffChange{Action: protocol.StaffRemove, Name: "li"}, "")
-			changeStaff(t, h, central.StaffChange{Action: protocol.StaffRemove, Name: "wang"}, "")
+			changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffRemove, Name: "li"}, "")
+			changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffRemove, Name: "wang"}, "")
 			h.Now = h.Now.Add(10 * time.Minute)
 			b.Redeem(t, late, "li")
 			b.Redeem(t, undone, "li")
@@ -84,7 +85,7 @@ func TestRemovedStaffWorkOfflineIsFlagged(t *testing.T) {
 		listed := map[string]bool{}
 		for _, e := range events {
 			if strings.Contains(e.Flag, "removed from the staff list") {
-				listed[e.Kind+" "+e.Code] = true
+				listed[string(e.Kind)+" "+e.Code] = true
 			}
 		}
 		for _, want := range []string{"redeem " + late, "redeem " + undone, "undo " + undone} {
@@ -99,7 +100,7 @@ func TestRemovedStaffWorkOfflineIsFlagged(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(work) != 3 || work[0].Operator != "li" || work[2].Kind != "undo" || work[2].Operator != "wang" || work[2].Outcome != central.OutcomeRejected {
+		if len(work) != 3 || work[0].Operator != "li" || work[2].Kind != "undo" || work[2].Operator != "wang" || work[2].Outcome != protocol.OutcomeRejected {
 			t.Errorf("the dashboard's work by removed operators: %+v, want li's two redemptions and wang's refused undo", work)
 		}
 
@@ -158,7 +159,7 @@ func TestRemovedSupervisorOfflineDisableEnableReplaceRefused(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		ctx := context.Background()
 		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 3)
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffAdd, Name: "wang", Supervisor: true}, "1357")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffAdd, Name: "wang", Supervisor: true}, "1357")
 		if _, err := a.Svc.SetDisabled(ctx, codes[2], true, "held back", "boss"); err != nil {
 			t.Fatal(err)
 		}
@@ -167,7 +168,7 @@ func TestRemovedSupervisorOfflineDisableEnableReplaceRefused(t *testing.T) {
 		var newCode string
 		b.Offline(func() {
 			h.Now = h.Now.Add(time.Minute)
-			changeStaff(t, h, central.StaffChange{Action: protocol.StaffRemove, Name: "wang"}, "")
+			changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffRemove, Name: "wang"}, "")
 			h.Now = h.Now.Add(10 * time.Minute)
 			if _, err := b.Svc.SetDisabled(ctx, codes[0], true, "lost", "wang"); err != nil {
 				t.Fatalf("desk B offline: wang's disable: %v", err)
@@ -186,7 +187,7 @@ func TestRemovedSupervisorOfflineDisableEnableReplaceRefused(t *testing.T) {
 		}
 		listed := map[string]bool{}
 		for _, e := range events {
-			listed[e.Kind+" "+e.Code] = true
+			listed[string(e.Kind)+" "+e.Code] = true
 		}
 		work, err := h.DB.RemovedStaffWork(ctx, 0, math.MaxInt64)
 		if err != nil {
@@ -194,7 +195,7 @@ func TestRemovedSupervisorOfflineDisableEnableReplaceRefused(t *testing.T) {
 		}
 		inWork := map[string]bool{}
 		for _, w := range work {
-			inWork[w.Kind+" "+w.Code] = w.Outcome == central.OutcomeRejected && strings.Contains(w.Flag, "wang")
+			inWork[string(w.Kind)+" "+w.Code] = w.Outcome == protocol.OutcomeRejected && strings.Contains(w.Flag, "wang")
 		}
 		var missing []string
 		for _, want := range []string{"disable " + codes[0], "enable " + codes[2], "replace " + codes[1]} {
@@ -205,7 +206,7 @@ func TestRemovedSupervisorOfflineDisableEnableReplaceRefused(t *testing.T) {
 				missing = append(missing, want)
 			}
 		}
-		newStatus := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = 'unused'`, newCode)
+		newStatus := h.Server(t).CountLabel(newCode, "unused")
 		if len(missing) > 0 || newStatus != 0 {
 			t.Errorf("finding: supervisor wang, removed at the server, %v offline at desk B: accepted by the server or not flagged (report flagged_events %d) or not in the removed operators' work (%d rows); the replacement %s is valid at the server (%d)", missing, len(events), len(work), newCode, newStatus)
 		}
@@ -213,7 +214,7 @@ func TestRemovedSupervisorOfflineDisableEnableReplaceRefused(t *testing.T) {
 			code string
 			want app.Status
 		}{{codes[0], app.StatusUnused}, {codes[1], app.StatusUnused}, {codes[2], app.StatusDisabled}, {newCode, app.StatusDisabled}} {
-			if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = ?`, c.code, string(c.want)); n != 1 {
+			if n := h.Server(t).CountLabel(c.code, string(c.want)); n != 1 {
 				t.Errorf("server: %s is not %s", c.code, c.want)
 			}
 			for name, d := range map[string]*centraltest.Desk{"desk A": a, "desk B": b} {
@@ -242,15 +243,15 @@ func TestRemovedStaffOnlineScanRefused(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		ctx := context.Background()
 		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 3)
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffAdd, Name: "li"}, "2468")
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffAdd, Name: "wang"}, "1357")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffAdd, Name: "li"}, "2468")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffAdd, Name: "wang"}, "1357")
 		a.Sync(t)
 		b.Sync(t)
 		h.Now = h.Now.Add(time.Minute)
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffRemove, Name: "li"}, "")
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffRemove, Name: "wang"}, "")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffRemove, Name: "li"}, "")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffRemove, Name: "wang"}, "")
 		h.Now = h.Now.Add(time.Minute)
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffAdd, Name: "wang"}, "1357")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffAdd, Name: "wang"}, "1357")
 		h.Now = h.Now.Add(time.Minute)
 
 		refused, byWang, byZhou := codes[0], codes[1], codes[2]
@@ -265,7 +266,7 @@ func TestRemovedStaffOnlineScanRefused(t *testing.T) {
 		}
 		b.Sync(t)
 
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = 'unused'`, refused); n != 1 {
+		if n := h.Server(t).CountLabel(refused, "unused"); n != 1 {
 			t.Errorf("server: %s is not unused after li's refused scan", refused)
 		}
 		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM events WHERE kind = 'redeem' AND code = ? AND outcome = 'rejected' AND (flags & ?) <> 0`, refused, int64(central.FlagRemovedStaff)); n != 1 {
@@ -293,8 +294,71 @@ func TestRemovedStaffOnlineScanRefused(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(work) != 1 || work[0].Code != refused || work[0].Operator != "li" || work[0].Kind != "redeem" || work[0].Outcome != central.OutcomeRejected {
+		if len(work) != 1 || work[0].Code != refused || work[0].Operator != "li" || work[0].Kind != "redeem" || work[0].Outcome != protocol.OutcomeRejected {
 			t.Errorf("the dashboard's work by removed operators: %+v, want li's refused scan of %s", work, refused)
 		}
 	})
+}
+
+// TestCloseBeforeALateRemovalIsNotFlagged: supervisor wang closes the day
+// at desk B offline, expiring its unused labels; a minute later desk A's
+// manager removes wang, offline too. B syncs first: the server, which
+// holds wang current, expires the labels. A's removal arrives after,
+// dated when it was made: it flags wang's work after that time, and the
+// close was before it, so its expiries stay unflagged (they are filed at
+// the close's time, not when they reached the server).
+func TestCloseBeforeALateRemovalIsNotFlagged(t *testing.T) {
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		ctx := context.Background()
+		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 2)
+		for _, d := range []*centraltest.Desk{a, b} {
+			d.DB.UseClock(func() time.Time { return h.Now })
+		}
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffAdd, Name: "wang", Supervisor: true}, "1357")
+		a.Sync(t)
+		b.Sync(t)
+		b.Offline(func() {
+			if _, err := b.Svc.CloseDay(ctx, app.CloseDayRequest{ExpireUnused: true, Operator: "wang"}); err != nil {
+				t.Fatalf("desk B offline: wang's close: %v", err)
+			}
+		})
+		h.Now = h.Now.Add(time.Minute)
+		a.Offline(func() {
+			if _, err := a.Svc.Operators().Remove(ctx, "wang", "manager"); err != nil {
+				t.Fatal(err)
+			}
+		})
+		h.Now = h.Now.Add(time.Minute)
+		b.Sync(t)
+		h.Now = h.Now.Add(time.Minute)
+		a.Sync(t)
+		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM staff WHERE name = 'wang' AND removed_at <> 0`); n != 1 {
+			t.Fatalf("desk A's removal of wang did not reach the server (removed records: %d)", n)
+		}
+		expired := centraltest.Count(t, h.DB, `SELECT count(*) FROM events WHERE kind = 'expire' AND outcome = 'expired'`)
+		flagged := centraltest.Count(t, h.DB, `SELECT count(*) FROM events WHERE kind = 'expire' AND (flags & 64) <> 0`)
+		if expired != len(codes) || flagged != 0 {
+			t.Errorf("wang closed the day at desk B a minute before desk A removed wang: %d of %d labels expired, %d expiries flagged as a removed supervisor's work; want all expired, none flagged",
+				expired, len(codes), flagged)
+		}
+	})
+}
+
+// removedStaffExpiries counts the expire events the server flagged as a
+// removed supervisor's work, and those its list of removed staff's work
+// shows.
+func removedStaffExpiries(t *testing.T, db *serverdb.DB) (flagged, listed int) {
+	t.Helper()
+	flagged = centraltest.Count(t, db, `SELECT count(*) FROM events WHERE kind = 'expire' AND (flags & 64) <> 0`)
+	work, err := db.RemovedStaffWork(context.Background(), 0, math.MaxInt64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range work {
+		if w.Kind == "expire" {
+			listed++
+		}
+	}
+	return flagged, listed
 }

@@ -6,15 +6,15 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/central"
+	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
-	"qrdesk/server"
 )
 
 // changeStaff makes an administrator's change of the deployment's staff
 // list, as 'qrdesk-server operators' and the dashboard do.
-func changeStaff(t *testing.T, h *centraltest.Harness, ch central.StaffChange, pin string) central.StaffMember {
+func changeStaff(t *testing.T, h *centraltest.Harness, ch protocol.StaffChange, pin string) protocol.StaffMember {
 	t.Helper()
 	if pin != "" {
 		var err error
@@ -42,15 +42,15 @@ func TestStaffListFromTheServer(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		ctx := context.Background()
 		h, a, b, _ := centraltest.TwoDesks(t, dbPath, 1)
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffAdd, Name: "zhao", Supervisor: true}, "1357")
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffAdd, Name: "li"}, "2468")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffAdd, Name: "zhao", Supervisor: true}, "1357")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffAdd, Name: "li"}, "2468")
 		a.Sync(t)
 		b.Sync(t)
 		zhao := badgeOf(t, a, "zhao")
 		signsIn(t, a, "desk A", zhao, "zhao", true)
 		signsIn(t, b, "desk B", zhao, "zhao", true)
 
-		renewed := changeStaff(t, h, central.StaffChange{Action: protocol.StaffRenewBadge, Name: "zhao"}, "")
+		renewed := changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffRenewBadge, Name: "zhao"}, "")
 		if renewed.BadgeVersion != 2 {
 			t.Fatalf("renewed at the server: %+v", renewed)
 		}
@@ -62,7 +62,7 @@ func TestStaffListFromTheServer(t *testing.T) {
 		signsIn(t, a, "desk A, the new badge", zhao, "zhao", true)
 
 		// A new PIN at the server: the old one no longer works at a desk.
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffSetPIN, Name: "li"}, "97531")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffSetPIN, Name: "li"}, "97531")
 		a.Sync(t)
 		if _, err := a.Svc.Operators().SignInPIN(ctx, "li", "97531"); err != nil {
 			t.Fatalf("desk A: li's new PIN: %v", err)
@@ -90,7 +90,7 @@ func TestStaffListFromTheServer(t *testing.T) {
 		}
 		ownBadge := badgeOf(t, d, "wu")
 		signsIn(t, d, "desk D before it synced", ownBadge, "wu", false)
-		d.Svc.Remote = server.NewClient(h.URL, h.Station(t, "Desk D", "D"))
+		d.Svc.Remote = deskclient.New(h.URL, h.Station(t, "Desk D", "D"))
 		d.Sync(t)
 		d.Sync(t) // the feed brings back what its first sync sent
 		// wu is the same person on the list: the badge printed before
@@ -106,7 +106,7 @@ func TestStaffListFromTheServer(t *testing.T) {
 			t.Fatalf("the server's staff list has %d current operators, want zhao, li and wu", n)
 		}
 
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffRemove, Name: "zhao"}, "")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffRemove, Name: "zhao"}, "")
 		for _, desk := range []struct {
 			name string
 			d    *centraltest.Desk
@@ -114,7 +114,7 @@ func TestStaffListFromTheServer(t *testing.T) {
 			desk.d.Sync(t)
 			refused(t, desk.d, "desk "+desk.name+" after its sync, zhao removed at the server", zhao)
 		}
-		if _, err := h.DB.ChangeStaff(ctx, central.StaffChange{Action: protocol.StaffRemove, Name: "zhao"}, "", h.Now.Unix()); err != central.ErrNoStaff {
+		if _, err := h.DB.ChangeStaff(ctx, protocol.StaffChange{Action: protocol.StaffRemove, Name: "zhao"}, "", h.Now.Unix()); err != central.ErrNoStaff {
 			t.Fatalf("removing zhao twice: %v", err)
 		}
 	})

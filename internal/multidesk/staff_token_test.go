@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"qrdesk/app"
-	"qrdesk/central"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
@@ -24,7 +23,7 @@ func TestStolenDeskTokenChangesNoSupervisor(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		ctx := context.Background()
 		h, a, _, _ := centraltest.TwoDesks(t, dbPath, 1)
-		changeStaff(t, h, central.StaffChange{Action: protocol.StaffAdd, Name: "wang", Supervisor: true}, "482913")
+		changeStaff(t, h, protocol.StaffChange{Action: protocol.StaffAdd, Name: "wang", Supervisor: true}, "482913")
 		a.Sync(t)
 		stolen := h.Station(t, "Desk X", "X")
 		hash, err := app.HashPIN("1111")
@@ -35,7 +34,7 @@ func TestStolenDeskTokenChangesNoSupervisor(t *testing.T) {
 		ev := map[string]any{"event_id": fmt.Sprintf("%016x", 7), "kind": protocol.KindStaff, "operator": "li",
 			"at": h.Now.Unix(), "offline": true, "reason": ch.Summary(), "staff": ch}
 		var res struct {
-			Results []central.Result `json:"results"`
+			Results []protocol.Result `json:"results"`
 		}
 		h.Call(t, "POST", "/v1/events", stolen, h.Ring, map[string]any{"events": []any{ev}}, &res)
 		a.Sync(t)

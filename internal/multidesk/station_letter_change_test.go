@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"qrdesk/app"
+	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
-	"qrdesk/server"
 )
 
 // Desk B is enrolled with letter B. A supervisor at desk B, meaning to
@@ -34,7 +34,7 @@ func TestStationLetterChangedAfterEnrolment(t *testing.T) {
 			a.Sync(t)
 			var scanErr error
 			var v app.Verdict
-			b.Svc.Remote = server.NewClient("http://127.0.0.1:1", "qrd_test_Desk_B") // the network is down
+			b.Svc.Remote = deskclient.New("http://127.0.0.1:1", "qrd_test_Desk_B") // the network is down
 			v, scanErr = b.Svc.Redeem(ctx, fromA[0], "li")
 			t.Skipf("finding: desk B (enrolled with letter B) took --station-id A; it issued %s beside desk A's %s (serial %s twice); its sync: %v; desk A's label offline at B: %s %v",
 				own[0], fromA[0], serialOf(own[0]), syncErr, v.Outcome, scanErr)

@@ -3,9 +3,9 @@ package multidesk_test
 import (
 	"testing"
 
-	"qrdesk/central"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 )
 
 // A label disabled at the server (torn, reported stolen) and redeemed
@@ -20,26 +20,26 @@ func TestUndoKeepsDisabled(t *testing.T) {
 		other := h.Station(t, "Desk 2", "B")
 		h.Upload(t, tok)
 		at := h.Now.Unix()
-		var out struct{ Results []central.Result }
-		send := func(token string, ev central.Event) central.Result {
+		var out struct{ Results []protocol.Result }
+		send := func(token string, ev protocol.Event) protocol.Result {
 			t.Helper()
-			if st := h.Call(t, "POST", "/v1/events", token, h.Ring, map[string]any{"events": []central.Event{ev}}, &out); st != 200 || len(out.Results) != 1 {
+			if st := h.Call(t, "POST", "/v1/events", token, h.Ring, map[string]any{"events": []protocol.Event{ev}}, &out); st != 200 || len(out.Results) != 1 {
 				t.Fatalf("%s: %d %+v", ev.EventID, st, out)
 			}
 			return out.Results[0]
 		}
-		if r := send(other, central.Event{EventID: "disable-event-1", Kind: "disable", Code: h.Codes[0], Operator: "wang", At: at, Reason: "label torn"}); r.Outcome != "disabled" {
+		if r := send(other, protocol.Event{EventID: "disable-event-1", Kind: "disable", Code: h.Codes[0], Operator: "wang", At: at, Reason: "label torn"}); r.Outcome != "disabled" {
 			t.Fatalf("disable: %+v", r)
 		}
-		redeem := central.Event{EventID: "redeem-event-1", Kind: "redeem", Code: h.Codes[0], Operator: "li", At: at + 30, Offline: true}
+		redeem := protocol.Event{EventID: "redeem-event-1", Kind: "redeem", Code: h.Codes[0], Operator: "li", At: at + 30, Offline: true}
 		if r := send(tok, redeem); r.Outcome != "redeemed" {
 			t.Fatalf("offline redemption: %+v", r)
 		}
-		if r := send(tok, central.Event{EventID: "undo-event-1", Kind: "undo", Code: h.Codes[0], Operator: "li", At: at + 60, Reason: "wrong parcel", Undoes: redeem.EventID}); r.Outcome != "undone" {
+		if r := send(tok, protocol.Event{EventID: "undo-event-1", Kind: "undo", Code: h.Codes[0], Operator: "li", At: at + 60, Reason: "wrong parcel", Undoes: redeem.EventID}); r.Outcome != "undone" {
 			t.Fatalf("undo: %+v", r)
 		}
-		var r central.Result
-		if st := h.Call(t, "POST", "/v1/redeem", other, h.Ring, central.Event{EventID: "redeem-event-2", Kind: "redeem", Code: h.Codes[0], Operator: "wang", At: h.Now.Unix()}, &r); st != 200 || r.Outcome != "disabled" {
+		var r protocol.Result
+		if st := h.Call(t, "POST", "/v1/redeem", other, h.Ring, protocol.Event{EventID: "redeem-event-2", Kind: "redeem", Code: h.Codes[0], Operator: "wang", At: h.Now.Unix()}, &r); st != 200 || r.Outcome != "disabled" {
 			t.Fatalf("online redemption of the disabled label after the undo: %d %+v, want disabled", st, r)
 		}
 	})

@@ -58,9 +58,8 @@ func TestUndoRacesOfflineDoubleUse(t *testing.T) {
 					"event_id": fmt.Sprintf("evt-c-%04d", i), "kind": "redeem", "code": x, "operator": "wang", "at": at + 1, "offline": true}}}, &off)
 			}()
 			wg.Wait()
-			var status string
-			h.DB.QueryRowForTests(`SELECT status FROM codes WHERE code = ?`, x).Scan(&status)
-			conflicts := centraltest.Count(t, h.DB, `SELECT count(*) FROM conflicts WHERE code = ?`, x)
+			status := h.Server(t).Status(x)
+			conflicts := h.Server(t).Conflicts()[x]
 			combo[fmt.Sprintf("%v/%v/%s/%d", undo.Results, off.Results, status, conflicts)]++
 			if status == string(app.StatusUsed) {
 				continue
@@ -153,9 +152,7 @@ func TestUndoRacesAnotherDesksChange(t *testing.T) {
 					if len(undo.Results) != 1 || len(chg.Results) != 1 {
 						t.Fatalf("%s: answers undo %+v, %s %+v", x, undo, tc.kind, chg)
 					}
-					var xs, ys string
-					h.DB.QueryRowForTests(`SELECT status FROM codes WHERE code = ?`, x).Scan(&xs)
-					h.DB.QueryRowForTests(`SELECT status FROM codes WHERE code = ?`, y).Scan(&ys)
+					xs, ys := h.Server(t).Status(x), h.Server(t).Status(y)
 					combo[fmt.Sprintf("%v/%v/%s/%s", undo.Results[0], chg.Results[0], xs, ys)]++
 					if tc.serial(undo.Results[0], chg.Results[0], xs, ys) {
 						continue
@@ -217,8 +214,7 @@ func TestReplaceRacesOnlineRedeemOfNewLabel(t *testing.T) {
 				h.Call(t, "POST", "/v1/redeem", tokD, h.Ring, map[string]any{"event_id": fmt.Sprintf("evt-d-%04d", i), "code": y, "operator": "zhao", "at": at + 1}, &d)
 			}()
 			wg.Wait()
-			var ys string
-			h.DB.QueryRowForTests(`SELECT status FROM codes WHERE code = ?`, y).Scan(&ys)
+			ys := h.Server(t).Status(y)
 			combo[fmt.Sprintf("%v/%s/%s", rep.Results, d.Outcome, ys)]++
 			if (d.Outcome == "redeemed") == (ys == string(app.StatusUsed)) {
 				continue

@@ -11,7 +11,9 @@ import (
 	"qrdesk/app"
 	"qrdesk/central"
 	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 	"qrdesk/serverdb"
 )
 
@@ -42,7 +44,7 @@ func TestUndoLeavesDisabledAtEveryDesk(t *testing.T) {
 		if u.Server != "undone" {
 			t.Fatalf("undo: %+v, want the server's confirmation", u)
 		}
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = 'disabled'`, x); n != 1 {
+		if n := h.Server(t).CountLabel(x, "disabled"); n != 1 {
 			t.Fatal("the server did not put the label back to disabled")
 		}
 		if u.Status != app.StatusDisabled {
@@ -62,7 +64,7 @@ func TestUndoLeavesDisabledAtEveryDesk(t *testing.T) {
 		}
 		a.Svc.Remote = remoteA
 		a.Sync(t)
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM events WHERE code = ? AND kind = 'redeem'`, x); n != 1 {
+		if n := len(h.Server(t).Events(serverdbtest.Where{Code: x, Kind: "redeem"})); n != 1 {
 			t.Fatalf("%d redemptions of the disabled label at the server, want B's one", n)
 		}
 		// The desks' own day, and another label, are untouched.
@@ -87,9 +89,9 @@ func TestUndoChangeWithoutStatus(t *testing.T) {
 		if err := b.DB.SQL().QueryRow(`SELECT trace_id FROM redemptions`).Scan(&trace); err != nil {
 			t.Fatal(err)
 		}
-		old := app.RemoteChange{Seq: st.Cursor + 1, Kind: app.KindUndo, Code: codes[0], Station: "Desk A",
+		old := protocol.Change{Seq: st.Cursor + 1, Kind: protocol.KindUndo, Code: codes[0], Station: "Desk A",
 			Data: `{"at":1,"operator":"boss","event_id":"undo-old","undoes":"` + trace + `","reason":"wrong parcel"}`}
-		if err := b.DB.ApplyChanges(context.Background(), []app.RemoteChange{old}, old.Seq); err != nil {
+		if err := b.DB.ApplyChanges(context.Background(), []protocol.Change{old}, old.Seq); err != nil {
 			t.Fatal(err)
 		}
 		if got := b.Status(t, codes[0]); got != app.StatusUnused {
@@ -112,20 +114,20 @@ func TestFlagMigrationKeepsDayFigures(t *testing.T) {
 		h.Upload(t, tok)
 		h.Now = h.Now.Add(2 * time.Hour) // the labels were issued two hours ago
 		now := h.Now.Unix()
-		send := func(token string, ev central.Event, want string) {
+		send := func(token string, ev protocol.Event, want protocol.Outcome) {
 			t.Helper()
-			var out struct{ Results []central.Result }
-			if st := h.Call(t, "POST", "/v1/events", token, h.Ring, map[string]any{"events": []central.Event{ev}}, &out); st != 200 || len(out.Results) != 1 || out.Results[0].Outcome != want {
+			var out struct{ Results []protocol.Result }
+			if st := h.Call(t, "POST", "/v1/events", token, h.Ring, map[string]any{"events": []protocol.Event{ev}}, &out); st != 200 || len(out.Results) != 1 || out.Results[0].Outcome != want {
 				t.Fatalf("%s: %d %+v, want %s", ev.EventID, st, out, want)
 			}
 		}
 		// Desk clock 3 hours ahead: filed under the server's time.
-		send(tok, central.Event{EventID: "ahead-event", Kind: "redeem", Code: h.Codes[0], Operator: "li", At: now + 3*3600, Offline: true}, "redeemed")
+		send(tok, protocol.Event{EventID: "ahead-event", Kind: "redeem", Code: h.Codes[0], Operator: "li", At: now + 3*3600, Offline: true}, "redeemed")
 		// A plausible desk time 45 minutes back: filed under it.
-		send(tok, central.Event{EventID: "earlier-event", Kind: "redeem", Code: h.Codes[1], Operator: "li", At: now - 45*60, Offline: true}, "redeemed")
+		send(tok, protocol.Event{EventID: "earlier-event", Kind: "redeem", Code: h.Codes[1], Operator: "li", At: now - 45*60, Offline: true}, "redeemed")
 		// Redeemed offline while disabled.
-		send(other, central.Event{EventID: "disable-event", Kind: "disable", Code: h.Codes[2], Operator: "wang", At: now - 3600, Reason: "label torn"}, "disabled")
-		send(tok, central.Event{EventID: "while-disabled-event", Kind: "redeem", Code: h.Codes[2], Operator: "li", At: now - 10*60, Offline: true}, "redeemed")
+		send(other, protocol.Event{EventID: "disable-event", Kind: "disable", Code: h.Codes[2], Operator: "wang", At: now - 3600, Reason: "label torn"}, "disabled")
+		send(tok, protocol.Event{EventID: "while-disabled-event", Kind: "redeem", Code: h.Codes[2], Operator: "li", At: now - 10*60, Offline: true}, "redeemed")
 
 		ctx := context.Background()
 		from, to := now-12*3600, now+12*3600
@@ -169,17 +171,15 @@ func TestFlagMigrationKeepsDayFigures(t *testing.T) {
 		}
 		for id, want := range map[string]struct{ flags, decided int64 }{
 			"ahead-event": {int64(central.FlagClockAhead), now}, "earlier-event": {0, now - 45*60}, "while-disabled-event": {int64(central.FlagWhileDisabled), now - 10*60}} {
-			var flags, decided int64
-			if err := upgraded.QueryRowForTests(`SELECT flags, decided_at FROM events WHERE event_id = ?`, id).Scan(&flags, &decided); err != nil {
-				t.Fatal(err)
-			}
+			ev := serverdbtest.Of(t, upgraded).Event(serverdbtest.Where{EventID: id})
+			flags, decided := int64(ev.Flags), ev.DecidedAt
 			if flags != want.flags || decided != want.decided {
 				t.Errorf("%s back-filled as flags %d decided at %d, want %d at %d", id, flags, decided, want.flags, want.decided)
 			}
 		}
 		// The undo reads the back-filled flag: the label goes back to disabled.
-		send(tok, central.Event{EventID: "undo-event", Kind: "undo", Code: h.Codes[2], Operator: "li", At: now, Reason: "wrong parcel", Undoes: "while-disabled-event"}, "undone")
-		if n := centraltest.Count(t, upgraded, `SELECT count(*) FROM codes WHERE code = ? AND status = 'disabled'`, h.Codes[2]); n != 1 {
+		send(tok, protocol.Event{EventID: "undo-event", Kind: "undo", Code: h.Codes[2], Operator: "li", At: now, Reason: "wrong parcel", Undoes: "while-disabled-event"}, "undone")
+		if n := serverdbtest.Of(t, upgraded).CountLabel(h.Codes[2], "disabled"); n != 1 {
 			t.Fatal("the undo of a redemption made while disabled left the label redeemable after the upgrade")
 		}
 	})

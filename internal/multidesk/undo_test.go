@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"qrdesk/app"
-	"qrdesk/central"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 )
 
 // An undo of a desk's own online redemption is sent at once, applied by
@@ -134,7 +134,7 @@ func TestUndoRacesFeed(t *testing.T) {
 				t.Fatalf("after the undo was uploaded: %s, want unused", got)
 			}
 		}
-		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND status = 'unused'`, codes[0]); n != 1 {
+		if n := h.Server(t).CountLabel(codes[0], "unused"); n != 1 {
 			t.Fatal("the server did not apply the undo")
 		}
 	})
@@ -150,21 +150,21 @@ func TestUndoReplayed(t *testing.T) {
 		other := h.Station(t, "Desk 2", "B")
 		h.Upload(t, tok)
 		at := h.Now.Unix()
-		redeem := central.Event{EventID: "redeem-event-1", Kind: "redeem", Code: h.Codes[0], Operator: "li", At: at}
-		var r central.Result
+		redeem := protocol.Event{EventID: "redeem-event-1", Kind: "redeem", Code: h.Codes[0], Operator: "li", At: at}
+		var r protocol.Result
 		if st := h.Call(t, "POST", "/v1/redeem", tok, h.Ring, redeem, &r); st != 200 || r.Outcome != "redeemed" {
 			t.Fatalf("redeem: %d %+v", st, r)
 		}
-		undo := central.Event{EventID: "undo-event-1", Kind: "undo", Code: h.Codes[0], Operator: "boss", At: at + 60, Reason: "wrong parcel", Undoes: redeem.EventID}
-		var out struct{ Results []central.Result }
+		undo := protocol.Event{EventID: "undo-event-1", Kind: "undo", Code: h.Codes[0], Operator: "boss", At: at + 60, Reason: "wrong parcel", Undoes: redeem.EventID}
+		var out struct{ Results []protocol.Result }
 		// Another desk cannot undo desk 1's redemption.
 		stolen := undo
 		stolen.EventID = "undo-event-other"
-		if st := h.Call(t, "POST", "/v1/events", other, h.Ring, map[string]any{"events": []central.Event{stolen}}, &out); st != 200 || out.Results[0].Outcome != "rejected" || !strings.Contains(out.Results[0].Reason, "Desk 1") {
+		if st := h.Call(t, "POST", "/v1/events", other, h.Ring, map[string]any{"events": []protocol.Event{stolen}}, &out); st != 200 || out.Results[0].Outcome != "rejected" || !strings.Contains(out.Results[0].Reason, "Desk 1") {
 			t.Fatalf("undo by another desk: %d %+v", st, out)
 		}
 		for i := 0; i < 2; i++ {
-			if st := h.Call(t, "POST", "/v1/events", tok, h.Ring, map[string]any{"events": []central.Event{undo}}, &out); st != 200 || out.Results[0].Outcome != "undone" || out.Results[0].Duplicate != (i == 1) {
+			if st := h.Call(t, "POST", "/v1/events", tok, h.Ring, map[string]any{"events": []protocol.Event{undo}}, &out); st != 200 || out.Results[0].Outcome != "undone" || out.Results[0].Duplicate != (i == 1) {
 				t.Fatalf("undo #%d: %d %+v", i+1, st, out)
 			}
 		}
@@ -172,11 +172,11 @@ func TestUndoReplayed(t *testing.T) {
 			t.Fatalf("%d undo changes in the feed, want 1", n)
 		}
 		// Redeemed again; the replay must not undo the new redemption.
-		again := central.Event{EventID: "redeem-event-2", Kind: "redeem", Code: h.Codes[0], Operator: "wang", At: at + 120}
+		again := protocol.Event{EventID: "redeem-event-2", Kind: "redeem", Code: h.Codes[0], Operator: "wang", At: at + 120}
 		if st := h.Call(t, "POST", "/v1/redeem", tok, h.Ring, again, &r); st != 200 || r.Outcome != "redeemed" {
 			t.Fatalf("redeem again: %d %+v", st, r)
 		}
-		h.Call(t, "POST", "/v1/events", tok, h.Ring, map[string]any{"events": []central.Event{undo}}, &out)
+		h.Call(t, "POST", "/v1/events", tok, h.Ring, map[string]any{"events": []protocol.Event{undo}}, &out)
 		if !out.Results[0].Duplicate {
 			t.Fatalf("replay after a new redemption: %+v", out)
 		}
@@ -186,12 +186,12 @@ func TestUndoReplayed(t *testing.T) {
 		reused := undo
 		reused.Undoes = "redeem-event-2"
 		var refusal struct{ Code string }
-		if st := h.Call(t, "POST", "/v1/events", tok, h.Ring, map[string]any{"events": []central.Event{reused}}, &refusal); st != 409 || refusal.Code != app.RefusedEventReused {
+		if st := h.Call(t, "POST", "/v1/events", tok, h.Ring, map[string]any{"events": []protocol.Event{reused}}, &refusal); st != 409 || refusal.Code != app.RefusedEventReused {
 			t.Fatalf("same id, other redemption: %d %+v, want 409 event_reused", st, refusal)
 		}
 		bad := undo
 		bad.EventID, bad.Undoes = "undo-event-2", ""
-		if st := h.Call(t, "POST", "/v1/events", tok, h.Ring, map[string]any{"events": []central.Event{bad}}, &refusal); st != 400 {
+		if st := h.Call(t, "POST", "/v1/events", tok, h.Ring, map[string]any{"events": []protocol.Event{bad}}, &refusal); st != 400 {
 			t.Fatalf("undo naming no redemption: %d, want 400", st)
 		}
 	})

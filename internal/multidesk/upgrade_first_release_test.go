@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/deskclient"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/sqlstore"
 	"qrdesk/internal/testpg"
 	"qrdesk/server"
@@ -219,10 +221,7 @@ func upgradeFromFirstRelease(t *testing.T, path string) {
 		t.Errorf("after the upgrade the stations' letters are %v, want Desk 1 A and Desk 2 B (from their codes)", letters)
 	}
 	for code, want := range central.status {
-		var status, station string
-		if err := sdb.QueryRowForTests(`SELECT status, used_station FROM codes WHERE code = ?`, code).Scan(&status, &station); err != nil {
-			t.Fatalf("the upgraded server lost %s: %v", code, err)
-		}
+		status, station := serverdbtest.Of(t, sdb).StatusAndStation(code)
 		if status != want || station != central.used[code] {
 			t.Errorf("server: %s is %s at %q after the upgrade, was %s at %q", code, status, station, want, central.used[code])
 		}
@@ -259,7 +258,7 @@ func upgradeFromFirstRelease(t *testing.T, path string) {
 		}
 		db.UseClock(func() time.Time { return now })
 		svc := app.NewService(db, keys, slog.New(slog.NewTextHandler(io.Discard, nil)))
-		svc.Remote = server.NewClient(srv.URL, strings.TrimSpace(string(token)))
+		svc.Remote = deskclient.New(srv.URL, strings.TrimSpace(string(token)))
 		svc.Now = func() time.Time { return now }
 		return svc
 	}
@@ -348,17 +347,14 @@ func upgradeFromFirstRelease(t *testing.T, path string) {
 		}
 	}
 	for _, code := range []string{fresh, oldUnused} {
-		var status string
-		sdb.QueryRowForTests(`SELECT status FROM codes WHERE code = ?`, code).Scan(&status)
-		if status != "used" {
+		if status := serverdbtest.Of(t, sdb).Status(code); status != "used" {
 			t.Errorf("%s is %s at the server after the syncs, want used", code, status)
 		}
 	}
 	// Every label: both desks agree with the server (Desk 1's disable that
 	// waited through the upgrade on PostgreSQL included).
 	for code := range central.status {
-		var status string
-		sdb.QueryRowForTests(`SELECT status FROM codes WHERE code = ?`, code).Scan(&status)
+		status := serverdbtest.Of(t, sdb).Status(code)
 		for name, svc := range svcs {
 			v, err := svc.Check(ctx, code)
 			if err != nil || string(v.Status) != status {

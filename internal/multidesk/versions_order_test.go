@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"qrdesk/app"
-	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 )
 
 // TestUnsupportedUndoThenRescanConflicts: a server that does not
@@ -41,7 +41,7 @@ func TestUnsupportedUndoThenRescanConflicts(t *testing.T) {
 		}
 		back()
 
-		g.kinds = app.BaseKinds // the older server answers
+		g.kinds = protocol.BaseKinds // the older server answers
 		g.serve()
 		if v := a.Redeem(t, y, "li"); v.Outcome != app.OutcomeRedeemed {
 			t.Fatalf("online: %+v", v)
@@ -56,7 +56,7 @@ func TestUnsupportedUndoThenRescanConflicts(t *testing.T) {
 		g.serve()
 		a.Sync(t)
 		a.Sync(t)
-		if k := centraltest.Count(t, g.DB, `SELECT count(*) FROM conflicts WHERE code = ?`, x); k != 0 {
+		if k := g.Server(t).Conflicts()[x]; k != 0 {
 			t.Errorf("the server records %d conflicts for %s: desk A redeemed it, undid that, and redeemed it again, one parcel", k, x)
 		}
 		refused, _ := a.Svc.RefusedUndos(ctx)

@@ -13,7 +13,9 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
+	"qrdesk/protocol"
 )
 
 // preVersionServer plays a server of the release before undo and before
@@ -66,7 +68,7 @@ func TestNewerDeskOlderServer(t *testing.T) {
 				g := newRestorable(t, dbPath)
 				proxy := &preVersionServer{}
 				if older == "fewer kinds" {
-					g.kinds = app.BaseKinds // the server from before undo
+					g.kinds = protocol.BaseKinds // the server from before undo
 					g.serve()
 				} else {
 					proxy.next, proxy.on = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*g.handler.Load()).ServeHTTP(w, r) }), true
@@ -106,16 +108,16 @@ func TestNewerDeskOlderServer(t *testing.T) {
 				if st.Waiting != 2 || st.WaitingUpgrade != 2 || st.Rejected != 0 {
 					t.Fatalf("desk A's sync: %+v, want the undo and the label's next redemption waiting for the upgrade", st)
 				}
-				if status, _ := g.serverStatus(t, codes[1]); status != "disabled" {
+				if status, _ := g.Server(t).StatusAndStation(codes[1]); status != "disabled" {
 					t.Fatalf("the disable queued after the undo did not go: the server has %s", status)
 				}
 				if a.Status(t, codes[2]) != app.StatusUsed {
 					t.Fatal("desk A stopped downloading the other desks' changes")
 				}
-				if status, _ := g.serverStatus(t, codes[0]); status != "used" {
+				if status, _ := g.Server(t).StatusAndStation(codes[0]); status != "used" {
 					t.Fatalf("the older server has %s %s", codes[0], status)
 				}
-				if n := centraltest.Count(t, g.DB, `SELECT count(*) FROM events WHERE code = ?`, codes[0]); n != 1 {
+				if n := len(g.Server(t).Events(serverdbtest.Where{Code: codes[0]})); n != 1 {
 					t.Fatalf("the server has %d events of %s, want 1: the label's events after the undo must wait with it", n, codes[0])
 				}
 
@@ -128,9 +130,9 @@ func TestNewerDeskOlderServer(t *testing.T) {
 				if n := centraltest.Count(t, g.DB, `SELECT count(*) FROM events WHERE code = ? AND kind = 'undo' AND outcome = 'undone'`, codes[0]); n != 1 {
 					t.Fatalf("after the upgrade the server has %d undos of %s applied, want 1", n, codes[0])
 				}
-				if status, _ := g.serverStatus(t, codes[0]); status != "used" || centraltest.Count(t, g.DB, `SELECT count(*) FROM conflicts`) != 0 {
+				if status, _ := g.Server(t).StatusAndStation(codes[0]); status != "used" || g.Server(t).CountConflicts() != 0 {
 					t.Fatalf("after the upgrade the server has %s %s and %d conflicts, want used again (the second redemption after the undo), no conflict",
-						codes[0], status, centraltest.Count(t, g.DB, `SELECT count(*) FROM conflicts`))
+						codes[0], status, g.Server(t).CountConflicts())
 				}
 				if got, err := a.DB.UndoResult(ctx, u.EventID); err != nil || got.Server != "undone" {
 					t.Fatalf("the undo after the upgrade: %+v %v", got, err)
@@ -162,7 +164,7 @@ func TestUnknownKindAnsweredAlone(t *testing.T) {
 			}
 			return m
 		}
-		var out struct{ Results []app.RemoteResult }
+		var out struct{ Results []protocol.Result }
 		status := h.Call(t, "POST", "/v1/events", tok, h.Ring, map[string]any{"events": []any{
 			ev("event-0001", "redeem", h.Codes[0], nil),
 			ev("event-0002", "teleport", h.Codes[1], map[string]any{"destination": "moon"}),
@@ -172,14 +174,14 @@ func TestUnknownKindAnsweredAlone(t *testing.T) {
 		if status != 200 || len(out.Results) != 4 {
 			t.Fatalf("upload: %d %+v", status, out)
 		}
-		want := []string{string(app.OutcomeRedeemed), app.OutcomeUnsupported, app.OutcomeUnsupported, "disabled"}
+		want := []protocol.Outcome{protocol.OutcomeRedeemed, protocol.OutcomeUnsupported, protocol.OutcomeUnsupported, protocol.OutcomeDisabled}
 		for i, r := range out.Results {
 			if r.Outcome != want[i] || r.EventID != []string{"event-0001", "event-0002", "event-0003", "event-0004"}[i] {
 				t.Errorf("results[%d] = %+v, want %s", i, r, want[i])
 			}
 		}
-		if r := out.Results[1]; r.Reason != app.UnsupportedReason || r.Write != 0 {
-			t.Errorf("unsupported: %+v, want the reason %q and no write number", r, app.UnsupportedReason)
+		if r := out.Results[1]; r.Reason != protocol.UnsupportedReason || r.Write != 0 {
+			t.Errorf("unsupported: %+v, want the reason %q and no write number", r, protocol.UnsupportedReason)
 		}
 		if out.Results[0].Write != 2 || out.Results[3].Write != 3 { // 1: the batch
 			t.Errorf("write numbers %d, %d, want 2 and 3 (1 is the batch)", out.Results[0].Write, out.Results[3].Write)
@@ -189,21 +191,21 @@ func TestUnknownKindAnsweredAlone(t *testing.T) {
 		}
 
 		// A server that knows fewer kinds: an undo is unsupported.
-		h.API.Kinds = app.BaseKinds
+		h.API.Kinds = protocol.BaseKinds
 		status = h.Call(t, "POST", "/v1/events", tok, h.Ring, map[string]any{"events": []any{
 			ev("event-0005", "undo", h.Codes[0], map[string]any{"undoes": "event-0001"}),
 		}}, &out)
-		if status != 200 || len(out.Results) != 1 || out.Results[0].Outcome != app.OutcomeUnsupported {
+		if status != 200 || len(out.Results) != 1 || out.Results[0].Outcome != protocol.OutcomeUnsupported {
 			t.Fatalf("undo to a server without undo: %d %+v", status, out)
 		}
 		h.API.Kinds = nil
 
-		var en app.Enrolment
+		var en protocol.Enrolment
 		if status := h.Call(t, "POST", "/v1/enrol", tok, h.Ring, map[string]any{}, &en); status != 200 {
 			t.Fatalf("enrol: %d", status)
 		}
-		if en.Protocol != app.Protocol || !app.KnowsKind(en.Kinds, app.KindUndo) || en.Writes == nil || *en.Writes != 3 {
-			t.Fatalf("enrol answer %+v (writes %v), want protocol %d, undo among the kinds, writes 3", en, en.Writes, app.Protocol)
+		if en.Protocol != protocol.Version || !protocol.KnowsKind(en.Kinds, protocol.KindUndo) || en.Writes == nil || *en.Writes != 3 {
+			t.Fatalf("enrol answer %+v (writes %v), want protocol %d, undo among the kinds, writes 3", en, en.Writes, protocol.Version)
 		}
 		req, _ := http.NewRequest("GET", h.URL+"/v1/health", nil)
 		resp, err := http.DefaultClient.Do(req)
@@ -211,8 +213,8 @@ func TestUnknownKindAnsweredAlone(t *testing.T) {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		if got := resp.Header.Get(app.ProtocolHeader); got != strconv.Itoa(app.Protocol) {
-			t.Fatalf("%s: %q, want %d", app.ProtocolHeader, got, app.Protocol)
+		if got := resp.Header.Get(protocol.Header); got != strconv.Itoa(protocol.Version) {
+			t.Fatalf("%s: %q, want %d", protocol.Header, got, protocol.Version)
 		}
 	})
 }

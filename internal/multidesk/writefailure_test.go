@@ -10,10 +10,11 @@ import (
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/internal/testpg"
 	"qrdesk/server"
-	"qrdesk/serverdb"
 )
 
 // TestDatabaseRefusingWrites: a server whose database answers reads and
@@ -32,16 +33,12 @@ func TestDatabaseRefusingWrites(t *testing.T) {
 		codes := d.Issue(t, 2)
 		d.Sync(t)
 
-		ro, err := serverdb.OpenRefusingWritesForTests(ctx, path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { ro.Close() })
+		ro := serverdbtest.OpenRefusingWrites(t, path)
 		now := func() time.Time { return h.Now }
 		api := &server.API{Store: ro, Log: centraltest.Discard, Now: now, Metrics: server.NewMetrics(ro, now)}
 		srv := httptest.NewServer(api.Handler())
 		t.Cleanup(srv.Close)
-		d.Svc.Remote = server.NewClient(srv.URL, token)
+		d.Svc.Remote = deskclient.New(srv.URL, token)
 
 		t.Run("DeskDecidesAloneAndSaysWhich", func(t *testing.T) {
 			if v := d.Redeem(t, codes[0], "ana"); v.Outcome != app.OutcomeRedeemed {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"qrdesk/internal/serverdbtest"
 	"qrdesk/serverdb"
 )
 
@@ -180,13 +181,11 @@ func TestSyncUnderWine(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer central.Close()
-	var n int
-	var conflictCode string
-	if err := central.QueryRowForTests(`SELECT count(*), max(code) FROM conflicts`).Scan(&n, &conflictCode); err != nil || n != 1 || conflictCode != double {
-		t.Fatalf("server conflicts: %d (%q), %v; want one, for %s", n, conflictCode, err, double)
+	srvdb := serverdbtest.Of(t, central)
+	if conflicts := srvdb.Conflicts(); len(conflicts) != 1 || conflicts[double] != 1 {
+		t.Fatalf("server conflicts: %v; want one, for %s", conflicts, double)
 	}
-	central.QueryRowForTests(`SELECT count(*) FROM codes WHERE status = 'used'`).Scan(&n)
-	if n != 2 {
+	if n := srvdb.CountLabels("used"); n != 2 {
 		t.Fatalf("%d labels used on the server, want 2", n)
 	}
 	report, err := exec.Command(srv.bin, "report", "--db", srv.db).Output()

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -157,6 +158,27 @@ func (s *screen) save(img image.Image, r image.Rectangle, name string) {
 	png.Encode(f, img)
 }
 
+// windowHarness is the harness with the real window's qrdesk.exe and a
+// virtual display for it (skipped without the display tools).
+func windowHarness(t *testing.T) (*harness, *screen) {
+	t.Helper()
+	h := newHarness(t)
+	if tool := displayTools(); tool != "" {
+		t.Skipf("the window under wine needs Xvfb, xdotool and ImageMagick's import; %s is missing (make deps installs them)", tool)
+	}
+	h.exe = h.guiExe(t)
+	s := &screen{t: t, display: xvfb(t)}
+	// Every wine process of the test sees the display: wine's desktop
+	// process (explorer.exe), started with the prefix's first program,
+	// owns the windows of all, and one started without a display makes
+	// the window fail ("Failed to create helper window"). So the wine of
+	// the tests before, which had none, is waited out first.
+	waitWine := exec.Command("/usr/lib/wine/wineserver", "-w")
+	waitWine.Env = append(os.Environ(), "WINEPREFIX="+h.prefix)
+	waitWine.Run()
+	return h, s
+}
+
 // TestWindowScanUnderWine: the real window, qrdesk.exe cross-built with
 // cgo, under wine on a virtual X display (Xvfb, software OpenGL). With a
 // key file others can read it shows why it cannot start in a dialog
@@ -165,20 +187,7 @@ func (s *screen) save(img image.Image, r image.Rectangle, name string) {
 // redeemed; a label typed on the Codes screen is looked up (its details
 // are shown) and stays unused.
 func TestWindowScanUnderWine(t *testing.T) {
-	h := newHarness(t)
-	if tool := displayTools(); tool != "" {
-		t.Skipf("the window under wine needs Xvfb, xdotool and ImageMagick's import; %s is missing (make deps installs them)", tool)
-	}
-	h.exe = h.guiExe(t)
-	s := &screen{t: t, display: xvfb(t)}
-	// Every wine process of this test sees the display: wine's desktop
-	// process (explorer.exe), started with the prefix's first program,
-	// owns the windows of all, and one started without a display makes
-	// the window fail ("Failed to create helper window"). So the wine of
-	// the tests before, which had none, is waited out first.
-	waitWine := exec.Command("/usr/lib/wine/wineserver", "-w")
-	waitWine.Env = append(os.Environ(), "WINEPREFIX="+h.prefix)
-	waitWine.Run()
+	h, s := windowHarness(t)
 	h, data := h.desk(t, "qrdesk-window", "DISPLAY="+s.display, "LIBGL_ALWAYS_SOFTWARE=1")
 	h.must(t, "init")
 	h.must(t, "settings", "--prefix", "WH", "--station-name", "Desk 1", "--configured=true", "--default-operator", "li", "--sound=false")
@@ -376,4 +385,77 @@ func displayTools() string {
 		}
 	}
 	return ""
+}
+
+// TestFirstSupervisorUnderWine: the pickup desk ('gui --desk --screen
+// scan', the Start menu's "qrdesk pickup desk") of the real window under
+// wine, on a fresh desk nobody set up: it opens and asks for the first
+// supervisor. Typed in from the keyboard (name, PIN, the PIN again, each
+// ended by Enter), the supervisor is on the desk's operators, and Space
+// on "Save their badge" writes their badge to Documents\qrdesk. Before,
+// this shortcut refused to start and sent the clerk to a command prompt.
+func TestFirstSupervisorUnderWine(t *testing.T) {
+	h, s := windowHarness(t)
+	h, data := h.desk(t, "qrdesk-pickup", "DISPLAY="+s.display, "LIBGL_ALWAYS_SOFTWARE=1")
+	started := time.Now()
+	// C.UTF-8, a locale every machine has: wine turns the desk's folder
+	// (C:\users\Zoë Lämmer\…) into a Linux path with the locale's
+	// charset, and one the machine lacks made it "ZoC+ LC$mmer".
+	exited := h.launch(t, []string{"LC_ALL=C.UTF-8"}, h.exe, "gui", "--desk", "--screen", "scan")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	win := s.xdotool(ctx, "search", "--sync", "--onlyvisible", "--name", "^qrdesk$")
+	if i := strings.IndexByte(win, '\n'); i >= 0 {
+		win = win[:i]
+	}
+	geo := map[string]int{}
+	for _, line := range strings.Split(s.xdotool(ctx, "getwindowgeometry", "--shell", win), "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok {
+			geo[k], _ = strconv.Atoi(v)
+		}
+	}
+	whole := image.Rect(geo["X"], geo["Y"], geo["X"]+geo["WIDTH"], geo["Y"]+geo["HEIGHT"])
+	// The form is in the window's first frame, its name field focused.
+	s.save(s.settled("the first supervisor's form", whole, nil), whole, "windows-wine-first-supervisor.png")
+	t.Logf("the pickup desk's window with the first supervisor's form %v after its start", time.Since(started).Round(100*time.Millisecond))
+	s.xdotool(ctx, "windowfocus", "--sync", win)
+	for _, text := range []string{"Wang Fang", "1357", "1357"} {
+		s.scan(text) // each ended by Enter: to the next field, then Add
+	}
+	var ops []struct {
+		Name       string
+		Supervisor bool
+	}
+	var said string
+	for deadline := time.Now().Add(time.Minute); len(ops) != 1; time.Sleep(time.Second) {
+		if time.Now().After(deadline) {
+			s.save(s.grab(), whole, "windows-wine-first-supervisor-failed.png")
+			var keys []string
+			filepath.WalkDir(h.prefix, func(path string, d fs.DirEntry, err error) error {
+				if err == nil && d.Name() == "qrdesk.key" {
+					keys = append(keys, path)
+				}
+				return nil
+			})
+			t.Fatalf("the first supervisor is not on the desk's operators after a minute: %s\n(%s; key files in the prefix: %q)", said, data, keys)
+		}
+		code, out, errOut := h.run(t, "operators", "list", "--json")
+		if said = out + errOut; code == 0 && strings.TrimSpace(out) != "" {
+			ops = nil
+			h.decode(t, out, &ops)
+		}
+	}
+	if ops[0].Name != "Wang Fang" || !ops[0].Supervisor {
+		t.Fatalf("the desk's operators: %+v (%s)", ops, said)
+	}
+	if code, ended := exited(); ended {
+		t.Fatalf("the pickup desk ended (exit %d)", code)
+	}
+	s.save(s.settled("the badge offered", whole, nil), whole, "windows-wine-first-supervisor-added.png")
+	s.xdotool(ctx, "key", "space") // Save their badge (it has the keyboard)
+	badge := filepath.Join(h.home(), "Documents", "qrdesk", "qrdesk-badge-Wang-Fang.pdf")
+	poll(t, 30*time.Second, "the badge's PDF in Documents\\qrdesk", func() bool {
+		info, err := os.Stat(badge)
+		return err == nil && info.Size() > 0
+	})
 }

@@ -1,0 +1,127 @@
+package ui
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"qrdesk/app"
+)
+
+// newStaffHarness is the window with the operators service on a desk that
+// prepare (if not nil) sets up first, in desk mode when desk is set; its
+// saves go to a folder of the test's own.
+func newStaffHarness(t *testing.T, desk bool, prepare func(h *signInHarness)) *signInHarness {
+	t.Helper()
+	h := &signInHarness{harness: newHarness(t), liPIN: "4321", wangPIN: "8765"}
+	h.operators = app.NewOperators(h.db, h.svc.Keys, h.clock.Now)
+	if prepare != nil {
+		prepare(h)
+	}
+	h.win = fyne.CurrentApp().NewWindow("qrdesk")
+	h.win.Resize(fyne.NewSize(1200, 800))
+	var err error
+	if h.ui, err = newMainUI(fyne.CurrentApp(), h.win, h.svc, Options{Screen: "scan", Player: h.sound, TemplateDir: t.TempDir(), Operators: h.operators, Desk: desk}); err != nil {
+		t.Fatal(err)
+	}
+	h.ui.env.saveDir = t.TempDir()
+	return h
+}
+
+// TestPickupDeskAddsTheFirstSupervisor: the pickup desk ('gui --desk', the
+// Start menu's "qrdesk pickup desk") on a fresh desk asks for the first
+// supervisor at once: name and the PIN twice (two PINs that differ are
+// refused, nothing added), then the supervisor is added, signed in, the
+// desk unlocked, their badge saved as a PDF in the save folder, and the
+// desk's set-up follows. Before, the pickup desk refused to start and sent
+// the clerk to a command prompt.
+func TestPickupDeskAddsTheFirstSupervisor(t *testing.T) {
+	h := newStaffHarness(t, true, func(h *signInHarness) {
+		h.svc.UpdateSettings(context.Background(), map[string]string{"configured": "false"}, "test")
+	})
+	fyne.DoAndWait(h.ui.start)
+	waitFor(t, "the first supervisor's form", func() bool { return h.ui.first != nil })
+	d := h.ui.first
+	if h.showsTabs() {
+		t.Fatal("the pickup desk is unlocked before it has a supervisor")
+	}
+	fill := func(name, pin, again string) {
+		fyne.DoAndWait(func() {
+			d.form.name.SetText("")
+			d.form.pin.SetText("")
+			d.form.again.SetText("")
+		})
+		typeInto(d.form.name, name)
+		typeInto(d.form.pin, pin)
+		typeInto(d.form.again, again)
+		h.settle()
+	}
+	fill("wang", "1357", "1375")
+	if msg := d.form.message.Text; !strings.Contains(msg, "differ") {
+		t.Fatalf("two PINs that differ: the form says %q", msg)
+	}
+	if any, _ := h.operators.Any(context.Background()); any {
+		t.Fatal("an operator was added with two PINs that differ")
+	}
+	fill("wang", "13", "13")
+	if msg := d.form.message.Text; !strings.Contains(msg, "at least 4") {
+		t.Fatalf("a PIN of 2 digits: the form says %q", msg)
+	}
+	fill("wang", "1357", "1357")
+	waitFor(t, "wang signed in", func() bool { op, ok := h.ui.env.signIn.current(); return ok && op.Name == "wang" && op.Supervisor })
+	waitFor(t, "the desk unlocked", h.showsTabs)
+	if op, err := h.operators.SignInPIN(context.Background(), "wang", "1357"); err != nil || !op.Supervisor {
+		t.Fatalf("wang's PIN: %+v %v", op, err)
+	}
+
+	fyne.DoAndWait(func() { test.Tap(d.badge) })
+	h.settle()
+	path := filepath.Join(h.ui.env.saveDir, "qrdesk-badge-wang.pdf")
+	if info, err := os.Stat(path); err != nil || info.Size() == 0 || !strings.Contains(d.saved.Text, path) {
+		t.Fatalf("the badge: %v, the dialog says %q", err, d.saved.Text)
+	}
+	fyne.DoAndWait(func() { d.dialog.Hide() })
+	var setUp bool
+	fyne.DoAndWait(func() { setUp = h.win.Canvas().Overlays().Top() != nil })
+	if !setUp {
+		t.Fatal("the desk's set-up did not follow the first supervisor")
+	}
+	// Now the desk has a supervisor: nobody adds a "first" one any more.
+	if _, err := h.operators.AddFirstSupervisor(context.Background(), "li", "2468", "li"); app.KindOf(err) != app.KindConflict {
+		t.Fatalf("a second first supervisor: %v", err)
+	}
+}
+
+// TestPickupDeskSignInAsksForTheFirstSupervisor: on a pickup desk that
+// never had a supervisor (a picker only), Sign in… (and Ctrl+L) opens the
+// first supervisor's form, since no badge nor PIN could unlock it; once
+// the desk has a supervisor it opens the sign-in form again. Quit needs
+// no approval while nobody could give one.
+func TestPickupDeskSignInAsksForTheFirstSupervisor(t *testing.T) {
+	h := newStaffHarness(t, true, func(h *signInHarness) {
+		if _, err := h.operators.Add(context.Background(), "li", "4321", false, "admin"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	fyne.DoAndWait(func() { h.ui.env.signIn.signIn.OnTapped() })
+	if h.ui.first == nil || h.ui.env.signIn.form != nil {
+		t.Fatal("Sign in… on a desk without a supervisor did not ask for the first one")
+	}
+	if h.ui.hasSupervisor() {
+		t.Fatal("a desk with a picker only counts as having a supervisor")
+	}
+	fyne.DoAndWait(func() { h.ui.first.dialog.Hide() })
+	if _, err := h.operators.Add(context.Background(), "wang", "8765", true, "admin"); err != nil {
+		t.Fatal(err)
+	}
+	first := h.ui.first
+	fyne.DoAndWait(func() { h.ui.env.signIn.signIn.OnTapped() })
+	if h.ui.first != first || h.ui.env.signIn.form == nil {
+		t.Fatal("Sign in… on a desk with a supervisor did not open the sign-in form")
+	}
+}
