@@ -44,6 +44,16 @@ func (s *Service) BatchCodes(ctx context.Context, id int64) ([]CodeRecord, error
 	return s.Store.BatchCodes(ctx, id)
 }
 
+// EachBatchCode calls each with the printed form of every code of a batch,
+// in serial order, without holding the batch in memory (a batch issued
+// with IssueRequest.DropCodes).
+func (s *Service) EachBatchCode(ctx context.Context, id int64, each func(code string) error) error {
+	if _, err := s.Batch(ctx, id); err != nil {
+		return err
+	}
+	return s.Store.EachBatchCode(ctx, id, each)
+}
+
 // CodeHistory returns the scans and audit entries of one stored code,
 // oldest first.
 func (s *Service) CodeHistory(ctx context.Context, rec CodeRecord) ([]Event, error) {

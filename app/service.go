@@ -95,6 +95,10 @@ type IssueRequest struct {
 	// who allows it.
 	Supervisor string
 	Progress   func(done, total int) // optional, for large batches
+	// DropCodes: Issue returns the batch without its codes and keeps none
+	// in memory (a million codes held take about 150 MB); read them back
+	// with EachBatchCode.
+	DropCodes bool
 	// Order, when set, is the pickup order the batch is issued for
 	// (ImportOrders): recorded with it, once.
 	Order *OrderRow
@@ -156,6 +160,7 @@ func (s *Service) Issue(ctx context.Context, req IssueRequest) (Batch, []Code, e
 		Serial: set.DateSerial, Type: req.Type, Ref: req.Ref,
 		ExpireAt: exp.At(now, day), CreatedAt: now.Unix(),
 		Actor: Actor{Station: set.StationName, Operator: req.Operator}, Progress: req.Progress, Order: req.Order,
+		DropCodes: req.DropCodes,
 	}
 	if spec.ExpireAt != 0 && spec.ExpireAt <= now.Unix() {
 		return Batch{}, nil, Errorf(KindInvalid, "these codes would already be expired (label date %s with expiry %s): pick a later date or expiry", spec.LabelDate, exp)

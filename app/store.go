@@ -72,6 +72,10 @@ type BatchStore interface {
 	Batches(ctx context.Context, from, to int64) ([]Batch, error)
 	// BatchCodes returns the codes of a batch in serial order.
 	BatchCodes(ctx context.Context, id int64) ([]CodeRecord, error)
+	// EachBatchCode calls each with the printed form of every code of a
+	// batch, in serial order, reading them from the database as it goes;
+	// an error from each stops it and is returned.
+	EachBatchCode(ctx context.Context, id int64, each func(code string) error) error
 }
 
 // FiguresStore counts a day's figures.
@@ -156,6 +160,9 @@ type BatchSpec struct {
 	Actor
 	// Progress, when set, is called every few thousand codes.
 	Progress func(done, total int)
+	// DropCodes: IssueBatch returns no codes, and keeps none in memory
+	// (the caller reads the batch back: EachBatchCode).
+	DropCodes bool
 	// Order, when set, is the pickup order the batch is issued for (one
 	// label per parcel): recorded with the batch, once (ErrOrderIssued).
 	Order *OrderRow

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 
@@ -38,33 +40,64 @@ func runIssue(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	req.Supervisor = *supervisor
-	b, codes, err := s.svc.Issue(ctx, req)
+	// The codes are read back from the database as they are printed: a
+	// batch of a million held in memory took about 400 MB.
+	req.DropCodes = true
+	b, _, err := s.svc.Issue(ctx, req)
 	if err != nil {
 		return err
 	}
-	texts := make([]string, len(codes))
-	for i, code := range codes {
-		texts[i] = code.String()
+	w := bufio.NewWriter(s.env.Stdout)
+	if s.c.json {
+		err = writeIssuedJSON(ctx, w, s.svc, b)
+	} else {
+		err = writeIssuedText(ctx, w, s.svc, b, *quiet)
 	}
-	out := struct {
-		Batch int64    `json:"batch"`
-		Date  string   `json:"date"`
-		Count int      `json:"count"`
-		Codes []string `json:"codes"`
-	}{b.ID, b.LabelDate, b.Count, texts}
-	return s.output(out, func(w io.Writer) {
-		fmt.Fprintf(w, "batch %d: %s for %s", b.ID, app.Plural(b.Count, "code", "codes"), b.LabelDate)
-		if b.FirstSerial > 0 {
-			fmt.Fprintf(w, ", serials %d–%d", b.FirstSerial, b.LastSerial)
-		}
-		if b.ExpireAt != 0 {
-			fmt.Fprintf(w, ", expire %s", app.FormatTime(b.ExpireAt))
-		}
-		fmt.Fprintln(w)
-		if !*quiet {
-			for _, t := range texts {
-				fmt.Fprintln(w, t)
-			}
-		}
+	if err != nil {
+		return err
+	}
+	return w.Flush()
+}
+
+// writeIssuedText is the batch's summary line, then each code on a line of
+// its own unless quiet.
+func writeIssuedText(ctx context.Context, w io.Writer, svc *app.Service, b app.Batch, quiet bool) error {
+	fmt.Fprintf(w, "batch %d: %s for %s", b.ID, app.Plural(b.Count, "code", "codes"), b.LabelDate)
+	if b.FirstSerial > 0 {
+		fmt.Fprintf(w, ", serials %d–%d", b.FirstSerial, b.LastSerial)
+	}
+	if b.ExpireAt != 0 {
+		fmt.Fprintf(w, ", expire %s", app.FormatTime(b.ExpireAt))
+	}
+	fmt.Fprintln(w)
+	if quiet {
+		return nil
+	}
+	return svc.EachBatchCode(ctx, b.ID, func(code string) error {
+		_, err := fmt.Fprintln(w, code)
+		return err
 	})
+}
+
+// writeIssuedJSON writes {"batch", "date", "count", "codes": [...]} as the
+// other commands' indented JSON, the codes as they are read.
+func writeIssuedJSON(ctx context.Context, w io.Writer, svc *app.Service, b app.Batch) error {
+	date, _ := json.Marshal(b.LabelDate)
+	fmt.Fprintf(w, "{\n  \"batch\": %d,\n  \"date\": %s,\n  \"count\": %d,\n  \"codes\": [", b.ID, date, b.Count)
+	sep := "\n    "
+	err := svc.EachBatchCode(ctx, b.ID, func(code string) error {
+		text, _ := json.Marshal(code)
+		_, err := fmt.Fprintf(w, "%s%s", sep, text)
+		sep = ",\n    "
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if sep == "\n    " { // no code: as encoding/json writes an empty list
+		_, err = io.WriteString(w, "]\n}\n")
+		return err
+	}
+	_, err = io.WriteString(w, "\n  ]\n}\n")
+	return err
 }

@@ -49,3 +49,23 @@ func (d *DB) Batches(ctx context.Context, from, to int64) ([]app.Batch, error) {
 func (d *DB) BatchCodes(ctx context.Context, id int64) ([]app.CodeRecord, error) {
 	return d.records(ctx, recordColumns+` WHERE c.batch_id = ? ORDER BY c.id`, id)
 }
+
+// EachBatchCode calls each with every code of a batch in issue order,
+// reading them as it goes (see app.Store).
+func (d *DB) EachBatchCode(ctx context.Context, id int64, each func(code string) error) error {
+	rows, err := d.db.QueryContext(ctx, `SELECT code FROM codes WHERE batch_id = ? ORDER BY id`, id)
+	if err != nil {
+		return d.wrap(err, "cannot read batch %d", id)
+	}
+	defer rows.Close()
+	var code string
+	for rows.Next() {
+		if err := rows.Scan(&code); err != nil {
+			return d.wrap(err, "cannot read batch %d", id)
+		}
+		if err := each(code); err != nil {
+			return err
+		}
+	}
+	return d.wrap(rows.Err(), "cannot read batch %d", id)
+}

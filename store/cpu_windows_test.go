@@ -1,6 +1,7 @@
 package store
 
 import (
+	"os"
 	"syscall"
 	"time"
 )
@@ -16,3 +17,6 @@ func processCPU() time.Duration {
 	ticks := func(f syscall.Filetime) int64 { return int64(f.HighDateTime)<<32 | int64(f.LowDateTime) }
 	return time.Duration((ticks(kernel) + ticks(user)) * 100)
 }
+
+// peakRSS is not measured on Windows (0).
+func peakRSS(*os.ProcessState) int64 { return 0 }

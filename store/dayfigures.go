@@ -81,7 +81,9 @@ func (d *DB) AllDesks(ctx context.Context, from, to int64) (*app.AllDesks, error
 		return desks[name]
 	}
 	// Codes by issue time, with the station of their batch (another
-	// desk's codes sit in a placeholder batch named after that desk).
+	// desk's codes sit in a placeholder batch named after that desk),
+	// batch by batch (CROSS JOIN keeps that order): each batch's codes of
+	// the window are one range of the index by batch and issue time.
 	if err := eachRow(ctx, d.db, func(rows *sql.Rows) error {
 		var name string
 		var n int
@@ -91,7 +93,7 @@ func (d *DB) AllDesks(ctx context.Context, from, to int64) (*app.AllDesks, error
 		desk(name).Issued += n
 		a.Issued += n
 		return nil
-	}, `SELECT b.station, count(*) FROM codes c JOIN batches b ON b.id = c.batch_id WHERE c.created_at >= ? AND c.created_at < ? GROUP BY b.station`, from, to); err != nil {
+	}, `SELECT b.station, count(*) FROM batches b CROSS JOIN codes c ON c.batch_id = b.id WHERE c.created_at >= ? AND c.created_at < ? GROUP BY b.station`, from, to); err != nil {
 		return nil, d.wrap(err, "cannot count the figures of all desks")
 	}
 	// Standing redemptions: one per label (a double use counts once).

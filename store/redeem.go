@@ -201,8 +201,8 @@ func insertForeignCode(ctx context.Context, tx *sql.Tx, c app.Code, source strin
 		stationID, serial = c.Station, c.Serial
 	}
 	var id int64
-	err = tx.QueryRowContext(ctx, `INSERT INTO codes (code, random, prefix, label_date, station_id, serial, batch_id, key_id, status, used_at, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0) RETURNING id`,
-		c.String(), c.Random, c.Prefix, c.LabelDate(), stationID, serial, batch, string(c.KeyID), string(status), usedAt).Scan(&id)
+	err = tx.QueryRowContext(ctx, `INSERT INTO codes (sig, serial_len, code_date, random, prefix, label_date, station_id, serial, batch_id, key_id, status, used_at, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0) RETURNING id`,
+		c.Signature, serialLen(c), codeDate(c), c.Random, c.Prefix, c.LabelDate(), stationID, serial, batch, string(c.KeyID), string(status), usedAt).Scan(&id)
 	return id, err
 }

@@ -80,8 +80,8 @@ func (d *DB) ReplaceCode(ctx context.Context, old app.Code, reason string, spec 
 		serial = sql.NullInt64{Int64: int64(b.FirstSerial), Valid: true}
 	}
 	var newID int64
-	if err := tx.QueryRowContext(ctx, `INSERT INTO codes (code, random, prefix, label_date, station_id, serial, batch_id, type, ref, key_id, expire_at, created_at, entitlement)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`, nc.String(), nc.Random, nc.Prefix, b.LabelDate, stationID, serial,
+	if err := tx.QueryRowContext(ctx, `INSERT INTO codes (sig, serial_len, code_date, random, prefix, label_date, station_id, serial, batch_id, type, ref, key_id, expire_at, created_at, entitlement)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`, nc.Signature, serialLen(nc), codeDate(nc), nc.Random, nc.Prefix, b.LabelDate, stationID, serial,
 		b.ID, b.Type, b.Ref, string(nc.KeyID), b.ExpireAt, b.CreatedAt, root).Scan(&newID); err != nil {
 		return app.Replacement{}, d.issueError(err, b.FirstSerial)
 	}
@@ -224,15 +224,16 @@ func applyReplaceChange(ctx context.Context, tx *sql.Tx, ch protocol.Change) err
 	if err := applyChange(ctx, tx, protocol.Change{Kind: protocol.KindCode, Code: data.NewCode, Station: ch.Station, Data: string(code)}); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE codes SET entitlement = ? WHERE code IN (?, ?) AND entitlement = ''`, data.Entitlement, ch.Code, data.NewCode); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE codes SET entitlement = ?1 WHERE random IN (substr(?2, -22, 12), substr(?3, -22, 12)) AND code IN (?2, ?3) AND entitlement = ''`,
+		data.Entitlement, ch.Code, data.NewCode); err != nil {
 		return err
 	}
 	for _, l := range []struct{ code, status, reason string }{{ch.Code, data.Status, data.DisabledReason}, {data.NewCode, data.NewStatus, data.NewReason}} {
 		if l.status != string(app.StatusDisabled) && l.status != string(app.StatusUnused) {
 			continue // used: the feed's redemption brings it; expired stays as it is
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE codes SET status = ?, disabled_reason = ? WHERE code = ? AND status IN ('unused', 'disabled', 'expired')`+noPendingOwn,
-			l.status, l.reason, l.code, l.code); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE codes SET status = ?, disabled_reason = ? WHERE `+byCode+` AND status IN ('unused', 'disabled', 'expired')`+noPendingOwn,
+			l.status, l.reason, l.code, l.code, l.code); err != nil {
 			return err
 		}
 	}

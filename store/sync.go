@@ -159,7 +159,8 @@ func labelTimes(ctx context.Context, tx *sql.Tx, code string, arg any, r protoco
 	if r.LabelCreatedAt == 0 {
 		return nil // an older server, or a label of this desk's site
 	}
-	_, err := tx.ExecContext(ctx, `UPDATE codes SET expire_at = ? WHERE code = `+code+` AND created_at = 0 AND expire_at <> ?`, r.LabelExpireAt, arg, r.LabelExpireAt)
+	_, err := tx.ExecContext(ctx, `UPDATE codes SET expire_at = ? WHERE random = substr(`+code+`, -22, 12) AND code = `+code+` AND created_at = 0 AND expire_at <> ?`,
+		r.LabelExpireAt, arg, arg, r.LabelExpireAt)
 	return err
 }
 
@@ -303,9 +304,9 @@ func applyChange(ctx context.Context, tx *sql.Tx, ch protocol.Change) error {
 		if c.HasSerial() {
 			stationID, serial = c.Station, c.Serial
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO codes (code, random, prefix, label_date, station_id, serial, batch_id, key_id, expire_at, created_at, ref)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-			c.String(), c.Random, c.Prefix, c.LabelDate(), stationID, serial, batch, string(c.KeyID), data.ExpireAt, data.Created, data.Ref)
+		res, err := tx.ExecContext(ctx, `INSERT INTO codes (sig, serial_len, code_date, random, prefix, label_date, station_id, serial, batch_id, key_id, expire_at, created_at, ref)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+			c.Signature, serialLen(c), codeDate(c), c.Random, c.Prefix, c.LabelDate(), stationID, serial, batch, string(c.KeyID), data.ExpireAt, data.Created, data.Ref)
 		if err != nil {
 			return err
 		}
@@ -328,7 +329,7 @@ func applyChange(ctx context.Context, tx *sql.Tx, ch protocol.Change) error {
 		// decided here: the parcel was handed over at that desk.
 		// Not a redemption this desk has undone since (its undo is on its
 		// way to the server, which then sends an undo after this change).
-		err := tx.QueryRowContext(ctx, `UPDATE codes SET status = 'used', used_at = ? WHERE code = ? AND status <> 'used'`+notUndoneHere+` RETURNING id`, data.At, ch.Code, data.EventID).Scan(&id)
+		err := tx.QueryRowContext(ctx, `UPDATE codes SET status = 'used', used_at = ? WHERE `+byCode+` AND status <> 'used'`+notUndoneHere+` RETURNING id`, data.At, ch.Code, ch.Code, data.EventID).Scan(&id)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil // used here too: the server reports the conflict
 		}
@@ -351,12 +352,12 @@ func applyChange(ctx context.Context, tx *sql.Tx, ch protocol.Change) error {
 	// The label takes the status the change carries (an older server's:
 	// what the kind meant).
 	case protocol.KindDisable:
-		_, err := tx.ExecContext(ctx, `UPDATE codes SET status = ?, disabled_reason = ? WHERE code = ? AND status IN ('unused', 'expired')`+noPendingToggle,
-			string(carried(data.Status, app.StatusDisabled)), data.Reason, ch.Code, ch.Code)
+		_, err := tx.ExecContext(ctx, `UPDATE codes SET status = ?, disabled_reason = ? WHERE `+byCode+` AND status IN ('unused', 'expired')`+noPendingToggle,
+			string(carried(data.Status, app.StatusDisabled)), data.Reason, ch.Code, ch.Code, ch.Code)
 		return err
 	case protocol.KindEnable:
-		_, err := tx.ExecContext(ctx, `UPDATE codes SET status = ?, disabled_reason = '' WHERE code = ? AND status = 'disabled'`+noPendingToggle,
-			string(carried(data.Status, app.StatusUnused)), ch.Code, ch.Code)
+		_, err := tx.ExecContext(ctx, `UPDATE codes SET status = ?, disabled_reason = '' WHERE `+byCode+` AND status = 'disabled'`+noPendingToggle,
+			string(carried(data.Status, app.StatusUnused)), ch.Code, ch.Code, ch.Code)
 		return err
 	case protocol.KindUndo:
 		return applyUndoChange(ctx, tx, ch)
@@ -392,9 +393,9 @@ func applyChange(ctx context.Context, tx *sql.Tx, ch protocol.Change) error {
 func ownRecordTakesOver(ctx context.Context, tx *sql.Tx, k protocol.Conflict) error {
 	var id, codeID int64
 	err := tx.QueryRowContext(ctx, `SELECT r.id, r.code_id FROM redemptions r JOIN codes c ON c.id = r.code_id
-		WHERE c.code = ? AND r.trace_id = ? AND r.own = 1 AND r.undone_at <> 0
+		WHERE c.random = substr(?, -22, 12) AND c.code = ? AND r.trace_id = ? AND r.own = 1 AND r.undone_at <> 0
 		AND NOT EXISTS (SELECT 1 FROM undos u WHERE u.undoes = r.trace_id AND u.refused = '' AND EXISTS (SELECT 1 FROM outbox o WHERE o.event_id = u.event_id))`,
-		k.Code, k.FirstEvent).Scan(&id, &codeID)
+		k.Code, k.Code, k.FirstEvent).Scan(&id, &codeID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil
 	}
@@ -416,9 +417,9 @@ func ownRecordTakesOver(ctx context.Context, tx *sql.Tx, k protocol.Conflict) er
 // clerk looking the label up sees what the manager sees.
 func keepServerNote(ctx context.Context, tx *sql.Tx, ch protocol.Change, operator string, at int64, note string) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO audit (at, station, operator, action, subject, code_id, detail)
-		SELECT ?, ?, ?, 'server_flag', code, id, ? FROM codes WHERE code = ?
+		SELECT ?, ?, ?, 'server_flag', code, id, ? FROM codes WHERE `+byCode+`
 		AND NOT EXISTS (SELECT 1 FROM audit a WHERE a.action = 'server_flag' AND a.code_id = codes.id AND a.detail = ?)`,
-		at, ch.Station, operator, note, ch.Code, note)
+		at, ch.Station, operator, note, ch.Code, ch.Code, note)
 	return err
 }
 
@@ -613,7 +614,7 @@ func (d *DB) ApplySnapshot(ctx context.Context, page protocol.Snapshot, position
 			}
 		}
 		if c.Entitlement != "" {
-			if _, err := tx.ExecContext(ctx, `UPDATE codes SET entitlement = ? WHERE code = ? AND entitlement = ''`, c.Entitlement, c.Code); err != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE codes SET entitlement = ? WHERE `+byCode+` AND entitlement = ''`, c.Entitlement, c.Code, c.Code); err != nil {
 				return d.wrap(err, "cannot apply the server's snapshot")
 			}
 		}
@@ -706,7 +707,7 @@ func (d *DB) SendAgain(ctx context.Context) error {
 	if _, err := tx.ExecContext(ctx, `INSERT INTO outbox (event_id, kind, code, operator, at, offline)
 		SELECT s.trace_id, 'redeem', s.code, s.operator, s.at, 1 FROM scans s
 		WHERE s.outcome = 'redeemed' AND s.code_id IS NULL AND s.code <> ''
-		AND NOT EXISTS (SELECT 1 FROM codes c WHERE c.code = s.code)
+		AND NOT EXISTS (SELECT 1 FROM codes c WHERE c.random = substr(s.code, -22, 12) AND c.code = s.code)
 		AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.event_id = s.trace_id)`); err != nil {
 		return d.wrap(err, "cannot queue everything for the server again")
 	}

@@ -159,7 +159,7 @@ func notHeldByServer(ctx context.Context, tx *sql.Tx, code string) error {
 	// 100883018: sent as a redemption, it made one the clerk was refused).
 	err := tx.QueryRowContext(ctx, `SELECT r.id, r.code_id, r.trace_id, COALESCE(o.state, ''), r.own = 1
 		FROM redemptions r JOIN codes c ON c.id = r.code_id LEFT JOIN outbox o ON o.event_id = r.trace_id
-		WHERE c.code = ? AND c.status = 'used' AND r.undone_at = 0`, code).
+		WHERE c.random = substr(?, -22, 12) AND c.code = ? AND c.status = 'used' AND r.undone_at = 0`, code, code).
 		Scan(&redemptionID, &codeID, &trace, &outbox, &own)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):

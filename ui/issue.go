@@ -328,7 +328,8 @@ func (s *issueScreen) approveRestored(n int) {
 // issue before it syncs ("": none).
 func (s *issueScreen) issueAs(n int, supervisor string) {
 	req := app.IssueRequest{Count: n, Date: strings.TrimSpace(s.date.Text), Type: strings.TrimSpace(s.typ.Text),
-		Ref: strings.TrimSpace(s.ref.Text), Expires: expiryValue(s.expir.Text), Operator: s.env.operator(), Supervisor: supervisor}
+		Ref: strings.TrimSpace(s.ref.Text), Expires: expiryValue(s.expir.Text), Operator: s.env.operator(), Supervisor: supervisor,
+		DropCodes: true} // the screen reads the batch back to print it
 	req.Progress = func(done, total int) {
 		fyne.Do(func() { s.progress.SetValue(float64(done) / float64(total)) })
 	}

@@ -386,6 +386,12 @@ func (l *load) run(ctx context.Context) (*Report, error) {
 		d.cursor = head
 	}
 	l.log.Info("set up", "desks", len(l.desks), "sites", len(l.sites), "labels", perDesk*len(l.desks), "feed_head", head, "took", time.Since(setupStart).Round(time.Millisecond))
+	var floor *floorReport
+	if cfg.pgbench {
+		if floor, err = l.measureFloor(ctx); err != nil {
+			return nil, fmt.Errorf("the pgbench floor: %w", err)
+		}
+	}
 	dbStart, dbErr := dbSize(ctx, cfg.db)
 
 	// The desks come online and follow the feed before scanning starts.
@@ -453,6 +459,10 @@ func (l *load) run(ctx context.Context) (*Report, error) {
 	}
 	dbEnd, dbErr2 := dbSize(ctx, cfg.db)
 	rep := l.report(window, scanned, drained, walk, proc)
+	if floor != nil {
+		floor.Ratio = math.Round(float64(l.stats.OnlineRedeemed)/window.Seconds()/floor.TPS*100) / 100
+		rep.Floor = floor
+	}
 	if dbErr == nil && dbErr2 == nil {
 		rep.setDatabase(dbStart, dbEnd)
 	} else if cfg.db != "" {

@@ -20,6 +20,11 @@
 // but for --cross-site-frac of the scans, a label of another site: online
 // the server decides, offline the desk does as the deployment's setting
 // says (--cross-site-offline, as 'qrdesk-server site offline' sets it).
+//
+// With --pgbench (PostgreSQL), before the scans pgbench runs the bare
+// redemption transaction with one client per desk in a scratch database on
+// the same cluster (internal/pgfloor), and the report gives the server's
+// online redemptions a second over that floor.
 package main
 
 import (
@@ -59,6 +64,12 @@ desks over them; each desk follows its site's feed and scans its site's
 labels, but a share of the scans (--cross-site-frac, 2 % by default) are
 of another site's labels.
 
+With --pgbench (PostgreSQL) pgbench first runs the bare redemption
+transaction with one client per desk (at most 64) in a scratch database
+on the same cluster, and the report gives the server's online
+redemptions a second over that floor. To measure throughput, ask for
+more than the server can do: --rate 8000 --offline-frac 0 --double-frac 0.
+
 Flags:
 `
 
@@ -82,6 +93,7 @@ type config struct {
 	json          bool
 	cpuProfile    string
 	leanFeed      bool
+	pgbench       bool // measure the PostgreSQL floor first (floor.go)
 	sites         int
 	crossFrac     float64 // share of scans of another site's label
 	crossFracSet  bool    // given on the command line (else 0.02 with sites)
@@ -125,6 +137,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.sites, "sites", 1, "spread the desks over this many sites, created in --db (each desk follows its own site's feed)")
 	fs.Float64Var(&c.crossFrac, "cross-site-frac", defaultCrossFrac, "share of scans of a label of another site (when the desks are in more than one site)")
 	fs.StringVar(&c.crossOffline, "cross-site-offline", "", "set the deployment's rule for another site's label scanned offline, as 'qrdesk-server site offline' does: refuse or decide (default: leave it as it is)")
+	fs.BoolVar(&c.pgbench, "pgbench", false, "before scanning, run pgbench with one client per desk (at most 64) doing the bare redemption transaction in a scratch database on the --db cluster, and report the server's online redemptions a second over it (PostgreSQL only)")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write this tool's CPU profile to the file (what the simulated desks cost)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -161,6 +174,8 @@ func (c *config) checkLoad() error {
 		return usageErrorf("--double-frac %v: give 0 to 0.5", c.doubleFrac)
 	case c.onlineTimeout <= 0:
 		return usageErrorf("--online-timeout must be positive")
+	case c.pgbench && !isPostgres(c.db):
+		return usageErrorf("--pgbench needs --db postgres://…: the floor is measured on the server's PostgreSQL cluster")
 	}
 	return nil
 }

@@ -30,14 +30,15 @@ func TestMain(m *testing.M) { testpg.Main(m) }
 // offline was accepted, each double use decided offline became a conflict,
 // redemptions reached the other desks, and the server and database were
 // measured. The followers of the last run count the feed instead of
-// decoding it (--lean-feed).
+// decoding it (--lean-feed). The PostgreSQL run measures the pgbench floor
+// first (--pgbench) and reports the server over it.
 func TestLoad(t *testing.T) {
 	for _, tc := range []struct {
 		name, engine string
 		extra        []string
 	}{
 		{"SQLite", "SQLite", nil},
-		{"PostgreSQL", "PostgreSQL", nil},
+		{"PostgreSQL", "PostgreSQL", []string{"--pgbench"}},
 		{"SQLite/LeanFeed", "SQLite", []string{"--lean-feed"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -86,6 +87,8 @@ func TestLoad(t *testing.T) {
 				{"the desks learned of the redemptions and conflicts", rep.Feed.ByKind["redeem"] > 0 && (s.Conflicts == 0 || rep.Feed.ByKind["conflict"] > 0)},
 				{"the server process (found by its port) was measured", rep.ServerProc != nil && rep.ServerProc.PID == os.Getpid() && rep.ServerProc.RSSMaxMB > 0},
 				{"the database grew", rep.Database != nil && rep.Database.EndBytes > rep.Database.StartBytes && rep.Database.Events > 0},
+				{"the pgbench floor was measured, with one client per desk", !slices.Contains(tc.extra, "--pgbench") ||
+					(rep.Floor != nil && rep.Floor.Clients == 20 && rep.Floor.Transactions == 20*floorPerDesk && rep.Floor.TPS > 0 && rep.Floor.Ratio > 0)},
 			}
 			for _, c := range checks {
 				if !c.ok {
@@ -219,6 +222,7 @@ func TestUsage(t *testing.T) {
 		{"SitesWithTokens", []string{"--tokens", "t.txt", "--sites", "2"}, "--sites needs --db"},
 		{"CrossSiteWithoutSites", []string{"--db", "x.db", "--cross-site-frac", "0.1"}, "give --sites 2 or more"},
 		{"BadCrossSiteFrac", []string{"--db", "x.db", "--sites", "2", "--cross-site-frac", "1.5"}, "--cross-site-frac 1.5"},
+		{"PgbenchOnSQLite", []string{"--db", "x.db", "--pgbench"}, "--pgbench needs --db postgres://"},
 		{"BadCrossSiteRule", []string{"--db", "x.db", "--sites", "2", "--cross-site-offline", "ask"}, `--cross-site-offline "ask": give refuse or decide`},
 	}
 	for _, tt := range tests {

@@ -30,17 +30,18 @@ type Report struct {
 	Counts   stats       `json:"counts"`
 	Feed     feedReport  `json:"feed"`
 
-	ServerProc *procReport `json:"server_process,omitempty"`
-	Postgres   *procReport `json:"postgres_processes,omitempty"`
-	LoadCPU    float64     `json:"load_tool_cpu_percent"` // this process, % of one core
-	LoadRSSMB  float64     `json:"load_tool_rss_max_mb"`  // this process
-	LoadFDsMax int         `json:"load_tool_fds_max"`     // this process's open files
-	LoadFDLim  string      `json:"load_tool_fd_limit,omitempty"`
-	MachineCPU float64     `json:"machine_busy_percent"`   // all cores, every process
-	OthersCPU  float64     `json:"others_cpu_percent"`     // other processes of the machine, % of one core
-	LoadAvg    string      `json:"load_average,omitempty"` // /proc/loadavg when scanning began
-	Cores      int         `json:"cores"`
-	Database   *dbReport   `json:"database,omitempty"`
+	ServerProc *procReport  `json:"server_process,omitempty"`
+	Postgres   *procReport  `json:"postgres_processes,omitempty"`
+	LoadCPU    float64      `json:"load_tool_cpu_percent"` // this process, % of one core
+	LoadRSSMB  float64      `json:"load_tool_rss_max_mb"`  // this process
+	LoadFDsMax int          `json:"load_tool_fds_max"`     // this process's open files
+	LoadFDLim  string       `json:"load_tool_fd_limit,omitempty"`
+	MachineCPU float64      `json:"machine_busy_percent"`   // all cores, every process
+	OthersCPU  float64      `json:"others_cpu_percent"`     // other processes of the machine, % of one core
+	LoadAvg    string       `json:"load_average,omitempty"` // /proc/loadavg when scanning began
+	Cores      int          `json:"cores"`
+	Database   *dbReport    `json:"database,omitempty"`
+	Floor      *floorReport `json:"pgbench_floor,omitempty"`
 
 	Problems      []string `json:"problems"` // failed checks: exit code 1
 	Warnings      []string `json:"warnings,omitempty"`
@@ -275,6 +276,10 @@ func (r *Report) writeText(w io.Writer) error {
 		s.Scans, r.ScansPerS, s.OnlineRedeemed+s.OnlineAlreadyUsed+s.OnlineRefused, s.DecidedOffline, s.OnlineTimeouts, refused, s.DoubleUses)
 	fmt.Fprintf(&b, "redemptions      %d (%.1f/s): %d online, %d uploaded after deciding offline\n",
 		s.OnlineRedeemed+s.OfflineRedeemed, r.RedemptionsPerS, s.OnlineRedeemed, s.OfflineRedeemed)
+	if f := r.Floor; f != nil {
+		fmt.Fprintf(&b, "pgbench floor    %.0f TPS, %d clients, %d bare redemption transactions, mean %s (same cluster, before the scans): ours %.0f online/s = %.2f× the floor\n",
+			f.TPS, f.Clients, f.Transactions, fmtMs(f.LatencyAvgMs), float64(s.OnlineRedeemed)/r.WindowS, f.Ratio)
+	}
 	fmt.Fprintf(&b, "online latency   p50 %s  p99 %s  max %s over %d answers   target p99 ≤ %d ms: %s\n",
 		fmtMs(r.Online.P50Ms), fmtMs(r.Online.P99Ms), fmtMs(r.Online.MaxMs), r.Online.Answers, targetOnlineP99Ms, met(r.Online.P99Ms <= targetOnlineP99Ms && s.OnlineTimeouts == 0))
 	within, target := "", int64(targetConvergenceP99Ms)
