@@ -73,12 +73,12 @@ check-linux: $(STATICCHECK) $(GOCYCLO)
 
 $(STATICCHECK):
 	@mkdir -p bin/tools
-	GOBIN=$(CURDIR)/bin/tools $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	CGO_ENABLED=0 GOBIN=$(CURDIR)/bin/tools $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 	mv bin/tools/staticcheck $@
 
 $(GOCYCLO):
 	@mkdir -p bin/tools
-	GOBIN=$(CURDIR)/bin/tools $(GO) install github.com/fzipp/gocyclo/cmd/gocyclo@$(GOCYCLO_VERSION)
+	CGO_ENABLED=0 GOBIN=$(CURDIR)/bin/tools $(GO) install github.com/fzipp/gocyclo/cmd/gocyclo@$(GOCYCLO_VERSION)
 	mv bin/tools/gocyclo $@
 
 # -trimpath: every Windows build is trimmed (scripts/test-windows.sh says why).
@@ -175,7 +175,7 @@ DIST         ?= dist
 # imports it again.
 $(NFPM):
 	@mkdir -p bin/tools
-	GOBIN=$(CURDIR)/bin/tools $(GO) install github.com/goreleaser/nfpm/v2/cmd/nfpm@$(NFPM_VERSION)
+	CGO_ENABLED=0 GOBIN=$(CURDIR)/bin/tools $(GO) install github.com/goreleaser/nfpm/v2/cmd/nfpm@$(NFPM_VERSION)
 	mv bin/tools/nfpm $@
 
 package: package-desk package-server

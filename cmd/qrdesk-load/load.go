@@ -294,6 +294,87 @@ func (l *load) uploaded(d *desk, q queued, r protocol.Result) {
 // and catch up, and measures.
 func (l *load) run(ctx context.Context) (*Report, error) {
 	cfg := l.cfg
+	transport, err := l.setUp(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer transport.CloseIdleConnections()
+	proc := newProcWatch(cfg, l.log)
+	var floor *floorReport
+	if cfg.pgbench {
+		if floor, err = l.measureFloor(ctx); err != nil {
+			return nil, fmt.Errorf("the pgbench floor: %w", err)
+		}
+	}
+	dbStart, dbErr := dbSize(ctx, cfg.db)
+
+	// The desks come online and follow the feed before scanning starts.
+	l.start = time.Now()
+	lifeCtx, stopLives := context.WithCancel(ctx)
+	defer stopLives()
+	var lives, readyWG sync.WaitGroup
+	readyWG.Add(len(l.desks))
+	l.finalSyncs.Add(len(l.desks))
+	for _, d := range l.desks {
+		lives.Add(1)
+		go func() {
+			defer lives.Done()
+			d.life(lifeCtx, sync.OnceFunc(readyWG.Done))
+		}()
+	}
+	if !waitTimeout(&readyWG, 30*time.Second) {
+		l.problemf(false, "not every desk was following the feed 30 s after the start")
+	}
+	time.Sleep(200 * time.Millisecond) // the long polls are in place
+
+	l.log.Info("scanning", "rate", cfg.rate, "duration", cfg.duration)
+	scanStart := time.Now()
+	proc.begin()
+	scanned := l.scan(lifeCtx)
+	window := time.Since(scanStart)
+	proc.end()
+	close(l.ending)
+
+	// Every desk comes online and uploads what it decided alone; then each
+	// catches up with the feed.
+	drainStart := time.Now()
+	deadline := time.Now().Add(cfg.drain)
+	waitTimeout(&l.finalSyncs, cfg.drain)
+	drainCtx, cancelDrain := context.WithDeadline(ctx, deadline)
+	behind := l.catchUp(drainCtx, deadline)
+	cancelDrain()
+	if behind > 0 {
+		l.problemf(true, "after %v of drain some desks of %d sites had not caught up with their site's feed", cfg.drain, behind)
+	}
+	drained := time.Since(drainStart)
+	stopLives()
+	lives.Wait()
+	l.log.Info("drained", "took", drained.Round(time.Millisecond))
+
+	l.countOutboxes()
+	walk, err := l.walkFeeds(ctx)
+	if err != nil {
+		l.problemf(true, "read the feed: %v", err)
+	}
+	dbEnd, dbErr2 := dbSize(ctx, cfg.db)
+	rep := l.report(window, scanned, drained, walk, proc)
+	if floor != nil {
+		floor.Ratio = math.Round(float64(l.stats.OnlineRedeemed)/window.Seconds()/floor.TPS*100) / 100
+		rep.Floor = floor
+	}
+	if dbErr == nil && dbErr2 == nil {
+		rep.setDatabase(dbStart, dbEnd)
+	} else if cfg.db != "" {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("database size not measured: %v", errors.Join(dbErr, dbErr2)))
+	}
+	return rep, nil
+}
+
+// setUp checks the server answers, enrols the desks, uploads each desk's
+// batch and puts every desk at the head of the feed. The transport it
+// returns is the desks' shared one: the caller closes it at the end.
+func (l *load) setUp(ctx context.Context) (*http.Transport, error) {
+	cfg := l.cfg
 	var err error
 	if l.keys, err = app.LoadKeys(cfg.keyFile, true); err != nil {
 		return nil, err
@@ -307,8 +388,6 @@ func (l *load) run(ctx context.Context) (*Report, error) {
 		return nil, fmt.Errorf("no qrdesk-server answers at %s (start it first): %w", cfg.server, err)
 	}
 	resp.Body.Close()
-	proc := newProcWatch(cfg, l.log)
-
 	setupStart := time.Now()
 	var stations []station
 	if cfg.tokens != "" {
@@ -329,7 +408,6 @@ func (l *load) run(ctx context.Context) (*Report, error) {
 		MaxIdleConnsPerHost: 3*cfg.desks + 64,
 		IdleConnTimeout:     50 * time.Second, // below the server's 60 s
 	}
-	defer transport.CloseIdleConnections()
 	hc := &http.Client{Transport: transport, Timeout: 30 * time.Second}
 	l.desks = make([]*desk, len(stations))
 	for i, st := range stations {
@@ -386,57 +464,12 @@ func (l *load) run(ctx context.Context) (*Report, error) {
 		d.cursor = head
 	}
 	l.log.Info("set up", "desks", len(l.desks), "sites", len(l.sites), "labels", perDesk*len(l.desks), "feed_head", head, "took", time.Since(setupStart).Round(time.Millisecond))
-	var floor *floorReport
-	if cfg.pgbench {
-		if floor, err = l.measureFloor(ctx); err != nil {
-			return nil, fmt.Errorf("the pgbench floor: %w", err)
-		}
-	}
-	dbStart, dbErr := dbSize(ctx, cfg.db)
+	return transport, nil
+}
 
-	// The desks come online and follow the feed before scanning starts.
-	l.start = time.Now()
-	lifeCtx, stopLives := context.WithCancel(ctx)
-	defer stopLives()
-	var lives, readyWG sync.WaitGroup
-	readyWG.Add(len(l.desks))
-	l.finalSyncs.Add(len(l.desks))
-	for _, d := range l.desks {
-		lives.Add(1)
-		go func() {
-			defer lives.Done()
-			d.life(lifeCtx, sync.OnceFunc(readyWG.Done))
-		}()
-	}
-	if !waitTimeout(&readyWG, 30*time.Second) {
-		l.problemf(false, "not every desk was following the feed 30 s after the start")
-	}
-	time.Sleep(200 * time.Millisecond) // the long polls are in place
-
-	l.log.Info("scanning", "rate", cfg.rate, "duration", cfg.duration)
-	scanStart := time.Now()
-	proc.begin()
-	scanned := l.scan(lifeCtx)
-	window := time.Since(scanStart)
-	proc.end()
-	close(l.ending)
-
-	// Every desk comes online and uploads what it decided alone; then each
-	// catches up with the feed.
-	drainStart := time.Now()
-	deadline := time.Now().Add(cfg.drain)
-	waitTimeout(&l.finalSyncs, cfg.drain)
-	drainCtx, cancelDrain := context.WithDeadline(ctx, deadline)
-	behind := l.catchUp(drainCtx, deadline)
-	cancelDrain()
-	if behind > 0 {
-		l.problemf(true, "after %v of drain some desks of %d sites had not caught up with their site's feed", cfg.drain, behind)
-	}
-	drained := time.Since(drainStart)
-	stopLives()
-	lives.Wait()
-	l.log.Info("drained", "took", drained.Round(time.Millisecond))
-
+// countOutboxes counts what the desks still hold, decided offline, after
+// the drain: each such event is one the server never heard of.
+func (l *load) countOutboxes() {
 	waitingDesks, waiting := 0, 0
 	for _, d := range l.desks {
 		if len(d.outbox) > 0 {
@@ -453,22 +486,6 @@ func (l *load) run(ctx context.Context) (*Report, error) {
 	if waiting > 0 {
 		l.problemf(true, "%d desks still had %d events decided offline in their outbox at the end (the server did not take them within --drain)", waitingDesks, waiting)
 	}
-	walk, err := l.walkFeeds(ctx)
-	if err != nil {
-		l.problemf(true, "read the feed: %v", err)
-	}
-	dbEnd, dbErr2 := dbSize(ctx, cfg.db)
-	rep := l.report(window, scanned, drained, walk, proc)
-	if floor != nil {
-		floor.Ratio = math.Round(float64(l.stats.OnlineRedeemed)/window.Seconds()/floor.TPS*100) / 100
-		rep.Floor = floor
-	}
-	if dbErr == nil && dbErr2 == nil {
-		rep.setDatabase(dbStart, dbEnd)
-	} else if cfg.db != "" {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("database size not measured: %v", errors.Join(dbErr, dbErr2)))
-	}
-	return rep, nil
 }
 
 // scan sends --rate scans a second for --duration, each to a random desk,
