@@ -360,7 +360,7 @@ func TestRemovedOperatorsWorkFlaggedWhenTheRemovalComesBack(t *testing.T) {
 }
 
 // TestRemovedSupervisorsCloseFlaggedWhenTheRemovalComesBack: the close of
-// TestHostileRemovedSupervisorOfflineCloseExpires across a server restore
+// TestRemovedSupervisorOfflineCloseExpires across a server restore
 // that lost the removal (TestRemovedOperatorsWorkFlaggedWhenTheRemovalComesBack's
 // story). Supervisor wang is removed at the server after its backup; desk
 // A hears of it, desk B (offline) does not. The server is restored from
