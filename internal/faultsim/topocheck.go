@@ -455,10 +455,12 @@ func (c *checker) rehired() {
 }
 
 // rehireLost is the server restore after a Rehire step to a backup taken
-// before it, if any.
+// before it, if any. A backup of the step's own group may be taken before
+// the administrator's acts: the steps of a group run side by side, and
+// the rehire waits seconds between them.
 func (c *checker) rehireLost(rh rehireRecord) (restoreRecord, bool) {
 	for _, rs := range c.r.restores {
-		if taken, ok := c.r.topo.serverBackups[rs.Backup]; ok && rs.Group >= rh.Group && taken < rh.Group {
+		if taken, ok := c.r.topo.serverBackups[rs.Backup]; ok && rs.Group >= rh.Group && taken <= rh.Group {
 			return rs, true
 		}
 	}
