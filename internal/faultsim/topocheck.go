@@ -256,10 +256,11 @@ func (c *checker) closeScope() {
 }
 
 // closedIn reports whether close cl may expire a label of site: the site
-// the server held the desk in at the close; or, when a server restore
-// after the close lost a move the desk had not heard of, the site the
-// desk knew it was in, which the restored server holds it in again (the
-// server expires only where the desk's site and its own agree:
+// the server held the desk in at the close; or the site the desk knew it
+// was in, when the server holds it there again before the close's
+// expiries arrive: a server restore after the close lost a move the desk
+// had not heard of, or the administrator moved the desk back (the server
+// expires only where the desk's site and its own agree when it decides:
 // central.CloseSiteRefusal).
 func (c *checker) closedIn(cl closeRecord, site string) bool {
 	if cl.Site == site {
@@ -270,6 +271,11 @@ func (c *checker) closedIn(cl closeRecord, site string) bool {
 	}
 	for _, rs := range c.r.restores {
 		if rs.Group > cl.Group {
+			return true
+		}
+	}
+	for _, mv := range c.r.topo.moves {
+		if mv.Desk == cl.Desk && mv.Group >= cl.Group && mv.Site == site {
 			return true
 		}
 	}
