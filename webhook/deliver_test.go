@@ -50,7 +50,10 @@ func newReceiver(t *testing.T, now func() time.Time) (*receiver, *httptest.Serve
 func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	body, _ := io.ReadAll(req.Body)
 	r.mu.Lock()
-	down, roll := r.down, r.rnd.Float64()
+	down, roll := r.down, 1.0
+	if r.rnd != nil {
+		roll = r.rnd.Float64()
+	}
 	r.mu.Unlock()
 	if down {
 		hj, _ := w.(http.Hijacker)
