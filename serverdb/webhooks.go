@@ -170,11 +170,12 @@ func (c *DB) WebhookAttempts(ctx context.Context, name string, limit int) ([]web
 var deliveredKinds = "'" + strings.Join(webhook.Types, "', '") + "'"
 
 // WebhookBacklog returns each endpoint's oldest undelivered event's
-// decision time (the metrics and the dashboard).
+// decision time (the metrics and the dashboard), also of one not placed
+// in the feed yet (PostgreSQL: pos is given at the next feed read).
 func (c *DB) WebhookBacklog(ctx context.Context) ([]webhook.Backlog, error) {
 	col := c.feedColumn()
-	rows, err := c.e.query(ctx, `SELECT w.name, w.paused, w.failures, w.last_error, COALESCE((SELECT ch.decided_at FROM changes ch
-		WHERE ch.`+col+` > w.delivered AND ch.holder_copy = 0 AND ch.kind IN (`+deliveredKinds+`) ORDER BY ch.`+col+` LIMIT 1), 0)
+	rows, err := c.e.query(ctx, `SELECT w.name, w.paused, w.failures, w.last_error, COALESCE((SELECT min(ch.decided_at) FROM changes ch
+		WHERE (ch.`+col+` > w.delivered OR ch.`+col+` IS NULL) AND ch.holder_copy = 0 AND ch.decided_at > 0 AND ch.kind IN (`+deliveredKinds+`)), 0)
 		FROM webhooks w ORDER BY w.name`)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,9 @@ package webhook_test
 import (
 	"context"
 	"errors"
+	"io"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -129,4 +132,48 @@ func TestWebhookLeaseTakenOverAfterACrash(t *testing.T) {
 			t.Fatalf("after the lease ran out, %d events delivered, want 2", n)
 		}
 	})
+}
+
+// TestWebhookMetricsSayHowOldTheBacklogIs: /metrics gives each endpoint's
+// oldest undelivered event's age, its pause and its failures in a row.
+func TestWebhookMetricsSayHowOldTheBacklogIs(t *testing.T) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		ctx := context.Background()
+		h, a, _, codes := centraltest.TwoDesks(t, dbPath, 2)
+		if err := h.DB.AddWebhook(ctx, webhook.Endpoint{Name: "wms", URL: "https://wms.example.com/", Secret: secret}, false); err != nil {
+			t.Fatal(err)
+		}
+		h.DB.SetWebhookPaused(ctx, "wms", true)
+		scrape := func() string {
+			resp, err := http.Get(h.URL + "/metrics")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			return string(b)
+		}
+		if m := scrape(); !strings.Contains(m, `qrdesk_webhook_oldest_undelivered_seconds{endpoint="wms"} 0`) {
+			t.Errorf("nothing waits, /metrics says:\n%s", grepLines(m, "qrdesk_webhook"))
+		}
+		a.Redeem(t, codes[0], "li")
+		h.Now = h.Now.Add(10 * time.Minute)
+		a.Redeem(t, codes[1], "li")
+		m := scrape()
+		for _, want := range []string{`qrdesk_webhook_oldest_undelivered_seconds{endpoint="wms"} 600`, `qrdesk_webhook_paused{endpoint="wms"} 1`, `qrdesk_webhook_failures_in_a_row{endpoint="wms"} 0`} {
+			if !strings.Contains(m, want) {
+				t.Errorf("/metrics lacks %s:\n%s", want, grepLines(m, "qrdesk_webhook"))
+			}
+		}
+	})
+}
+
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }
