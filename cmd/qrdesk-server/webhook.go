@@ -189,11 +189,14 @@ func webhookLog(ctx context.Context, st *serverdb.DB, name string, last int, out
 		return err
 	}
 	for _, a := range attempts {
-		status := "delivered"
+		status, answer := "delivered", fmt.Sprintf("HTTP %d", a.Status)
 		if !a.OK() {
 			status = "failed: " + a.Error
 		}
-		fmt.Fprintf(out, "%s\tcursor %d\t%s\tHTTP %d\t%d ms\t%s\n", time.Unix(a.At, 0).UTC().Format(time.RFC3339), a.Position, a.EventID, a.Status, a.TookMS, status)
+		if a.Status == 0 {
+			answer = "no answer"
+		}
+		fmt.Fprintf(out, "%s\tcursor %d\t%s\t%s\t%d ms\t%s\n", time.Unix(a.At, 0).UTC().Format(time.RFC3339), a.Position, a.EventID, answer, a.TookMS, status)
 	}
 	return nil
 }

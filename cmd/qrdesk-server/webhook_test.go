@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"qrdesk/app"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
 	"qrdesk/webhook"
@@ -84,7 +85,8 @@ func TestWebhookCommands(t *testing.T) {
 // TestExportSince: export prints the decided events as JSON lines, the
 // webhooks' JSON, and the next cursor; continuing from it prints only
 // what was decided after (a cursor below what the server holds:
-// TestWebhookOutboxSurvivesCompaction).
+// TestWebhookOutboxSurvivesCompaction); an order's parcel used twice
+// offline is one conflict naming the order.
 func TestExportSince(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		var db string
@@ -110,11 +112,19 @@ func TestExportSince(t *testing.T) {
 			next := strings.TrimSpace(errOut.String()[strings.LastIndex(errOut.String(), ":")+1:])
 			return evs, next
 		}
+		_, order, err := a.Svc.Issue(context.Background(), app.IssueRequest{Count: 2, Ref: "Order 4711 · Müller"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.Sync(t)
 		a.Redeem(t, codes[0], "li")
-		b.Redeem(t, codes[1], "wang")
+		b.Redeem(t, order[0].String(), "wang")
 		evs, next := export("0")
-		if len(evs) != 2 || evs[0].Label != codes[0] || evs[0].Desk != "Desk A" || evs[0].Operator != "li" || evs[1].Label != codes[1] || evs[0].Type != "redeem" {
+		if len(evs) != 2 || evs[0].Label != codes[0] || evs[0].Desk != "Desk A" || evs[0].Operator != "li" || evs[0].Type != "redeem" || evs[0].Site != "main" || evs[0].DecidedAt == "" {
 			t.Fatalf("export --since 0: %+v", evs)
+		}
+		if evs[1].Label != order[0].String() || evs[1].OrderRef != "Order 4711 · Müller" || evs[1].Desk != "Desk B" {
+			t.Fatalf("export --since 0, the order's parcel: %+v", evs[1])
 		}
 		a.Undo(t, codes[0], "wrong parcel")
 		evs, next2 := export(next)
@@ -123,6 +133,24 @@ func TestExportSince(t *testing.T) {
 		}
 		if evs, _ := export(next2); len(evs) != 0 {
 			t.Fatalf("export --since %s (the end): %+v", next2, evs)
+		}
+		// The order's other parcel handed over twice, offline at both desks:
+		// one conflict naming the order and both uses.
+		b.Sync(t)
+		a.Offline(func() { a.Redeem(t, order[1].String(), "li") })
+		b.Offline(func() { b.Redeem(t, order[1].String(), "wang") })
+		a.Sync(t)
+		b.Sync(t)
+		evs, _ = export(next2)
+		var conflicts []webhook.Event
+		for _, ev := range evs {
+			if ev.Type == "conflict" {
+				conflicts = append(conflicts, ev)
+			}
+		}
+		if len(conflicts) != 1 || conflicts[0].OrderRef != "Order 4711 · Müller" || conflicts[0].Conflict == nil ||
+			conflicts[0].Conflict.First.Desk == conflicts[0].Conflict.Second.Desk {
+			t.Fatalf("the double use of the order's parcel: %+v", evs)
 		}
 	})
 }
