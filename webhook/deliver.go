@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -131,6 +132,11 @@ func (d *Deliverer) defaults() {
 	if d.Client == nil {
 		d.Client = &http.Client{Timeout: 10 * time.Second}
 	}
+	// A redirect is an answer, not a new address: following one would
+	// post the signed event where the endpoint's URL does not say.
+	client := *d.Client
+	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	d.Client = &client
 	if d.Poll <= 0 {
 		d.Poll = time.Second
 	}
@@ -312,9 +318,12 @@ func (d *Deliverer) post(ctx context.Context, ep Endpoint, ev Event) Attempt {
 	a.Status = resp.StatusCode
 	if !a.OK() {
 		snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
-		a.Error = fmt.Sprintf("the receiver answered %s", resp.Status)
-		if len(snippet) > 0 {
-			a.Error += ": " + string(bytes.ToValidUTF8(snippet, []byte("?")))
+		a.Error = fmt.Sprintf("the receiver answered %s", printable(resp.Status))
+		if loc := resp.Header.Get("Location"); loc != "" {
+			a.Error += " to " + Redact(loc) + " (redirects are not followed: give the endpoint its final URL)"
+		}
+		if s := printable(string(snippet)); s != "" {
+			a.Error += ": " + s
 		}
 	}
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16)) //nolint:errcheck // draining for reuse
@@ -332,4 +341,17 @@ func describe(err error) string {
 		return "could not reach " + Redact(ue.URL) + ": " + ue.Err.Error()
 	}
 	return err.Error()
+}
+
+// printable is a receiver's text as the delivery log keeps it: valid
+// UTF-8, control characters (a NUL, which PostgreSQL's text refuses, a
+// line break) made spaces, trimmed.
+func printable(s string) string {
+	s = strings.ToValidUTF8(s, "?")
+	return strings.TrimSpace(strings.Map(func(r rune) rune {
+		if r < ' ' || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s))
 }
