@@ -244,24 +244,38 @@ func (d *Deliverer) backoff(n int) time.Duration {
 // page is how many events one delivery round reads.
 const page = 200
 
-// deliver posts the endpoint's next events, in order, until one fails,
-// the page is done or the lease is lost. It returns the endpoint's
-// failures in a row (0: none).
+// deliver posts the endpoint's next events, in order, a page at a time,
+// until it has them all, one fails or the lease is lost. It returns the
+// endpoint's failures in a row (0: none).
 func (d *Deliverer) deliver(ctx context.Context, ep Endpoint) int {
-	now := d.Now()
-	ok, err := d.Store.LeaseWebhook(ctx, ep.ID, d.owner, now.Unix(), now.Add(d.Lease).Unix())
-	if err != nil || !ok {
-		return 0 // another server process delivers to it (or the database is away: next round)
-	}
-	evs, scanned, err := d.Store.Handovers(ctx, ep.Delivered, page)
-	if err != nil {
-		if ctx.Err() == nil {
-			d.Log.Warn("could not read the events to deliver", "endpoint", ep.Name, "error", err.Error())
+	for {
+		now := d.Now()
+		ok, err := d.Store.LeaseWebhook(ctx, ep.ID, d.owner, now.Unix(), now.Add(d.Lease).Unix())
+		if err != nil || !ok {
+			return 0 // another server process delivers to it, it was paused, or the database is away: next round
 		}
-		return 0
+		evs, scanned, err := d.Store.Handovers(ctx, ep.Delivered, page)
+		if err != nil {
+			if ctx.Err() == nil {
+				d.Log.Warn("could not read the events to deliver", "endpoint", ep.Name, "error", err.Error())
+			}
+			return 0
+		}
+		if scanned <= ep.Delivered {
+			return 0 // it has them all
+		}
+		if failed := d.deliverPage(ctx, &ep, evs, scanned); failed > 0 || ctx.Err() != nil {
+			return failed
+		}
 	}
+}
+
+// deliverPage posts a page's events in order, then records the endpoint
+// delivered through scanned (past the changes not delivered: uploads, the
+// staff list). It returns the failures in a row when one fails.
+func (d *Deliverer) deliverPage(ctx context.Context, ep *Endpoint, evs []Event, scanned int64) int {
 	for _, ev := range evs {
-		a := d.post(ctx, ep, ev)
+		a := d.post(ctx, *ep, ev)
 		if ctx.Err() != nil {
 			return 0 // stopping: the event is delivered again after the restart
 		}
@@ -274,16 +288,17 @@ func (d *Deliverer) deliver(ctx context.Context, ep Endpoint) int {
 		}
 		if err := d.Store.WebhookDelivered(ctx, ep.ID, ev.Cursor); err != nil {
 			d.Log.Warn("could not record a webhook delivery (it is delivered again)", "endpoint", ep.Name, "error", err.Error())
-			return 0
+			return 1
 		}
-		ep.Failures = 0
+		ep.Delivered, ep.Failures = ev.Cursor, 0
 	}
-	if scanned > ep.Delivered {
-		// Past the changes not delivered (uploads, the staff list).
-		if err := d.Store.WebhookDelivered(ctx, ep.ID, scanned); err != nil && ctx.Err() == nil {
+	if err := d.Store.WebhookDelivered(ctx, ep.ID, scanned); err != nil {
+		if ctx.Err() == nil {
 			d.Log.Warn("could not record a webhook delivery", "endpoint", ep.Name, "error", err.Error())
 		}
+		return 1
 	}
+	ep.Delivered = scanned
 	return 0
 }
 

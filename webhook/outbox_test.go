@@ -177,3 +177,32 @@ func grepLines(s, sub string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// TestWebhookCatchesUpPastABigUpload: 600 labels uploaded are 600 feed
+// changes that are not delivered; the redemption after them is delivered
+// in the same round, not one page of them per poll.
+func TestWebhookCatchesUpPastABigUpload(t *testing.T) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		ctx := context.Background()
+		h, a, _, codes := centraltest.TwoDesks(t, dbPath, 600)
+		now := func() time.Time { return h.Now }
+		rcv, srv := newReceiver(t, now)
+		rcv.rnd = nil // answers every delivery
+		if err := h.DB.AddWebhook(ctx, webhook.Endpoint{Name: "wms", URL: srv.URL, Secret: secret}, true); err != nil {
+			t.Fatal(err)
+		}
+		a.Redeem(t, codes[599], "li")
+		runCtx, cancel := context.WithCancel(ctx)
+		d := &webhook.Deliverer{Store: h.DB, Now: now, Poll: time.Hour} // one round, then an hour
+		done := make(chan struct{})
+		go func() { d.Run(runCtx); close(done) }()
+		defer func() { cancel(); <-done }()
+		deadline := time.Now().Add(10 * time.Second)
+		for rcv.unique() < 1 && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if rcv.unique() != 1 {
+			t.Fatal("the redemption after the upload was not delivered in the first round")
+		}
+	})
+}
