@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -22,7 +21,7 @@ func TestMain(m *testing.M) { testpg.Main(m) }
 const secret = "whsec_test_0123456789abcdef"
 
 // receiver is a warehouse system's endpoint on loopback that misbehaves:
-// it answers 500 to 30 % of the deliveries, lets 10 % wait past the
+// it answers 500 to 30 % of the deliveries (3 in every 10), lets 10 % wait past the
 // deliverer's timeout, and is down (drops the connection) while down is
 // set. It verifies every delivery it takes, and keeps what it took.
 type receiver struct {
@@ -30,7 +29,8 @@ type receiver struct {
 	now func() time.Time
 
 	mu       sync.Mutex
-	rnd      *rand.Rand
+	flaky    bool // refuse 3 answers in 10 and time out 1 in 10
+	answers  int  // the answers it gave while up
 	down     bool
 	got      []webhook.Event  // every verified delivery, duplicates too
 	seen     map[string]bool  // ids taken
@@ -41,7 +41,7 @@ type receiver struct {
 }
 
 func newReceiver(t *testing.T, now func() time.Time) (*receiver, *httptest.Server) {
-	r := &receiver{t: t, now: now, rnd: rand.New(rand.NewPCG(38, 1)), seen: map[string]bool{}, last: map[string]int64{}, answered: map[string]int{}}
+	r := &receiver{t: t, now: now, flaky: true, seen: map[string]bool{}, last: map[string]int64{}, answered: map[string]int{}}
 	srv := httptest.NewServer(r)
 	t.Cleanup(srv.Close)
 	return r, srv
@@ -50,9 +50,10 @@ func newReceiver(t *testing.T, now func() time.Time) (*receiver, *httptest.Serve
 func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	body, _ := io.ReadAll(req.Body)
 	r.mu.Lock()
-	down, roll := r.down, 1.0
-	if r.rnd != nil {
-		roll = r.rnd.Float64()
+	down, turn := r.down, -1
+	if !down && r.flaky {
+		turn = r.answers % 10
+		r.answers++
 	}
 	r.mu.Unlock()
 	if down {
@@ -68,11 +69,11 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	switch {
-	case roll < 0.30:
+	case turn == 1 || turn == 4 || turn == 7:
 		r.count("500")
 		http.Error(w, "the WMS is busy", http.StatusInternalServerError)
 		return
-	case roll < 0.40:
+	case turn == 9:
 		r.count("timeout")
 		time.Sleep(300 * time.Millisecond) // past the deliverer's 150 ms
 	}
