@@ -2,11 +2,13 @@ package multidesk_test
 
 import (
 	"context"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
 )
@@ -95,6 +97,43 @@ func TestUndoAfterClockSetBackWhileStopped(t *testing.T) {
 		b.Sync(t)
 		if v := b.Redeem(t, codes[0], "wang"); v.Outcome != app.OutcomeAlreadyUsed {
 			t.Fatalf("desk B scanning the label an hour after desk A handed it over: %s, want already used", v.Outcome)
+		}
+	})
+}
+
+// TestUndoWindowOnlyToANewerServer: an undo carries its desk's window only
+// to a server that reads it (protocol 6); a protocol-5 server, which
+// refuses fields it does not know, gets the undo without it and takes it
+// (judged against the largest window a desk may set); upgraded, it gets
+// the window.
+func TestUndoWindowOnlyToANewerServer(t *testing.T) {
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		ctx := context.Background()
+		h := centraltest.New(t, dbPath, 0)
+		old := &olderServer{next: h.API.Handler(), on: true, protocol: 5, path: "/v1/events", fields: []string{"undo_window"}}
+		srv := httptest.NewServer(old)
+		t.Cleanup(srv.Close)
+		a := h.Desk(t, "Desk A", "A", "")
+		a.Svc.Remote = deskclient.New(srv.URL, h.Station(t, "Desk A", "A"))
+		codes := a.Issue(t, 2)
+		a.Sync(t)
+		for i, code := range codes {
+			if i == 1 {
+				old.on = false // the server is upgraded
+				a.Sync(t)      // and the desk hears its protocol
+			}
+			if v := a.Redeem(t, code, "li"); v.Outcome != app.OutcomeRedeemed {
+				t.Fatalf("label %d online: %+v", i, v)
+			}
+			h.Now = h.Now.Add(time.Minute)
+			u, err := a.Svc.UndoRedemption(ctx, app.UndoRequest{Code: code, Reason: "wrong parcel", Operator: "boss"})
+			if err != nil || u.Server != "undone" {
+				t.Errorf("label %d: undo a minute after an online redemption: %+v %v, want undone", i, u, err)
+			}
+		}
+		if old.refused != 0 {
+			t.Errorf("the protocol-5 server refused %d requests for a field it does not know", old.refused)
 		}
 	})
 }
