@@ -61,9 +61,11 @@ func newCodesScreen(e *env) *codesScreen {
 	s.batch = widget.NewEntry()
 	s.batch.SetPlaceHolder(T("Batch"))
 	s.batch.OnSubmitted = func(string) { s.search(0) }
+	// Each status in the clerk's language, as the Status column says it;
+	// searchQuery maps the choice back by its place in app.Statuses.
 	statuses := []string{T("any status")}
 	for _, st := range app.Statuses {
-		statuses = append(statuses, string(st))
+		statuses = append(statuses, T(string(st)))
 	}
 	s.status = widget.NewSelect(statuses, nil)
 	s.status.SetSelectedIndex(0)
@@ -166,8 +168,8 @@ func cellText(r app.CodeRecord, col int) string {
 func (s *codesScreen) searchQuery(page int) app.SearchQuery {
 	q := app.SearchQuery{Text: strings.TrimSpace(s.query.Text), LabelDate: strings.TrimSpace(s.date.Text),
 		Limit: codesPageSize, Offset: page * codesPageSize}
-	if s.status.SelectedIndex() > 0 {
-		q.Status = app.Status(s.status.Selected)
+	if i := s.status.SelectedIndex(); i > 0 && i <= len(app.Statuses) {
+		q.Status = app.Statuses[i-1]
 	}
 	q.BatchID, _ = strconv.ParseInt(strings.TrimSpace(s.batch.Text), 10, 64)
 	return q
