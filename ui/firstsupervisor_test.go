@@ -150,3 +150,29 @@ func TestFirstSupervisorsBadgeSavedWithEnter(t *testing.T) {
 		t.Fatalf("Enter on Save their badge: %v (the folder holds %v), the dialog says %q", err, entries, d.saved.Text)
 	}
 }
+
+// TestFreshPickupDeskAsksForTheFirstSupervisorNotABadge: a fresh pickup
+// desk said SCAN YOUR BADGE under the first supervisor's form, and went on
+// saying it after *Later*, when no badge existed that could answer it: a
+// dead end for the clerk. While the desk never had a supervisor the Scan
+// screen says to add the first one and how (Sign in…, Ctrl+L); once they
+// are added and sign out it asks for a badge again.
+func TestFreshPickupDeskAsksForTheFirstSupervisorNotABadge(t *testing.T) {
+	h := newStaffHarness(t, true, nil)
+	fyne.DoAndWait(h.ui.start)
+	waitFor(t, "the first supervisor's form", func() bool { return h.ui.first != nil })
+	fyne.DoAndWait(func() { h.ui.first.dialog.Hide() }) // Later
+	idle := func() (title, detail string) {
+		fyne.DoAndWait(func() { h.ui.askBadge(); h.ui.scan.idle(); title, detail = h.ui.scan.title.Text, h.ui.scan.detail.Text })
+		return
+	}
+	if title, detail := idle(); title != "ADD THE FIRST SUPERVISOR" || !strings.Contains(detail, "Ctrl+L") {
+		t.Fatalf("a pickup desk with no supervisor says %q / %q between scans", title, detail)
+	}
+	if _, err := h.operators.Add(context.Background(), "wang", "8765", true, "admin"); err != nil {
+		t.Fatal(err)
+	}
+	if title, _ := idle(); title != "SCAN YOUR BADGE" {
+		t.Fatalf("once the desk has a supervisor it says %q", title)
+	}
+}
