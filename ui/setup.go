@@ -32,6 +32,7 @@ func newSetupForm(e *env) *setupForm {
 			v = T("Station A") // the default, in the clerk's language
 		}
 		field.setValue(v)
+		guardBadges(e, field.entries()...) // a badge scanned while the set-up is up signs in, never shows here
 		f.fields[def.Key], f.order = field, append(f.order, def.Key)
 		f.items = append(f.items, field.formItem())
 	}

@@ -236,13 +236,7 @@ func (ui *mainUI) textFields() []*widget.Entry {
 	c, is := ui.codes, ui.issue
 	out := []*widget.Entry{c.query, c.date, c.batch, c.reason, is.count, is.date, is.typ, is.ref, &is.expir.Entry, is.start}
 	for _, key := range ui.settings.order {
-		f := ui.settings.fields[key]
-		if f.entry != nil {
-			out = append(out, f.entry)
-		}
-		if f.combo != nil {
-			out = append(out, &f.combo.Entry)
-		}
+		out = append(out, ui.settings.fields[key].entries()...)
 	}
 	return out
 }
