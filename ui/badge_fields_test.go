@@ -130,6 +130,9 @@ func TestBadgeInTheSetUpDialogIsNeverKept(t *testing.T) {
 	if got := prefix.Text; got != "WH" {
 		t.Fatalf("Prefix says %q after li's badge, want \"WH\"", got)
 	}
+	if problem := f.fields[f.order[0]].problem; problem.Visible() {
+		t.Fatalf("Prefix \"WH\" is refused after the badge: %q (the badge's first letters were checked, and the field never again)", problem.Text)
+	}
 	if op, ok := h.ui.env.signIn.current(); !ok || op.Name != "li" {
 		t.Fatalf("li's badge in the set-up signed in %q (%v)", op.Name, ok)
 	}

@@ -66,6 +66,9 @@ func (g *badgeGuard) onChanged(text string) {
 		g.on = true
 		g.keep, g.held = badgeSplit(g.last, text, at)
 		g.restore()
+		if g.changed != nil {
+			g.changed(g.keep) // it saw the badge's first letters: its error, a search, follow the field again
+		}
 		return
 	}
 	g.last = text
