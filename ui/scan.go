@@ -103,6 +103,7 @@ type scanScreen struct {
 	idleDue   sync.WaitGroup // idleTimer not yet run or stopped (stopIdleTimer waits for it)
 
 	askBadge bool // a locked desk with nobody signed in: idle asks for a badge
+	askFirst bool // and the desk never had a supervisor: idle says how to add one
 	idleUp   bool // the panel shows idle (ready, or the badge prompt)
 }
 
@@ -351,6 +352,10 @@ func (s *scanScreen) stopIdleTimer() {
 // nobody is signed in at, asking for a badge (a label would only get SIGN
 // IN FIRST).
 func (s *scanScreen) idle() {
+	if s.askBadge && s.askFirst {
+		s.idleAs(T("ADD THE FIRST SUPERVISOR"), T("This desk has no supervisor yet, so no badge can sign in: Sign in… (Ctrl+L) adds the first one"))
+		return
+	}
 	if s.askBadge {
 		s.idleLocked()
 		return
@@ -362,10 +367,11 @@ func (s *scanScreen) idleLocked() {
 	s.idleAs(T("SCAN YOUR BADGE"), T("Nobody is signed in: scan your operator badge to start"))
 }
 
-// setAskBadge says whether the desk is locked with nobody signed in; the
-// idle panel follows at once.
-func (s *scanScreen) setAskBadge(ask bool) {
-	s.askBadge = ask
+// setAskBadge says whether the desk is locked with nobody signed in, and
+// whether it never had a supervisor (no badge could unlock it: the panel
+// says how to add the first one); the idle panel follows at once.
+func (s *scanScreen) setAskBadge(ask, first bool) {
+	s.askBadge, s.askFirst = ask, first
 	if s.idleUp {
 		s.idle()
 	}

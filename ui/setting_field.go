@@ -176,6 +176,18 @@ func (f *settingField) suggestionValue(text string) string {
 }
 
 // focusable is the control that takes the keyboard.
+// entries are the field's text fields (none for a checkbox or a list), for
+// the badge guard.
+func (f *settingField) entries() []*widget.Entry {
+	switch {
+	case f.entry != nil:
+		return []*widget.Entry{f.entry}
+	case f.combo != nil:
+		return []*widget.Entry{&f.combo.Entry}
+	}
+	return nil
+}
+
 func (f *settingField) focusable() fyne.Focusable {
 	switch {
 	case f.check != nil:
