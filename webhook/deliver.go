@@ -125,7 +125,11 @@ type Deliverer struct {
 	mu    sync.Mutex
 	busy  map[int64]bool
 	next  map[int64]time.Time // backoff: not before (monotonic)
-	wg    sync.WaitGroup
+	// nextFor is the failures in a row a backoff waits after: one the
+	// database no longer counts (`webhook resume` or `pause` reset them)
+	// is over, so a resumed endpoint is delivered to at once.
+	nextFor map[int64]int
+	wg      sync.WaitGroup
 }
 
 func (d *Deliverer) defaults() {
@@ -161,7 +165,7 @@ func (d *Deliverer) defaults() {
 	var b [8]byte
 	rand.Read(b[:]) //nolint:errcheck // crypto/rand.Read never fails
 	d.owner = hex.EncodeToString(b[:])
-	d.busy, d.next = map[int64]bool{}, map[int64]time.Time{}
+	d.busy, d.next, d.nextFor = map[int64]bool{}, map[int64]time.Time{}, map[int64]int{}
 }
 
 // Run delivers until ctx ends, then waits for the posts in flight and
@@ -195,6 +199,10 @@ func (d *Deliverer) round(ctx context.Context) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, ep := range eps {
+		if ep.Failures < d.nextFor[ep.ID] {
+			delete(d.next, ep.ID) // resumed (or paused) since: the backoff is over
+			delete(d.nextFor, ep.ID)
+		}
 		if ep.Paused || d.busy[ep.ID] || time.Now().Before(d.next[ep.ID]) {
 			continue
 		}
@@ -207,9 +215,10 @@ func (d *Deliverer) round(ctx context.Context) {
 			defer d.mu.Unlock()
 			delete(d.busy, ep.ID)
 			if failed > 0 {
-				d.next[ep.ID] = time.Now().Add(d.backoff(failed))
+				d.next[ep.ID], d.nextFor[ep.ID] = time.Now().Add(d.backoff(failed)), failed
 			} else {
 				delete(d.next, ep.ID)
+				delete(d.nextFor, ep.ID)
 			}
 		}()
 	}
