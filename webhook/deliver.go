@@ -38,13 +38,41 @@ type Endpoint struct {
 // RedactedURL is the endpoint's URL without a password it may carry.
 func (e Endpoint) RedactedURL() string { return Redact(e.URL) }
 
-// Redact hides the password of a URL (https://user:xxxxx@host/…).
+// Redact hides the password of a URL (https://user:xxxxx@host/…) and
+// the value of a query parameter that names a secret (?token=xxxxx,
+// api_key, access_token, key, secret, password, sig…): receivers that
+// take their credential in the query are common.
 func Redact(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return "(not a URL)"
 	}
+	if u.RawQuery != "" {
+		parts := strings.Split(u.RawQuery, "&")
+		for i, p := range parts {
+			name, _, ok := strings.Cut(p, "=")
+			if ok && secretParam(name) {
+				parts[i] = name + "=xxxxx"
+			}
+		}
+		u.RawQuery = strings.Join(parts, "&")
+	}
 	return u.Redacted()
+}
+
+// secretParam reports whether a query parameter's name says it holds a
+// credential.
+func secretParam(name string) bool {
+	if n, err := url.QueryUnescape(name); err == nil {
+		name = n
+	}
+	name = strings.ToLower(name)
+	for _, w := range []string{"token", "key", "secret", "pass", "pwd", "auth", "sig", "credential", "session"} {
+		if strings.Contains(name, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // Attempt is one delivery attempt, as the delivery log keeps it.
