@@ -38,13 +38,41 @@ type Endpoint struct {
 // RedactedURL is the endpoint's URL without a password it may carry.
 func (e Endpoint) RedactedURL() string { return Redact(e.URL) }
 
-// Redact hides the password of a URL (https://user:xxxxx@host/…).
+// Redact hides the password of a URL (https://user:xxxxx@host/…) and
+// the value of a query parameter that names a secret (?token=xxxxx,
+// api_key, access_token, key, secret, password, sig…): receivers that
+// take their credential in the query are common.
 func Redact(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return "(not a URL)"
 	}
+	if u.RawQuery != "" {
+		parts := strings.Split(u.RawQuery, "&")
+		for i, p := range parts {
+			name, _, ok := strings.Cut(p, "=")
+			if ok && secretParam(name) {
+				parts[i] = name + "=xxxxx"
+			}
+		}
+		u.RawQuery = strings.Join(parts, "&")
+	}
 	return u.Redacted()
+}
+
+// secretParam reports whether a query parameter's name says it holds a
+// credential.
+func secretParam(name string) bool {
+	if n, err := url.QueryUnescape(name); err == nil {
+		name = n
+	}
+	name = strings.ToLower(name)
+	for _, w := range []string{"token", "key", "secret", "pass", "pwd", "auth", "sig", "credential", "session"} {
+		if strings.Contains(name, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // Attempt is one delivery attempt, as the delivery log keeps it.
@@ -125,7 +153,11 @@ type Deliverer struct {
 	mu    sync.Mutex
 	busy  map[int64]bool
 	next  map[int64]time.Time // backoff: not before (monotonic)
-	wg    sync.WaitGroup
+	// nextFor is the failures in a row a backoff waits after: one the
+	// database no longer counts (`webhook resume` or `pause` reset them)
+	// is over, so a resumed endpoint is delivered to at once.
+	nextFor map[int64]int
+	wg      sync.WaitGroup
 }
 
 func (d *Deliverer) defaults() {
@@ -161,7 +193,7 @@ func (d *Deliverer) defaults() {
 	var b [8]byte
 	rand.Read(b[:]) //nolint:errcheck // crypto/rand.Read never fails
 	d.owner = hex.EncodeToString(b[:])
-	d.busy, d.next = map[int64]bool{}, map[int64]time.Time{}
+	d.busy, d.next, d.nextFor = map[int64]bool{}, map[int64]time.Time{}, map[int64]int{}
 }
 
 // Run delivers until ctx ends, then waits for the posts in flight and
@@ -195,6 +227,10 @@ func (d *Deliverer) round(ctx context.Context) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, ep := range eps {
+		if ep.Failures < d.nextFor[ep.ID] {
+			delete(d.next, ep.ID) // resumed (or paused) since: the backoff is over
+			delete(d.nextFor, ep.ID)
+		}
 		if ep.Paused || d.busy[ep.ID] || time.Now().Before(d.next[ep.ID]) {
 			continue
 		}
@@ -207,9 +243,10 @@ func (d *Deliverer) round(ctx context.Context) {
 			defer d.mu.Unlock()
 			delete(d.busy, ep.ID)
 			if failed > 0 {
-				d.next[ep.ID] = time.Now().Add(d.backoff(failed))
+				d.next[ep.ID], d.nextFor[ep.ID] = time.Now().Add(d.backoff(failed)), failed
 			} else {
 				delete(d.next, ep.ID)
+				delete(d.nextFor, ep.ID)
 			}
 		}()
 	}

@@ -123,6 +123,11 @@ func (c *checker) webhooks(ctx context.Context) error {
 	}
 	cursor := map[string]int64{}
 	for _, ev := range want {
+		if at, ok := cursor[ev.ID]; ok {
+			// Two facts under one id: a receiver de-duplicating by id
+			// (as docs/webhooks.md asks) drops the later.
+			c.fail(InvWebhooks, c.label(ev.Label), "%s of %s (cursor %d) has the id %s of cursor %d: a receiver drops it as a duplicate", ev.Type, c.codeName(ev.Label), ev.Cursor, ev.ID, at)
+		}
 		cursor[ev.ID] = ev.Cursor
 		if !w.seen[ev.ID] {
 			c.fail(InvWebhooks, c.label(ev.Label), "%s of %s (cursor %d) never reached the webhook", ev.Type, c.codeName(ev.Label), ev.Cursor)
