@@ -140,6 +140,8 @@ func deskRefusalText(r *app.ServerRefusal) string {
 	switch r.Code {
 	case app.RefusedRevoked:
 		return T("this desk was revoked: ask the administrator for a new token")
+	case app.RefusedTokenRenewed:
+		return T("this desk's token was renewed: give this desk the new token (ask the administrator)")
 	case app.RefusedWrongRing:
 		return T("this desk's key file is not the deployment's: ask the administrator")
 	case protocol.RefusedDeskTooOld:
