@@ -52,6 +52,9 @@ func (c *DB) changeStaff(ctx context.Context, tx *etx, ch protocol.StaffChange, 
 		if n > 0 {
 			return protocol.StaffMember{}, central.ErrStaffExists
 		}
+		if err := c.readsLikeCurrent(ctx, tx, ch.Name); err != nil {
+			return protocol.StaffMember{}, err
+		}
 		// A concurrent add of the name (PostgreSQL) fails on the unique
 		// index: the event is decided again and finds it.
 		row = tx.queryRow(ctx, `INSERT INTO staff (name, supervisor, pin_hash, badge_version, created_at) VALUES (?, ?, ?, 1, ?) RETURNING `+staffColumns,
@@ -76,6 +79,33 @@ func (c *DB) changeStaff(ctx context.Context, tx *etx, ch protocol.StaffChange, 
 	return m, c.addChanges(ctx, tx, change{protocol.KindStaff, "", station, string(data)})
 }
 
+// readsLikeCurrent returns an *app.LooksLikeError when name reads as a
+// current member's name does (app.OperatorNameKey): a zero-width space
+// inside, a letter decomposed, another case or width. Names already
+// stored are not compared with each other: they keep working as they are.
+func (c *DB) readsLikeCurrent(ctx context.Context, tx *etx, name string) error {
+	rows, err := tx.query(ctx, `SELECT name FROM staff WHERE removed_at = 0`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return err
+		}
+		names = append(names, n)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if like := app.ReadsLike(name, names); like != "" {
+		return &app.LooksLikeError{Name: name, Existing: like}
+	}
+	return nil
+}
+
 // staffEvent decides a desk's staff event.
 func (c *DB) staffEvent(ctx context.Context, tx *etx, st central.Station, ev protocol.Event) (protocol.Result, error) {
 	if ev.Staff == nil {
@@ -88,8 +118,9 @@ func (c *DB) staffEvent(ctx context.Context, tx *etx, st central.Station, ev pro
 	}
 	m, err := c.changeStaff(ctx, tx, *ev.Staff, st.Name, ev.At)
 	var bad *central.BadRequest
+	var like *app.LooksLikeError
 	switch {
-	case errors.Is(err, central.ErrStaffExists), errors.Is(err, central.ErrNoStaff), errors.As(err, &bad):
+	case errors.Is(err, central.ErrStaffExists), errors.Is(err, central.ErrNoStaff), errors.As(err, &bad), errors.As(err, &like):
 		return protocol.Result{Outcome: protocol.OutcomeRejected, Reason: err.Error()}, nil
 	case err != nil:
 		return protocol.Result{}, err

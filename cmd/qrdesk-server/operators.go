@@ -81,7 +81,11 @@ func operators(ctx context.Context, st *serverdb.DB, now func() time.Time, args 
 	ch := protocol.StaffChange{Action: args[0], Name: args[1], Supervisor: supervisor}
 	switch ch.Action {
 	case protocol.StaffAdd, protocol.StaffSetPIN:
-		if err := app.CheckOperatorName(ch.Name); err != nil {
+		check := app.CheckOperatorName
+		if ch.Action == protocol.StaffAdd {
+			check, ch.Name = app.CheckNewOperatorName, app.ComposedName(ch.Name)
+		}
+		if err := check(ch.Name); err != nil {
 			return &central.BadRequest{Reason: err.Error()}
 		}
 		pin, err := readPIN(ch.Name)
@@ -96,7 +100,8 @@ func operators(ctx context.Context, st *serverdb.DB, now func() time.Time, args 
 		return usageErr(operatorsUsage)
 	}
 	m, err := st.ChangeStaff(ctx, ch, "", now().Unix())
-	if errors.Is(err, central.ErrStaffExists) || errors.Is(err, central.ErrNoStaff) {
+	var like *app.LooksLikeError
+	if errors.Is(err, central.ErrStaffExists) || errors.Is(err, central.ErrNoStaff) || errors.As(err, &like) {
 		return &central.BadRequest{Reason: fmt.Sprintf("%s: %v", ch.Name, err)}
 	}
 	if err != nil {
