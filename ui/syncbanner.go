@@ -69,6 +69,11 @@ func (b *syncBanner) once(ctx context.Context) error {
 		st, _ = b.env.svc.SyncState(ctx)
 		st.StoppedBadges, _ = b.env.svc.StoppedBadges(ctx) // kept in the database: said offline too
 	}
+	if set, serr := b.env.svc.Settings(ctx); serr == nil && set.StationID != b.env.current().StationID {
+		// The sync took the letter the server enrolled this desk with
+		// (SyncStatus.LetterWas): the screens show it.
+		b.env.reloadSettings()
+	}
 	text := b.text(st, err)
 	fyne.Do(func() { b.label.SetText(text) })
 	if b.conflict != nil {
