@@ -51,6 +51,10 @@ type Service struct {
 	// to this process's server.
 	reportNoOldest bool
 
+	// unstored: the server's redemptions of this process's online scans
+	// that the desk's database refused to record (unstored.go).
+	unstored map[string]unstoredAnswer
+
 	clockMu sync.Mutex // orders the clock's updates and their saving
 	clock   clockRef   // the last clock measurement, against the monotonic clock (clock.go)
 }
@@ -304,6 +308,14 @@ func (s *Service) RedeemScan(ctx context.Context, raw, operator string, inARow b
 		v = *refusal
 		err = s.Store.LogScan(ctx, a, v)
 	default:
+		if u, ok := s.takeUnstored(c); ok {
+			// This desk's own earlier scan, redeemed by the server, never
+			// stored here: the parcel goes now.
+			a.TraceID = u.a.TraceID
+			v, err = s.storeUnstored(ctx, c, u)
+			byServer = true
+			break
+		}
 		var decided bool
 		v, decided, err = s.redeemOnline(ctx, c, a)
 		byServer = decided
@@ -399,6 +411,9 @@ func (s *Service) redeemOnline(ctx context.Context, c Code, a Attempt) (Verdict,
 		return v, true, s.Store.LogScan(ctx, a, v)
 	}
 	v, err := s.Store.MirrorRemote(ctx, c, a, r)
+	if err != nil && r.Outcome == protocol.OutcomeRedeemed {
+		s.keepUnstored(c, a, r) // the scan errs, the parcel stays: the next scan hands it over
+	}
 	v.Site = r.Site // a label of another site: where it was issued
 	return v, true, err
 }

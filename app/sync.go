@@ -654,6 +654,10 @@ func (s *Service) uploadEvents(ctx context.Context, ss SyncStore, ring string) e
 		}
 		server.Kinds, server.Protocol = en.Kinds, en.Protocol
 	}
+	window, err := s.undoWindow(ctx, server.Protocol)
+	if err != nil {
+		return err
+	}
 	held := map[string]bool{} // labels with an event kept back: their later events wait too, in order
 	var after int64
 	for {
@@ -681,6 +685,9 @@ func (s *Service) uploadEvents(ctx context.Context, ss SyncStore, ring string) e
 			}
 			if server.Protocol < protocol.SiteCloseVersion {
 				ev.Site = ""
+			}
+			if ev.Kind == protocol.KindUndo {
+				ev.UndoWindow = window
 			}
 			send = append(send, ev)
 		}
@@ -718,6 +725,22 @@ func (s *Service) uploadEvents(ctx context.Context, ss SyncStore, ring string) e
 		}
 		after = evs[len(evs)-1].OutboxID
 	}
+}
+
+// undoWindow is the undo window an undo carries to a server of protocol
+// serverProtocol, in seconds: this desk's undo_window setting, which the
+// server judges the undo by on its own clock (central.UndoTooLate); 0 for
+// a server older than protocol.UndoWindowVersion (it refuses fields it
+// does not know).
+func (s *Service) undoWindow(ctx context.Context, serverProtocol int) (int64, error) {
+	if serverProtocol < protocol.UndoWindowVersion {
+		return 0, nil
+	}
+	set, err := s.Store.LoadSettings(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return int64(set.UndoWindow / time.Second), nil
 }
 
 // uploadOneByOne sends evs one a request; an event of a label held back

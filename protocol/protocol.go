@@ -71,8 +71,10 @@ const (
 // (UploadCode.Ref, Batch), and the feed and snapshot carry the ref;
 // 5 (SiteCloseVersion): a close's expiry may name the site the desk
 // closed in (Event.Site), and an enrolment the serials the desk holds
-// (EnrolRequest.Held).
-const Version = 5
+// (EnrolRequest.Held);
+// 6 (UndoWindowVersion): an undo carries its desk's undo window
+// (Event.UndoWindow), and the server judges it on its own clock.
+const Version = 6
 
 // ClockVersion is the first version whose server reads the clock fields of
 // an event: a desk sends them to no older server (one that refuses unknown
@@ -89,6 +91,10 @@ const RefVersion = 4
 // site (Event.Site) and an enrolment's held serials (EnrolRequest.Held):
 // a desk sends them to no older server.
 const SiteCloseVersion = 5
+
+// UndoWindowVersion is the first version whose server reads an undo's
+// window (Event.UndoWindow): a desk sends it to no older server.
+const UndoWindowVersion = 6
 
 // Header carries Version on every request and answer.
 const Header = "Qrdesk-Protocol"

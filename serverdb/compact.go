@@ -89,6 +89,16 @@ func (c *DB) Compact(ctx context.Context, staleBefore int64) (int64, error) {
 		WHERE revoked_at = 0 AND feed_ack > 0 AND feed_acked_at >= ?`, staleBefore).Scan(&floor); err != nil {
 		return 0, err
 	}
+	// Nor below what a webhook endpoint has not delivered: the feed is
+	// its outbox (webhooks.go). A paused one holds it too; removing the
+	// endpoint lets it go.
+	var endpoints, delivered int64
+	if err := c.e.queryRow(ctx, `SELECT count(*), COALESCE(min(delivered), 0) FROM webhooks`).Scan(&endpoints, &delivered); err != nil {
+		return 0, err
+	}
+	if endpoints > 0 {
+		floor = min(floor, delivered)
+	}
 	old, err := c.feedFloor(ctx)
 	if err != nil {
 		return 0, err

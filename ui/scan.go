@@ -268,6 +268,9 @@ func (s *scanScreen) show(v app.Verdict, rec *app.CodeRecord, err error) {
 	case v.Outcome == app.OutcomeAlreadyUsed:
 		s.paint(colorUsed, outcomeTitle(v.Outcome), T("Do not hand over: first used {{.Time}} at {{.Station}} by {{.Operator}}",
 			map[string]any{"Time": together(app.FormatTime(v.UsedAt)), "Station": together(v.UsedStation), "Operator": together(v.UsedOperator)}))
+	case v.Outcome == app.OutcomeExpired && v.ExpireAt == 0:
+		// No expiry time of its own: a close of its day expired it.
+		s.paint(colorVoid, outcomeTitle(v.Outcome), T("Do not hand over: it expired when its day was closed"))
 	case v.Outcome == app.OutcomeExpired:
 		s.paint(colorVoid, outcomeTitle(v.Outcome), T("Do not hand over: it expired {{.Time}}", map[string]any{"Time": app.FormatTime(v.ExpireAt)}))
 	case v.Outcome == app.OutcomeDisabled:

@@ -3,6 +3,16 @@ package web
 // zh is the Simplified Chinese text of every English text of the pages
 // (TestEveryTextTranslated checks none is missing).
 var zh = map[string]string{
+	"Webhooks":                    "Webhook 推送",
+	"Endpoint":                    "接收端",
+	"Oldest event not delivered":  "最早未送达的事件",
+	"Failures in a row":           "连续失败次数",
+	"Last error":                  "最近错误",
+	"Paused":                      "已暂停",
+	"Failing":                     "推送失败",
+	"Delivering":                  "正常推送",
+	"none: every event delivered": "无：所有事件均已送达",
+	"The server delivers every decided event to these endpoints, in order; an event a receiver refuses waits in the server's database and is tried again later. 'qrdesk-server webhook log NAME' lists the latest attempts; 'qrdesk-server webhook pause|resume NAME' holds and resumes an endpoint.": "服务器按顺序把每个已判定的事件推送到这些接收端；被接收端拒绝的事件保存在服务器数据库中，稍后重试。'qrdesk-server webhook log NAME' 列出最近的推送尝试；'qrdesk-server webhook pause|resume NAME' 暂停或恢复某个接收端。",
 	"Operators":       "操作员",
 	"Role":            "角色",
 	"Badge":           "工牌",
