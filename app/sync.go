@@ -152,6 +152,10 @@ type SyncStatus struct {
 	// StoppedBadges are the operators whose badges printed here stopped
 	// signing in with a sync, and have no new badge yet (stoppedbadges.go).
 	StoppedBadges []StoppedBadge `json:"stopped_badges,omitempty"`
+	// LetterWas is the station letter this desk's settings held before
+	// this sync set them to the letter the server enrolled it with
+	// (ServerState.Letter); "" when they held it already.
+	LetterWas string `json:"letter_was,omitempty"`
 }
 
 // uploadPiece is how many codes one batch upload request carries.
@@ -209,6 +213,10 @@ func (s *Service) sync(ctx context.Context) (SyncStatus, error) {
 		return SyncStatus{}, err
 	}
 	if err := ss.SetSerialMarks(ctx, en.Letter, en.Serials); err != nil {
+		return SyncStatus{}, err
+	}
+	letterWas, err := s.takeEnrolledLetter(ctx, en.Letter)
+	if err != nil {
 		return SyncStatus{}, err
 	}
 	if protocol.KnowsKind(en.Kinds, protocol.KindStaff) {
@@ -274,8 +282,35 @@ func (s *Service) sync(ctx context.Context) (SyncStatus, error) {
 	if err != nil {
 		return SyncStatus{}, err
 	}
+	st.LetterWas = letterWas
 	s.report(ctx, ring, st)
 	return st, nil
+}
+
+// takeEnrolledLetter sets the desk's station letter to the one the server
+// enrolled it with, when they differ, and returns the letter it held (""
+// when unchanged). The server refuses every label of another letter from
+// this desk, and another letter's serials are another desk's: a new desk
+// left at the default letter A would issue desk A's serials again. Audited
+// as the program's change ("qrdesk"), before anything is issued after the
+// sync.
+func (s *Service) takeEnrolledLetter(ctx context.Context, letter string) (string, error) {
+	if letter == "" {
+		return "", nil // the server binds the letter at the first upload
+	}
+	set, err := s.Store.LoadSettings(ctx)
+	if err != nil {
+		return "", err
+	}
+	if set.StationID == letter {
+		return "", nil
+	}
+	was := set.StationID
+	set.StationID = letter
+	if err := s.Store.SaveSettings(ctx, set, Actor{Station: set.StationName, Operator: "qrdesk"}); err != nil {
+		return "", err
+	}
+	return was, nil
 }
 
 // IsTransient reports whether err means the server did not answer.

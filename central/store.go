@@ -99,7 +99,9 @@ type Store interface {
 	// SetDeskVersion records what the station's desk says it runs.
 	SetDeskVersion(ctx context.Context, stationID int64, v DeskVersion) error
 	// StationByToken finds a station by token: ErrUnauthorized when no
-	// station has it, ErrRevoked when its station was revoked.
+	// station has it, ErrRevoked when its station was revoked,
+	// ErrTokenRenewed (the station's name set) when its station had it
+	// before its token was renewed.
 	StationByToken(ctx context.Context, tokenHash string) (Station, error)
 	// HoldsWrites reports whether each of the station's writes named is
 	// the one the desk was given its number for (Key: an event of the

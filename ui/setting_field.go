@@ -227,6 +227,10 @@ func settingProblem(err error) string {
 	if errors.As(err, &se) {
 		return T("Not allowed: {{.Rule}}", map[string]any{"Rule": T(se.Rule)})
 	}
+	var le *app.LetterEnrolledError
+	if errors.As(err, &le) {
+		return T("this desk is enrolled at the server as {{.Station}} with letter {{.Letter}} and keeps it: the administrator changes a desk's letter at the server", map[string]any{"Station": le.Station, "Letter": le.Letter})
+	}
 	return app.ErrorMessage(err)
 }
 

@@ -2,6 +2,8 @@ package ui
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -330,13 +332,27 @@ func (s *staffScreen) act(what string, retry func(), change func(by string) erro
 		err := change(by)
 		fyne.Do(func() {
 			if err != nil {
-				s.message.SetText(T("Not done: {{.Why}}", map[string]any{"Why": app.ErrorMessage(err)}))
+				s.message.SetText(T("Not done: {{.Why}}", map[string]any{"Why": staffProblem(err)}))
 				return
 			}
 			s.message.SetText(done)
 			s.refresh()
 		})
 	})
+}
+
+// staffProblem says in the clerk's language why a change of the staff
+// was refused, where the refusal is one of the name rules.
+func staffProblem(err error) string {
+	var like *app.LooksLikeError
+	var invisible *app.InvisibleInNameError
+	switch {
+	case errors.As(err, &like):
+		return T("{{.Name}} reads the same as {{.Existing}}, a current operator: pick a name that reads differently (add a surname or an initial), or remove {{.Existing}} first", map[string]any{"Name": like.Name, "Existing": like.Existing})
+	case errors.As(err, &invisible):
+		return T("the name holds an invisible character ({{.Char}}), so it reads like another name: type it again without it", map[string]any{"Char": fmt.Sprintf("%U", invisible.Char)})
+	}
+	return app.ErrorMessage(err)
 }
 
 func (s *staffScreen) addOperator() {

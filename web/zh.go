@@ -30,6 +30,7 @@ var zh = map[string]string{
 	"The operator was not added: %s.":                                                                                                    "操作员未添加：%s。",
 	"This form does not say what to do: reload the page and try again.":                                                                  "此表单未说明要做什么：请刷新页面后重试。",
 	"There is already an operator called %s: pick another name, or remove the old one first.":                                            "已有名为 %s 的操作员：请换一个名字，或先移除原来的操作员。",
+	"%s reads the same as %s, a current operator: pick a name that reads differently (add a surname or an initial), or remove %s first.": "%s 与现有操作员 %s 看起来是同一个名字：请换一个看得出区别的名字（加上姓或首字母），或先移除 %s。",
 	"There is no current operator called %s: reload the page and pick them from the list.":                                               "当前没有名为 %s 的操作员：请刷新页面后从列表中选择。",
 	"%s is in the staff list: every desk has them after its next sync. Print their badge at a desk (Settings → Print operator badges…).": "%s 已加入员工名单：各工位在下次同步后即可使用。请在工位上打印其工牌（设置 → 打印操作员工牌…）。",
 	"%s's old badge stops working at every desk after its next sync: print the new one at a desk (Settings → Print operator badges…).":   "%s 的旧工牌在各工位下次同步后失效：请在工位上打印新工牌（设置 → 打印操作员工牌…）。",
