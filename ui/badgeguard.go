@@ -4,7 +4,6 @@ import (
 	"context"
 	"unicode"
 
-	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/widget"
 
 	"qrdesk/app"
@@ -127,7 +126,7 @@ func (g *badgeGuard) finish() {
 	}
 	g.env.background(func() {
 		op, err := s.staff.SignInBadge(context.Background(), raw)
-		fyne.Do(func() {
+		onUI(func() {
 			if err != nil {
 				g.env.showError(userError(T("That was an operator badge, kept out of the field. Not signed in: {{.Why}}", map[string]any{"Why": app.ErrorMessage(err)})))
 				return

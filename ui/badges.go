@@ -47,7 +47,7 @@ func (b *badgeSheet) ask() {
 		if err == nil {
 			path, err = b.env.saveBadges(staff, badges, "qrdesk-badges")
 		}
-		fyne.Do(func() { b.message.SetText(badgesSavedText(path, err)) })
+		onUI(func() { b.message.SetText(badgesSavedText(path, err)) })
 	})
 }
 

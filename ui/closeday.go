@@ -70,7 +70,7 @@ func (d *closeDayDialog) run() {
 	}
 	d.env.background(func() {
 		dc, err := d.env.svc.CloseDay(context.Background(), app.CloseDayRequest{ExpireUnused: expire, Operator: by})
-		fyne.Do(func() {
+		onUI(func() {
 			if err != nil {
 				d.env.showError(err)
 				return
@@ -155,7 +155,7 @@ func (d *closeDayDialog) askSave() {
 			path = freePath(dir, "qrdesk-day-"+dc.Figures.Date, ".pdf")
 			err = d.savePDF(dc, path)
 		}
-		fyne.Do(func() {
+		onUI(func() {
 			if err != nil {
 				d.env.showError(err)
 				return

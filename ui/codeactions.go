@@ -93,7 +93,7 @@ func (s *codesScreen) runReplace(code, reason string) {
 	}
 	s.env.background(func() {
 		r, err := s.env.svc.Replace(context.Background(), app.ReplaceRequest{Code: code, Reason: reason, Operator: by})
-		fyne.Do(func() {
+		onUI(func() {
 			if err != nil {
 				s.message.SetText(app.ErrorMessage(err))
 				return
@@ -141,7 +141,7 @@ func (s *codesScreen) runUndo(code, reason string) {
 		if err == nil {
 			rec, err = s.env.svc.Search(context.Background(), app.SearchQuery{Text: u.Code})
 		}
-		fyne.Do(func() {
+		onUI(func() {
 			if err != nil {
 				s.message.SetText(app.ErrorMessage(err))
 				return

@@ -202,7 +202,7 @@ func (s *codesScreen) search(page int) {
 	n := s.loads.next()
 	s.env.background(func() {
 		rows, err := s.env.svc.Search(context.Background(), q)
-		fyne.Do(func() {
+		onUI(func() {
 			if !s.loads.is(n) {
 				return
 			}
@@ -280,7 +280,7 @@ func (s *codesScreen) showDetail(r app.CodeRecord) {
 	s.enableCodeActions(r)
 	s.env.background(func() {
 		events, err := s.env.svc.CodeHistory(context.Background(), r)
-		fyne.Do(func() {
+		onUI(func() {
 			if err != nil {
 				s.history.SetText(app.ErrorMessage(err))
 				return
@@ -344,7 +344,7 @@ func (s *codesScreen) setDisabled(disable bool) {
 	}
 	s.env.background(func() {
 		rec, err := s.env.svc.SetDisabled(context.Background(), code, disable, reason, by)
-		fyne.Do(func() {
+		onUI(func() {
 			if err != nil {
 				s.message.SetText(app.ErrorMessage(err))
 				return

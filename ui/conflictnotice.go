@@ -61,7 +61,7 @@ func (n *conflictNotice) check(ctx context.Context) {
 		return
 	}
 	text := conflictNoticeText(list, seen)
-	fyne.Do(func() {
+	onUI(func() {
 		n.text.Text = text
 		n.text.Refresh()
 		n.box.Show()
@@ -73,7 +73,7 @@ func (n *conflictNotice) check(ctx context.Context) {
 func (n *conflictNotice) acknowledge() {
 	n.env.background(func() {
 		n.baseline(context.Background())
-		fyne.Do(n.box.Hide)
+		onUI(n.box.Hide)
 	})
 }
 

@@ -76,7 +76,7 @@ func TestConflictShownOnTheScanScreen(t *testing.T) {
 	if err := banner.once(ctx); err != nil {
 		t.Fatal(err)
 	}
-	fyne.DoAndWait(func() {})
+	runQueuedUI()
 	if !notice.box.Visible() || !strings.Contains(notice.text.Text, "A0001") || !strings.Contains(notice.text.Text, "Station B") ||
 		!strings.Contains(notice.text.Text, "supervisor") {
 		t.Fatalf("after the sync the Scan screen shows %v %q, want the conflict of A0001 with Station B and what to do", notice.box.Visible(), notice.text.Text)
@@ -89,7 +89,7 @@ func TestConflictShownOnTheScanScreen(t *testing.T) {
 	override = nil
 	// A second sync with nothing new keeps it; opening Today hides it.
 	banner.once(ctx)
-	fyne.DoAndWait(func() {})
+	runQueuedUI()
 	if !notice.box.Visible() {
 		t.Fatal("the bar went away before Today was opened")
 	}
@@ -97,7 +97,7 @@ func TestConflictShownOnTheScanScreen(t *testing.T) {
 	h.settle()
 	waitFor(t, "the bar to go", func() bool { return !notice.box.Visible() })
 	banner.once(ctx)
-	fyne.DoAndWait(func() {})
+	runQueuedUI()
 	if notice.box.Visible() {
 		t.Fatal("the bar came back without a new conflict")
 	}

@@ -83,7 +83,7 @@ func (e *env) reloadSettings() error {
 	listeners := e.onSaved
 	e.mu.Unlock()
 	for _, fn := range listeners {
-		fyne.Do(func() { fn(set) })
+		onUI(func() { fn(set) })
 	}
 	return nil
 }
@@ -131,9 +131,8 @@ func (l *latest) is(n int) bool {
 }
 
 // background runs fn off the UI goroutine and counts it, so a test can wait
-// until the screens are quiet (Fyne's test driver runs fyne.Do on the
-// calling goroutine: two jobs finishing at once would touch one widget
-// from two goroutines).
+// until the screens are quiet. fn hands its results to the widgets through
+// onUI.
 func (e *env) background(fn func()) {
 	e.jobs.Add(1)
 	go func() {

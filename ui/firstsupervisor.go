@@ -69,7 +69,7 @@ func (f *firstSupervisorForm) submit() {
 	by := f.env.operator()
 	f.env.background(func() {
 		op, err := f.env.signIn.staff.AddFirstSupervisor(context.Background(), name, pin, by)
-		fyne.Do(func() {
+		onUI(func() {
 			f.add.Enable()
 			if err != nil {
 				f.message.SetText(T("Not added: {{.Why}}", map[string]any{"Why": app.ErrorMessage(err)}))
@@ -144,7 +144,7 @@ func (d *firstSupervisorDialog) saveBadge(e *env) {
 		if err == nil {
 			path, err = e.saveBadges(staff, badges, badgeFileName(op.Name))
 		}
-		fyne.Do(func() {
+		onUI(func() {
 			d.badge.Enable()
 			d.saved.SetText(badgesSavedText(path, err))
 		})

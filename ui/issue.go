@@ -165,7 +165,7 @@ func (s *issueScreen) applySettings(set app.Settings) {
 				}
 			}
 		}
-		fyne.Do(func() {
+		onUI(func() {
 			s.printer.Options = opts
 			if len(opts) > 0 && s.printer.Selected == "" {
 				s.printer.SetSelected(opts[0])
@@ -179,7 +179,7 @@ func (s *issueScreen) applySettings(set app.Settings) {
 func (s *issueScreen) refresh() {
 	s.env.background(func() {
 		batches, err := s.env.svc.BatchesOn(context.Background(), "")
-		fyne.Do(func() {
+		onUI(func() {
 			if err != nil {
 				s.status.SetText(app.ErrorMessage(err))
 				return
@@ -246,7 +246,7 @@ func (s *issueScreen) issue() {
 	daily := set.Daily
 	s.env.background(func() {
 		already, err := s.issuedToday(context.Background())
-		fyne.Do(func() {
+		onUI(func() {
 			switch {
 			case err != nil:
 				s.lock(false)
@@ -333,14 +333,14 @@ func (s *issueScreen) issueAs(n int, supervisor string) {
 		Ref: strings.TrimSpace(s.ref.Text), Expires: expiryValue(s.expir.Text), Operator: s.env.operator(), Supervisor: supervisor,
 		DropCodes: true} // the screen reads the batch back to print it
 	req.Progress = func(done, total int) {
-		fyne.Do(func() { s.progress.SetValue(float64(done) / float64(total)) })
+		onUI(func() { s.progress.SetValue(float64(done) / float64(total)) })
 	}
 	s.progress.SetValue(0)
 	s.progress.Show()
 	s.status.SetText(T("Issuing…"))
 	s.env.background(func() {
 		b, _, err := s.env.svc.Issue(context.Background(), req)
-		fyne.Do(func() {
+		onUI(func() {
 			s.lock(false)
 			s.progress.Hide()
 			if err != nil && errors.Is(err, app.ErrRestoredNotSynced) && supervisor == "" {

@@ -50,7 +50,7 @@ func TestCountFollowsTheDailyQuantity(t *testing.T) {
 	h.svc.UpdateSettings(context.Background(), map[string]string{"daily": "200"}, "test")
 	h.ui.env.reloadSettings()
 	h.settle()
-	fyne.DoAndWait(func() {})
+	runQueuedUI()
 	if s.count.Text != "30" {
 		t.Fatalf("Count shows %q after the setting changed, want the 30 the clerk typed", s.count.Text)
 	}

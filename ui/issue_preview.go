@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	"fyne.io/fyne/v2"
 	xdraw "golang.org/x/image/draw"
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/basicfont"
@@ -114,7 +113,7 @@ func (s *issueScreen) renderPreview() {
 		if err == nil {
 			img = numberSlots(img, o)
 		}
-		fyne.Do(func() {
+		onUI(func() {
 			if !s.previewLoad.is(n) {
 				return
 			}

@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"fyne.io/fyne/v2"
-
 	"qrdesk/app"
 	"qrdesk/printing"
 )
@@ -83,7 +81,7 @@ func (s *issueScreen) savePDF(reprint bool) {
 		if err == nil {
 			updated, err = s.env.svc.Batch(ctx, b.ID)
 		}
-		fyne.Do(func() {
+		onUI(func() {
 			s.busy(false)
 			if s.part == part {
 				s.part = nil // the next Print or Save asks again
@@ -146,7 +144,7 @@ func (s *issueScreen) confirmThen(next func(reprint bool)) {
 	}
 	s.env.background(func() {
 		batches, err := s.env.svc.BatchesOn(context.Background(), "")
-		fyne.Do(func() {
+		onUI(func() {
 			if err != nil {
 				s.sayPrinted(app.ErrorMessage(err))
 				return
@@ -233,7 +231,7 @@ func (s *issueScreen) printToPrinter(reprint bool) {
 		if err == nil {
 			updated, err = s.env.svc.Batch(ctx, b.ID)
 		}
-		fyne.Do(func() {
+		onUI(func() {
 			s.busy(false)
 			if s.part == part {
 				s.part = nil // the next Print asks again

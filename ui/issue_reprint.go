@@ -108,7 +108,7 @@ func (s *issueScreen) askReprint(o printing.Options, next func(part *app.BatchPa
 			if p != nil {
 				_, _, err = s.env.svc.SelectForPrint(context.Background(), app.PrintSelection{BatchID: b.ID, Part: p})
 			}
-			fyne.Do(func() {
+			onUI(func() {
 				f.ok.Enable()
 				if err != nil {
 					f.message.SetText(app.ErrorMessage(err))
@@ -183,7 +183,7 @@ func (f *reprintForm) hint(svc *app.Service, form *widget.Form, batch int64, per
 		last = to
 	}
 	serials := T("As on the labels: {{.First}} to {{.Last}}", map[string]any{"First": first, "Last": last})
-	fyne.Do(func() {
+	onUI(func() {
 		f.sheetItem.HintText, f.serialItem.HintText = text, serials
 		form.Refresh()
 	})

@@ -43,8 +43,8 @@ func fakeLP(t *testing.T) (argsFile string) {
 	return argsFile
 }
 
-// settle waits until the screens' background work is done.
-func (h *harness) settle() { h.ui.env.jobs.Wait() }
+// settle waits until the screens' background work is done and shown.
+func (h *harness) settle() { settleUI(h.ui.env) }
 
 func (h *harness) batches(t *testing.T) []app.Batch {
 	t.Helper()

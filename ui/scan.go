@@ -173,7 +173,7 @@ func (s *scanScreen) submit(raw, terminator string, took time.Duration) {
 	s.mu.Unlock()
 	s.env.background(func() {
 		if s.env.signIn.needed(context.Background()) {
-			fyne.Do(s.signInFirst)
+			onUI(s.signInFirst)
 			return
 		}
 		// The service decides whether it is that label again (app.JustScanned).
@@ -182,7 +182,7 @@ func (s *scanScreen) submit(raw, terminator string, took time.Duration) {
 		if err == nil {
 			rec = s.lookup(v)
 		}
-		fyne.Do(func() { s.show(v, rec, err) })
+		onUI(func() { s.show(v, rec, err) })
 	})
 }
 
@@ -323,7 +323,7 @@ func (s *scanScreen) paint(c color.Color, title, detail string) {
 	s.idleDue.Add(1)
 	s.idleTimer = time.AfterFunc(s.shownFor, func() {
 		defer s.idleDue.Done()
-		fyne.Do(func() {
+		onUI(func() {
 			s.mu.Lock()
 			stale := gen != s.shownGen
 			s.mu.Unlock()
@@ -400,7 +400,7 @@ func (s *scanScreen) loadCounters() {
 		for _, n := range st.Refused {
 			refused += n
 		}
-		fyne.Do(func() {
+		onUI(func() {
 			s.mu.Lock()
 			s.redeemed, s.refused = st.Redeemed, refused
 			s.mu.Unlock()

@@ -61,7 +61,7 @@ func (s *settingsScreen) load(set app.Settings) {
 	// lpstat may take a moment: list the printers off the UI goroutine.
 	s.env.background(func() {
 		names, _ := listPrinters()
-		fyne.Do(func() {
+		onUI(func() {
 			f := s.fields["printer"]
 			f.setOptions(names)
 			// An empty setting is the first printer listed, which Issue &
@@ -120,7 +120,7 @@ func (s *settingsScreen) saveAll() {
 		if err == nil {
 			err = s.env.reloadSettings()
 		}
-		fyne.Do(func() {
+		onUI(func() {
 			if err != nil {
 				s.message.SetText(T("Not saved: {{.Error}}", map[string]any{"Error": settingProblem(err)}))
 				return

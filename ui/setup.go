@@ -87,7 +87,7 @@ func (f *setupForm) show(done func()) {
 		}
 		go func() {
 			err := f.save(context.Background(), changes)
-			fyne.Do(func() {
+			onUI(func() {
 				if err != nil {
 					f.env.showError(err)
 					return

@@ -83,7 +83,7 @@ func (s *signIn) refreshBar(ctx context.Context) {
 	s.env.mu.Lock()
 	listeners := s.env.onStaff
 	s.env.mu.Unlock()
-	fyne.Do(func() {
+	onUI(func() {
 		if _, in := s.current(); has || in || s.keepBar {
 			s.bar.Show()
 		} else {
@@ -149,7 +149,7 @@ func (s *signIn) needed(ctx context.Context) bool {
 		if _, err := s.staff.Recheck(ctx, op, false); !app.NoLongerCurrent(err) {
 			return false // a database error is reported by the scan itself
 		}
-		fyne.Do(func() { s.signOutIf(op) })
+		onUI(func() { s.signOutIf(op) })
 		return true
 	}
 	has, err := s.staff.Any(ctx)
@@ -190,7 +190,7 @@ func (s *signIn) endUnlock(scan *scanScreen) {
 	if s.env.now().Sub(since) < s.unlockFor {
 		return
 	}
-	fyne.Do(func() {
+	onUI(func() {
 		if s.signOutIf(op) {
 			scan.paint(colorInactive, T("SIGNED OUT"), T("{{.Name}} was signed out {{.Minutes}} minutes after unlocking the desk: it is locked again. A supervisor's badge unlocks it.",
 				map[string]any{"Name": op.Name, "Minutes": int(s.unlockFor / time.Minute)}))
@@ -211,7 +211,7 @@ func (s *signIn) recheck(ctx context.Context, scan *scanScreen) {
 	if !app.NoLongerCurrent(err) {
 		return
 	}
-	fyne.Do(func() {
+	onUI(func() {
 		if s.signOutIf(op) {
 			scan.paint(colorRefused, T("SIGNED OUT"), notCurrentText(op, err))
 			s.env.beep(false)
@@ -276,7 +276,7 @@ func sentence(msg string) string {
 func (s *signIn) badgeScanned(scan *scanScreen, raw string) {
 	go func() {
 		op, err := s.staff.SignInBadge(context.Background(), raw)
-		fyne.Do(func() {
+		onUI(func() {
 			if err != nil {
 				scan.paint(colorRefused, T("BADGE REFUSED"), badgeRefusedText(err))
 				s.env.beep(false)
@@ -417,7 +417,7 @@ func (s *signIn) askOr(title, why string, supervisor bool, done func(app.Operato
 			} else {
 				op, err = s.staff.SignInPIN(context.Background(), name, pin)
 			}
-			fyne.Do(func() {
+			onUI(func() {
 				f.ok.Enable()
 				f.pin.SetText("")
 				retry := f.name // where the next try is typed

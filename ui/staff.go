@@ -204,7 +204,7 @@ func (s *staffScreen) refreshThen(then func()) {
 	n := s.loads.next()
 	s.env.background(func() {
 		st, err := s.load(context.Background())
-		fyne.Do(func() {
+		onUI(func() {
 			if !s.loads.is(n) {
 				return
 			}
@@ -330,7 +330,7 @@ func (s *staffScreen) act(what string, retry func(), change func(by string) erro
 	}
 	s.env.background(func() {
 		err := change(by)
-		fyne.Do(func() {
+		onUI(func() {
 			if err != nil {
 				s.message.SetText(T("Not done: {{.Why}}", map[string]any{"Why": staffProblem(err)}))
 				return
@@ -372,7 +372,7 @@ func (s *staffScreen) addOperator() {
 	s.act(T("Add an operator"), s.addOperator, func(by string) error {
 		_, err := s.staff.Add(context.Background(), name, pin, supervisor, by)
 		if err == nil {
-			fyne.Do(func() {
+			onUI(func() {
 				s.name.SetText("")
 				s.pin.SetText("")
 				s.again.SetText("")
@@ -482,7 +482,7 @@ func (s *staffScreen) saveBadge(r *staffRow) {
 		if err == nil {
 			path, err = s.env.saveBadges(s.staff, badges, badgeFileName(op.Name))
 		}
-		fyne.Do(func() {
+		onUI(func() {
 			s.message.SetText(badgesSavedText(path, err))
 			if err == nil {
 				s.refresh() // a stopped badge's note ends

@@ -84,20 +84,20 @@ func TestStoppedBadgesOutliveTheWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	fyne.DoAndWait(func() { ui.env.signIn.set(&wang); ui.show("staff") })
-	ui.env.jobs.Wait()
+	settleUI(ui.env)
 	s := ui.staff
 	if len(s.stoppedOf) != 2 || len(s.stopped.Objects) != 2 {
 		t.Fatalf("the Staff screen lists %+v", s.stoppedOf)
 	}
 	// li's new badge, saved from the note: the note ends.
 	fyne.DoAndWait(func() { test.Tap(staffNoteButton(t, s, 0, T("Save the badge"))) })
-	ui.env.jobs.Wait()
+	settleUI(ui.env)
 	if got := mustStopped(t, again); len(got) != 1 || got[0].Name != "zhang" {
 		t.Fatalf("after li's new badge was saved: %+v (%q)", got, s.message.Text)
 	}
 	// zhang's, dismissed by the supervisor (audited).
 	fyne.DoAndWait(func() { test.Tap(staffNoteButton(t, s, 0, T("Dismiss"))) })
-	ui.env.jobs.Wait()
+	settleUI(ui.env)
 	if got := mustStopped(t, again); len(got) != 0 || len(s.stopped.Objects) != 0 {
 		t.Fatalf("after zhang's note was dismissed: %+v", got)
 	}

@@ -75,7 +75,7 @@ func (b *syncBanner) once(ctx context.Context) error {
 		b.env.reloadSettings()
 	}
 	text := b.text(st, err)
-	fyne.Do(func() { b.label.SetText(text) })
+	onUI(func() { b.label.SetText(text) })
 	if b.conflict != nil {
 		b.conflict.check(ctx)
 	}

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"fyne.io/fyne/v2"
 
 	"qrdesk/app"
 	centralpkg "qrdesk/central"
@@ -71,5 +70,5 @@ func TestSyncBanner(t *testing.T) {
 		t.Fatalf("the server has %d codes after the background sync, want 3", n)
 	}
 	srv.Close()
-	fyne.DoAndWait(func() {})
+	runQueuedUI()
 }

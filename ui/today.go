@@ -129,7 +129,7 @@ func (s *todayScreen) refresh() {
 			today, err = s.env.svc.Stats(ctx, "")
 		}
 		conflicts := conflictText(s.env.svc)
-		fyne.Do(func() {
+		onUI(func() {
 			s.conflicts.SetText(conflicts)
 			if !s.loads.is(n) {
 				return
@@ -209,7 +209,7 @@ func (s *todayScreen) exportCSV() {
 	s.message.SetText(T("Saving…"))
 	s.env.background(func() {
 		path, n, err := s.exportToFolder()
-		fyne.Do(func() {
+		onUI(func() {
 			if err != nil {
 				s.message.SetText(T("Not saved: {{.Error}}", map[string]any{"Error": app.ErrorMessage(err)}))
 				return

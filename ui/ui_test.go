@@ -73,7 +73,7 @@ func openUI(t testing.TB, a fyne.App, w fyne.Window, svc *app.Service, opts Opti
 		t.Fatal(err)
 	}
 	t.Cleanup(ui.quiet)
-	ui.env.jobs.Wait()
+	settleUI(ui.env)
 	return ui
 }
 
@@ -90,14 +90,13 @@ func (h *harness) issue(t testing.TB, n int) []string {
 	return out
 }
 
-// waitFor polls cond on the UI goroutine until it holds.
+// waitFor runs the queued UI work and polls cond until it holds.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		ok := false
-		fyne.DoAndWait(func() { ok = cond() })
-		if ok {
+		runQueuedUI()
+		if cond() {
 			return
 		}
 		time.Sleep(10 * time.Millisecond)

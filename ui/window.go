@@ -165,16 +165,6 @@ func newMainUI(a fyne.App, w fyne.Window, svc *app.Service, opts Options) (*main
 	return ui, nil
 }
 
-// quiet waits until nothing of this window's runs on its own: the screens'
-// background work done, the Scan screen's return to idle cancelled. Tests
-// call it before the next window is built (Fyne's test driver runs fyne.Do
-// on the calling goroutine, so two windows' leftovers would touch Fyne's
-// caches at once).
-func (ui *mainUI) quiet() {
-	ui.scan.stopIdleTimer()
-	ui.env.jobs.Wait()
-}
-
 // start runs after the window exists: on a pickup desk that never had a
 // supervisor, the first one (desk.go); the first-run set-up if needed.
 func (ui *mainUI) start() {
