@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-
 	"qrdesk/app"
 	centralpkg "qrdesk/central"
 	"qrdesk/deskclient"
