@@ -55,6 +55,8 @@ func (ui *mainUI) quiet() {
 	ui.scan.stopIdleTimer()
 	settleUI(ui.env)
 	uiQueue.mu.Lock()
-	uiQueue.work = nil // the idle timer's return, if it fired: this window is done
+	// what the window's own loops (sync banner, sign-in checks) queued
+	// since: this window is done, so it must not reach the next test's
+	uiQueue.work = nil
 	uiQueue.mu.Unlock()
 }
