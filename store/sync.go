@@ -368,20 +368,25 @@ func applyChange(ctx context.Context, tx *sql.Tx, ch protocol.Change) error {
 	case protocol.KindStaff:
 		return applyStaffChange(ctx, tx, ch.Data)
 	case protocol.KindConflict:
-		k := data.Conflict
-		_, err := tx.ExecContext(ctx, `INSERT INTO conflicts (code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, flag, second_code)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, k.Code, k.FirstEvent, k.FirstStation, k.FirstOperator, k.FirstAt,
-			k.SecondEvent, k.SecondStation, k.SecondOperator, k.SecondAt, k.Flag, k.SecondCode)
-		if err != nil {
-			return err
-		}
-		if err := ownRecordTakesOver(ctx, tx, k); err != nil {
-			return err
-		}
-		if status, ok := knownStatus(data.Status); ok && status == app.StatusUsed {
-			return applyConflictUsed(ctx, tx, k)
-		}
-		return nil
+		return applyConflictChange(ctx, tx, data.Conflict, data.Status)
+	}
+	return nil
+}
+
+// applyConflictChange lists a conflict the feed brings, and applies what
+// it means for this desk's copy of the label.
+func applyConflictChange(ctx context.Context, tx *sql.Tx, k protocol.Conflict, status string) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO conflicts (code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, flag, second_code)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, k.Code, k.FirstEvent, k.FirstStation, k.FirstOperator, k.FirstAt,
+		k.SecondEvent, k.SecondStation, k.SecondOperator, k.SecondAt, k.Flag, k.SecondCode)
+	if err != nil {
+		return err
+	}
+	if err := ownRecordTakesOver(ctx, tx, k); err != nil {
+		return err
+	}
+	if status == string(app.StatusUsed) {
+		return applyConflictUsed(ctx, tx, k)
 	}
 	return nil
 }
