@@ -109,8 +109,9 @@ type Store interface {
 	HoldsWrites(ctx context.Context, st Station, checks []protocol.WriteCheck) (bool, error)
 	// UploadBatch stores codes not stored yet and returns how many were new,
 	// and the station's write number given to the last piece that added
-	// codes (0 when none did). It may commit in pieces; a retry of the same
-	// codes adds nothing twice.
+	// codes (a number of its own when none did: a retry, named at the
+	// desk's enrolments like any write). It may commit in pieces; a retry
+	// of the same codes adds nothing twice.
 	UploadBatch(ctx context.Context, st Station, codes []CodeIn, at int64) (added int, write int64, err error)
 	// Apply applies events in order, each on its own. An event id already
 	// applied with the same content returns its first result with Duplicate

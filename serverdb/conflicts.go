@@ -49,7 +49,15 @@ func (c *DB) conflict(ctx context.Context, tx *etx, st central.Station, ev proto
 		k.SecondEvent, k.SecondStation, k.SecondOperator, k.SecondAt, now, k.Flag, k.FirstStation, k.SecondStation); err != nil {
 		return protocol.Result{}, err
 	}
-	data, _ := json.Marshal(k)
+	// The change carries the label's status after it, as a redeem change
+	// does: it is the change of the second use's event, written to that
+	// desk's site after the event, so a desk that read an older change of
+	// the label after its answer (a close's expiry, sent to its site while
+	// another desk there held the label) ends on the server's status.
+	data, _ := json.Marshal(struct {
+		protocol.Conflict
+		Status app.Status `json:"status"`
+	}{k, app.StatusUsed})
 	if err := c.addChanges(ctx, tx, change{protocol.KindConflict, ev.Code, st.Name, string(data)}); err != nil {
 		return protocol.Result{}, err
 	}

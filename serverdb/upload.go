@@ -18,7 +18,14 @@ const uploadPiece = 500
 // UploadBatch stores the codes in pieces of uploadPiece, each in its own
 // transaction with one multi-row INSERT; a code already stored is skipped,
 // so a retried upload adds nothing twice. A piece that added codes takes
-// the station's next write number; write is the last one given (0: none).
+// the station's next write number; write is the last one given. An upload
+// that added nothing (a retry: the first upload's answer was lost) takes
+// a number of its own too, as a duplicate event is answered with its
+// first: the desk keeps it with the batch and names it at its enrolments
+// (HoldsWrites checks the batch's first code), so a restore to before the
+// first upload is found and the batch sent again. With no number the desk
+// marked the batch uploaded with nothing to name, and its labels never
+// reached a server restored to before them.
 func (c *DB) UploadBatch(ctx context.Context, st central.Station, codes []central.CodeIn, at int64) (added int, write int64, err error) {
 	for len(codes) > 0 {
 		n := min(len(codes), uploadPiece)
@@ -30,7 +37,25 @@ func (c *DB) UploadBatch(ctx context.Context, st central.Station, codes []centra
 		write = max(write, w)
 		codes = codes[n:]
 	}
-	return added, write, nil
+	if write == 0 {
+		write, err = c.retryWrite(ctx, st)
+	}
+	return added, write, err
+}
+
+// retryWrite gives an upload that stored nothing the station's next write
+// number, in a transaction of its own.
+func (c *DB) retryWrite(ctx context.Context, st central.Station) (int64, error) {
+	tx, err := c.e.begin(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.done()
+	write, err := nextWrite(ctx, tx, st)
+	if err != nil {
+		return 0, err
+	}
+	return write, tx.commit()
 }
 
 func (c *DB) uploadPiece(ctx context.Context, st central.Station, codes []central.CodeIn) (int, int64, error) {
@@ -50,7 +75,7 @@ func (c *DB) uploadPiece(ctx context.Context, st central.Station, codes []centra
 	}
 	changes = append(changes, more...)
 	if len(changes) == 0 {
-		return 0, 0, nil // a retry: nothing written, no number
+		return 0, 0, nil // a retry: nothing written here (UploadBatch numbers it)
 	}
 	if err := c.addChanges(ctx, tx, changes...); err != nil {
 		return 0, 0, err

@@ -368,16 +368,58 @@ func applyChange(ctx context.Context, tx *sql.Tx, ch protocol.Change) error {
 	case protocol.KindStaff:
 		return applyStaffChange(ctx, tx, ch.Data)
 	case protocol.KindConflict:
-		k := data.Conflict
-		_, err := tx.ExecContext(ctx, `INSERT INTO conflicts (code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, flag, second_code)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, k.Code, k.FirstEvent, k.FirstStation, k.FirstOperator, k.FirstAt,
-			k.SecondEvent, k.SecondStation, k.SecondOperator, k.SecondAt, k.Flag, k.SecondCode)
-		if err != nil {
-			return err
-		}
-		return ownRecordTakesOver(ctx, tx, k)
+		return applyConflictChange(ctx, tx, data.Conflict, data.Status)
 	}
 	return nil
+}
+
+// applyConflictChange lists a conflict the feed brings, and applies what
+// it means for this desk's copy of the label.
+func applyConflictChange(ctx context.Context, tx *sql.Tx, k protocol.Conflict, status string) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO conflicts (code, first_event, first_station, first_operator, first_at, second_event, second_station, second_operator, second_at, flag, second_code)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, k.Code, k.FirstEvent, k.FirstStation, k.FirstOperator, k.FirstAt,
+		k.SecondEvent, k.SecondStation, k.SecondOperator, k.SecondAt, k.Flag, k.SecondCode)
+	if err != nil {
+		return err
+	}
+	if err := ownRecordTakesOver(ctx, tx, k); err != nil {
+		return err
+	}
+	if status == string(app.StatusUsed) {
+		return applyConflictUsed(ctx, tx, k)
+	}
+	return nil
+}
+
+// applyConflictUsed applies the status a double use's conflict change
+// carries (used; a server before it sends none): the change of the
+// second use's event, written to that desk's site after the event, so a
+// desk that read an older change of the label after its own answer (a
+// close's expiry, sent to its site while another desk there held the
+// label) holds the label used again. Its own handover, the double use the
+// conflict names second, stands again if such a change took it back (not
+// an undo of its own): the parcel was handed over here, and the server
+// keeps the use as a conflict.
+func applyConflictUsed(ctx context.Context, tx *sql.Tx, k protocol.Conflict) error {
+	id, ok, err := deskLabel(ctx, tx, k.Code)
+	if err != nil || !ok {
+		return err
+	}
+	if waits, err := waitsHere(ctx, tx, k.Code); err != nil || waits {
+		return err
+	}
+	_, standing, err := standingRedemption(ctx, tx, id)
+	if err != nil {
+		return err
+	}
+	if !standing {
+		if _, err := tx.ExecContext(ctx, `UPDATE redemptions SET undone_at = 0 WHERE code_id = ? AND trace_id = ? AND own = 1 AND undone_at <> 0
+			AND NOT EXISTS (SELECT 1 FROM undos u WHERE u.undoes = redemptions.trace_id AND u.refused = '' AND EXISTS (SELECT 1 FROM outbox o WHERE o.event_id = u.event_id))`,
+			id, k.SecondEvent); err != nil {
+			return err
+		}
+	}
+	return settleStatus(ctx, tx, id, app.StatusUsed, "", k.FirstAt, k.FirstAt)
 }
 
 // ownRecordTakesOver applies a conflict that names a redemption of this

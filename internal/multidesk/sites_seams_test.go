@@ -385,3 +385,75 @@ func TestOfflineCrossSiteRedemptionAfterAnOlderChange(t *testing.T) {
 		}
 	})
 }
+
+// TestOfflineCrossSiteDoubleUseAfterAnOlderChange: the conflict case of
+// TestOfflineCrossSiteRedemptionAfterAnOlderChange. Main 1 issues a label
+// and is moved to North for a while: North holds copies of its label's
+// changes then (the issuer's site is a holder). Main 2 closes its day,
+// expiring the label; the change goes to main and to North. Main 1, back
+// in main and offline since before the close, hands the label over; the
+// server takes it (flagged: after the close), and the change goes to main
+// alone. North 1, offline, hands the same label over (another site's,
+// decided alone) and comes back: the server records the double use, the
+// answer sets its copy used, and then it reads the close's older change
+// from North's feed, which sets it expired. The conflict change of its own
+// event is what North's feed has after that: it carries the label's
+// status, and the copy is used again, with North 1's handover standing.
+// The property test's seed 148761420 found it (I10).
+func TestOfflineCrossSiteDoubleUseAfterAnOlderChange(t *testing.T) {
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		ctx := context.Background()
+		h := centraltest.New(t, dbPath, 0)
+		m1 := h.Desk(t, "Main 1", "A", h.Station(t, "Main 1", "A"))
+		m2 := h.Desk(t, "Main 2", "D", h.Station(t, "Main 2", "D"))
+		n1 := siteDesk(t, h, "North", "North 1", "B")
+		if err := h.DB.SetCrossSiteOffline(ctx, protocol.CrossSiteDecide); err != nil {
+			t.Fatal(err)
+		}
+		code := m1.Issue(t, 1)[0]
+		m1.Sync(t)
+		m2.Sync(t)
+		n1.Sync(t)
+		backM1 := offline(m1, "Main 1")
+		if err := h.DB.SetStationSite(ctx, "Main 1", "North"); err != nil {
+			t.Fatal(err)
+		}
+		m2.CloseDay(t, true)
+		m2.Sync(t)
+		if got := serverStatus(t, h, code); got != "expired" {
+			t.Fatalf("the server holds %s %s after Main 2's close, want expired: the test's premise changed", code, got)
+		}
+		if err := h.DB.SetStationSite(ctx, "Main 1", "main"); err != nil {
+			t.Fatal(err)
+		}
+		h.Now = h.Now.Add(time.Minute)
+		if v := m1.Redeem(t, code, "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("Main 1 offline: %+v", v)
+		}
+		backM1()
+		m1.Sync(t)
+		if got := serverStatus(t, h, code); got != "used" {
+			t.Fatalf("the server holds %s %s after Main 1's offline redemption, want used: the test's premise changed", code, got)
+		}
+		backN1 := offline(n1, "North 1")
+		h.Now = h.Now.Add(time.Minute)
+		if v := n1.Redeem(t, code, "wang"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("North 1 offline: %+v", v)
+		}
+		backN1()
+		n1.Sync(t)
+		n1.Sync(t)
+		if got := n1.Status(t, code); got != app.StatusUsed {
+			t.Errorf("North 1's copy of %s, which it handed over offline (a double use the server recorded), is %s, the server's used", code, got)
+		}
+		var standing int
+		if err := n1.DB.SQL().QueryRow(`SELECT count(*) FROM redemptions r JOIN codes c ON c.id = r.code_id
+			WHERE c.code = ? AND r.undone_at = 0 AND r.station = 'North 1'`, code).Scan(&standing); err != nil {
+			t.Fatal(err)
+		}
+		if standing != 1 {
+			t.Errorf("North 1 has %d standing handovers of %s of its own, want 1 (the double use the server recorded)", standing, code)
+		}
+	})
+}
