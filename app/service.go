@@ -327,6 +327,9 @@ func (s *Service) RedeemScan(ctx context.Context, raw, operator string, inARow b
 		}
 	}
 	v.TraceID = a.TraceID
+	if err == nil && v.Outcome.Held() {
+		v.Order = s.orderParcel(ctx, v.Code)
+	}
 	s.logAttempt(ctx, v, a, time.Since(start), err)
 	if err == nil && !byServer && !v.Outcome.Accepted() {
 		s.printedChanged() // a refusal the server never sees: the next report counts it
@@ -494,7 +497,9 @@ func (s *Service) Check(ctx context.Context, raw string) (Verdict, error) {
 	if err != nil {
 		return Verdict{}, err
 	}
-	return VerdictFor(rec, s.ClockNow(ctx).Unix()), nil
+	v := VerdictFor(rec, s.ClockNow(ctx).Unix())
+	v.Order = s.orderParcel(ctx, v.Code)
+	return v, nil
 }
 
 // VerdictFor explains a stored record: valid when it would redeem at now.

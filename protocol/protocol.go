@@ -71,8 +71,11 @@ const (
 // (UploadCode.Ref, Batch), and the feed and snapshot carry the ref;
 // 5 (SiteCloseVersion): a close's expiry may name the site the desk
 // closed in (Event.Site), and an enrolment the serials the desk holds
-// (EnrolRequest.Held).
-const Version = 5
+// (EnrolRequest.Held);
+// 6 (OrderVersion): a batch upload may mark each label of a pickup order
+// with its customer (UploadCode.Order), and the feed and snapshot carry
+// the mark.
+const Version = 6
 
 // ClockVersion is the first version whose server reads the clock fields of
 // an event: a desk sends them to no older server (one that refuses unknown
@@ -89,6 +92,12 @@ const RefVersion = 4
 // site (Event.Site) and an enrolment's held serials (EnrolRequest.Held):
 // a desk sends them to no older server.
 const SiteCloseVersion = 5
+
+// OrderVersion is the first version whose server reads a batch upload's
+// order mark (UploadCode.Order): a desk sends it to no older server, and a
+// desk of an older version reads the feed and snapshot as before (it
+// ignores the mark).
+const OrderVersion = 6
 
 // Header carries Version on every request and answer.
 const Header = "Qrdesk-Protocol"
