@@ -128,9 +128,25 @@ func (st *Operators) actor(ctx context.Context, operator string) Actor {
 }
 
 // Add registers an operator with a PIN; by is who adds them (audited).
+// The name is stored composed (ComposedName); a name with an invisible
+// character, or that reads as a current operator's (OperatorNameKey), is
+// refused.
 func (st *Operators) Add(ctx context.Context, name, pin string, supervisor bool, by string) (Operator, error) {
-	if err := CheckOperatorName(name); err != nil {
-		return Operator{}, Errorf(KindInvalid, "%v", err)
+	if err := CheckNewOperatorName(name); err != nil {
+		return Operator{}, &Error{Kind: KindInvalid, Message: err.Error(), Err: err}
+	}
+	name = ComposedName(name)
+	current, err := st.Store.Operators(ctx, false)
+	if err != nil {
+		return Operator{}, err
+	}
+	names := make([]string, len(current))
+	for i, op := range current {
+		names[i] = op.Name
+	}
+	if like := ReadsLike(name, names); like != "" {
+		e := &LooksLikeError{Name: name, Existing: like}
+		return Operator{}, &Error{Kind: KindConflict, Message: e.Error(), Err: e}
 	}
 	if err := CheckPIN(pin); err != nil {
 		return Operator{}, Errorf(KindInvalid, "%v", err)

@@ -26,7 +26,16 @@ type IssuedOrder struct {
 // OrderStore is what importing orders needs of the desk's store.
 type OrderStore interface {
 	IssuedOrders(ctx context.Context, numbers []string) (map[string]IssuedOrder, error)
+	// HighestSerial is the highest daily serial the desk knows under
+	// stationID for the label date and prefix: the next batch starts
+	// after it.
+	HighestSerial(ctx context.Context, labelDate, prefix, stationID string) (int, error)
 }
+
+// ErrOrderFileTooMany is why nothing of an order file whose labels would
+// take the day's serial past its digits is issued: issuing order by order
+// would stop part-way, with some orders issued and the rest not.
+var ErrOrderFileTooMany = errors.New("the order file's labels do not fit the day's serials")
 
 // OrderImport is how an order file's orders are issued: as IssueRequest
 // (label date, expiry, who), DryRun to say what would be issued.
@@ -77,6 +86,7 @@ func (s *Service) ImportOrders(ctx context.Context, f OrderFile, req OrderImport
 		return res, err
 	}
 	var todo []OrderRow
+	labels := 0
 	for _, o := range f.Orders {
 		if prev, ok := before[o.Number]; ok {
 			res.Already = append(res.Already, prev)
@@ -85,7 +95,10 @@ func (s *Service) ImportOrders(ctx context.Context, f OrderFile, req OrderImport
 		if err := s.checkPrintable("order number", o.Number); err != nil {
 			return res, err
 		}
-		todo = append(todo, o)
+		todo, labels = append(todo, o), labels+o.Parcels
+	}
+	if err := s.checkSerialRoom(ctx, os, req.Date, labels); err != nil {
+		return res, err
 	}
 	if req.DryRun {
 		for _, o := range todo {
@@ -173,6 +186,33 @@ func (s *Service) issueOrdersOneByOne(ctx context.Context, os OrderStore, todo [
 		res.Labels += o.Parcels
 	}
 	return res, nil
+}
+
+// checkSerialRoom refuses, before anything is issued, an import whose
+// labels would take the label day's serial past the serial digits.
+func (s *Service) checkSerialRoom(ctx context.Context, os OrderStore, date string, labels int) error {
+	set, err := s.Store.LoadSettings(ctx)
+	if err != nil || !set.DateSerial || labels == 0 {
+		return err
+	}
+	day, err := s.parseDay(ctx, date)
+	if err != nil {
+		return err
+	}
+	high, err := os.HighestSerial(ctx, FormatDate(day), set.Prefix, set.StationID)
+	if err != nil {
+		return err
+	}
+	maxSerial := 1
+	for i := 0; i < set.SerialDigits; i++ {
+		maxSerial *= 10
+	}
+	if room := maxSerial - 1 - high; labels > room {
+		return &Error{Kind: KindInvalid, Err: ErrOrderFileTooMany, Message: fmt.Sprintf(
+			"the order file needs %s but the daily serial of %s has room for %d more (up to %d): import fewer orders, give another --date, or raise the serial digits in settings; nothing was issued",
+			Plural(labels, "label", "labels"), FormatDate(day), max(room, 0), maxSerial-1)}
+	}
+	return nil
 }
 
 func isAre(n int) string { return map[bool]string{true: "is", false: "are"}[n == 1] }

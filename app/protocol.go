@@ -30,6 +30,10 @@ type ServerState struct {
 	// before sites, or never enrolled): this desk's site, the letters'
 	// sites, and what to do offline with another site's label.
 	Sites *protocol.SiteInfo
+	// Letter is the station letter the server enrolled this desk with, as
+	// its last enrolment said ("": never enrolled, or the server binds the
+	// letter at the desk's first upload). The desk issues with it.
+	Letter string
 }
 
 // lostHistory reports whether an enrolment shows the server lost writes

@@ -11,6 +11,7 @@ import (
 const (
 	RefusedUnknownToken = "unknown_token"  // no station has this token
 	RefusedRevoked      = "revoked"        // the station was revoked
+	RefusedTokenRenewed = "token_renewed"  // the desk's token was renewed: it needs the new one
 	RefusedWrongRing    = "wrong_key_ring" // the desk's key ring is not the deployment's
 	RefusedInvalid      = "invalid"        // the request's content was refused
 	RefusedEventReused  = "event_reused"   // an event id sent before with other content
@@ -38,7 +39,7 @@ func (e *ServerRefusal) Error() string { return "the server refused: " + e.Messa
 // not be given up.
 func (e *ServerRefusal) AboutDesk() bool {
 	switch e.Code {
-	case RefusedUnknownToken, RefusedRevoked, RefusedWrongRing, protocol.RefusedDeskTooOld:
+	case RefusedUnknownToken, RefusedRevoked, RefusedTokenRenewed, RefusedWrongRing, protocol.RefusedDeskTooOld:
 		return true
 	}
 	return e.Status == 401 || e.Status == 403

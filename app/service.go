@@ -51,6 +51,10 @@ type Service struct {
 	// to this process's server.
 	reportNoOldest bool
 
+	// unstored: the server's redemptions of this process's online scans
+	// that the desk's database refused to record (unstored.go).
+	unstored map[string]unstoredAnswer
+
 	clockMu sync.Mutex // orders the clock's updates and their saving
 	clock   clockRef   // the last clock measurement, against the monotonic clock (clock.go)
 }
@@ -320,6 +324,14 @@ func (s *Service) RedeemScan(ctx context.Context, raw, operator string, inARow b
 		v = *refusal
 		err = s.Store.LogScan(ctx, a, v)
 	default:
+		if u, ok := s.takeUnstored(c); ok {
+			// This desk's own earlier scan, redeemed by the server, never
+			// stored here: the parcel goes now.
+			a.TraceID = u.a.TraceID
+			v, err = s.storeUnstored(ctx, c, u)
+			byServer = true
+			break
+		}
 		var decided bool
 		v, decided, err = s.redeemOnline(ctx, c, a)
 		byServer = decided
@@ -418,6 +430,9 @@ func (s *Service) redeemOnline(ctx context.Context, c Code, a Attempt) (Verdict,
 		return v, true, s.Store.LogScan(ctx, a, v)
 	}
 	v, err := s.Store.MirrorRemote(ctx, c, a, r)
+	if err != nil && r.Outcome == protocol.OutcomeRedeemed {
+		s.keepUnstored(c, a, r) // the scan errs, the parcel stays: the next scan hands it over
+	}
 	v.Site = r.Site // a label of another site: where it was issued
 	return v, true, err
 }
@@ -635,9 +650,15 @@ func (s *Service) UpdateSettings(ctx context.Context, changes map[string]string,
 	if err != nil {
 		return Settings{}, err
 	}
+	was := set.StationID
 	for _, k := range slices.Sorted(maps.Keys(changes)) {
 		if err := set.Set(k, changes[k]); err != nil {
 			return Settings{}, &Error{Kind: KindInvalid, Message: err.Error(), Err: err}
+		}
+	}
+	if set.StationID != was {
+		if err := s.checkEnrolledLetter(ctx, set.StationID); err != nil {
+			return Settings{}, err
 		}
 	}
 	if _, ok := changes["label_title"]; ok {
@@ -649,6 +670,34 @@ func (s *Service) UpdateSettings(ctx context.Context, changes map[string]string,
 		return Settings{}, err
 	}
 	return set, nil
+}
+
+// LetterEnrolledError refuses a station letter other than the one the
+// server enrolled the desk with (ServerState.Letter).
+type LetterEnrolledError struct {
+	Station string // the desk's station at the server
+	Letter  string // the letter the server enrolled it with
+	Asked   string // the letter refused
+}
+
+func (e *LetterEnrolledError) Error() string {
+	return fmt.Sprintf("this desk is enrolled at the server as station %q with letter %s, and keeps it: the server refuses its labels of any other letter, and letter %s's serials are another desk's. "+
+		"The administrator changes a desk's letter at the server before it issues labels; the desk takes it at its next sync", e.Station, e.Letter, e.Asked)
+}
+
+// checkEnrolledLetter refuses letter when the desk was enrolled at the
+// server with another (a desk never enrolled takes any letter: its first
+// sync sets the server's).
+func (s *Service) checkEnrolledLetter(ctx context.Context, letter string) error {
+	st, err := s.Store.ServerState(ctx)
+	if err != nil {
+		return err
+	}
+	if st.Letter == "" || st.Letter == letter {
+		return nil
+	}
+	e := &LetterEnrolledError{Station: st.Station, Letter: st.Letter, Asked: letter}
+	return &Error{Kind: KindInvalid, Message: e.Error(), Err: e}
 }
 
 // UnprintableError is the refusal of a text (a ref, a label title) that

@@ -152,6 +152,10 @@ type SyncStatus struct {
 	// StoppedBadges are the operators whose badges printed here stopped
 	// signing in with a sync, and have no new badge yet (stoppedbadges.go).
 	StoppedBadges []StoppedBadge `json:"stopped_badges,omitempty"`
+	// LetterWas is the station letter this desk's settings held before
+	// this sync set them to the letter the server enrolled it with
+	// (ServerState.Letter); "" when they held it already.
+	LetterWas string `json:"letter_was,omitempty"`
 }
 
 // uploadPiece is how many codes one batch upload request carries.
@@ -209,6 +213,10 @@ func (s *Service) sync(ctx context.Context) (SyncStatus, error) {
 		return SyncStatus{}, err
 	}
 	if err := ss.SetSerialMarks(ctx, en.Letter, en.Serials); err != nil {
+		return SyncStatus{}, err
+	}
+	letterWas, err := s.takeEnrolledLetter(ctx, en.Letter)
+	if err != nil {
 		return SyncStatus{}, err
 	}
 	if protocol.KnowsKind(en.Kinds, protocol.KindStaff) {
@@ -274,8 +282,35 @@ func (s *Service) sync(ctx context.Context) (SyncStatus, error) {
 	if err != nil {
 		return SyncStatus{}, err
 	}
+	st.LetterWas = letterWas
 	s.report(ctx, ring, st)
 	return st, nil
+}
+
+// takeEnrolledLetter sets the desk's station letter to the one the server
+// enrolled it with, when they differ, and returns the letter it held (""
+// when unchanged). The server refuses every label of another letter from
+// this desk, and another letter's serials are another desk's: a new desk
+// left at the default letter A would issue desk A's serials again. Audited
+// as the program's change ("qrdesk"), before anything is issued after the
+// sync.
+func (s *Service) takeEnrolledLetter(ctx context.Context, letter string) (string, error) {
+	if letter == "" {
+		return "", nil // the server binds the letter at the first upload
+	}
+	set, err := s.Store.LoadSettings(ctx)
+	if err != nil {
+		return "", err
+	}
+	if set.StationID == letter {
+		return "", nil
+	}
+	was := set.StationID
+	set.StationID = letter
+	if err := s.Store.SaveSettings(ctx, set, Actor{Station: set.StationName, Operator: "qrdesk"}); err != nil {
+		return "", err
+	}
+	return was, nil
 }
 
 // IsTransient reports whether err means the server did not answer.
@@ -624,6 +659,10 @@ func (s *Service) uploadEvents(ctx context.Context, ss SyncStore, ring string) e
 		}
 		server.Kinds, server.Protocol = en.Kinds, en.Protocol
 	}
+	window, err := s.undoWindow(ctx, server.Protocol)
+	if err != nil {
+		return err
+	}
 	held := map[string]bool{} // labels with an event kept back: their later events wait too, in order
 	var after int64
 	for {
@@ -651,6 +690,9 @@ func (s *Service) uploadEvents(ctx context.Context, ss SyncStore, ring string) e
 			}
 			if server.Protocol < protocol.SiteCloseVersion {
 				ev.Site = ""
+			}
+			if ev.Kind == protocol.KindUndo {
+				ev.UndoWindow = window
 			}
 			send = append(send, ev)
 		}
@@ -688,6 +730,22 @@ func (s *Service) uploadEvents(ctx context.Context, ss SyncStore, ring string) e
 		}
 		after = evs[len(evs)-1].OutboxID
 	}
+}
+
+// undoWindow is the undo window an undo carries to a server of protocol
+// serverProtocol, in seconds: this desk's undo_window setting, which the
+// server judges the undo by on its own clock (central.UndoTooLate); 0 for
+// a server older than protocol.UndoWindowVersion (it refuses fields it
+// does not know).
+func (s *Service) undoWindow(ctx context.Context, serverProtocol int) (int64, error) {
+	if serverProtocol < protocol.UndoWindowVersion {
+		return 0, nil
+	}
+	set, err := s.Store.LoadSettings(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return int64(set.UndoWindow / time.Second), nil
 }
 
 // uploadOneByOne sends evs one a request; an event of a label held back

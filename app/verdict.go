@@ -58,6 +58,9 @@ func (v Verdict) message() string {
 	case OutcomeJustScanned:
 		return fmt.Sprintf("Just scanned: this desk redeemed this label at %s; the parcel went with that scan", FormatTime(v.UsedAt))
 	case OutcomeExpired:
+		if v.ExpireAt == 0 { // no expiry time of its own: its day was closed
+			return "Expired when its day was closed"
+		}
 		return "Expired at " + FormatTime(v.ExpireAt)
 	case OutcomeDisabled:
 		return "Disabled: " + v.DisabledReason

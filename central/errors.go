@@ -7,8 +7,11 @@ import (
 
 // Errors of the store.
 var (
-	ErrUnauthorized   = errors.New("unknown station token")
-	ErrRevoked        = errors.New("this station was revoked")
+	ErrUnauthorized = errors.New("unknown station token")
+	ErrRevoked      = errors.New("this station was revoked")
+	// ErrTokenRenewed: the token is one its station had before the
+	// administrator renewed it ('station renew'): the desk needs the new one.
+	ErrTokenRenewed   = errors.New("this station's token was renewed")
 	ErrStationExists  = errors.New("a station with this name exists")
 	ErrNoStation      = errors.New("no such station")
 	ErrAlreadyRevoked = errors.New("this station is revoked already ('station renew NAME' gives it a new token)")

@@ -1,6 +1,7 @@
 package central
 
 import (
+	"fmt"
 	"time"
 
 	"qrdesk/app"
@@ -15,7 +16,8 @@ import (
 // day knows neither the other sites nor the true day (its clock or time
 // zone may be a day ahead). The server applies it only to a label of the
 // closing desk's site whose day has begun on the server's clock
-// (CloseExpiryRefusal); any other answer is not_expired with the reason and
+// (CloseExpiryRefusal), closed by a desk not ahead of another desk of its
+// site (CloseZoneRefusal); any other answer is not_expired with the reason and
 // the label's status at the server, which the closing desk's copy takes.
 
 // ClosedLabel is what the server holds of a label a close asks to expire.
@@ -56,4 +58,46 @@ func CloseExpiryRefusal(l ClosedLabel, closerSite string, now time.Time) string 
 		return "label of " + l.Day + ", a day that has not begun at the server (the server's day is " + today + "): check this desk's clock and time zone; the label stays unused"
 	}
 	return ""
+}
+
+// DeskZone is a desk's time zone as its latest report told the server:
+// seconds east of UTC (the server's zone when it never said).
+type DeskZone struct {
+	Station string
+	Offset  int
+}
+
+// CloseZoneRefusal is why the server does not apply a close's expiry made
+// by closer, a desk of a site whose other desks are others ("" when it
+// applies it). A close ends a site's day for every desk of the site, but
+// the desk that closes knows only its own clock: one whose time zone is
+// ahead of another desk of its site (a desk set to a zone far east of the
+// warehouse it stands in) closes its date in the site's morning, and would
+// expire the labels the other desks issued for that afternoon. So a close
+// speaks for the site only from a desk that is not ahead of any of its
+// site's desks: the westmost desk's day ends last, and when it closes the
+// date is over everywhere in the site. The others' closes still record
+// their figures; their expiries are refused, naming the desk behind.
+func CloseZoneRefusal(closer DeskZone, others []DeskZone) string {
+	var behind *DeskZone
+	for i, o := range others {
+		if o.Station != closer.Station && o.Offset < closer.Offset && (behind == nil || o.Offset < behind.Offset) {
+			behind = &others[i]
+		}
+	}
+	if behind == nil {
+		return ""
+	}
+	ahead := time.Duration(closer.Offset-behind.Offset) * time.Second
+	return "this desk keeps " + FormatZone(closer.Offset) + ", " + app.FormatDuration(ahead) + " ahead of " + behind.Station + " of its site (" + FormatZone(behind.Offset) +
+		"): its day ends before the site's, so its close expires nothing; the label stays unused (check this desk's time zone; a desk keeping the site's time closes the site's day)"
+}
+
+// FormatZone writes a UTC offset in seconds as UTC+14:00, UTC-03:30.
+func FormatZone(offset int) string {
+	sign := '+'
+	if offset < 0 {
+		sign, offset = '-', -offset
+	}
+	return fmt.Sprintf("UTC%c%02d:%02d", sign, offset/3600, offset%3600/60)
 }

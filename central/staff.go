@@ -39,7 +39,11 @@ func ValidateStaffChange(ch protocol.StaffChange) error {
 	if ch.Supervisor && ch.Action != protocol.StaffAdd {
 		return Badf("staff: supervisor is only for add")
 	}
-	if err := app.CheckOperatorName(ch.Name); err != nil {
+	check := app.CheckOperatorName // a name stored before today's rules is still changed
+	if ch.Action == protocol.StaffAdd {
+		check = app.CheckNewOperatorName
+	}
+	if err := check(ch.Name); err != nil {
 		return Badf("staff: %v", err)
 	}
 	return nil

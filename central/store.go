@@ -30,11 +30,13 @@ type FeedReader interface {
 	// Snapshot returns the state of up to limit codes after the code id
 	// afterID, the conflicts with them, and the feed position the state is
 	// at least as new as.
-	// Only the site's labels (site 0: every label). position is, for a
+	// Only the site's labels (site 0: every label), and on the first page
+	// the other sites' labels the desk of station holds (its events on
+	// them or on their entitlements, the labels it issued). position is, for a
 	// later page (afterID > 0), the Position of the snapshot's first page
 	// (0: not known, as a desk of an older release does not say): the page
 	// is read where the state is at least that new.
-	Snapshot(ctx context.Context, site, afterID, position int64, limit int) (protocol.Snapshot, error)
+	Snapshot(ctx context.Context, site int64, station string, afterID, position int64, limit int) (protocol.Snapshot, error)
 }
 
 // ReplicaStatus is what the server knows of its read replica
@@ -97,7 +99,9 @@ type Store interface {
 	// SetDeskVersion records what the station's desk says it runs.
 	SetDeskVersion(ctx context.Context, stationID int64, v DeskVersion) error
 	// StationByToken finds a station by token: ErrUnauthorized when no
-	// station has it, ErrRevoked when its station was revoked.
+	// station has it, ErrRevoked when its station was revoked,
+	// ErrTokenRenewed (the station's name set) when its station had it
+	// before its token was renewed.
 	StationByToken(ctx context.Context, tokenHash string) (Station, error)
 	// HoldsWrites reports whether each of the station's writes named is
 	// the one the desk was given its number for (Key: an event of the

@@ -54,6 +54,10 @@ func validateEvent(ev protocol.Event) error {
 		return Badf("an undo names the event_id of the redemption it undoes in undoes")
 	case ev.Kind != protocol.KindUndo && ev.Undoes != "":
 		return Badf("undoes is only for an undo")
+	case ev.Kind != protocol.KindUndo && ev.UndoWindow != 0:
+		return Badf("undo_window is only for an undo")
+	case ev.UndoWindow != 0 && (ev.UndoWindow < int64(app.MinUndoWindow/time.Second) || ev.UndoWindow > int64(app.MaxUndoWindow/time.Second)):
+		return Badf("undo_window must be seconds from %d to %d (1m to 24h)", int64(app.MinUndoWindow/time.Second), int64(app.MaxUndoWindow/time.Second))
 	case ev.Kind != protocol.KindExpire && ev.Site != "":
 		return Badf("site is only for an expiry (the site the desk closed its day in)")
 	case ev.At <= 0:

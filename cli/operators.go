@@ -100,7 +100,7 @@ func (call *operatorsCall) check(pos []string) error {
 		return usagef("--supervisor goes with 'operators add'")
 	}
 	if call.sub == "add" {
-		if err := app.CheckOperatorName(call.name); err != nil {
+		if err := app.CheckNewOperatorName(call.name); err != nil {
 			return &app.Error{Kind: app.KindInvalid, Message: err.Error()}
 		}
 	}

@@ -157,3 +157,44 @@ func TestRedeemNamesTheOrdersParcel(t *testing.T) {
 		t.Fatalf("check parcel 3 again: exit %d\n%s", code, out)
 	}
 }
+
+// An order file whose labels do not fit the day's serials is refused
+// whole, by the dry run too, before anything is issued: issuing order by
+// order stopped part-way, some orders issued and the rest not (found with
+// a file of 200,000 orders the dry run said it would issue).
+func TestOrdersImportRefusesAFileTheDaysSerialsCannotHold(t *testing.T) {
+	s := newStation(t)
+	if code, out, errOut := s.run(t, "settings", "--serial-digits", "3"); code != ExitOK {
+		t.Fatalf("settings: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut := s.run(t, "issue", "--count", "400"); code != ExitOK {
+		t.Fatalf("issue: exit %d\n%s%s", code, out, errOut)
+	}
+	path := filepath.Join(t.TempDir(), "orders.csv")
+	if err := os.WriteFile(path, []byte("order,customer,parcels\n4711,Müller,300\n4712,张伟,300\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const want = "the order file needs 600 labels but the daily serial of "
+	for _, dry := range []bool{true, false} {
+		args := []string{"orders", "import", path}
+		if dry {
+			args = append(args, "--dry-run")
+		}
+		code, out, errOut := s.run(t, args...)
+		if code != ExitUsage || !strings.Contains(errOut, want) || !strings.Contains(errOut, "has room for 599 more (up to 999)") {
+			t.Errorf("dry run %v: exit %d, want %d and %q\n%s%s", dry, code, ExitUsage, want, out, errOut)
+		}
+	}
+	var codes []struct{}
+	s.mustJSON(t, &codes, "search", "4711")
+	if len(codes) != 0 {
+		t.Errorf("order 4711: %d labels issued, want none", len(codes))
+	}
+	// What fits is issued: one order of 599 labels takes the last serials.
+	if err := os.WriteFile(path, []byte("order,customer,parcels\n4713,Weber,599\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := s.run(t, "orders", "import", path); code != ExitOK || !strings.Contains(out, "599 labels issued") {
+		t.Errorf("a file that fits: exit %d\n%s%s", code, out, errOut)
+	}
+}

@@ -215,6 +215,9 @@ func runSync(ctx context.Context, env *Env, args []string) error {
 		if msg := clockWarning(env, st.Clock); msg != "" {
 			fmt.Fprintln(w, msg)
 		}
+		if st.LetterWas != "" {
+			fmt.Fprintf(w, "this desk issues with station letter %s from now on, the letter the server enrolled it with (its settings said %s)\n", serverLetter(ctx, s.svc), st.LetterWas)
+		}
 		printStoppedBadges(w, st.StoppedBadges)
 		if st.NotUnderstood > 0 {
 			fmt.Fprintf(w, "warning: %d changes from the server this desk does not understand (%s), the latest %s: the labels they change may be wrong here\n",
@@ -350,4 +353,14 @@ func printStoppedBadges(w io.Writer, stopped []app.StoppedBadge) {
 		}
 		fmt.Fprintf(w, "warning: %s %s removed from the staff list: their badges no longer sign in (a supervisor dismisses this on the window's Staff screen)\n", strings.Join(removed, ", "), were)
 	}
+}
+
+// serverLetter is the station letter the desk's settings hold ("?" when
+// they cannot be read).
+func serverLetter(ctx context.Context, svc *app.Service) string {
+	set, err := svc.Settings(ctx)
+	if err != nil {
+		return "?"
+	}
+	return set.StationID
 }

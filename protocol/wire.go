@@ -14,6 +14,12 @@ type Event struct {
 	Reason   string `json:"reason,omitempty"`
 	// Undoes is the event id of the redemption an undo takes back.
 	Undoes string `json:"undoes,omitempty"`
+	// UndoWindow is, on an undo, the desk's undo window in seconds (its
+	// undo_window setting when it sent the undo): the server refuses an
+	// undo that comes later than that after the redemption by its own
+	// clock (central.UndoTooLate). Sent only to a server of
+	// UndoWindowVersion or later.
+	UndoWindow int64 `json:"undo_window,omitempty"`
 	// NewCode, NewExpireAt and NewCreatedAt are the label a replace event
 	// (KindReplace, on the old label's code) links into the old one's
 	// entitlement: the server stores it if its batch has not arrived.

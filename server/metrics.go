@@ -112,6 +112,9 @@ func NewMetrics(src MetricsSource, now func() time.Time) *Metrics {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		&stateCollector{src: src, now: now, m: m},
 		newPoolCollector(src))
+	if wr, ok := src.(WebhookReporter); ok {
+		m.reg.MustRegister(&webhookCollector{r: wr, now: now})
+	}
 	m.handler = promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
 	return m
 }

@@ -41,6 +41,9 @@ var exportedOnlyWhen = map[string]string{
 	"qrdesk_db_write_failures_total": "metrics.go",         // from the first refused write
 	"qrdesk_replica_up":              "metrics_replica.go", // with --replica-url
 	"qrdesk_replica_lag_seconds":     "metrics_replica.go",
+	// with a webhook endpoint
+	"qrdesk_webhook_oldest_undelivered_seconds": "metrics_webhooks.go",
+	"qrdesk_webhook_paused":                     "metrics_webhooks.go",
 }
 
 // TestAlertRules: the shipped alert rules (deploy/prometheus/rules.yml)

@@ -35,7 +35,7 @@ func (a *API) snapshot(r *http.Request, st central.Station) (any, error) {
 	if a.SnapshotPage > 0 {
 		page = a.SnapshotPage
 	}
-	return a.feed().Snapshot(r.Context(), st.SiteID, afterID, position, page)
+	return a.feed().Snapshot(r.Context(), st.SiteID, st.Name, afterID, position, page)
 }
 
 // siteMoveSeen records that a moved station's desk starts over now, and

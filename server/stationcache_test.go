@@ -40,12 +40,12 @@ func TestRevocationBeatsTheTokenCache(t *testing.T) {
 			t.Fatalf("first redemption: %d %v", st, out)
 		}
 
-		// A new token: the old one is unknown at once.
+		// A new token: the old one is refused at once, as renewed.
 		if err := h.DB.RenewStation(context.Background(), "Desk 1", server.HashToken("qrd_test_renewed")); err != nil {
 			t.Fatal(err)
 		}
-		if st, out := redeem(token, 1); st != 401 || out["code"] != "unknown_token" {
-			t.Fatalf("old token after renew: %d %v, want 401 unknown_token", st, out)
+		if st, out := redeem(token, 1); st != 401 || out["code"] != "token_renewed" {
+			t.Fatalf("old token after renew: %d %v, want 401 token_renewed", st, out)
 		}
 		unused(1)
 		if st, out := redeem("qrd_test_renewed", 1); st != 200 || out["outcome"] != "redeemed" {

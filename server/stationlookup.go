@@ -58,6 +58,10 @@ func (a *API) lookUpStation(ctx context.Context, hash string) (central.Station, 
 		return st, fail(http.StatusUnauthorized, app.RefusedUnknownToken, "unknown station token: check the token, or ask the administrator for one ('qrdesk-server station add NAME --letter L'). "+
 			"If this desk synced with this server before, the server was restored from a backup older than the desk's enrolment: "+
 			"enrol it again under the same name and letter and give it the new token at the desk ('qrdesk sync --server URL --token-file FILE'): it then sends everything again")
+	case errors.Is(err, central.ErrTokenRenewed):
+		a.stations.drop(hash)
+		return st, fail(http.StatusUnauthorized, app.RefusedTokenRenewed, "this desk's token was renewed: the administrator gave station %q a new token ('qrdesk-server station renew'), and this one no longer works. "+
+			"Give this desk the new token ('qrdesk sync --server URL --token-file FILE'): nothing is lost, its waiting scans go then. Do not enrol it again", st.Name)
 	case errors.Is(err, central.ErrRevoked):
 		a.stations.drop(hash)
 		return st, fail(http.StatusForbidden, app.RefusedRevoked, "station %q was revoked by the administrator: ask for a new token ('qrdesk-server station renew %s')", st.Name, st.Name)

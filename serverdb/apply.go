@@ -185,6 +185,7 @@ func (c *DB) decide(ctx context.Context, tx *etx, st central.Station, ev protoco
 	var note central.Note
 	decidedAt := now
 	var err error
+	tx.now = now
 	switch ev.Kind {
 	case protocol.KindRedeem:
 		r, note, decidedAt, err = c.redeem(ctx, tx, st, ev, now)

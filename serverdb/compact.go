@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"strconv"
+	"strings"
 
 	"qrdesk/central"
 	"qrdesk/protocol"
@@ -89,6 +90,16 @@ func (c *DB) Compact(ctx context.Context, staleBefore int64) (int64, error) {
 		WHERE revoked_at = 0 AND feed_ack > 0 AND feed_acked_at >= ?`, staleBefore).Scan(&floor); err != nil {
 		return 0, err
 	}
+	// Nor below what a webhook endpoint has not delivered: the feed is
+	// its outbox (webhooks.go). A paused one holds it too; removing the
+	// endpoint lets it go.
+	var endpoints, delivered int64
+	if err := c.e.queryRow(ctx, `SELECT count(*), COALESCE(min(delivered), 0) FROM webhooks`).Scan(&endpoints, &delivered); err != nil {
+		return 0, err
+	}
+	if endpoints > 0 {
+		floor = min(floor, delivered)
+	}
 	old, err := c.feedFloor(ctx)
 	if err != nil {
 		return 0, err
@@ -131,8 +142,9 @@ func (c *DB) Compact(ctx context.Context, staleBefore int64) (int64, error) {
 
 // Snapshot reads the snapshot here; position (a later page's first
 // page's position) needs no check: this database gave it, and its state
-// is at least that new (Replica checks its copy).
-func (c *DB) Snapshot(ctx context.Context, site, afterID, position int64, limit int) (protocol.Snapshot, error) {
+// is at least that new (Replica checks its copy). station is the desk's
+// (its first page brings the other sites' labels it holds).
+func (c *DB) Snapshot(ctx context.Context, site int64, station string, afterID, position int64, limit int) (protocol.Snapshot, error) {
 	// The position first: the state read after it is at least as new.
 	if c.e.postgres {
 		if err := c.placeChanges(ctx); err != nil {
@@ -187,17 +199,20 @@ func (c *DB) Snapshot(ctx context.Context, site, afterID, position int64, limit 
 	if snap.Conflicts, err = c.conflictsOf(ctx, site, afterID, last); err != nil || site == 0 || afterID != 0 {
 		return snap, err
 	}
-	// The first page also brings the other sites' labels the site's desks
-	// hold, the same set the feed sends their changes to (holderSites): a
-	// station of this site has an event on it or on another label of its
+	// The first page also brings the other sites' labels this desk holds:
+	// its station has an event on it or on another label of its
 	// entitlement, or issued one of them (a desk moved here keeps the
-	// labels it issued in its old site). With their conflicts below: a desk
-	// that starts over (moved here, or silent past compaction) gets the
-	// changes it missed, and keeps what it holds; a copy of another site's
-	// label not brought here is one it holds no more (the desk drops it:
-	// app's dropStaleCopies).
+	// labels it issued in its old site). The feed sends their changes to
+	// the station's site (holderSites) for as long as the station is in
+	// it; a label another desk of the site holds is not brought: its
+	// changes stop coming here when that desk moves away, and a copy left
+	// here would stay as it was. With their conflicts below: a desk that
+	// starts over (moved here, or silent past compaction) gets the changes
+	// it missed, and keeps what it holds; a copy of another site's label
+	// not brought here is one it holds no more (the desk drops it: app's
+	// dropStaleCopies).
 	rows, err = c.e.query(ctx, `SELECT code, issued_by, status, expire_at, created_at, used_at, used_station, used_operator, used_event, disabled_reason, entitlement, ref, order_customer
-		FROM codes WHERE site <> ? AND code IN (`+siteHeldLabels+`) ORDER BY id`, site, site)
+		FROM codes WHERE site <> ? AND code IN (`+stationHeldLabels+`) ORDER BY id`, site, station)
 	if err != nil {
 		return snap, err
 	}
@@ -238,17 +253,29 @@ func (c *DB) Snapshot(ctx context.Context, site, afterID, position int64, limit 
 // siteHeldLabels selects (one column, code) the labels the desks of a site
 // hold a copy of, whatever site they are: those a station of the site has
 // an event on or issued, and the other labels of their entitlements. It is
-// holderSites turned round (a label's change goes to a site exactly when
-// the site's snapshot brings the label). The issuer is found through the
+// holderSites turned round (a label's change goes to a site exactly when a
+// desk of the site holds the label); a snapshot brings the labels of one
+// desk (stationHeldLabels), the conflicts of the site's. The issuer is found through the
 // index on the station letter (a station's labels carry its letter). Its
 // one argument is the site.
-const siteHeldLabels = `WITH mine AS (SELECT name, letter FROM stations WHERE site = ?),
+var siteHeldLabels = heldLabels("site")
+
+// stationHeldLabels is siteHeldLabels for one station (its one argument,
+// the station's name): the labels its desk holds a copy of, whatever site
+// they are, wherever the other desks of its site go.
+var stationHeldLabels = heldLabels("name")
+
+// heldLabels is the query of siteHeldLabels and stationHeldLabels, of
+// the stations whose column by (site, name) is the argument.
+func heldLabels(by string) string {
+	return strings.Replace(`WITH mine AS (SELECT name, letter FROM stations WHERE site = ?),
 		held AS (SELECT e.code FROM events e WHERE e.station IN (SELECT name FROM mine)
 			UNION SELECT m.code FROM codes m WHERE m.station_id IN (SELECT letter FROM mine WHERE letter <> '') AND m.serial IS NOT NULL
 				AND m.issued_by IN (SELECT name FROM mine))
 		SELECT code FROM held
 		UNION SELECT m.code FROM codes m WHERE m.entitlement <> '' AND m.entitlement IN (
-			SELECT l.entitlement FROM codes l WHERE l.entitlement <> '' AND l.code IN (SELECT code FROM held))`
+			SELECT l.entitlement FROM codes l WHERE l.entitlement <> '' AND l.code IN (SELECT code FROM held))`, "WHERE site = ?", "WHERE "+by+" = ?", 1)
+}
 
 // conflictsOf lists the conflicts of the codes with ids in (afterID, last]
 // (of the site's codes; site 0: every code).

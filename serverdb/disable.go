@@ -59,6 +59,6 @@ func (c *DB) setDisabled(ctx context.Context, tx *etx, st central.Station, ev pr
 	if ev.Kind == protocol.KindEnable {
 		status, outcome = app.StatusUnused, protocol.OutcomeEnabled
 	}
-	data, _ := json.Marshal(map[string]any{"reason": reason, "operator": ev.Operator, "at": ev.At, "status": status})
+	data, _ := json.Marshal(map[string]any{"reason": reason, "operator": ev.Operator, "at": ev.At, "event_id": ev.EventID, "status": status})
 	return protocol.Result{Outcome: outcome, Status: string(status)}, central.Note{}, c.addChanges(ctx, tx, change{ev.Kind, ev.Code, st.Name, string(data)})
 }

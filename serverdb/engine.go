@@ -102,6 +102,10 @@ type etx struct {
 	tx     *sql.Tx
 	e      *engine
 	closed bool
+	// now is the server's clock of the decision being made in the
+	// transaction (decide sets it): the feed's changes carry it as their
+	// decided_at, which the webhooks deliver.
+	now int64
 }
 
 func (t *etx) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {

@@ -21,6 +21,8 @@ import (
 // through the feed with the label's resulting status. A close's expiry is
 // a request: a label of another site, or of a day not begun on the
 // server's clock (now), is not expired (central.CloseExpiryRefusal), nor
+// one closed by a desk whose time zone is ahead of another desk of its
+// site (central.CloseZoneRefusal), nor
 // one closed by a supervisor the staff list had removed by then (refused,
 // flagged: central.RefusedByRemovedStaff); the answer carries the reason
 // and the label's status at the server.
@@ -66,6 +68,9 @@ func (c *DB) expire(ctx context.Context, tx *etx, st central.Station, ev protoco
 	if why := central.CloseExpiryRefusal(label, deskSite, time.Unix(now, 0)); why != "" {
 		return notExpired(cc, why), central.Note{}, nil
 	}
+	if why, err := c.closeZoneRefusal(ctx, tx, st, deskSiteID, now); err != nil || why != "" {
+		return notExpired(cc, why), central.Note{}, err
+	}
 	res, err := tx.exec(ctx, `UPDATE codes SET status = 'expired' WHERE code = ? AND status = 'unused'`, ev.Code)
 	if err != nil {
 		return protocol.Result{}, central.Note{}, err
@@ -87,6 +92,36 @@ func (c *DB) expire(ctx context.Context, tx *etx, st central.Station, ev protoco
 		reason += " (" + cc.usedStation + ", " + app.FormatTime(cc.usedAt) + ")"
 	}
 	return notExpired(cc, reason), central.Note{}, nil
+}
+
+// closeZoneRefusal reads the time zones the closing desk and the other
+// current desks of its site last reported (the server's at now for one
+// that never said, as the dashboard assumes) for central.CloseZoneRefusal.
+func (c *DB) closeZoneRefusal(ctx context.Context, tx *etx, st central.Station, siteID, now int64) (string, error) {
+	_, serverOffset := time.Unix(now, 0).Zone()
+	rows, err := tx.query(ctx, `SELECT id, name, COALESCE(utc_offset, ?) FROM stations WHERE site = ? AND (revoked_at = 0 OR id = ?)`, serverOffset, siteID, st.ID)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	var closer central.DeskZone
+	var others []central.DeskZone
+	for rows.Next() {
+		var id int64
+		var z central.DeskZone
+		if err := rows.Scan(&id, &z.Station, &z.Offset); err != nil {
+			return "", err
+		}
+		if id == st.ID {
+			closer = z
+		} else {
+			others = append(others, z)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return "", err
+	}
+	return central.CloseZoneRefusal(closer, others), nil
 }
 
 // notExpired answers an expiry the server did not make, with the label's

@@ -38,14 +38,14 @@ func (c *DB) addChanges(ctx context.Context, tx *etx, changes ...change) error {
 	var q strings.Builder
 	// A change goes to its label's site; one without a label (the staff
 	// list) to every site (0).
-	q.WriteString(`INSERT INTO changes (kind, code, station, data, tag, site) VALUES `)
-	args := make([]any, 0, 6*len(changes))
+	q.WriteString(`INSERT INTO changes (kind, code, station, data, tag, decided_at, site) VALUES `)
+	args := make([]any, 0, 7*len(changes))
 	for i, ch := range changes {
 		if i > 0 {
 			q.WriteString(", ")
 		}
-		q.WriteString("(?, ?, ?, ?, ?, COALESCE((SELECT site FROM codes WHERE code = ?), 0))")
-		args = append(args, ch.kind, ch.code, ch.station, ch.data, changeTag(), ch.code)
+		q.WriteString("(?, ?, ?, ?, ?, ?, COALESCE((SELECT site FROM codes WHERE code = ?), 0))")
+		args = append(args, ch.kind, ch.code, ch.station, ch.data, changeTag(), tx.now, ch.code)
 	}
 	if _, err := tx.exec(ctx, q.String(), args...); err != nil {
 		return err
@@ -77,7 +77,8 @@ const entitlementLabels = `SELECT CAST(? AS TEXT) UNION SELECT m.code FROM codes
 // reads an older change of the label after its own answer must read this
 // one after it too) and, for a conflict, the sites of its two desks (the
 // second use may be of another label of the entitlement), at positions of
-// their own.
+// their own. A copy is marked holder_copy: the webhooks deliver the fact
+// once, from the label's own change.
 func addHolderChanges(ctx context.Context, tx *etx, changes []change) error {
 	var q strings.Builder
 	var args []any
@@ -104,7 +105,7 @@ func addHolderChanges(ctx context.Context, tx *etx, changes []change) error {
 	if q.Len() == 0 {
 		return nil
 	}
-	_, err := tx.exec(ctx, `INSERT INTO changes (kind, code, station, data, tag, site) `+q.String(), args...)
+	_, err := tx.exec(ctx, `INSERT INTO changes (kind, code, station, data, tag, site, holder_copy, decided_at) SELECT x.*, 1, CAST(? AS BIGINT) FROM (`+q.String()+`) x`, append([]any{tx.now}, args...)...)
 	return err
 }
 

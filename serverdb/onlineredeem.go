@@ -54,8 +54,8 @@ func (c *DB) redeemOnlineOneStatement(ctx context.Context, st central.Station, e
 				AND NOT EXISTS (SELECT 1 FROM staff WHERE removed_at <> 0 AND `+c.sameName()+`)
 			RETURNING code, site, issued_by),
 		fed AS (
-			INSERT INTO changes (kind, code, station, data, tag, site)
-			SELECT 'redeem', u.code, CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), h.site FROM used u,
+			INSERT INTO changes (kind, code, station, data, tag, site, holder_copy, decided_at)
+			SELECT 'redeem', u.code, CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), h.site, CASE WHEN h.site = u.site THEN 0 ELSE 1 END, CAST(? AS BIGINT) FROM used u,
 				LATERAL (SELECT u.site AS site UNION SELECT t.site FROM stations t WHERE t.name IN (SELECT e.station FROM events e WHERE e.code = u.code UNION SELECT u.issued_by UNION SELECT CAST(? AS TEXT))) h),
 		numbered AS (
 			UPDATE stations SET writes = writes + 1 WHERE id = ? AND EXISTS (SELECT 1 FROM used)
@@ -67,7 +67,7 @@ func (c *DB) redeemOnlineOneStatement(ctx context.Context, st central.Station, e
 		SELECT (SELECT count(*) FROM used), EXISTS (SELECT 1 FROM active), COALESCE((SELECT writes FROM numbered), 0)`,
 		st.ID, st.TokenHash,
 		now, st.Name, ev.Operator, ev.EventID, ev.Code, now, ev.Operator,
-		st.Name, string(feed), changeTag(), st.Name,
+		st.Name, string(feed), changeTag(), now, st.Name,
 		st.ID,
 		ev.EventID, st.Name, ev.Operator, ev.At, now, now, string(detail), ev.Reason).Scan(&n, &active, &r.Write)
 	switch {

@@ -437,16 +437,16 @@ func (x *Replica) FeedBounds(ctx context.Context) (floor, head int64, err error)
 // replica's head, a later one only when the replica holds the first
 // page's position (else the primary, whose state is newer than any
 // position it gave).
-func (x *Replica) Snapshot(ctx context.Context, site, afterID, position int64, limit int) (protocol.Snapshot, error) {
+func (x *Replica) Snapshot(ctx context.Context, site int64, station string, afterID, position int64, limit int) (protocol.Snapshot, error) {
 	if afterID > 0 && position <= 0 {
 		// A desk of an older release does not say where its snapshot is:
 		// the replica may be older than the page before, read elsewhere.
 		x.count("primary_older_desk")
-		return x.p.Snapshot(ctx, site, afterID, 0, limit)
+		return x.p.Snapshot(ctx, site, station, afterID, 0, limit)
 	}
 	if ok, why := x.ready(ctx); !ok {
 		x.count("primary_" + why)
-		return x.p.Snapshot(ctx, site, afterID, 0, limit)
+		return x.p.Snapshot(ctx, site, station, afterID, 0, limit)
 	}
 	rctx, cancel := context.WithTimeout(ctx, x.opt.Timeout)
 	defer cancel()
@@ -457,11 +457,11 @@ func (x *Replica) Snapshot(ctx context.Context, site, afterID, position int64, l
 		var hr int64
 		if _, hr, err = x.r.FeedBounds(rctx); err == nil && hr < position {
 			x.count("primary_behind")
-			return x.p.Snapshot(ctx, site, afterID, 0, limit)
+			return x.p.Snapshot(ctx, site, station, afterID, 0, limit)
 		}
 	}
 	if err == nil {
-		snap, err = x.r.Snapshot(rctx, site, afterID, position, limit)
+		snap, err = x.r.Snapshot(rctx, site, station, afterID, position, limit)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -469,7 +469,7 @@ func (x *Replica) Snapshot(ctx context.Context, site, afterID, position int64, l
 		}
 		x.fail(err)
 		x.count("primary_down")
-		return x.p.Snapshot(ctx, site, afterID, 0, limit)
+		return x.p.Snapshot(ctx, site, station, afterID, 0, limit)
 	}
 	x.answered()
 	x.count("replica")

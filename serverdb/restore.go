@@ -80,6 +80,12 @@ func Restore(ctx context.Context, backup, db string, now time.Time) (Restored, e
 	if r.Epoch, err = c.StartEpoch(ctx); err != nil {
 		return r, err
 	}
+	// The webhook endpoints' leases in the backup are of the server
+	// processes that ran when it was taken: the restored server's
+	// deliverer takes them at once rather than waiting them out.
+	if _, err := c.e.exec(ctx, `UPDATE webhooks SET lease_owner = '', lease_until = 0`); err != nil {
+		return r, err
+	}
 	if err := c.e.queryRow(ctx, `SELECT (SELECT count(*) FROM stations), (SELECT count(*) FROM codes)`).Scan(&r.Stations, &r.Codes); err != nil {
 		return r, err
 	}

@@ -52,6 +52,9 @@ func (c *DB) changeStaff(ctx context.Context, tx *etx, ch protocol.StaffChange, 
 		if n > 0 {
 			return protocol.StaffMember{}, central.ErrStaffExists
 		}
+		if err := c.readsLikeCurrent(ctx, tx, ch.Name); err != nil {
+			return protocol.StaffMember{}, err
+		}
 		// A concurrent add of the name (PostgreSQL) fails on the unique
 		// index: the event is decided again and finds it.
 		row = tx.queryRow(ctx, `INSERT INTO staff (name, supervisor, pin_hash, badge_version, created_at) VALUES (?, ?, ?, 1, ?) RETURNING `+staffColumns,
@@ -76,10 +79,40 @@ func (c *DB) changeStaff(ctx context.Context, tx *etx, ch protocol.StaffChange, 
 	return m, c.addChanges(ctx, tx, change{protocol.KindStaff, "", station, string(data)})
 }
 
+// readsLikeCurrent returns an *app.LooksLikeError when name reads as a
+// current member's name does (app.OperatorNameKey): a zero-width space
+// inside, a letter decomposed, another case or width. Names already
+// stored are not compared with each other: they keep working as they are.
+func (c *DB) readsLikeCurrent(ctx context.Context, tx *etx, name string) error {
+	rows, err := tx.query(ctx, `SELECT name FROM staff WHERE removed_at = 0`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return err
+		}
+		names = append(names, n)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if like := app.ReadsLike(name, names); like != "" {
+		return &app.LooksLikeError{Name: name, Existing: like}
+	}
+	return nil
+}
+
 // staffEvent decides a desk's staff event.
 func (c *DB) staffEvent(ctx context.Context, tx *etx, st central.Station, ev protocol.Event) (protocol.Result, error) {
 	if ev.Staff == nil {
 		return protocol.Result{Outcome: protocol.OutcomeRejected, Reason: "a staff event carries its change in staff"}, nil
+	}
+	if why, err := c.deskStaffRefusal(ctx, tx, *ev.Staff); err != nil || why != "" {
+		return protocol.Result{Outcome: protocol.OutcomeRejected, Reason: why}, err
 	}
 	if ev.Staff.Action == protocol.StaffRemove {
 		if why, err := c.removalOfAnEarlierRecord(ctx, tx, ev.Staff.Name, ev.At); err != nil || why != "" {
@@ -88,8 +121,9 @@ func (c *DB) staffEvent(ctx context.Context, tx *etx, st central.Station, ev pro
 	}
 	m, err := c.changeStaff(ctx, tx, *ev.Staff, st.Name, ev.At)
 	var bad *central.BadRequest
+	var like *app.LooksLikeError
 	switch {
-	case errors.Is(err, central.ErrStaffExists), errors.Is(err, central.ErrNoStaff), errors.As(err, &bad):
+	case errors.Is(err, central.ErrStaffExists), errors.Is(err, central.ErrNoStaff), errors.As(err, &bad), errors.As(err, &like):
 		return protocol.Result{Outcome: protocol.OutcomeRejected, Reason: err.Error()}, nil
 	case err != nil:
 		return protocol.Result{}, err
@@ -100,6 +134,65 @@ func (c *DB) staffEvent(ctx context.Context, tx *etx, st central.Station, ev pro
 		}
 	}
 	return protocol.Result{Outcome: protocol.OutcomeStaffChanged}, nil
+}
+
+// deskStaffRefusal says why the deployment's rule refuses a desk's staff
+// change ("" when it takes it: central.DeskStaffRefusal), read in tx.
+func (c *DB) deskStaffRefusal(ctx context.Context, tx *etx, ch protocol.StaffChange) (string, error) {
+	rule := central.DeskStaffPickers
+	err := tx.queryRow(ctx, `SELECT value FROM deployment WHERE key = 'desk_staff'`).Scan(&rule)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return "", err
+	}
+	if rule == central.DeskStaffAll {
+		return "", nil
+	}
+	var target *protocol.StaffMember
+	m, err := scanStaff(tx.queryRow(ctx, `SELECT `+staffColumns+` FROM staff WHERE `+c.sameName()+` AND removed_at = 0`, ch.Name))
+	switch {
+	case err == nil:
+		target = &m
+	case !errors.Is(err, sql.ErrNoRows):
+		return "", err
+	}
+	var supervisors int
+	if err := tx.queryRow(ctx, `SELECT count(*) FROM staff WHERE supervisor`).Scan(&supervisors); err != nil {
+		return "", err
+	}
+	return central.DeskStaffRefusal(rule, ch, target, supervisors > 0), nil
+}
+
+// DeskStaff returns the deployment's rule for the desks' staff changes
+// (central.DeskStaffPickers unless set).
+func (c *DB) DeskStaff(ctx context.Context) (string, error) {
+	v := central.DeskStaffPickers
+	err := c.e.queryRow(ctx, `SELECT value FROM deployment WHERE key = 'desk_staff'`).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return central.DeskStaffPickers, nil
+	}
+	return v, err
+}
+
+// SetDeskStaff stores the rule (central.CheckDeskStaff), audited as the
+// administrator by's ("" for the command line) at at; it decides every
+// desk staff event from then on.
+func (c *DB) SetDeskStaff(ctx context.Context, v, by string, at int64) error {
+	if err := central.CheckDeskStaff(v); err != nil {
+		return err
+	}
+	tx, err := c.e.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.done()
+	if _, err := tx.exec(ctx, `INSERT INTO deployment (key, value) VALUES ('desk_staff', ?)
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, v); err != nil {
+		return err
+	}
+	if err := logAdmin(ctx, tx, central.AdminAction{At: at, Admin: by, Action: "desk_staff", Subject: v, Detail: "staff changes from desks: " + v}); err != nil {
+		return err
+	}
+	return tx.commit()
 }
 
 // removalOfAnEarlierRecord says why a desk's removal of name made at at

@@ -60,16 +60,31 @@ func (c *DB) SetStationLetter(ctx context.Context, name, letter string) error {
 	return nil
 }
 
+// RenewStation gives the station a new token and lifts a revocation. The
+// old token is kept (renewed_tokens) so that a desk still using it is told
+// its token was renewed (StationByToken: ErrTokenRenewed).
 func (c *DB) RenewStation(ctx context.Context, name, tokenHash string) error {
 	defer c.stationsChanged()
-	res, err := c.e.exec(ctx, `UPDATE stations SET token_hash = ?, revoked_at = 0 WHERE name = ?`, tokenHash, name)
+	tx, err := c.e.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.done()
+	if _, err := tx.exec(ctx, `INSERT INTO renewed_tokens (token_hash, station) SELECT token_hash, id FROM stations WHERE name = ? AND token_hash <> ?
+		ON CONFLICT (token_hash) DO NOTHING`, name, tokenHash); err != nil {
+		return err
+	}
+	if _, err := tx.exec(ctx, `DELETE FROM renewed_tokens WHERE token_hash = ?`, tokenHash); err != nil {
+		return err
+	}
+	res, err := tx.exec(ctx, `UPDATE stations SET token_hash = ?, revoked_at = 0 WHERE name = ?`, tokenHash, name)
 	if err != nil {
 		return err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return central.ErrNoStation
 	}
-	return nil
+	return tx.commit()
 }
 
 func (c *DB) RevokeStation(ctx context.Context, name string, at int64) error {
@@ -112,11 +127,26 @@ func (c *DB) StationByToken(ctx context.Context, tokenHash string) (central.Stat
 		Scan(&s.ID, &s.Name, &s.Letter, &s.CreatedAt, &s.RevokedAt, &s.Writes, &s.SiteID, &s.SiteFrom, &s.Site)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return s, central.ErrUnauthorized
+		return c.renewedToken(ctx, tokenHash)
 	case err == nil && s.RevokedAt != 0:
 		return s, central.ErrRevoked
 	}
 	return s, err
+}
+
+// renewedToken is StationByToken's answer for a token no station holds:
+// ErrTokenRenewed (with the station's name) when it is one a station had
+// before 'station renew', else ErrUnauthorized.
+func (c *DB) renewedToken(ctx context.Context, tokenHash string) (central.Station, error) {
+	s := central.Station{TokenHash: tokenHash}
+	err := c.e.queryRow(ctx, `SELECT t.id, t.name FROM renewed_tokens r JOIN stations t ON t.id = r.station WHERE r.token_hash = ?`, tokenHash).Scan(&s.ID, &s.Name)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return s, central.ErrUnauthorized
+	case err != nil:
+		return s, err
+	}
+	return s, central.ErrTokenRenewed
 }
 
 // stationSite is the site a station's uploads belong to: the first site

@@ -20,7 +20,8 @@ import (
 // redemption of record in the answer so the desk puts the label back to
 // used. An undo by a supervisor the staff list had removed by the undo's
 // time is refused, with the note that flags it
-// (central.UndoByRemovedStaff). The feed carries an accepted undo to every
+// (central.UndoByRemovedStaff), and so is one past its desk's undo window
+// by the server's clock (central.UndoTooLate). The feed carries an accepted undo to every
 // desk, with the status the label went back to.
 func (c *DB) undo(ctx context.Context, tx *etx, st central.Station, ev protocol.Event, now int64) (protocol.Result, central.Note, error) {
 	// The label under its lock (labellock.go), before the guard is read: a
@@ -50,13 +51,23 @@ func (c *DB) undo(ctx context.Context, tx *etx, st central.Station, ev protocol.
 	// Closed: a close's expiry of this label was accepted before the
 	// redemption reached the server (a redemption received first left the
 	// label used, and the close's expiry of it was not made).
-	var flags central.Flags
+	var red central.Redemption
 	var closed bool
-	if err := tx.queryRow(ctx, `SELECT r.flags, EXISTS (SELECT 1 FROM events x WHERE x.code = r.code AND x.kind = ? AND x.outcome = ? AND x.received_at <= r.received_at)
-		FROM events r WHERE r.event_id = ? AND r.kind = 'redeem'`, protocol.KindExpire, protocol.OutcomeExpired, ev.Undoes).Scan(&flags, &closed); err != nil && !errors.Is(err, sql.ErrNoRows) {
+	err = tx.queryRow(ctx, `SELECT r.flags, r.at, r.decided_at, r.offline, EXISTS (SELECT 1 FROM events x WHERE x.code = r.code AND x.kind = ? AND x.outcome = ? AND x.received_at <= r.received_at)
+		FROM events r WHERE r.event_id = ? AND r.kind = 'redeem'`, protocol.KindExpire, protocol.OutcomeExpired, ev.Undoes).Scan(&red.Flags, &red.At, &red.DecidedAt, &red.Offline, &closed)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+	case err != nil:
 		return protocol.Result{}, central.Note{}, err
+	case cc.status == "used" && cc.usedEvent == ev.Undoes && cc.usedStation == st.Name:
+		// The undo would take the label back: within its desk's window
+		// by the server's clock only.
+		if reason := central.UndoTooLate(ev, red, now); reason != "" {
+			return protocol.Result{Outcome: protocol.OutcomeRejected, Reason: reason, Status: cc.status,
+				UsedAt: cc.usedAt, UsedStation: cc.usedStation, UsedOperator: cc.usedOperator}, central.Note{}, nil
+		}
 	}
-	status := central.UndoRestores(flags, closed)
+	status := central.UndoRestores(red.Flags, closed)
 	var disabledReason string
 	err = tx.queryRow(ctx, `UPDATE codes SET used_at = 0, used_station = '', used_operator = '', used_event = '', status = ?
 		WHERE code = ? AND status = 'used' AND used_event = ? AND used_station = ?

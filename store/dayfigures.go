@@ -96,7 +96,8 @@ func (d *DB) AllDesks(ctx context.Context, from, to int64) (*app.AllDesks, error
 	}, `SELECT b.station, count(*) FROM batches b CROSS JOIN codes c ON c.batch_id = b.id WHERE c.created_at >= ? AND c.created_at < ? GROUP BY b.station`, from, to); err != nil {
 		return nil, d.wrap(err, "cannot count the figures of all desks")
 	}
-	// Standing redemptions: one per label (a double use counts once).
+	// Standing redemptions: one per label (a double use counts once), the
+	// desk's of the redemption of record (allDesksRecord).
 	if err := eachRow(ctx, d.db, func(rows *sql.Rows) error {
 		var name string
 		var n int
@@ -106,7 +107,7 @@ func (d *DB) AllDesks(ctx context.Context, from, to int64) (*app.AllDesks, error
 		desk(name).Redeemed += n
 		a.Redeemed += n
 		return nil
-	}, `SELECT station, count(*) FROM redemptions WHERE undone_at = 0 AND redeemed_at >= ? AND redeemed_at < ? GROUP BY station`, from, to); err != nil {
+	}, allDesksRecord, from, to); err != nil {
 		return nil, d.wrap(err, "cannot count the figures of all desks")
 	}
 	a.Desks = []app.DeskCounts{}
@@ -116,6 +117,29 @@ func (d *DB) AllDesks(ctx context.Context, from, to int64) (*app.AllDesks, error
 	sort.Slice(a.Desks, func(i, j int) bool { return a.Desks[i].Station < a.Desks[j].Station })
 	return &a, nil
 }
+
+// allDesksRecord counts the labels redeemed in [?1, ?2) by the desk of
+// their redemption of record, the one rule the dashboard counts by
+// (serverdb/dashboard.go recordOutcome): the use a conflict names first
+// and no conflict names second. A desk holds one standing redemption per
+// label, not always the record's: its own handover a conflict names
+// second stays standing here (the parcel went from this desk), and the
+// takeover reaches it as the conflict alone. Such a redemption is the
+// double use, so its label counts for the desk the conflict names first,
+// on that use's day: once per label however many conflicts name it.
+const allDesksRecord = `SELECT station, count(*) FROM (
+	SELECT r.station AS station FROM redemptions r
+	WHERE r.undone_at = 0 AND r.redeemed_at >= ?1 AND r.redeemed_at < ?2
+		AND NOT EXISTS (SELECT 1 FROM conflicts k WHERE k.second_event = r.trace_id)
+	UNION ALL
+	SELECT min(k.first_station) FROM conflicts k
+	WHERE k.first_at >= ?1 AND k.first_at < ?2
+		AND NOT EXISTS (SELECT 1 FROM conflicts k2 WHERE k2.second_event = k.first_event)
+		AND EXISTS (SELECT 1 FROM codes c JOIN redemptions r ON r.code_id = c.id AND r.undone_at = 0
+			WHERE c.random = substr(k.code, -22, 12) AND c.code = k.code
+				AND EXISTS (SELECT 1 FROM conflicts k3 WHERE k3.second_event = r.trace_id))
+	GROUP BY k.code
+) GROUP BY station`
 
 // completeForeignCode gives a code this desk first met through a scan
 // (insertForeignCode: no batch of its desk, no issue time) the batch of

@@ -166,3 +166,24 @@ func recoverOwnCode(ctx context.Context, tx *sql.Tx, station string, c app.Code,
 // recoveredOperator names, in a batch recoverOwnCode made, who issued it:
 // the feed does not say.
 const recoveredOperator = "(restored from the server)"
+
+// HighestSerial is the highest daily serial this desk knows under
+// stationID for the label date and prefix (the next batch starts after
+// it): what an order import checks its labels fit after, before it issues
+// anything.
+func (d *DB) HighestSerial(ctx context.Context, labelDate, prefix, stationID string) (int, error) {
+	tx, err := d.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return 0, d.wrap(err, "cannot read the day's serials")
+	}
+	defer tx.Rollback()
+	high, err := highestSerial(ctx, tx, labelDate, prefix, stationID)
+	if err != nil {
+		return 0, d.wrap(err, "cannot read the day's serials")
+	}
+	marked, err := d.markedSerial(stationID, labelDate, prefix) // serialmark.go
+	if err != nil {
+		return 0, d.wrap(err, "cannot read the day's serials")
+	}
+	return max(high, marked), nil
+}

@@ -25,7 +25,8 @@ func (d *DB) ServerState(ctx context.Context) (app.ServerState, error) {
 		COALESCE((SELECT value FROM sync_state WHERE key = 'server_kinds'), ''),
 		COALESCE((SELECT CAST(value AS INTEGER) FROM sync_state WHERE key = 'server_lost'), 0),
 		COALESCE((SELECT max(number) FROM server_writes), 0),
-		COALESCE((SELECT CAST(value AS INTEGER) FROM sync_state WHERE key = 'server_protocol'), 0)`).Scan(&st.Station, &kinds, &lost, &st.Highest, &st.Protocol)
+		COALESCE((SELECT CAST(value AS INTEGER) FROM sync_state WHERE key = 'server_protocol'), 0),
+		COALESCE((SELECT json_extract(value, '$.letter') FROM sync_state WHERE key = 'server_serials' AND json_valid(value)), '')`).Scan(&st.Station, &kinds, &lost, &st.Highest, &st.Protocol, &st.Letter)
 	if err != nil {
 		return st, d.wrap(err, "cannot read the sync state")
 	}

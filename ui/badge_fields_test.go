@@ -104,3 +104,43 @@ func TestBadgeInAnyFieldIsNeverKept(t *testing.T) {
 		}
 	}
 }
+
+// TestBadgeInTheSetUpDialogIsNeverKept: a picker who scanned her badge
+// while the station's set-up was up (a desk set up at the command line
+// asks it at the window's first start) got the whole badge, signature and
+// all, written into Prefix on the screen. The set-up's fields hold a badge
+// back as every other field does, and the badge signs its operator in;
+// typed before the field's text (the cursor at its start), the field keeps
+// its text whole and the badge loses no letter to it.
+func TestBadgeInTheSetUpDialogIsNeverKept(t *testing.T) {
+	h := newSignInHarness(t, false)
+	kb := keyboard{h.win}
+	f := newSetupForm(h.ui.env)
+	fyne.DoAndWait(func() { f.show(func() {}) })
+	prefix := f.fields[f.order[0]].entry
+	// The dialog puts the keyboard in Prefix, its cursor before the text
+	// there: the badge is typed in front of "WH".
+	fyne.DoAndWait(func() { prefix.SetText("WH"); h.win.Canvas().Focus(prefix) })
+	if prefix.CursorColumn != 0 {
+		t.Fatalf("the cursor is at %d in Prefix, want 0 (as the dialog has it)", prefix.CursorColumn)
+	}
+	kb.typeText(h.liBadge)
+	kb.press(fyne.KeyReturn)
+	h.settle()
+	if got := prefix.Text; got != "WH" {
+		t.Fatalf("Prefix says %q after li's badge, want \"WH\"", got)
+	}
+	if problem := f.fields[f.order[0]].problem; problem.Visible() {
+		t.Fatalf("Prefix \"WH\" is refused after the badge: %q (the badge's first letters were checked, and the field never again)", problem.Text)
+	}
+	if op, ok := h.ui.env.signIn.current(); !ok || op.Name != "li" {
+		t.Fatalf("li's badge in the set-up signed in %q (%v)", op.Name, ok)
+	}
+	for _, key := range f.order {
+		for _, en := range f.fields[key].entries() {
+			if strings.Contains(en.Text, "BADGE") {
+				t.Fatalf("the set-up's %s field shows the badge: %q", key, en.Text)
+			}
+		}
+	}
+}

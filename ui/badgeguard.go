@@ -28,6 +28,7 @@ type badgeGuard struct {
 	env       *env
 	entry     *widget.Entry
 	keep      string // the field's text before the badge
+	last      string // the field's text as last seen, to tell what a change typed
 	held      []rune // the badge typed so far: never in the field
 	on        bool   // a badge is being typed
 	swallow   bool   // the badge is done: the scanner's Enter that follows does nothing
@@ -41,7 +42,7 @@ type badgeGuard struct {
 // set.
 func guardBadges(e *env, entries ...*widget.Entry) {
 	for _, en := range entries {
-		g := &badgeGuard{env: e, entry: en, changed: en.OnChanged, submitted: en.OnSubmitted}
+		g := &badgeGuard{env: e, entry: en, last: en.Text, changed: en.OnChanged, submitted: en.OnSubmitted}
 		en.OnChanged = g.onChanged
 		en.OnSubmitted = g.onSubmitted
 	}
@@ -62,11 +63,15 @@ func (g *badgeGuard) onChanged(text string) {
 	}
 	g.swallow = false
 	if at := badgeAt(app.ApplyScannerMap(text, g.env.current().ScannerMap)); at >= 0 {
-		runes := []rune(text)
-		g.on, g.keep, g.held = true, string(runes[:min(at, len(runes))]), runes[min(at, len(runes)):]
+		g.on = true
+		g.keep, g.held = badgeSplit(g.last, text, at)
 		g.restore()
+		if g.changed != nil {
+			g.changed(g.keep) // it saw the badge's first letters: its error, a search, follow the field again
+		}
 		return
 	}
+	g.last = text
 	if g.changed != nil {
 		g.changed(text)
 	}
@@ -91,6 +96,23 @@ func (g *badgeGuard) restore() {
 	g.setting = true
 	g.entry.SetText(g.keep)
 	g.setting = false
+	g.last = g.keep
+}
+
+// badgeSplit parts text, where a badge begins at rune at, into the field's
+// own text and the badge typed so far. The badge is the run from at to
+// the end of what this change typed (before → text): the field's text
+// after the cursor is the field's, not the badge's (a field focused with
+// its cursor at the start, as the set-up's Prefix is, lost its text to the
+// badge, and the badge its last letters to the field).
+func badgeSplit(before, text string, at int) (keep string, held []rune) {
+	runes := []rune(text)
+	at = min(at, len(runes))
+	end := len(runes)
+	if _, insEnd := insertedRange(before, text); insEnd > at {
+		end = insEnd
+	}
+	return string(runes[:at]) + string(runes[end:]), runes[at:end]
 }
 
 // finish ends the badge: its operator signs in (off the UI goroutine), or
@@ -147,14 +169,19 @@ func badgeChars(held []rune) int {
 // inserted is what typing added to before to make after: the runes between
 // their common start and end (typing inserts at the cursor).
 func inserted(before, after string) []rune {
+	start, end := insertedRange(before, after)
+	return []rune(after)[start:end]
+}
+
+// insertedRange is where, in runes of after, inserted's runes are.
+func insertedRange(before, after string) (start, end int) {
 	b, a := []rune(before), []rune(after)
-	start := 0
 	for start < len(b) && start < len(a) && b[start] == a[start] {
 		start++
 	}
-	end := 0
-	for end < len(b)-start && end < len(a)-start && b[len(b)-1-end] == a[len(a)-1-end] {
-		end++
+	same := 0
+	for same < len(b)-start && same < len(a)-start && b[len(b)-1-same] == a[len(a)-1-same] {
+		same++
 	}
-	return a[start : len(a)-end]
+	return start, len(a) - same
 }

@@ -19,14 +19,14 @@ import (
 // screen saves one operator's.
 type badgeSheet struct {
 	env     *env
-	button  *widget.Button
+	button  *keyButton
 	message *widget.Label
 }
 
 func newBadgeSheet(e *env) *badgeSheet {
 	b := &badgeSheet{env: e, message: widget.NewLabel("")}
 	b.message.Wrapping = fyne.TextWrapWord
-	b.button = widget.NewButton(T("Print operator badges…"), b.ask)
+	b.button = newKeyButton(T("Print operator badges…"), b.ask)
 	if e.signIn == nil {
 		b.button.Disable()
 	}

@@ -25,7 +25,7 @@ type closeDayDialog struct {
 	result *widget.Label   // expired now, and the changes since the last close
 	rows   *fyne.Container // the figures, label and value
 	text   string          // everything shown, as text (tests read it)
-	save   *widget.Button
+	save   *keyButton
 	closed *app.DayClose
 	onDone func() // the Today screen reloads its figures
 
@@ -38,7 +38,7 @@ func newCloseDayDialog(e *env, onDone func()) *closeDayDialog {
 	d.result = widget.NewLabel("")
 	d.result.Wrapping = fyne.TextWrapWord
 	d.rows = container.NewVBox()
-	d.save = widget.NewButton(T("Save PDF"), d.askSave)
+	d.save = newKeyButton(T("Save PDF"), d.askSave)
 	return d
 }
 

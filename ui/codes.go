@@ -8,6 +8,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"qrdesk/app"
@@ -30,6 +31,7 @@ type codesScreen struct {
 	detail      *widget.Label
 	history     *widget.Label
 	reason      *widget.Entry
+	reasonHelp  *widget.Label // what the reason is for with the picked label, wrapped under the field
 	disableBtn  *keyButton
 	enableBtn   *keyButton
 	replaceBtn  *keyButton
@@ -61,9 +63,11 @@ func newCodesScreen(e *env) *codesScreen {
 	s.batch = widget.NewEntry()
 	s.batch.SetPlaceHolder(T("Batch"))
 	s.batch.OnSubmitted = func(string) { s.search(0) }
+	// Each status in the clerk's language, as the Status column says it;
+	// searchQuery maps the choice back by its place in app.Statuses.
 	statuses := []string{T("any status")}
 	for _, st := range app.Statuses {
-		statuses = append(statuses, string(st))
+		statuses = append(statuses, T(string(st)))
 	}
 	s.status = widget.NewSelect(statuses, nil)
 	s.status.SetSelectedIndex(0)
@@ -101,7 +105,12 @@ func newCodesScreen(e *env) *codesScreen {
 	s.history = widget.NewLabel("")
 	s.history.Wrapping = fyne.TextWrapWord
 	s.reason = widget.NewEntry()
-	s.reason.SetPlaceHolder(T("Reason (required to disable)"))
+	// The field says only "Reason": what it is for with the picked label is
+	// said under it, wrapped (as a placeholder it was cut at 1024 × 600).
+	s.reason.SetPlaceHolder(T("Reason"))
+	s.reasonHelp = widget.NewLabel(T("Reason (required to disable)"))
+	s.reasonHelp.Wrapping = fyne.TextWrapWord
+	s.reasonHelp.SizeName = theme.SizeNameCaptionText
 	// Enter does what the picked label's reason is for: disable an unused
 	// one, undo a used one's redemption (asked first), enable a disabled one.
 	s.reason.OnSubmitted = func(string) {
@@ -134,7 +143,7 @@ func newCodesScreen(e *env) *codesScreen {
 	pager := container.NewHBox(s.prev, container.NewGridWrap(fyne.NewSize(110, s.prev.MinSize().Height), s.pageLabel), s.next)
 	s.columns = &fitColumns{table: s.table, mins: codeColumnMins, shares: codeColumnShares}
 	left := container.NewBorder(filters, pager, nil, nil, container.New(s.columns, s.table))
-	s.detailBox = container.NewVBox(s.detail, s.reason, container.NewGridWithColumns(2, s.disableBtn, s.enableBtn, s.replaceBtn, s.undoBtn), s.message,
+	s.detailBox = container.NewVBox(s.detail, s.reason, s.reasonHelp, container.NewGridWithColumns(2, s.disableBtn, s.enableBtn, s.replaceBtn, s.undoBtn), s.message,
 		widget.NewLabelWithStyle(T("History"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), s.history)
 	right := container.NewVScroll(s.detailBox)
 	split := container.NewHSplit(left, right)
@@ -166,8 +175,8 @@ func cellText(r app.CodeRecord, col int) string {
 func (s *codesScreen) searchQuery(page int) app.SearchQuery {
 	q := app.SearchQuery{Text: strings.TrimSpace(s.query.Text), LabelDate: strings.TrimSpace(s.date.Text),
 		Limit: codesPageSize, Offset: page * codesPageSize}
-	if s.status.SelectedIndex() > 0 {
-		q.Status = app.Status(s.status.Selected)
+	if i := s.status.SelectedIndex(); i > 0 && i <= len(app.Statuses) {
+		q.Status = app.Statuses[i-1]
 	}
 	q.BatchID, _ = strconv.ParseInt(strings.TrimSpace(s.batch.Text), 10, 64)
 	return q
@@ -255,7 +264,7 @@ func (s *codesScreen) showDetail(r app.CodeRecord) {
 		lines = append(lines, T("Disabled")+": "+r.DisabledReason)
 	}
 	s.detail.SetText(strings.Join(lines, "\n"))
-	s.reason.SetPlaceHolder(reasonHint(r.Status))
+	s.reasonHelp.SetText(reasonHint(r.Status))
 	s.clearReasonError()  // it was about the label picked before
 	s.detailBox.Refresh() // the wrapped detail changed height: lay the panel out again
 	if r.Status == app.StatusUnused {

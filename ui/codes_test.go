@@ -73,3 +73,28 @@ func TestEnterPressesTheFocusedButton(t *testing.T) {
 		t.Fatalf("Enter on the focused Disable button: %v", s.current)
 	}
 }
+
+// TestCodesStatusFilterSpeaksTheClerksLanguage: the status list of the
+// Codes filter named the statuses in English ("unused", "used") in a
+// Chinese window, beside a Status column that says 未使用, 已使用. Each
+// choice is the status in the window's language, and picking one filters
+// by that status.
+func TestCodesStatusFilterSpeaksTheClerksLanguage(t *testing.T) {
+	override = chineseTexts(t)
+	t.Cleanup(func() { override = nil })
+	h := newHarness(t)
+	codes := h.issue(t, 3)
+	if _, err := h.svc.Redeem(context.Background(), codes[0], "li"); err != nil {
+		t.Fatal(err)
+	}
+	s := h.ui.codes
+	want := []string{"全部状态", "未使用", "已使用", "已过期", "已停用"}
+	if got := s.status.Options; strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("status choices %q, want %q", got, want)
+	}
+	fyne.DoAndWait(func() { s.status.SetSelected("已使用") })
+	h.settle()
+	if len(s.rows) != 1 || s.rows[0].Code != codes[0] {
+		t.Fatalf("filtered by 已使用: %d rows %v, want the one used label %s", len(s.rows), s.rows, codes[0])
+	}
+}

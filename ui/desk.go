@@ -73,10 +73,12 @@ func (ui *mainUI) signedIn(op *app.Operator) {
 
 // askBadge makes the Scan screen ask for a badge between scans while
 // nobody is signed in where someone must be: a desk-mode window, or one
-// whose desk has operators (a label scanned then gets SIGN IN FIRST).
+// whose desk has operators (a label scanned then gets SIGN IN FIRST); a
+// pickup desk that never had a supervisor asks for the first one instead.
 func (ui *mainUI) askBadge() {
 	_, in := ui.env.signIn.current()
-	ui.scan.setAskBadge(ui.env.signIn != nil && !in && (ui.desk || ui.hasStaff))
+	ask := ui.env.signIn != nil && !in && (ui.desk || ui.hasStaff)
+	ui.scan.setAskBadge(ask, ask && ui.desk && ui.neverHadSupervisor())
 }
 
 // quit closes the window; on a locked desk only once a supervisor approves

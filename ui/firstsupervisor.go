@@ -22,7 +22,7 @@ type firstSupervisorForm struct {
 	env        *env
 	name       *escEntry
 	pin, again *escEntry
-	add        *widget.Button
+	add        *keyButton
 	buttons    *fyne.Container
 	message    *widget.Label
 	content    *fyne.Container
@@ -39,7 +39,7 @@ func newFirstSupervisorForm(e *env, done func(app.Operator)) *firstSupervisorFor
 	f.name.OnSubmitted = func(string) { e.win.Canvas().Focus(f.pin) }
 	f.pin.OnSubmitted = func(string) { e.win.Canvas().Focus(f.again) }
 	f.again.OnSubmitted = func(string) { f.submit() }
-	f.add = widget.NewButton(T("Add the supervisor"), f.submit)
+	f.add = newKeyButton(T("Add the supervisor"), f.submit)
 	f.add.Importance = widget.HighImportance
 	guardBadges(e, &f.name.Entry) // the PIN fields hide what is typed
 	intro := widget.NewLabel(T("This desk has no supervisor yet. Add the first one here: they unlock the pickup desk with their badge or name and PIN, approve what a picker may not do, and add the other operators on the Staff screen."))
@@ -90,7 +90,7 @@ func (f *firstSupervisorForm) submit() {
 // firstSupervisorDialog is the form over the window, with the badge after.
 type firstSupervisorDialog struct {
 	form   *firstSupervisorForm
-	badge  *widget.Button // saves the new supervisor's badge
+	badge  *keyButton // saves the new supervisor's badge; Enter presses it too
 	saved  *widget.Label
 	dialog dialog.Dialog
 	added  *app.Operator
@@ -104,17 +104,17 @@ func (e *env) askFirstSupervisor(next func()) *firstSupervisorDialog {
 	d.saved.Wrapping = fyne.TextWrapWord
 	hide := func() { d.dialog.Hide() }
 	body := container.NewStack()
-	d.badge = widget.NewButton(T("Save their badge"), func() { d.saveBadge(e) })
+	d.badge = newKeyButton(T("Save their badge"), func() { d.saveBadge(e) })
 	d.badge.Importance = widget.HighImportance
 	d.form = newFirstSupervisorForm(e, func(op app.Operator) {
 		d.added = &op
 		said := widget.NewLabel(T("{{.Name}} is this desk's supervisor and is signed in. Save their badge and print it at 100 %: it signs them in and unlocks the pickup desk. Keep it like a key.", map[string]any{"Name": op.Name}))
 		said.Wrapping = fyne.TextWrapWord
-		body.Objects = []fyne.CanvasObject{container.NewVBox(said, d.saved, container.NewHBox(widget.NewButton(T("Done"), hide), d.badge))}
+		body.Objects = []fyne.CanvasObject{container.NewVBox(said, d.saved, container.NewHBox(newKeyButton(T("Done"), hide), d.badge))}
 		body.Refresh()
 		e.win.Canvas().Focus(d.badge)
 	})
-	d.form.buttons.Objects = []fyne.CanvasObject{widget.NewButton(T("Later"), hide), d.form.add}
+	d.form.buttons.Objects = []fyne.CanvasObject{newKeyButton(T("Later"), hide), d.form.add}
 	d.form.name.onEsc, d.form.pin.onEsc, d.form.again.onEsc = hide, hide, hide
 	body.Objects = []fyne.CanvasObject{d.form.content}
 	d.dialog = dialog.NewCustomWithoutButtons(T("The first supervisor"), body, e.win)

@@ -123,3 +123,56 @@ func TestPickupDeskSignInAsksForTheFirstSupervisor(t *testing.T) {
 		t.Fatal("Sign in… on a desk with a supervisor did not open the sign-in form")
 	}
 }
+
+// TestFirstSupervisorsBadgeSavedWithEnter: once the first supervisor is
+// added, the keyboard is on *Save their badge*, and the clerk who typed the
+// PIN and Enter presses Enter again. Fyne's button takes only Space, so
+// that Enter did nothing and the dialog was closed with no badge saved:
+// the buttons of the form and of the badge step take Enter, as every
+// other focused button of the window does.
+func TestFirstSupervisorsBadgeSavedWithEnter(t *testing.T) {
+	h := newStaffHarness(t, true, func(h *signInHarness) {
+		h.svc.UpdateSettings(context.Background(), map[string]string{"configured": "false"}, "test")
+	})
+	fyne.DoAndWait(h.ui.start)
+	waitFor(t, "the first supervisor's form", func() bool { return h.ui.first != nil })
+	d := h.ui.first
+	typeInto(d.form.name, "Jürgen Groß")
+	typeInto(d.form.pin, "4711")
+	typeInto(d.form.again, "4711")
+	h.settle()
+	waitFor(t, "the badge step", func() bool { return h.win.Canvas().Focused() == d.badge })
+	keyboard{h.win}.press(fyne.KeyReturn)
+	h.settle()
+	path := filepath.Join(h.ui.env.saveDir, "qrdesk-badge-Jürgen-Groß.pdf")
+	if info, err := os.Stat(path); err != nil || info.Size() == 0 || !strings.Contains(d.saved.Text, path) {
+		entries, _ := os.ReadDir(h.ui.env.saveDir)
+		t.Fatalf("Enter on Save their badge: %v (the folder holds %v), the dialog says %q", err, entries, d.saved.Text)
+	}
+}
+
+// TestFreshPickupDeskAsksForTheFirstSupervisorNotABadge: a fresh pickup
+// desk said SCAN YOUR BADGE under the first supervisor's form, and went on
+// saying it after *Later*, when no badge existed that could answer it: a
+// dead end for the clerk. While the desk never had a supervisor the Scan
+// screen says to add the first one and how (Sign in…, Ctrl+L); once they
+// are added and sign out it asks for a badge again.
+func TestFreshPickupDeskAsksForTheFirstSupervisorNotABadge(t *testing.T) {
+	h := newStaffHarness(t, true, nil)
+	fyne.DoAndWait(h.ui.start)
+	waitFor(t, "the first supervisor's form", func() bool { return h.ui.first != nil })
+	fyne.DoAndWait(func() { h.ui.first.dialog.Hide() }) // Later
+	idle := func() (title, detail string) {
+		fyne.DoAndWait(func() { h.ui.askBadge(); h.ui.scan.idle(); title, detail = h.ui.scan.title.Text, h.ui.scan.detail.Text })
+		return
+	}
+	if title, detail := idle(); title != "ADD THE FIRST SUPERVISOR" || !strings.Contains(detail, "Ctrl+L") {
+		t.Fatalf("a pickup desk with no supervisor says %q / %q between scans", title, detail)
+	}
+	if _, err := h.operators.Add(context.Background(), "wang", "8765", true, "admin"); err != nil {
+		t.Fatal(err)
+	}
+	if title, _ := idle(); title != "SCAN YOUR BADGE" {
+		t.Fatalf("once the desk has a supervisor it says %q", title)
+	}
+}

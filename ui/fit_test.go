@@ -106,3 +106,23 @@ func TestDefaultWindowFitsALaptop(t *testing.T) {
 		t.Fatalf("the first window is %v: smaller than the screens need", defaultWindow)
 	}
 }
+
+// TestFirstWindowFitsTheScreen: on first start on a screen smaller than
+// the first window (a 1024 × 600 netbook, whose room under a taskbar and
+// a title bar Windows says is about 1024 × 537) the window is made to fit
+// it: Fyne centres a 1200 × 660 window there 30 px above the screen's top,
+// and under wine the menu and the sign-in bar were off the screen. Where
+// the screen's size is not known (0 × 0) or larger, the size is the
+// default one.
+func TestFirstWindowFitsTheScreen(t *testing.T) {
+	for _, tc := range []struct{ screen, want fyne.Size }{
+		{fyne.NewSize(1024, 537), fyne.NewSize(1024, 537)},
+		{fyne.NewSize(1366, 705), defaultWindow},
+		{fyne.NewSize(1280, 600), fyne.NewSize(1200, 600)},
+		{fyne.Size{}, defaultWindow},
+	} {
+		if got := firstWindowSize(tc.screen); got != tc.want {
+			t.Errorf("on a screen with %v of room the first window is %v, want %v", tc.screen, got, tc.want)
+		}
+	}
+}

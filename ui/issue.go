@@ -105,14 +105,16 @@ func newIssueScreen(e *env) *issueScreen {
 	s.sheets = widget.NewLabel("")
 	s.sheets.Wrapping = fyne.TextWrapWord
 	s.batchList = widget.NewList(func() int { return len(s.batches) },
-		func() fyne.CanvasObject { return widget.NewLabel("batch 0000: 100000 codes, printed 100000") },
+		func() fyne.CanvasObject {
+			l := widget.NewLabel("batch 0000: 100000 codes, printed 100000")
+			l.Truncation = fyne.TextTruncateEllipsis // a long ref never widens the column
+			return l
+		},
 		func(i widget.ListItemID, o fyne.CanvasObject) {
 			if i >= len(s.batches) { // a reload shortened the list between its length and this row
 				return
 			}
-			b := s.batches[i]
-			o.(*widget.Label).SetText(T("Batch {{.ID}}: {{.Codes}} for {{.Date}}, printed {{.Printed}}",
-				map[string]any{"ID": b.ID, "Codes": codeCount(b.Count), "Date": b.LabelDate, "Printed": b.Printed}))
+			o.(*widget.Label).SetText(batchRow(s.batches[i]))
 		})
 	s.batchList.OnSelected = func(i widget.ListItemID) {
 		if i >= len(s.batches) || s.following {
@@ -385,4 +387,19 @@ func (s *issueScreen) printOptions() (printing.Options, error) {
 // toLabels turns stored codes into labels (the print pipeline's).
 func toLabels(recs []app.CodeRecord, title string) ([]printing.Label, error) {
 	return printing.LabelsFor(recs, title)
+}
+
+// batchRow is a batch's row in Today's batches: its number, size, date and
+// printed count, then its type and ref where set, so the clerk finds an
+// imported order's batch by its order number.
+func batchRow(b app.Batch) string {
+	row := T("Batch {{.ID}}: {{.Codes}} for {{.Date}}, printed {{.Printed}}",
+		map[string]any{"ID": b.ID, "Codes": codeCount(b.Count), "Date": b.LabelDate, "Printed": b.Printed})
+	if b.Type != "" {
+		row += " · " + b.Type
+	}
+	if b.Ref != "" {
+		row += " · " + T("Ref {{.Ref}}", map[string]any{"Ref": b.Ref})
+	}
+	return row
 }

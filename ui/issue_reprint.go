@@ -29,7 +29,7 @@ type reprintForm struct {
 	sheet        *escEntry
 	from, to     *escEntry
 	message      *widget.Label
-	ok, cancel   *widget.Button
+	ok, cancel   *keyButton
 	dialog       dialog.Dialog
 	whole, one   string // the choices' texts
 	serialChoice string
@@ -125,9 +125,9 @@ func (s *issueScreen) askReprint(o printing.Options, next func(part *app.BatchPa
 		e.OnSubmitted = func(string) { submit() }
 	}
 	guardBadges(s.env, &f.sheet.Entry, &f.from.Entry, &f.to.Entry)
-	f.ok = widget.NewButton(T("Print again"), submit)
+	f.ok = newKeyButton(T("Print again"), submit)
 	f.ok.Importance = widget.HighImportance
-	f.cancel = widget.NewButton(T("Cancel"), cancel)
+	f.cancel = newKeyButton(T("Cancel"), cancel)
 	f.intro = widget.NewLabel(T("{{.Printed}} of these labels were printed before. Which of them should be printed again? The reprint is logged.",
 		map[string]any{"Printed": b.Printed}))
 	if b.Printed == 1 {

@@ -15,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"qrdesk/app"
+	"qrdesk/internal/testclock"
 )
 
 // skipWithoutShellLP skips a test that prints through a fake CUPS lp (a
@@ -400,4 +401,45 @@ func savedSaidBy(s *issueScreen) *widget.Label {
 		}
 	}
 	return nil
+}
+
+// TestTodaysBatchesNameTheirRef: a day of imported orders is a batch per
+// order, and *Today's batches* said only "Batch 3: 3 codes for
+// 2026-12-05, printed 0": the clerk printing order 4711's labels could
+// not tell its batch from the others. Each row names the batch's ref (the
+// order number) and type; a long ref ends in "…" instead of widening the
+// column.
+func TestTodaysBatchesNameTheirRef(t *testing.T) {
+	h := newHarness(t)
+	for _, req := range []app.IssueRequest{{Count: 3, Ref: "4711", Type: "Paket"}, {Count: 2, Ref: "Müller Straße 5, Zoë Groß-Bäckerei"}, {Count: 1}} {
+		if _, _, err := h.svc.Issue(context.Background(), req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fyne.DoAndWait(func() { h.ui.show("issue") })
+	h.settle()
+	s := h.ui.issue
+	var rows []string
+	var truncated bool
+	fyne.DoAndWait(func() {
+		for i := range s.batches {
+			o := s.batchList.CreateItem()
+			s.batchList.UpdateItem(i, o)
+			l := o.(*widget.Label)
+			rows = append(rows, l.Text)
+			truncated = l.Truncation == fyne.TextTruncateEllipsis
+		}
+	})
+	day := testclock.Date(0)
+	want := []string{
+		"Batch 3: 1 code for " + day + ", printed 0",
+		"Batch 2: 2 codes for " + day + ", printed 0 · Ref Müller Straße 5, Zoë Groß-Bäckerei",
+		"Batch 1: 3 codes for " + day + ", printed 0 · Paket · Ref 4711",
+	}
+	if strings.Join(rows, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("today's batches:\n%s\nwant\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
+	}
+	if !truncated {
+		t.Fatal("a batch row with a long ref widens the column instead of ending in …")
+	}
 }

@@ -103,6 +103,7 @@ type scanScreen struct {
 	idleDue   sync.WaitGroup // idleTimer not yet run or stopped (stopIdleTimer waits for it)
 
 	askBadge bool // a locked desk with nobody signed in: idle asks for a badge
+	askFirst bool // and the desk never had a supervisor: idle says how to add one
 	idleUp   bool // the panel shows idle (ready, or the badge prompt)
 }
 
@@ -268,6 +269,9 @@ func (s *scanScreen) show(v app.Verdict, rec *app.CodeRecord, err error) {
 	case v.Outcome == app.OutcomeAlreadyUsed:
 		s.paint(colorUsed, outcomeTitle(v.Outcome), T("Do not hand over: first used {{.Time}} at {{.Station}} by {{.Operator}}",
 			map[string]any{"Time": together(app.FormatTime(v.UsedAt)), "Station": together(v.UsedStation), "Operator": together(v.UsedOperator)}))
+	case v.Outcome == app.OutcomeExpired && v.ExpireAt == 0:
+		// No expiry time of its own: a close of its day expired it.
+		s.paint(colorVoid, outcomeTitle(v.Outcome), T("Do not hand over: it expired when its day was closed"))
 	case v.Outcome == app.OutcomeExpired:
 		s.paint(colorVoid, outcomeTitle(v.Outcome), T("Do not hand over: it expired {{.Time}}", map[string]any{"Time": app.FormatTime(v.ExpireAt)}))
 	case v.Outcome == app.OutcomeDisabled:
@@ -349,6 +353,10 @@ func (s *scanScreen) stopIdleTimer() {
 // nobody is signed in at, asking for a badge (a label would only get SIGN
 // IN FIRST).
 func (s *scanScreen) idle() {
+	if s.askBadge && s.askFirst {
+		s.idleAs(T("ADD THE FIRST SUPERVISOR"), T("This desk has no supervisor yet, so no badge can sign in: Sign in… (Ctrl+L) adds the first one"))
+		return
+	}
 	if s.askBadge {
 		s.idleLocked()
 		return
@@ -360,10 +368,11 @@ func (s *scanScreen) idleLocked() {
 	s.idleAs(T("SCAN YOUR BADGE"), T("Nobody is signed in: scan your operator badge to start"))
 }
 
-// setAskBadge says whether the desk is locked with nobody signed in; the
-// idle panel follows at once.
-func (s *scanScreen) setAskBadge(ask bool) {
-	s.askBadge = ask
+// setAskBadge says whether the desk is locked with nobody signed in, and
+// whether it never had a supervisor (no badge could unlock it: the panel
+// says how to add the first one); the idle panel follows at once.
+func (s *scanScreen) setAskBadge(ask, first bool) {
+	s.askBadge, s.askFirst = ask, first
 	if s.idleUp {
 		s.idle()
 	}

@@ -125,3 +125,27 @@ func TestStationWithOperatorsAsksForABadge(t *testing.T) {
 		t.Fatalf("after Sign out the station says %q", title)
 	}
 }
+
+// TestExpiredByACloseSaysSo: a label a close of its day expired has no
+// expiry time of its own; the Scan screen says its day was closed, in
+// English and Chinese, never "it expired -".
+func TestExpiredByACloseSaysSo(t *testing.T) {
+	h := newHarness(t)
+	for _, tt := range []struct{ lang, want string }{{"en", "when its day was closed"}, {"zh", "已日结"}} {
+		if tt.lang == "zh" {
+			override = chineseTexts(t)
+		}
+		t.Cleanup(func() { override = nil })
+		var detail string
+		fyne.DoAndWait(func() {
+			h.ui.scan.show(app.Verdict{Outcome: app.OutcomeExpired}, nil, nil)
+			detail = h.ui.scan.detail.Text
+		})
+		if !strings.Contains(detail, tt.want) || strings.HasSuffix(detail, "-") {
+			t.Errorf("%s: a label expired by its day's close says %q, want %q", tt.lang, detail, tt.want)
+		}
+	}
+	if got := (app.Verdict{Outcome: app.OutcomeExpired}).Message(); got != "Expired when its day was closed" {
+		t.Errorf("the verdict's message: %q", got)
+	}
+}

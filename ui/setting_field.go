@@ -176,6 +176,18 @@ func (f *settingField) suggestionValue(text string) string {
 }
 
 // focusable is the control that takes the keyboard.
+// entries are the field's text fields (none for a checkbox or a list), for
+// the badge guard.
+func (f *settingField) entries() []*widget.Entry {
+	switch {
+	case f.entry != nil:
+		return []*widget.Entry{f.entry}
+	case f.combo != nil:
+		return []*widget.Entry{&f.combo.Entry}
+	}
+	return nil
+}
+
 func (f *settingField) focusable() fyne.Focusable {
 	switch {
 	case f.check != nil:
@@ -214,6 +226,10 @@ func settingProblem(err error) string {
 	var se *app.SettingError
 	if errors.As(err, &se) {
 		return T("Not allowed: {{.Rule}}", map[string]any{"Rule": T(se.Rule)})
+	}
+	var le *app.LetterEnrolledError
+	if errors.As(err, &le) {
+		return T("this desk is enrolled at the server as {{.Station}} with letter {{.Letter}} and keeps it: the administrator changes a desk's letter at the server", map[string]any{"Station": le.Station, "Letter": le.Letter})
 	}
 	return app.ErrorMessage(err)
 }

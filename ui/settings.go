@@ -18,7 +18,7 @@ type settingsScreen struct {
 	fields  map[string]*settingField
 	form    *widget.Form
 	order   []string
-	save    *widget.Button
+	save    *keyButton
 	message *widget.Label
 	badges  *badgeSheet // the operators' badge sheet (badges.go)
 	scroll  *container.Scroll
@@ -37,7 +37,7 @@ func newSettingsScreen(e *env) *settingsScreen {
 		s.fields[def.Key], s.order = f, append(s.order, def.Key)
 		form.AppendItem(f.formItem())
 	}
-	s.save = widget.NewButton(T("Save"), s.saveAll)
+	s.save = newKeyButton(T("Save"), s.saveAll)
 	s.save.Importance = widget.HighImportance
 	s.message = widget.NewLabel("")
 	s.message.Wrapping = fyne.TextWrapWord

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
@@ -32,6 +33,7 @@ func newSetupForm(e *env) *setupForm {
 			v = T("Station A") // the default, in the clerk's language
 		}
 		field.setValue(v)
+		guardBadges(e, field.entries()...) // a badge scanned while the set-up is up signs in, never shows here
 		f.fields[def.Key], f.order = field, append(f.order, def.Key)
 		f.items = append(f.items, field.formItem())
 	}
@@ -70,7 +72,11 @@ func (f *setupForm) apply(ctx context.Context) error {
 
 // show opens the set-up as a dialog; done runs after it was saved.
 func (f *setupForm) show(done func()) {
-	d := dialog.NewForm(T("Set up this station"), T("Save"), T("Later"), f.items, func(ok bool) {
+	// The form scrolls: with a field's error shown it is taller than a
+	// 1024 × 600 screen, and the last help ran under the buttons.
+	body := container.NewVScroll(widget.NewForm(f.items...))
+	body.SetMinSize(fyne.NewSize(600, 400))
+	d := dialog.NewCustomConfirm(T("Set up this station"), T("Save"), T("Later"), body, func(ok bool) {
 		if !ok {
 			return
 		}
@@ -90,7 +96,7 @@ func (f *setupForm) show(done func()) {
 			})
 		}()
 	}, f.env.win)
-	d.Resize(fyne.NewSize(640, 560))
+	d.Resize(fyne.NewSize(640, 600)) // as tall as the window lets it, scrolling below that
 	d.Show()
 	// The keyboard starts in the first question, not behind the dialog.
 	if len(f.order) > 0 {

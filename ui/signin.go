@@ -33,8 +33,8 @@ type signIn struct {
 	approved *app.Operator // a supervisor's approval of one action (see env.supervisor)
 
 	who     *widget.Label
-	signIn  *widget.Button
-	signOut *widget.Button
+	signIn  *keyButton
+	signOut *keyButton
 	bar     fyne.CanvasObject
 	form    *signInForm // the form showing (one at a time), nil when none
 
@@ -61,10 +61,10 @@ func newSignIn(e *env, staff *app.Operators) *signIn {
 	s := &signIn{env: e, staff: staff}
 	s.who = widget.NewLabel("")
 	s.who.TextStyle = fyne.TextStyle{Bold: true}
-	s.signIn = widget.NewButton(T("Sign in…"), func() {
+	s.signIn = newKeyButton(T("Sign in…"), func() {
 		s.ask(T("Sign in"), T("Scan your badge, or type your name and PIN"), false, func(op app.Operator) { s.set(&op) })
 	})
-	s.signOut = widget.NewButton(T("Sign out"), func() { s.set(nil) })
+	s.signOut = newKeyButton(T("Sign out"), func() { s.set(nil) })
 	s.bar = container.NewHBox(s.who, s.signIn, s.signOut)
 	s.show()
 	e.background(func() { s.refreshBar(context.Background()) })
@@ -374,7 +374,7 @@ type signInForm struct {
 	name, pin  *escEntry
 	why        *widget.Label // what the sign-in or approval is for
 	message    *widget.Label
-	ok, cancel *widget.Button
+	ok, cancel *keyButton
 	dialog     dialog.Dialog
 	done       bool   // signed in: closing is not a cancel
 	cancelled  func() // told when the form closes without a sign-in
@@ -453,12 +453,12 @@ func (s *signIn) askOr(title, why string, supervisor bool, done func(app.Operato
 		s.env.win.Canvas().Focus(f.pin)
 	}
 	f.pin.OnSubmitted = func(string) { submit() }
-	f.ok = widget.NewButton(T("Sign in"), submit)
+	f.ok = newKeyButton(T("Sign in"), submit)
 	if supervisor {
 		f.ok.SetText(T("Approve"))
 	}
 	f.ok.Importance = widget.HighImportance
-	f.cancel = widget.NewButton(T("Cancel"), func() { f.dialog.Hide() })
+	f.cancel = newKeyButton(T("Cancel"), func() { f.dialog.Hide() })
 	f.why = widget.NewLabel(why)
 	f.why.Wrapping = fyne.TextWrapWord
 	form := widget.NewForm(widget.NewFormItem(T("Name or badge"), f.name), widget.NewFormItem(T("PIN"), f.pin))

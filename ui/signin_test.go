@@ -291,6 +291,10 @@ func (h *signInHarness) dialogButton(t *testing.T, text string) *widget.Button {
 			if w.Text == text {
 				found = w
 			}
+		case *keyButton:
+			if w.Text == text {
+				found = &w.Button
+			}
 		case *fyne.Container:
 			for _, child := range w.Objects {
 				walk(child)

@@ -2,6 +2,8 @@ package ui
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -32,16 +34,16 @@ type staffScreen struct {
 	list      *widget.List
 	rows      []staffRow
 	selected  int // index in rows; -1: none
-	setPIN    *widget.Button
-	unlock    *widget.Button
-	renew     *widget.Button
-	remove    *widget.Button
-	badge     *widget.Button
+	setPIN    *keyButton
+	unlock    *keyButton
+	renew     *keyButton
+	remove    *keyButton
+	badge     *keyButton
 	name      *widget.Entry
 	pin       *widget.Entry
 	again     *widget.Entry
 	super     *widget.Check
-	add       *widget.Button
+	add       *keyButton
 	stopped   *fyne.Container // the badges a sync stopped, each with its buttons
 	shared    *widget.Label   // said on the deployment's staff list
 	message   *widget.Label
@@ -84,12 +86,12 @@ func newStaffScreen(e *env) *staffScreen {
 		})
 	s.list.OnSelected = func(i widget.ListItemID) { s.selected = i; s.enableActions() }
 	s.list.OnUnselected = func(widget.ListItemID) { s.selected = -1; s.enableActions() }
-	s.setPIN = widget.NewButton(T("Set a new PIN…"), s.askPIN)
-	s.unlock = widget.NewButton(T("Lift the PIN lockout"), s.liftLock)
-	s.renew = widget.NewButton(T("Renew the badge…"), s.askRenew)
-	s.remove = widget.NewButton(T("Remove…"), s.askRemove)
+	s.setPIN = newKeyButton(T("Set a new PIN…"), s.askPIN)
+	s.unlock = newKeyButton(T("Lift the PIN lockout"), s.liftLock)
+	s.renew = newKeyButton(T("Renew the badge…"), s.askRenew)
+	s.remove = newKeyButton(T("Remove…"), s.askRemove)
 	s.remove.Importance = widget.DangerImportance
-	s.badge = widget.NewButton(T("Save the badge"), func() { s.saveBadge(s.chosen()) })
+	s.badge = newKeyButton(T("Save the badge"), func() { s.saveBadge(s.chosen()) })
 	actions := container.NewGridWithColumns(3, s.setPIN, s.unlock, s.renew, s.badge, s.remove)
 
 	s.name = widget.NewEntry()
@@ -98,7 +100,7 @@ func newStaffScreen(e *env) *staffScreen {
 	s.pin.SetPlaceHolder(T("{{.Min}} to {{.Max}} digits", map[string]any{"Min": app.MinPINDigits, "Max": app.MaxPINDigits}))
 	s.again.SetPlaceHolder(T("The same PIN again"))
 	s.super = widget.NewCheck(T("Supervisor"), nil)
-	s.add = widget.NewButton(T("Add"), s.addOperator)
+	s.add = newKeyButton(T("Add"), s.addOperator)
 	s.add.Importance = widget.HighImportance
 	s.name.OnSubmitted = func(string) { e.win.Canvas().Focus(s.pin) }
 	s.pin.OnSubmitted = func(string) { e.win.Canvas().Focus(s.again) }
@@ -119,7 +121,7 @@ func newStaffScreen(e *env) *staffScreen {
 
 	s.gateText = widget.NewLabel("")
 	s.gateText.Wrapping = fyne.TextWrapWord
-	signIn := widget.NewButton(T("Sign in…"), func() {
+	signIn := newKeyButton(T("Sign in…"), func() {
 		e.signIn.ask(T("Sign in"), T("Staff is for supervisors: scan a supervisor's badge, or type their name and PIN"), true,
 			func(op app.Operator) { e.signIn.set(&op) })
 	})
@@ -274,7 +276,7 @@ func (s *staffScreen) chosen() *staffRow {
 
 func (s *staffScreen) enableActions() {
 	r := s.chosen()
-	for _, b := range []*widget.Button{s.setPIN, s.renew, s.remove, s.badge} {
+	for _, b := range []*keyButton{s.setPIN, s.renew, s.remove, s.badge} {
 		if r == nil {
 			b.Disable()
 		} else {
@@ -303,7 +305,7 @@ func (s *staffScreen) showStopped(stopped []app.StoppedBadge) {
 		buttons := container.NewHBox()
 		if !b.Removed {
 			name := b.Name
-			buttons.Add(widget.NewButton(T("Save the badge"), func() {
+			buttons.Add(newKeyButton(T("Save the badge"), func() {
 				for _, r := range s.rows {
 					if strings.EqualFold(r.op.Name, name) {
 						s.saveBadge(&r)
@@ -312,7 +314,7 @@ func (s *staffScreen) showStopped(stopped []app.StoppedBadge) {
 			}))
 		}
 		name := b.Name
-		buttons.Add(widget.NewButton(T("Dismiss"), func() { s.dismiss(name) }))
+		buttons.Add(newKeyButton(T("Dismiss"), func() { s.dismiss(name) }))
 		s.stopped.Add(container.NewBorder(nil, nil, nil, buttons, label))
 	}
 	s.stopped.Refresh()
@@ -330,13 +332,27 @@ func (s *staffScreen) act(what string, retry func(), change func(by string) erro
 		err := change(by)
 		fyne.Do(func() {
 			if err != nil {
-				s.message.SetText(T("Not done: {{.Why}}", map[string]any{"Why": app.ErrorMessage(err)}))
+				s.message.SetText(T("Not done: {{.Why}}", map[string]any{"Why": staffProblem(err)}))
 				return
 			}
 			s.message.SetText(done)
 			s.refresh()
 		})
 	})
+}
+
+// staffProblem says in the clerk's language why a change of the staff
+// was refused, where the refusal is one of the name rules.
+func staffProblem(err error) string {
+	var like *app.LooksLikeError
+	var invisible *app.InvisibleInNameError
+	switch {
+	case errors.As(err, &like):
+		return T("{{.Name}} reads the same as {{.Existing}}, a current operator: pick a name that reads differently (add a surname or an initial), or remove {{.Existing}} first", map[string]any{"Name": like.Name, "Existing": like.Existing})
+	case errors.As(err, &invisible):
+		return T("the name holds an invisible character ({{.Char}}), so it reads like another name: type it again without it", map[string]any{"Char": fmt.Sprintf("%U", invisible.Char)})
+	}
+	return app.ErrorMessage(err)
 }
 
 func (s *staffScreen) addOperator() {

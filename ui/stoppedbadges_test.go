@@ -138,8 +138,8 @@ func staffNoteButton(t *testing.T, s *staffScreen, i int, text string) *widget.B
 		for _, o := range row.Objects {
 			if box, ok := o.(*fyne.Container); ok {
 				for _, b := range box.Objects {
-					if b, ok := b.(*widget.Button); ok && b.Text == text {
-						found = b
+					if b, ok := b.(*keyButton); ok && b.Text == text {
+						found = &b.Button
 					}
 				}
 			}

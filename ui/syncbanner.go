@@ -69,6 +69,11 @@ func (b *syncBanner) once(ctx context.Context) error {
 		st, _ = b.env.svc.SyncState(ctx)
 		st.StoppedBadges, _ = b.env.svc.StoppedBadges(ctx) // kept in the database: said offline too
 	}
+	if set, serr := b.env.svc.Settings(ctx); serr == nil && set.StationID != b.env.current().StationID {
+		// The sync took the letter the server enrolled this desk with
+		// (SyncStatus.LetterWas): the screens show it.
+		b.env.reloadSettings()
+	}
 	text := b.text(st, err)
 	fyne.Do(func() { b.label.SetText(text) })
 	if b.conflict != nil {
@@ -140,6 +145,8 @@ func deskRefusalText(r *app.ServerRefusal) string {
 	switch r.Code {
 	case app.RefusedRevoked:
 		return T("this desk was revoked: ask the administrator for a new token")
+	case app.RefusedTokenRenewed:
+		return T("this desk's token was renewed: give this desk the new token (ask the administrator)")
 	case app.RefusedWrongRing:
 		return T("this desk's key file is not the deployment's: ask the administrator")
 	case protocol.RefusedDeskTooOld:

@@ -50,6 +50,19 @@ type mainUI struct {
 // 1024 × 600 anyway.
 var defaultWindow = fyne.NewSize(1200, 660)
 
+// firstWindowSize is the window's size on first start: defaultWindow, no
+// larger than the room the screen has for it (0 × 0: not known).
+func firstWindowSize(room fyne.Size) fyne.Size {
+	size := defaultWindow
+	if room.Width > 0 {
+		size.Width = min(size.Width, room.Width)
+	}
+	if room.Height > 0 {
+		size.Height = min(size.Height, room.Height)
+	}
+	return size
+}
+
 const (
 	prefLastScreen = "last_screen"
 	prefWidth      = "window_width"
@@ -67,7 +80,8 @@ func Run(a fyne.App, svc *app.Service, opts Options) error {
 		return err
 	}
 	p := a.Preferences()
-	w.Resize(fyne.NewSize(float32(p.FloatWithFallback(prefWidth, float64(defaultWindow.Width))), float32(p.FloatWithFallback(prefHeight, float64(defaultWindow.Height)))))
+	first := firstWindowSize(screenRoom())
+	w.Resize(fyne.NewSize(float32(p.FloatWithFallback(prefWidth, float64(first.Width))), float32(p.FloatWithFallback(prefHeight, float64(first.Height)))))
 	w.SetOnClosed(func() {
 		size := w.Canvas().Size()
 		p.SetFloat(prefWidth, float64(size.Width))
@@ -236,13 +250,7 @@ func (ui *mainUI) textFields() []*widget.Entry {
 	c, is := ui.codes, ui.issue
 	out := []*widget.Entry{c.query, c.date, c.batch, c.reason, is.count, is.date, is.typ, is.ref, &is.expir.Entry, is.start}
 	for _, key := range ui.settings.order {
-		f := ui.settings.fields[key]
-		if f.entry != nil {
-			out = append(out, f.entry)
-		}
-		if f.combo != nil {
-			out = append(out, &f.combo.Entry)
-		}
+		out = append(out, ui.settings.fields[key].entries()...)
 	}
 	return out
 }

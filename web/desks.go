@@ -1,11 +1,13 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/url"
 
 	"qrdesk/central"
+	"qrdesk/webhook"
 )
 
 // The Desks page: each enrolled desk, when the server last saw it, online
@@ -15,6 +17,15 @@ import (
 type desksData struct {
 	Desks []deskView
 	Head  int64
+	// Webhooks are the endpoints the server delivers its decided events
+	// to (shown to an administrator of every site: they are the
+	// deployment's).
+	Webhooks []webhook.Backlog
+}
+
+// webhookStore is the Store's webhooks, when it has them (serverdb).
+type webhookStore interface {
+	WebhookBacklog(ctx context.Context) ([]webhook.Backlog, error)
 }
 
 type deskView struct {
@@ -70,6 +81,12 @@ func (d *Dashboard) desks(w http.ResponseWriter, r *http.Request, s session) {
 			}
 		}
 		data.Desks = append(data.Desks, v)
+	}
+	if ws, ok := d.Store.(webhookStore); ok && s.scope.All {
+		if data.Webhooks, err = ws.WebhookBacklog(r.Context()); err != nil {
+			d.fail(w, r, err)
+			return
+		}
 	}
 	l := langOf(r)
 	p := page{Title: "Desks", Nav: "desks", Data: data, Sites: sites, Error: siteMsg}

@@ -109,9 +109,16 @@ func (d *Dashboard) changeOperator(w http.ResponseWriter, r *http.Request, s ses
 		refuse(l.T("This form does not say what to do: reload the page and try again."))
 		return
 	}
+	if ch.Action == protocol.StaffAdd {
+		ch.Name = app.ComposedName(ch.Name)
+	}
 	_, err := d.Store.ChangeStaff(r.Context(), ch, s.Admin, d.Now().Unix())
 	var br *central.BadRequest
+	var like *app.LooksLikeError
 	switch {
+	case errors.As(err, &like):
+		refuse(l.Tf("%s reads the same as %s, a current operator: pick a name that reads differently (add a surname or an initial), or remove %s first.", ch.Name, like.Existing, like.Existing))
+		return
 	case errors.Is(err, central.ErrStaffExists):
 		refuse(l.Tf("There is already an operator called %s: pick another name, or remove the old one first.", ch.Name))
 		return

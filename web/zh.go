@@ -3,6 +3,16 @@ package web
 // zh is the Simplified Chinese text of every English text of the pages
 // (TestEveryTextTranslated checks none is missing).
 var zh = map[string]string{
+	"Webhooks":                    "Webhook 推送",
+	"Endpoint":                    "接收端",
+	"Oldest event not delivered":  "最早未送达的事件",
+	"Failures in a row":           "连续失败次数",
+	"Last error":                  "最近错误",
+	"Paused":                      "已暂停",
+	"Failing":                     "推送失败",
+	"Delivering":                  "正常推送",
+	"none: every event delivered": "无：所有事件均已送达",
+	"The server delivers every decided event to these endpoints, in order; an event a receiver refuses waits in the server's database and is tried again later. 'qrdesk-server webhook log NAME' lists the latest attempts; 'qrdesk-server webhook pause|resume NAME' holds and resumes an endpoint.": "服务器按顺序把每个已判定的事件推送到这些接收端；被接收端拒绝的事件保存在服务器数据库中，稍后重试。'qrdesk-server webhook log NAME' 列出最近的推送尝试；'qrdesk-server webhook pause|resume NAME' 暂停或恢复某个接收端。",
 	"Operators":       "操作员",
 	"Role":            "角色",
 	"Badge":           "工牌",
@@ -20,6 +30,7 @@ var zh = map[string]string{
 	"The operator was not added: %s.":                                                                                                    "操作员未添加：%s。",
 	"This form does not say what to do: reload the page and try again.":                                                                  "此表单未说明要做什么：请刷新页面后重试。",
 	"There is already an operator called %s: pick another name, or remove the old one first.":                                            "已有名为 %s 的操作员：请换一个名字，或先移除原来的操作员。",
+	"%s reads the same as %s, a current operator: pick a name that reads differently (add a surname or an initial), or remove %s first.": "%s 与现有操作员 %s 看起来是同一个名字：请换一个看得出区别的名字（加上姓或首字母），或先移除 %s。",
 	"There is no current operator called %s: reload the page and pick them from the list.":                                               "当前没有名为 %s 的操作员：请刷新页面后从列表中选择。",
 	"%s is in the staff list: every desk has them after its next sync. Print their badge at a desk (Settings → Print operator badges…).": "%s 已加入员工名单：各工位在下次同步后即可使用。请在工位上打印其工牌（设置 → 打印操作员工牌…）。",
 	"%s's old badge stops working at every desk after its next sync: print the new one at a desk (Settings → Print operator badges…).":   "%s 的旧工牌在各工位下次同步后失效：请在工位上打印新工牌（设置 → 打印操作员工牌…）。",

@@ -12,6 +12,7 @@ import (
 	mrand "math/rand/v2"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -359,7 +360,10 @@ func (l *load) run(ctx context.Context) (*Report, error) {
 	dbEnd, dbErr2 := dbSize(ctx, cfg.db)
 	rep := l.report(window, scanned, drained, walk, proc)
 	if floor != nil {
-		floor.Ratio = math.Round(float64(l.stats.OnlineRedeemed)/window.Seconds()/floor.TPS*100) / 100
+		// three significant digits: a light test run (30/s against a floor of
+		// 6,500 TPS) must not round to a ratio of 0
+		ratio := float64(l.stats.OnlineRedeemed) / window.Seconds() / floor.TPS
+		floor.Ratio, _ = strconv.ParseFloat(strconv.FormatFloat(ratio, 'g', 3, 64), 64)
 		rep.Floor = floor
 	}
 	if dbErr == nil && dbErr2 == nil {

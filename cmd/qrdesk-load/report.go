@@ -277,7 +277,7 @@ func (r *Report) writeText(w io.Writer) error {
 	fmt.Fprintf(&b, "redemptions      %d (%.1f/s): %d online, %d uploaded after deciding offline\n",
 		s.OnlineRedeemed+s.OfflineRedeemed, r.RedemptionsPerS, s.OnlineRedeemed, s.OfflineRedeemed)
 	if f := r.Floor; f != nil {
-		fmt.Fprintf(&b, "pgbench floor    %.0f TPS, %d clients, %d bare redemption transactions, mean %s (same cluster, before the scans): ours %.0f online/s = %.2f× the floor\n",
+		fmt.Fprintf(&b, "pgbench floor    %.0f TPS, %d clients, %d bare redemption transactions, mean %s (same cluster, before the scans): ours %.0f online/s = %.3g× the floor\n",
 			f.TPS, f.Clients, f.Transactions, fmtMs(f.LatencyAvgMs), float64(s.OnlineRedeemed)/r.WindowS, f.Ratio)
 	}
 	fmt.Fprintf(&b, "online latency   p50 %s  p99 %s  max %s over %d answers   target p99 ≤ %d ms: %s\n",

@@ -11,6 +11,9 @@
 //	              admin reset NAME | admin remove NAME | admin list
 //	qrdesk-server report [--date YYYY-MM-DD]
 //	qrdesk-server compact
+//	qrdesk-server webhook add NAME URL | webhook list | webhook log NAME |
+//	              webhook pause NAME | webhook resume NAME | webhook remove NAME
+//	qrdesk-server export --since CURSOR [--limit N]
 //	qrdesk-server backup -o FILE | backup --failed REASON | restore FILE | restore --epoch-only
 //	qrdesk-server version | --version
 //
@@ -57,12 +60,12 @@ type command struct {
 type action func(ctx context.Context, inv *invocation) error
 
 // commandNames is the commands in the order help lists them.
-var commandNames = []string{"serve", "station", "site", "admin", "operators", "ring", "report", "compact", "backup", "restore", "version"}
+var commandNames = []string{"serve", "station", "site", "admin", "operators", "ring", "report", "export", "webhook", "compact", "backup", "restore", "version"}
 
 // commands is every command by name, one file each.
 var commands = map[string]command{
 	"serve": serveCommand, "station": stationCommand, "site": siteCommand, "admin": adminCommand,
-	"operators": operatorsCommand, "ring": ringCommand, "report": reportCommand, "compact": compactCommand,
+	"operators": operatorsCommand, "ring": ringCommand, "report": reportCommand, "compact": compactCommand, "export": exportCommand, "webhook": webhookCommand,
 	"backup": backupCommand, "restore": restoreCommand, "version": versionCommand,
 }
 

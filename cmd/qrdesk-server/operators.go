@@ -26,7 +26,13 @@ const operatorsUsage = `say one of:
   operators add NAME [--supervisor]   the PIN is read from the terminal (not shown) or one line of standard input
   operators remove NAME               their badge and PIN stop working at every desk after its next sync
   operators renew-badge NAME          cancel a lost badge; print the new one at any desk after its next sync
-  operators set-pin NAME              a new PIN (a forgotten one), read as for add`
+  operators set-pin NAME              a new PIN (a forgotten one), read as for add
+  operators desks                     what the desks may change of the staff list
+  operators desks pickers|all|none    pickers (the default): desks add pickers and set their PINs,
+                                      renew badges and remove anyone; a supervisor is added, and
+                                      given a new PIN, here or on the dashboard (a desk's token
+                                      alone cannot show who made the change)
+                                      all: every desk's change is taken; none: no desk's change`
 
 var operatorsCommand = command{
 	summary: "the deployment's staff list: the operators who sign in at every desk",
@@ -72,6 +78,8 @@ func operators(ctx context.Context, st *serverdb.DB, now func() time.Time, args 
 		}
 		columns.Write(out, rows)
 		return nil
+	case args[0] == "desks":
+		return deskStaff(ctx, st, now, args[1:], out)
 	case len(args) != 2:
 		return usageErr(operatorsUsage)
 	}
@@ -81,7 +89,11 @@ func operators(ctx context.Context, st *serverdb.DB, now func() time.Time, args 
 	ch := protocol.StaffChange{Action: args[0], Name: args[1], Supervisor: supervisor}
 	switch ch.Action {
 	case protocol.StaffAdd, protocol.StaffSetPIN:
-		if err := app.CheckOperatorName(ch.Name); err != nil {
+		check := app.CheckOperatorName
+		if ch.Action == protocol.StaffAdd {
+			check, ch.Name = app.CheckNewOperatorName, app.ComposedName(ch.Name)
+		}
+		if err := check(ch.Name); err != nil {
 			return &central.BadRequest{Reason: err.Error()}
 		}
 		pin, err := readPIN(ch.Name)
@@ -96,7 +108,8 @@ func operators(ctx context.Context, st *serverdb.DB, now func() time.Time, args 
 		return usageErr(operatorsUsage)
 	}
 	m, err := st.ChangeStaff(ctx, ch, "", now().Unix())
-	if errors.Is(err, central.ErrStaffExists) || errors.Is(err, central.ErrNoStaff) {
+	var like *app.LooksLikeError
+	if errors.Is(err, central.ErrStaffExists) || errors.Is(err, central.ErrNoStaff) || errors.As(err, &like) {
 		return &central.BadRequest{Reason: fmt.Sprintf("%s: %v", ch.Name, err)}
 	}
 	if err != nil {
@@ -113,6 +126,33 @@ func operators(ctx context.Context, st *serverdb.DB, now func() time.Time, args 
 		fmt.Fprintf(out, "%s has a new PIN at every desk after its next sync; the old one no longer works there\n", m.Name)
 	}
 	return nil
+}
+
+// deskStaff shows or sets what the desks may change of the staff list
+// (central.DeskStaffPickers, …).
+func deskStaff(ctx context.Context, st *serverdb.DB, now func() time.Time, args []string, out io.Writer) error {
+	switch len(args) {
+	case 0:
+		v, err := st.DeskStaff(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "staff changes from desks: %s (%s)\n", v, deskStaffWords[v])
+		return nil
+	case 1:
+		if err := st.SetDeskStaff(ctx, args[0], "", now().Unix()); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "staff changes from desks: %s (%s); decided so from the next event on\n", args[0], deskStaffWords[args[0]])
+		return nil
+	}
+	return usageErr(operatorsUsage)
+}
+
+var deskStaffWords = map[string]string{
+	central.DeskStaffPickers: "pickers added and their PINs set at the desks; supervisors added and their PINs set by an administrator",
+	central.DeskStaffAll:     "every desk's change is taken on its token",
+	central.DeskStaffNone:    "only an administrator changes the staff list",
 }
 
 func role(m protocol.StaffMember) string {

@@ -45,10 +45,23 @@ func TestOperatorsCommands(t *testing.T) {
 		{"", []string{"operators", "remove", "nobody"}, 2, "no current operator of this name"},
 		{"", []string{"operators", "renew-badge", "wang", "--supervisor"}, 2, "--supervisor goes with 'operators add'"},
 		{"", []string{"operators", "rename", "wang"}, 2, "operators add NAME"},
+		{"1234\n", []string{"operators", "add", "wa\u200bng"}, 2, "invisible character (U+200B)"},
+		{"1234\n", []string{"operators", "add", "\uff57ang"}, 2, "reads the same as \"wang\""},
+		{"", []string{"operators", "desks", "some"}, 2, "must be pickers, all or none"},
 	} {
 		if code, _, errOut := run1(c.input, c.args...); code != c.exit || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: exit %d %q, want %d and %q", c.args, code, errOut, c.exit, c.want)
 		}
+	}
+	// What the desks may change: the default, then set (audited).
+	if code, out, _ := run1("", "operators", "desks"); code != 0 || !strings.Contains(out, "staff changes from desks: pickers (") {
+		t.Fatalf("desks: %d %q", code, out)
+	}
+	if code, out, _ := run1("", "operators", "desks", "all"); code != 0 || !strings.Contains(out, "staff changes from desks: all (every desk's change is taken on its token)") {
+		t.Fatalf("desks all: %d %q", code, out)
+	}
+	if _, out, _ := run1("", "operators", "desks"); !strings.Contains(out, "staff changes from desks: all") {
+		t.Fatalf("desks after all: %q", out)
 	}
 	if code, out, _ := run1("", "operators", "renew-badge", "wang"); code != 0 || !strings.Contains(out, "print the new one (badge 2)") {
 		t.Fatalf("renew-badge: %d %q", code, out)

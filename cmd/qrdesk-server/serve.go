@@ -17,6 +17,7 @@ import (
 	"qrdesk/server"
 	"qrdesk/serverdb"
 	"qrdesk/web"
+	"qrdesk/webhook"
 )
 
 var serveCommand = command{
@@ -141,6 +142,8 @@ func serve(ctx context.Context, st dashboardDB, replica *serverdb.Replica, log *
 			errc <- srv.Serve(ln)
 		}
 	}()
+	delivered := deliverWebhooks(ctx, st, log, now)
+	defer func() { <-delivered }()
 	compacting := time.NewTicker(compactEvery)
 	defer compacting.Stop()
 	for {
@@ -191,4 +194,24 @@ func openReplica(ctx context.Context, st *serverdb.DB, url string, maxLag time.D
 	status := r.ReplicaStatus(ctx)
 	log.Info("read replica", "up", status.Up, "lag_seconds", status.LagSeconds, "lag_bytes", status.LagBytes, "max_lag_seconds", maxLag.Seconds())
 	return r, nil
+}
+
+// deliverWebhooks runs the webhooks' deliverer until ctx ends; the channel
+// closes once it has stopped (its posts in flight ended, its leases given
+// up). Every server process of a deployment runs one: a lease per
+// endpoint in the database lets one deliver, and another take over when
+// it stops.
+func deliverWebhooks(ctx context.Context, st any, log *slog.Logger, now func() time.Time) <-chan struct{} {
+	done := make(chan struct{})
+	ws, ok := st.(webhook.Store)
+	if !ok {
+		close(done)
+		return done
+	}
+	d := &webhook.Deliverer{Store: ws, Log: log.With("component", "webhooks"), Now: now}
+	go func() {
+		defer close(done)
+		d.Run(ctx)
+	}()
+	return done
 }

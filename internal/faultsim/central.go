@@ -28,6 +28,7 @@ import (
 	"qrdesk/protocol"
 	"qrdesk/server"
 	"qrdesk/serverdb"
+	"qrdesk/webhook"
 )
 
 // central is qrdesk-server in this process: server.API over serverdb.Open
@@ -52,6 +53,10 @@ type central struct {
 	backups  map[int]string // backup number → SQLite file or PostgreSQL database
 	restores int
 	errors   errorLog // what the server logged as errors, for the report
+	// wms is the webhook receiver (webhooks.go); stopDelivery stops the
+	// running instance's deliverer.
+	wms          *wms
+	stopDelivery func()
 }
 
 // errorLog keeps the distinct errors the server logs (the access log and
@@ -105,17 +110,35 @@ type gate struct {
 }
 
 func startCentral(ctx context.Context, dsn string) (*central, error) {
-	c := &central{dsn: dsn}
+	c := &central{dsn: dsn, wms: newWMS()}
 	c.addr.Store("")
 	if err := c.start(ctx); err != nil {
+		c.wms.srv.Close()
 		return nil, err
 	}
 	var err error
 	if c.admin, err = serverdb.Open(ctx, dsn); err != nil {
 		c.kill()
+		c.wms.srv.Close()
 		return nil, fmt.Errorf("open the server database for the administrator: %w", err)
 	}
+	if err := c.admin.AddWebhook(ctx, webhook.Endpoint{Name: "wms", URL: c.wms.srv.URL, Secret: wmsSecret}, true); err != nil {
+		c.close()
+		return nil, fmt.Errorf("add the webhook endpoint: %w", err)
+	}
 	return c, nil
+}
+
+// outbox is every event the server holds to deliver (webhooks.go).
+func (c *central) outbox(ctx context.Context) ([]webhook.Event, error) {
+	c.adminMu.Lock()
+	defer c.adminMu.Unlock()
+	floor, _, err := c.admin.FeedBounds(ctx)
+	if err != nil {
+		return nil, err
+	}
+	evs, _, err := c.admin.Handovers(ctx, floor, 1_000_000)
+	return evs, err
 }
 
 // close kills the server and closes the administrator's handle; backups
@@ -123,6 +146,7 @@ func startCentral(ctx context.Context, dsn string) (*central, error) {
 func (c *central) close() {
 	c.kill()
 	c.admin.Close()
+	c.wms.srv.Close()
 	if isPostgres(c.dsn) {
 		for _, name := range c.backups {
 			c.maintenance(context.Background(), `DROP DATABASE IF EXISTS `+name+` WITH (FORCE)`)
@@ -307,8 +331,14 @@ func (c *central) start(ctx context.Context) error {
 		api.ServeHTTP(w, r)
 	}), ErrorLog: log.New(io.Discard, "", 0)} // a killed server's complaints are expected
 	go srv.Serve(ln)
+	dctx, stop := context.WithCancel(context.Background())
+	d := &webhook.Deliverer{Store: db, Now: time.Now, Client: &http.Client{Timeout: 2 * time.Second},
+		Poll: 20 * time.Millisecond, BackoffMin: 5 * time.Millisecond, BackoffMax: 100 * time.Millisecond}
+	delivered := make(chan struct{})
+	go func() { d.Run(dctx); close(delivered) }()
 	c.mu.Lock()
 	c.db, c.srv, c.gate = db, srv, g
+	c.stopDelivery = func() { stop(); <-delivered }
 	c.mu.Unlock()
 	c.addr.Store(ln.Addr().String())
 	return nil
@@ -321,13 +351,14 @@ func (c *central) start(ctx context.Context) error {
 func (c *central) kill() {
 	c.addr.Store("")
 	c.mu.Lock()
-	srv, db, g := c.srv, c.db, c.gate
-	c.srv, c.db, c.gate = nil, nil, nil
+	srv, db, g, stopDelivery := c.srv, c.db, c.gate, c.stopDelivery
+	c.srv, c.db, c.gate, c.stopDelivery = nil, nil, nil, nil
 	c.mu.Unlock()
 	if srv == nil {
 		return
 	}
 	srv.Close()
+	stopDelivery() // its posts in flight end; delivered again after the restart
 	g.mu.Lock()
 	g.closed = true
 	g.mu.Unlock()

@@ -146,6 +146,9 @@ func (r *run) check(ctx context.Context, res *Result) error {
 		}
 	}
 	c.topologyInvariants()
+	if err := c.webhooks(ctx); err != nil {
+		return err
+	}
 	// By invariant, then label; facts about no one label (a desk that lacks
 	// many) last.
 	last := func(l int) int {

@@ -19,8 +19,13 @@
 // label while apart, everyone is told; no redemption after expiry by the
 // server's clock goes unflagged, and no conflict is filed on the wrong day
 // (see the Inv constants in check.go, the clock ones in checkclock.go).
+// The server's deliverer posts every decided event to a webhook receiver
+// that refuses 30 % of the attempts and is down with the server; I17
+// (webhooks.go) checks it ends with every one, and that no two events of
+// the outbox share an id (a receiver de-duplicating by id drops the later).
 //
-// central.go is the only file that knows the server's packages.
+// central.go is the only file that knows the server's packages (and
+// webhooks.go the webhook package, a leaf).
 //
 //	go test -run TestPropertyFixedSeeds ./internal/faultsim/
 //	QRDESK_SOAK=1 [QRDESK_SOAK_RUNS=1000] go test -run TestPropertySoak -timeout 0 ./internal/faultsim/

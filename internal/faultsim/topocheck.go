@@ -256,10 +256,11 @@ func (c *checker) closeScope() {
 }
 
 // closedIn reports whether close cl may expire a label of site: the site
-// the server held the desk in at the close; or, when a server restore
-// after the close lost a move the desk had not heard of, the site the
-// desk knew it was in, which the restored server holds it in again (the
-// server expires only where the desk's site and its own agree:
+// the server held the desk in at the close; or the site the desk knew it
+// was in, when the server holds it there again before the close's
+// expiries arrive: a server restore after the close lost a move the desk
+// had not heard of, or the administrator moved the desk back (the server
+// expires only where the desk's site and its own agree when it decides:
 // central.CloseSiteRefusal).
 func (c *checker) closedIn(cl closeRecord, site string) bool {
 	if cl.Site == site {
@@ -270,6 +271,11 @@ func (c *checker) closedIn(cl closeRecord, site string) bool {
 	}
 	for _, rs := range c.r.restores {
 		if rs.Group > cl.Group {
+			return true
+		}
+	}
+	for _, mv := range c.r.topo.moves {
+		if mv.Desk == cl.Desk && mv.Group >= cl.Group && mv.Site == site {
 			return true
 		}
 	}
@@ -455,10 +461,12 @@ func (c *checker) rehired() {
 }
 
 // rehireLost is the server restore after a Rehire step to a backup taken
-// before it, if any.
+// before it, if any. A backup of the step's own group may be taken before
+// the administrator's acts: the steps of a group run side by side, and
+// the rehire waits seconds between them.
 func (c *checker) rehireLost(rh rehireRecord) (restoreRecord, bool) {
 	for _, rs := range c.r.restores {
-		if taken, ok := c.r.topo.serverBackups[rs.Backup]; ok && rs.Group >= rh.Group && taken < rh.Group {
+		if taken, ok := c.r.topo.serverBackups[rs.Backup]; ok && rs.Group >= rh.Group && taken <= rh.Group {
 			return rs, true
 		}
 	}

@@ -27,6 +27,14 @@ type topoRecords struct {
 	unsyncedIssue []string          // issues a restored desk made before it synced again
 	rehires       []rehireRecord
 	serverBackups map[int]int // server backup number → the group it was taken in
+	moves         []moveRecord
+}
+
+// moveRecord is one move of a desk the server made: the desk, the group
+// and the site (an identity) it was moved to.
+type moveRecord struct {
+	Group, Desk int
+	Site        string
 }
 
 // closeRecord is one day close: the closing desk's site on the server and
@@ -137,6 +145,9 @@ func (r *run) topoStep(ctx context.Context, g, i int, d *desk, s Step) (string, 
 			return "refused: " + oneLine(err), nil
 		}
 		d.site = site
+		r.mu.Lock()
+		r.topo.moves = append(r.topo.moves, moveRecord{Group: g, Desk: d.idx, Site: site})
+		r.mu.Unlock()
 		if name != site {
 			return "ok (site " + name + " now)", nil
 		}

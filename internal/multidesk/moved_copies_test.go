@@ -121,3 +121,52 @@ func TestMovedDeskStartOverCutShort(t *testing.T) {
 		}
 	})
 }
+
+// TestSiteCopyFollowsWhenItsHolderMovesAway: Main 1 issues two labels in
+// main and is moved to North, so North's snapshot brings them (a desk of
+// North issued them). South 1 is moved to North too and starts over from
+// that snapshot while Main 1 is there. Then Main 1 is moved back to main,
+// and Main 2 hands one of the labels over online: the server sends that
+// change to main alone, since no desk of North holds the label any more.
+// South 1, in North, must not keep a copy that says unused: it holds the
+// label as the server has it, or not at all (it did nothing with it).
+func TestSiteCopyFollowsWhenItsHolderMovesAway(t *testing.T) {
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		ctx := context.Background()
+		h := centraltest.New(t, dbPath, 0)
+		m1 := h.Desk(t, "Main 1", "A", h.Station(t, "Main 1", "A"))
+		m2 := h.Desk(t, "Main 2", "B", h.Station(t, "Main 2", "B"))
+		siteDesk(t, h, "North", "North 1", "N") // North exists
+		s1 := siteDesk(t, h, "South", "South 1", "S")
+		codes := m1.Issue(t, 2)
+		m1.Sync(t)
+		m2.Sync(t)
+		s1.Issue(t, 1)
+		s1.Sync(t) // its cursor is past South's labels
+		if err := h.DB.SetStationSite(ctx, "Main 1", "North"); err != nil {
+			t.Fatal(err)
+		}
+		m1.Sync(t)
+		if err := h.DB.SetStationSite(ctx, "South 1", "North"); err != nil {
+			t.Fatal(err)
+		}
+		s1.Sync(t) // starts over from North's snapshot
+		if err := h.DB.SetStationSite(ctx, "Main 1", "main"); err != nil {
+			t.Fatal(err)
+		}
+		m1.Sync(t)
+		if v := m2.Redeem(t, codes[0], "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("Main 2 online: %+v", v)
+		}
+		s1.Sync(t)
+		s1.Sync(t)
+		v, err := s1.Svc.Check(ctx, codes[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Record != nil && v.Record.Status != app.StatusUsed {
+			t.Errorf("South 1, in North, holds main's label %s as %s; the server has it used by Main 2", codes[0], v.Record.Status)
+		}
+	})
+}

@@ -111,14 +111,15 @@ func TestWrongKeyRingDesk(t *testing.T) {
 }
 
 // TestRefusedBatchDoesNotStopSync: a desk whose batch the server refuses
-// (its settings carry another letter than its enrolment) is told why, and
-// its events and the other desks' changes still flow.
+// (issued before its first sync, under another letter than its
+// enrolment's) is told why, and its events and the other desks' changes
+// still flow. (The sync then sets the desk's letter to the enrolment's:
+// TestNewDeskLeftAtTheDefaultLetter.)
 func TestRefusedBatchDoesNotStopSync(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		h, a, _, codes := centraltest.TwoDesks(t, dbPath, 2)
 		wrong := h.Desk(t, "Desk W", "Z", h.Station(t, "Desk W", "W")) // enrolled as W, issues as Z
-		wrong.Sync(t)
 		wrong.Issue(t, 3)
 		if v := wrong.Redeem(t, codes[0], "zhao"); v.Outcome != app.OutcomeRedeemed {
 			t.Fatalf("desk W online: %+v", v)

@@ -382,7 +382,7 @@ func TestDeskFollowsThroughReadReplica(t *testing.T) {
 		t.Fatalf("a new desk through the second process: %d snapshot pages, at %d (want %d); reads %v → %v", lw2.snapshots, cursor(late2), head, before2, after2)
 	}
 	missesLabels(late2, "Desk M")
-	if _, err := replica2.Snapshot(ctx, 1, 1, 0, 3); err != nil { // as a desk of an older release asks
+	if _, err := replica2.Snapshot(ctx, 1, "", 1, 0, 3); err != nil { // as a desk of an older release asks
 		t.Fatal(err)
 	} else if replica2.ReplicaStatus(ctx).Reads["primary_older_desk"] != 1 {
 		t.Fatalf("a later page without its position was not read on the primary: %+v", replica2.ReplicaStatus(ctx))
@@ -401,7 +401,7 @@ func TestDeskFollowsThroughReadReplica(t *testing.T) {
 		t.Fatalf("redeeming %s: %+v", last, v)
 	}
 	site := int64(1)
-	first, err := h.DB.Snapshot(ctx, site, 0, 0, 2)
+	first, err := h.DB.Snapshot(ctx, site, "", 0, 0, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -410,7 +410,7 @@ func TestDeskFollowsThroughReadReplica(t *testing.T) {
 	}
 	var status string
 	for after := first.NextID; after != 0; {
-		p, err := h.Replica.Snapshot(ctx, site, after, first.Position, 2)
+		p, err := h.Replica.Snapshot(ctx, site, "", after, first.Position, 2)
 		if err != nil {
 			t.Fatal(err)
 		}

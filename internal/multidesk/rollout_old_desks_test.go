@@ -197,29 +197,9 @@ func TestOldDesksDuringRollOut(t *testing.T) {
 				bin = buildReleaseDesk(t, commit)
 			}
 			testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
-				h := centraltest.New(t, dbPath, 0)
 				// The old desk makes the deployment's key ring; the
-				// server and desk A load a copy (today's code reads the
-				// old file; the old desk keeps its own).
-				d := oldDesk{bin: bin, db: filepath.Join(t.TempDir(), "d.db"), key: filepath.Join(t.TempDir(), "qrdesk.key")}
-				if out := d.run(t, "init"); !strings.Contains(strings.ToLower(out), "key") {
-					t.Logf("old desk init: %s", out)
-				}
-				d.run(t, "settings", "--station-id", "D", "--station-name", "Desk D", "--configured", "true", "--operator", "setup")
-				keyCopy := filepath.Join(t.TempDir(), "qrdesk.key")
-				data, err := os.ReadFile(d.key)
-				if err != nil {
-					t.Fatalf("the old desk made no key file: %v", err)
-				}
-				if err := os.WriteFile(keyCopy, data, 0o600); err != nil {
-					t.Fatal(err)
-				}
-				keys, err := app.LoadKeys(keyCopy, false)
-				if err != nil {
-					t.Fatal(err)
-				}
-				h.Keys, h.Ring = keys, keys.RingID()
-				h.Now = time.Now().Truncate(time.Second)
+				// server and desk A load a copy.
+				h, d := firstReleaseBeside(t, dbPath, bin)
 
 				a := h.Desk(t, "Desk A", "A", h.Station(t, "Desk A", "A"))
 				codes := a.Issue(t, 10)

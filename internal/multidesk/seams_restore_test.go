@@ -235,40 +235,69 @@ func TestRemovedOperatorAfterTheServersRestore(t *testing.T) {
 func TestSerialsAfterBothRestores(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
-		g := newRestorable(t, dbPath)
-		a, b := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk B", "B")
-		first := a.Issue(t, 3)
-		a.Sync(t)
-		b.Sync(t)
-		serverBackup := g.backup()
-		deskBackup := backupDesk(t, a.Desk)
-		g.Now = g.Now.Add(time.Minute)
-		printed := a.Issue(t, 3)
-		a.Sync(t)
-		b.Sync(t)
-		g.restore(serverBackup)
-		restoreDeskFile(t, a.Desk, deskBackup)
-		g.Now = g.Now.Add(time.Minute)
-		b.Sync(t)
-		a.Sync(t)
-		taken := map[int]string{}
-		for _, c := range append(first, printed...) {
-			code, err := app.Parse(c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			taken[code.Serial] = c
-		}
-		_, again, err := a.Svc.Issue(context.Background(), app.IssueRequest{Count: 3})
-		if err != nil {
-			t.Fatalf("desk A, synced after both restores, cannot issue: %v", err)
-		}
-		for _, c := range again {
-			if taken[c.Serial] != "" {
-				t.Errorf("desk A issued serial %d again (%s), printed before as %s", c.Serial, c, taken[c.Serial])
-			}
-		}
+		serialsAfterBothRestores(t, dbPath, "")
 	})
+}
+
+// TestSerialsAfterBothRestoresOneDeskSite: TestSerialsAfterBothRestores
+// with desk A the only desk of its site (a store with one desk). Desk B,
+// of another site, follows only its own site's feed and holds no copy of
+// A's labels, so no desk tells the restored server A's serials 4-6: A
+// learns them from what it reported before the restore.
+func TestSerialsAfterBothRestoresOneDeskSite(t *testing.T) {
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		serialsAfterBothRestores(t, dbPath, "Store")
+	})
+}
+
+// serialsAfterBothRestores is both tests' story; ownSite, if not empty,
+// is a site of its own desk A is moved to before it issues.
+func serialsAfterBothRestores(t *testing.T, dbPath func(t testing.TB) string, ownSite string) {
+	ctx := context.Background()
+	g := newRestorable(t, dbPath)
+	if ownSite != "" {
+		if err := g.DB.AddSite(ctx, ownSite, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk B", "B")
+	if ownSite != "" {
+		if err := g.DB.SetStationSite(ctx, "Desk A", ownSite); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := a.Issue(t, 3)
+	a.Sync(t)
+	b.Sync(t)
+	serverBackup := g.backup()
+	deskBackup := backupDesk(t, a.Desk)
+	g.Now = g.Now.Add(time.Minute)
+	printed := a.Issue(t, 3)
+	a.Sync(t)
+	b.Sync(t)
+	g.restore(serverBackup)
+	restoreDeskFile(t, a.Desk, deskBackup)
+	g.Now = g.Now.Add(time.Minute)
+	b.Sync(t)
+	a.Sync(t)
+	taken := map[int]string{}
+	for _, c := range append(first, printed...) {
+		code, err := app.Parse(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		taken[code.Serial] = c
+	}
+	_, again, err := a.Svc.Issue(ctx, app.IssueRequest{Count: 3})
+	if err != nil {
+		t.Fatalf("desk A, synced after both restores, cannot issue: %v", err)
+	}
+	for _, c := range again {
+		if taken[c.Serial] != "" {
+			t.Errorf("desk A issued serial %d again (%s), printed before as %s", c.Serial, c, taken[c.Serial])
+		}
+	}
 }
 
 // TestCloseAfterAMoveTheServersRestoreLost: desk A issues two labels in
@@ -360,7 +389,7 @@ func TestRemovedOperatorsWorkFlaggedWhenTheRemovalComesBack(t *testing.T) {
 }
 
 // TestRemovedSupervisorsCloseFlaggedWhenTheRemovalComesBack: the close of
-// TestHostileRemovedSupervisorOfflineCloseExpires across a server restore
+// TestRemovedSupervisorOfflineCloseExpires across a server restore
 // that lost the removal (TestRemovedOperatorsWorkFlaggedWhenTheRemovalComesBack's
 // story). Supervisor wang is removed at the server after its backup; desk
 // A hears of it, desk B (offline) does not. The server is restored from

@@ -2,10 +2,13 @@ package multidesk_test
 
 import (
 	"context"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
 	"qrdesk/app"
+	"qrdesk/deskclient"
 	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testpg"
 )
@@ -63,11 +66,13 @@ func TestUndoWindowOnTheServersClock(t *testing.T) {
 // hours, and an hour later (by the server's clock) a new desk process (a
 // 'qrdesk undo' command) undoes the redemption, online. The desk cannot
 // tell (its measurement now lies "after" its clock, so it judges on its
-// own clock), and the server, which checks no undo window, applies it: the
-// label is handed over again at another desk with no conflict.
+// own clock), and the server, which checked no undo window, applied it:
+// the label was handed over again at another desk with no conflict. Now
+// the undo carries the desk's window and the server judges it on its own
+// clock: refused as too late, the label used again at desk A.
 func TestUndoAfterClockSetBackWhileStopped(t *testing.T) {
 	t.Parallel()
-	t.Skip("known hole: the server checks no undo window; a desk clock set back while the program was stopped undoes an online redemption hours old, online (fix: the undo event carries the desk's window and the server judges an undo it receives at its own clock)")
+
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		ctx := context.Background()
 		h, a, b, codes := centraltest.TwoDesks(t, dbPath, 1)
@@ -79,12 +84,56 @@ func TestUndoAfterClockSetBackWhileStopped(t *testing.T) {
 		svc := app.NewService(a.DB, h.Keys, nil)
 		svc.Now = func() time.Time { return h.Now.Add(-2 * time.Hour) }
 		svc.Remote = a.Svc.Remote
-		if u, err := svc.UndoRedemption(ctx, app.UndoRequest{Code: codes[0], Reason: "wrong parcel", Operator: "boss"}); err == nil && u.Server == "undone" {
+		u, err := svc.UndoRedemption(ctx, app.UndoRequest{Code: codes[0], Reason: "wrong parcel", Operator: "boss"})
+		if err == nil && u.Server == "undone" {
 			t.Errorf("an hour after the redemption (5-minute window): the server applied the undo %+v", u)
+		}
+		if err == nil && (u.Server != "refused" || !strings.Contains(u.ServerReason, "too late") || u.Status != app.StatusUsed) {
+			t.Errorf("the undo: server %q, reason %q, label %s; want refused as too late by the server's clock, the label used again", u.Server, u.ServerReason, u.Status)
+		}
+		if st := a.Status(t, codes[0]); st != app.StatusUsed {
+			t.Errorf("desk A's copy after the refused undo: %s, want used", st)
 		}
 		b.Sync(t)
 		if v := b.Redeem(t, codes[0], "wang"); v.Outcome != app.OutcomeAlreadyUsed {
 			t.Fatalf("desk B scanning the label an hour after desk A handed it over: %s, want already used", v.Outcome)
+		}
+	})
+}
+
+// TestUndoWindowOnlyToANewerServer: an undo carries its desk's window only
+// to a server that reads it (protocol 6); a protocol-5 server, which
+// refuses fields it does not know, gets the undo without it and takes it
+// (judged against the largest window a desk may set); upgraded, it gets
+// the window.
+func TestUndoWindowOnlyToANewerServer(t *testing.T) {
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		ctx := context.Background()
+		h := centraltest.New(t, dbPath, 0)
+		old := &olderServer{next: h.API.Handler(), on: true, protocol: 5, path: "/v1/events", fields: []string{"undo_window"}}
+		srv := httptest.NewServer(old)
+		t.Cleanup(srv.Close)
+		a := h.Desk(t, "Desk A", "A", "")
+		a.Svc.Remote = deskclient.New(srv.URL, h.Station(t, "Desk A", "A"))
+		codes := a.Issue(t, 2)
+		a.Sync(t)
+		for i, code := range codes {
+			if i == 1 {
+				old.on = false // the server is upgraded
+				a.Sync(t)      // and the desk hears its protocol
+			}
+			if v := a.Redeem(t, code, "li"); v.Outcome != app.OutcomeRedeemed {
+				t.Fatalf("label %d online: %+v", i, v)
+			}
+			h.Now = h.Now.Add(time.Minute)
+			u, err := a.Svc.UndoRedemption(ctx, app.UndoRequest{Code: code, Reason: "wrong parcel", Operator: "boss"})
+			if err != nil || u.Server != "undone" {
+				t.Errorf("label %d: undo a minute after an online redemption: %+v %v, want undone", i, u, err)
+			}
+		}
+		if old.refused != 0 {
+			t.Errorf("the protocol-5 server refused %d requests for a field it does not know", old.refused)
 		}
 	})
 }
