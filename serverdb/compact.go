@@ -210,8 +210,11 @@ func (c *DB) Snapshot(ctx context.Context, site int64, station string, afterID, 
 	// starts over (moved here, or silent past compaction) gets the changes
 	// it missed, and keeps what it holds; a copy of another site's label
 	// not brought here is one it holds no more (the desk drops it: app's
-	// dropStaleCopies).
-	rows, err = c.e.query(ctx, `SELECT code, issued_by, status, expire_at, created_at, used_at, used_station, used_operator, used_event, disabled_reason, entitlement, ref, order_customer
+	// dropStaleCopies). They come without their order mark, as the feed
+	// sends their changes (a label's upload goes to its own site): the
+	// desk holds such a label alone, not its order's other parcels, and
+	// would name it "parcel 1 of 1".
+	rows, err = c.e.query(ctx, `SELECT code, issued_by, status, expire_at, created_at, used_at, used_station, used_operator, used_event, disabled_reason, entitlement, ref, NULL
 		FROM codes WHERE site <> ? AND code IN (`+stationHeldLabels+`) ORDER BY id`, site, station)
 	if err != nil {
 		return snap, err

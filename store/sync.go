@@ -280,6 +280,13 @@ func applyCodeRef(ctx context.Context, tx *sql.Tx, c app.Code, ref string, order
 		if _, err := tx.ExecContext(ctx, `INSERT INTO order_marks (number, customer) VALUES (?, ?) ON CONFLICT DO NOTHING`, ref, order.Customer); err != nil {
 			return err
 		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO order_labels (code) VALUES (?) ON CONFLICT DO NOTHING`, c.String()); err != nil {
+			return err
+		}
+	} else if _, err := tx.ExecContext(ctx, `DELETE FROM order_labels WHERE code = ?`, c.String()); err != nil {
+		// Unmarked now: another site's label this desk holds alone (a
+		// desk moved away, starting over), or an older server's.
+		return err
 	}
 	// A label this desk knew before its batch's ref reached it (a
 	// replacement's, or from an older server's feed).
