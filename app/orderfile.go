@@ -249,7 +249,7 @@ func orderRow(record []string, cols map[string]int, check func(what, s string) e
 		}
 		return strings.TrimSpace(record[i])
 	}
-	o := OrderRow{Number: field("order"), Customer: field("customer"), Notes: field("notes"), Parcels: 1}
+	o := OrderRow{Number: field("order"), Customer: field("customer"), Notes: oneLine(field("notes")), Parcels: 1}
 	if o.Number == "" {
 		return o, "the order number is empty"
 	}
@@ -282,6 +282,16 @@ func orderRow(record []string, cols map[string]int, check func(what, s string) e
 		}
 	}
 	return o, ""
+}
+
+// oneLine folds the lines of a notes cell Excel wrapped (Alt+Enter) into
+// one ("Tor 2 / bitte klingeln"): a note is no reason to refuse a file.
+func oneLine(s string) string {
+	lines := strings.FieldsFunc(strings.ReplaceAll(s, "\r\n", "\n"), func(r rune) bool { return r == '\n' || r == '\r' })
+	for i := range lines {
+		lines[i] = strings.TrimSpace(lines[i])
+	}
+	return strings.Join(lines, " / ")
 }
 
 // looksLikeFormula: a cell Excel would compute (=SUM(…), @A1, +A1, -A1)

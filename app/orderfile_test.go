@@ -144,3 +144,44 @@ func FuzzParseOrderFile(f *testing.F) {
 		}
 	})
 }
+
+// Files as the warehouse's systems really write them: each read whole,
+// every row taken, its line the file's line (a quoted cell over two lines
+// counts both), a notes cell wrapped in Excel kept on one line.
+func TestParseOrderFileRealWorld(t *testing.T) {
+	for _, tc := range []struct {
+		name, enc string
+		data      []byte
+		last      OrderRow
+	}{
+		{"GBK, CRLF, Chinese header, quoted commas", EncodingGBK,
+			mustEncode(t, "订单编号,收货人,包裹数,说明\r\n\"SO-1\",\"张伟, 仓库\",\"2\",\"二号门, 左\"\r\nSO-2,李娜,1,\r\n", true),
+			OrderRow{Line: 3, Number: "SO-2", Customer: "李娜", Parcels: 1}},
+		{"Windows-1252, semicolons, quoted semicolon", EncodingWindows1252,
+			mustEncode(t, "Order No;Recipient;Packages;Remarks\r\n4711;\"Müller; Hans\";3;Tor 2\r\n4712;Zoë Straße;1;\r\n", false),
+			OrderRow{Line: 3, Number: "4712", Customer: "Zoë Straße", Parcels: 1}},
+		{"UTF-8 BOM, a note over two lines", EncodingUTF8,
+			[]byte(UTF8BOM + "order,customer,parcels,notes\r\n4711,Müller,3,\"Tor 2\r\nbitte klingeln\"\r\n4712,Weber,1,\r\n"),
+			OrderRow{Line: 4, Number: "4712", Customer: "Weber", Parcels: 1}},
+		{"tabs, no parcels column", EncodingUTF8,
+			[]byte("order\tcustomer\n4711\tMüller\n4712\tWeber\n"),
+			OrderRow{Line: 3, Number: "4712", Customer: "Weber", Parcels: 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := ParseOrderFile(tc.data, EncodingAuto, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.Encoding != tc.enc || len(f.Refused) != 0 || len(f.Orders) != 2 {
+				t.Fatalf("read as %s: orders %+v, refused %+v; want %s, 2 orders", f.Encoding, f.Orders, f.Refused, tc.enc)
+			}
+			if got := f.Orders[1]; got != tc.last {
+				t.Errorf("second order %+v, want %+v", got, tc.last)
+			}
+		})
+	}
+	f, err := ParseOrderFile([]byte("order,customer,parcels,notes\r\n4711,Müller,3,\"Tor 2\r\nbitte klingeln\"\r\n"), EncodingAuto, nil)
+	if err != nil || len(f.Orders) != 1 || f.Orders[0].Notes != "Tor 2 / bitte klingeln" {
+		t.Fatalf("a wrapped note: %+v %v, want it as \"Tor 2 / bitte klingeln\"", f, err)
+	}
+}

@@ -54,3 +54,14 @@ var RefusalOutcomes = []Outcome{OutcomeAlreadyUsed, OutcomeExpired, OutcomeDisab
 
 // Accepted reports whether the outcome lets the parcel go.
 func (o Outcome) Accepted() bool { return o == OutcomeRedeemed || o == OutcomeValid }
+
+// Held reports whether the outcome is a verdict on a label the desk
+// holds (redeemed, valid, used, just scanned, expired, disabled): one
+// that may name the label's order.
+func (o Outcome) Held() bool {
+	switch o {
+	case OutcomeRedeemed, OutcomeValid, OutcomeAlreadyUsed, OutcomeJustScanned, OutcomeExpired, OutcomeDisabled:
+		return true
+	}
+	return false
+}

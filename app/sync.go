@@ -371,6 +371,11 @@ func (s *Service) refsFor(serverProtocol int, batch int64, codes []protocol.Uplo
 		c := &codes[i]
 		if serverProtocol < protocol.RefVersion {
 			c.Ref, c.Batch, c.Replaces = "", 0, ""
+		}
+		if serverProtocol < protocol.OrderVersion || c.Ref == "" {
+			c.Order = nil
+		}
+		if serverProtocol < protocol.RefVersion {
 			continue
 		}
 		if err := CheckRef(c.Ref); err != nil {
@@ -378,7 +383,7 @@ func (s *Service) refsFor(serverProtocol int, batch int64, codes []protocol.Uplo
 				s.Log.Warn("a batch's ref is not sent to the server", "batch", batch, "error", err.Error())
 				warned = true
 			}
-			c.Ref = ""
+			c.Ref, c.Order = "", nil
 		}
 	}
 }

@@ -25,6 +25,9 @@ type Verdict struct {
 	// Site is the site the label was issued in when it is not this desk's
 	// (a desk downloads only its own site's labels).
 	Site string `json:"site,omitempty"`
+	// Order is the pickup order the label is a parcel of, when its ref is
+	// one this desk knows: "Order 4711 · Müller · parcel 2 of 3".
+	Order *OrderParcel `json:"order,omitempty"`
 
 	Record *CodeRecord `json:"record,omitempty"`
 }

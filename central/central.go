@@ -56,6 +56,9 @@ type CodeIn struct {
 	// Replaces names the label a replacement replaces: such a label is
 	// stored only from its replace event (protocol.UploadCode).
 	Replaces string `json:"replaces,omitempty"`
+	// Order marks a label of a pickup order (protocol.UploadCode; none
+	// from a desk before protocol.OrderVersion).
+	Order *protocol.OrderLabel `json:"order,omitempty"`
 }
 
 // Kinds are the event kinds this server decides, in the order they were

@@ -148,6 +148,14 @@ func ValidateCodes(st Station, codes []CodeIn) error {
 		if err := app.CheckRef(codes[i].Ref); err != nil {
 			return Badf("codes[%d] %s: the batch's %v", i, c, err)
 		}
+		if o := codes[i].Order; o != nil {
+			if codes[i].Ref == "" {
+				return Badf("codes[%d] %s: a label of an order carries the order number as its ref", i, c)
+			}
+			if err := app.CheckText("customer name", o.Customer, app.MaxCustomerChars); err != nil {
+				return Badf("codes[%d] %s: the order's %v", i, c, err)
+			}
+		}
 		if r := codes[i].Replaces; r != "" {
 			if _, err := ParseCode(r); err != nil {
 				return Badf("codes[%d] %s: replaces: %v", i, c, err)

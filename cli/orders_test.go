@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -112,6 +113,48 @@ func TestOrdersImportKnowsLabelsOfTheOrder(t *testing.T) {
 	code, out, errOut := s.run(t, "orders", "import", path)
 	if code != ExitOK || !strings.Contains(out, "issued before: order 4711") || !strings.Contains(out, "1 label issued; 1 order issued before") {
 		t.Errorf("exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// A scan of an order's label names the order, the customer and the
+// parcel, and the parcels still waiting; --json carries the same.
+func TestRedeemNamesTheOrdersParcel(t *testing.T) {
+	s := newStation(t)
+	path := filepath.Join(t.TempDir(), "orders.csv")
+	if err := os.WriteFile(path, []byte("order,customer,parcels\n4711,Müller,3\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := s.run(t, "orders", "import", path); code != ExitOK {
+		t.Fatalf("import: exit %d\n%s%s", code, out, errOut)
+	}
+	var codes []struct {
+		Code   string `json:"code"`
+		Serial int    `json:"serial"`
+	}
+	s.mustJSON(t, &codes, "search", "4711")
+	sort.Slice(codes, func(i, j int) bool { return codes[i].Serial < codes[j].Serial })
+	code, out, errOut := s.run(t, "redeem", codes[1].Code)
+	want := "Redeemed: hand over the parcel\nOrder 4711 · Müller · parcel 2 of 3\n2 parcels of this order still waiting: parcels 1 and 3\n"
+	if code != ExitOK || !strings.HasPrefix(out, want) {
+		t.Fatalf("redeem parcel 2: exit %d\n%s%s\nwant it to start\n%s", code, out, errOut, want)
+	}
+	s.run(t, "redeem", codes[0].Code)
+	var v struct {
+		Order struct {
+			Order    string `json:"order"`
+			Customer string `json:"customer"`
+			Parcel   int    `json:"parcel"`
+			Parcels  int    `json:"parcels"`
+			Waiting  []int  `json:"waiting"`
+		} `json:"order"`
+	}
+	s.mustJSON(t, &v, "redeem", codes[2].Code)
+	if o := v.Order; o.Order != "4711" || o.Customer != "Müller" || o.Parcel != 3 || o.Parcels != 3 || len(o.Waiting) != 0 {
+		t.Fatalf("redeem parcel 3 --json: %+v, want order 4711, Müller, parcel 3 of 3, none waiting", o)
+	}
+	code, out, _ = s.run(t, "check", codes[2].Code)
+	if code == ExitOK || !strings.Contains(out, "Order 4711 · Müller · parcel 3 of 3\nthe order's other 2 parcels are handed over\n") {
+		t.Fatalf("check parcel 3 again: exit %d\n%s", code, out)
 	}
 }
 

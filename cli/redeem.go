@@ -59,6 +59,12 @@ func printVerdict(s *session, v app.Verdict, ok app.Outcome) error {
 	v.Record = nil
 	if err := s.output(v, func(w io.Writer) {
 		fmt.Fprintln(w, v.Message())
+		if v.Order != nil {
+			fmt.Fprintln(w, v.Order.Line())
+			if l := v.Order.WaitingLine(); l != "" {
+				fmt.Fprintln(w, l)
+			}
+		}
 		if v.Code != "" {
 			fmt.Fprintf(w, "code: %s\n", v.Code)
 		}

@@ -72,8 +72,10 @@ const (
 // 5 (SiteCloseVersion): a close's expiry may name the site the desk
 // closed in (Event.Site), and an enrolment the serials the desk holds
 // (EnrolRequest.Held);
-// 6 (UndoWindowVersion): an undo carries its desk's undo window
-// (Event.UndoWindow), and the server judges it on its own clock.
+// 6 (UndoWindowVersion, OrderVersion): an undo carries its desk's undo
+// window (Event.UndoWindow), and the server judges it on its own clock; a
+// batch upload may mark each label of a pickup order with its customer
+// (UploadCode.Order), and the feed and snapshot carry the mark.
 const Version = 6
 
 // ClockVersion is the first version whose server reads the clock fields of
@@ -95,6 +97,12 @@ const SiteCloseVersion = 5
 // UndoWindowVersion is the first version whose server reads an undo's
 // window (Event.UndoWindow): a desk sends it to no older server.
 const UndoWindowVersion = 6
+
+// OrderVersion is the first version whose server reads a batch upload's
+// order mark (UploadCode.Order): a desk sends it to no older server, and a
+// desk of an older version reads the feed and snapshot as before (it
+// ignores the mark).
+const OrderVersion = 6
 
 // Header carries Version on every request and answer.
 const Header = "Qrdesk-Protocol"

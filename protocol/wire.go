@@ -136,6 +136,19 @@ type UploadCode struct {
 	// old label's parcel could go out twice with no conflict (the soak's
 	// PostgreSQL seed 663684397). The upload only completes its ref.
 	Replaces string `json:"replaces,omitempty"`
+	// Order marks a label issued for a pickup order (its Ref is the order
+	// number): the other desks of the site name the order's customer and
+	// the parcel when it is scanned. Sent only to a server of OrderVersion
+	// or later.
+	Order *OrderLabel `json:"order,omitempty"`
+}
+
+// OrderLabel marks a label of a pickup order (qrdesk orders import) in an
+// upload, the feed (a code change's data "order") and the snapshot.
+type OrderLabel struct {
+	// Customer is the order's customer ("" when the file named none; at
+	// most 80 characters on one line: app.MaxCustomerChars).
+	Customer string `json:"customer"`
 }
 
 // Snapshot is one page of the central server's state, for a desk that
@@ -181,6 +194,9 @@ type CodeState struct {
 	// Ref is the reference of the label's batch ("" for none, or from a
 	// server before RefVersion).
 	Ref string `json:"ref,omitempty"`
+	// Order marks a label of a pickup order (nil for none, or from a
+	// server before OrderVersion).
+	Order *OrderLabel `json:"order,omitempty"`
 }
 
 // RefusedFeedCompacted is the server's answer when the changes after a

@@ -167,10 +167,10 @@ func (c *DB) Snapshot(ctx context.Context, site int64, station string, afterID, 
 			return snap, err
 		}
 	}
-	query, args := `SELECT id, code, issued_by, status, expire_at, created_at, used_at, used_station, used_operator, used_event, disabled_reason, entitlement, ref
+	query, args := `SELECT id, code, issued_by, status, expire_at, created_at, used_at, used_station, used_operator, used_event, disabled_reason, entitlement, ref, order_customer
 		FROM codes WHERE id > ? ORDER BY id LIMIT ?`, []any{afterID, limit}
 	if site != 0 { // one site's labels, through the index on (site, id)
-		query, args = `SELECT id, code, issued_by, status, expire_at, created_at, used_at, used_station, used_operator, used_event, disabled_reason, entitlement, ref
+		query, args = `SELECT id, code, issued_by, status, expire_at, created_at, used_at, used_station, used_operator, used_event, disabled_reason, entitlement, ref, order_customer
 		FROM codes WHERE site = ? AND id > ? ORDER BY id LIMIT ?`, []any{site, afterID, limit}
 	}
 	rows, err := c.e.query(ctx, query, args...)
@@ -182,9 +182,11 @@ func (c *DB) Snapshot(ctx context.Context, site int64, station string, afterID, 
 	var last int64
 	for rows.Next() {
 		var s protocol.CodeState
-		if err := rows.Scan(&last, &s.Code, &s.IssuedBy, &s.Status, &s.ExpireAt, &s.CreatedAt, &s.UsedAt, &s.UsedStation, &s.UsedOperator, &s.UsedEvent, &s.DisabledReason, &s.Entitlement, &s.Ref); err != nil {
+		var customer sql.NullString
+		if err := rows.Scan(&last, &s.Code, &s.IssuedBy, &s.Status, &s.ExpireAt, &s.CreatedAt, &s.UsedAt, &s.UsedStation, &s.UsedOperator, &s.UsedEvent, &s.DisabledReason, &s.Entitlement, &s.Ref, &customer); err != nil {
 			return snap, err
 		}
+		s.Order = orderMark(customer)
 		snap.Codes = append(snap.Codes, s)
 	}
 	if err := rows.Err(); err != nil {
@@ -208,8 +210,11 @@ func (c *DB) Snapshot(ctx context.Context, site int64, station string, afterID, 
 	// starts over (moved here, or silent past compaction) gets the changes
 	// it missed, and keeps what it holds; a copy of another site's label
 	// not brought here is one it holds no more (the desk drops it: app's
-	// dropStaleCopies).
-	rows, err = c.e.query(ctx, `SELECT code, issued_by, status, expire_at, created_at, used_at, used_station, used_operator, used_event, disabled_reason, entitlement, ref
+	// dropStaleCopies). They come without their order mark, as the feed
+	// sends their changes (a label's upload goes to its own site): the
+	// desk holds such a label alone, not its order's other parcels, and
+	// would name it "parcel 1 of 1".
+	rows, err = c.e.query(ctx, `SELECT code, issued_by, status, expire_at, created_at, used_at, used_station, used_operator, used_event, disabled_reason, entitlement, ref, NULL
 		FROM codes WHERE site <> ? AND code IN (`+stationHeldLabels+`) ORDER BY id`, site, station)
 	if err != nil {
 		return snap, err
@@ -217,9 +222,11 @@ func (c *DB) Snapshot(ctx context.Context, site int64, station string, afterID, 
 	defer rows.Close()
 	for rows.Next() {
 		var s protocol.CodeState
-		if err := rows.Scan(&s.Code, &s.IssuedBy, &s.Status, &s.ExpireAt, &s.CreatedAt, &s.UsedAt, &s.UsedStation, &s.UsedOperator, &s.UsedEvent, &s.DisabledReason, &s.Entitlement, &s.Ref); err != nil {
+		var customer sql.NullString
+		if err := rows.Scan(&s.Code, &s.IssuedBy, &s.Status, &s.ExpireAt, &s.CreatedAt, &s.UsedAt, &s.UsedStation, &s.UsedOperator, &s.UsedEvent, &s.DisabledReason, &s.Entitlement, &s.Ref, &customer); err != nil {
 			return snap, err
 		}
+		s.Order = orderMark(customer)
 		snap.Codes = append(snap.Codes, s)
 	}
 	if err := rows.Err(); err != nil {

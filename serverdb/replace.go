@@ -147,7 +147,7 @@ func (c *DB) replaceLabel(ctx context.Context, tx *etx, st central.Station, ev p
 	case err != nil && !errors.Is(err, sql.ErrNoRows):
 		return protocol.Result{}, central.Note{}, err
 	case err == nil:
-		if err := c.addChanges(ctx, tx, change{protocol.KindCode, in.Code, st.Name, codeData(in.ExpireAt, in.CreatedAt, "")}); err != nil {
+		if err := c.addChanges(ctx, tx, change{protocol.KindCode, in.Code, st.Name, codeData(in.ExpireAt, in.CreatedAt, "", nil)}); err != nil {
 			return protocol.Result{}, central.Note{}, err
 		}
 	}

@@ -102,20 +102,20 @@ func (c *DB) insertCodes(ctx context.Context, tx *etx, st central.Station, all [
 		return nil, nil
 	}
 	var q strings.Builder
-	q.WriteString(`INSERT INTO codes (code, random, prefix, label_date, station_id, serial, issued_by, expire_at, created_at, ref, batch, site) VALUES `)
-	args := make([]any, 0, 12*len(codes))
+	q.WriteString(`INSERT INTO codes (code, random, prefix, label_date, station_id, serial, issued_by, expire_at, created_at, ref, batch, site, order_customer) VALUES `)
+	args := make([]any, 0, 13*len(codes))
 	for i, code := range codes {
 		if i > 0 {
 			q.WriteString(", ")
 		}
-		q.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+		q.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 		var serial, stationID any
 		if code.StationID != "" {
 			serial, stationID = code.Serial, code.StationID
 		}
-		args = append(args, code.Code, code.Random, code.Prefix, code.LabelDate, stationID, serial, st.Name, code.ExpireAt, code.CreatedAt, code.Ref, code.Batch, stationSite(st))
+		args = append(args, code.Code, code.Random, code.Prefix, code.LabelDate, stationID, serial, st.Name, code.ExpireAt, code.CreatedAt, code.Ref, code.Batch, stationSite(st), orderCustomer(code.Order))
 	}
-	q.WriteString(` ON CONFLICT (code) DO NOTHING RETURNING code, expire_at, created_at, ref`)
+	q.WriteString(` ON CONFLICT (code) DO NOTHING RETURNING code, expire_at, created_at, ref, order_customer`)
 	rows, err := tx.query(ctx, q.String(), args...)
 	if err == nil {
 		var changes []change
@@ -129,29 +129,53 @@ func (c *DB) insertCodes(ctx context.Context, tx *etx, st central.Station, all [
 	return nil, err
 }
 
-// codeChanges reads rows of (code, expire_at, created_at, ref) into the
-// feed's code changes, and closes them.
+// orderCustomer is a label's order_customer column: NULL for a label of
+// no order.
+func orderCustomer(o *protocol.OrderLabel) any {
+	if o == nil {
+		return nil
+	}
+	return o.Customer
+}
+
+// orderMark is the order mark of a label whose order_customer column is
+// customer (nil for a label of no order).
+func orderMark(customer sql.NullString) *protocol.OrderLabel {
+	if !customer.Valid {
+		return nil
+	}
+	return &protocol.OrderLabel{Customer: customer.String}
+}
+
+// codeChanges reads rows of (code, expire_at, created_at, ref,
+// order_customer) into the feed's code changes, and closes them.
 func codeChanges(rows *sql.Rows, st central.Station) ([]change, error) {
 	defer rows.Close()
 	var changes []change
 	for rows.Next() {
 		var code, ref string
 		var expire, created int64
-		if err := rows.Scan(&code, &expire, &created, &ref); err != nil {
+		var customer sql.NullString
+		if err := rows.Scan(&code, &expire, &created, &ref, &customer); err != nil {
 			return nil, err
 		}
-		changes = append(changes, change{kind: protocol.KindCode, code: code, station: st.Name, data: codeData(expire, created, ref)})
+		changes = append(changes, change{kind: protocol.KindCode, code: code, station: st.Name, data: codeData(expire, created, ref, orderMark(customer))})
 	}
 	// An INSERT or UPDATE … RETURNING reports a refused write here.
 	return changes, writeFailure(rows.Err())
 }
 
 // codeData is a code change's data: what a desk stores of a label beside
-// its code (the ref only when there is one, as an older server's feed).
-func codeData(expireAt, createdAt int64, ref string) string {
+// its code (the ref and the order mark only when there is one, as an
+// older server's feed: a desk before protocol.OrderVersion ignores the
+// mark).
+func codeData(expireAt, createdAt int64, ref string, order *protocol.OrderLabel) string {
 	m := map[string]any{"expire_at": expireAt, "created_at": createdAt}
 	if ref != "" {
 		m["ref"] = ref
+	}
+	if order != nil {
+		m["order"] = order
 	}
 	data, _ := json.Marshal(m)
 	return string(data)
@@ -188,7 +212,7 @@ func (c *DB) completeRefs(ctx context.Context, tx *etx, st central.Station, code
 	for _, k := range order {
 		list := groups[k]
 		q := `UPDATE codes SET ref = ?, batch = ? WHERE ref = '' AND issued_by = ? AND code IN (` + placeholders(len(list)) + `)
-			RETURNING code, expire_at, created_at, ref`
+			RETURNING code, expire_at, created_at, ref, order_customer`
 		rows, err := tx.query(ctx, q, append([]any{k.ref, k.batch, st.Name}, list...)...)
 		if err != nil {
 			return nil, err

@@ -60,7 +60,23 @@ func (d *DB) BatchUploadCodes(ctx context.Context, id int64) ([]protocol.UploadC
 		}
 		out = append(out, c)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	// The batch of an order imported here marks its labels with the
+	// order's customer: the other desks name the order and the parcel.
+	var customer string
+	err = d.db.QueryRowContext(ctx, `SELECT customer FROM orders WHERE batch_id = ?`, id).Scan(&customer)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+	case err != nil:
+		return nil, d.wrap(err, "cannot read batch %d", id)
+	default:
+		for i := range out {
+			out[i].Order = &protocol.OrderLabel{Customer: customer}
+		}
+	}
+	return out, nil
 }
 
 func (d *DB) MarkBatchUploaded(ctx context.Context, id int64) error {
@@ -254,6 +270,30 @@ func carried(said string, def app.Status) app.Status {
 	return def
 }
 
+// applyCodeRef keeps what a code change says of the label's batch: its
+// ref, and whether that ref is a pickup order's (its customer).
+func applyCodeRef(ctx context.Context, tx *sql.Tx, c app.Code, ref string, order *protocol.OrderLabel) error {
+	if ref == "" {
+		return nil
+	}
+	if order != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO order_marks (number, customer) VALUES (?, ?) ON CONFLICT DO NOTHING`, ref, order.Customer); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO order_labels (code) VALUES (?) ON CONFLICT DO NOTHING`, c.String()); err != nil {
+			return err
+		}
+	} else if _, err := tx.ExecContext(ctx, `DELETE FROM order_labels WHERE code = ?`, c.String()); err != nil {
+		// Unmarked now: another site's label this desk holds alone (a
+		// desk moved away, starting over), or an older server's.
+		return err
+	}
+	// A label this desk knew before its batch's ref reached it (a
+	// replacement's, or from an older server's feed).
+	_, err := tx.ExecContext(ctx, `UPDATE codes SET ref = ? WHERE random = ? AND code = ? AND ref = ''`, ref, c.Random, c.String())
+	return err
+}
+
 func applyChange(ctx context.Context, tx *sql.Tx, ch protocol.Change) error {
 	var data struct {
 		At       int64  `json:"at"`
@@ -268,6 +308,9 @@ func applyChange(ctx context.Context, tx *sql.Tx, ch protocol.Change) error {
 		// Ref is a code change's batch ref (absent from an older server's
 		// feed, and for a batch without one).
 		Ref string `json:"ref"`
+		// Order marks a code change's label as a pickup order's (absent
+		// from a server before protocol.OrderVersion).
+		Order *protocol.OrderLabel `json:"order"`
 		protocol.Conflict
 	}
 	json.Unmarshal([]byte(ch.Data), &data)
@@ -315,12 +358,8 @@ func applyChange(ctx context.Context, tx *sql.Tx, ch protocol.Change) error {
 				return err
 			}
 		}
-		if data.Ref != "" {
-			// A label this desk knew before its batch's ref reached it (a
-			// replacement's, or from an older server's feed).
-			if _, err := tx.ExecContext(ctx, `UPDATE codes SET ref = ? WHERE random = ? AND code = ? AND ref = ''`, data.Ref, c.Random, c.String()); err != nil {
-				return err
-			}
+		if err := applyCodeRef(ctx, tx, c, data.Ref, data.Order); err != nil {
+			return err
 		}
 		return completeForeignCode(ctx, tx, c, batch, data.ExpireAt, data.Created)
 	case protocol.KindRedeem:
@@ -627,7 +666,7 @@ func (d *DB) ApplySnapshot(ctx context.Context, page protocol.Snapshot, position
 	}
 	defer tx.Rollback()
 	for _, c := range page.Codes {
-		data, _ := json.Marshal(map[string]any{"expire_at": c.ExpireAt, "created_at": c.CreatedAt, "ref": c.Ref})
+		data, _ := json.Marshal(map[string]any{"expire_at": c.ExpireAt, "created_at": c.CreatedAt, "ref": c.Ref, "order": c.Order})
 		changes := []protocol.Change{{Kind: protocol.KindCode, Code: c.Code, Station: c.IssuedBy, Data: string(data)}}
 		// Each status as a feed change that carries it: this desk's copy
 		// becomes the server's, unless an event of this desk on the label

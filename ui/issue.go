@@ -22,6 +22,7 @@ type issueScreen struct {
 	count, date, typ, ref *widget.Entry
 	expir                 *widget.SelectEntry // chosen from the list, or typed
 	issueBtn              *keyButton
+	importBtn             *keyButton // Import orders… (issue_orders.go)
 	progress              *widget.ProgressBar
 	status                *widget.Label
 
@@ -70,6 +71,7 @@ func newIssueScreen(e *env) *issueScreen {
 	}
 	s.issueBtn = newKeyButton(T("Issue"), s.issue)
 	s.issueBtn.Importance = widget.HighImportance
+	s.importBtn = newKeyButton(T("Import orders…"), s.chooseOrderFile)
 	s.progress = widget.NewProgressBar()
 	s.progress.Hide()
 	s.status = widget.NewLabel("")
@@ -127,7 +129,7 @@ func newIssueScreen(e *env) *issueScreen {
 
 	form := widget.NewForm(s.issueFormItems()...)
 	left := container.NewVBox(widget.NewLabelWithStyle(T("Issue a batch"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
-		form, s.issueBtn, s.progress, s.status,
+		form, container.NewGridWithColumns(2, s.issueBtn, s.importBtn), s.progress, s.status,
 		widget.NewLabelWithStyle(T("Today's batches"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
 	printForm := widget.NewForm(widget.NewFormItem(T("Template"), s.template), widget.NewFormItem(T("Start at position"), s.start),
 		widget.NewFormItem(T("Printer"), s.printer))
@@ -283,8 +285,10 @@ func (s *issueScreen) lock(on bool) {
 	s.issuing = on
 	if on {
 		s.issueBtn.Disable()
+		s.importBtn.Disable()
 	} else {
 		s.issueBtn.Enable()
+		s.importBtn.Enable()
 	}
 }
 

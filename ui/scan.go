@@ -283,6 +283,7 @@ func (s *scanScreen) show(v app.Verdict, rec *app.CodeRecord, err error) {
 	default:
 		s.paint(colorRefused, outcomeTitle(v.Outcome), outcomeHint(v.Outcome))
 	}
+	s.showOrder(v)
 	s.env.beep(v.Outcome == app.OutcomeRedeemed)
 }
 

@@ -146,6 +146,11 @@ func (r *run) check(ctx context.Context, res *Result) error {
 		}
 	}
 	c.topologyInvariants()
+	if r.cfg.on(TopoOrders) {
+		if err := c.orders(ctx); err != nil {
+			return err
+		}
+	}
 	if err := c.webhooks(ctx); err != nil {
 		return err
 	}
@@ -559,7 +564,7 @@ func (c *checker) labelFacts(b *strings.Builder, l int) {
 		if a.Label != l {
 			continue
 		}
-		verb := map[StepKind]string{Scan: "scans", Disable: "disables", Enable: "enables", Replace: "replaces", Undo: "undoes", IssueMore: "issues"}[a.Kind]
+		verb := map[StepKind]string{Scan: "scans", Disable: "disables", Enable: "enables", Replace: "replaces", Undo: "undoes", IssueMore: "issues", ImportOrder: "imports"}[a.Kind]
 		if a.Kind == Replace && lab.Of >= 0 && a.Label == l && strings.HasPrefix(a.Result, "made") {
 			verb = "replacement"
 		}

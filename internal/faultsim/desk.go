@@ -160,6 +160,9 @@ type verdict struct {
 	Revoked      bool // the desk's token was revoked when the scan began
 	Network      Mode // the desk's network when the scan began
 	LocalRefusal bool // the desk refused it from its own database
+	// Order is the order parcel the desk named beside its verdict (nil:
+	// none).
+	Order *app.OrderParcel
 }
 
 // Desk-side facts the checker reads.

@@ -23,6 +23,9 @@
 // that refuses 30 % of the attempts and is down with the server; I17
 // (webhooks.go) checks it ends with every one, and that no two events of
 // the outbox share an id (a receiver de-duplicating by id drops the later).
+// With the topology class orders (orders.go) desks import order files, the
+// same one again too, and I18 checks an order is issued once at a desk and
+// its parcels are named alike at every desk.
 //
 // central.go is the only file that knows the server's packages (and
 // webhooks.go the webhook package, a leaf).

@@ -297,7 +297,7 @@ func TestPlanDeterministic(t *testing.T) {
 // every family takes its share of the draws.
 func TestPlanTopology(t *testing.T) {
 	const seeds = 40
-	topo := []StepKind{MoveDesk, IssueMore, DeskBackup, DeskRestore, LoseDB, ClockDays, Expire, StaffRemove, RenameSite, StaffClose, Rehire}
+	topo := []StepKind{MoveDesk, IssueMore, DeskBackup, DeskRestore, LoseDB, ClockDays, Expire, StaffRemove, RenameSite, StaffClose, Rehire, ImportOrder}
 	count := func(classes []string) map[StepKind]int {
 		n := map[StepKind]int{}
 		for seed := uint64(1); seed <= seeds; seed++ {

@@ -338,7 +338,7 @@ func (r *run) step(ctx context.Context, g, i int, s Step) (string, error) {
 	case Skew:
 		d.skew.Store(int64(s.Skew))
 		return "ok", nil
-	case MoveDesk, IssueMore, DeskBackup, DeskRestore, LoseDB, ClockDays, Expire, StaffRemove, RenameSite, StaffClose, Rehire:
+	case MoveDesk, IssueMore, DeskBackup, DeskRestore, LoseDB, ClockDays, Expire, StaffRemove, RenameSite, StaffClose, Rehire, ImportOrder:
 		return r.topoStep(ctx, g, i, d, s)
 	}
 	return "", fmt.Errorf("unknown step kind %d", s.Kind)
@@ -454,7 +454,8 @@ func (r *run) scan(ctx context.Context, g, i int, d *desk, l int) string {
 	v, err := d.svc.Redeem(lctx, r.labels[l].Code, "clerk "+deskName(d.idx))
 	rec := verdict{Desk: d.idx, Group: g, Step: i, Label: l, Outcome: v.Outcome, TraceID: v.TraceID, Reason: v.Reason,
 		At: d.svc.Now().Unix(), Took: time.Since(t0), Revoked: revoked, Network: mode, Began: t0, Skew: time.Duration(d.skew.Load()),
-		LocalRefusal: v.Record != nil} // only the desk's own lookup fills Record
+		LocalRefusal: v.Record != nil, // only the desk's own lookup fills Record
+		Order:        v.Order}
 	out := string(v.Outcome)
 	if err != nil {
 		rec.Err = oneLine(err)
@@ -560,7 +561,7 @@ func (r *run) stats(took time.Duration) string {
 		}
 	}
 	actions := fmt.Sprintf("%d/%d replacements made, %d/%d undos done, %d day closes (%d labels expired), %d backups, %d restores, ",
-		made, r.plan.Replacements, undone, len(r.undos), r.closes, r.closeExp, len(r.srv.backups), r.srv.restores) + r.clocks.String()
+		made, r.plan.Replacements, undone, len(r.undos), r.closes, r.closeExp, len(r.srv.backups), r.srv.restores) + r.clocks.String() + r.orderStats()
 	return fmt.Sprintf("%d desks, %d labels, %d groups / %d steps, %d scans (%d redeemed, %d already used, %d disabled, %d expired), "+actions+"%d server restarts; "+
 		"network: %d forwarded, %d delayed, %d requests dropped, %d answers dropped, %d duplicated, %d refused, %d while the server was down; %v",
 		len(r.desks), len(r.labels), len(r.plan.Groups), steps, len(r.verdicts), outcomes[app.OutcomeRedeemed], outcomes[app.OutcomeAlreadyUsed],

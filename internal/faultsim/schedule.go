@@ -40,6 +40,7 @@ const (
 	RenameSite  // the administrator renames site Site (topologySites) to Name
 	StaffClose  // the desk goes offline; its clerk, removed from the staff list, closes the day expiring unused labels
 	Rehire      // the desk goes offline and removes its clerk; the administrator removes the clerk and adds it again
+	ImportOrder // the desk imports order file File (orderFiles); its labels join the universe at New (Count reserved)
 )
 
 // Step is one action of a schedule. Desk, Label, Mode, Skew, New, Outside
@@ -61,6 +62,7 @@ type Step struct {
 	Tomorrow bool          // IssueMore: for the day after the desk's today
 	Zone     time.Duration // ClockDays: the desk's time zone, ahead of the server's
 	Name     string        // RenameSite: the site's new name (siteNames)
+	File     int           // ImportOrder: the order file (orderFiles)
 }
 
 // Plan is a schedule drawn from a seed: groups of steps, the steps of a group
@@ -453,7 +455,7 @@ func (g *planner) deskStep(kind StepKind, d int) (Step, bool) {
 	case CloseDay:
 		g.closed = true
 		g.topo.closes++
-	case MoveDesk, IssueMore, DeskBackup, DeskRestore, LoseDB, ClockDays, Expire, StaffRemove, RenameSite, StaffClose, Rehire:
+	case MoveDesk, IssueMore, DeskBackup, DeskRestore, LoseDB, ClockDays, Expire, StaffRemove, RenameSite, StaffClose, Rehire, ImportOrder:
 		if !g.topoStep(&s) {
 			return Step{}, false
 		}
@@ -550,6 +552,12 @@ func (g *planner) label(d int) int {
 		}
 		if len(pairs) > 0 {
 			return pairs[g.rng.IntN(len(pairs))][g.rng.IntN(2)]
+		}
+	}
+	// A parcel of an imported order (only once there are any).
+	if x < 90 {
+		if parcels := g.orderParcels(); len(parcels) > 0 {
+			return parcels[g.rng.IntN(len(parcels))]
 		}
 	}
 	return g.rng.IntN(g.universe())

@@ -29,6 +29,7 @@ const (
 	TopoRename       = "rename"        // the administrator renames a site, maybe back again later (implies sites)
 	TopoStaffClose   = "staff-close"   // a removed clerk closes the day with expiry at its desk, offline (implies staff)
 	TopoRehire       = "rehire"        // a desk removes its clerk offline while the administrator removes and adds the clerk again
+	TopoOrders       = "orders"        // desks import order files (orders.go): the same file again, another desk's, one naming an order issued before; with its invariant I18
 
 	// Invariants (see the Inv constants in topocheck.go).
 	TopoInvCopies        = "inv-copies"         // InvCopies
@@ -41,7 +42,7 @@ const (
 
 // TopologyClasses are every name Config.Topology takes.
 var TopologyClasses = []string{TopoSites, TopoMove, TopoIssue, TopoDeskRestore, TopoWrongRestore, TopoLostDB, TopoClockDays, TopoExpire, TopoCloses, TopoStaff,
-	TopoRename, TopoStaffClose, TopoRehire,
+	TopoRename, TopoStaffClose, TopoRehire, TopoOrders,
 	TopoInvCopies, TopoInvConflictSites, TopoInvCloseScope, TopoInvSerials, TopoInvStaff, TopoInvRefusals}
 
 // DefaultTopology is what make test's fixed seeds run: the families and
@@ -51,7 +52,7 @@ var TopologyClasses = []string{TopoSites, TopoMove, TopoIssue, TopoDeskRestore, 
 // conflict of another site's label not listed at a North desk);
 // desk-restore, wrong-restore, lost-db and clock-days fail seeds of a
 // 10-seed soak (I3, I7, I10). Switch them on here as the fixes merge.
-var DefaultTopology = []string{TopoSites, TopoMove, TopoIssue, TopoExpire, TopoCloses, TopoStaff, TopoRename, TopoStaffClose, TopoRehire,
+var DefaultTopology = []string{TopoSites, TopoMove, TopoIssue, TopoExpire, TopoCloses, TopoStaff, TopoRename, TopoStaffClose, TopoRehire, TopoOrders,
 	TopoInvSerials, TopoInvCopies, TopoInvRefusals, TopoInvCloseScope, TopoInvStaff}
 
 // ParseTopology reads a QRDESK_SOAK_TOPOLOGY value: "all", "none",
@@ -134,6 +135,9 @@ type topoPlanner struct {
 	renames     int
 	staffClosed []bool // the desk's removed clerk closed a day (StaffClose)
 	rehired     []bool // the desk's clerk was removed and added again (Rehire)
+	imports     int    // ImportOrder steps drawn
+	orderLabels int    // labels ImportOrder steps reserved
+	orderIdx    []int  // the universe's indexes they take
 }
 
 func (t *topoPlanner) init(cfg Config) {
@@ -185,6 +189,9 @@ func (g *planner) topoKinds(gs *groupState) []weighted {
 	}
 	if g.topo.any(func(d int) bool { return g.topo.fits(Rehire, d) }) {
 		add(TopoRehire, Rehire, 2)
+	}
+	if g.topo.imports < maxImports {
+		add(TopoOrders, ImportOrder, 3)
 	}
 	return kinds
 }
@@ -265,6 +272,8 @@ func (g *planner) topoStep(s *Step) bool {
 		t.staffClosed[d] = true
 	case Rehire:
 		t.rehired[d] = true
+	case ImportOrder:
+		g.importOrder(s)
 	}
 	return true
 }
@@ -304,6 +313,8 @@ func (p Plan) topologyString(s Step, d string) string {
 		return d + " goes offline; its clerk, removed from the staff list, closes the day expiring unused labels"
 	case Rehire:
 		return d + " goes offline and removes its clerk; the administrator removes the clerk and adds it again"
+	case ImportOrder:
+		return fmt.Sprintf("%s imports order file %d (%s) as %s … %s", d, s.File+1, orderFiles[s.File].String(), p.name(s.New), p.name(s.New+s.Count-1))
 	}
 	return ""
 }

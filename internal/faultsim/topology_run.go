@@ -28,6 +28,8 @@ type topoRecords struct {
 	rehires       []rehireRecord
 	serverBackups map[int]int // server backup number → the group it was taken in
 	moves         []moveRecord
+	imports       []importRecord        // ImportOrder steps (orders.go)
+	orderTruth    map[string]orderTruth // code → the order parcel it is
 }
 
 // moveRecord is one move of a desk the server made: the desk, the group
@@ -71,6 +73,7 @@ type deskRestoreRecord struct {
 // setupTopology adds the sites and the staff list before the desks enrol.
 func (r *run) setupTopology(ctx context.Context) error {
 	r.topo.deskBackups = map[int]string{}
+	r.topo.orderTruth = map[string]orderTruth{}
 	r.topo.removed = map[int]time.Time{}
 	r.topo.removedIn = map[int]int{}
 	r.topo.serverBackups = map[int]int{}
@@ -200,6 +203,8 @@ func (r *run) topoStep(ctx context.Context, g, i int, d *desk, s Step) (string, 
 		return r.staffClose(lctx, g, d)
 	case Rehire:
 		return r.rehire(lctx, g, d)
+	case ImportOrder:
+		return r.importOrders(lctx, g, i, d, s)
 	}
 	return "", fmt.Errorf("unknown topology step kind %d", s.Kind)
 }

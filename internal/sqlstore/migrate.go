@@ -52,7 +52,10 @@ type migrationFile struct {
 }
 
 // migrationFiles lists the embedded migrations of dir in version order;
-// each file name starts with its number (0001_init.sql).
+// each file name starts with its number (0001_init.sql), and no two share
+// one: the runner records numbers, so a database that ran one of two
+// files of a number would never run the other (two branches each adding
+// their next migration, merged without renumbering).
 func migrationFiles(fsys fs.FS, dir string) ([]migrationFile, error) {
 	names, err := fs.Glob(fsys, dir+"/*.sql")
 	if err != nil {
@@ -64,6 +67,9 @@ func migrationFiles(fsys fs.FS, dir string) ([]migrationFile, error) {
 		version, err := strconv.Atoi(strings.SplitN(filepath.Base(name), "_", 2)[0])
 		if err != nil {
 			return nil, fmt.Errorf("migration %s: name must start with its number", name)
+		}
+		if n := len(out); n > 0 && out[n-1].version == version {
+			return nil, fmt.Errorf("migrations %s and %s share the number %d: renumber the later one after the last", out[n-1].name, name, version)
 		}
 		out = append(out, migrationFile{name, version})
 	}
