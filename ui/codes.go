@@ -49,7 +49,7 @@ var codeColumns = []string{"Code", "Status", "Batch", "Ref", "Printed", "Used"}
 func newCodesScreen(e *env) *codesScreen {
 	s := &codesScreen{env: e}
 	s.query = widget.NewEntry()
-	s.query.SetPlaceHolder(T("Code, part of a code, serial or ref"))
+	s.query.SetPlaceHolder(T("Code, part of a code, serial, or part of a ref or customer"))
 	// A label scanned here (or a code typed and Enter) is looked up: the
 	// single hit is selected and its detail shown; the text stays selected
 	// so the next scan replaces it.
