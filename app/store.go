@@ -232,8 +232,14 @@ type Event struct {
 
 // Stats are one day's figures.
 type Stats struct {
-	Date     string          `json:"date"`
+	Date string `json:"date"`
+	// Issued counts the labels made that day, whatever their label date
+	// (as the server's dashboard and the close of the day count them);
+	// ForDay the labels of that day's date this desk issued, on any day:
+	// the labels Unused counts, so "for the day" and "still unused" speak
+	// of the same labels.
 	Issued   int             `json:"issued"`
+	ForDay   int             `json:"issued_for_day"`
 	Printed  int             `json:"printed"`
 	Scans    int             `json:"scans"`
 	Redeemed int             `json:"redeemed"` // redemptions made here, undone ones left out
@@ -242,7 +248,7 @@ type Stats struct {
 	// JustScanned counts the labels scanned again a moment after this
 	// desk redeemed them: neither redeemed nor refused.
 	JustScanned int `json:"just_scanned"`
-	Unused      int `json:"unused"`
+	Unused      int `json:"unused"` // of the labels ForDay counts, those still unused
 	// AllDesks are every desk's figures as known at the last sync (Stats
 	// of one day; nil in DailyFigures and before the first sync).
 	AllDesks *AllDesks `json:"all_desks,omitempty"`

@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	register("search", "find codes by full code, part of a code, serial or ref", runSearch)
+	register("search", "find codes by full code, part of a code, serial, or part of a ref or customer name", runSearch)
 }
 
 func runSearch(ctx context.Context, env *Env, args []string) error {

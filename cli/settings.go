@@ -36,6 +36,7 @@ func runSettings(ctx context.Context, env *Env, args []string) error {
 			changes[key] = f.Value.String()
 		}
 	})
+	markSetUp(changes)
 	s, err := open(ctx, env, c)
 	if err != nil {
 		return err
@@ -86,4 +87,21 @@ func settingUsage(d app.SettingDef) string {
 		return d.Help + " (" + strings.Join(d.Choices, "|") + ")"
 	}
 	return d.Help
+}
+
+// markSetUp marks the desk set up when the command answers one of the
+// window's first-run set-up questions (prefix, station, …): an
+// administrator who set the desk up here is not asked again at the
+// window's first start. Other settings (sound) leave it as it was, and
+// --configured given on the command line has the last word.
+func markSetUp(changes map[string]string) {
+	if _, given := changes["configured"]; given {
+		return
+	}
+	for key := range changes {
+		if d, ok := app.SettingDefFor(key); ok && d.Setup {
+			changes["configured"] = "true"
+			return
+		}
+	}
 }

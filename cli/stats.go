@@ -41,8 +41,8 @@ func runStats(ctx context.Context, env *Env, args []string) error {
 	}
 	loc := env.now().Location()
 	return s.output(st, func(w io.Writer) {
-		fmt.Fprintf(w, "date      %s\nthis desk:\nissued    %d\nprinted   %d\nscans     %d\nredeemed  %d\nundone    %d\nunused    %d (labels of the day)\ntwice     %d (scanned again a moment after redeeming: not refused)\nrefused:\n",
-			st.Date, st.Issued, st.Printed, st.Scans, st.Redeemed, st.Undone, st.Unused, st.JustScanned)
+		fmt.Fprintf(w, "date      %s\nthis desk:\nfor day   %d (labels of the day, issued here on any day)\nunused    %d (of those, still unused)\nissued    %d (labels made that day, for any day)\nprinted   %d\nscans     %d\nredeemed  %d (labels of any day)\nundone    %d\ntwice     %d (scanned again a moment after redeeming: not refused)\nrefused:\n",
+			st.Date, st.ForDay, st.Unused, st.Issued, st.Printed, st.Scans, st.Redeemed, st.Undone, st.JustScanned)
 		for _, o := range app.RefusalOutcomes {
 			fmt.Fprintf(w, "  %-14s %d\n", o, st.Refused[o])
 		}

@@ -237,6 +237,7 @@ func reportLatency(b *testing.B, lat []time.Duration) {
 // BenchmarkSearch1M searches 1,000,000 codes (target ≤ 50 ms for part of a code).
 func BenchmarkSearch1M(b *testing.B) {
 	svc, _, codes := millionCodes(b)
+	refBatches(b, svc) // every search below also looks through 50,000 refs
 	ctx := context.Background()
 	partial := func(i int) app.SearchQuery { return app.SearchQuery{Text: codes[(i*7919)%len(codes)].Random[3:9]} }
 	for _, bc := range []struct {
@@ -248,6 +249,10 @@ func BenchmarkSearch1M(b *testing.B) {
 		{"PartialCode", partial, false},
 		{"FullCode", func(i int) app.SearchQuery { return app.SearchQuery{Text: codes[(i*7919)%len(codes)].String()} }, false},
 		{"Serial", func(i int) app.SearchQuery { return app.SearchQuery{Text: fmt.Sprintf("%07d", 1+(i*7919)%len(codes))} }, false},
+		// Part of a ref among 50,000 more batches (a desk's three years):
+		// in A–Z, and with other letters.
+		{"RefPartASCII", func(int) app.SearchQuery { return app.SearchQuery{Text: "berlin"} }, false},
+		{"RefPartLatin", func(int) app.SearchQuery { return app.SearchQuery{Text: "müller"} }, false},
 	} {
 		name, q := bc.name, bc.q
 		b.Run(name, func(b *testing.B) {
@@ -271,6 +276,27 @@ func BenchmarkSearch1M(b *testing.B) {
 			}
 			reportLatency(b, lat)
 		})
+	}
+}
+
+// refBatches adds, once, 50,000 batches with refs (without codes: only
+// their refs are searched) and one of 20 labels for "Müller Straße 5,
+// Berlin" to the benchmark's database.
+func refBatches(b *testing.B, svc *app.Service) {
+	var n int
+	if err := bigDB.db.SQL().QueryRow(`SELECT count(*) FROM batches WHERE station = 'Bench refs'`).Scan(&n); err != nil {
+		b.Fatal(err)
+	}
+	if n > 0 {
+		return
+	}
+	if _, err := bigDB.db.SQL().Exec(`INSERT INTO batches (label_date, count, ref, created_at, station)
+		WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 50000)
+		SELECT '2026-01-01', 1, 'Kunde ' || i || ', Hauptstraße ' || (i % 97) || ', Köln', 1, 'Bench refs' FROM n`); err != nil {
+		b.Fatal(err)
+	}
+	if _, _, err := svc.Issue(context.Background(), app.IssueRequest{Count: 20, Ref: "Müller Straße 5, Berlin"}); err != nil {
+		b.Fatal(err)
 	}
 }
 

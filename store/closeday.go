@@ -74,7 +74,7 @@ func dayFigures(ctx context.Context, q querier, day, station string, from, to in
 			WHERE j.status = 'done' AND j.finished_at >= ?1 AND j.finished_at < ?2),
 		(SELECT count(*) FROM scans WHERE at >= ?1 AND at < ?2),
 		(SELECT count(*) FROM redemptions r WHERE r.redeemed_at >= ?1 AND r.redeemed_at < ?2 AND `+ownRedemption+`),
-		(SELECT count(*) FROM codes WHERE label_date = ?3 AND status = 'unused'),
+		`+unusedOfDay+`,
 		(SELECT count(*) FROM print_jobs WHERE status = 'done' AND finished_at >= ?1 AND finished_at < ?2),
 		(SELECT count(*) FROM print_jobs WHERE status = 'done' AND reprint = 1 AND finished_at >= ?1 AND finished_at < ?2),
 		(SELECT count(*) FROM audit WHERE action IN ('disable', 'replace') AND at >= ?1 AND at < ?2),

@@ -164,6 +164,16 @@ func (d *DB) searchSQL(ctx context.Context, q app.SearchQuery) (string, []any, e
 			// The labels of the orders whose customer's name holds the text.
 			`SELECT c2.id FROM orders o JOIN codes c2 ON c2.batch_id = o.batch_id WHERE o.customer LIKE ? ESCAPE '\'`}
 		args = append(args, text, "%"+likeEscape(text)+"%")
+		// The labels of the batches whose ref holds the text (searchref.go).
+		batches, err := d.refs.find(ctx, d.db, text)
+		if err != nil {
+			return "", nil, err
+		}
+		if len(batches) > 0 {
+			list, _ := json.Marshal(batches)
+			alts = append(alts, `SELECT c3.id FROM json_each(?) AS mb CROSS JOIN codes c3 ON c3.batch_id = mb.value`)
+			args = append(args, string(list))
+		}
 		if part != "" {
 			ids, err := d.randoms.find(ctx, d.db, part, searchIDLimit)
 			if err != nil {

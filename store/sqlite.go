@@ -33,6 +33,7 @@ type DB struct {
 	path    string
 	now     func() time.Time
 	randoms randomIndex // for searches by part of a code
+	refs    refIndex    // for searches by part of a ref
 }
 
 var _ app.Store = (*DB)(nil)

@@ -6,9 +6,19 @@ import (
 	"qrdesk/app"
 )
 
+// The labels of a day (?3) that this desk issued, whenever it issued them:
+// its own batches of that label date (the labels other desks issued come
+// in a placeholder batch dated 'remote'). issuedForDay counts them all,
+// unusedOfDay those still unused, so the two speak of the same labels.
+const (
+	issuedForDay = `(SELECT COALESCE(SUM(count), 0) FROM batches WHERE label_date = ?3)`
+	unusedOfDay  = `(SELECT count(*) FROM codes WHERE label_date = ?3 AND status = 'unused'
+		AND batch_id IN (SELECT id FROM batches WHERE label_date = ?3))`
+)
+
 // Stats counts one period's figures of the desk named station (the
-// redemptions and undos made there; see dayfigures.go). "unused" counts
-// the codes whose label date is day and that are still unused.
+// redemptions and undos made there; see dayfigures.go). "unused" and
+// "issued for the day" count the labels of day's date (see above).
 func (d *DB) Stats(ctx context.Context, day, station string, from, to int64) (app.Stats, error) {
 	st := app.Stats{Refused: map[app.Outcome]int{}}
 	for _, o := range app.RefusalOutcomes {
@@ -20,9 +30,10 @@ func (d *DB) Stats(ctx context.Context, day, station string, from, to int64) (ap
 			WHERE j.status = 'done' AND j.finished_at >= ?1 AND j.finished_at < ?2),
 		(SELECT count(*) FROM scans WHERE at >= ?1 AND at < ?2),
 		(SELECT count(*) FROM redemptions r WHERE r.redeemed_at >= ?1 AND r.redeemed_at < ?2 AND `+ownRedemption+`),
-		(SELECT count(*) FROM codes WHERE label_date = ?3 AND status = 'unused'),
-		(SELECT count(*) FROM undos WHERE refused = '' AND at >= ?1 AND at < ?2 AND station = ?4)`, from, to, day, station).
-		Scan(&st.Issued, &st.Printed, &st.Scans, &st.Redeemed, &st.Unused, &st.Undone)
+		`+unusedOfDay+`,
+		(SELECT count(*) FROM undos WHERE refused = '' AND at >= ?1 AND at < ?2 AND station = ?4),
+		`+issuedForDay, from, to, day, station).
+		Scan(&st.Issued, &st.Printed, &st.Scans, &st.Redeemed, &st.Unused, &st.Undone, &st.ForDay)
 	if err != nil {
 		return app.Stats{}, d.wrap(err, "cannot count the figures")
 	}

@@ -8,6 +8,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -28,6 +29,7 @@ type codesScreen struct {
 	detailBox   *fyne.Container
 	pageLabel   *widget.Label
 	prev, next  *keyButton
+	code        *wrapText // the code shown in detail
 	detail      *widget.Label
 	history     *widget.Label
 	reason      *widget.Entry
@@ -49,7 +51,7 @@ var codeColumns = []string{"Code", "Status", "Batch", "Ref", "Printed", "Used"}
 func newCodesScreen(e *env) *codesScreen {
 	s := &codesScreen{env: e}
 	s.query = widget.NewEntry()
-	s.query.SetPlaceHolder(T("Code, part of a code, serial or ref"))
+	s.query.SetPlaceHolder(T("Code, part of a code, serial, or part of a ref or customer"))
 	// A label scanned here (or a code typed and Enter) is looked up: the
 	// single hit is selected and its detail shown; the text stays selected
 	// so the next scan replaces it.
@@ -100,6 +102,10 @@ func newCodesScreen(e *env) *codesScreen {
 	s.pageLabel = widget.NewLabel("")
 	s.prev = newKeyButton(T("Previous"), func() { s.search(s.page - 1) })
 	s.next = newKeyButton(T("Next"), func() { s.search(s.page + 1) })
+	// The code on a line of its own that breaks only between its groups:
+	// a label broke it inside one at 1024 px ("…AMXKC33" / "U9").
+	s.code = newWrapText(theme.Color(theme.ColorNameForeground))
+	s.code.TextSize, s.code.BreakAfter, s.code.Leading = theme.TextSize(), "-", true
 	s.detail = widget.NewLabel(T("Pick a code to see its details"))
 	s.detail.Wrapping = fyne.TextWrapWord
 	s.history = widget.NewLabel("")
@@ -143,7 +149,8 @@ func newCodesScreen(e *env) *codesScreen {
 	pager := container.NewHBox(s.prev, container.NewGridWrap(fyne.NewSize(110, s.prev.MinSize().Height), s.pageLabel), s.next)
 	s.columns = &fitColumns{table: s.table, mins: codeColumnMins, shares: codeColumnShares}
 	left := container.NewBorder(filters, pager, nil, nil, container.New(s.columns, s.table))
-	s.detailBox = container.NewVBox(s.detail, s.reason, s.reasonHelp, container.NewGridWithColumns(2, s.disableBtn, s.enableBtn, s.replaceBtn, s.undoBtn), s.message,
+	codeInset := layout.NewCustomPaddedLayout(0, 0, theme.InnerPadding(), theme.InnerPadding()) // as a label insets its text
+	s.detailBox = container.NewVBox(container.New(codeInset, s.code), s.detail, s.reason, s.reasonHelp, container.NewGridWithColumns(2, s.disableBtn, s.enableBtn, s.replaceBtn, s.undoBtn), s.message,
 		widget.NewLabelWithStyle(T("History"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), s.history)
 	right := container.NewVScroll(s.detailBox)
 	split := container.NewHSplit(left, right)
@@ -239,8 +246,9 @@ func (s *codesScreen) search(page int) {
 
 func (s *codesScreen) showDetail(r app.CodeRecord) {
 	s.current = &r
+	s.code.Text = r.Code
+	s.code.Refresh()
 	lines := []string{
-		r.Code,
 		T("Status") + ": " + T(string(r.Status)),
 		T("Batch") + fmt.Sprintf(": %d   ", r.BatchID) + T("Label date") + ": " + r.LabelDate,
 		T("Created") + ": " + app.FormatTime(r.CreatedAt) + "   " + T("Expires") + ": " + expiryText(r.ExpireAt),

@@ -93,7 +93,7 @@ func TestOnlyTheScreenInViewTakesKeys(t *testing.T) {
 	}
 	kb.press(fyne.KeyReturn)
 	waitFor(t, "the looked-up label's detail", func() bool {
-		return h.ui.codes.current != nil && h.ui.codes.current.Code == codes[0] && strings.Contains(h.ui.codes.detail.Text, codes[0])
+		return h.ui.codes.current != nil && h.ui.codes.current.Code == codes[0] && strings.Contains(h.ui.codes.code.Text, codes[0])
 	})
 	// The next scan replaces the last one instead of appending to it.
 	kb.typeText(codes[1])

@@ -19,10 +19,10 @@ import (
 // field, in words the clerk reads (translated, without internal key names).
 type settingField struct {
 	def     app.SettingDef
-	check   *widget.Check
-	choice  *widget.Select
-	combo   *widget.SelectEntry // a list that also takes a typed value (printer, expiry)
-	entry   *widget.Entry
+	check   *escCheck
+	choice  *escSelect
+	combo   *escSelectEntry // a list that also takes a typed value (printer, expiry)
+	entry   *escEntry
 	problem *widget.Label    // the error beside the field; hidden while the value is fine
 	item    *widget.FormItem // the field in its form, with its help as the hint
 	object  fyne.CanvasObject
@@ -41,17 +41,17 @@ func newSettingField(e *env, def app.SettingDef) *settingField {
 	var control fyne.CanvasObject
 	switch def.Kind {
 	case app.SettingBool:
-		f.check = widget.NewCheck(T("On"), func(bool) { changed() })
+		f.check = newEscCheck(T("On"), func(bool) { changed() })
 		control = f.check
 	case app.SettingChoice:
 		labels := make([]string, len(def.Choices))
 		for i := range def.Choices {
 			labels[i] = T(def.ChoiceLabels[i])
 		}
-		f.choice = widget.NewSelect(labels, func(string) { changed() })
+		f.choice = newEscSelect(labels, func(string) { changed() })
 		control = f.choice
 	case app.SettingTemplate:
-		f.choice = widget.NewSelect(templateNames(e.templateDir), func(string) { changed() })
+		f.choice = newEscSelect(templateNames(e.templateDir), func(string) { changed() })
 		control = f.choice
 	case app.SettingPrinter:
 		f.combo = newComboEntry(nil, changed)
@@ -83,14 +83,17 @@ func newSettingField(e *env, def app.SettingDef) *settingField {
 // newPageEntry is a one-line field that lets the mouse wheel scroll the
 // page: Fyne's entry scrolls its own text by default and so swallows the
 // wheel whenever the pointer is over a field.
-func newPageEntry() *widget.Entry {
-	en := widget.NewEntry()
+func newPageEntry() *escEntry {
+	en := &escEntry{}
 	en.Wrapping, en.Scroll = fyne.TextWrapOff, fyne.ScrollNone
+	en.ExtendBaseWidget(en)
 	return en
 }
 
-func newComboEntry(options []string, changed func()) *widget.SelectEntry {
-	c := widget.NewSelectEntry(options)
+func newComboEntry(options []string, changed func()) *escSelectEntry {
+	c := &escSelectEntry{}
+	c.ExtendBaseWidget(c)
+	c.SetOptions(options)
 	c.Wrapping, c.Scroll = fyne.TextWrapOff, fyne.ScrollNone // see newPageEntry
 	c.OnChanged = func(string) { changed() }
 	return c
@@ -181,7 +184,7 @@ func (f *settingField) suggestionValue(text string) string {
 func (f *settingField) entries() []*widget.Entry {
 	switch {
 	case f.entry != nil:
-		return []*widget.Entry{f.entry}
+		return []*widget.Entry{&f.entry.Entry}
 	case f.combo != nil:
 		return []*widget.Entry{&f.combo.Entry}
 	}

@@ -33,7 +33,8 @@ func newSetupForm(e *env) *setupForm {
 			v = T("Station A") // the default, in the clerk's language
 		}
 		field.setValue(v)
-		guardBadges(e, field.entries()...) // a badge scanned while the set-up is up signs in, never shows here
+		guardBadges(e, field.entries()...)  // a badge scanned while the set-up is up signs in, never shows here
+		refuseLabels(e, field.entries()...) // a label scanned then is refused (setup_keys.go)
 		f.fields[def.Key], f.order = field, append(f.order, def.Key)
 		f.items = append(f.items, field.formItem())
 	}
@@ -97,6 +98,9 @@ func (f *setupForm) show(done func()) {
 		}()
 	}, f.env.win)
 	d.Resize(fyne.NewSize(640, 600)) // as tall as the window lets it, scrolling below that
+	for _, field := range f.fields {
+		field.setOnEsc(d.Dismiss) // Esc is Later, from whichever question has the keyboard
+	}
 	d.Show()
 	// The keyboard starts in the first question, not behind the dialog.
 	if len(f.order) > 0 {

@@ -31,6 +31,7 @@ type todayScreen struct {
 	hours     *fyne.Container
 	conflicts *widget.Label
 	allDesks  *widget.Label // every desk's figures, apart from this desk's own
+	madeToday *widget.Label // the labels made today for any day, under the cards
 	chart     *fyne.Container
 	message   *widget.Label
 	stats     app.Stats
@@ -39,9 +40,12 @@ type todayScreen struct {
 }
 
 // todayFigures are the cards, in order.
+// "Labels for today" and "Still unused" count the same labels: those of
+// today's date this desk issued (on any day); the labels made today for
+// any day are said on the line under the cards.
 // "Scanned twice" is neither redeemed nor refused: a label scanned again a
 // moment after it was redeemed here.
-var todayFigures = []string{"Issued", "Printed", "Scans", "Redeemed", "Scanned twice", "Refused", "Still unused"}
+var todayFigures = []string{"Labels for today", "Printed", "Scans", "Redeemed", "Scanned twice", "Refused", "Still unused"}
 
 func newTodayScreen(e *env) *todayScreen {
 	s := &todayScreen{env: e, cards: map[string]*figureCard{}, refused: map[app.Outcome]*figureCard{}}
@@ -64,6 +68,8 @@ func newTodayScreen(e *env) *todayScreen {
 	s.chart = container.NewGridWithColumns(chartDays)
 	s.conflicts = widget.NewLabel("")
 	s.allDesks = widget.NewLabel("")
+	s.madeToday = widget.NewLabel("")
+	s.madeToday.Wrapping = fyne.TextWrapWord
 	s.allDesks.Wrapping = fyne.TextWrapWord
 	s.conflicts.Wrapping = fyne.TextWrapWord
 	s.message = widget.NewLabel("")
@@ -77,7 +83,7 @@ func newTodayScreen(e *env) *todayScreen {
 	s.header = container.NewHBox(s.title, refresh, export, closeDay)
 	s.content = container.NewVScroll(container.NewVBox(
 		s.header, s.message,
-		bold(T("This desk")), cards,
+		bold(T("This desk")), cards, s.madeToday,
 		bold(T("Refused, by reason")), refusals,
 		bold(T("Redeemed per hour")), s.hours,
 		bold(T("Redeemed, last 14 days")), s.chart,
@@ -152,10 +158,11 @@ func (s *todayScreen) show(days []app.Stats, hours []app.HourCount) {
 	}
 	s.title.SetText(T("Today") + " " + st.Date)
 	s.header.Refresh() // the longer title pushes the buttons along
-	for name, n := range map[string]int{"Issued": st.Issued, "Printed": st.Printed, "Scans": st.Scans,
+	for name, n := range map[string]int{"Labels for today": st.ForDay, "Printed": st.Printed, "Scans": st.Scans,
 		"Redeemed": st.Redeemed, "Scanned twice": st.JustScanned, "Refused": refused, "Still unused": st.Unused} {
 		s.cards[name].set(n)
 	}
+	s.madeToday.SetText(T("Labels issued today, for any day: {{.Count}}. Redeemed counts the labels redeemed here today, whatever their day.", map[string]any{"Count": st.Issued}))
 	for o, c := range s.refused {
 		c.set(st.Refused[o])
 	}

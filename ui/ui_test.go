@@ -399,7 +399,7 @@ func TestTodayCardsAndHours(t *testing.T) {
 	s := h.ui.today
 	fyne.DoAndWait(func() { h.ui.show("today") })
 	h.settle()
-	for name, want := range map[string]string{"Issued": "4", "Scans": "3", "Redeemed": "2", "Refused": "1", "Still unused": "2"} {
+	for name, want := range map[string]string{"Labels for today": "4", "Scans": "3", "Redeemed": "2", "Refused": "1", "Still unused": "2"} {
 		if got := s.cards[name].value.Text; got != want {
 			t.Errorf("card %s shows %s, want %s", name, got, want)
 		}

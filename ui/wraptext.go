@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -23,6 +24,10 @@ type wrapText struct {
 	TextSize  float32
 	TextStyle fyne.TextStyle // the label's name is monospace
 	Color     color.Color
+	// BreakAfter are the characters after which a word may break too (a
+	// code's dashes: it breaks between its groups, never inside one).
+	BreakAfter string
+	Leading    bool // lines start at the left edge instead of centred
 }
 
 func newWrapText(c color.Color) *wrapText {
@@ -47,31 +52,56 @@ func (t *wrapText) lines(width float32) []string {
 	var out []string
 	for _, para := range strings.Split(t.Text, "\n") {
 		line := ""
-		for _, word := range strings.FieldsFunc(para, breaksLine) {
-			next := word
-			if line != "" {
-				next = line + " " + word
-			}
-			if fits(next) {
-				line = next
-				continue
-			}
-			if line != "" {
-				out = append(out, line)
-			}
-			// A word wider than the line is cut where it no longer fits.
-			for !fits(word) {
-				r := []rune(word)
-				n := len(r) - 1
-				for n > 1 && !fits(string(r[:n])) {
-					n--
+		for _, whole := range strings.FieldsFunc(para, breaksLine) {
+			for i, word := range t.pieces(whole) {
+				next := word
+				if line != "" && i == 0 {
+					next = line + " " + word
+				} else if line != "" {
+					next = line + word // the rest of the same word
 				}
-				out = append(out, string(r[:n]))
-				word = string(r[n:])
+				if fits(next) {
+					line = next
+					continue
+				}
+				if line != "" {
+					out = append(out, line)
+				}
+				// A word wider than the line is cut where it no longer fits.
+				for !fits(word) {
+					r := []rune(word)
+					n := len(r) - 1
+					for n > 1 && !fits(string(r[:n])) {
+						n--
+					}
+					out = append(out, string(r[:n]))
+					word = string(r[n:])
+				}
+				line = word
 			}
-			line = word
 		}
 		out = append(out, line)
+	}
+	return out
+}
+
+// pieces splits word after each of BreakAfter's characters ("WH-",
+// "261205-", …); the whole word when there are none.
+func (t *wrapText) pieces(word string) []string {
+	if t.BreakAfter == "" {
+		return []string{word}
+	}
+	var out []string
+	start := 0
+	for i, r := range word {
+		if strings.ContainsRune(t.BreakAfter, r) {
+			end := i + utf8.RuneLen(r)
+			out = append(out, word[start:end])
+			start = end
+		}
+	}
+	if start < len(word) {
+		out = append(out, word[start:])
 	}
 	return out
 }
@@ -112,6 +142,9 @@ func (r *wrapTextRenderer) Layout(size fyne.Size) {
 	for i, line := range lines {
 		c := r.texts[i].(*canvas.Text)
 		c.Text, c.TextSize, c.TextStyle, c.Color, c.Alignment = line, r.t.TextSize, r.t.TextStyle, r.t.Color, fyne.TextAlignCenter
+		if r.t.Leading {
+			c.Alignment = fyne.TextAlignLeading
+		}
 		c.Move(fyne.NewPos(0, float32(i)*h))
 		c.Resize(fyne.NewSize(size.Width, h))
 		c.Refresh()
