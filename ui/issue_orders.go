@@ -75,7 +75,7 @@ func (s *issueScreen) previewOrders(name string, data []byte) *orderImport {
 		if len(f.Refused) == 0 { // what would be issued, and what was before
 			res, err = s.env.svc.ImportOrders(context.Background(), f, app.OrderImport{DryRun: true, Operator: operator})
 		}
-		fyne.Do(func() {
+		onUI(func() {
 			if err != nil {
 				s.status.SetText(app.ErrorMessage(err))
 				return
@@ -169,7 +169,7 @@ func (s *issueScreen) importOrders(imp *orderImport) {
 	req := app.OrderImport{Operator: s.env.operator()}
 	s.env.background(func() {
 		res, err := s.env.svc.ImportOrders(context.Background(), imp.file, req)
-		fyne.Do(func() {
+		onUI(func() {
 			s.lock(false)
 			imp.issued = res.Issued
 			text := T("{{.File}}: {{.Labels}} issued for {{.Orders}}", map[string]any{"File": imp.name, "Labels": labelCount(res.Labels), "Orders": orderCount(len(res.Issued))})
@@ -229,7 +229,7 @@ func (s *issueScreen) printOrders(orders []app.IssuedOrder) {
 				break
 			}
 		}
-		fyne.Do(func() {
+		onUI(func() {
 			s.busy(false)
 			text := T("The labels of {{.Orders}} sent to {{.Printer}}", map[string]any{"Orders": orderCount(len(done)), "Printer": printer})
 			if printer == "" {
