@@ -6,10 +6,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -66,6 +69,7 @@ func runServe(ctx context.Context, inv *invocation, o serveOptions) error {
 		// Before the database is opened: it would create the SQLite file.
 		return errReplicaNeedsPostgres
 	}
+	created := newSQLiteFile(inv.db)
 	st, err := inv.open(ctx, true)
 	if err != nil {
 		return err
@@ -84,6 +88,7 @@ func runServe(ctx context.Context, inv *invocation, o serveOptions) error {
 	}
 	defer serving.Release()
 	log := slog.New(slog.NewJSONHandler(inv.stderr, nil))
+	logDatabase(log, inv.db, created)
 	replica, err := openReplica(ctx, st, o.replicaURL, o.replicaMaxLag, log)
 	if err != nil {
 		return err
@@ -214,4 +219,39 @@ func deliverWebhooks(ctx context.Context, st any, log *slog.Logger, now func() t
 		d.Run(ctx)
 	}()
 	return done
+}
+
+// newSQLiteFile reports whether db names a SQLite file that does not exist
+// yet: serve would create it.
+func newSQLiteFile(db string) bool {
+	if strings.Contains(db, "://") {
+		return false
+	}
+	_, err := os.Stat(db)
+	return errors.Is(err, fs.ErrNotExist)
+}
+
+// logDatabase says which database the server serves. A server started in
+// the wrong directory, or without --db, would otherwise serve a new, empty
+// ./qrdesk-server.db and the desks would find no stations: the operator
+// reads it in the first lines. A PostgreSQL URL is logged without its
+// password.
+func logDatabase(log *slog.Logger, db string, created bool) {
+	if strings.Contains(db, "://") {
+		shown := db
+		if u, err := url.Parse(db); err == nil {
+			shown = u.Redacted()
+		}
+		log.Info("database", "postgres", shown)
+		return
+	}
+	path, err := filepath.Abs(db)
+	if err != nil {
+		path = db
+	}
+	if created {
+		log.Warn("created a new, empty server database: if the stations are in another one, stop the server and give its --db (or QRDESK_SERVER_DB)", "sqlite", path)
+		return
+	}
+	log.Info("database", "sqlite", path)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"log/slog"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -145,4 +146,36 @@ func answers(addr string) bool {
 		time.Sleep(20 * time.Millisecond)
 	}
 	return false
+}
+
+// TestServeSaysWhichDatabase: serve logs the database it serves, and warns
+// when it has just created it, so a server started without --db, or in the
+// wrong directory, does not quietly serve an empty database.
+func TestServeSaysWhichDatabase(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "server.db")
+	serveBriefly := func() string {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		var out, logs bytes.Buffer
+		run(ctx, []string{"--db", db, "--listen", "127.0.0.1:0"}, &out, &logs, now)
+		return logs.String()
+	}
+	first := serveBriefly()
+	if !strings.Contains(first, "created a new, empty server database") || !strings.Contains(first, db) {
+		t.Errorf("the first start created %s but its log says:\n%s", db, first)
+	}
+	second := serveBriefly()
+	if strings.Contains(second, "created a new") || !strings.Contains(second, `"msg":"database","sqlite":"`+db+`"`) {
+		t.Errorf("the second start found %s but its log says:\n%s", db, second)
+	}
+}
+
+// TestDatabaseLogHidesThePostgresPassword: the database line names a
+// PostgreSQL server without its password.
+func TestDatabaseLogHidesThePostgresPassword(t *testing.T) {
+	var logs bytes.Buffer
+	logDatabase(slog.New(slog.NewJSONHandler(&logs, nil)), "postgres://qrdesk:s3cret@db.example:5432/qrdesk", false)
+	if strings.Contains(logs.String(), "s3cret") || !strings.Contains(logs.String(), "db.example") {
+		t.Errorf("database log line: %s", logs.String())
+	}
 }
