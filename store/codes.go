@@ -160,11 +160,10 @@ func (d *DB) searchSQL(ctx context.Context, q app.SearchQuery) (string, []any, e
 	} else if text := strings.TrimSpace(q.Text); text != "" {
 		part := app.Compact(app.Normalize(text))
 		// "ref <> ''" lets SQLite use the partial index on ref.
-		alts := []string{`SELECT id FROM codes WHERE ref = ? AND ref <> ''`,
-			// The labels of the orders whose customer's name holds the text.
-			`SELECT c2.id FROM orders o JOIN codes c2 ON c2.batch_id = o.batch_id WHERE o.customer LIKE ? ESCAPE '\'`}
-		args = append(args, text, "%"+likeEscape(text)+"%")
-		// The labels of the batches whose ref holds the text (searchref.go).
+		alts := []string{`SELECT id FROM codes WHERE ref = ? AND ref <> ''`}
+		args = append(args, text)
+		// The labels of the batches whose ref, or whose order's customer,
+		// holds the text (searchref.go).
 		batches, err := d.refs.find(ctx, d.db, text)
 		if err != nil {
 			return "", nil, err

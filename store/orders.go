@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"strings"
 
 	"qrdesk/app"
 )
@@ -54,9 +53,4 @@ func (d *DB) IssuedOrders(ctx context.Context, numbers []string) (map[string]app
 		}
 	}
 	return out, nil
-}
-
-// likeEscape escapes LIKE's wildcards (and the escape character) in s.
-func likeEscape(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }

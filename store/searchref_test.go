@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"qrdesk/app"
+	"qrdesk/printing"
 )
 
 // TestSearchFindsPartOfARef: a batch was found by its whole ref only, so
@@ -63,5 +64,53 @@ func TestSearchFindsPartOfARef(t *testing.T) {
 				t.Fatalf("%q found %d of the %d labels it should", tc.text, found, len(tc.want))
 			}
 		})
+	}
+}
+
+// TestSearchFindsACustomerInAnyCase: a search found an order by part of
+// its customer's name through SQLite's LIKE, which folds only A–Z, so
+// "müller" missed the customer "MÜLLER GmbH". The customer is in the
+// in-memory index with the ref, folded the same way.
+func TestSearchFindsACustomerInAnyCase(t *testing.T) {
+	ctx := context.Background()
+	svc, _, _ := mustOpen(t)
+	f, err := app.ParseOrderFile([]byte("order,customer,parcels\nSO-1,MÜLLER GmbH,2\nSO-2,张伟,1\nSO-3,Schmidt,1\n"), app.EncodingAuto, printing.CheckPrintable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.ImportOrders(ctx, f, app.OrderImport{Operator: "li"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		text string
+		want string // the orders found, by number
+	}{
+		{"müller", "SO-1"},
+		{"Müller gmbh", "SO-1"},
+		{"张伟", "SO-2"},
+		{"张", "SO-2"}, // one Chinese character: a family name
+		{"schmidt", "SO-3"},
+		{"so-1 müller", ""}, // the ref and the customer are two texts
+		{"Meier", ""},
+	} {
+		got, err := svc.Search(ctx, app.SearchQuery{Text: tc.text, Limit: 50})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := map[string]int{}
+		for _, r := range got {
+			found[r.Ref]++
+		}
+		want := map[string]int{}
+		switch tc.want {
+		case "SO-1":
+			want["SO-1"] = 2
+		case "":
+		default:
+			want[tc.want] = 1
+		}
+		if len(found) != len(want) || found[tc.want] != want[tc.want] {
+			t.Errorf("%q found %v, want %v", tc.text, found, want)
+		}
 	}
 }
