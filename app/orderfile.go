@@ -14,6 +14,7 @@ import (
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/simplifiedchinese"
+	"golang.org/x/text/width"
 )
 
 // A day's pickup orders, as a warehouse system or Excel exports them: one
@@ -100,6 +101,9 @@ func ParseOrderFile(data []byte, enc string, check func(what, s string) error) (
 	if err != nil {
 		return OrderFile{}, err
 	}
+	// "CSV (Macintosh)" ends its lines with CR alone; Go's CSV reader
+	// takes only LF (or CR LF) as a line end.
+	text = strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n")
 	f := OrderFile{Encoding: used, Orders: []OrderRow{}, Refused: []OrderRowError{}}
 	r := csv.NewReader(strings.NewReader(text))
 	r.Comma = separatorOf(text)
@@ -154,6 +158,9 @@ func ParseOrderFile(data []byte, enc string, check func(what, s string) error) (
 
 // decodeOrderFile returns the file's text and the encoding it was read in.
 func decodeOrderFile(data []byte, enc string) (string, string, error) {
+	if bytes.HasPrefix(data, []byte("\xff\xfe")) || bytes.HasPrefix(data, []byte("\xfe\xff")) {
+		return "", "", errors.New("the order file is UTF-16 text (Excel's \"Unicode Text\"): save it from Excel as \"CSV UTF-8 (Comma delimited)\" and import that")
+	}
 	switch strings.ToLower(strings.TrimSpace(enc)) {
 	case "", EncodingAuto:
 	case EncodingUTF8, "utf8":
@@ -173,7 +180,7 @@ func decodeOrderFile(data []byte, enc string) (string, string, error) {
 	if bytes.HasPrefix(data, []byte(UTF8BOM)) || utf8.Valid(data) {
 		return strings.TrimPrefix(string(data), UTF8BOM), EncodingUTF8, nil
 	}
-	if s, err := decodeWith(simplifiedchinese.GBK, data); err == nil && readsAsChinese(s) {
+	if s, err := decodeWith(simplifiedchinese.GBK, data); err == nil && gbkPairsLookChinese(data) && readsAsChinese(s) {
 		return s, EncodingGBK, nil
 	}
 	s, err := decodeWith(charmap.Windows1252, data)
@@ -203,6 +210,26 @@ func readsAsChinese(s string) bool {
 		}
 	}
 	return han > 0 && other*10 <= han
+}
+
+// gbkPairsLookChinese: Chinese text is nearly all GB2312, whose pairs
+// have both bytes above ASCII; a pair whose second byte is an ASCII
+// letter is a rare GBK character, or (far more often) Windows-1252's
+// "\xfcl" of "Müller" read as one character.
+func gbkPairsLookChinese(data []byte) bool {
+	high, low := 0, 0
+	for i := 0; i < len(data); i++ {
+		if data[i] < 0x81 || data[i] == 0xff || i+1 == len(data) {
+			continue
+		}
+		if data[i+1] < 0x80 {
+			low++
+		} else {
+			high++
+		}
+		i++
+	}
+	return high > 0 && low*10 <= high
 }
 
 // separatorOf is the header line's separator: tab, semicolon or comma.
@@ -249,7 +276,9 @@ func orderRow(record []string, cols map[string]int, check func(what, s string) e
 		}
 		return strings.TrimSpace(record[i])
 	}
-	o := OrderRow{Number: field("order"), Customer: field("customer"), Notes: oneLine(field("notes")), Parcels: 1}
+	// An order number typed with a Chinese input method is full width
+	// ("Ａ１２"): it is the order A12.
+	o := OrderRow{Number: strings.TrimSpace(width.Fold.String(field("order"))), Customer: field("customer"), Notes: oneLine(field("notes")), Parcels: 1}
 	if o.Number == "" {
 		return o, "the order number is empty"
 	}

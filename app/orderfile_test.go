@@ -185,3 +185,65 @@ func TestParseOrderFileRealWorld(t *testing.T) {
 		t.Fatalf("a wrapped note: %+v %v, want it as \"Tor 2 / bitte klingeln\"", f, err)
 	}
 }
+
+// Hostile files (hostile4): what a clerk's Excel or WMS writes that the
+// first reader got wrong.
+
+// One German name in a Windows-1252 file ("M\xfcller") is a valid GBK
+// pair (0xFC 0x6C, a trail byte in ASCII's range) and read as "M黮ler":
+// the label printed a garbled customer without a word.
+func TestParseOrderFileWindows1252NotReadAsGBK(t *testing.T) {
+	for _, name := range []string{"Müller", "Jürgen Weiß", "Café Zoë"} {
+		data := append([]byte("order,customer,parcels\n4711,"), mustEncode(t, name, false)...)
+		data = append(data, ",1\n"...)
+		f, err := ParseOrderFile(data, EncodingAuto, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Encoding != EncodingWindows1252 || len(f.Orders) != 1 || f.Orders[0].Customer != name {
+			t.Errorf("%s: read as %s: %+v", name, f.Encoding, f.Orders)
+		}
+	}
+	// A Chinese file with one rare character (a GBK/3 pair whose trail
+	// byte is in ASCII's range) is still GBK.
+	data := mustEncode(t, "订单号,客户,件数\n1,张伟,1\n2,王芳,2\n3,李娜丂,1\n", true)
+	f, err := ParseOrderFile(data, EncodingAuto, nil)
+	if err != nil || f.Encoding != EncodingGBK || len(f.Orders) != 3 || f.Orders[2].Customer != "李娜丂" {
+		t.Fatalf("GBK with a rare character: %v %+v", err, f)
+	}
+}
+
+// A file saved as "CSV (Macintosh)" ends its lines with CR alone: it was
+// read as one long header and refused as "a header but no orders".
+func TestParseOrderFileCROnlyLineEnds(t *testing.T) {
+	f, err := ParseOrderFile([]byte("order,customer,parcels\r4711,Bob,2\r4712,Ann,1\r"), EncodingAuto, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Orders) != 2 || f.Orders[0].Number != "4711" || f.Orders[1].Line != 3 || len(f.Refused) != 0 {
+		t.Fatalf("%+v", f)
+	}
+}
+
+// Excel's "Unicode Text" is UTF-16: the clerk was told the header
+// ("ÿþo r d e r") names no order column.
+func TestParseOrderFileUTF16IsNamed(t *testing.T) {
+	for _, bom := range []string{"\xff\xfe", "\xfe\xff"} {
+		_, err := ParseOrderFile([]byte(bom+"o\x00r\x00d\x00e\x00r\x00\n\x00"), EncodingAuto, nil)
+		if err == nil || !strings.Contains(err.Error(), "UTF-16") || !strings.Contains(err.Error(), "CSV UTF-8") {
+			t.Errorf("%q: %v", bom, err)
+		}
+	}
+}
+
+// An order number typed with a Chinese input method comes in full width
+// ("Ａ1"): it is the order A1, once in a file and once at the desk.
+func TestParseOrderFileFullWidthOrderNumber(t *testing.T) {
+	f, err := ParseOrderFile([]byte("order,customer,parcels\nＡ１２,Bob,1\na12,Bob,1\n"), EncodingAuto, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Orders) != 1 || f.Orders[0].Number != "A12" || len(f.Refused) != 1 || !strings.Contains(f.Refused[0].Message, "line 2 already") {
+		t.Fatalf("%+v", f)
+	}
+}
