@@ -6,6 +6,8 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/width"
 )
 
 // A search finds a batch by part of its ref ("Müller" finds "Müller
@@ -35,9 +37,10 @@ const minRefPart = 2
 // refBatchLimit bounds how many batches (the newest) one search takes.
 const refBatchLimit = 1000
 
-// fold is s in lower case (Ü → ü, A → a); a letter without a one-letter
-// lower case (ß) stays as written.
-func fold(s string) string { return strings.ToLower(s) }
+// fold is s in lower case (Ü → ü, A → a) and narrow (Ａ７ → a7, as a
+// Chinese input method types Latin letters); a letter without a
+// one-letter lower case (ß) stays as written.
+func fold(s string) string { return strings.ToLower(width.Fold.String(s)) }
 
 // find returns the ids of the batches whose ref holds text, newest first;
 // none when text is shorter than minRefPart.

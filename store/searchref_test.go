@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"qrdesk/app"
@@ -111,6 +112,49 @@ func TestSearchFindsACustomerInAnyCase(t *testing.T) {
 		}
 		if len(found) != len(want) || found[tc.want] != want[tc.want] {
 			t.Errorf("%q found %v, want %v", tc.text, found, want)
+		}
+	}
+}
+
+// TestSearchFoldsFullWidth (hostile4): a clerk typing with a Chinese
+// input method types full-width letters ("Ｔｏｒ Ａ７"), which found no
+// ref "Tor A7"; a ref written full width was not found by plain letters.
+// Odd queries (NUL, emoji, 10,000 letters, a lone backslash) find nothing
+// and fail nothing.
+func TestSearchFoldsFullWidth(t *testing.T) {
+	ctx := context.Background()
+	svc, _, _ := mustOpen(t)
+	issue := func(ref string) app.Code {
+		t.Helper()
+		_, codes, err := svc.Issue(ctx, app.IssueRequest{Count: 1, Ref: ref})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return codes[0]
+	}
+	tor := issue("Tor A7 Nord")
+	lager := issue("ＬＡＧＥＲ Ｂ２")
+	for _, tc := range []struct {
+		text string
+		want *app.Code
+	}{
+		{"Ｔｏｒ Ａ７", &tor},
+		{"ａ７ ｎｏｒｄ", &tor},
+		{"lager b2", &lager},
+		{"\x00", nil},
+		{"😀😀", nil},
+		{strings.Repeat("x", 10000), nil},
+		{`\`, nil},
+	} {
+		got, err := svc.Search(ctx, app.SearchQuery{Text: tc.text, Limit: 50})
+		if err != nil {
+			t.Fatalf("%.20q: %v", tc.text, err)
+		}
+		switch {
+		case tc.want == nil && len(got) != 0:
+			t.Errorf("%.20q found %d labels", tc.text, len(got))
+		case tc.want != nil && (len(got) != 1 || got[0].Code != tc.want.String()):
+			t.Errorf("%q found %+v, want %s", tc.text, got, tc.want)
 		}
 	}
 }
