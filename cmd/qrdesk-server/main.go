@@ -28,6 +28,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -200,6 +201,9 @@ func unknownCommand(name string, stderr io.Writer) int {
 // mistyped --db, or a report would come out of a new, empty database and
 // say "no conflicts".
 func (inv *invocation) open(ctx context.Context, mayCreate bool) (*serverdb.DB, error) {
+	if err := checkDBPath(inv.db); err != nil {
+		return nil, err
+	}
 	if !mayCreate && !strings.Contains(inv.db, "://") {
 		if _, err := os.Stat(inv.db); err != nil {
 			return nil, usageErr(fmt.Sprintf("no server database at %s: give the server's --db (or QRDESK_SERVER_DB)", inv.db))
@@ -210,6 +214,30 @@ func (inv *invocation) open(ctx context.Context, mayCreate bool) (*serverdb.DB, 
 		return nil, &openError{err}
 	}
 	return st, nil
+}
+
+// checkDBPath refuses a --db that is no SQLite file before it is opened:
+// a folder (SQLite's "unable to open database file" sent the operator to
+// check a folder that was fine), or PostgreSQL's key=value settings,
+// which would become a new, empty SQLite file named after them, password
+// and all. The settings are not repeated: they may hold a password.
+func checkDBPath(db string) error {
+	if strings.Contains(db, "://") {
+		return nil
+	}
+	if fi, err := os.Stat(db); err == nil && fi.IsDir() {
+		return usageErr(fmt.Sprintf("--db %s is a folder: give the server database file, e.g. %s", db, filepath.Join(db, "qrdesk-server.db")))
+	}
+	for _, field := range strings.Fields(db) {
+		key, _, ok := strings.Cut(field, "=")
+		switch key {
+		case "host", "hostaddr", "port", "dbname", "user", "password", "sslmode":
+			if ok {
+				return usageErr("--db reads as PostgreSQL key=value settings (host=… dbname=…), which the server does not take: give them as a URL, postgres://USER:PASSWORD@HOST:5432/DBNAME")
+			}
+		}
+	}
+	return nil
 }
 
 // withDB runs f on the command's database (open), closed after.

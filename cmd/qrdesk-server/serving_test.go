@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -177,5 +178,34 @@ func TestDatabaseLogHidesThePostgresPassword(t *testing.T) {
 	logDatabase(slog.New(slog.NewJSONHandler(&logs, nil)), "postgres://qrdesk:s3cret@db.example:5432/qrdesk", false)
 	if strings.Contains(logs.String(), "s3cret") || !strings.Contains(logs.String(), "db.example") {
 		t.Errorf("database log line: %s", logs.String())
+	}
+}
+
+// TestServeRefusesADatabaseThatIsNoFile (hostile4): --db naming a folder
+// said "check that the folder exists and is writable" (it did, and was);
+// --db given PostgreSQL's key=value settings ("host=db password=…") was
+// taken as a SQLite file name: the server served a new, empty database
+// named after them and logged the password in clear.
+func TestServeRefusesADatabaseThatIsNoFile(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(t.TempDir()) // where a key=value --db would become a file
+	now := func() time.Time { return time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC) }
+	for _, tc := range []struct {
+		db, want string
+	}{
+		{dir, "is a folder"},
+		{"host=127.0.0.1 port=1 user=u password=s3cret dbname=db", "postgres://"},
+		{"dbname=qrdesk sslmode=disable", "postgres://"},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		var out, logs bytes.Buffer
+		code := run(ctx, []string{"serve", "--db", tc.db, "--listen", "127.0.0.1:0"}, &out, &logs, now)
+		cancel()
+		if code == 0 || !strings.Contains(logs.String(), tc.want) || strings.Contains(logs.String(), "s3cret") {
+			t.Errorf("--db %q: exit %d, said:\n%s", tc.db, code, logs.String())
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("the folder given as --db got %d entries", len(entries))
 	}
 }
