@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strings"
 
 	"qrdesk/app"
 )
@@ -32,8 +33,11 @@ func (d *DB) IssuedOrders(ctx context.Context, numbers []string) (map[string]app
 		return nil, d.wrap(err, "cannot read the orders")
 	}
 	defer imported.Close()
-	// "ref <> ''" lets SQLite use the partial index on ref.
-	held, err := d.db.PrepareContext(ctx, `SELECT ref, min(batch_id), count(*), min(created_at) FROM codes WHERE ref = ? AND ref <> '' GROUP BY ref`)
+	// "ref <> ''" lets SQLite use the partial index on ref, which
+	// COLLATE NOCASE would not: the number as given, in upper and in
+	// lower case ("so-7" typed at 'qrdesk issue --ref' is the order SO-7).
+	held, err := d.db.PrepareContext(ctx, `SELECT ref, min(batch_id), count(*), min(created_at) FROM codes
+		WHERE ref IN (?, ?, ?) AND ref <> '' GROUP BY ref ORDER BY min(batch_id) LIMIT 1`)
 	if err != nil {
 		return nil, d.wrap(err, "cannot read the orders")
 	}
@@ -42,7 +46,7 @@ func (d *DB) IssuedOrders(ctx context.Context, numbers []string) (map[string]app
 		var o app.IssuedOrder
 		err := imported.QueryRowContext(ctx, n).Scan(&o.Number, &o.Customer, &o.Parcels, &o.Batch, &o.IssuedAt)
 		if errors.Is(err, sql.ErrNoRows) {
-			err = held.QueryRowContext(ctx, n).Scan(&o.Number, &o.Batch, &o.Parcels, &o.IssuedAt)
+			err = held.QueryRowContext(ctx, n, strings.ToUpper(n), strings.ToLower(n)).Scan(&o.Number, &o.Batch, &o.Parcels, &o.IssuedAt)
 		}
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
