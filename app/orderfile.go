@@ -158,6 +158,9 @@ func ParseOrderFile(data []byte, enc string, check func(what, s string) error) (
 
 // decodeOrderFile returns the file's text and the encoding it was read in.
 func decodeOrderFile(data []byte, enc string) (string, string, error) {
+	if bytes.HasPrefix(data, []byte("PK\x03\x04")) || bytes.HasPrefix(data, []byte("\xd0\xcf\x11\xe0")) {
+		return "", "", errors.New("the order file is an Excel workbook, not CSV: open it in Excel, save it as \"CSV UTF-8 (Comma delimited)\" and import that")
+	}
 	if bytes.HasPrefix(data, []byte("\xff\xfe")) || bytes.HasPrefix(data, []byte("\xfe\xff")) {
 		return "", "", errors.New("the order file is UTF-16 text (Excel's \"Unicode Text\"): save it from Excel as \"CSV UTF-8 (Comma delimited)\" and import that")
 	}

@@ -247,3 +247,17 @@ func TestParseOrderFileFullWidthOrderNumber(t *testing.T) {
 		t.Fatalf("%+v", f)
 	}
 }
+
+// An Excel workbook picked instead of its CSV was "cannot be read in
+// that encoding" (.xlsx) or a header of garbage naming no order column
+// (.xls): the clerk is told it is a workbook and how to save the CSV.
+func TestParseOrderFileWorkbookIsNamed(t *testing.T) {
+	for _, data := range []string{"PK\x03\x04\x14\x00\x06\x00[Content_Types].xml", "\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1\x00\x00"} {
+		for _, enc := range []string{EncodingAuto, EncodingUTF8, EncodingGBK} {
+			_, err := ParseOrderFile([]byte(data), enc, nil)
+			if err == nil || !strings.Contains(err.Error(), "Excel workbook") || !strings.Contains(err.Error(), "CSV UTF-8") {
+				t.Errorf("%.4q as %s: %v", data, enc, err)
+			}
+		}
+	}
+}
