@@ -328,7 +328,8 @@ func oneLine(s string) string {
 
 // looksLikeFormula: a cell Excel would compute (=SUM(…), @A1, +A1, -A1)
 // rather than a value; a sign before a digit is a number or an order
-// number ("-12" stays), one before a space a dash in a note.
+// number ("-12" stays) unless an operator follows ("-2+3"), one before a
+// space a dash in a note.
 func looksLikeFormula(s string) bool {
 	if s == "" {
 		return false
@@ -337,7 +338,11 @@ func looksLikeFormula(s string) bool {
 	case '=', '@':
 		return true
 	case '+', '-':
-		return len(s) > 1 && !unicode.IsDigit(rune(s[1])) && s[1] != ' '
+		if len(s) > 1 && unicode.IsDigit(rune(s[1])) {
+			// "-2+3" is a sum; a dash in "+49-30-1234" is a phone number's.
+			return strings.ContainsAny(s[1:], "+*/^=")
+		}
+		return len(s) > 1 && s[1] != ' '
 	}
 	return false
 }

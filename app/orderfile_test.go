@@ -261,3 +261,15 @@ func TestParseOrderFileWorkbookIsNamed(t *testing.T) {
 		}
 	}
 }
+
+// "-2+3" (an order number, or a customer) is a sum Excel computes, yet a
+// sign before a digit let it through as a number; "-12", "+49 30 1234"
+// and "+49-30-1234" (a phone number in the notes) stay values.
+func TestLooksLikeFormulaSignedSum(t *testing.T) {
+	for s, want := range map[string]bool{"-2+3": true, "+1*2": true, "-1/2": true, "+2^8": true, "-3=3": true, "-1+(2)": true,
+		"-12": false, "+3": false, "-3.5": false, "+49 30 1234": false, "+49-30-1234": false, "+49 (0)30 1234": false, "- Tor 2": false, "4711-2+3": false} {
+		if got := looksLikeFormula(s); got != want {
+			t.Errorf("looksLikeFormula(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
