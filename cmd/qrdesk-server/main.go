@@ -225,6 +225,15 @@ func checkDBPath(db string) error {
 	if strings.Contains(db, "://") {
 		return nil
 	}
+	if strings.TrimSpace(db) == "" {
+		// SQLite would open a private, temporary database, lost at exit.
+		return usageErr("--db is empty: give the server database file or postgres:// URL (or unset an empty QRDESK_SERVER_DB)")
+	}
+	for dir := filepath.Dir(db); dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
+		if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+			return usageErr(fmt.Sprintf("--db %s: %s is a file, not a folder: give the server database's own path", db, dir))
+		}
+	}
 	if fi, err := os.Stat(db); err == nil && fi.IsDir() {
 		return usageErr(fmt.Sprintf("--db %s is a folder: give the server database file, e.g. %s", db, filepath.Join(db, "qrdesk-server.db")))
 	}

@@ -189,6 +189,10 @@ func TestDatabaseLogHidesThePostgresPassword(t *testing.T) {
 func TestServeRefusesADatabaseThatIsNoFile(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(t.TempDir()) // where a key=value --db would become a file
+	file := filepath.Join(t.TempDir(), "orders.csv")
+	if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	now := func() time.Time { return time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC) }
 	for _, tc := range []struct {
 		db, want string
@@ -196,6 +200,11 @@ func TestServeRefusesADatabaseThatIsNoFile(t *testing.T) {
 		{dir, "is a folder"},
 		{"host=127.0.0.1 port=1 user=u password=s3cret dbname=db", "postgres://"},
 		{"dbname=qrdesk sslmode=disable", "postgres://"},
+		// SQLite takes "" as a private, temporary database: the server
+		// served one, logged as the working folder, and lost it at exit.
+		{"", "--db is empty"},
+		{" ", "--db is empty"},
+		{filepath.Join(file, "server.db"), "is a file, not a folder"},
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		var out, logs bytes.Buffer
