@@ -281,7 +281,7 @@ func orderRow(record []string, cols map[string]int, check func(what, s string) e
 	}
 	// An order number typed with a Chinese input method is full width
 	// ("Ａ１２"): it is the order A12.
-	o := OrderRow{Number: strings.TrimSpace(width.Fold.String(field("order"))), Customer: field("customer"), Notes: oneLine(field("notes")), Parcels: 1}
+	o := OrderRow{Number: orderNumber(field("order")), Customer: field("customer"), Notes: oneLine(field("notes")), Parcels: 1}
 	if o.Number == "" {
 		return o, "the order number is empty"
 	}
@@ -314,6 +314,21 @@ func orderRow(record []string, cols map[string]int, check func(what, s string) e
 		}
 	}
 	return o, ""
+}
+
+// orderNumber is an order number as the file gives it, full width folded
+// ("Ａ１２" is A12) and invisible characters dropped (a zero-width space
+// pasted from a web page, a BOM where two files were joined, a soft
+// hyphen): "ZW1\u200b" is the order ZW1, not another. A direction mark
+// stays, for CheckText to refuse by name.
+func orderNumber(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.Is(unicode.Cf, r) && !unicode.Is(unicode.Bidi_Control, r) {
+			return -1
+		}
+		return r
+	}, width.Fold.String(s))
+	return strings.TrimSpace(s)
 }
 
 // oneLine folds the lines of a notes cell Excel wrapped (Alt+Enter) into

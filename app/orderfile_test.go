@@ -273,3 +273,21 @@ func TestLooksLikeFormulaSignedSum(t *testing.T) {
 		}
 	}
 }
+
+// An invisible character in an order number (a zero-width space pasted
+// from a web page, a BOM where two exported files were joined, a soft
+// hyphen) made "ZW1" four different orders, four labels: it is dropped.
+func TestParseOrderFileInvisibleCharactersInOrderNumber(t *testing.T) {
+	f, err := ParseOrderFile([]byte("order,customer,parcels\nZW1,x,1\nZW1\u200b,x,1\n\ufeffZW1,x,1\nZW\u00ad1,x,1\nZW\u20602,x,1\n"), EncodingAuto, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Orders) != 2 || f.Orders[0].Number != "ZW1" || f.Orders[1].Number != "ZW2" || len(f.Refused) != 3 {
+		t.Fatalf("%+v", f)
+	}
+	// A direction mark is still refused, by name, not dropped.
+	f, _ = ParseOrderFile([]byte("order,customer,parcels\nZW\u202e1,x,1\n"), EncodingAuto, nil)
+	if len(f.Refused) != 1 || !strings.Contains(f.Refused[0].Message, "direction mark") {
+		t.Fatalf("%+v", f)
+	}
+}
