@@ -843,6 +843,14 @@ func (d *DB) DropStaleCopies(ctx context.Context, maxID int64, inSnapshot func(c
 	}
 	defer tx.Rollback()
 	list, _ := json.Marshal(ids)
+	// A copy the snapshot did not bring, kept below for what this desk did
+	// with it, is followed no more as an order's parcel: its order's other
+	// parcels are dropped, or never were here, and the mark it had from
+	// this desk's old site would name it "parcel 1 of 1" (seed 10451708:
+	// a desk moved away after disabling one parcel).
+	if _, err := tx.ExecContext(ctx, `DELETE FROM order_labels WHERE code IN (SELECT code FROM codes WHERE id IN (SELECT value FROM json_each(?)))`, string(list)); err != nil {
+		return 0, d.wrap(err, "cannot drop the copies of other desks' labels")
+	}
 	// Each NOT IN list is built once (not a search per copy: the outbox
 	// and the conflicts have no index on the code).
 	rows, err = tx.QueryContext(ctx, `SELECT c.id FROM codes c WHERE c.id IN (SELECT value FROM json_each(?))

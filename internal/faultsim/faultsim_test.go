@@ -27,8 +27,12 @@ func TestMain(m *testing.M) { testpg.Main(m) }
 // (I8, I9) most: with the server taking offline desk times uncorrected
 // they fail both. Nine runs per engine, about 30 s without -race; under
 // -race beside the other packages the twenty runs of before took 13 min
-// of make test, and make soak runs a thousand per engine.
-var fixedSeeds = []uint64{1, 2, 3, 4, 72, 80}
+// of make test, and make soak runs a thousand per engine. Seed 10451708
+// moves a desk away from an order's site after it disabled one parcel,
+// while a server restore lost that event: the desk kept its mark and named
+// the parcel "1 of 1" (I18) until a start over unmarked the copies its new
+// site's snapshot does not bring.
+var fixedSeeds = []uint64{1, 2, 3, 4, 72, 80, 10451708}
 
 const fixedBefore17 = 3
 
