@@ -42,21 +42,10 @@ func TestLoad(t *testing.T) {
 		{"SQLite/LeanFeed", "SQLite", []string{"--lean-feed"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			db := filepath.Join(t.TempDir(), "server.db")
-			if tc.engine == "PostgreSQL" {
-				db = testpg.URL(t)
-			}
-			cdb, err := serverdb.Open(context.Background(), db)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { cdb.Close() })
-			api := &server.API{Store: cdb, Log: slog.New(slog.DiscardHandler), Now: time.Now}
-			srv := httptest.NewServer(api.Handler())
-			t.Cleanup(srv.Close)
+			db, _, url := loadServer(t, tc.engine)
 
 			var out, errOut bytes.Buffer
-			args := []string{"--server", srv.URL, "--db", db, "--key-file", filepath.Join(t.TempDir(), "load.key"),
+			args := []string{"--server", url, "--db", db, "--key-file", filepath.Join(t.TempDir(), "load.key"),
 				"--desks", "20", "--rate", "30", "--duration", "3s", "--sync", "1s",
 				"--offline-frac", "0.3", "--offline-len", "1s", "--double-frac", "0.1", "--drain", "20s", "--json",
 				// a loaded test machine must not turn the online scans into timeouts
@@ -122,19 +111,8 @@ func TestLoadSites(t *testing.T) {
 			ctx := context.Background()
 			// start runs the load against a new server and database.
 			start := func() (cdb *serverdb.DB, code int, rep Report, out, errOut bytes.Buffer) {
-				db := filepath.Join(t.TempDir(), "server.db")
-				if tc.engine == "PostgreSQL" {
-					db = testpg.URL(t)
-				}
-				cdb, err := serverdb.Open(ctx, db)
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { cdb.Close() })
-				api := &server.API{Store: cdb, Log: slog.New(slog.DiscardHandler), Now: time.Now}
-				srv := httptest.NewServer(api.Handler())
-				t.Cleanup(srv.Close)
-				args := []string{"--server", srv.URL, "--db", db, "--key-file", filepath.Join(t.TempDir(), "load.key"),
+				db, cdb, url := loadServer(t, tc.engine)
+				args := []string{"--server", url, "--db", db, "--key-file", filepath.Join(t.TempDir(), "load.key"),
 					"--desks", "6", "--sites", "3", "--cross-site-frac", "0.3", "--cross-site-offline", tc.rule,
 					"--rate", "30", "--duration", "3s", "--sync", "1s",
 					"--offline-frac", "0.4", "--offline-len", "1s", "--double-frac", "0.1", "--drain", "20s", "--json",
@@ -316,4 +294,24 @@ func onlyNotArrived(problems []string) bool {
 		}
 	}
 	return len(problems) > 0
+}
+
+// loadServer is a new server database on engine (SQLite or PostgreSQL)
+// and a server on loopback that serves it: the database's address, the
+// database and the server's URL.
+func loadServer(t *testing.T, engine string) (string, *serverdb.DB, string) {
+	t.Helper()
+	db := filepath.Join(t.TempDir(), "server.db")
+	if engine == "PostgreSQL" {
+		db = testpg.URL(t)
+	}
+	cdb, err := serverdb.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cdb.Close() })
+	api := &server.API{Store: cdb, Log: slog.New(slog.DiscardHandler), Now: time.Now}
+	srv := httptest.NewServer(api.Handler())
+	t.Cleanup(srv.Close)
+	return db, cdb, srv.URL
 }
