@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -238,11 +237,7 @@ func newSQLiteFile(db string) bool {
 // password.
 func logDatabase(log *slog.Logger, db string, created bool) {
 	if strings.Contains(db, "://") {
-		shown := db
-		if u, err := url.Parse(db); err == nil {
-			shown = u.Redacted()
-		}
-		log.Info("database", "postgres", shown)
+		log.Info("database", "postgres", serverdb.RedactDSN(db))
 		return
 	}
 	path, err := filepath.Abs(db)

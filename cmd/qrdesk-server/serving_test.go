@@ -174,10 +174,12 @@ func TestServeSaysWhichDatabase(t *testing.T) {
 // TestDatabaseLogHidesThePostgresPassword: the database line names a
 // PostgreSQL server without its password.
 func TestDatabaseLogHidesThePostgresPassword(t *testing.T) {
-	var logs bytes.Buffer
-	logDatabase(slog.New(slog.NewJSONHandler(&logs, nil)), "postgres://qrdesk:s3cret@db.example:5432/qrdesk", false)
-	if strings.Contains(logs.String(), "s3cret") || !strings.Contains(logs.String(), "db.example") {
-		t.Errorf("database log line: %s", logs.String())
+	for _, dsn := range []string{"postgres://qrdesk:s3cret@db.example:5432/qrdesk", "postgres://qrdesk@db.example/qrdesk?password=s3cret"} {
+		var logs bytes.Buffer
+		logDatabase(slog.New(slog.NewJSONHandler(&logs, nil)), dsn, false)
+		if strings.Contains(logs.String(), "s3cret") || !strings.Contains(logs.String(), "db.example") {
+			t.Errorf("database log line: %s", logs.String())
+		}
 	}
 }
 
