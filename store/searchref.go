@@ -12,10 +12,10 @@ import (
 
 // A search finds a batch by part of its ref ("Müller" finds "Müller
 // Straße 5, Berlin") or of its order's customer's name, without regard to
-// case for Latin letters (ü and Ü). SQLite's LIKE folds only A–Z, so
-// "müller" missed the customer "MÜLLER GmbH", and a Go function called from SQL for each batch took 60 ms
-// over 50,000 batches; the refs, folded, side by side in memory are
-// searched in about a millisecond. Like randomIndex, the index only
+// case for Latin letters (ü and Ü). SQLite's LIKE folds only A–Z ("müller"
+// missed the customer "MÜLLER GmbH"), and a Go function called from SQL
+// for each batch took 60 ms over 50,000 batches; the refs and customers,
+// folded, side by side in memory are searched in about a millisecond. Like randomIndex, the index only
 // appends (a batch's ref never changes): each search first loads the
 // batches added since, by this or another process. What the clerk types
 // is plain text, never a pattern (% and _ are letters in a ref).
@@ -42,8 +42,8 @@ const refBatchLimit = 1000
 // one-letter lower case (ß) stays as written.
 func fold(s string) string { return strings.ToLower(width.Fold.String(s)) }
 
-// find returns the ids of the batches whose ref holds text, newest first;
-// none when text is shorter than minRefPart.
+// find returns the ids of the batches whose ref or customer holds text,
+// newest first; none when text is shorter than minRefPart and not Chinese.
 func (ri *refIndex) find(ctx context.Context, q querier, text string) ([]int64, error) {
 	ri.mu.Lock()
 	defer ri.mu.Unlock()
