@@ -41,8 +41,11 @@ var _ central.Store = (*DB)(nil)
 // Open opens (creating if needed) the server database: a SQLite
 // file, or PostgreSQL when path is a postgres:// URL.
 func Open(ctx context.Context, path string) (*DB, error) {
-	if isPostgres(path) {
+	if IsPostgres(path) {
 		return openCentralPostgres(ctx, path)
+	}
+	if err := CheckNotOtherURL(path); err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, err

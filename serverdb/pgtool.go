@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+
+	"qrdesk/app"
 )
 
 // pgToolCommand is pg_dump or pg_restore (bin) run on the database at dsn
@@ -53,7 +55,7 @@ func splitPassword(dsn string) (clean, password string, err error) {
 // address with its password replaced by xxxxx (in the user part or as
 // ?password=); a SQLite file as it is.
 func RedactDSN(dsn string) string {
-	if !isPostgres(dsn) {
+	if !IsPostgres(dsn) {
 		return dsn
 	}
 	u, err := url.Parse(dsn)
@@ -67,8 +69,20 @@ func RedactDSN(dsn string) string {
 	return u.Redacted()
 }
 
-// isPostgres reports whether a database address names PostgreSQL rather
+// IsPostgres reports whether a database address names PostgreSQL rather
 // than a SQLite file.
-func isPostgres(dsn string) bool {
+func IsPostgres(dsn string) bool {
 	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+// CheckNotOtherURL refuses an address that looks like a URL of some other
+// database or service ("mysql://…", "http://…"): as a SQLite path it would
+// become folders and a new, empty file named after it, password and all.
+// The address is not repeated: it may hold a password.
+func CheckNotOtherURL(dsn string) error {
+	scheme, _, found := strings.Cut(dsn, "://")
+	if !found || IsPostgres(dsn) {
+		return nil
+	}
+	return app.Errorf(app.KindInvalid, "the database address starts with %q: the server's database is a SQLite file or a postgres:// URL; give one of those", scheme+"://")
 }

@@ -22,7 +22,7 @@ func (c *DB) Read(ctx context.Context, query string, args ...any) (*sql.Rows, er
 // every connection, PostgreSQL with default_transaction_read_only on every
 // session of this handle (other handles still write).
 func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
-	if !isPostgres(path) {
+	if !IsPostgres(path) {
 		sqldb, err := sql.Open("sqlite", sqlstore.DSN(path, sqlstore.BusyTimeout)+"&_pragma=query_only(1)")
 		if err != nil {
 			return nil, err

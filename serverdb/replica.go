@@ -135,7 +135,7 @@ func OpenReplica(ctx context.Context, primary *DB, url string, opt ReplicaOption
 	if !primary.e.postgres {
 		return nil, errors.New("a read replica needs a PostgreSQL database (--db postgres://…), not a SQLite file")
 	}
-	if !isPostgres(url) {
+	if !IsPostgres(url) {
 		return nil, errors.New("the read replica's address must be a postgres:// URL")
 	}
 	cfg, err := pgconn.ParseConfig(url)

@@ -45,7 +45,7 @@ func Restore(ctx context.Context, backup, db string, now time.Time) (Restored, e
 		return r, err
 	}
 	defer release()
-	if isPostgres(db) {
+	if IsPostgres(db) {
 		if err := pgRestore(ctx, backup, db); err != nil {
 			return r, err
 		}

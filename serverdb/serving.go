@@ -76,7 +76,7 @@ func (c *DB) MarkServing(ctx context.Context) (*Serving, error) {
 // database at dsn (a SQLite file or a postgres:// address); otherwise it
 // holds the database against servers starting until release.
 func holdForRestore(ctx context.Context, dsn string) (release func(), err error) {
-	if !isPostgres(dsn) {
+	if !IsPostgres(dsn) {
 		if _, err := os.Stat(filepath.Dir(dsn)); err != nil {
 			return func() {}, nil // no folder, so no database and no server on it
 		}

@@ -174,7 +174,7 @@ func (c *config) checkLoad() error {
 		return usageErrorf("--double-frac %v: give 0 to 0.5", c.doubleFrac)
 	case c.onlineTimeout <= 0:
 		return usageErrorf("--online-timeout must be positive")
-	case c.pgbench && !isPostgres(c.db):
+	case c.pgbench && !IsPostgres(c.db):
 		return usageErrorf("--pgbench needs --db postgres://…: the floor is measured on the server's PostgreSQL cluster")
 	}
 	return nil

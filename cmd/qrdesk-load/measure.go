@@ -340,7 +340,7 @@ type dbInfo struct {
 	disk   int64 // SQLite: the file and its WAL on disk
 }
 
-func isPostgres(db string) bool {
+func IsPostgres(db string) bool {
 	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
 }
 
@@ -348,7 +348,7 @@ func dbSize(ctx context.Context, db string) (dbInfo, error) {
 	if db == "" {
 		return dbInfo{}, fmt.Errorf("no --db given")
 	}
-	if isPostgres(db) {
+	if IsPostgres(db) {
 		conn, err := sql.Open("pgx", db)
 		if err != nil {
 			return dbInfo{}, err

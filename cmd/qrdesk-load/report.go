@@ -124,7 +124,7 @@ func (l *load) report(window time.Duration, scanned int, drained time.Duration, 
 	}
 	if cfg.db != "" {
 		r.Engine = "sqlite"
-		if isPostgres(cfg.db) {
+		if IsPostgres(cfg.db) {
 			r.Engine = "postgres"
 		}
 	}

@@ -204,7 +204,7 @@ func (inv *invocation) open(ctx context.Context, mayCreate bool) (*serverdb.DB, 
 	if err := checkDBPath(inv.db); err != nil {
 		return nil, err
 	}
-	if !mayCreate && !strings.Contains(inv.db, "://") {
+	if !mayCreate && !serverdb.IsPostgres(inv.db) {
 		if _, err := os.Stat(inv.db); err != nil {
 			return nil, usageErr(fmt.Sprintf("no server database at %s: give the server's --db (or QRDESK_SERVER_DB)", inv.db))
 		}
@@ -222,8 +222,11 @@ func (inv *invocation) open(ctx context.Context, mayCreate bool) (*serverdb.DB, 
 // which would become a new, empty SQLite file named after them, password
 // and all. The settings are not repeated: they may hold a password.
 func checkDBPath(db string) error {
-	if strings.Contains(db, "://") {
+	if serverdb.IsPostgres(db) {
 		return nil
+	}
+	if err := serverdb.CheckNotOtherURL(db); err != nil {
+		return usageErr(err.Error())
 	}
 	if strings.TrimSpace(db) == "" {
 		// SQLite would open a private, temporary database, lost at exit.

@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"qrdesk/internal/plaintext"
@@ -64,7 +63,7 @@ func runServe(ctx context.Context, inv *invocation, o serveOptions) error {
 	if len(inv.pos) > 0 {
 		return usageErr(fmt.Sprintf("unexpected %q: serve takes only flags (commands: serve, station, site, admin, operators, ring, report, compact, backup, restore, version)", inv.pos[0]))
 	}
-	if o.replicaURL != "" && !strings.Contains(inv.db, "://") {
+	if o.replicaURL != "" && !serverdb.IsPostgres(inv.db) {
 		// Before the database is opened: it would create the SQLite file.
 		return errReplicaNeedsPostgres
 	}
@@ -223,7 +222,7 @@ func deliverWebhooks(ctx context.Context, st any, log *slog.Logger, now func() t
 // newSQLiteFile reports whether db names a SQLite file that does not exist
 // yet: serve would create it.
 func newSQLiteFile(db string) bool {
-	if strings.Contains(db, "://") {
+	if serverdb.IsPostgres(db) {
 		return false
 	}
 	_, err := os.Stat(db)
@@ -236,7 +235,7 @@ func newSQLiteFile(db string) bool {
 // reads it in the first lines. A PostgreSQL URL is logged without its
 // password.
 func logDatabase(log *slog.Logger, db string, created bool) {
-	if strings.Contains(db, "://") {
+	if serverdb.IsPostgres(db) {
 		log.Info("database", "postgres", serverdb.RedactDSN(db))
 		return
 	}

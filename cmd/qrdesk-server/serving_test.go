@@ -207,6 +207,10 @@ func TestServeRefusesADatabaseThatIsNoFile(t *testing.T) {
 		{"", "--db is empty"},
 		{" ", "--db is empty"},
 		{filepath.Join(file, "server.db"), "is a file, not a folder"},
+		// Another database's URL became folders and a new, empty SQLite
+		// file named after it, password and all, served as "postgres".
+		{"mysql://u:s3cret@db.example/qrdesk", `starts with "mysql://"`},
+		{"http://db.example/qrdesk", "a SQLite file or a postgres:// URL"},
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		var out, logs bytes.Buffer
@@ -218,5 +222,8 @@ func TestServeRefusesADatabaseThatIsNoFile(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("the folder given as --db got %d entries", len(entries))
+	}
+	if entries, _ := os.ReadDir("."); len(entries) != 0 {
+		t.Errorf("the working folder got %d entries, the first %q", len(entries), entries[0].Name())
 	}
 }

@@ -147,14 +147,14 @@ func (c *central) close() {
 	c.kill()
 	c.admin.Close()
 	c.wms.srv.Close()
-	if isPostgres(c.dsn) {
+	if IsPostgres(c.dsn) {
 		for _, name := range c.backups {
 			c.maintenance(context.Background(), `DROP DATABASE IF EXISTS `+name+` WITH (FORCE)`)
 		}
 	}
 }
 
-func isPostgres(dsn string) bool {
+func IsPostgres(dsn string) bool {
 	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
 }
 
@@ -183,7 +183,7 @@ func (c *central) backup(ctx context.Context, n int) error {
 		if c.backups == nil {
 			c.backups = map[int]string{}
 		}
-		if isPostgres(c.dsn) {
+		if IsPostgres(c.dsn) {
 			name := c.pgName() + fmt.Sprintf("_bk%d", n)
 			c.backups[n] = name
 			return c.maintenance(ctx, `CREATE DATABASE `+name+` TEMPLATE `+c.pgName())
@@ -205,7 +205,7 @@ func (c *central) restore(ctx context.Context, n int) error {
 		if !ok {
 			return fmt.Errorf("no backup %d", n)
 		}
-		if isPostgres(c.dsn) {
+		if IsPostgres(c.dsn) {
 			if err := c.maintenance(ctx, `DROP DATABASE `+c.pgName()+` WITH (FORCE)`); err != nil {
 				return err
 			}
