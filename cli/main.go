@@ -82,6 +82,17 @@ type refusedError struct{}
 
 func (refusedError) Error() string { return "refused" }
 
+// labelRefused turns a label the rules refused (used, expired, unknown,
+// another desk's, too late) into the refusal's sentence on stderr and a
+// refusedError; any other error is returned as it is.
+func labelRefused(env *Env, command string, err error) error {
+	if k := app.KindOf(err); err != nil && (k == app.KindConflict || k == app.KindNotFound) {
+		fmt.Fprintf(env.Stderr, "qrdesk %s: %s\n", command, oneLine(app.ErrorMessage(err)))
+		return refusedError{}
+	}
+	return err
+}
+
 const usage = `qrdesk — one-time QR labels for a warehouse print station
 
 Usage: qrdesk [command] [flags]

@@ -33,13 +33,8 @@ func runReplace(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	r, err := s.svc.Replace(ctx, app.ReplaceRequest{Code: code, Reason: *reason, Operator: by})
-	if k := app.KindOf(err); err != nil && (k == app.KindConflict || k == app.KindNotFound) {
-		// Used, expired or unknown: the label was refused.
-		fmt.Fprintf(env.Stderr, "qrdesk replace: %s\n", oneLine(app.ErrorMessage(err)))
-		return refusedError{}
-	}
 	if err != nil {
-		return err
+		return labelRefused(env, "replace", err)
 	}
 	return s.output(r, func(w io.Writer) {
 		fmt.Fprintf(w, "old: %s  now disabled (replaced by %s)\n", r.Old, r.New.Code)

@@ -47,13 +47,8 @@ func runUndo(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	u, err := s.svc.UndoRedemption(ctx, app.UndoRequest{Code: code, Reason: *reason, Operator: by})
-	if k := app.KindOf(err); err != nil && (k == app.KindConflict || k == app.KindNotFound) {
-		// Not used, another desk's, or too late: the label was refused.
-		fmt.Fprintf(env.Stderr, "qrdesk undo: %s\n", oneLine(app.ErrorMessage(err)))
-		return refusedError{}
-	}
 	if err != nil {
-		return err
+		return labelRefused(env, "undo", err)
 	}
 	return s.output(u, func(w io.Writer) {
 		fmt.Fprintf(w, "%s: now %s (redemption of %s by %s undone by %s: %s)\n", u.Code, u.Status, app.FormatTime(u.RedeemedAt), u.RedeemedBy, u.Operator, u.Reason)
