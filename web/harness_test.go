@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/central"
+	"qrdesk/internal/centraltest"
 	"qrdesk/internal/testclock"
 	"qrdesk/internal/testpg"
 	"qrdesk/protocol"
@@ -96,11 +96,7 @@ func (s *site) admin(t testing.TB, name string) string {
 // station enrols a desk and returns its token.
 func (s *site) station(t testing.TB, name, letter string) string {
 	t.Helper()
-	token := "qrd_test_" + strings.ReplaceAll(name, " ", "_")
-	if err := s.db.AddStation(context.Background(), central.Station{Name: name, Letter: letter, CreatedAt: 1}, server.HashToken(token)); err != nil {
-		t.Fatal(err)
-	}
-	return token
+	return centraltest.EnrolStation(t, s.db, name, letter)
 }
 
 // issue makes n labels at a real desk with letter A.

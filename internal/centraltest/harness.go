@@ -104,8 +104,15 @@ func newHarness(t testing.TB, path, replicaURL string, opt serverdb.ReplicaOptio
 // Station enrols a station with a letter and returns its token.
 func (h *Harness) Station(t testing.TB, name, letter string) string {
 	t.Helper()
+	return EnrolStation(t, h.DB, name, letter)
+}
+
+// EnrolStation enrols a station with a letter in db and returns its token
+// ("qrd_test_" and the name), for tests that open the database themselves.
+func EnrolStation(t testing.TB, db *serverdb.DB, name, letter string) string {
+	t.Helper()
 	token := "qrd_test_" + strings.ReplaceAll(name, " ", "_")
-	if err := h.DB.AddStation(context.Background(), central.Station{Name: name, Letter: letter, CreatedAt: 1}, server.HashToken(token)); err != nil {
+	if err := db.AddStation(context.Background(), central.Station{Name: name, Letter: letter, CreatedAt: 1}, server.HashToken(token)); err != nil {
 		t.Fatal(err)
 	}
 	return token
