@@ -6,47 +6,102 @@ import (
 	"errors"
 	"strings"
 
+	"golang.org/x/text/unicode/norm"
+
 	"qrdesk/app"
 )
 
 // recordOrder records the order a batch is issued for, in the batch's
-// transaction: an order issued already refuses the batch whole
-// (app.ErrOrderIssued), so no import issues an order twice.
+// transaction: an order issued already, in any spelling a clerk reads as
+// the same (app.OrderKey), refuses the batch whole (app.ErrOrderIssued),
+// so no import issues an order twice. The transaction is a writer's
+// (immediate): no other import comes between the look and the insert.
 func recordOrder(ctx context.Context, tx *sql.Tx, o app.OrderRow, batch, at int64) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO orders (number, customer, parcels, notes, batch_id, imported_at) VALUES (?, ?, ?, ?, ?, ?)`,
-		o.Number, o.Customer, o.Parcels, o.Notes, batch, at)
+	key := app.OrderKey(o.Number)
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM orders WHERE number_key = ? OR number = ?`, key, o.Number).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		return orderIssued(o.Number)
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO orders (number, customer, parcels, notes, batch_id, imported_at, number_key) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		o.Number, o.Customer, o.Parcels, o.Notes, batch, at, key)
 	if isUnique(err) {
-		return app.ErrorfWrap(app.KindConflict, app.ErrOrderIssued, "order %s was issued already: nothing was issued again", o.Number)
+		return orderIssued(o.Number)
 	}
 	return err
 }
 
+func orderIssued(number string) error {
+	return app.ErrorfWrap(app.KindConflict, app.ErrOrderIssued, "order %s was issued already: nothing was issued again", number)
+}
+
+// fillOrderKeys gives every order without its key (imported by a release
+// before number_key) its key: run at Open, after the migrations.
+func fillOrderKeys(ctx context.Context, db *sql.DB) error {
+	rows, err := db.QueryContext(ctx, `SELECT rowid, number FROM orders WHERE number_key = ''`)
+	if err != nil {
+		return err
+	}
+	keys := map[int64]string{}
+	for rows.Next() {
+		var id int64
+		var number string
+		if err := rows.Scan(&id, &number); err != nil {
+			rows.Close()
+			return err
+		}
+		keys[id] = app.OrderKey(number)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || len(keys) == 0 {
+		return err
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for id, key := range keys {
+		if _, err := tx.ExecContext(ctx, `UPDATE orders SET number_key = ? WHERE rowid = ? AND number_key = ''`, key, id); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
 // IssuedOrders returns, of the order numbers given, those issued already,
-// with their batch and when: imported at this desk (any case), or held as
-// labels carrying the number as their ref — issued at another desk, or
-// here before this desk was restored from a backup (the feed brings them
-// back at its first sync, before which a restored desk issues nothing).
+// with their batch and when: imported at this desk (in any spelling a
+// clerk reads as the same: app.OrderKey), or held as labels carrying the
+// number as their ref — issued at another desk, or here before this desk
+// was restored from a backup (the feed brings them back at its first
+// sync, before which a restored desk issues nothing).
 func (d *DB) IssuedOrders(ctx context.Context, numbers []string) (map[string]app.IssuedOrder, error) {
 	out := map[string]app.IssuedOrder{}
-	imported, err := d.db.PrepareContext(ctx, `SELECT number, customer, parcels, batch_id, imported_at FROM orders WHERE number = ?`)
+	imported, err := d.db.PrepareContext(ctx, `SELECT number, customer, parcels, batch_id, imported_at FROM orders
+		WHERE number_key = ? ORDER BY imported_at, batch_id LIMIT 1`)
 	if err != nil {
 		return nil, d.wrap(err, "cannot read the orders")
 	}
 	defer imported.Close()
-	// "ref <> ''" lets SQLite use the partial index on ref, which
-	// COLLATE NOCASE would not: the number as given, in upper and in
-	// lower case ("so-7" typed at 'qrdesk issue --ref' is the order SO-7).
+	// A ref is compared as given, in upper and in lower case, composed or
+	// not ("so-7" typed at 'qrdesk issue --ref' is the order SO-7; "ä1"
+	// is Ä1): "ref <> ''" lets SQLite use the partial index on ref, which
+	// a fold in SQL would not. A ref in mixed case ("So-7") is found by a
+	// number in that very case, upper or lower only.
 	held, err := d.db.PrepareContext(ctx, `SELECT ref, min(batch_id), count(*), min(created_at) FROM codes
-		WHERE ref IN (?, ?, ?) AND ref <> '' GROUP BY ref ORDER BY min(batch_id) LIMIT 1`)
+		WHERE ref IN (?, ?, ?, ?, ?, ?) AND ref <> '' GROUP BY ref ORDER BY min(batch_id) LIMIT 1`)
 	if err != nil {
 		return nil, d.wrap(err, "cannot read the orders")
 	}
 	defer held.Close()
 	for _, n := range numbers {
 		var o app.IssuedOrder
-		err := imported.QueryRowContext(ctx, n).Scan(&o.Number, &o.Customer, &o.Parcels, &o.Batch, &o.IssuedAt)
+		err := imported.QueryRowContext(ctx, app.OrderKey(n)).Scan(&o.Number, &o.Customer, &o.Parcels, &o.Batch, &o.IssuedAt)
 		if errors.Is(err, sql.ErrNoRows) {
-			err = held.QueryRowContext(ctx, n, strings.ToUpper(n), strings.ToLower(n)).Scan(&o.Number, &o.Batch, &o.Parcels, &o.IssuedAt)
+			c := norm.NFC.String(n)
+			err = held.QueryRowContext(ctx, n, strings.ToUpper(n), strings.ToLower(n), c, strings.ToUpper(c), strings.ToLower(c)).Scan(&o.Number, &o.Batch, &o.Parcels, &o.IssuedAt)
 		}
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
