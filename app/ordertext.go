@@ -43,9 +43,9 @@ const (
 // OrderFileError is why an order file is refused whole: Error is the
 // English text, Chinese the same in Simplified Chinese.
 type OrderFileError struct {
-	Reason  string
-	Message string
-	Chinese string
+	Reason  string `json:"reason"`
+	Message string `json:"error"`
+	Chinese string `json:"error_zh"`
 }
 
 func (e *OrderFileError) Error() string { return e.Message }

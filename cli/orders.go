@@ -40,11 +40,12 @@ func runOrders(ctx context.Context, env *Env, args []string) error {
 	lang := userLanguage(env)
 	data, err := readOrderFile(path, lang)
 	if err != nil {
-		return err
+		return refusedFile(env, c, path, err)
 	}
 	f, err := app.ParseOrderFile(data, *enc, printing.CheckPrintable)
 	if err != nil {
-		return &app.Error{Kind: app.KindInvalid, Err: err, Message: fmt.Sprintf(inLanguage(lang, "%s: %s", "%s：%s"), path, app.OrderFileText(err, lang))}
+		return refusedFile(env, c, path, &app.Error{Kind: app.KindInvalid, Err: err,
+			Message: fmt.Sprintf(inLanguage(lang, "%s: %s", "%s：%s"), path, app.OrderFileText(err, lang))})
 	}
 	s, err := open(ctx, env, c)
 	if err != nil {
@@ -68,6 +69,23 @@ func runOrders(ctx context.Context, env *Env, args []string) error {
 		return &app.Error{Kind: app.KindInvalid, Err: ierr, Message: app.RefusedRowsText(len(f.Refused), lang)}
 	}
 	return ierr
+}
+
+// refusedFile returns err, the order file's refusal; with --json it first
+// prints the refusal's reason code and texts (app.OrderFileError) for a
+// script: {"file": …, "refused_file": {"reason": "utf16_text", …}}.
+func refusedFile(env *Env, c *common, path string, err error) error {
+	var fe *app.OrderFileError
+	if c.json && errors.As(err, &fe) {
+		out := struct {
+			File    string              `json:"file"`
+			Refused *app.OrderFileError `json:"refused_file"`
+		}{path, fe}
+		if oerr := output(env.Stdout, true, out, nil); oerr != nil {
+			return oerr
+		}
+	}
+	return err
 }
 
 // inLanguage is en, or zh when lang is Chinese.

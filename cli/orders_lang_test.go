@@ -65,7 +65,18 @@ func TestOrdersImportSpeaksTheClerksLanguage(t *testing.T) {
 	if code, _, errOut := s.run(t, "orders", "import", xlsx); code == ExitOK || !strings.Contains(errOut, "订单文件是 Excel 工作簿，不是 CSV") {
 		t.Errorf("a workbook in Chinese: exit %d, %q", code, errOut)
 	}
-	_, out, _ := s.run(t, "orders", "import", bad, "--json")
+	// A file refused whole: --json names the reason too.
+	var whole struct {
+		Refused struct {
+			Reason  string `json:"reason"`
+			Chinese string `json:"error_zh"`
+		} `json:"refused_file"`
+	}
+	code, out, _ := s.run(t, "orders", "import", xlsx, "--json")
+	if err := json.Unmarshal([]byte(out), &whole); err != nil || code == ExitOK || whole.Refused.Reason != "excel_workbook" || whole.Refused.Chinese == "" {
+		t.Errorf("a workbook --json: exit %d, %q (%v), want reason excel_workbook", code, out, err)
+	}
+	_, out, _ = s.run(t, "orders", "import", bad, "--json")
 	var res struct {
 		Refused []struct {
 			Line    int    `json:"line"`

@@ -13,38 +13,32 @@ import (
 
 // recordOrder records the order a batch is issued for, in the batch's
 // transaction: an order issued already, in any spelling a clerk reads as
-// the same (app.OrderKey), refuses the batch whole (app.ErrOrderIssued),
-// so no import issues an order twice. The transaction is a writer's
-// (immediate): no other import comes between the look and the insert.
+// the same (app.OrderKey, unique in orders.number_key), refuses the batch
+// whole (app.ErrOrderIssued), so no import issues an order twice.
 func recordOrder(ctx context.Context, tx *sql.Tx, o app.OrderRow, batch, at int64) error {
-	key := app.OrderKey(o.Number)
-	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM orders WHERE number_key = ? OR number = ?`, key, o.Number).Scan(&n); err != nil {
-		return err
-	}
-	if n > 0 {
-		return orderIssued(o.Number)
-	}
 	_, err := tx.ExecContext(ctx, `INSERT INTO orders (number, customer, parcels, notes, batch_id, imported_at, number_key) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		o.Number, o.Customer, o.Parcels, o.Notes, batch, at, key)
+		o.Number, o.Customer, o.Parcels, o.Notes, batch, at, app.OrderKey(o.Number))
 	if isUnique(err) {
-		return orderIssued(o.Number)
+		return app.ErrorfWrap(app.KindConflict, app.ErrOrderIssued, "order %s was issued already: nothing was issued again", o.Number)
 	}
 	return err
 }
 
-func orderIssued(number string) error {
-	return app.ErrorfWrap(app.KindConflict, app.ErrOrderIssued, "order %s was issued already: nothing was issued again", number)
-}
-
 // fillOrderKeys gives every order without its key (imported by a release
-// before number_key) its key: run at Open, after the migrations.
+// before number_key) its key: run at Open, after the migrations. Of two
+// orders an older release issued in two spellings of one number, the
+// first keeps the key and the other none (UPDATE OR IGNORE): the first
+// names the order as issued.
 func fillOrderKeys(ctx context.Context, db *sql.DB) error {
-	rows, err := db.QueryContext(ctx, `SELECT rowid, number FROM orders WHERE number_key = ''`)
+	rows, err := db.QueryContext(ctx, `SELECT rowid, number FROM orders WHERE number_key = '' ORDER BY imported_at, rowid`)
 	if err != nil {
 		return err
 	}
-	keys := map[int64]string{}
+	type row struct {
+		id  int64
+		key string
+	}
+	var keys []row
 	for rows.Next() {
 		var id int64
 		var number string
@@ -52,7 +46,7 @@ func fillOrderKeys(ctx context.Context, db *sql.DB) error {
 			rows.Close()
 			return err
 		}
-		keys[id] = app.OrderKey(number)
+		keys = append(keys, row{id, app.OrderKey(number)})
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil || len(keys) == 0 {
@@ -63,8 +57,8 @@ func fillOrderKeys(ctx context.Context, db *sql.DB) error {
 		return err
 	}
 	defer tx.Rollback()
-	for id, key := range keys {
-		if _, err := tx.ExecContext(ctx, `UPDATE orders SET number_key = ? WHERE rowid = ? AND number_key = ''`, key, id); err != nil {
+	for _, k := range keys {
+		if _, err := tx.ExecContext(ctx, `UPDATE OR IGNORE orders SET number_key = ? WHERE rowid = ? AND number_key = ''`, k.key, k.id); err != nil {
 			return err
 		}
 	}
@@ -80,7 +74,7 @@ func fillOrderKeys(ctx context.Context, db *sql.DB) error {
 func (d *DB) IssuedOrders(ctx context.Context, numbers []string) (map[string]app.IssuedOrder, error) {
 	out := map[string]app.IssuedOrder{}
 	imported, err := d.db.PrepareContext(ctx, `SELECT number, customer, parcels, batch_id, imported_at FROM orders
-		WHERE number_key = ? ORDER BY imported_at, batch_id LIMIT 1`)
+		WHERE number_key = ? AND number_key <> ''`)
 	if err != nil {
 		return nil, d.wrap(err, "cannot read the orders")
 	}
