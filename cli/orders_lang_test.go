@@ -76,6 +76,18 @@ func TestOrdersImportSpeaksTheClerksLanguage(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &whole); err != nil || code == ExitOK || whole.Refused.Reason != "excel_workbook" || whole.Refused.Chinese == "" {
 		t.Errorf("a workbook --json: exit %d, %q (%v), want reason excel_workbook", code, out, err)
 	}
+	// A huge file (over 5 MiB) is refused before it is read, in Chinese
+	// and by reason code.
+	huge := write("huge.csv", "order\n")
+	if err := os.Truncate(huge, 5<<20+1); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := s.run(t, "orders", "import", huge); code == ExitOK || !strings.Contains(errOut, "订单文件 "+huge+" 有 5242881 字节，超过 5242880：请把它拆成几个较小的文件") {
+		t.Errorf("a huge file in Chinese: exit %d, %q", code, errOut)
+	}
+	if code, out, _ := s.run(t, "orders", "import", huge, "--json"); code == ExitOK || !strings.Contains(out, `"reason": "file_too_large"`) {
+		t.Errorf("a huge file --json: exit %d, %q", code, out)
+	}
 	_, out, _ = s.run(t, "orders", "import", bad, "--json")
 	var res struct {
 		Refused []struct {
