@@ -1,6 +1,8 @@
 -- qrdesk: older releases may open a database with this migration
 -- An order number as a clerk reads it (app.OrderKey: any case, full or
--- half width, composed or not), the form an import compares numbers in:
+-- half width, composed or not), the form an import compares numbers in,
+-- for the orders imported here and those of the site's other desks the
+-- feed marked (order_marks):
 -- SQLite's NOCASE folds only A–Z, so "straße-4" after "STRASSE-4" was
 -- issued twice. Unique, so a second import of the order is refused in the
 -- transaction that would issue it. Older releases leave it empty on the
@@ -10,3 +12,5 @@
 -- issued in two spellings (the earlier names the order as issued).
 ALTER TABLE orders ADD COLUMN number_key TEXT NOT NULL DEFAULT '';
 CREATE UNIQUE INDEX orders_number_key ON orders (number_key) WHERE number_key <> '';
+ALTER TABLE order_marks ADD COLUMN number_key TEXT NOT NULL DEFAULT '';
+CREATE INDEX order_marks_number_key ON order_marks (number_key);
