@@ -358,3 +358,29 @@ func TestOrderRowRefusalsInBothLanguages(t *testing.T) {
 		}
 	}
 }
+
+// Every refusal of a whole file has its reason code and its Chinese text.
+func TestOrderFileRefusalsInBothLanguages(t *testing.T) {
+	for _, tc := range []struct {
+		data, enc, reason, zh string
+	}{
+		{"", EncodingAuto, ReasonEmptyFile, "订单文件是空的"},
+		{"customer\nKim\n", EncodingAuto, ReasonNoOrderColumn, "标题行（customer）中没有订单号列"},
+		{"order\n", EncodingAuto, ReasonNoOrders, "订单文件只有标题行，没有订单"},
+		{"order,订单号\n1,2\n", EncodingAuto, ReasonColumnTwice, "标题行两次写了订单号列"},
+		{"order\n1\n", "latin-9", ReasonUnknownEncoding, "编码 \"latin-9\" 不是 auto、utf-8、gbk、windows-1252 之一"},
+		{"order\nM\xfcller\n", EncodingUTF8, ReasonNotUTF8File, "订单文件不是 UTF-8 文本"},
+		{"order\n\x81\n", EncodingGBK, ReasonWrongEncoding, "订单文件无法按该编码读取"},
+		{"\xff\xfeo\x00", EncodingAuto, ReasonUTF16, "订单文件是 UTF-16 文本"},
+		{"PK\x03\x04", EncodingAuto, ReasonWorkbook, "订单文件是 Excel 工作簿"},
+		{"order,\"x\n", EncodingAuto, ReasonHeaderUnreadable, "订单文件的标题行无法读取"},
+	} {
+		t.Run(tc.reason, func(t *testing.T) {
+			_, err := ParseOrderFile([]byte(tc.data), tc.enc, nil)
+			var fe *OrderFileError
+			if !errors.As(err, &fe) || fe.Reason != tc.reason || !strings.HasPrefix(OrderFileText(err, "zh-CN"), tc.zh) || OrderFileText(err, "en") != err.Error() {
+				t.Errorf("err %v (%q), want reason %s, Chinese starting %q", err, OrderFileText(err, "zh-CN"), tc.reason, tc.zh)
+			}
+		})
+	}
+}
