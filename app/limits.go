@@ -42,22 +42,56 @@ func ValidStationLetter(id string) bool { return len(id) == 1 && id[0] >= 'A' &&
 // with U+202E reads backwards on the dashboard and in every list).
 func CheckText(what, s string, max int) error {
 	if !utf8.ValidString(s) {
-		return fmt.Errorf("%s is not valid text (UTF-8)", what)
+		return &TextError{What: what, Reason: ReasonNotUTF8}
 	}
 	if n := utf8.RuneCountInString(s); n > max {
-		return fmt.Errorf("%s is %d characters long: at most %d", what, n, max)
+		return &TextError{What: what, Reason: ReasonTooLong, Chars: n, Max: max}
 	}
 	for _, r := range s {
 		switch {
 		case unicode.IsControl(r):
-			return fmt.Errorf("%s contains a control character (%U): use plain text on one line", what, r)
+			return &TextError{What: what, Reason: ReasonControlChar, Rune: r}
 		case unicode.Is(unicode.Bidi_Control, r):
-			return fmt.Errorf("%s contains an invisible direction mark (%U), which can make it read backwards on other screens: type it again without it", what, r)
+			return &TextError{What: what, Reason: ReasonDirectionMark, Rune: r}
 		case r == '\u2028' || r == '\u2029':
-			return fmt.Errorf("%s contains a line break (%U): use plain text on one line", what, r)
+			return &TextError{What: what, Reason: ReasonLineBreak, Rune: r}
 		}
 	}
 	return nil
+}
+
+// TextError is why CheckText refuses a text: Reason is one of the
+// Reason… codes below, What the field's name ("customer name").
+type TextError struct {
+	What   string
+	Reason string
+	Chars  int  // ReasonTooLong: the text's length
+	Max    int  // ReasonTooLong: the limit
+	Rune   rune // the character refused
+}
+
+// Reasons CheckText gives (TextError.Reason), also an order file's row's
+// reason code (OrderRowError.Reason).
+const (
+	ReasonNotUTF8       = "not_utf8_text"
+	ReasonTooLong       = "too_long"
+	ReasonControlChar   = "control_character"
+	ReasonDirectionMark = "direction_mark"
+	ReasonLineBreak     = "line_break"
+)
+
+func (e *TextError) Error() string {
+	switch e.Reason {
+	case ReasonNotUTF8:
+		return fmt.Sprintf("%s is not valid text (UTF-8)", e.What)
+	case ReasonTooLong:
+		return fmt.Sprintf("%s is %d characters long: at most %d", e.What, e.Chars, e.Max)
+	case ReasonControlChar:
+		return fmt.Sprintf("%s contains a control character (%U): use plain text on one line", e.What, e.Rune)
+	case ReasonDirectionMark:
+		return fmt.Sprintf("%s contains an invisible direction mark (%U), which can make it read backwards on other screens: type it again without it", e.What, e.Rune)
+	}
+	return fmt.Sprintf("%s contains a line break (%U): use plain text on one line", e.What, e.Rune)
 }
 
 // HasDirectionMark reports whether s holds an invisible direction mark

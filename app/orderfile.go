@@ -11,9 +11,11 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"golang.org/x/text/cases"
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/simplifiedchinese"
+	"golang.org/x/text/unicode/norm"
 	"golang.org/x/text/width"
 )
 
@@ -32,10 +34,15 @@ type OrderRow struct {
 	Notes    string `json:"notes,omitempty"`
 }
 
-// OrderRowError is why a row of an order file is not taken.
+// OrderRowError is why a row of an order file is not taken: its line,
+// a reason code a script keeps (Reason…), the column it is about, and the
+// reason in English (Error, Message) and Simplified Chinese (Text).
 type OrderRowError struct {
 	Line    int    `json:"line"`
+	Reason  string `json:"reason"`
+	Field   string `json:"field,omitempty"` // "order number", "customer name", "parcels", "notes"
 	Message string `json:"error"`
+	Chinese string `json:"error_zh,omitempty"`
 }
 
 func (e OrderRowError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Message) }
@@ -95,7 +102,7 @@ var orderColumns = map[string][]string{
 // in Refused.
 func ParseOrderFile(data []byte, enc string, check func(what, s string) error) (OrderFile, error) {
 	if len(data) > MaxOrderFileBytes {
-		return OrderFile{}, fmt.Errorf("the order file is %d bytes, over %d: split it into smaller files", len(data), MaxOrderFileBytes)
+		return OrderFile{}, TooLargeError("", int64(len(data)))
 	}
 	text, used, err := decodeOrderFile(data, enc)
 	if err != nil {
@@ -111,16 +118,18 @@ func ParseOrderFile(data []byte, enc string, check func(what, s string) error) (
 	r.TrimLeadingSpace = true
 	header, err := r.Read()
 	if errors.Is(err, io.EOF) {
-		return OrderFile{}, errors.New("the order file is empty: export the orders with a header line (order, customer, parcels, notes)")
+		return OrderFile{}, fileError(ReasonEmptyFile, "the order file is empty: export the orders with a header line (order, customer, parcels, notes)",
+			"订单文件是空的：导出订单时请带上标题行（订单号、客户、件数、备注）")
 	}
 	if err != nil {
-		return OrderFile{}, fmt.Errorf("the order file's header line cannot be read: %v", err)
+		return OrderFile{}, fileError(ReasonHeaderUnreadable, fmt.Sprintf("the order file's header line cannot be read: %v", err),
+			fmt.Sprintf("订单文件的标题行无法读取：%s", csvChinese(err)))
 	}
 	cols, err := orderHeader(header)
 	if err != nil {
 		return OrderFile{}, err
 	}
-	seen := map[string]int{}
+	seen := map[string]int{} // OrderKey → line
 	for {
 		record, err := r.Read()
 		if errors.Is(err, io.EOF) {
@@ -132,7 +141,9 @@ func ParseOrderFile(data []byte, enc string, check func(what, s string) error) (
 			if errors.As(err, &pe) {
 				line = pe.Line
 			}
-			f.Refused = append(f.Refused, OrderRowError{Line: line, Message: "the line cannot be read as CSV: " + csvReason(err)})
+			re := rowError(ReasonCSVUnreadable, "", "the line cannot be read as CSV: "+csvReason(err), "这一行无法按 CSV 读取："+csvChinese(err))
+			re.Line = line
+			f.Refused = append(f.Refused, re)
 			continue
 		}
 		if blank(record) {
@@ -140,18 +151,22 @@ func ParseOrderFile(data []byte, enc string, check func(what, s string) error) (
 		}
 		o, why := orderRow(record, cols, check)
 		o.Line = line
+		key := OrderKey(o.Number)
 		switch {
-		case why != "":
-			f.Refused = append(f.Refused, OrderRowError{Line: line, Message: why})
-		case seen[strings.ToLower(o.Number)] > 0:
-			f.Refused = append(f.Refused, OrderRowError{Line: line, Message: fmt.Sprintf("order %s is on line %d already: give each order one line", o.Number, seen[strings.ToLower(o.Number)])})
+		case why != nil:
+			why.Line = line
+			f.Refused = append(f.Refused, *why)
+		case seen[key] > 0:
+			f.Refused = append(f.Refused, OrderRowError{Line: line, Reason: ReasonDuplicateOrder, Field: "order number",
+				Message: fmt.Sprintf("order %s is on line %d already: give each order one line", o.Number, seen[key]),
+				Chinese: fmt.Sprintf("订单 %s 已在第 %d 行：每个订单只写一行", o.Number, seen[key])})
 		default:
-			seen[strings.ToLower(o.Number)] = line
+			seen[key] = line
 			f.Orders = append(f.Orders, o)
 		}
 	}
 	if len(f.Orders) == 0 && len(f.Refused) == 0 {
-		return OrderFile{}, errors.New("the order file has a header but no orders")
+		return OrderFile{}, fileError(ReasonNoOrders, "the order file has a header but no orders", "订单文件只有标题行，没有订单")
 	}
 	return f, nil
 }
@@ -159,16 +174,19 @@ func ParseOrderFile(data []byte, enc string, check func(what, s string) error) (
 // decodeOrderFile returns the file's text and the encoding it was read in.
 func decodeOrderFile(data []byte, enc string) (string, string, error) {
 	if bytes.HasPrefix(data, []byte("PK\x03\x04")) || bytes.HasPrefix(data, []byte("\xd0\xcf\x11\xe0")) {
-		return "", "", errors.New("the order file is an Excel workbook, not CSV: open it in Excel, save it as \"CSV UTF-8 (Comma delimited)\" and import that")
+		return "", "", fileError(ReasonWorkbook, "the order file is an Excel workbook, not CSV: open it in Excel, save it as \"CSV UTF-8 (Comma delimited)\" and import that",
+			"订单文件是 Excel 工作簿，不是 CSV：请在 Excel 中打开它，另存为“CSV UTF-8（逗号分隔）”，再导入该文件")
 	}
 	if bytes.HasPrefix(data, []byte("\xff\xfe")) || bytes.HasPrefix(data, []byte("\xfe\xff")) {
-		return "", "", errors.New("the order file is UTF-16 text (Excel's \"Unicode Text\"): save it from Excel as \"CSV UTF-8 (Comma delimited)\" and import that")
+		return "", "", fileError(ReasonUTF16, "the order file is UTF-16 text (Excel's \"Unicode Text\"): save it from Excel as \"CSV UTF-8 (Comma delimited)\" and import that",
+			"订单文件是 UTF-16 文本（Excel 的“Unicode 文本”）：请在 Excel 中另存为“CSV UTF-8（逗号分隔）”，再导入该文件")
 	}
 	switch strings.ToLower(strings.TrimSpace(enc)) {
 	case "", EncodingAuto:
 	case EncodingUTF8, "utf8":
 		if !utf8.Valid(data) {
-			return "", "", errors.New("the order file is not UTF-8 text: choose its encoding (gbk for Chinese Excel, windows-1252 for European Excel)")
+			return "", "", fileError(ReasonNotUTF8File, "the order file is not UTF-8 text: choose its encoding (gbk for Chinese Excel, windows-1252 for European Excel)",
+				"订单文件不是 UTF-8 文本：请选择它的编码（中文 Excel 为 gbk，欧洲 Excel 为 windows-1252）")
 		}
 		return strings.TrimPrefix(string(data), UTF8BOM), EncodingUTF8, nil
 	case EncodingGBK:
@@ -178,7 +196,8 @@ func decodeOrderFile(data []byte, enc string) (string, string, error) {
 		s, err := decodeWith(charmap.Windows1252, data)
 		return s, EncodingWindows1252, err
 	default:
-		return "", "", fmt.Errorf("encoding %q is not one of %s", enc, strings.Join(OrderFileEncodings, ", "))
+		return "", "", fileError(ReasonUnknownEncoding, fmt.Sprintf("encoding %q is not one of %s", enc, strings.Join(OrderFileEncodings, ", ")),
+			fmt.Sprintf("编码 %q 不是 %s 之一", enc, strings.Join(OrderFileEncodings, "、")))
 	}
 	if bytes.HasPrefix(data, []byte(UTF8BOM)) || utf8.Valid(data) {
 		return strings.TrimPrefix(string(data), UTF8BOM), EncodingUTF8, nil
@@ -193,7 +212,8 @@ func decodeOrderFile(data []byte, enc string) (string, string, error) {
 func decodeWith(e encoding.Encoding, data []byte) (string, error) {
 	out, err := e.NewDecoder().Bytes(data)
 	if err != nil || bytes.ContainsRune(out, utf8.RuneError) {
-		return "", errors.New("the order file cannot be read in that encoding: choose another (utf-8, gbk, windows-1252)")
+		return "", fileError(ReasonWrongEncoding, "the order file cannot be read in that encoding: choose another (utf-8, gbk, windows-1252)",
+			"订单文件无法按该编码读取：请换一种编码（utf-8、gbk、windows-1252）")
 	}
 	return string(out), nil
 }
@@ -257,7 +277,8 @@ func orderHeader(header []string) (map[string]int, error) {
 			for _, n := range names {
 				if name == n {
 					if _, dup := cols[col]; dup {
-						return nil, fmt.Errorf("the header names the %s column twice (%q): keep one", col, h)
+						return nil, fileError(ReasonColumnTwice, fmt.Sprintf("the header names the %s column twice (%q): keep one", col, h),
+							fmt.Sprintf("标题行两次写了%s列（%q）：只保留一列", chineseColumn[col], h))
 					}
 					cols[col] = i
 				}
@@ -265,13 +286,15 @@ func orderHeader(header []string) (map[string]int, error) {
 		}
 	}
 	if _, ok := cols["order"]; !ok {
-		return nil, fmt.Errorf("the header line (%s) names no order number column: name it \"order\" or \"订单号\"", strings.Join(header, ", "))
+		return nil, fileError(ReasonNoOrderColumn, fmt.Sprintf("the header line (%s) names no order number column: name it \"order\" or \"订单号\"", strings.Join(header, ", ")),
+			fmt.Sprintf("标题行（%s）中没有订单号列：请把该列命名为“订单号”或“order”", strings.Join(header, ", ")))
 	}
 	return cols, nil
 }
 
-// orderRow reads one record; why says what is wrong with it.
-func orderRow(record []string, cols map[string]int, check func(what, s string) error) (OrderRow, string) {
+// orderRow reads one record; why, when not nil, says what is wrong with
+// it (its Line is the caller's to set).
+func orderRow(record []string, cols map[string]int, check func(what, s string) error) (OrderRow, *OrderRowError) {
 	field := func(col string) string {
 		i, ok := cols[col]
 		if !ok || i >= len(record) {
@@ -279,41 +302,46 @@ func orderRow(record []string, cols map[string]int, check func(what, s string) e
 		}
 		return strings.TrimSpace(record[i])
 	}
+	refuse := func(e OrderRowError) (OrderRow, *OrderRowError) { return OrderRow{}, &e }
 	// An order number typed with a Chinese input method is full width
 	// ("Ａ１２"): it is the order A12.
 	o := OrderRow{Number: orderNumber(field("order")), Customer: field("customer"), Notes: oneLine(field("notes")), Parcels: 1}
 	if o.Number == "" {
-		return o, "the order number is empty"
+		return refuse(rowError(ReasonOrderEmpty, "order number", "the order number is empty", "订单号为空"))
 	}
-	if err := CheckText("order number", o.Number, maxOrderNumberChars); err != nil {
-		return o, err.Error()
+	texts := []struct {
+		what, s string
+		max     int
+	}{{"order number", o.Number, maxOrderNumberChars}, {"customer name", o.Customer, MaxCustomerChars}, {"notes", o.Notes, MaxOrderNotesChars}}
+	for _, t := range texts {
+		if err := CheckText(t.what, t.s, t.max); err != nil {
+			return refuse(checkError(t.what, err))
+		}
 	}
-	if err := CheckText("customer name", o.Customer, MaxCustomerChars); err != nil {
-		return o, err.Error()
-	}
-	if err := CheckText("notes", o.Notes, MaxOrderNotesChars); err != nil {
-		return o, err.Error()
-	}
-	for _, t := range []struct{ what, s string }{{"order number", o.Number}, {"customer name", o.Customer}, {"notes", o.Notes}} {
+	for _, t := range texts {
 		if looksLikeFormula(t.s) {
-			return o, fmt.Sprintf("the %s %q looks like a spreadsheet formula: export the values, not the formulas", t.what, t.s)
+			return refuse(rowError(ReasonFormula, t.what,
+				fmt.Sprintf("the %s %q looks like a spreadsheet formula: export the values, not the formulas", t.what, t.s),
+				fmt.Sprintf("%s“%s”看起来像电子表格公式：请导出数值，而不是公式", chineseField[t.what], t.s)))
 		}
 	}
 	if p := field("parcels"); p != "" {
 		n, err := strconv.Atoi(p)
 		if err != nil || n < 1 || n > MaxOrderParcels {
-			return o, fmt.Sprintf("parcels %q is not a number from 1 to %d", p, MaxOrderParcels)
+			return refuse(rowError(ReasonParcels, "parcels",
+				fmt.Sprintf("parcels %q is not a number from 1 to %d", p, MaxOrderParcels),
+				fmt.Sprintf("件数“%s”不是 1 到 %d 之间的数字", p, MaxOrderParcels)))
 		}
 		o.Parcels = n
 	}
 	if check != nil {
-		for _, t := range []struct{ what, s string }{{"order number", o.Number}, {"customer name", o.Customer}} {
+		for _, t := range texts[:2] {
 			if err := check(t.what, t.s); err != nil {
-				return o, err.Error()
+				return refuse(checkError(t.what, err))
 			}
 		}
 	}
-	return o, ""
+	return o, nil
 }
 
 // orderNumber is an order number as the file gives it, full width folded
@@ -329,6 +357,19 @@ func orderNumber(s string) string {
 		return r
 	}, width.Fold.String(s))
 	return strings.TrimSpace(s)
+}
+
+// OrderKey is an order number as a clerk reads it, the one form two
+// numbers are compared in (within a file, and against the orders issued
+// before): full width read narrow ("Ａ１２" is A12), invisible
+// characters dropped (orderNumber), composed (an "a" and a combining
+// diaeresis is "ä") and case folded ("So-7" is SO-7, "ä1" is Ä1, "ß" is
+// "ss"). The order keeps the number as the file gives it; the key only
+// compares.
+func OrderKey(number string) string {
+	// Unicode's full case folding, the same in every locale; a Caser is
+	// not to be shared between goroutines.
+	return cases.Fold().String(norm.NFC.String(orderNumber(number)))
 }
 
 // oneLine folds the lines of a notes cell Excel wrapped (Alt+Enter) into

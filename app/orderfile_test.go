@@ -2,6 +2,7 @@ package app
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -289,5 +290,97 @@ func TestParseOrderFileInvisibleCharactersInOrderNumber(t *testing.T) {
 	f, _ = ParseOrderFile([]byte("order,customer,parcels\nZW\u202e1,x,1\n"), EncodingAuto, nil)
 	if len(f.Refused) != 1 || !strings.Contains(f.Refused[0].Message, "direction mark") {
 		t.Fatalf("%+v", f)
+	}
+}
+
+// A file over MaxOrderFileBytes (the window reads one byte more than the
+// limit) is refused whole, by reason code, in both languages.
+func TestParseOrderFileTooLarge(t *testing.T) {
+	_, err := ParseOrderFile(make([]byte, MaxOrderFileBytes+1), EncodingAuto, nil)
+	var fe *OrderFileError
+	if !errors.As(err, &fe) || fe.Reason != ReasonFileTooLarge || fe.Text("en") != "the order file is 5242881 bytes, over 5242880: split it into smaller files" ||
+		fe.Text("zh-CN") != "订单文件有 5242881 字节，超过 5242880：请把它拆成几个较小的文件" {
+		t.Fatalf("err %#v", err)
+	}
+}
+
+type unprintable struct{ r rune }
+
+func (u unprintable) Error() string {
+	return "the customer name holds a character the label fonts cannot print"
+}
+func (u unprintable) UnprintableRune() rune { return u.r }
+
+// Every refusal of a row has its reason code and its Chinese text (the
+// window's and the command line's in a Chinese locale); English stays.
+func TestOrderRowRefusalsInBothLanguages(t *testing.T) {
+	data := "order,customer,parcels,notes\n" +
+		",Nobody,1\n" + // 2
+		"4713,Kim,0\n" + // 3
+		"4714,=1+2,1\n" + // 4
+		"4715,Lee,1\n" + "４７１５,Lee,1\n" + // 5, 6
+		strings.Repeat("9", 41) + ",Lee,1\n" + // 7
+		"4716,\"Li\u0007\",1\n" + // 8
+		"4717,\"Dana\u202e\",1\n" + // 9
+		"4718,Snow☃,1\n" + // 10
+		"4719,Mü\"ller,1\n" // 11
+	f, err := ParseOrderFile([]byte(data), EncodingAuto, func(what, s string) error {
+		if strings.ContainsRune(s, '☃') {
+			return unprintable{'☃'}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		line           int
+		reason, zhPart string
+	}{
+		{2, ReasonOrderEmpty, "订单号为空"},
+		{3, ReasonParcels, "件数“0”不是 1 到 999 之间的数字"},
+		{4, ReasonFormula, "客户名“=1+2”看起来像电子表格公式"},
+		{6, ReasonDuplicateOrder, "订单 4715 已在第 5 行"},
+		{7, ReasonTooLong, "订单号有 41 个字符：最多 40 个"},
+		{8, ReasonControlChar, "客户名含有控制字符（U+0007）"},
+		{9, ReasonDirectionMark, "客户名含有不可见的方向标记（U+202E）"},
+		{10, ReasonUnprintable, "客户名含有标签字体无法打印的字符 \"☃\"（U+2603）"},
+		{11, ReasonCSVUnreadable, "这一行无法按 CSV 读取：不带引号的字段中出现了引号"},
+	}
+	if len(f.Refused) != len(want) {
+		t.Fatalf("refused %+v, want %d rows", f.Refused, len(want))
+	}
+	for i, w := range want {
+		r := f.Refused[i]
+		if r.Line != w.line || r.Reason != w.reason || !strings.Contains(r.Text("zh-CN"), w.zhPart) ||
+			!strings.HasPrefix(r.Text("zh-CN"), fmt.Sprintf("第 %d 行：", w.line)) || r.Text("en") != r.Error() || r.Message == "" {
+			t.Errorf("refused[%d] = %+v (%q), want line %d, reason %s, Chinese with %q", i, r, r.Text("zh-CN"), w.line, w.reason, w.zhPart)
+		}
+	}
+}
+
+// Every refusal of a whole file has its reason code and its Chinese text.
+func TestOrderFileRefusalsInBothLanguages(t *testing.T) {
+	for _, tc := range []struct {
+		data, enc, reason, zh string
+	}{
+		{"", EncodingAuto, ReasonEmptyFile, "订单文件是空的"},
+		{"customer\nKim\n", EncodingAuto, ReasonNoOrderColumn, "标题行（customer）中没有订单号列"},
+		{"order\n", EncodingAuto, ReasonNoOrders, "订单文件只有标题行，没有订单"},
+		{"order,订单号\n1,2\n", EncodingAuto, ReasonColumnTwice, "标题行两次写了订单号列"},
+		{"order\n1\n", "latin-9", ReasonUnknownEncoding, "编码 \"latin-9\" 不是 auto、utf-8、gbk、windows-1252 之一"},
+		{"order\nM\xfcller\n", EncodingUTF8, ReasonNotUTF8File, "订单文件不是 UTF-8 文本"},
+		{"order\n\x81\n", EncodingGBK, ReasonWrongEncoding, "订单文件无法按该编码读取"},
+		{"\xff\xfeo\x00", EncodingAuto, ReasonUTF16, "订单文件是 UTF-16 文本"},
+		{"PK\x03\x04", EncodingAuto, ReasonWorkbook, "订单文件是 Excel 工作簿"},
+		{"order,\"x\n", EncodingAuto, ReasonHeaderUnreadable, "订单文件的标题行无法读取"},
+	} {
+		t.Run(tc.reason, func(t *testing.T) {
+			_, err := ParseOrderFile([]byte(tc.data), tc.enc, nil)
+			var fe *OrderFileError
+			if !errors.As(err, &fe) || fe.Reason != tc.reason || !strings.HasPrefix(OrderFileText(err, "zh-CN"), tc.zh) || OrderFileText(err, "en") != err.Error() {
+				t.Errorf("err %v (%q), want reason %s, Chinese starting %q", err, OrderFileText(err, "zh-CN"), tc.reason, tc.zh)
+			}
+		})
 	}
 }

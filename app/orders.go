@@ -69,9 +69,7 @@ var ErrOrderFileRefused = errors.New("the order file has bad rows")
 func (s *Service) ImportOrders(ctx context.Context, f OrderFile, req OrderImport) (OrderImportResult, error) {
 	res := OrderImportResult{Issued: []IssuedOrder{}, Already: []IssuedOrder{}, DryRun: req.DryRun}
 	if len(f.Refused) > 0 {
-		return res, &Error{Kind: KindInvalid, Err: ErrOrderFileRefused, Message: fmt.Sprintf(
-			"%s of the order file %s refused (listed above): fix %s and import the file again; nothing was issued",
-			Plural(len(f.Refused), "row", "rows"), isAre(len(f.Refused)), itThem(len(f.Refused)))}
+		return res, &Error{Kind: KindInvalid, Err: ErrOrderFileRefused, Message: RefusedRowsText(len(f.Refused), "en")}
 	}
 	os, ok := s.Store.(OrderStore)
 	if !ok {

@@ -99,10 +99,25 @@ func Unprintable(s string) (rune, bool) {
 // "ref", "label title") that no embedded font can print.
 func CheckPrintable(what, s string) error {
 	if r, bad := Unprintable(s); bad {
-		return fmt.Errorf("the %s holds %s, a character the label fonts cannot print: type it without that character", what, DescribeRune(r))
+		return &UnprintableError{What: what, Rune: r}
 	}
 	return nil
 }
+
+// UnprintableError is CheckPrintable's refusal: the field (What) holds a
+// character (Rune) no label font has.
+type UnprintableError struct {
+	What string
+	Rune rune
+}
+
+func (e *UnprintableError) Error() string {
+	return fmt.Sprintf("the %s holds %s, a character the label fonts cannot print: type it without that character", e.What, DescribeRune(e.Rune))
+}
+
+// UnprintableRune is the character refused: an order file's row names it
+// in the clerk's language (app.OrderRowError).
+func (e *UnprintableError) UnprintableRune() rune { return e.Rune }
 
 // DescribeRune names a character for a message: the character and its
 // code point ("☃" (U+2603)).

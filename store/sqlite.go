@@ -64,6 +64,10 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		}
 		return nil, d.wrap(err, "cannot open database %s", path)
 	}
+	if err := fillOrderKeys(ctx, sqldb); err != nil {
+		sqldb.Close()
+		return nil, d.wrap(err, "cannot open database %s", path)
+	}
 	var mode string
 	if err := sqldb.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
 		sqldb.Close()

@@ -277,7 +277,7 @@ func applyCodeRef(ctx context.Context, tx *sql.Tx, c app.Code, ref string, order
 		return nil
 	}
 	if order != nil {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO order_marks (number, customer) VALUES (?, ?) ON CONFLICT DO NOTHING`, ref, order.Customer); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO order_marks (number, customer, number_key) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`, ref, order.Customer, app.OrderKey(ref)); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO order_labels (code) VALUES (?) ON CONFLICT DO NOTHING`, c.String()); err != nil {

@@ -83,6 +83,16 @@ func overrideFor(want string, fyneChinese bool, zh map[string]string) map[string
 	return map[string]string{}
 }
 
+// language is the window's language as a BCP 47 tag, for the texts the
+// domain gives in both (an order file's refusals: app.OrderRowError):
+// "zh" when the window speaks Chinese (its one translation), else "en".
+func language() string {
+	if T("Import orders") != "Import orders" {
+		return "zh"
+	}
+	return "en"
+}
+
 // T translates an English text; data fills {{.Name}} placeholders.
 func T(text string, data ...map[string]any) string {
 	if override != nil {

@@ -62,8 +62,9 @@ func (s *issueScreen) chooseOrderFile() {
 func (s *issueScreen) previewOrders(name string, data []byte) *orderImport {
 	f, err := app.ParseOrderFile(data, app.EncodingAuto, printing.CheckPrintable)
 	if err != nil {
-		s.status.SetText(T("{{.File}}: {{.Error}}", map[string]any{"File": name, "Error": err.Error()}))
-		s.env.showError(userError(T("{{.File}}: {{.Error}}", map[string]any{"File": name, "Error": err.Error()})))
+		msg := T("{{.File}}: {{.Error}}", map[string]any{"File": name, "Error": app.OrderFileText(err, language())})
+		s.status.SetText(msg)
+		s.env.showError(userError(msg))
 		return nil
 	}
 	imp := &orderImport{name: name, file: f, preview: widget.NewLabel("")}
@@ -123,7 +124,7 @@ func orderPreviewText(name string, f app.OrderFile, res app.OrderImportResult) s
 		map[string]any{"File": name, "Encoding": f.Encoding, "Orders": orderCount(len(f.Orders)), "Parcels": parcelCount(f.Parcels())}))
 	b.WriteString("\n")
 	for _, r := range f.Refused {
-		b.WriteString(T("Refused: line {{.Line}}: {{.Why}}", map[string]any{"Line": r.Line, "Why": r.Message}) + "\n")
+		b.WriteString(T("Refused: line {{.Line}}: {{.Why}}", map[string]any{"Line": r.Line, "Why": r.Why(language())}) + "\n")
 	}
 	if len(f.Refused) > 0 {
 		b.WriteString("\n" + T("Nothing will be issued: fix these rows in the file and import it again.") + "\n")
