@@ -11,6 +11,7 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/assets"
+	"qrdesk/printing"
 )
 
 // Options choose how the window opens.
@@ -108,6 +109,9 @@ func newMainUI(a fyne.App, w fyne.Window, svc *app.Service, opts Options) (*main
 		return nil, err
 	}
 	if opts.Operators != nil {
+		if opts.Operators.Unprintable == nil { // a name prints on its badge
+			opts.Operators.Unprintable = printing.Unprintable
+		}
 		e.signIn = newSignIn(e, opts.Operators)
 	}
 	ui := &mainUI{env: e, screens: slices.Clone(app.Screens), version: opts.Version}
