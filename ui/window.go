@@ -75,7 +75,7 @@ func Run(a fyne.App, svc *app.Service, opts Options) error {
 	loadTranslations()
 	a.Settings().SetTheme(newTheme())
 	a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
-	w := a.NewWindow("qrdesk")
+	w := newWindow(a, opts)
 	ui, err := newMainUI(a, w, svc, opts)
 	if err != nil {
 		return err
@@ -84,6 +84,9 @@ func Run(a fyne.App, svc *app.Service, opts Options) error {
 	first := firstWindowSize(screenRoom())
 	w.Resize(fyne.NewSize(float32(p.FloatWithFallback(prefWidth, float64(first.Width))), float32(p.FloatWithFallback(prefHeight, float64(first.Height)))))
 	w.SetOnClosed(func() {
+		if opts.Desk { // full screen: not the size to open the window at
+			return
+		}
 		size := w.Canvas().Size()
 		p.SetFloat(prefWidth, float64(size.Width))
 		p.SetFloat(prefHeight, float64(size.Height))
@@ -98,6 +101,19 @@ func Run(a fyne.App, svc *app.Service, opts Options) error {
 	}
 	w.ShowAndRun()
 	return nil
+}
+
+// newWindow makes the window: "qrdesk", or in desk mode "qrdesk pickup
+// desk" (as its Start-menu entry says, so the two windows of a PC are told
+// apart in the taskbar) opened full screen: a pickup desk's screen is the
+// desk's, and a 1024 × 600 one has no room for a window's title bar.
+func newWindow(a fyne.App, opts Options) fyne.Window {
+	if !opts.Desk {
+		return a.NewWindow("qrdesk")
+	}
+	w := a.NewWindow(T("qrdesk pickup desk"))
+	w.SetFullScreen(true)
+	return w
 }
 
 func newMainUI(a fyne.App, w fyne.Window, svc *app.Service, opts Options) (*mainUI, error) {
