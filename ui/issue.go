@@ -18,7 +18,11 @@ import (
 
 // issueScreen is the clerk's desk: issue a batch, preview it, print it.
 type issueScreen struct {
-	env                   *env
+	env *env
+	// printedFrom is where each batch printed in this window started, by
+	// template: Start moves on to the sheet's next free position after a
+	// print (sheetUsed), and a sheet printed again is that print's sheet.
+	printedFrom           map[int64]sheetStart
 	count, date, typ, ref *widget.Entry
 	expir                 *widget.SelectEntry // chosen from the list, or typed
 	issueBtn              *keyButton
@@ -83,7 +87,10 @@ func newIssueScreen(e *env) *issueScreen {
 			names = append(names, t.Name)
 		}
 	}
-	s.template = widget.NewSelect(names, func(string) { s.renderPreview() })
+	s.template = widget.NewSelect(names, func(name string) {
+		s.startOnSheet(name)
+		s.renderPreview()
+	})
 	s.start = widget.NewEntry()
 	s.start.SetText("1")
 	s.start.OnChanged = func(string) { s.renderPreview() }
@@ -418,5 +425,56 @@ func (s *issueScreen) say(text string) {
 		s.status.Hide()
 	} else {
 		s.status.Show()
+	}
+}
+
+// sheetStart is where a print of a batch began on a template's sheet
+// (from 0).
+type sheetStart struct {
+	template string
+	start    int
+}
+
+// prefNextPosition + a template's name is the window's note of where the
+// next label of that template's partly used sheet goes.
+const prefNextPosition = "next_position."
+
+// startOnSheet sets Start at position to the next free position of the
+// template's partly used sheet (1 for a fresh sheet or a roll).
+func (s *issueScreen) startOnSheet(template string) {
+	pos := 1
+	if s.env.app != nil {
+		pos = s.env.app.Preferences().IntWithFallback(prefNextPosition+template, 1)
+	}
+	if t, err := printing.FindTemplate(s.env.templateDir, template); err != nil || pos < 1 || pos > t.PerPage() {
+		pos = 1
+	}
+	s.start.SetText(strconv.Itoa(pos))
+}
+
+// sheetUsed notes that n labels went on o's sheet from o.Start: the next
+// print of that template starts where they ended, so a single replacement
+// label no longer takes a fresh sheet.
+// A sheet printed again goes where it was, on a sheet of its own: it
+// moves nothing. The whole batch is noted as printed from o.Start.
+func (s *issueScreen) sheetUsed(batch int64, part *app.BatchPart, o printing.Options, n int) {
+	if part != nil && part.Sheet > 0 {
+		return
+	}
+	if part == nil {
+		if s.printedFrom == nil {
+			s.printedFrom = map[int64]sheetStart{}
+		}
+		s.printedFrom[batch] = sheetStart{template: o.Template.Name, start: o.Start}
+	}
+	next := 1
+	if per := o.Template.PerPage(); per > 1 {
+		next = (o.Start+n)%per + 1
+	}
+	if s.env.app != nil {
+		s.env.app.Preferences().SetInt(prefNextPosition+o.Template.Name, next)
+	}
+	if s.template.Selected == o.Template.Name {
+		s.start.SetText(strconv.Itoa(next))
 	}
 }
