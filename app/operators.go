@@ -85,6 +85,10 @@ type Operators struct {
 	Store OperatorStore
 	Keys  Keys
 	Now   func() time.Time
+	// Unprintable, when set, finds a character of a name the badge (label)
+	// fonts cannot print: such a name is refused when it is added
+	// (printing.Unprintable; see Service.Unprintable).
+	Unprintable func(s string) (r rune, bad bool)
 }
 
 // NewOperators wires the operator service; now is the service's clock.
@@ -96,7 +100,11 @@ func NewOperators(st OperatorStore, keys Keys, now func() time.Time) *Operators 
 }
 
 // Operators is the desk's operators on the service's store, key ring and clock.
-func (s *Service) Operators() *Operators { return NewOperators(s.Store, s.Keys, s.Now) }
+func (s *Service) Operators() *Operators {
+	o := NewOperators(s.Store, s.Keys, s.Now)
+	o.Unprintable = s.Unprintable
+	return o
+}
 
 // Wrong PINs allowed for one name before its PIN is checked no more for a
 // while, and how long (doubling with every further wrong PIN, at most
@@ -136,6 +144,12 @@ func (st *Operators) Add(ctx context.Context, name, pin string, supervisor bool,
 		return Operator{}, &Error{Kind: KindInvalid, Message: err.Error(), Err: err}
 	}
 	name = ComposedName(name)
+	if st.Unprintable != nil { // the name prints on the badge
+		if r, bad := st.Unprintable(name); bad {
+			e := &UnprintableError{What: "name", Char: r}
+			return Operator{}, &Error{Kind: KindInvalid, Message: e.Error(), Err: e}
+		}
+	}
 	current, err := st.Store.Operators(ctx, false)
 	if err != nil {
 		return Operator{}, err

@@ -703,7 +703,7 @@ func (s *Service) checkEnrolledLetter(ctx context.Context, letter string) error 
 // UnprintableError is the refusal of a text (a ref, a label title) that
 // holds a character none of the label fonts can print.
 type UnprintableError struct {
-	What string // "ref", "label title"
+	What string // "ref", "label title", "name" (an operator's, printed on the badge)
 	Char rune
 }
 

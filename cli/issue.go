@@ -19,7 +19,7 @@ func runIssue(ctx context.Context, env *Env, args []string) error {
 	var req app.IssueRequest
 	fs.IntVar(&req.Count, "count", 0, "number of codes (default: the daily setting; at most 1,000,000)")
 	fs.StringVar(&req.Date, "date", "", "label date YYYY-MM-DD (default: today)")
-	fs.StringVar(&req.Type, "type", "", "a type printed on the label, e.g. pickup")
+	fs.StringVar(&req.Type, "type", "", "a type naming the batch in lists and exports (not printed on the label), e.g. pickup")
 	fs.StringVar(&req.Ref, "ref", "", "a reference, e.g. an order number")
 	fs.StringVar(&req.Expires, "expires", "", "never, eod or a duration such as 72h (default: the setting)")
 	operator := fs.String("operator", "", "who issues the batch")

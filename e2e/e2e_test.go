@@ -63,7 +63,7 @@ func (s *station) waitForWindow(out *syncBuffer) {
 	s.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	c := exec.CommandContext(ctx, "xdotool", "search", "--sync", "--name", "^qrdesk$")
+	c := exec.CommandContext(ctx, "xdotool", "search", "--sync", "--name", "^qrdesk")
 	c.Env = append(os.Environ(), "DISPLAY="+s.display)
 	if b, err := c.CombinedOutput(); err != nil {
 		s.t.Fatalf("the window did not appear within 2 minutes (xdotool: %v %s); qrdesk printed:\n%s", err, b, out.String())
@@ -79,7 +79,7 @@ func (s *station) screenshot(name string) {
 	path := filepath.Join(dir, name+".png")
 	// The window alone, at the size it opens at: the screen around it is
 	// black (Xvfb has no desktop).
-	find := exec.Command("xdotool", "search", "--name", "^qrdesk$")
+	find := exec.Command("xdotool", "search", "--name", "^qrdesk")
 	find.Env = append(os.Environ(), "DISPLAY="+s.display)
 	ids, err := find.Output()
 	if err != nil || len(strings.Fields(string(ids))) == 0 {

@@ -19,13 +19,21 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-wine=/usr/lib/wine/wine64
+# QRDESK_WINE names the wine64 to run (internal/winetest's
+# TestWineMakesNoMenusInTheHome gives a stand-in that records its
+# environment).
+wine=${QRDESK_WINE:-/usr/lib/wine/wine64}
 [ -x "$wine" ] || wine=$(command -v wine64 || true)
 if [ -z "$wine" ] || ! command -v x86_64-w64-mingw32-gcc >/dev/null; then
   echo "wine-exec.sh: wine64 and gcc-mingw-w64-x86-64 are needed: run 'make deps'" >&2
   exit 2
 fi
 export WINEDEBUG=${WINEDEBUG:--all}
+# Wine's menu builder turns the Start-menu entries a program makes (the
+# MSI's shortcuts) into menu entries in the Linux user's home
+# (~/.local/share/applications/wine, ~/.config/menus): a test leaves the
+# developer's home alone. The .lnk files in the prefix are still made.
+export WINEDLLOVERRIDES="winemenubuilder.exe=d${WINEDLLOVERRIDES:+;$WINEDLLOVERRIDES}"
 export USER=${QRDESK_WINE_USER:-Zoë Lämmer}
 
 owned=""

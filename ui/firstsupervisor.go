@@ -72,7 +72,7 @@ func (f *firstSupervisorForm) submit() {
 		onUI(func() {
 			f.add.Enable()
 			if err != nil {
-				f.message.SetText(T("Not added: {{.Why}}", map[string]any{"Why": app.ErrorMessage(err)}))
+				f.message.SetText(T("Not added: {{.Why}}", map[string]any{"Why": staffProblem(err)}))
 				return
 			}
 			f.name.SetText("")

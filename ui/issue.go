@@ -18,7 +18,11 @@ import (
 
 // issueScreen is the clerk's desk: issue a batch, preview it, print it.
 type issueScreen struct {
-	env                   *env
+	env *env
+	// printedFrom is where each batch printed in this window started, by
+	// template: Start moves on to the sheet's next free position after a
+	// print (sheetUsed), and a sheet printed again is that print's sheet.
+	printedFrom           map[int64]sheetStart
 	count, date, typ, ref *widget.Entry
 	expir                 *widget.SelectEntry // chosen from the list, or typed
 	issueBtn              *keyButton
@@ -83,7 +87,10 @@ func newIssueScreen(e *env) *issueScreen {
 			names = append(names, t.Name)
 		}
 	}
-	s.template = widget.NewSelect(names, func(string) { s.renderPreview() })
+	s.template = widget.NewSelect(names, func(name string) {
+		s.startOnSheet(name)
+		s.renderPreview()
+	})
 	s.start = widget.NewEntry()
 	s.start.SetText("1")
 	s.start.OnChanged = func(string) { s.renderPreview() }
@@ -127,7 +134,13 @@ func newIssueScreen(e *env) *issueScreen {
 		s.renderPreview()
 	}
 
-	form := widget.NewForm(s.issueFormItems()...)
+	// Count and Label date share a row, and the status line is there only
+	// when it says something: at 1024 × 600 the five rows of the form and
+	// an empty status left Today's batches one and a half rows.
+	items := s.issueFormItems()
+	form := container.NewVBox(container.NewBorder(nil, nil, widget.NewForm(items[0]), nil, widget.NewForm(items[1])),
+		widget.NewForm(items[2:]...))
+	s.status.Hide()
 	left := container.NewVBox(widget.NewLabelWithStyle(T("Issue a batch"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		form, container.NewGridWithColumns(2, s.issueBtn, s.importBtn), s.progress, s.status,
 		widget.NewLabelWithStyle(T("Today's batches"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
@@ -183,7 +196,7 @@ func (s *issueScreen) refresh() {
 		batches, err := s.env.svc.BatchesOn(context.Background(), "")
 		onUI(func() {
 			if err != nil {
-				s.status.SetText(app.ErrorMessage(err))
+				s.say(app.ErrorMessage(err))
 				return
 			}
 			s.follow(batches)
@@ -232,7 +245,7 @@ func (s *issueScreen) issue() {
 		return
 	}
 	if err := s.validateIssueForm(); err != nil {
-		s.status.SetText(err.Error())
+		s.say(err.Error())
 		return
 	}
 	set := s.env.current()
@@ -252,14 +265,14 @@ func (s *issueScreen) issue() {
 			switch {
 			case err != nil:
 				s.lock(false)
-				s.status.SetText(app.ErrorMessage(err))
+				s.say(app.ErrorMessage(err))
 			case daily > 0 && already+n > daily:
 				s.env.confirm(T("More than the daily quantity?"),
 					T("Issued today: {{.Already}}; the daily quantity is {{.Daily}}. Issue {{.Count}} more?",
 						map[string]any{"Already": codeCount(already), "Daily": daily, "Count": n}), T("Issue"), func(ok bool) {
 						if !ok {
 							s.lock(false)
-							s.status.SetText(T("Nothing issued"))
+							s.say(T("Nothing issued"))
 							return
 						}
 						if approved {
@@ -268,7 +281,7 @@ func (s *issueScreen) issue() {
 						}
 						if _, ok := s.env.supervisorOr(T("Issue more than the daily quantity"), func() { s.issueNow(n) }, func() {
 							s.lock(false)
-							s.status.SetText(T("Nothing issued"))
+							s.say(T("Nothing issued"))
 						}); ok {
 							s.issueNow(n)
 						}
@@ -313,7 +326,7 @@ func (s *issueScreen) issueRestored(n int, why string) {
 	s.env.confirm(T("Issue before the sync?"), why, T("Issue anyway"), func(ok bool) {
 		if !ok {
 			s.lock(false)
-			s.status.SetText(T("Nothing issued: sync first"))
+			s.say(T("Nothing issued: sync first"))
 			return
 		}
 		s.approveRestored(n)
@@ -323,7 +336,7 @@ func (s *issueScreen) issueRestored(n int, why string) {
 func (s *issueScreen) approveRestored(n int) {
 	name, ok := s.env.supervisorOr(T("Issue labels before the sync: this desk was restored from a backup"), func() { s.approveRestored(n) }, func() {
 		s.lock(false)
-		s.status.SetText(T("Nothing issued: sync first"))
+		s.say(T("Nothing issued: sync first"))
 	})
 	if ok {
 		s.issueAs(n, name)
@@ -341,23 +354,23 @@ func (s *issueScreen) issueAs(n int, supervisor string) {
 	}
 	s.progress.SetValue(0)
 	s.progress.Show()
-	s.status.SetText(T("Issuing…"))
+	s.say(T("Issuing…"))
 	s.env.background(func() {
 		b, _, err := s.env.svc.Issue(context.Background(), req)
 		onUI(func() {
 			s.lock(false)
 			s.progress.Hide()
 			if err != nil && errors.Is(err, app.ErrRestoredNotSynced) && supervisor == "" {
-				s.status.SetText(app.ErrorMessage(err))
+				s.say(app.ErrorMessage(err))
 				s.issueRestored(n, app.ErrorMessage(err))
 				return
 			}
 			if err != nil {
-				s.status.SetText(app.ErrorMessage(err))
+				s.say(app.ErrorMessage(err))
 				return
 			}
 			s.selected = &b
-			s.status.SetText(T("Batch {{.ID}}: {{.Codes}} for {{.Date}}. Choose a template and print.",
+			s.say(T("Batch {{.ID}}: {{.Codes}} for {{.Date}}. Choose a template and print.",
 				map[string]any{"ID": b.ID, "Codes": codeCount(b.Count), "Date": b.LabelDate}))
 			s.refresh()
 			s.renderPreview()
@@ -402,4 +415,66 @@ func batchRow(b app.Batch) string {
 		row += " · " + T("Ref {{.Ref}}", map[string]any{"Ref": b.Ref})
 	}
 	return row
+}
+
+// say puts text in the Issue status line, which is shown only while it
+// says something (it would take a row from Today's batches).
+func (s *issueScreen) say(text string) {
+	s.status.SetText(text)
+	if text == "" {
+		s.status.Hide()
+	} else {
+		s.status.Show()
+	}
+}
+
+// sheetStart is where a print of a batch began on a template's sheet
+// (from 0).
+type sheetStart struct {
+	template string
+	start    int
+}
+
+// prefNextPosition + a template's name is the window's note of where the
+// next label of that template's partly used sheet goes.
+const prefNextPosition = "next_position."
+
+// startOnSheet sets Start at position to the next free position of the
+// template's partly used sheet (1 for a fresh sheet or a roll).
+func (s *issueScreen) startOnSheet(template string) {
+	pos := 1
+	if s.env.app != nil {
+		pos = s.env.app.Preferences().IntWithFallback(prefNextPosition+template, 1)
+	}
+	if t, err := printing.FindTemplate(s.env.templateDir, template); err != nil || pos < 1 || pos > t.PerPage() {
+		pos = 1
+	}
+	s.start.SetText(strconv.Itoa(pos))
+}
+
+// sheetUsed notes that n labels went on o's sheet from o.Start: the next
+// print of that template starts where they ended, so a single replacement
+// label no longer takes a fresh sheet.
+// A sheet printed again goes where it was, on a sheet of its own: it
+// moves nothing. The whole batch is noted as printed from o.Start.
+func (s *issueScreen) sheetUsed(batch int64, part *app.BatchPart, o printing.Options, n int) {
+	if part != nil && part.Sheet > 0 {
+		return
+	}
+	if part == nil {
+		if s.printedFrom == nil {
+			s.printedFrom = map[int64]sheetStart{}
+		}
+		s.printedFrom[batch] = sheetStart{template: o.Template.Name, start: o.Start}
+	}
+	next := 1
+	if per := o.Template.PerPage(); per > 1 {
+		next = (o.Start+n)%per + 1
+	}
+	if s.env.app != nil {
+		s.env.app.Preferences().SetInt(prefNextPosition+o.Template.Name, next)
+	}
+	if s.template.Selected == o.Template.Name {
+		s.start.SetText(strconv.Itoa(next))
+	}
 }

@@ -49,7 +49,7 @@ func (s *issueScreen) issueFormItems() []*widget.FormItem {
 	return []*widget.FormItem{
 		item(T("Count"), s.count, T("Codes in this batch")),
 		item(T("Label date"), s.date, T("YYYY-MM-DD; empty for today")),
-		item(T("Type"), s.typ, T("Optional, printed on the label")),
+		item(T("Type"), s.typ, T("Optional: names the batch in the list, not printed")),
 		item(T("Ref"), s.ref, T("Optional, e.g. an order number")),
 		item(T("Expiry"), &s.expir.Entry, T("Empty for the station's setting; pick from the list or type e.g. 36h")),
 	}

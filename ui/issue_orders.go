@@ -39,7 +39,7 @@ func (s *issueScreen) chooseOrderFile() {
 	}
 	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
 		if err != nil {
-			s.status.SetText(app.ErrorMessage(err))
+			s.say(app.ErrorMessage(err))
 			return
 		}
 		if r == nil {
@@ -48,7 +48,7 @@ func (s *issueScreen) chooseOrderFile() {
 		defer r.Close()
 		data, err := io.ReadAll(io.LimitReader(r, app.MaxOrderFileBytes+1))
 		if err != nil {
-			s.status.SetText(T("Cannot read the order file: {{.Error}}", map[string]any{"Error": err.Error()}))
+			s.say(T("Cannot read the order file: {{.Error}}", map[string]any{"Error": err.Error()}))
 			return
 		}
 		s.previewOrders(r.URI().Name(), data)
@@ -63,7 +63,7 @@ func (s *issueScreen) previewOrders(name string, data []byte) *orderImport {
 	f, err := app.ParseOrderFile(data, app.EncodingAuto, printing.CheckPrintable)
 	if err != nil {
 		msg := T("{{.File}}: {{.Error}}", map[string]any{"File": name, "Error": app.OrderFileText(err, language())})
-		s.status.SetText(msg)
+		s.say(msg)
 		s.env.showError(userError(msg))
 		return nil
 	}
@@ -78,7 +78,7 @@ func (s *issueScreen) previewOrders(name string, data []byte) *orderImport {
 		}
 		onUI(func() {
 			if err != nil {
-				s.status.SetText(app.ErrorMessage(err))
+				s.say(app.ErrorMessage(err))
 				return
 			}
 			s.showOrderPreview(imp, res)
@@ -99,16 +99,16 @@ func (s *issueScreen) showOrderPreview(imp *orderImport, res app.OrderImportResu
 		d := dialog.NewCustom(T("The order file has bad rows"), T("Close"), scroll, s.env.win)
 		d.Show()
 		imp.dialog = d
-		s.status.SetText(T("{{.File}}: nothing issued; fix the rows named and import the file again", map[string]any{"File": name}))
+		s.say(T("{{.File}}: nothing issued; fix the rows named and import the file again", map[string]any{"File": name}))
 	case res.Labels == 0:
 		d := dialog.NewCustom(T("Nothing to issue"), T("Close"), scroll, s.env.win)
 		d.Show()
 		imp.dialog = d
-		s.status.SetText(T("{{.File}}: every order was issued before; nothing issued", map[string]any{"File": name}))
+		s.say(T("{{.File}}: every order was issued before; nothing issued", map[string]any{"File": name}))
 	default:
 		imp.dialog = s.env.confirmWith(T("Import orders"), T("Issue {{.Labels}}", map[string]any{"Labels": labelCount(res.Labels)}), scroll, func(ok bool) {
 			if !ok {
-				s.status.SetText(T("Nothing issued"))
+				s.say(T("Nothing issued"))
 				return
 			}
 			s.importOrders(imp)
@@ -166,7 +166,7 @@ func parcelCount(n int) string {
 // importOrders issues the previewed orders, then offers to print them.
 func (s *issueScreen) importOrders(imp *orderImport) {
 	s.lock(true)
-	s.status.SetText(T("Issuing…"))
+	s.say(T("Issuing…"))
 	req := app.OrderImport{Operator: s.env.operator()}
 	s.env.background(func() {
 		res, err := s.env.svc.ImportOrders(context.Background(), imp.file, req)
@@ -180,7 +180,7 @@ func (s *issueScreen) importOrders(imp *orderImport) {
 			if err != nil {
 				text += "\n" + app.ErrorMessage(err)
 			}
-			s.status.SetText(text)
+			s.say(text)
 			s.refresh()
 			if len(res.Issued) == 0 {
 				return

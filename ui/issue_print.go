@@ -91,6 +91,7 @@ func (s *issueScreen) savePDF(reprint bool) {
 				return
 			}
 			s.selected = &updated
+			s.sheetUsed(b.ID, part, o, n)
 			text := T("Saved {{.Sheets}} ({{.Labels}}) to {{.Path}}: logged as a print job; print the file at 100 % scale.",
 				map[string]any{"Sheets": sheetCount(printing.Pages(o.Template, o.Start, n)), "Labels": labelCount(n), "Path": path})
 			if reprint {
@@ -241,6 +242,7 @@ func (s *issueScreen) printToPrinter(reprint bool) {
 				return
 			}
 			s.selected = &updated
+			s.sheetUsed(b.ID, part, o, n)
 			if queueJob == "" {
 				queueJob = "-"
 			}

@@ -39,6 +39,9 @@ type reprintForm struct {
 // whole batch) once the labels are found.
 func (s *issueScreen) askReprint(o printing.Options, next func(part *app.BatchPart)) {
 	b := *s.selected
+	if at, ok := s.printedFrom[b.ID]; ok && at.template == o.Template.Name {
+		o.Start = at.start // its sheets are as they printed, wherever Start has moved on to
+	}
 	per := o.Template.PerPage()
 	sheets := app.Sheets(per, o.Start, b.Count)
 	f := &reprintForm{sheet: newEscEntry(), from: newEscEntry(), to: newEscEntry(), message: widget.NewLabel("")}

@@ -148,7 +148,9 @@ func TestPrintAgainOneSheet(t *testing.T) {
 	kb.press(fyne.KeyTab)
 	kb.typeText("a0042")
 	h.settle()
-	if want := "Print again: A0040–A0042, labels A0040 to A0042 (3 labels) on 1 sheet from position 5"; s.sheets.Text != want {
+	// They go on the partly used sheet: the first print from position 5
+	// ended at 12 of its third sheet, so Start is 13 (TestStartFollowsThePartlyUsedSheet).
+	if want := "Print again: A0040–A0042, labels A0040 to A0042 (3 labels) on 1 sheet from position 13"; s.sheets.Text != want {
 		t.Fatalf("the preview says %q, want %q", s.sheets.Text, want)
 	}
 	kb.press(fyne.KeyReturn)
@@ -158,6 +160,9 @@ func TestPrintAgainOneSheet(t *testing.T) {
 	}
 	if _, recs, _ := h.svc.Store.PrintJobCodes(context.Background(), 3); len(recs) != 3 {
 		t.Fatalf("job 3 names %d codes, want 3", len(recs))
+	}
+	if s.start.Text != "16" {
+		t.Fatalf("after three labels from position 13, Start is %q, want 16", s.start.Text)
 	}
 }
 

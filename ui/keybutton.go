@@ -7,7 +7,12 @@ import (
 
 // keyButton is a button that Enter presses too when it has the focus
 // (Fyne's takes only Space): a clerk who tabs to Print presses Enter.
-type keyButton struct{ widget.Button }
+// Esc runs onEsc when set (a form's buttons close the form on Esc, as its
+// fields do); Fyne's button drops Esc.
+type keyButton struct {
+	widget.Button
+	onEsc func()
+}
 
 func newKeyButton(label string, tapped func()) *keyButton {
 	b := &keyButton{}
@@ -19,6 +24,10 @@ func newKeyButton(label string, tapped func()) *keyButton {
 func (b *keyButton) TypedKey(ev *fyne.KeyEvent) {
 	if ev.Name == fyne.KeyReturn || ev.Name == fyne.KeyEnter {
 		b.Tapped(nil) // does nothing while disabled
+		return
+	}
+	if ev.Name == fyne.KeyEscape && b.onEsc != nil {
+		b.onEsc()
 		return
 	}
 	b.Button.TypedKey(ev)

@@ -142,7 +142,9 @@ func newScanScreen(e *env) *scanScreen {
 	s.conflict = newConflictNotice(e)
 	s.banner = newSyncBanner(e)
 	s.banner.conflict = s.conflict
-	s.content = container.NewBorder(container.NewVBox(s.banner.label, s.conflict.box, container.NewPadded(s.entry)), nil, nil, nil, split)
+	// The conflict bar comes mid-shift: under the scan field, which stays
+	// where the picker's eye is (above it, it pushed the field 60 px down).
+	s.content = container.NewBorder(container.NewVBox(s.banner.label, container.NewPadded(s.entry), s.conflict.box), nil, nil, nil, split)
 	s.idle()
 	s.loadCounters()
 	return s

@@ -18,6 +18,7 @@ type setupForm struct {
 	fields map[string]*settingField
 	order  []string // keys in the order asked
 	items  []*widget.FormItem
+	submit func() // Enter in a question: Save (set while the dialog is up)
 }
 
 func newSetupForm(e *env) *setupForm {
@@ -33,6 +34,13 @@ func newSetupForm(e *env) *setupForm {
 			v = T("Station A") // the default, in the clerk's language
 		}
 		field.setValue(v)
+		for _, en := range field.entries() {
+			en.OnSubmitted = func(string) { // Enter saves, as Save does
+				if f.submit != nil {
+					f.submit()
+				}
+			}
+		}
 		guardBadges(e, field.entries()...)  // a badge scanned while the set-up is up signs in, never shows here
 		refuseLabels(e, field.entries()...) // a label scanned then is refused (setup_keys.go)
 		f.fields[def.Key], f.order = field, append(f.order, def.Key)
@@ -71,14 +79,24 @@ func (f *setupForm) apply(ctx context.Context) error {
 	return f.save(ctx, changes)
 }
 
-// show opens the set-up as a dialog; done runs after it was saved.
+// show opens the set-up as a dialog; done runs after it was saved. The
+// keyboard works it as the window's other forms: Enter in a question or
+// on Save saves, Esc anywhere (a question, Save, Later) is Later, and Tab
+// from the last question goes to Save, then Later.
 func (f *setupForm) show(done func()) {
 	// The form scrolls: with a field's error shown it is taller than a
 	// 1024 × 600 screen, and the last help ran under the buttons.
 	body := container.NewVScroll(widget.NewForm(f.items...))
 	body.SetMinSize(fyne.NewSize(600, 400))
-	d := dialog.NewCustomConfirm(T("Set up this station"), T("Save"), T("Later"), body, func(ok bool) {
-		if !ok {
+	d := dialog.NewCustomWithoutButtons(T("Set up this station"), body, f.env.win)
+	closed := false
+	later := func() {
+		closed = true
+		f.submit = nil
+		d.Hide()
+	}
+	save := func() {
+		if closed {
 			return
 		}
 		changes, err := f.answers()
@@ -86,6 +104,7 @@ func (f *setupForm) show(done func()) {
 			f.env.showError(err)
 			return
 		}
+		later()
 		go func() {
 			err := f.save(context.Background(), changes)
 			onUI(func() {
@@ -96,11 +115,18 @@ func (f *setupForm) show(done func()) {
 				done()
 			})
 		}()
-	}, f.env.win)
+	}
+	saveBtn := newKeyButton(T("Save"), save)
+	saveBtn.Importance = widget.HighImportance
+	saveBtn.onEsc = later
+	laterBtn := newKeyButton(T("Later"), later)
+	laterBtn.onEsc = later
+	d.SetButtons([]fyne.CanvasObject{saveBtn, laterBtn})
 	d.Resize(fyne.NewSize(640, 600)) // as tall as the window lets it, scrolling below that
 	for _, field := range f.fields {
-		field.setOnEsc(d.Dismiss) // Esc is Later, from whichever question has the keyboard
+		field.setOnEsc(later) // Esc is Later, from whichever question has the keyboard
 	}
+	f.submit = save
 	d.Show()
 	// The keyboard starts in the first question, not behind the dialog.
 	if len(f.order) > 0 {

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"qrdesk/app"
+	"qrdesk/printing"
 )
 
 // staffScreen is what 'qrdesk operators' does, for a supervisor signed in
@@ -346,7 +347,11 @@ func (s *staffScreen) act(what string, retry func(), change func(by string) erro
 func staffProblem(err error) string {
 	var like *app.LooksLikeError
 	var invisible *app.InvisibleInNameError
+	var unprintable *app.UnprintableError
 	switch {
+	case errors.As(err, &unprintable) && unprintable.What == "name":
+		return T("the name holds {{.Char}}, a character the badge cannot print: type it without that character",
+			map[string]any{"Char": printing.DescribeRune(unprintable.Char)})
 	case errors.As(err, &like):
 		return T("{{.Name}} reads the same as {{.Existing}}, a current operator: pick a name that reads differently (add a surname or an initial), or remove {{.Existing}} first", map[string]any{"Name": like.Name, "Existing": like.Existing})
 	case errors.As(err, &invisible):

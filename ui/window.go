@@ -11,6 +11,7 @@ import (
 
 	"qrdesk/app"
 	"qrdesk/assets"
+	"qrdesk/printing"
 )
 
 // Options choose how the window opens.
@@ -74,7 +75,7 @@ func Run(a fyne.App, svc *app.Service, opts Options) error {
 	loadTranslations()
 	a.Settings().SetTheme(newTheme())
 	a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
-	w := a.NewWindow("qrdesk")
+	w := newWindow(a, opts)
 	ui, err := newMainUI(a, w, svc, opts)
 	if err != nil {
 		return err
@@ -83,6 +84,9 @@ func Run(a fyne.App, svc *app.Service, opts Options) error {
 	first := firstWindowSize(screenRoom())
 	w.Resize(fyne.NewSize(float32(p.FloatWithFallback(prefWidth, float64(first.Width))), float32(p.FloatWithFallback(prefHeight, float64(first.Height)))))
 	w.SetOnClosed(func() {
+		if opts.Desk { // full screen: not the size to open the window at
+			return
+		}
 		size := w.Canvas().Size()
 		p.SetFloat(prefWidth, float64(size.Width))
 		p.SetFloat(prefHeight, float64(size.Height))
@@ -99,6 +103,19 @@ func Run(a fyne.App, svc *app.Service, opts Options) error {
 	return nil
 }
 
+// newWindow makes the window: "qrdesk", or in desk mode "qrdesk pickup
+// desk" (as its Start-menu entry says, so the two windows of a PC are told
+// apart in the taskbar) opened full screen: a pickup desk's screen is the
+// desk's, and a 1024 × 600 one has no room for a window's title bar.
+func newWindow(a fyne.App, opts Options) fyne.Window {
+	if !opts.Desk {
+		return a.NewWindow("qrdesk")
+	}
+	w := a.NewWindow(T("qrdesk pickup desk"))
+	w.SetFullScreen(true)
+	return w
+}
+
 func newMainUI(a fyne.App, w fyne.Window, svc *app.Service, opts Options) (*mainUI, error) {
 	e := &env{svc: svc, app: a, win: w, player: opts.Player, templateDir: opts.TemplateDir, now: svc.Now}
 	if e.player == nil {
@@ -108,6 +125,9 @@ func newMainUI(a fyne.App, w fyne.Window, svc *app.Service, opts Options) (*main
 		return nil, err
 	}
 	if opts.Operators != nil {
+		if opts.Operators.Unprintable == nil { // a name prints on its badge
+			opts.Operators.Unprintable = printing.Unprintable
+		}
 		e.signIn = newSignIn(e, opts.Operators)
 	}
 	ui := &mainUI{env: e, screens: slices.Clone(app.Screens), version: opts.Version}

@@ -404,7 +404,7 @@ func TestFirstSupervisorUnderWine(t *testing.T) {
 	exited := h.launch(t, []string{"LC_ALL=C.UTF-8"}, h.exe, "gui", "--desk", "--screen", "scan")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	win := s.xdotool(ctx, "search", "--sync", "--onlyvisible", "--name", "^qrdesk$")
+	win := s.xdotool(ctx, "search", "--sync", "--onlyvisible", "--name", "^qrdesk pickup desk$")
 	if i := strings.IndexByte(win, '\n'); i >= 0 {
 		win = win[:i]
 	}
