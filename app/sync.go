@@ -583,8 +583,8 @@ func (s *Service) startOver(ctx context.Context, ss SyncStore, ring string) (int
 // restored): nothing tells it of that label's changes any more, and a
 // copy left behind would be handed over offline as unused after its site
 // closed its day or another desk used it. A label this desk did anything
-// with (scanned, redeemed, undid, printed, queued an event on, or one a
-// conflict names) stays: its events make it a holder at the server.
+// with (redeemed, undid, printed, queued an event on, or one of its own
+// conflicts names) stays: its events make it a holder at the server.
 func (s *Service) dropStaleCopies(ctx context.Context, ss SyncStore, held int64, seen *snapshotSet) error {
 	seen.seal()
 	n, err := ss.DropStaleCopies(ctx, held, seen.has)

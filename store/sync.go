@@ -802,12 +802,21 @@ func (d *DB) CodesHeld(ctx context.Context) (int64, error) {
 	return id, d.wrap(err, "cannot read the codes")
 }
 
+// ownConflict is a conflict this desk took part in: one of its two
+// redemptions is a scan of this desk's. The desk lists every conflict of
+// its site, other desks' too (a desk of its site took part); a copy of
+// another site's label is kept for the desk's own conflicts only, since
+// the server brings it back and follows it for those alone: kept for
+// another desk's conflict, it stayed unused here while the server had it
+// used (seed 223067022).
+const ownConflict = `(first_event IN (SELECT trace_id FROM scans) OR second_event IN (SELECT trace_id FROM scans))`
+
 // DropStaleCopies forgets the copies of other desks' labels (a remote
 // batch's) with ids up to maxID that inSnapshot says the server's snapshot
 // did not bring, unless this desk did anything the server keeps on one: an
 // event in the outbox (its online redemptions are there too), a
-// redemption of its own, an undo, a print, an audit row, a conflict naming
-// it (app's dropStaleCopies says why). What such a copy still carries goes
+// redemption of its own, an undo, a print, an audit row, a conflict it
+// took part in (app's dropStaleCopies says why). What such a copy still carries goes
 // with it: the other desks' redemptions the feed brought; this desk's
 // refused scans of it stay in the scan log, without the label (the server
 // does not hold them as this desk's, or the snapshot would have brought
@@ -860,7 +869,7 @@ func (d *DB) DropStaleCopies(ctx context.Context, maxID int64, inSnapshot func(c
 		AND c.id NOT IN (SELECT code_id FROM audit WHERE code_id IS NOT NULL)
 		AND c.id NOT IN (SELECT code_id FROM print_job_codes)
 		AND c.code NOT IN (SELECT code FROM outbox WHERE code IS NOT NULL)
-		AND c.code NOT IN (SELECT code FROM conflicts UNION SELECT second_code FROM conflicts WHERE second_code IS NOT NULL)`, string(list))
+		AND c.code NOT IN (SELECT code FROM conflicts WHERE `+ownConflict+` UNION SELECT second_code FROM conflicts WHERE second_code IS NOT NULL AND `+ownConflict+`)`, string(list))
 	if err != nil {
 		return 0, d.wrap(err, "cannot drop the copies of other desks' labels")
 	}

@@ -170,3 +170,46 @@ func TestSiteCopyFollowsWhenItsHolderMovesAway(t *testing.T) {
 		}
 	})
 }
+
+// TestMovedDeskDropsACopyOnlyAnotherDesksConflictNames: Main 2 holds a
+// copy of main's label, unused, and does nothing with it. North 1 hands it
+// over online and Main 1 offline: a conflict, which North lists since
+// North 1 took part. Main 2 is moved to North before it syncs again, and
+// starts over: North's snapshot does not bring the label (Main 2 holds
+// nothing of it at the server) but brings the conflict. Main 2 kept its
+// copy for that conflict, unused while the server had it used, and never
+// followed again (seed 223067022): offline, it handed the label over as
+// unused, with no word of the site's policy for other sites' labels. A
+// copy is kept for the desk's own conflicts only; this one is dropped.
+func TestMovedDeskDropsACopyOnlyAnotherDesksConflictNames(t *testing.T) {
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		ctx := context.Background()
+		h := centraltest.New(t, dbPath, 0)
+		m1 := h.Desk(t, "Main 1", "A", h.Station(t, "Main 1", "A"))
+		m2 := h.Desk(t, "Main 2", "B", h.Station(t, "Main 2", "B"))
+		n1 := siteDesk(t, h, "North", "North 1", "N")
+		codes := m1.Issue(t, 1)
+		m1.Sync(t)
+		m2.Sync(t)
+		if got := m2.Status(t, codes[0]); got != app.StatusUnused {
+			t.Fatalf("Main 2's copy is %s before anything: the test's premise changed", got)
+		}
+		if v := n1.Redeem(t, codes[0], "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("North 1 online: %+v", v)
+		}
+		back := offline(m1, "Main 1")
+		if v := m1.Redeem(t, codes[0], "wang"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("Main 1 offline: %+v", v)
+		}
+		back()
+		m1.Sync(t)
+		if err := h.DB.SetStationSite(ctx, "Main 2", "North"); err != nil {
+			t.Fatal(err)
+		}
+		m2.Sync(t)
+		if v, err := m2.Svc.Check(ctx, codes[0]); err != nil || (v.Record != nil && v.Record.Status != app.StatusUsed) {
+			t.Errorf("Main 2, moved to North, holds main's label %s as %+v (%v); the server has it used by North 1", codes[0], v.Record, err)
+		}
+	})
+}
