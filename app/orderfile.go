@@ -149,6 +149,12 @@ func ParseOrderFile(data []byte, enc string, check func(what, s string) error) (
 		if blank(record) {
 			continue
 		}
+		if headerAgain(record, cols) {
+			f.Refused = append(f.Refused, OrderRowError{Line: line, Reason: ReasonHeaderRepeated, Field: "order number",
+				Message: "the line repeats the header line (two files joined into one?): delete it",
+				Chinese: "这一行重复了标题行（两个文件拼成了一个？）：请删除这一行"})
+			continue
+		}
 		o, why := orderRow(record, cols, check)
 		o.Line = line
 		key := OrderKey(o.Number)
@@ -205,8 +211,33 @@ func decodeOrderFile(data []byte, enc string) (string, string, error) {
 	if s, err := decodeWith(simplifiedchinese.GBK, data); err == nil && gbkPairsLookChinese(data) && readsAsChinese(s) {
 		return s, EncodingGBK, nil
 	}
+	if line := utf8LatinLine(data); line > 0 {
+		return "", "", fileError(ReasonMixedEncoding,
+			fmt.Sprintf("the order file mixes encodings: line %d is UTF-8, other lines are not (two files joined, or a line added in another editor): save the whole file from Excel as \"CSV UTF-8 (Comma delimited)\" and import that, or choose its encoding with --encoding", line),
+			fmt.Sprintf("订单文件混用了多种编码：第 %d 行是 UTF-8，其他行不是（两个文件拼在一起，或在别的编辑器中添加了一行）：请在 Excel 中把整个文件另存为“CSV UTF-8（逗号分隔）”再导入，或用 --encoding 指定编码", line))
+	}
 	s, err := decodeWith(charmap.Windows1252, data)
 	return s, EncodingWindows1252, err
+}
+
+// utf8LatinLine is the first line (from 1) of a file that is not UTF-8 as
+// a whole holding a UTF-8 letter of a European language (U+00C0–U+024F:
+// "ü" is C3 BC): in Windows-1252 those two bytes are "Ã¼", which no
+// clerk's text holds, so the line is UTF-8 beside lines that are not. 0:
+// none.
+func utf8LatinLine(data []byte) int {
+	line := 1
+	for i := 0; i < len(data); i++ {
+		b := data[i]
+		if b == '\n' {
+			line++
+		}
+		if b >= 0xc3 && b <= 0xc9 && i+1 < len(data) && data[i+1] >= 0x80 && data[i+1] <= 0xbf &&
+			(i+2 == len(data) || data[i+2] < 0x80 || data[i+2] >= 0xc0) {
+			return line
+		}
+	}
+	return 0
 }
 
 func decodeWith(e encoding.Encoding, data []byte) (string, error) {
@@ -399,6 +430,23 @@ func looksLikeFormula(s string) bool {
 			return strings.ContainsAny(s[1:], "+*/^=")
 		}
 		return len(s) > 1 && s[1] != ' '
+	}
+	return false
+}
+
+// headerAgain: the record's order number cell is a header of the order
+// column ("order", "Order Number", "订单号"), as where two exported files
+// were joined into one: a header line, not an order.
+func headerAgain(record []string, cols map[string]int) bool {
+	i := cols["order"]
+	if i >= len(record) {
+		return false
+	}
+	cell := strings.ToLower(orderNumber(record[i]))
+	for _, n := range orderColumns["order"] {
+		if cell == n {
+			return true
+		}
 	}
 	return false
 }
