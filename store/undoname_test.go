@@ -41,3 +41,29 @@ func TestUndoOfAnOnlineRedemptionUnderTheServersName(t *testing.T) {
 		t.Fatal("undo of another desk's redemption was taken, want refused")
 	}
 }
+
+// TestAllDesksNamesThisDeskOnce: a desk enrolled as "d1" whose station
+// name is "Station A" issues labels (its batches carry "Station A") and
+// redeems online (the server's answer names it "d1"). The close of the
+// day's "all desks" lines list it twice: "Station A issued 2, redeemed 0"
+// and "d1 issued 0, redeemed 1".
+func TestAllDesksNamesThisDeskOnce(t *testing.T) {
+	t.Skip("open: the all-desks lines of a close list a desk under its station name (issued) and under the server's name for it (redeemed online); docs/review/s38-hostile.md")
+	ctx := context.Background()
+	svc, db, clock := mustOpen(t)
+	_, codes := mustIssue(t, svc, app.IssueRequest{Count: 2})
+	if _, err := db.SQL().Exec(`INSERT INTO sync_state (key, value) VALUES ('last_ok', ?), ('server_station', 'd1')`, clock.Now().Unix()); err != nil {
+		t.Fatal(err)
+	}
+	a := app.Attempt{Actor: app.Actor{Station: "Station A", Operator: "li"}, TraceID: "scan-0001", Code: codes[0].String(), At: clock.Now().Unix()}
+	if _, err := db.MirrorRemote(ctx, codes[0], a, protocol.Result{Outcome: protocol.OutcomeRedeemed, EventID: a.TraceID, UsedAt: a.At, UsedStation: "d1", UsedOperator: "li"}); err != nil {
+		t.Fatal(err)
+	}
+	all, err := db.AllDesks(ctx, clock.Now().Add(-time.Hour).Unix(), clock.Now().Add(time.Hour).Unix())
+	if err != nil || all == nil {
+		t.Fatal(all, err)
+	}
+	if len(all.Desks) != 1 || all.Desks[0].Issued != 2 || all.Desks[0].Redeemed != 1 {
+		t.Fatalf("all desks %+v, want this one desk once: issued 2, redeemed 1", all.Desks)
+	}
+}
