@@ -149,6 +149,12 @@ func ParseOrderFile(data []byte, enc string, check func(what, s string) error) (
 		if blank(record) {
 			continue
 		}
+		if headerAgain(record, cols) {
+			f.Refused = append(f.Refused, OrderRowError{Line: line, Reason: ReasonHeaderRepeated, Field: "order number",
+				Message: "the line repeats the header line (two files joined into one?): delete it",
+				Chinese: "这一行重复了标题行（两个文件拼成了一个？）：请删除这一行"})
+			continue
+		}
 		o, why := orderRow(record, cols, check)
 		o.Line = line
 		key := OrderKey(o.Number)
@@ -203,10 +209,84 @@ func decodeOrderFile(data []byte, enc string) (string, string, error) {
 		return strings.TrimPrefix(string(data), UTF8BOM), EncodingUTF8, nil
 	}
 	if s, err := decodeWith(simplifiedchinese.GBK, data); err == nil && gbkPairsLookChinese(data) && readsAsChinese(s) {
+		if line := utf8HanLine(data); line > 0 {
+			return "", "", mixedEncoding(data, line)
+		}
 		return s, EncodingGBK, nil
+	}
+	if line := max(utf8LatinLine(data), utf8HanLine(data)); line > 0 {
+		return "", "", mixedEncoding(data, line)
 	}
 	s, err := decodeWith(charmap.Windows1252, data)
 	return s, EncodingWindows1252, err
+}
+
+// mixedEncoding refuses a file whose line utf8Line is UTF-8 and another
+// not: it names the first of those too.
+func mixedEncoding(data []byte, utf8Line int) error {
+	other := 0
+	for n, line := range splitLines(data) {
+		if !utf8.Valid(line) {
+			other = n + 1
+			break
+		}
+	}
+	return fileError(ReasonMixedEncoding,
+		fmt.Sprintf("the order file mixes encodings: line %d is UTF-8, line %d is not (two files joined, or a line added in another editor): save the whole file from Excel as \"CSV UTF-8 (Comma delimited)\" and import that, or choose its encoding with --encoding", utf8Line, other),
+		fmt.Sprintf("订单文件混用了多种编码：第 %d 行是 UTF-8，第 %d 行不是（两个文件拼在一起，或在别的编辑器中添加了一行）：请在 Excel 中把整个文件另存为“CSV UTF-8（逗号分隔）”再导入，或用 --encoding 指定编码", utf8Line, other))
+}
+
+// utf8HanLine is the first line (from 1) of a file that is not UTF-8 as a
+// whole that is UTF-8 Chinese ("张伟" is E5 BC A0 E4 BC 9F) and not
+// GB2312 (0: none). Chinese Excel's GBK text is GB2312 pairs (both bytes
+// A1 or above) nearly always, and a line of them is almost never valid
+// UTF-8 too; UTF-8's continuation bytes (80–BF) read as GBK make pairs
+// outside GB2312 ("寮犱紵").
+func utf8HanLine(data []byte) int {
+	for n, line := range splitLines(data) {
+		if utf8.Valid(line) && !gb2312(line) && strings.IndexFunc(string(line), func(r rune) bool { return unicode.Is(unicode.Han, r) }) >= 0 {
+			return n + 1
+		}
+	}
+	return 0
+}
+
+// gb2312 reports whether every byte above ASCII of line is in a GB2312
+// pair (lead A1–F7, trail A1–FE).
+func gb2312(line []byte) bool {
+	for i := 0; i < len(line); i++ {
+		if line[i] < 0x80 {
+			continue
+		}
+		if line[i] < 0xa1 || line[i] > 0xf7 || i+1 == len(line) || line[i+1] < 0xa1 || line[i+1] == 0xff {
+			return false
+		}
+		i++
+	}
+	return true
+}
+
+// splitLines splits data at LF, CR LF and CR alone (Excel's "CSV
+// (Macintosh)"), as ParseOrderFile reads lines.
+func splitLines(data []byte) [][]byte {
+	return bytes.Split(bytes.ReplaceAll(bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n")), []byte("\r"), []byte("\n")), []byte("\n"))
+}
+
+// utf8LatinLine is the first line (from 1) of a file that is not UTF-8 as
+// a whole holding a UTF-8 letter of a European language (U+00C0–U+024F:
+// "ü" is C3 BC): in Windows-1252 those two bytes are "Ã¼", which no
+// clerk's text holds, so the line is UTF-8 beside lines that are not. 0:
+// none.
+func utf8LatinLine(data []byte) int {
+	for n, line := range splitLines(data) {
+		for i := 0; i+1 < len(line); i++ {
+			if line[i] >= 0xc3 && line[i] <= 0xc9 && line[i+1] >= 0x80 && line[i+1] <= 0xbf &&
+				(i+2 == len(line) || line[i+2] < 0x80 || line[i+2] >= 0xc0) {
+				return n + 1
+			}
+		}
+	}
+	return 0
 }
 
 func decodeWith(e encoding.Encoding, data []byte) (string, error) {
@@ -399,6 +479,23 @@ func looksLikeFormula(s string) bool {
 			return strings.ContainsAny(s[1:], "+*/^=")
 		}
 		return len(s) > 1 && s[1] != ' '
+	}
+	return false
+}
+
+// headerAgain: the record's order number cell is a header of the order
+// column ("order", "Order Number", "订单号"), as where two exported files
+// were joined into one: a header line, not an order.
+func headerAgain(record []string, cols map[string]int) bool {
+	i := cols["order"]
+	if i >= len(record) {
+		return false
+	}
+	cell := strings.ToLower(orderNumber(record[i]))
+	for _, n := range orderColumns["order"] {
+		if cell == n {
+			return true
+		}
 	}
 	return false
 }

@@ -26,6 +26,7 @@ const (
 	ReasonColumnTwice      = "column_twice"
 	ReasonNoOrderColumn    = "no_order_column"
 	ReasonNoOrders         = "no_orders"
+	ReasonMixedEncoding    = "mixed_encoding"
 )
 
 // Reasons a row of an order file is refused (OrderRowError.Reason),
@@ -37,6 +38,7 @@ const (
 	ReasonParcels        = "parcels_out_of_range"
 	ReasonFormula        = "formula"
 	ReasonUnprintable    = "unprintable_character"
+	ReasonHeaderRepeated = "header_repeated"
 	ReasonOther          = "refused" // a check given to ParseOrderFile said no
 )
 

@@ -73,6 +73,14 @@ func (d *DB) AllDesks(ctx context.Context, from, to int64) (*app.AllDesks, error
 		Scan(&a.Undone, &a.Conflicts); err != nil {
 		return nil, d.wrap(err, "cannot count the figures of all desks")
 	}
+	// This desk's own batches carry its station name, its online
+	// redemptions the server's name for it: both are counted under the
+	// server's name (the dashboard's, and what the other desks know it
+	// by), so that it is listed once.
+	var own string
+	if err := d.db.QueryRowContext(ctx, `SELECT COALESCE((SELECT value FROM sync_state WHERE key = 'server_station'), '')`).Scan(&own); err != nil {
+		return nil, d.wrap(err, "cannot count the figures of all desks")
+	}
 	desks := map[string]*app.DeskCounts{}
 	desk := func(name string) *app.DeskCounts {
 		if desks[name] == nil {
@@ -93,7 +101,8 @@ func (d *DB) AllDesks(ctx context.Context, from, to int64) (*app.AllDesks, error
 		desk(name).Issued += n
 		a.Issued += n
 		return nil
-	}, `SELECT b.station, count(*) FROM batches b CROSS JOIN codes c ON c.batch_id = b.id WHERE c.created_at >= ? AND c.created_at < ? GROUP BY b.station`, from, to); err != nil {
+	}, `SELECT CASE WHEN b.label_date <> 'remote' AND ?3 <> '' THEN ?3 ELSE b.station END, count(*) FROM batches b CROSS JOIN codes c ON c.batch_id = b.id
+		WHERE c.created_at >= ?1 AND c.created_at < ?2 GROUP BY 1`, from, to, own); err != nil {
 		return nil, d.wrap(err, "cannot count the figures of all desks")
 	}
 	// Standing redemptions: one per label (a double use counts once), the
@@ -107,7 +116,7 @@ func (d *DB) AllDesks(ctx context.Context, from, to int64) (*app.AllDesks, error
 		desk(name).Redeemed += n
 		a.Redeemed += n
 		return nil
-	}, allDesksRecord, from, to); err != nil {
+	}, allDesksRecord, from, to, own); err != nil {
 		return nil, d.wrap(err, "cannot count the figures of all desks")
 	}
 	a.Desks = []app.DeskCounts{}
@@ -127,8 +136,10 @@ func (d *DB) AllDesks(ctx context.Context, from, to int64) (*app.AllDesks, error
 // takeover reaches it as the conflict alone. Such a redemption is the
 // double use, so its label counts for the desk the conflict names first,
 // on that use's day: once per label however many conflicts name it.
+// A redemption of this desk's own (r.own) counts under ?3, the server's
+// name for this desk, when it is known.
 const allDesksRecord = `SELECT station, count(*) FROM (
-	SELECT r.station AS station FROM redemptions r
+	SELECT CASE WHEN r.own = 1 AND ?3 <> '' THEN ?3 ELSE r.station END AS station FROM redemptions r
 	WHERE r.undone_at = 0 AND r.redeemed_at >= ?1 AND r.redeemed_at < ?2
 		AND NOT EXISTS (SELECT 1 FROM conflicts k WHERE k.second_event = r.trace_id)
 	UNION ALL

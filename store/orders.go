@@ -139,7 +139,18 @@ func (q *issuedQueries) find(ctx context.Context, n string) (app.IssuedOrder, bo
 	key := app.OrderKey(n)
 	err := q.imported.QueryRowContext(ctx, key).Scan(&o.Number, &o.Customer, &o.Parcels, &o.Batch, &o.IssuedAt)
 	if errors.Is(err, sql.ErrNoRows) {
-		err = q.heldAs(ctx, n, &o)
+		if err = q.heldAs(ctx, n, &o); err == nil {
+			// Labels held under the number: the feed's mark (another
+			// desk's import) names the customer, when there is one.
+			var spelled string
+			if err = q.marked.QueryRowContext(ctx, key).Scan(&spelled, &o.Customer); errors.Is(err, sql.ErrNoRows) {
+				err = nil
+			}
+			if err != nil {
+				return o, false, err
+			}
+			return o, true, nil
+		}
 	}
 	if errors.Is(err, sql.ErrNoRows) {
 		var spelled, customer string

@@ -29,15 +29,17 @@ func (d *DB) UndoRedemption(ctx context.Context, c app.Code, since app.UndoSince
 	}
 	defer tx.Rollback()
 	// The one conditional UPDATE: used, by a standing redemption of this
-	// desk, made within the window. Of two supervisors undoing at once,
+	// desk (r.own: its own scan, whatever name the row carries: the
+	// server's name for the desk when it answered online, or the desk's
+	// before a rename), made within the window. Of two supervisors undoing at once,
 	// exactly one sees the row come back. A redemption the server decided
 	// (its event sent online, offline = 0) is at the server's time.
 	var codeID int64
 	err = tx.QueryRowContext(ctx, `UPDATE codes SET status = 'unused', used_at = 0
 		WHERE random = ?1 AND code = ?2 AND status = 'used' AND EXISTS (SELECT 1 FROM redemptions r
-			WHERE r.code_id = codes.id AND r.undone_at = 0 AND r.station = ?3
-			AND r.redeemed_at >= CASE WHEN EXISTS (SELECT 1 FROM outbox o WHERE o.event_id = r.trace_id AND o.kind = 'redeem' AND o.offline = 0) THEN ?5 ELSE ?4 END)
-		RETURNING id`, c.Random, c.String(), actor.Station, since.Desk, since.Server).Scan(&codeID)
+			WHERE r.code_id = codes.id AND r.undone_at = 0 AND r.own = 1
+			AND r.redeemed_at >= CASE WHEN EXISTS (SELECT 1 FROM outbox o WHERE o.event_id = r.trace_id AND o.kind = 'redeem' AND o.offline = 0) THEN ?4 ELSE ?3 END)
+		RETURNING id`, c.Random, c.String(), since.Desk, since.Server).Scan(&codeID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return app.Undo{}, d.whyNoUndo(ctx, tx, c, since, actor)
 	}
@@ -86,13 +88,14 @@ func (d *DB) whyNoUndo(ctx context.Context, tx *sql.Tx, c app.Code, since app.Un
 	}
 	var at int64
 	var station string
-	err = tx.QueryRowContext(ctx, `SELECT redeemed_at, station FROM redemptions WHERE code_id = ? AND undone_at = 0`, rec.ID).Scan(&at, &station)
+	var own bool
+	err = tx.QueryRowContext(ctx, `SELECT redeemed_at, station, own FROM redemptions WHERE code_id = ? AND undone_at = 0`, rec.ID).Scan(&at, &station, &own)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return app.Errorf(app.KindConflict, "label %s has no redemption recorded at this desk to undo", c)
 	case err != nil:
 		return d.wrap(err, "cannot undo the redemption of %s", c)
-	case station != actor.Station:
+	case !own:
 		return app.Errorf(app.KindConflict, "label %s was redeemed at %s (%s): only that desk can undo it", c, station, app.FormatTime(at))
 	}
 	window := d.now().Unix() - since.Desk

@@ -124,14 +124,19 @@ func Sign(secret string, ts int64, body []byte) string {
 var (
 	ErrBadSignature = errors.New("the signature does not match the body and timestamp: not from this server, or the secret is another endpoint's")
 	ErrStale        = errors.New("the timestamp is too far from now: a replayed delivery, or a clock that is off")
+	ErrNoSecret     = errors.New("no signing secret to check the delivery with (the whsec_… 'qrdesk-server webhook add' showed): is the receiver's setting empty?")
 )
 
 // Verify checks a delivery: the signature header (one or more v1=…
 // separated by commas: any may match) over timestamp and body under
 // secret, and that the timestamp is within tolerance of now (a replay of
 // an old delivery is refused; one within the tolerance the receiver
-// detects by the event's id).
+// detects by the event's id). An empty secret (a receiver's setting
+// that did not reach it) is ErrNoSecret: with it anyone could sign.
 func Verify(secret, timestamp, signature string, body []byte, now time.Time, tolerance time.Duration) error {
+	if strings.TrimSpace(secret) == "" {
+		return ErrNoSecret // an empty key signs for anyone
+	}
 	ts, err := strconv.ParseInt(timestamp, 10, 64)
 	if err != nil {
 		return fmt.Errorf("the %s header %q is not Unix seconds", HeaderTimestamp, timestamp)

@@ -37,12 +37,19 @@ var exportCommand = command{
 
 // export prints the events after since, a page at a time, up to limit.
 func export(ctx context.Context, st *serverdb.DB, since int64, limit int, inv *invocation) error {
-	if since == 0 {
-		floor, _, err := st.FeedBounds(ctx)
-		if err != nil {
-			return err
-		}
+	floor, head, err := st.FeedBounds(ctx)
+	if err != nil {
+		return err
+	}
+	switch {
+	case since == 0:
 		since = floor
+	case since > head:
+		// A cursor this server never gave: it was restored from a backup
+		// taken before it (or the cursor is another server's). Taken as
+		// is, every event decided until the feed grows past it again
+		// would be skipped.
+		return usageErr(fmt.Sprintf("cursor %d is past the end of the server's feed, which ends at cursor %d: the server was restored from a backup since your last export, or the cursor is another server's; continue with --since %d (an event you have comes again under its id)", since, head, head))
 	}
 	enc := json.NewEncoder(inv.stdout)
 	next, n := since, 0
