@@ -2,7 +2,7 @@
 # make windows: qrdesk for Windows 10/11 (x64), built on Linux.
 #
 #   dist/windows/qrdesk.exe         the desk app as a console program (commands in a prompt)
-#   dist/windows/qrdeskw.exe        the same, linked as a window program (-H windowsgui)
+#   dist/windows/qrdeskw.exe        the Start menu's launcher: runs qrdesk.exe without a console (cmd/qrdeskw)
 #   dist/windows/qrdesk-server.exe  the server (pure Go)
 #   dist/qrdesk-VERSION-x64.msi     all three, installed by msiexec (deploy/windows/qrdesk.wxs),
 #                                   with Program Files\qrdesk on the system PATH
@@ -58,13 +58,14 @@ ldflags="-s -w -X qrdesk/internal/buildinfo.release=$release -X qrdesk/internal/
 resource qrdesk "qrdesk: one-time QR labels" .
 if [ "${QRDESK_WINDOWS_NOGUI:-}" = 1 ]; then
   CGO_ENABLED=0 $GO build -trimpath -tags qrdesk_nogui -ldflags "$ldflags" -o "$bin/qrdesk.exe" .
-  # A window program (no console), as the release's: what it cannot do
-  # goes to qrdesk.log and a dialog, never to a console.
-  CGO_ENABLED=0 $GO build -trimpath -tags qrdesk_nogui -ldflags "$ldflags -H windowsgui" -o "$bin/qrdeskw.exe" .
 else
   LDFLAGS="$ldflags" bash scripts/windows-build.sh -o "$bin/qrdesk.exe" .
-  LDFLAGS="$ldflags -H windowsgui" bash scripts/windows-build.sh -o "$bin/qrdeskw.exe" .
 fi
+# The Start menu's launcher (cmd/qrdeskw): a window program (no console)
+# that runs qrdesk.exe beside it without a console; what qrdesk.exe cannot
+# do goes to qrdesk.log and a dialog, never to a console.
+resource qrdeskw "qrdesk: one-time QR labels" cmd/qrdeskw
+CGO_ENABLED=0 $GO build -trimpath -ldflags "$ldflags -H windowsgui" -o "$bin/qrdeskw.exe" ./cmd/qrdeskw
 resource qrdesk-server "qrdesk-server: the qrdesk central server" cmd/qrdesk-server
 CGO_ENABLED=0 $GO build -trimpath -ldflags "$ldflags" -o "$bin/qrdesk-server.exe" ./cmd/qrdesk-server
 

@@ -75,6 +75,11 @@ func TestMSIUnderWine(t *testing.T) {
 			t.Fatalf("installed: %v", err)
 		}
 	}
+	// The desk program once: the Start menu's qrdeskw.exe is a launcher
+	// of qrdesk.exe (cmd/qrdeskw), not a second build of the desk.
+	if fi, err := os.Stat(filepath.Join(progDir, "qrdeskw.exe")); err == nil && fi.Size() > 4<<20 {
+		t.Errorf("qrdeskw.exe is %d bytes: the MSI carries the desk program twice", fi.Size())
+	}
 	// ALLUSERS=1 (a per-machine MSI): Windows puts the entries in the
 	// common Start menu; wine 8.0 puts them in the installing user's.
 	menu := filepath.Join(h.prefix, "drive_c", "ProgramData", "Microsoft", "Windows", "Start Menu", "Programs", "qrdesk")
