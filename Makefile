@@ -197,8 +197,8 @@ package-server: $(NFPM)
 	VERSION='$(VERSION)' ARCH='$(ARCH)' $(NFPM) package --config deploy/nfpm-server.yaml --packager deb --target $(DIST)/qrdesk-server_$(VERSION)_$(ARCH).deb
 
 # Windows 10/11 (x64), built here: dist/windows/qrdesk.exe (console: the
-# commands), qrdeskw.exe (the same as a window program, for the Start-menu
-# entries), qrdesk-server.exe, each with the icon and version information,
+# commands), qrdeskw.exe (the Start-menu entries' launcher: qrdesk.exe without
+# a console window), qrdesk-server.exe, each with the icon and version information,
 # and dist/qrdesk-VERSION-x64.msi (wixl). The window needs cgo through
 # mingw-w64 (scripts/windows-build.sh): about 2 minutes cold.
 # docs/operator.md "Windows desks", docs/windows.md.

@@ -12,8 +12,9 @@ import (
 	"qrdesk/internal/locale"
 )
 
-// The window program on Windows (qrdeskw.exe, which the Start-menu entries
-// start) has no console: whatever stops it before its window is up is
+// The window on Windows (qrdesk.exe, started by the Start-menu entries'
+// launcher qrdeskw.exe without a console) has no console: whatever stops
+// it before its window is up is
 // written to qrdesk.log and shown in a dialog (Env.Alert), never only to a
 // standard error nobody sees.
 
