@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"qrdesk/app"
+	"qrdesk/internal/glyphs"
 	"qrdesk/protocol"
 )
 
@@ -45,6 +46,14 @@ func ValidateStaffChange(ch protocol.StaffChange) error {
 	}
 	if err := check(ch.Name); err != nil {
 		return Badf("staff: %v", err)
+	}
+	if ch.Action == protocol.StaffAdd {
+		// The name prints on the operator's badge, at every desk: added
+		// on the dashboard or with 'qrdesk-server operators add', a name
+		// the label fonts cannot print would fail at the badge sheet.
+		if r, bad := glyphs.Unprintable(ch.Name); bad {
+			return Badf("staff: %v", &app.UnprintableError{What: "name", Char: r})
+		}
 	}
 	return nil
 }

@@ -3,28 +3,21 @@ package printing
 import (
 	"fmt"
 	"sync"
-	"unicode"
 
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/sfnt"
 	"golang.org/x/image/math/fixed"
-	"golang.org/x/text/unicode/norm"
 
 	"qrdesk/assets"
+	"qrdesk/internal/glyphs"
 )
 
 // Printed text (labels, badges, the day's report, the window's preview and
 // non-ASCII lines on thermal labels) takes each character from the first
-// font of a chain that holds it:
-//
-//  1. Noto Sans (assets.TextFont): Latin with its accents, Greek, Cyrillic,
-//     Vietnamese;
-//  2. Droid Sans Fallback (assets.CJKFont): Chinese, Japanese, Korean and
-//     the CJK punctuation Noto Sans lacks.
-//
-// A line of plain ASCII stays in Helvetica, as labels always printed it. A
-// character neither font holds is refused where it is typed (Unprintable),
-// never drawn as an empty box.
+// font of internal/glyphs' chain that holds it (Noto Sans, then Droid Sans
+// Fallback). A line of plain ASCII stays in Helvetica, as labels always
+// printed it. A character neither font holds is refused where it is typed
+// (Unprintable), never drawn as an empty box.
 
 // chainFont is one font of the chain.
 type chainFont struct {
@@ -40,60 +33,23 @@ const (
 	monoFont  = "Courier"
 )
 
-// fontChain parses the chain's fonts once.
+// fontChain is glyphs.Chain with each font's name and file for a PDF.
 var fontChain = sync.OnceValue(func() []chainFont {
-	chain := []chainFont{{family: textFont, data: assets.TextFont}, {family: titleFont, data: assets.CJKFont}}
-	for i := range chain {
-		f, err := sfnt.Parse(chain[i].data)
-		if err != nil {
-			panic(fmt.Sprintf("embedded font %s: %v", chain[i].family, err)) // the build's own files
-		}
-		chain[i].sfnt = f
-	}
-	return chain
+	parsed := glyphs.Chain()
+	return []chainFont{{family: textFont, data: assets.TextFont, sfnt: parsed[0]}, {family: titleFont, data: assets.CJKFont, sfnt: parsed[1]}}
 })
-
-// glyphCache maps a rune to the index of the first chain font holding it,
-// or -1.
-var glyphCache sync.Map
 
 // fontIndex is the index in fontChain of the first font with a glyph for
 // r, or -1 when none has one.
-func fontIndex(r rune) int {
-	if v, ok := glyphCache.Load(r); ok {
-		return v.(int)
-	}
-	idx := -1
-	var buf sfnt.Buffer
-	for i, f := range fontChain() {
-		if g, err := f.sfnt.GlyphIndex(&buf, r); err == nil && g != 0 {
-			idx = i
-			break
-		}
-	}
-	glyphCache.Store(r, idx)
-	return idx
-}
+func fontIndex(r rune) int { return glyphs.Index(r) }
 
-// printText is s as it is printed: composed (NFC), so a letter typed as a
-// base and a combining accent (e + ̂ + ́) prints as the one glyph the
-// fonts hold (ế).
-func printText(s string) string { return norm.NFC.String(s) }
+// printText is s as it is printed: composed (NFC).
+func printText(s string) string { return glyphs.Composed(s) }
 
 // Unprintable returns the first character of s that no embedded font can
 // print, and false when every character prints. Spaces of every kind
 // count as printable.
-func Unprintable(s string) (rune, bool) {
-	for _, r := range printText(s) {
-		if unicode.IsSpace(r) {
-			continue
-		}
-		if fontIndex(r) < 0 {
-			return r, true
-		}
-	}
-	return 0, false
-}
+func Unprintable(s string) (rune, bool) { return glyphs.Unprintable(s) }
 
 // CheckPrintable returns an error naming the first character of s (what:
 // "ref", "label title") that no embedded font can print.

@@ -52,6 +52,9 @@ func TestOperatorsPage(t *testing.T) {
 			{url.Values{"action": {"add"}, "name": {"王芳"}, "pin": {"1234"}}, "There is already an operator called 王芳"},
 			{url.Values{"action": {"add"}, "name": {"li"}, "pin": {"12"}}, "The operator was not added: the PIN has 2 digits"},
 			{url.Values{"action": {"remove"}, "name": {"nobody"}}, "There is no current operator called nobody"},
+			// The name prints on the badge: a character no label font
+			// holds was stored, and the desks' badge sheet refused it.
+			{url.Values{"action": {"add"}, "name": {"Zoë 𓀀"}, "pin": {"604218"}}, "The operator was not added: the name holds"},
 		} {
 			if code, _, body := change(c.form); code != 400 || !strings.Contains(body, c.want) {
 				t.Errorf("%v: %d, want 400 and %q in %s", c.form, code, c.want, body)
@@ -120,6 +123,37 @@ func TestOperatorsPageSetsAForgottenPIN(t *testing.T) {
 		}
 		if code, _, body := change(url.Values{"action": {"set-pin"}, "name": {"nobody"}, "pin": {"97531"}}); code != 400 || !strings.Contains(body, "There is no current operator called nobody") {
 			t.Fatalf("a new PIN for nobody: %d %s", code, body)
+		}
+	})
+}
+
+// TestOperatorsPageTakesTheNamesABadgePrints: a name prints on the
+// operator's badge at every desk, so the page takes a name in any script
+// the label fonts hold (German, Greek, Cyrillic, Vietnamese, Chinese) and
+// refuses one with a character none holds, saying which, before it is
+// stored (it was stored, and the desks' badge sheet refused it). Both
+// engines.
+func TestOperatorsPageTakesTheNamesABadgePrints(t *testing.T) {
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		s := newSite(t, dbPath(t), false)
+		v := s.visitor()
+		v.signIn(t, "root", s.admin(t, "root"))
+		add := func(name string) (int, string) {
+			code, _, body := v.post(t, "/operators/change", url.Values{"csrf": {v.csrf(t)}, "action": {"add"}, "name": {name}, "pin": {"604218"}})
+			return code, body
+		}
+		for _, name := range []string{"Jürgen Groß", "Ελένη", "Ольга", "Nguyễn Thị", "张伟"} {
+			if code, body := add(name); code != 303 {
+				t.Errorf("adding %s: %d %s", name, code, body)
+			}
+		}
+		code, body := add("Zoë 𓀀")
+		if code != 400 || !strings.Contains(body, "The operator was not added: the name holds") || !strings.Contains(body, "(U&#43;13000)") {
+			t.Errorf("adding a name with U+13000: %d, want 400 naming the character:\n%s", code, body)
+		}
+		staff, err := s.db.Staff(context.Background(), true)
+		if err != nil || len(staff) != 5 {
+			t.Errorf("the staff list holds %d members (%v), want the 5 added", len(staff), err)
 		}
 	})
 }
