@@ -48,6 +48,7 @@ func (d *Dashboard) Handler() http.Handler {
 	mux := http.NewServeMux()
 	static, _ := fs.Sub(staticFS, "static")
 	mux.Handle("GET /static/", noListing(http.StripPrefix("/static/", http.FileServerFS(static))))
+	mux.HandleFunc("GET /fonts/{name}", font)
 	mux.HandleFunc("GET /login", d.loginPage)
 	mux.HandleFunc("POST /login", d.sameOrigin(d.login))
 	// A POST from the dashboard's own pages: a link or form of another site

@@ -35,9 +35,9 @@ func (d *Dashboard) operators(w http.ResponseWriter, r *http.Request, s session)
 	q := r.URL.Query()
 	switch name := q.Get("name"); q.Get("done") {
 	case protocol.StaffAdd:
-		p.Notice = l.Tf("%s is in the staff list: every desk has them after its next sync. Print their badge at a desk (Settings → Print operator badges…).", name)
+		p.Notice = l.Tf("%s is in the staff list: every desk has them after its next sync. Print their badge at a desk (Settings > Print operator badges…).", name)
 	case protocol.StaffRenewBadge:
-		p.Notice = l.Tf("%s's old badge stops working at every desk after its next sync: print the new one at a desk (Settings → Print operator badges…).", name)
+		p.Notice = l.Tf("%s's old badge stops working at every desk after its next sync: print the new one at a desk (Settings > Print operator badges…).", name)
 	case protocol.StaffRemove:
 		p.Notice = l.Tf("%s is removed: their badge and PIN stop working at every desk after its next sync.", name)
 	case protocol.StaffSetPIN:
