@@ -638,9 +638,13 @@ func (l *load) catchUp(ctx context.Context, deadline time.Time) int {
 // feedWalk is what the feeds held after the desks began, read back at the
 // end, site by site, as a desk of the site reads it.
 type feedWalk struct {
-	// positions maps each label redeemed during the run to the feed
-	// position of its redemption.
-	positions map[string]int64
+	// positions holds, for each site (by index in load.sites), the feed
+	// position of each redemption its feed holds: of its own labels, and
+	// of the other sites' labels its desks hold a copy of. A label's copy
+	// is a change of its own at a position of its own (after the label's
+	// change), so the position of a redemption in one site's feed says
+	// nothing of another's.
+	positions []map[string]int64
 	// changes is the changes made during the run; deliveries what every
 	// desk of the sites they went to receiving each once would be.
 	changes    int
@@ -648,9 +652,11 @@ type feedWalk struct {
 }
 
 func (l *load) walkFeeds(ctx context.Context) (*feedWalk, error) {
-	w := &feedWalk{positions: make(map[string]int64, len(l.online))}
+	w := &feedWalk{positions: make([]map[string]int64, len(l.sites))}
 	seen := map[int64]bool{}
-	for _, s := range l.sites {
+	for k, s := range l.sites {
+		positions := map[string]int64{}
+		w.positions[k] = positions
 		after := l.head0
 		c := s.desks[0].c
 		for {
@@ -670,8 +676,8 @@ func (l *load) walkFeeds(ctx context.Context) (*feedWalk, error) {
 					seen[x.Seq] = true
 					w.changes++
 				}
-				if _, ok := w.positions[x.Code]; x.Kind == protocol.KindRedeem && !ok {
-					w.positions[x.Code] = x.Seq
+				if _, ok := positions[x.Code]; x.Kind == protocol.KindRedeem && !ok {
+					positions[x.Code] = x.Seq
 				}
 			}
 			after = next

@@ -394,8 +394,11 @@ func round1(x float64) float64 { return math.Round(x*10) / 10 }
 
 // convergence is, for each online redemption, the time until the last desk
 // of the label's site that followed the feed when it was answered (and
-// still did when the change reached it) had the change; the deciding desk
-// is left out. The other sites' desks never get it: their feeds are theirs.
+// still did when the change reached it) had the change, at its position in
+// that site's feed (positions, by site); the deciding desk is left out.
+// The other sites' desks never get that change: their feeds are theirs (a
+// site whose desk redeemed another site's label gets a copy of its own,
+// later in the sequence, which the label's site's desks never read).
 type convergence struct {
 	lags       []time.Duration // sorted
 	notArrived int             // a desk online to the end never got it
@@ -403,11 +406,11 @@ type convergence struct {
 	desksMean  float64         // desks waited for, on average
 }
 
-func (l *load) convergence(positions map[string]int64) convergence {
+func (l *load) convergence(positions []map[string]int64) convergence {
 	var c convergence
 	var desks int
 	for _, r := range l.online {
-		pos, ok := positions[r.code]
+		pos, ok := positions[r.site][r.code]
 		if !ok {
 			c.noPosition++
 			continue

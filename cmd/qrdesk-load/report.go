@@ -151,10 +151,10 @@ func (l *load) report(window time.Duration, scanned int, drained time.Duration, 
 	if walk != nil { // nil: the feed could not be read back (a problem says why)
 		c = l.convergence(walk.positions)
 		// Nothing lost: every redemption the server acknowledged is in
-		// its label's site's feed.
-		for _, used := range l.usedBy {
+		// its label's site's feed (a copy in another site's is not enough).
+		for k, used := range l.usedBy {
 			for _, u := range used {
-				if _, ok := walk.positions[u.code]; !ok {
+				if _, ok := walk.positions[k][u.code]; !ok {
 					r.Counts.Lost++
 				}
 			}
