@@ -806,12 +806,16 @@ func (d *DB) CodesHeld(ctx context.Context) (int64, error) {
 // batch's) with ids up to maxID that inSnapshot says the server's snapshot
 // did not bring, unless this desk did anything the server keeps on one: an
 // event in the outbox (its online redemptions are there too), a
-// redemption of its own, an undo, a print, an audit row, a conflict naming
-// it (app's dropStaleCopies says why). What such a copy still carries goes
-// with it: the other desks' redemptions the feed brought; this desk's
-// refused scans of it stay in the scan log, without the label (the server
-// does not hold them as this desk's, or the snapshot would have brought
-// the label: a restore lost them).
+// redemption of its own, an undo, a print, an audit row (app's
+// dropStaleCopies says why). A conflict naming the label keeps nothing:
+// one this desk took part in comes with its own redemption, and one of
+// its site's other desks is listed without the label (the snapshot brings
+// it, not the label, whose changes come here only while that desk holds
+// it). What such a copy still carries goes with it: the other desks'
+// redemptions the feed brought; this desk's refused scans of it stay in
+// the scan log, without the label (the server does not hold them as this
+// desk's, or the snapshot would have brought the label: a restore lost
+// them).
 func (d *DB) DropStaleCopies(ctx context.Context, maxID int64, inSnapshot func(code string) bool) (int, error) {
 	rows, err := d.db.QueryContext(ctx, `SELECT c.id, c.code FROM codes c JOIN batches b ON b.id = c.batch_id
 		WHERE c.id <= ? AND b.created_at = 0 AND b.label_date = 'remote'`, maxID)
@@ -852,15 +856,14 @@ func (d *DB) DropStaleCopies(ctx context.Context, maxID int64, inSnapshot func(c
 		return 0, d.wrap(err, "cannot drop the copies of other desks' labels")
 	}
 	// Each NOT IN list is built once (not a search per copy: the outbox
-	// and the conflicts have no index on the code).
+	// has no index on the code).
 	rows, err = tx.QueryContext(ctx, `SELECT c.id FROM codes c WHERE c.id IN (SELECT value FROM json_each(?))
 		AND c.batch_id IN (SELECT id FROM batches WHERE created_at = 0 AND label_date = 'remote')
 		AND c.id NOT IN (SELECT code_id FROM redemptions WHERE own = 1)
 		AND c.id NOT IN (SELECT code_id FROM undos)
 		AND c.id NOT IN (SELECT code_id FROM audit WHERE code_id IS NOT NULL)
 		AND c.id NOT IN (SELECT code_id FROM print_job_codes)
-		AND c.code NOT IN (SELECT code FROM outbox WHERE code IS NOT NULL)
-		AND c.code NOT IN (SELECT code FROM conflicts UNION SELECT second_code FROM conflicts WHERE second_code IS NOT NULL)`, string(list))
+		AND c.code NOT IN (SELECT code FROM outbox WHERE code IS NOT NULL)`, string(list))
 	if err != nil {
 		return 0, d.wrap(err, "cannot drop the copies of other desks' labels")
 	}

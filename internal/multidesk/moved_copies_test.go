@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"qrdesk/app"
 	"qrdesk/internal/centraltest"
@@ -167,6 +168,59 @@ func TestSiteCopyFollowsWhenItsHolderMovesAway(t *testing.T) {
 		}
 		if v.Record != nil && v.Record.Status != app.StatusUsed {
 			t.Errorf("South 1, in North, holds main's label %s as %s; the server has it used by Main 2", codes[0], v.Record.Status)
+		}
+	})
+}
+
+// TestMovedDeskDropsACopyOnlyItsNewSitesConflictNames: Main 2 downloads
+// main's label and falls behind main's feed. South 1 hands the label over
+// offline and Main 1 online: a double use in which South took part. Main 2
+// is moved to South before it reads Main 1's redemption, and starts over
+// from South's snapshot. The snapshot brings the conflict (a desk of South
+// took part: Main 2 lists it) but not the label: Main 2 has nothing of its
+// own on it, and the feed sends the label's changes to South only while
+// South 1 holds it. So Main 2 holds the label as the server has it (used)
+// or not at all: it kept its old copy, unused, because a conflict named
+// it.
+func TestMovedDeskDropsACopyOnlyItsNewSitesConflictNames(t *testing.T) {
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		ctx := context.Background()
+		h := centraltest.New(t, dbPath, 0)
+		m1 := h.Desk(t, "Main 1", "A", h.Station(t, "Main 1", "A"))
+		m2 := h.Desk(t, "Main 2", "B", h.Station(t, "Main 2", "B"))
+		s1 := siteDesk(t, h, "South", "South 1", "S")
+		codes := m1.Issue(t, 2)
+		m1.Sync(t)
+		m2.Sync(t) // holds main's labels, unused
+		s1.Sync(t)
+		back := offline(s1, "South 1")
+		if v := s1.Redeem(t, codes[0], "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("South 1 offline: %+v", v)
+		}
+		back()
+		h.Now = h.Now.Add(time.Minute)
+		if v := m1.Redeem(t, codes[0], "wang"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("Main 1 online: %+v", v)
+		}
+		s1.Sync(t)
+		if got := h.Server(t).Conflicts()[codes[0]]; got != 1 {
+			t.Fatalf("the server holds %d conflicts over %s, want 1: the test's premise changed", got, codes[0])
+		}
+		if err := h.DB.SetStationSite(ctx, "Main 2", "South"); err != nil {
+			t.Fatal(err)
+		}
+		m2.Sync(t) // starts over from South's snapshot
+		m2.Sync(t)
+		v, err := m2.Svc.Check(ctx, codes[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Record != nil && v.Record.Status != app.StatusUsed {
+			t.Errorf("Main 2, moved to South, holds main's label %s as %s; the server has it used by Main 1", codes[0], v.Record.Status)
+		}
+		if list, err := m2.DB.Conflicts(ctx); err != nil || len(list) != 1 || list[0].Code != codes[0] {
+			t.Errorf("Main 2, moved to South, lists conflicts %+v (%v), want the one South 1 took part in", list, err)
 		}
 	})
 }
