@@ -109,8 +109,9 @@ type SyncStore interface {
 	// DropStaleCopies forgets the copies of other desks' labels, with ids
 	// up to maxID, that the server's snapshot did not bring (inSnapshot
 	// false) and on which this desk has nothing of its own (no
-	// redemption, event, undo, print; a conflict another desk took part in
-	// is not its own), and returns how many.
+	// redemption, event, undo, print, audit row; a conflict another desk
+	// took part in and the server's note on a redemption are not its
+	// own), and returns how many.
 	DropStaleCopies(ctx context.Context, maxID int64, inSnapshot func(code string) bool) (int, error)
 	// MirrorRemote records a redemption the server decided (online).
 	MirrorRemote(ctx context.Context, c Code, a Attempt, r protocol.Result) (Verdict, error)
@@ -585,9 +586,11 @@ func (s *Service) startOver(ctx context.Context, ss SyncStore, ring string) (int
 // copy left behind would be handed over offline as unused after its site
 // closed its day or another desk used it. A label this desk did anything
 // with (scanned, redeemed, undid, printed, queued an event on) stays: its
-// events make it a holder at the server. A conflict over the label does
-// not keep it: the snapshot lists the conflicts another desk of the site
-// took part in without their labels, which follow that desk, not this one.
+// events make it a holder at the server. What the server told of it
+// does not keep it: the snapshot lists the conflicts another desk of the
+// site took part in without their labels, which follow that desk, not
+// this one, and the server's note on a flagged redemption reached every
+// desk that read the change.
 func (s *Service) dropStaleCopies(ctx context.Context, ss SyncStore, held int64, seen *snapshotSet) error {
 	seen.seal()
 	n, err := ss.DropStaleCopies(ctx, held, seen.has)

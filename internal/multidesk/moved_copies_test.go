@@ -224,3 +224,60 @@ func TestMovedDeskDropsACopyOnlyItsNewSitesConflictNames(t *testing.T) {
 		}
 	})
 }
+
+// TestMovedDeskDropsACopyOnlyTheServersFlagNames: main closes its day,
+// expiring a label, and Main 2, offline, hands it over: the server takes
+// the redemption and flags it (redeemed after its day was closed). Main 3
+// reads that change and keeps the server's note in the label's history.
+// Moved to North, Main 3 starts over: the snapshot does not bring the
+// label (Main 3 did nothing with it), and the note is the server's, not
+// Main 3's, so the copy goes with it. Main 2's supervisor then undoes the
+// redemption (expired at the server again), a change North never gets:
+// Main 3 holds the label as the server has it, or not at all; it kept
+// its copy used because of the note.
+func TestMovedDeskDropsACopyOnlyTheServersFlagNames(t *testing.T) {
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		ctx := context.Background()
+		h := centraltest.New(t, dbPath, 0)
+		m1 := h.Desk(t, "Main 1", "A", h.Station(t, "Main 1", "A"))
+		m2 := h.Desk(t, "Main 2", "B", h.Station(t, "Main 2", "B"))
+		m3 := h.Desk(t, "Main 3", "C", h.Station(t, "Main 3", "C"))
+		siteDesk(t, h, "North", "North 1", "N") // North exists
+		codes := m1.Issue(t, 2)
+		for _, d := range []*centraltest.Desk{m1, m2, m3} {
+			d.Sync(t)
+		}
+		back := offline(m2, "Main 2")
+		if dc := m1.CloseDay(t, true); dc.ExpiredNow != 2 {
+			t.Fatalf("Main 1's close expired %d labels, want 2: the test's premise changed", dc.ExpiredNow)
+		}
+		m1.Sync(t)
+		if v := m2.Redeem(t, codes[0], "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("Main 2 offline: %+v", v)
+		}
+		back()
+		m2.Sync(t)
+		m3.Sync(t)
+		if n := m3.Count(t, `SELECT count(*) FROM audit WHERE action = 'server_flag'`); n != 1 {
+			t.Fatalf("Main 3 keeps %d notes of the server, want the flag of Main 2's redemption: the test's premise changed", n)
+		}
+		if err := h.DB.SetStationSite(ctx, "Main 3", "North"); err != nil {
+			t.Fatal(err)
+		}
+		m3.Sync(t) // starts over from North's snapshot
+		h.Now = h.Now.Add(time.Minute)
+		if u := m2.Undo(t, codes[0], "wrong parcel"); u.Status != app.StatusExpired {
+			t.Fatalf("Main 2's undo left the label %s, want expired: the test's premise changed", u.Status)
+		}
+		m2.Sync(t)
+		m3.Sync(t)
+		v, err := m3.Svc.Check(ctx, codes[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Record != nil && v.Record.Status != app.StatusExpired {
+			t.Errorf("Main 3, moved to North, holds main's label %s as %s; the server has it expired (Main 2's redemption undone)", codes[0], v.Record.Status)
+		}
+	})
+}
