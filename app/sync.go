@@ -108,8 +108,10 @@ type SyncStore interface {
 	CodesHeld(ctx context.Context) (int64, error)
 	// DropStaleCopies forgets the copies of other desks' labels, with ids
 	// up to maxID, that the server's snapshot did not bring (inSnapshot
-	// false) and on which this desk has nothing of its own (no scan,
-	// redemption, event, undo, conflict, print), and returns how many.
+	// false) and on which this desk has nothing of its own (no
+	// redemption, event, undo, print, audit row; a conflict another desk
+	// took part in and the server's note on a redemption are not its
+	// own), and returns how many.
 	DropStaleCopies(ctx context.Context, maxID int64, inSnapshot func(code string) bool) (int, error)
 	// MirrorRemote records a redemption the server decided (online).
 	MirrorRemote(ctx context.Context, c Code, a Attempt, r protocol.Result) (Verdict, error)
@@ -577,14 +579,18 @@ func (s *Service) startOver(ctx context.Context, ss SyncStore, ring string) (int
 // dropStaleCopies is the end of a start over: a copy of another desk's
 // label the server's snapshot did not bring is one this desk no longer
 // holds. The snapshot is the desk's site's labels and the other sites'
-// labels a desk of its site has an event on (which the feed keeps
+// labels this desk has an event on or issued (which the feed keeps
 // following); what else the desk kept is another site's label it only
 // downloaded (it was moved here) or one the server no longer has (it was
 // restored): nothing tells it of that label's changes any more, and a
 // copy left behind would be handed over offline as unused after its site
 // closed its day or another desk used it. A label this desk did anything
-// with (redeemed, undid, printed, queued an event on, or one of its own
-// conflicts names) stays: its events make it a holder at the server.
+// with (scanned, redeemed, undid, printed, queued an event on) stays: its
+// events make it a holder at the server. What the server told of it
+// does not keep it: the snapshot lists the conflicts another desk of the
+// site took part in without their labels, which follow that desk, not
+// this one, and the server's note on a flagged redemption reached every
+// desk that read the change.
 func (s *Service) dropStaleCopies(ctx context.Context, ss SyncStore, held int64, seen *snapshotSet) error {
 	seen.seal()
 	n, err := ss.DropStaleCopies(ctx, held, seen.has)

@@ -802,25 +802,22 @@ func (d *DB) CodesHeld(ctx context.Context) (int64, error) {
 	return id, d.wrap(err, "cannot read the codes")
 }
 
-// ownConflict is a conflict this desk took part in: one of its two
-// redemptions is a scan of this desk's. The desk lists every conflict of
-// its site, other desks' too (a desk of its site took part); a copy of
-// another site's label is kept for the desk's own conflicts only, since
-// the server brings it back and follows it for those alone: kept for
-// another desk's conflict, it stayed unused here while the server had it
-// used (seed 223067022).
-const ownConflict = `(first_event IN (SELECT trace_id FROM scans) OR second_event IN (SELECT trace_id FROM scans))`
-
 // DropStaleCopies forgets the copies of other desks' labels (a remote
 // batch's) with ids up to maxID that inSnapshot says the server's snapshot
 // did not bring, unless this desk did anything the server keeps on one: an
 // event in the outbox (its online redemptions are there too), a
-// redemption of its own, an undo, a print, an audit row, a conflict it
-// took part in (app's dropStaleCopies says why). What such a copy still carries goes
-// with it: the other desks' redemptions the feed brought; this desk's
-// refused scans of it stay in the scan log, without the label (the server
-// does not hold them as this desk's, or the snapshot would have brought
-// the label: a restore lost them).
+// redemption of its own, an undo, a print, an audit row of its own (app's
+// dropStaleCopies says why). What the server told of the label keeps
+// nothing: a conflict naming it (one this desk took part in comes with its
+// own redemption; one of another desk of its site is listed without the
+// label: the snapshot brings it, not the label, whose changes come here
+// only while that desk holds it), nor the server's note on a redemption it
+// flagged (keepServerNote, written at every desk the change reached). What
+// such a copy still carries goes with it: the other desks' redemptions the
+// feed brought, the server's notes; this desk's refused scans of it stay in
+// the scan log, without the label (the server does not hold them as this
+// desk's, or the snapshot would have brought the label: a restore lost
+// them).
 func (d *DB) DropStaleCopies(ctx context.Context, maxID int64, inSnapshot func(code string) bool) (int, error) {
 	rows, err := d.db.QueryContext(ctx, `SELECT c.id, c.code FROM codes c JOIN batches b ON b.id = c.batch_id
 		WHERE c.id <= ? AND b.created_at = 0 AND b.label_date = 'remote'`, maxID)
@@ -861,15 +858,14 @@ func (d *DB) DropStaleCopies(ctx context.Context, maxID int64, inSnapshot func(c
 		return 0, d.wrap(err, "cannot drop the copies of other desks' labels")
 	}
 	// Each NOT IN list is built once (not a search per copy: the outbox
-	// and the conflicts have no index on the code).
+	// has no index on the code).
 	rows, err = tx.QueryContext(ctx, `SELECT c.id FROM codes c WHERE c.id IN (SELECT value FROM json_each(?))
 		AND c.batch_id IN (SELECT id FROM batches WHERE created_at = 0 AND label_date = 'remote')
 		AND c.id NOT IN (SELECT code_id FROM redemptions WHERE own = 1)
 		AND c.id NOT IN (SELECT code_id FROM undos)
-		AND c.id NOT IN (SELECT code_id FROM audit WHERE code_id IS NOT NULL)
+		AND c.id NOT IN (SELECT code_id FROM audit WHERE code_id IS NOT NULL AND action <> 'server_flag')
 		AND c.id NOT IN (SELECT code_id FROM print_job_codes)
-		AND c.code NOT IN (SELECT code FROM outbox WHERE code IS NOT NULL)
-		AND c.code NOT IN (SELECT code FROM conflicts WHERE `+ownConflict+` UNION SELECT second_code FROM conflicts WHERE second_code IS NOT NULL AND `+ownConflict+`)`, string(list))
+		AND c.code NOT IN (SELECT code FROM outbox WHERE code IS NOT NULL)`, string(list))
 	if err != nil {
 		return 0, d.wrap(err, "cannot drop the copies of other desks' labels")
 	}
@@ -890,6 +886,7 @@ func (d *DB) DropStaleCopies(ctx context.Context, maxID int64, inSnapshot func(c
 	var n int64
 	for _, q := range []string{
 		`UPDATE scans SET code_id = NULL WHERE code_id IN (SELECT value FROM json_each(?))`,
+		`DELETE FROM audit WHERE action = 'server_flag' AND code_id IN (SELECT value FROM json_each(?))`,
 		`DELETE FROM redemptions WHERE code_id IN (SELECT value FROM json_each(?))`,
 		`DELETE FROM codes WHERE id IN (SELECT value FROM json_each(?))`,
 	} {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"qrdesk/app"
 	"qrdesk/internal/centraltest"
@@ -171,45 +172,112 @@ func TestSiteCopyFollowsWhenItsHolderMovesAway(t *testing.T) {
 	})
 }
 
-// TestMovedDeskDropsACopyOnlyAnotherDesksConflictNames: Main 2 holds a
-// copy of main's label, unused, and does nothing with it. North 1 hands it
-// over online and Main 1 offline: a conflict, which North lists since
-// North 1 took part. Main 2 is moved to North before it syncs again, and
-// starts over: North's snapshot does not bring the label (Main 2 holds
-// nothing of it at the server) but brings the conflict. Main 2 kept its
-// copy for that conflict, unused while the server had it used, and never
-// followed again (seed 223067022): offline, it handed the label over as
-// unused, with no word of the site's policy for other sites' labels. A
-// copy is kept for the desk's own conflicts only; this one is dropped.
-func TestMovedDeskDropsACopyOnlyAnotherDesksConflictNames(t *testing.T) {
+// TestMovedDeskDropsACopyOnlyItsNewSitesConflictNames: Main 2 downloads
+// main's label and falls behind main's feed. South 1 hands the label over
+// offline and Main 1 online: a double use in which South took part. Main 2
+// is moved to South before it reads Main 1's redemption, and starts over
+// from South's snapshot. The snapshot brings the conflict (a desk of South
+// took part: Main 2 lists it) but not the label: Main 2 has nothing of its
+// own on it, and the feed sends the label's changes to South only while
+// South 1 holds it. So Main 2 holds the label as the server has it (used)
+// or not at all: it kept its old copy, unused, because a conflict named
+// it.
+func TestMovedDeskDropsACopyOnlyItsNewSitesConflictNames(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		ctx := context.Background()
 		h := centraltest.New(t, dbPath, 0)
 		m1 := h.Desk(t, "Main 1", "A", h.Station(t, "Main 1", "A"))
 		m2 := h.Desk(t, "Main 2", "B", h.Station(t, "Main 2", "B"))
-		n1 := siteDesk(t, h, "North", "North 1", "N")
-		codes := m1.Issue(t, 1)
+		s1 := siteDesk(t, h, "South", "South 1", "S")
+		codes := m1.Issue(t, 2)
 		m1.Sync(t)
-		m2.Sync(t)
-		if got := m2.Status(t, codes[0]); got != app.StatusUnused {
-			t.Fatalf("Main 2's copy is %s before anything: the test's premise changed", got)
-		}
-		if v := n1.Redeem(t, codes[0], "li"); v.Outcome != app.OutcomeRedeemed {
-			t.Fatalf("North 1 online: %+v", v)
-		}
-		back := offline(m1, "Main 1")
-		if v := m1.Redeem(t, codes[0], "wang"); v.Outcome != app.OutcomeRedeemed {
-			t.Fatalf("Main 1 offline: %+v", v)
+		m2.Sync(t) // holds main's labels, unused
+		s1.Sync(t)
+		back := offline(s1, "South 1")
+		if v := s1.Redeem(t, codes[0], "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("South 1 offline: %+v", v)
 		}
 		back()
-		m1.Sync(t)
-		if err := h.DB.SetStationSite(ctx, "Main 2", "North"); err != nil {
+		h.Now = h.Now.Add(time.Minute)
+		if v := m1.Redeem(t, codes[0], "wang"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("Main 1 online: %+v", v)
+		}
+		s1.Sync(t)
+		if got := h.Server(t).Conflicts()[codes[0]]; got != 1 {
+			t.Fatalf("the server holds %d conflicts over %s, want 1: the test's premise changed", got, codes[0])
+		}
+		if err := h.DB.SetStationSite(ctx, "Main 2", "South"); err != nil {
 			t.Fatal(err)
 		}
+		m2.Sync(t) // starts over from South's snapshot
 		m2.Sync(t)
-		if v, err := m2.Svc.Check(ctx, codes[0]); err != nil || (v.Record != nil && v.Record.Status != app.StatusUsed) {
-			t.Errorf("Main 2, moved to North, holds main's label %s as %+v (%v); the server has it used by North 1", codes[0], v.Record, err)
+		v, err := m2.Svc.Check(ctx, codes[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Record != nil && v.Record.Status != app.StatusUsed {
+			t.Errorf("Main 2, moved to South, holds main's label %s as %s; the server has it used by Main 1", codes[0], v.Record.Status)
+		}
+		if list, err := m2.DB.Conflicts(ctx); err != nil || len(list) != 1 || list[0].Code != codes[0] {
+			t.Errorf("Main 2, moved to South, lists conflicts %+v (%v), want the one South 1 took part in", list, err)
+		}
+	})
+}
+
+// TestMovedDeskDropsACopyOnlyTheServersFlagNames: main closes its day,
+// expiring a label, and Main 2, offline, hands it over: the server takes
+// the redemption and flags it (redeemed after its day was closed). Main 3
+// reads that change and keeps the server's note in the label's history.
+// Moved to North, Main 3 starts over: the snapshot does not bring the
+// label (Main 3 did nothing with it), and the note is the server's, not
+// Main 3's, so the copy goes with it. Main 2's supervisor then undoes the
+// redemption (expired at the server again), a change North never gets:
+// Main 3 holds the label as the server has it, or not at all; it kept
+// its copy used because of the note.
+func TestMovedDeskDropsACopyOnlyTheServersFlagNames(t *testing.T) {
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		ctx := context.Background()
+		h := centraltest.New(t, dbPath, 0)
+		m1 := h.Desk(t, "Main 1", "A", h.Station(t, "Main 1", "A"))
+		m2 := h.Desk(t, "Main 2", "B", h.Station(t, "Main 2", "B"))
+		m3 := h.Desk(t, "Main 3", "C", h.Station(t, "Main 3", "C"))
+		siteDesk(t, h, "North", "North 1", "N") // North exists
+		codes := m1.Issue(t, 2)
+		for _, d := range []*centraltest.Desk{m1, m2, m3} {
+			d.Sync(t)
+		}
+		back := offline(m2, "Main 2")
+		if dc := m1.CloseDay(t, true); dc.ExpiredNow != 2 {
+			t.Fatalf("Main 1's close expired %d labels, want 2: the test's premise changed", dc.ExpiredNow)
+		}
+		m1.Sync(t)
+		if v := m2.Redeem(t, codes[0], "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("Main 2 offline: %+v", v)
+		}
+		back()
+		m2.Sync(t)
+		m3.Sync(t)
+		if n := m3.Count(t, `SELECT count(*) FROM audit WHERE action = 'server_flag'`); n != 1 {
+			t.Fatalf("Main 3 keeps %d notes of the server, want the flag of Main 2's redemption: the test's premise changed", n)
+		}
+		if err := h.DB.SetStationSite(ctx, "Main 3", "North"); err != nil {
+			t.Fatal(err)
+		}
+		m3.Sync(t) // starts over from North's snapshot
+		h.Now = h.Now.Add(time.Minute)
+		if u := m2.Undo(t, codes[0], "wrong parcel"); u.Status != app.StatusExpired {
+			t.Fatalf("Main 2's undo left the label %s, want expired: the test's premise changed", u.Status)
+		}
+		m2.Sync(t)
+		m3.Sync(t)
+		v, err := m3.Svc.Check(ctx, codes[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Record != nil && v.Record.Status != app.StatusExpired {
+			t.Errorf("Main 3, moved to North, holds main's label %s as %s; the server has it expired (Main 2's redemption undone)", codes[0], v.Record.Status)
 		}
 	})
 }
