@@ -211,7 +211,9 @@ func (c *DB) handedBack(ctx context.Context, tx *etx, st central.Station, ev pro
 // is the one recorded, as a duplicate (decide records nothing more, so
 // the dashboard counts it once). A redemption whose undo comes with it
 // (TakenBack) is another one, taken back: it is never renumbered onto the
-// record.
+// record; nor is one that follows an undo of the record by the same desk
+// (the undo names the record's id: the desk took that redemption back and
+// handed the parcel over again).
 func (c *DB) renumbered(ctx context.Context, tx *etx, st central.Station, ev protocol.Event, cc centralCode) (protocol.Result, bool, error) {
 	prev, err := c.readEvent(ctx, tx, cc.usedEvent)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -224,6 +226,17 @@ func (c *DB) renumbered(ctx context.Context, tx *etx, st central.Station, ev pro
 		return protocol.Result{}, false, nil
 	}
 	old := cc.usedEvent
+	// The desk undid the record under its own id (the server refused the
+	// undo or has not applied it): a redemption of the label after that is
+	// a new handover at the desk, whatever its time, not the record
+	// renumbered. A renumbered desk's undo names the new id.
+	var undone int
+	if err := tx.queryRow(ctx, `SELECT count(*) FROM events WHERE kind = 'undo' AND undoes = ? AND station = ?`, old, st.Name).Scan(&undone); err != nil {
+		return protocol.Result{}, false, err
+	}
+	if undone > 0 {
+		return protocol.Result{}, false, nil
+	}
 	for _, q := range []string{
 		`UPDATE events SET event_id = ? WHERE event_id = ?`,
 		`UPDATE codes SET used_event = ? WHERE used_event = ?`,
