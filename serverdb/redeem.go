@@ -47,8 +47,8 @@ func (c *DB) redeem(ctx context.Context, tx *etx, st central.Station, ev protoco
 		r, note, err := c.redeemed(ctx, tx, st, ev, cc, m, now)
 		return r, note, m.when, err
 	}
-	r, err := c.redeemRefused(ctx, tx, st, ev, cc, m, now)
-	return r, m.note, m.when, err
+	r, note, err := c.redeemRefused(ctx, tx, st, ev, cc, m, now)
+	return r, note, m.when, err
 }
 
 // redeemMark is what the guarded UPDATE of a redemption did: the time the
@@ -148,20 +148,20 @@ func (c *DB) redeemed(ctx context.Context, tx *etx, st central.Station, ev proto
 	return r, note, err
 }
 
-// redeemRefused answers a redemption the guard refused. The label is as
-// cc says (it is held), and each answer below is the guard's reason. No
-// other state can have refused it: rather than answer what it did not
-// record, the event fails and is sent again.
-func (c *DB) redeemRefused(ctx context.Context, tx *etx, st central.Station, ev protocol.Event, cc centralCode, m redeemMark, now int64) (protocol.Result, error) {
+// redeemRefused answers a redemption the guard refused, with the server's
+// note on it. The label is as cc says (it is held), and each answer below
+// is the guard's reason. No other state can have refused it: rather than
+// answer what it did not record, the event fails and is sent again.
+func (c *DB) redeemRefused(ctx context.Context, tx *etx, st central.Station, ev protocol.Event, cc centralCode, m redeemMark, now int64) (protocol.Result, central.Note, error) {
 	when, note := m.when, m.note
 	if cc.status == string(app.StatusUsed) && ev.Offline && !ev.TakenBack && cc.usedStation == st.Name && cc.usedEvent != ev.EventID {
 		if r, ok, err := c.renumbered(ctx, tx, st, ev, cc); err != nil || ok {
-			return r, err
+			return r, note, err
 		}
 	}
 	handedBack, err := c.handedBack(ctx, tx, st, ev, cc, when)
 	if err != nil {
-		return protocol.Result{}, err
+		return protocol.Result{}, note, err
 	}
 	switch {
 	case handedBack:
@@ -169,19 +169,26 @@ func (c *DB) redeemRefused(ctx context.Context, tx *etx, st central.Station, ev 
 		// was made: no second use of the label, so no conflict; the label
 		// stays with its record,
 		// and the undo is accepted as taking back this redemption alone.
+		// The parcel did go out: one past the label's expiry is flagged.
+		note = central.TakenOffline(note, central.Label{ExpireAt: cc.expireAt}, when)
+		reason := "handed back: undone at this desk, and the label was used at " + cc.usedStation + " since"
+		if note.Text != "" {
+			reason = note.Text + "; " + reason
+		}
 		return protocol.Result{Outcome: protocol.OutcomeRedeemed, UsedAt: cc.usedAt, UsedStation: cc.usedStation, UsedOperator: cc.usedOperator,
-			Reason: "handed back: undone at this desk, and the label was used at " + cc.usedStation + " since", Status: cc.status}, nil
+			Reason: reason, Status: cc.status}, note, nil
 	case cc.status == string(app.StatusUsed) && ev.Offline:
-		return c.conflict(ctx, tx, st, ev, cc, when, note, now)
+		r, err := c.conflict(ctx, tx, st, ev, cc, when, note, now)
+		return r, note, err
 	case ev.Offline:
 	case cc.status == string(app.StatusUsed):
-		return protocol.Result{Outcome: protocol.OutcomeAlreadyUsed, UsedAt: cc.usedAt, UsedStation: cc.usedStation, UsedOperator: cc.usedOperator, Status: cc.status}, nil
+		return protocol.Result{Outcome: protocol.OutcomeAlreadyUsed, UsedAt: cc.usedAt, UsedStation: cc.usedStation, UsedOperator: cc.usedOperator, Status: cc.status}, note, nil
 	case cc.status == string(app.StatusDisabled):
-		return protocol.Result{Outcome: protocol.OutcomeDisabled, Reason: cc.reason, Status: cc.status}, nil
+		return protocol.Result{Outcome: protocol.OutcomeDisabled, Reason: cc.reason, Status: cc.status}, note, nil
 	case cc.status == string(app.StatusExpired) || (cc.status == string(app.StatusUnused) && cc.expireAt != 0 && cc.expireAt <= when):
-		return protocol.Result{Outcome: protocol.OutcomeExpired, Reason: expiredReason(cc), Status: cc.status}, nil
+		return protocol.Result{Outcome: protocol.OutcomeExpired, Reason: expiredReason(cc), Status: cc.status}, note, nil
 	}
-	return protocol.Result{}, fmt.Errorf("redeem %s: the label is %s under its lock, yet the guarded update changed nothing", ev.Code, cc.status)
+	return protocol.Result{}, note, fmt.Errorf("redeem %s: the label is %s under its lock, yet the guarded update changed nothing", ev.Code, cc.status)
 }
 
 // handedBack reports whether an offline redemption, used since at another
