@@ -47,8 +47,8 @@ func (c *DB) redeem(ctx context.Context, tx *etx, st central.Station, ev protoco
 		r, note, err := c.redeemed(ctx, tx, st, ev, cc, m, now)
 		return r, note, m.when, err
 	}
-	r, err := c.redeemRefused(ctx, tx, st, ev, cc, m, now)
-	return r, m.note, m.when, err
+	r, note, err := c.redeemRefused(ctx, tx, st, ev, cc, m, now)
+	return r, note, m.when, err
 }
 
 // redeemMark is what the guarded UPDATE of a redemption did: the time the
@@ -148,20 +148,20 @@ func (c *DB) redeemed(ctx context.Context, tx *etx, st central.Station, ev proto
 	return r, note, err
 }
 
-// redeemRefused answers a redemption the guard refused. The label is as
-// cc says (it is held), and each answer below is the guard's reason. No
-// other state can have refused it: rather than answer what it did not
-// record, the event fails and is sent again.
-func (c *DB) redeemRefused(ctx context.Context, tx *etx, st central.Station, ev protocol.Event, cc centralCode, m redeemMark, now int64) (protocol.Result, error) {
+// redeemRefused answers a redemption the guard refused, with the server's
+// note on it. The label is as cc says (it is held), and each answer below
+// is the guard's reason. No other state can have refused it: rather than
+// answer what it did not record, the event fails and is sent again.
+func (c *DB) redeemRefused(ctx context.Context, tx *etx, st central.Station, ev protocol.Event, cc centralCode, m redeemMark, now int64) (protocol.Result, central.Note, error) {
 	when, note := m.when, m.note
 	if cc.status == string(app.StatusUsed) && ev.Offline && !ev.TakenBack && cc.usedStation == st.Name && cc.usedEvent != ev.EventID {
 		if r, ok, err := c.renumbered(ctx, tx, st, ev, cc); err != nil || ok {
-			return r, err
+			return r, note, err
 		}
 	}
 	handedBack, err := c.handedBack(ctx, tx, st, ev, cc, when)
 	if err != nil {
-		return protocol.Result{}, err
+		return protocol.Result{}, note, err
 	}
 	switch {
 	case handedBack:
@@ -169,19 +169,26 @@ func (c *DB) redeemRefused(ctx context.Context, tx *etx, st central.Station, ev 
 		// was made: no second use of the label, so no conflict; the label
 		// stays with its record,
 		// and the undo is accepted as taking back this redemption alone.
+		// The parcel did go out: one past the label's expiry is flagged.
+		note = central.TakenOffline(note, central.Label{ExpireAt: cc.expireAt}, when)
+		reason := "handed back: undone at this desk, and the label was used at " + cc.usedStation + " since"
+		if note.Text != "" {
+			reason = note.Text + "; " + reason
+		}
 		return protocol.Result{Outcome: protocol.OutcomeRedeemed, UsedAt: cc.usedAt, UsedStation: cc.usedStation, UsedOperator: cc.usedOperator,
-			Reason: "handed back: undone at this desk, and the label was used at " + cc.usedStation + " since", Status: cc.status}, nil
+			Reason: reason, Status: cc.status}, note, nil
 	case cc.status == string(app.StatusUsed) && ev.Offline:
-		return c.conflict(ctx, tx, st, ev, cc, when, note, now)
+		r, err := c.conflict(ctx, tx, st, ev, cc, when, note, now)
+		return r, note, err
 	case ev.Offline:
 	case cc.status == string(app.StatusUsed):
-		return protocol.Result{Outcome: protocol.OutcomeAlreadyUsed, UsedAt: cc.usedAt, UsedStation: cc.usedStation, UsedOperator: cc.usedOperator, Status: cc.status}, nil
+		return protocol.Result{Outcome: protocol.OutcomeAlreadyUsed, UsedAt: cc.usedAt, UsedStation: cc.usedStation, UsedOperator: cc.usedOperator, Status: cc.status}, note, nil
 	case cc.status == string(app.StatusDisabled):
-		return protocol.Result{Outcome: protocol.OutcomeDisabled, Reason: cc.reason, Status: cc.status}, nil
+		return protocol.Result{Outcome: protocol.OutcomeDisabled, Reason: cc.reason, Status: cc.status}, note, nil
 	case cc.status == string(app.StatusExpired) || (cc.status == string(app.StatusUnused) && cc.expireAt != 0 && cc.expireAt <= when):
-		return protocol.Result{Outcome: protocol.OutcomeExpired, Reason: expiredReason(cc), Status: cc.status}, nil
+		return protocol.Result{Outcome: protocol.OutcomeExpired, Reason: expiredReason(cc), Status: cc.status}, note, nil
 	}
-	return protocol.Result{}, fmt.Errorf("redeem %s: the label is %s under its lock, yet the guarded update changed nothing", ev.Code, cc.status)
+	return protocol.Result{}, note, fmt.Errorf("redeem %s: the label is %s under its lock, yet the guarded update changed nothing", ev.Code, cc.status)
 }
 
 // handedBack reports whether an offline redemption, used since at another
@@ -211,7 +218,9 @@ func (c *DB) handedBack(ctx context.Context, tx *etx, st central.Station, ev pro
 // is the one recorded, as a duplicate (decide records nothing more, so
 // the dashboard counts it once). A redemption whose undo comes with it
 // (TakenBack) is another one, taken back: it is never renumbered onto the
-// record.
+// record; nor is one that follows an undo of the record by the same desk
+// (the undo names the record's id: the desk took that redemption back and
+// handed the parcel over again).
 func (c *DB) renumbered(ctx context.Context, tx *etx, st central.Station, ev protocol.Event, cc centralCode) (protocol.Result, bool, error) {
 	prev, err := c.readEvent(ctx, tx, cc.usedEvent)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -224,6 +233,17 @@ func (c *DB) renumbered(ctx context.Context, tx *etx, st central.Station, ev pro
 		return protocol.Result{}, false, nil
 	}
 	old := cc.usedEvent
+	// The desk undid the record under its own id (the server refused the
+	// undo or has not applied it): a redemption of the label after that is
+	// a new handover at the desk, whatever its time, not the record
+	// renumbered. A renumbered desk's undo names the new id.
+	var undone int
+	if err := tx.queryRow(ctx, `SELECT count(*) FROM events WHERE kind = 'undo' AND undoes = ? AND station = ?`, old, st.Name).Scan(&undone); err != nil {
+		return protocol.Result{}, false, err
+	}
+	if undone > 0 {
+		return protocol.Result{}, false, nil
+	}
 	for _, q := range []string{
 		`UPDATE events SET event_id = ? WHERE event_id = ?`,
 		`UPDATE codes SET used_event = ? WHERE used_event = ?`,
