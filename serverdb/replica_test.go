@@ -29,11 +29,24 @@ func openWithReplica(t *testing.T, pair *testpg.Pair, opt ReplicaOptions) (*DB, 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { x.Close() })
+	// The standby has replayed the new database's whole schema, not only
+	// its feed table: a read before a later migration's column was there
+	// failed, marked the replica down, and went to the primary
+	// ("primary_down"), which the tests count.
+	var primaryLSN string
+	if err := c.e.queryRow(ctx, `SELECT pg_current_wal_lsn()::text`).Scan(&primaryLSN); err != nil {
+		t.Fatal(err)
+	}
 	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
-		if _, _, err := x.r.FeedBounds(ctx); err == nil {
-			break
-		} else if time.Since(start) > 10*time.Second {
-			t.Fatalf("the standby has no feed of the new database: %v", err)
+		var replayed bool
+		err := x.r.e.queryRow(ctx, `SELECT pg_last_wal_replay_lsn() >= ?::pg_lsn`, primaryLSN).Scan(&replayed)
+		if err == nil && replayed {
+			if _, _, err = x.r.FeedBounds(ctx); err == nil {
+				break
+			}
+		}
+		if time.Since(start) > 10*time.Second {
+			t.Fatalf("the standby has not replayed the new database (up to %s): %v", primaryLSN, err)
 		}
 	}
 	return c, x
