@@ -92,6 +92,11 @@ func (c *DB) Apply(ctx context.Context, st central.Station, evs []protocol.Event
 			// original): decide again knowing it.
 			r, err = c.applyOne(ctx, st, ev, at, true)
 		}
+		if errors.Is(err, errDecidedMeanwhile) {
+			// A retry racing the original past the online attempt's row:
+			// the original has decided it, so this one is its duplicate.
+			r, err = c.applyOne(ctx, st, ev, at, true)
+		}
 		if err != nil {
 			return out, err
 		}
@@ -126,6 +131,12 @@ func (c *DB) applyOne(ctx context.Context, st central.Station, ev protocol.Event
 	}
 	return r, tx.commit()
 }
+
+// errDecidedMeanwhile: the online attempt's row an offline event was to
+// take over was taken over by another copy of the event, committed after
+// this transaction read it (PostgreSQL). The transaction is rolled back
+// and the event decided again, knowing its id: a duplicate.
+var errDecidedMeanwhile = errors.New("the event was decided meanwhile by a copy of it")
 
 // storedEvent is an event row.
 type storedEvent struct {
@@ -225,9 +236,22 @@ func (c *DB) decide(ctx context.Context, tx *etx, st central.Station, ev protoco
 		return protocol.Result{}, err
 	}
 	if replace {
-		_, err = tx.exec(ctx, `UPDATE events SET offline = ?, outcome = ?, detail = ?, flag = ?, flags = ?, decided_at = ?, received_at = ?, write_no = ? WHERE event_id = ?`,
-			ev.Offline, r.Outcome, string(detail), note.Text, note.Flags, decidedAt, now, r.Write, ev.EventID)
-		return r, err
+		// Only over the online attempt's row as applyInTx read it: two
+		// copies of the offline event (a duplicated request) both read
+		// that row on PostgreSQL before either committed, and the second,
+		// let through after the first took the label, would write its
+		// decision and feed changes a second time (a conflict delivered
+		// twice under one webhook id). It finds the row decided and is
+		// rolled back whole (errDecidedMeanwhile).
+		res, err := tx.exec(ctx, `UPDATE events SET offline = ?, outcome = ?, detail = ?, flag = ?, flags = ?, decided_at = ?, received_at = ?, write_no = ? WHERE event_id = ? AND offline = ? AND outcome <> ?`,
+			ev.Offline, r.Outcome, string(detail), note.Text, note.Flags, decidedAt, now, r.Write, ev.EventID, false, protocol.OutcomeRedeemed)
+		if err != nil {
+			return r, err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return protocol.Result{}, errDecidedMeanwhile
+		}
+		return r, nil
 	}
 	_, err = tx.exec(ctx, `INSERT INTO events (event_id, station, kind, code, operator, at, received_at, offline, outcome, detail, reason, flag, flags, decided_at, undoes, write_no)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, ev.EventID, st.Name, ev.Kind, ev.Code, ev.Operator, ev.At, now, ev.Offline, r.Outcome, string(detail), ev.Reason, note.Text, note.Flags, decidedAt, ev.Undoes, r.Write)
