@@ -87,15 +87,10 @@ func (c *DB) Apply(ctx context.Context, st central.Station, evs []protocol.Event
 			checked = true
 		}
 		r, err := c.applyOne(ctx, st, ev, at, false)
-		if isUniqueAny(err) {
+		if isUniqueAny(err) || errors.Is(err, errDecidedMeanwhile) {
 			// The event id is known (sent before, or a retry racing the
 			// original): decide again knowing it.
-			r, err = c.applyOne(ctx, st, ev, at, true)
-		}
-		if errors.Is(err, errDecidedMeanwhile) {
-			// A retry racing the original past the online attempt's row:
-			// the original has decided it, so this one is its duplicate.
-			r, err = c.applyOne(ctx, st, ev, at, true)
+			r, err = c.applyKnown(ctx, st, ev, at)
 		}
 		if err != nil {
 			return out, err
@@ -137,6 +132,17 @@ func (c *DB) applyOne(ctx context.Context, st central.Station, ev protocol.Event
 // this transaction read it (PostgreSQL). The transaction is rolled back
 // and the event decided again, knowing its id: a duplicate.
 var errDecidedMeanwhile = errors.New("the event was decided meanwhile by a copy of it")
+
+// applyKnown is applyOne of an event whose id the server holds. A copy of
+// it racing past the online attempt's row (errDecidedMeanwhile) is decided
+// once more: the other copy has decided it, so this one is its duplicate.
+func (c *DB) applyKnown(ctx context.Context, st central.Station, ev protocol.Event, now int64) (protocol.Result, error) {
+	r, err := c.applyOne(ctx, st, ev, now, true)
+	if errors.Is(err, errDecidedMeanwhile) {
+		r, err = c.applyOne(ctx, st, ev, now, true)
+	}
+	return r, err
+}
 
 // storedEvent is an event row.
 type storedEvent struct {
