@@ -133,31 +133,22 @@ func (q *issuedQueries) close() {
 }
 
 // find is the order n issued before: imported here, else held as labels
-// under n (or the spelling of it the feed marked).
+// under n or under the spelling of it the feed marked (another desk's
+// import, which also names the customer).
 func (q *issuedQueries) find(ctx context.Context, n string) (app.IssuedOrder, bool, error) {
 	var o app.IssuedOrder
 	key := app.OrderKey(n)
 	err := q.imported.QueryRowContext(ctx, key).Scan(&o.Number, &o.Customer, &o.Parcels, &o.Batch, &o.IssuedAt)
-	if errors.Is(err, sql.ErrNoRows) {
-		if err = q.heldAs(ctx, n, &o); err == nil {
-			// Labels held under the number: the feed's mark (another
-			// desk's import) names the customer, when there is one.
-			var spelled string
-			if err = q.marked.QueryRowContext(ctx, key).Scan(&spelled, &o.Customer); errors.Is(err, sql.ErrNoRows) {
-				err = nil
-			}
-			if err != nil {
-				return o, false, err
-			}
-			return o, true, nil
-		}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return o, err == nil, err
 	}
-	if errors.Is(err, sql.ErrNoRows) {
-		var spelled, customer string
-		if err = q.marked.QueryRowContext(ctx, key).Scan(&spelled, &customer); err == nil {
-			err = q.heldAs(ctx, spelled, &o)
-			o.Customer = customer
-		}
+	spelled, customer := n, ""
+	if err := q.marked.QueryRowContext(ctx, key).Scan(&spelled, &customer); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return o, false, err
+	}
+	err = q.heldAs(ctx, n, &o)
+	if errors.Is(err, sql.ErrNoRows) && spelled != n {
+		err = q.heldAs(ctx, spelled, &o)
 	}
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
@@ -165,6 +156,7 @@ func (q *issuedQueries) find(ctx context.Context, n string) (app.IssuedOrder, bo
 	case err != nil:
 		return o, false, err
 	}
+	o.Customer = customer
 	return o, true, nil
 }
 
