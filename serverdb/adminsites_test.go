@@ -19,11 +19,7 @@ import (
 func TestAdminSites(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(testing.TB) string) {
 		ctx := context.Background()
-		c, err := Open(ctx, dbPath(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
+		c := openTestDB(t, dbPath)
 		for _, s := range []string{"North", "South", "East"} {
 			if err := c.AddSite(ctx, s, 1); err != nil {
 				t.Fatal(err)

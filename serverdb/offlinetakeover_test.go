@@ -24,11 +24,7 @@ import (
 func TestOfflineEventTakesOverItsOnlineAttemptOnce(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(testing.TB) string) {
 		ctx := context.Background()
-		c, err := Open(ctx, dbPath(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
+		c := openTestDB(t, dbPath)
 		const now = int64(1796519583)
 		station := func(name, letter string) central.Station {
 			t.Helper()

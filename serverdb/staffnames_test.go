@@ -19,11 +19,7 @@ import (
 func TestLookalikeNamesStoredBeforeTheRule(t *testing.T) {
 	testpg.Engines(t, func(t *testing.T, dbPath func(testing.TB) string) {
 		ctx := context.Background()
-		c, err := Open(ctx, dbPath(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
+		c := openTestDB(t, dbPath)
 		hash, err := app.HashPIN("2468")
 		if err != nil {
 			t.Fatal(err)
