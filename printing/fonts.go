@@ -39,13 +39,6 @@ var fontChain = sync.OnceValue(func() []chainFont {
 	return []chainFont{{family: textFont, data: assets.TextFont, sfnt: parsed[0]}, {family: titleFont, data: assets.CJKFont, sfnt: parsed[1]}}
 })
 
-// fontIndex is the index in fontChain of the first font with a glyph for
-// r, or -1 when none has one.
-func fontIndex(r rune) int { return glyphs.Index(r) }
-
-// printText is s as it is printed: composed (NFC).
-func printText(s string) string { return glyphs.Composed(s) }
-
 // Unprintable returns the first character of s that no embedded font can
 // print, and false when every character prints. Spaces of every kind
 // count as printable.
@@ -101,8 +94,8 @@ type fontRun struct {
 // from before the check, or from another desk) is drawn as '?'.
 func fontRuns(s string) []fontRun {
 	var runs []fontRun
-	for _, r := range printText(s) {
-		f := fontIndex(r)
+	for _, r := range glyphs.Composed(s) {
+		f := glyphs.Index(r)
 		if f < 0 {
 			f, r = 0, '?'
 		}

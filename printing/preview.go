@@ -12,6 +12,8 @@ import (
 	"golang.org/x/image/font/opentype"
 	"golang.org/x/image/font/sfnt"
 	"golang.org/x/image/math/fixed"
+
+	"qrdesk/internal/glyphs"
 )
 
 // Preview draws the first page of a print run as an image from the same
@@ -86,7 +88,7 @@ func drawText(img draw.Image, s string, x, y, em, width float64, mono bool) {
 	if err != nil || em < 1 {
 		return
 	}
-	s = printText(s)
+	s = glyphs.Composed(s)
 	chain := fs[2:]
 	var order []*opentype.Font
 	switch {
@@ -102,7 +104,7 @@ func drawText(img draw.Image, s string, x, y, em, width float64, mono bool) {
 				return f
 			}
 		}
-		if i := fontIndex(r); i >= 0 {
+		if i := glyphs.Index(r); i >= 0 {
 			return chain[i]
 		}
 		return chain[0]
@@ -143,7 +145,7 @@ func drawText(img draw.Image, s string, x, y, em, width float64, mono bool) {
 	}
 	dot := fixed.Point26_6{X: fixed.Int26_6(x * 64), Y: fixed.Int26_6(y * 64)}
 	for _, r := range s {
-		if fontIndex(r) < 0 && (mono || !isASCII(s)) {
+		if glyphs.Index(r) < 0 && (mono || !isASCII(s)) {
 			r = '?' // as the PDF draws it (fontRuns)
 		}
 		fc := faceOf(fontOf(r), em)

@@ -11,6 +11,8 @@ import (
 	"unicode"
 
 	"golang.org/x/image/font/sfnt"
+
+	"qrdesk/internal/glyphs"
 )
 
 // scriptRefs are refs in the scripts a warehouse types: Latin with its
@@ -57,7 +59,7 @@ func TestLabelPrintsEveryScript(t *testing.T) {
 		var buf sfnt.Buffer
 		for _, s := range scriptRefs {
 			for _, r := range s.ref {
-				i := fontIndex(r)
+				i := glyphs.Index(r)
 				if i < 0 {
 					t.Errorf("%s: no font holds %q (%U)", s.name, r, r)
 					continue
