@@ -318,7 +318,13 @@ func (t *feedTail) rewound(after int64, check string) (rewound, ok bool) {
 		return false, false
 	}
 	if after == t.floor {
-		return t.floorHeld && t.floorTag != check, true
+		if !t.floorHeld {
+			// Nothing there to compare with: compacted, or a position a
+			// restored database never gave (serverdb/feedresume.go). The
+			// database's floor tells which.
+			return false, false
+		}
+		return t.floorTag != check, true
 	}
 	tag := t.tagAt(after)
 	return tag != check, true

@@ -47,7 +47,7 @@ func (c *DB) feedFloor(ctx context.Context) (int64, error) {
 func (c *DB) feedHead(ctx context.Context, floor int64) (int64, error) {
 	query := `SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'changes'), 0)`
 	if c.e.postgres {
-		query = `SELECT COALESCE(max(pos), 0) FROM changes`
+		query = `SELECT ` + pgHeadExpr
 	}
 	var head int64
 	err := c.e.queryRow(ctx, query).Scan(&head)

@@ -218,7 +218,7 @@ func (c *DB) FeedTag(ctx context.Context, pos int64) (tag string, held bool, err
 
 // placeChanges gives feed positions (PostgreSQL) to the changes committed
 // since the last placing, above every position given before (also those
-// compaction dropped), in seq order
+// compaction dropped, and those of a database a restore replaced), in seq order
 // (for one label, seq order is the order its changes committed in: a
 // writer inserts its change after the row lock it waited for was
 // released). A change still uncommitted is invisible here and is placed by
@@ -262,8 +262,7 @@ func (c *DB) placeChanges(ctx context.Context) error {
 	}
 	if _, err := tx.exec(ctx, `WITH ready AS (
 			SELECT seq, row_number() OVER (ORDER BY seq) AS n FROM changes WHERE pos IS NULL),
-		base AS (SELECT GREATEST(COALESCE(max(pos), 0),
-			COALESCE((SELECT CAST(value AS BIGINT) FROM deployment WHERE key = 'feed_floor'), 0)) AS b FROM changes)
+		base AS (SELECT `+pgHeadExpr+` AS b)
 		UPDATE changes SET pos = base.b + ready.n FROM ready, base WHERE changes.seq = ready.seq`); err != nil {
 		return err
 	}

@@ -548,9 +548,11 @@ func parseLSN(s string) (uint64, bool) {
 }
 
 // pgHeadExpr is the feed's head on PostgreSQL in one expression (feedHead
-// with its floor): the highest position placed, or the floor above it.
+// with its floor): the highest position placed, or the floor above it, or
+// the head of the database a restore replaced (feedresume.go) above both.
 const pgHeadExpr = `GREATEST(COALESCE((SELECT max(pos) FROM changes), 0),
-	COALESCE((SELECT CAST(value AS BIGINT) FROM deployment WHERE key = 'feed_floor'), 0))`
+	COALESCE((SELECT CAST(value AS BIGINT) FROM deployment WHERE key = 'feed_floor'), 0),
+	COALESCE((SELECT CAST(value AS BIGINT) FROM deployment WHERE key = 'feed_resume'), 0))`
 
 // placedHead places the changes committed so far (PostgreSQL) and returns
 // the feed's head after: every change committed before the call has a

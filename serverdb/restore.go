@@ -23,6 +23,10 @@ type Restored struct {
 	Epoch    int64
 	Stations int
 	Codes    int
+	// FeedHead is where the restored feed goes on from: at least the
+	// replaced database's head, so a pull script's cursor is never passed
+	// by positions given again.
+	FeedHead int64
 }
 
 // Restore puts the backup file in place of the database at db (a SQLite
@@ -45,6 +49,7 @@ func Restore(ctx context.Context, backup, db string, now time.Time) (Restored, e
 		return r, err
 	}
 	defer release()
+	given := givenFeedHead(ctx, db) // before the backup replaces it
 	if IsPostgres(db) {
 		if err := pgRestore(ctx, backup, db); err != nil {
 			return r, err
@@ -78,6 +83,12 @@ func Restore(ctx context.Context, backup, db string, now time.Time) (Restored, e
 	}
 	defer c.Close()
 	if r.Epoch, err = c.StartEpoch(ctx); err != nil {
+		return r, err
+	}
+	if err := c.resumeFeedAbove(ctx, given); err != nil {
+		return r, err
+	}
+	if _, r.FeedHead, err = c.FeedBounds(ctx); err != nil {
 		return r, err
 	}
 	// The webhook endpoints' leases in the backup are of the server

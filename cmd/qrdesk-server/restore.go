@@ -55,6 +55,7 @@ func restore(ctx context.Context, db string, pos []string, epochOnly bool, now f
 	}
 	fmt.Fprintf(out, "restored %s into %s: %d stations, %d codes; history epoch %d started: every desk sends everything again at its next sync\n",
 		pos[0], serverdb.RedactDSN(db), r.Stations, r.Codes, r.Epoch)
+	fmt.Fprintf(out, "the feed goes on after cursor %d: export scripts continue with the cursor they have (an event they had comes again under its id)\n", r.FeedHead)
 	if r.Aside != "" {
 		fmt.Fprintf(out, "the database that was there is kept at %s\n", r.Aside)
 	}

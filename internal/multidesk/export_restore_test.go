@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"qrdesk/internal/testpg"
 	"qrdesk/serverdb"
@@ -13,13 +14,10 @@ import (
 // feed ('qrdesk-server export --since', serverdb.Handovers) and keeps its
 // cursor. The server is restored from a backup older than that cursor,
 // and a parcel is handed over before the script pulls again: the new
-// redemption takes a feed position at or below the script's cursor, so
-// '--since CURSOR' never returns it. A cursor past the feed's end is
-// refused now (TestExportRefusesACursorPastTheFeed); one the regrown feed
-// has passed again cannot be told from a cursor of before the restore
-// (the cursor carries no history epoch).
+// redemption must still come after the script's cursor: the restored
+// feed goes on above the replaced database's head (serverdb/feedresume.go),
+// so it never gives a position the script has passed again.
 func TestPullAfterARestoreWhoseFeedGrewPastTheCursor(t *testing.T) {
-	t.Skip("open: a pull cursor from before a server restore that the regrown feed has passed skips the events decided since (the cursor carries no epoch); webhook endpoints are not affected; docs/review/s38-hostile.md")
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
 		ctx := context.Background()
@@ -65,4 +63,65 @@ func TestPullAfterARestoreWhoseFeedGrewPastTheCursor(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestDeskPastTheBackupStartsOverAfterTheRestoresGap: desk B follows the
+// feed (long polls, no enrolment between them) and has read it to its
+// head, a redemption the backup lacks. The server is restored and goes on
+// numbering above that head (serverdb/feedresume.go), so B's position is
+// one the restored database never gave, at the very top of its feed. B
+// must still be told the server lost history and start over, so it agrees
+// with the server, rather than keep a redemption the server no longer
+// holds because nothing comes after its position.
+func TestDeskPastTheBackupStartsOverAfterTheRestoresGap(t *testing.T) {
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		ctx, stop := context.WithCancel(context.Background())
+		defer stop()
+		g := newRestorable(t, dbPath)
+		a, b := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk B", "B")
+		codes := a.Issue(t, 3)
+		a.Sync(t)
+		b.Sync(t)
+		backup := filepath.Join(t.TempDir(), "qrdesk-server.backup")
+		if err := g.DB.Backup(ctx, backup); err != nil {
+			t.Fatal(err)
+		}
+		status := func() string {
+			var st string
+			b.DB.SQL().QueryRow(`SELECT status FROM codes WHERE code = ?`, codes[0]).Scan(&st)
+			return st
+		}
+		following := make(chan struct{})
+		go func() { defer close(following); b.Svc.Follow(ctx) }()
+		a.Redeem(t, codes[0], "li")
+		waitFor(t, func() bool { return status() == "used" }, "desk B following the feed learns of A's redemption")
+
+		g.DB.Close()
+		r, err := serverdb.Restore(context.Background(), backup, g.cur, g.Now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.open(g.cur)
+		if _, head, err := g.DB.FeedBounds(ctx); err != nil || head != r.FeedHead {
+			t.Fatalf("the feed's head after the restore is %d (%v), Restore said %d", head, err, r.FeedHead)
+		}
+		waitFor(t, func() bool { return status() == g.Server(t).Status(codes[0]) }, "desk B, following, agrees with the restored server, which lost A's redemption")
+		stop()
+		<-following
+		if n := b.restarts(); n != 1 {
+			t.Errorf("desk B started over %d times after the restore, want 1", n)
+		}
+	})
+}
+
+// waitFor polls cond for up to 15 s (a desk's follow loop backs off after
+// a refused read) and fails the test, naming what, if it never holds.
+func waitFor(t *testing.T, cond func() bool, what string) {
+	t.Helper()
+	for start := time.Now(); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Since(start) > 15*time.Second {
+			t.Fatalf("not within 15 s: %s", what)
+		}
+	}
 }
