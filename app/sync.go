@@ -589,8 +589,9 @@ func (s *Service) startOver(ctx context.Context, ss SyncStore, ring string) (int
 // events make it a holder at the server. What the server told of it
 // does not keep it: the snapshot lists the conflicts another desk of the
 // site took part in without their labels, which follow that desk, not
-// this one, and the server's note on a flagged redemption reached every
-// desk that read the change.
+// this one, the server's note on a flagged redemption reached every
+// desk that read the change, and so did another desk's undo (the copy
+// records it in the label's history).
 func (s *Service) dropStaleCopies(ctx context.Context, ss SyncStore, held int64, seen *snapshotSet) error {
 	seen.seal()
 	n, err := ss.DropStaleCopies(ctx, held, seen.has)

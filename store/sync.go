@@ -806,18 +806,21 @@ func (d *DB) CodesHeld(ctx context.Context) (int64, error) {
 // batch's) with ids up to maxID that inSnapshot says the server's snapshot
 // did not bring, unless this desk did anything the server keeps on one: an
 // event in the outbox (its online redemptions are there too), a
-// redemption of its own, an undo, a print, an audit row of its own (app's
-// dropStaleCopies says why). What the server told of the label keeps
-// nothing: a conflict naming it (one this desk took part in comes with its
-// own redemption; one of another desk of its site is listed without the
-// label: the snapshot brings it, not the label, whose changes come here
-// only while that desk holds it), nor the server's note on a redemption it
-// flagged (keepServerNote, written at every desk the change reached). What
-// such a copy still carries goes with it: the other desks' redemptions the
-// feed brought, the server's notes; this desk's refused scans of it stay in
-// the scan log, without the label (the server does not hold them as this
-// desk's, or the snapshot would have brought the label: a restore lost
-// them).
+// redemption of its own, an undo of its own (its event is in the outbox),
+// a print, an audit row of its own (app's dropStaleCopies says why). What
+// the server told of the label keeps nothing: a conflict naming it (one
+// this desk took part in comes with its own redemption; one of another
+// desk of its site is listed without the label: the snapshot brings it,
+// not the label, whose changes come here only while that desk holds it),
+// nor the server's note on a redemption it flagged (keepServerNote,
+// written at every desk the change reached), nor another desk's undo the
+// feed brought (applyUndoChange records it, with its line in the label's
+// history, at every desk that held the redemption it takes back). What
+// such a copy still carries goes with it: the other desks' redemptions and
+// undos the feed brought, the server's notes; this desk's refused scans of
+// it stay in the scan log, without the label (the server does not hold
+// them as this desk's, or the snapshot would have brought the label: a
+// restore lost them).
 func (d *DB) DropStaleCopies(ctx context.Context, maxID int64, inSnapshot func(code string) bool) (int, error) {
 	rows, err := d.db.QueryContext(ctx, `SELECT c.id, c.code FROM codes c JOIN batches b ON b.id = c.batch_id
 		WHERE c.id <= ? AND b.created_at = 0 AND b.label_date = 'remote'`, maxID)
@@ -862,8 +865,8 @@ func (d *DB) DropStaleCopies(ctx context.Context, maxID int64, inSnapshot func(c
 	rows, err = tx.QueryContext(ctx, `SELECT c.id FROM codes c WHERE c.id IN (SELECT value FROM json_each(?))
 		AND c.batch_id IN (SELECT id FROM batches WHERE created_at = 0 AND label_date = 'remote')
 		AND c.id NOT IN (SELECT code_id FROM redemptions WHERE own = 1)
-		AND c.id NOT IN (SELECT code_id FROM undos)
-		AND c.id NOT IN (SELECT code_id FROM audit WHERE code_id IS NOT NULL AND action <> 'server_flag')
+		AND c.id NOT IN (SELECT code_id FROM undos WHERE event_id IN (SELECT event_id FROM outbox WHERE kind = 'undo'))
+		AND c.id NOT IN (SELECT code_id FROM audit WHERE code_id IS NOT NULL AND action NOT IN ('server_flag', 'undo'))
 		AND c.id NOT IN (SELECT code_id FROM print_job_codes)
 		AND c.code NOT IN (SELECT code FROM outbox WHERE code IS NOT NULL)`, string(list))
 	if err != nil {
@@ -886,7 +889,8 @@ func (d *DB) DropStaleCopies(ctx context.Context, maxID int64, inSnapshot func(c
 	var n int64
 	for _, q := range []string{
 		`UPDATE scans SET code_id = NULL WHERE code_id IN (SELECT value FROM json_each(?))`,
-		`DELETE FROM audit WHERE action = 'server_flag' AND code_id IN (SELECT value FROM json_each(?))`,
+		`DELETE FROM audit WHERE action IN ('server_flag', 'undo') AND code_id IN (SELECT value FROM json_each(?))`,
+		`DELETE FROM undos WHERE code_id IN (SELECT value FROM json_each(?))`,
 		`DELETE FROM redemptions WHERE code_id IN (SELECT value FROM json_each(?))`,
 		`DELETE FROM codes WHERE id IN (SELECT value FROM json_each(?))`,
 	} {

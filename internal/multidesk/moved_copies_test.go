@@ -281,3 +281,53 @@ func TestMovedDeskDropsACopyOnlyTheServersFlagNames(t *testing.T) {
 		}
 	})
 }
+
+// TestMovedDeskDropsACopyOnlyAnotherDesksUndoNames: Main 1 hands a label
+// over online and its supervisor takes it back; Main 2 reads both changes
+// (its copy records Main 1's undo, as the label's history shows it).
+// Moved to South, Main 2 starts over from South's snapshot, which does not
+// bring the label: Main 2 did nothing with it. The undo is Main 1's, not
+// Main 2's, so the copy goes. Main 1 then hands the label over again, a
+// change South never gets: Main 2 holds the label as the server has it
+// (used), or not at all; it kept its copy unused because of the undo.
+func TestMovedDeskDropsACopyOnlyAnotherDesksUndoNames(t *testing.T) {
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		ctx := context.Background()
+		h := centraltest.New(t, dbPath, 0)
+		m1 := h.Desk(t, "Main 1", "A", h.Station(t, "Main 1", "A"))
+		m2 := h.Desk(t, "Main 2", "B", h.Station(t, "Main 2", "B"))
+		siteDesk(t, h, "South", "South 1", "S") // South exists
+		codes := m1.Issue(t, 2)
+		m1.Sync(t)
+		if v := m1.Redeem(t, codes[0], "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("Main 1 online: %+v", v)
+		}
+		h.Now = h.Now.Add(time.Minute)
+		if u := m1.Undo(t, codes[0], "wrong parcel"); u.Status != app.StatusUnused {
+			t.Fatalf("Main 1's undo left the label %s, want unused: the test's premise changed", u.Status)
+		}
+		m1.Sync(t)
+		m2.Sync(t)
+		if n := m2.Count(t, `SELECT count(*) FROM undos`); n != 1 {
+			t.Fatalf("Main 2 keeps %d undos, want Main 1's: the test's premise changed", n)
+		}
+		if err := h.DB.SetStationSite(ctx, "Main 2", "South"); err != nil {
+			t.Fatal(err)
+		}
+		m2.Sync(t) // starts over from South's snapshot
+		h.Now = h.Now.Add(time.Minute)
+		if v := m1.Redeem(t, codes[0], "wang"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("Main 1 online again: %+v", v)
+		}
+		m2.Sync(t)
+		m2.Sync(t)
+		v, err := m2.Svc.Check(ctx, codes[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Record != nil && v.Record.Status != app.StatusUsed {
+			t.Errorf("Main 2, moved to South, holds main's label %s as %s; the server has it used by Main 1", codes[0], v.Record.Status)
+		}
+	})
+}
