@@ -139,15 +139,23 @@ func (c *DB) replaceLabel(ctx context.Context, tx *etx, st central.Station, ev p
 	// The new label, if its batch has not arrived yet.
 	var added string
 	// The new label joins its entitlement's site (the old label's): the
-	// desks that hold the old one get the new one.
-	err = tx.queryRow(ctx, `INSERT INTO codes (code, random, prefix, label_date, station_id, serial, issued_by, expire_at, created_at, entitlement, site)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT site FROM codes WHERE code = ?)) ON CONFLICT DO NOTHING RETURNING code`,
-		in.Code, in.Random, in.Prefix, in.LabelDate, nullIf(in.StationID == "", in.StationID), nullIf(in.StationID == "", in.Serial), st.Name, in.ExpireAt, in.CreatedAt, root, ev.Code).Scan(&added)
+	// desks that hold the old one get the new one. It takes the old one's
+	// ref (a pickup order's number), as the replacing desk gives it: the
+	// desk's copy of the old label may have none yet (kept from the
+	// server's answer to an online scan, before the feed brought the
+	// label), and then neither has its batch.
+	var ref string
+	if err := tx.queryRow(ctx, `SELECT ref FROM codes WHERE code = ?`, ev.Code).Scan(&ref); err != nil {
+		return protocol.Result{}, central.Note{}, err
+	}
+	err = tx.queryRow(ctx, `INSERT INTO codes (code, random, prefix, label_date, station_id, serial, issued_by, expire_at, created_at, entitlement, site, ref)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT site FROM codes WHERE code = ?), ?) ON CONFLICT DO NOTHING RETURNING code`,
+		in.Code, in.Random, in.Prefix, in.LabelDate, nullIf(in.StationID == "", in.StationID), nullIf(in.StationID == "", in.Serial), st.Name, in.ExpireAt, in.CreatedAt, root, ev.Code, ref).Scan(&added)
 	switch {
 	case err != nil && !errors.Is(err, sql.ErrNoRows):
 		return protocol.Result{}, central.Note{}, err
 	case err == nil:
-		if err := c.addChanges(ctx, tx, change{protocol.KindCode, in.Code, st.Name, codeData(in.ExpireAt, in.CreatedAt, "", nil)}); err != nil {
+		if err := c.addChanges(ctx, tx, change{protocol.KindCode, in.Code, st.Name, codeData(in.ExpireAt, in.CreatedAt, ref, nil)}); err != nil {
 			return protocol.Result{}, central.Note{}, err
 		}
 	}

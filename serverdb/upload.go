@@ -182,10 +182,10 @@ func codeData(expireAt, createdAt int64, ref string, order *protocol.OrderLabel)
 }
 
 // completeRefs gives the codes of an upload the server held already
-// without a ref (a replacement's new label, stored from its replace event
-// before its batch arrived) the ref and batch number the upload carries,
-// if the station uploading them issued them; each such label goes to the
-// feed again, with its ref. added are the changes of the codes the upload
+// without a ref or batch number (a replacement's new label, stored from
+// its replace event before its batch arrived, with its original's ref)
+// the ref and batch number the upload carries, if the station uploading
+// them issued them; each such label goes to the feed again, with its ref. added are the changes of the codes the upload
 // stored: those have theirs.
 func (c *DB) completeRefs(ctx context.Context, tx *etx, st central.Station, codes []central.CodeIn, added []change) ([]change, error) {
 	stored := make(map[string]bool, len(added))
@@ -211,9 +211,11 @@ func (c *DB) completeRefs(ctx context.Context, tx *etx, st central.Station, code
 	var out []change
 	for _, k := range order {
 		list := groups[k]
-		q := `UPDATE codes SET ref = ?, batch = ? WHERE ref = '' AND issued_by = ? AND code IN (` + placeholders(len(list)) + `)
+		// A replacement stored from its replace event took its original's
+		// ref there: the upload gives it its batch number.
+		q := `UPDATE codes SET ref = ?, batch = ? WHERE (ref = '' OR (ref = ? AND batch = 0 AND ? <> 0)) AND issued_by = ? AND code IN (` + placeholders(len(list)) + `)
 			RETURNING code, expire_at, created_at, ref, order_customer`
-		rows, err := tx.query(ctx, q, append([]any{k.ref, k.batch, st.Name}, list...)...)
+		rows, err := tx.query(ctx, q, append([]any{k.ref, k.batch, k.ref, k.batch, st.Name}, list...)...)
 		if err != nil {
 			return nil, err
 		}

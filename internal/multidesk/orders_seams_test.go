@@ -163,3 +163,48 @@ func TestOrderReimportAfterDeskRestore(t *testing.T) {
 		}
 	})
 }
+
+// TestOrderParcelReplacedAtADeskBehindTheFeed: desk A imports order 4711
+// and syncs; desk B, whose feed has not brought the order's labels yet,
+// scans parcel 1 online. The server redeems it, and B keeps its copy of
+// the label as the server answered: without the order number, which only
+// the feed carries. The clerk undoes the scan (wrong parcel) and, the
+// label being torn, replaces it: the new label takes B's copy's ref, none.
+// The server gives the replacement its original's ref when the replace
+// event stores it, so after their syncs both desks name the new label as
+// parcel 1 of 2, and a handover of it reaches the WMS under order 4711.
+func TestOrderParcelReplacedAtADeskBehindTheFeed(t *testing.T) {
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		h, a, b, _ := centraltest.TwoDesks(t, dbPath, 0)
+		p := importOrders(t, a, "order,customer,parcels\n4711,Müller,2\n")["4711"]
+		a.Sync(t)
+		if v := b.Redeem(t, p[0], "wang"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("desk B scans parcel 1 online: %s %s, want redeemed", v.Outcome, v.Reason)
+		}
+		if n := b.Count(t, `SELECT count(*) FROM codes WHERE code = ? AND ref = ''`, p[0]); n != 1 {
+			t.Fatalf("desk B holds %d copies of parcel 1 without its order number, want 1 (the story needs the server's answer alone)", n)
+		}
+		b.Undo(t, p[0], "wrong parcel")
+		newLabel := b.Replace(t, p[0], "wang")
+		b.Sync(t)
+		b.Sync(t)
+		a.Sync(t)
+		want := app.OrderParcel{Number: "4711", Customer: "Müller", Parcel: 1, Parcels: 2, Waiting: []int{2}}
+		for _, d := range []struct {
+			name string
+			desk *centraltest.Desk
+		}{{"desk A (the order's desk)", a}, {"desk B (the replacing desk)", b}} {
+			v, err := d.desk.Svc.Check(context.Background(), newLabel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantParcel(t, d.name+", parcel 1's replacement", v, want)
+		}
+		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND ref = '4711'`, newLabel); n != 1 {
+			t.Fatalf("the server holds %d replacements %s under ref 4711, want 1", n, newLabel)
+		}
+		wantParcel(t, "desk A scans parcel 1's replacement", a.Redeem(t, newLabel, "li"),
+			app.OrderParcel{Number: "4711", Customer: "Müller", Parcel: 1, Parcels: 2, Waiting: []int{2}})
+	})
+}
