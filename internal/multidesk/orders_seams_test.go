@@ -206,5 +206,14 @@ func TestOrderParcelReplacedAtADeskBehindTheFeed(t *testing.T) {
 		}
 		wantParcel(t, "desk A scans parcel 1's replacement", a.Redeem(t, newLabel, "li"),
 			app.OrderParcel{Number: "4711", Customer: "Müller", Parcel: 1, Parcels: 2, Waiting: []int{2}})
+
+		// Desk A, whose copy has the ref, replaces parcel 2: its batch's
+		// upload still gives the label its batch number at the server.
+		second := a.Replace(t, p[1], "li")
+		a.Sync(t)
+		a.Sync(t)
+		if n := centraltest.Count(t, h.DB, `SELECT count(*) FROM codes WHERE code = ? AND ref = '4711' AND batch <> 0`, second); n != 1 {
+			t.Fatalf("the server holds %d replacements %s under ref 4711 with their batch number, want 1", n, second)
+		}
 	})
 }
