@@ -26,7 +26,7 @@ var serveCommand = command{
 	usage: `say:
   serve --db PATH --listen ADDR [--tls-cert F --tls-key F] [--metrics-listen ADDR]
         [--access-log sampled|all|errors] [--old-desks redeem|refuse]
-        [--replica-url postgres://… [--replica-max-lag 5s]]`,
+        [--replica-url postgres://… [--replica-max-lag 5s]] [--cpuprofile FILE]`,
 	flags: serveFlags,
 }
 
@@ -35,6 +35,7 @@ type serveOptions struct {
 	listen, cert, key, metricsListen string
 	accessLog, oldDesks, replicaURL  string
 	replicaMaxLag                    time.Duration
+	cpuProfile                       string
 }
 
 func serveFlags(fs *flag.FlagSet) action {
@@ -47,6 +48,7 @@ func serveFlags(fs *flag.FlagSet) action {
 	fs.StringVar(&o.oldDesks, "old-desks", envOr("QRDESK_SERVER_OLD_DESKS", "redeem"), "desks of a release from before protocol versions (the first releases): redeem (the roll-out window: the server decides their scans online, refuses the rest) or refuse (every request, once every desk is upgraded)")
 	fs.StringVar(&o.replicaURL, "replica-url", os.Getenv("QRDESK_SERVER_REPLICA_URL"), "read the desks' feed and snapshots from this streaming read replica of the PostgreSQL --db (postgres://…)")
 	fs.DurationVar(&o.replicaMaxLag, "replica-max-lag", serverdb.DefaultReplicaMaxLag, "read the feed from the primary while the replica lacks changes older than this")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write the server's CPU profile to this file until it stops (read it with 'go tool pprof FILE')")
 	return func(ctx context.Context, inv *invocation) error { return runServe(ctx, inv, o) }
 }
 
@@ -79,6 +81,13 @@ func runServe(ctx context.Context, inv *invocation, o serveOptions) error {
 	}
 	if o.oldDesks != "redeem" && o.oldDesks != "refuse" {
 		return usageErr(fmt.Sprintf("--old-desks %q: say redeem (the roll-out window) or refuse", o.oldDesks))
+	}
+	if o.cpuProfile != "" {
+		stop, err := startCPUProfile(o.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	serving, err := st.MarkServing(ctx)
 	if err != nil {
