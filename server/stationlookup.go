@@ -21,7 +21,7 @@ const (
 	// no station since the lookup (StationsChanged): a revocation or a move
 	// made on the dashboard or by a desk's request takes effect at the
 	// desk's next feed read; one made by another process (the CLI) within
-	// stationCacheTTL. With 1,000 desks following the feed, the lookup was
+	// feedCacheTTL. With 1,000 desks following the feed, the lookup was
 	// 2,300 queries a second, a third of PostgreSQL's work.
 	lookUpCachedRead
 )
