@@ -32,6 +32,20 @@ func (c *DB) answerDecided(ctx context.Context, st central.Station, evs []protoc
 		return nil, false, err
 	}
 	defer tx.done()
+	if c.e.postgres {
+		// Wait for a decision of the station under way: each holds the
+		// station's row (its write number) until it commits. A copy let
+		// in before the revocation and still being decided is then read
+		// here, not refused. (SQLite: one writer, begin waited already.)
+		var id int64
+		err := tx.queryRow(ctx, `SELECT id FROM stations WHERE id = ? FOR SHARE`, st.ID).Scan(&id)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			return nil, false, nil
+		case err != nil:
+			return nil, false, err
+		}
+	}
 	out = make([]protocol.Result, 0, len(evs))
 	for _, ev := range evs {
 		prev, err := c.readEvent(ctx, tx, ev.EventID)
