@@ -100,8 +100,9 @@ type Store interface {
 	SetDeskVersion(ctx context.Context, stationID int64, v DeskVersion) error
 	// StationByToken finds a station by token: ErrUnauthorized when no
 	// station has it, ErrRevoked when its station was revoked,
-	// ErrTokenRenewed (the station's name set) when its station had it
-	// before its token was renewed.
+	// ErrTokenRenewed (the station set, but for its token) when its
+	// station had it before its token was renewed. A station refused as
+	// revoked or renewed is still told by Apply what it decided before.
 	StationByToken(ctx context.Context, tokenHash string) (Station, error)
 	// HoldsWrites reports whether each of the station's writes named is
 	// the one the desk was given its number for (Key: an event of the
@@ -117,7 +118,9 @@ type Store interface {
 	// applied with the same content returns its first result with Duplicate
 	// set; with other content, an *EventReused error. ErrRevoked when the
 	// station was revoked (it may come from a cache of token lookups): the
-	// check is made with the events, so a revoked station changes nothing.
+	// check is made with the events, so a revoked station changes nothing;
+	// but a request all of whose events the station decided while its
+	// token was valid is answered with those decisions, as duplicates.
 	Apply(ctx context.Context, st Station, evs []protocol.Event, at int64) ([]protocol.Result, error)
 	// The feed and the snapshot, read from this database (the primary).
 	FeedReader

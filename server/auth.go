@@ -22,24 +22,60 @@ func HashToken(token string) string {
 
 // station authenticates the bearer token and the key ring, then runs h.
 func (a *API) station(h func(r *http.Request, st central.Station) (any, error)) http.HandlerFunc {
-	return a.authenticated(h, lookUpEveryTime)
+	return a.authenticated(h, lookUpEveryTime, false)
 }
 
-// cachedStation is station, but the token may be found in the cache of
-// recent lookups: only for handlers whose store call checks the station
-// itself (Apply refuses a revoked station in the same statement).
+// decidingStation is station for the handlers that decide events through
+// Apply (POST /v1/events): a station refused as revoked, or by a token
+// renewed since, is still told what the server decided for it while its
+// token was valid (see answerDecided).
+func (a *API) decidingStation(h func(r *http.Request, st central.Station) (any, error)) http.HandlerFunc {
+	return a.authenticated(h, lookUpEveryTime, true)
+}
+
+// cachedStation is decidingStation, but the token may be found in the
+// cache of recent lookups: only for handlers whose store call checks the
+// station itself (Apply refuses a revoked station in the same statement).
 func (a *API) cachedStation(h func(r *http.Request, st central.Station) (any, error)) http.HandlerFunc {
-	return a.authenticated(h, lookUpCachedWrite)
+	return a.authenticated(h, lookUpCachedWrite, true)
 }
 
 // feedStation is station for the feed reads: the token may be found in
 // the cache while this process has changed no station since (see
 // stationLookup).
 func (a *API) feedStation(h func(r *http.Request, st central.Station) (any, error)) http.HandlerFunc {
-	return a.authenticated(h, lookUpCachedRead)
+	return a.authenticated(h, lookUpCachedRead, false)
 }
 
-func (a *API) authenticated(h func(r *http.Request, st central.Station) (any, error), lookup stationLookup) http.HandlerFunc {
+// answerDecided runs h, a handler deciding events through Apply, for a
+// station the lookup refused (refusal: revoked, or its token renewed).
+// Apply refuses anything new of it, in the same statement as always (its
+// token is not the station's active one), but answers a request whose
+// events it decided before, while the token was valid: the same request
+// sent twice around a revocation (a network that duplicates, a retry) is
+// told the first copy's decision, not a refusal of a redemption the
+// server holds. Anything else gets the lookup's refusal.
+func (a *API) answerDecided(w http.ResponseWriter, r *http.Request, h func(r *http.Request, st central.Station) (any, error), st central.Station, refusal error) (any, error) {
+	if st.ID == 0 {
+		return nil, refusal
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
+	v, err := h(r, st)
+	var br *central.BadRequest
+	if errors.Is(err, central.ErrRevoked) || errors.As(err, &br) {
+		return nil, refusal
+	}
+	return v, err
+}
+
+// stationRefused: the lookup found the token's station, and refused it
+// as revoked or by a token renewed since.
+func stationRefused(err error) bool {
+	var he *httpError
+	return errors.As(err, &he) && (he.code == app.RefusedRevoked || he.code == app.RefusedTokenRenewed)
+}
+
+func (a *API) authenticated(h func(r *http.Request, st central.Station) (any, error), lookup stationLookup, decides bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		reply := a.replyTo(w, r)
 		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
@@ -59,6 +95,10 @@ func (a *API) authenticated(h func(r *http.Request, st central.Station) (any, er
 		if !found {
 			var err error
 			if st, err = a.lookUpStation(r.Context(), hash); err != nil {
+				if decides && stationRefused(err) {
+					reply(a.answerDecided(w, r, h, st, err))
+					return
+				}
 				reply(nil, err)
 				return
 			}

@@ -81,7 +81,7 @@ func (a *API) Handler() http.Handler {
 	mux.HandleFunc("POST /v1/enrol", a.station(a.enrol))
 	mux.HandleFunc("POST /v1/batches", a.station(a.writes(a.batches)))
 	mux.HandleFunc("POST /v1/redeem", a.cachedStation(a.writes(a.redeem)))
-	mux.HandleFunc("POST /v1/events", a.station(a.writes(a.events)))
+	mux.HandleFunc("POST /v1/events", a.decidingStation(a.writes(a.events)))
 	mux.HandleFunc("GET /v1/changes", a.feedStation(a.changes))
 	mux.HandleFunc("GET /v1/conflicts", a.station(a.conflicts))
 	mux.HandleFunc("GET /v1/snapshot", a.station(a.snapshot))

@@ -23,7 +23,10 @@ import (
 //     (central.MarkTakenBack); it is decided knowing that.
 //  2. The station: revoked, or its token renewed since the request's
 //     station was looked up (a short-lived cache), it changes nothing:
-//     ErrRevoked (stationActive).
+//     ErrRevoked (stationActive). Except what it decided before: a
+//     request all of whose events the station had decided while its
+//     token was valid is answered with those decisions, as duplicates
+//     (answerDecided): telling them again grants nothing new.
 //  3. The event's identity: an id decided before with the same content
 //     (central.SameEvent) is a duplicate, answered with its first result,
 //     Duplicate set, its first write number and the label's status now;
@@ -63,6 +66,22 @@ func (c *DB) Apply(ctx context.Context, st central.Station, evs []protocol.Event
 	// A redemption and its undo sent together are one fact (the parcel
 	// went out and came back): the redemption is decided knowing it.
 	evs = central.MarkTakenBack(evs)
+	out, err := c.applyMarked(ctx, st, evs, at)
+	if errors.Is(err, central.ErrRevoked) {
+		// Decided while the token was valid: told again (decided.go).
+		again, ok, aerr := c.answerDecided(ctx, st, evs)
+		switch {
+		case aerr != nil:
+			return out, aerr
+		case ok:
+			return again, nil
+		}
+	}
+	return out, err
+}
+
+// applyMarked is Apply of events MarkTakenBack has seen.
+func (c *DB) applyMarked(ctx context.Context, st central.Station, evs []protocol.Event, at int64) ([]protocol.Result, error) {
 	if !c.e.postgres {
 		return c.groupApplyAll(ctx, st, evs, at)
 	}
@@ -179,20 +198,25 @@ func (c *DB) applyInTx(ctx context.Context, tx *etx, st central.Station, ev prot
 			// label was used elsewhere), never as a duplicate.
 			return c.decide(ctx, tx, st, ev, now, true)
 		}
-		var r protocol.Result
-		json.Unmarshal([]byte(prev.detail), &r)
-		r.Duplicate, r.Write = true, prev.write
-		// The label's status now, not when the event was first decided: a
-		// desk sets its copy to it (its event waited in its outbox, so
-		// it held back the changes since).
-		if cc, err := c.readCode(ctx, tx, prev.ev.Code); err == nil {
-			r.Status = cc.status
-		} else if !errors.Is(err, sql.ErrNoRows) {
-			return protocol.Result{}, err
-		}
-		return r, nil
+		return c.duplicateAnswer(ctx, tx, prev)
 	}
 	return c.decide(ctx, tx, st, ev, now, false)
+}
+
+// duplicateAnswer is the answer to an event decided before: its first
+// result, Duplicate set, its first write number and the label's status
+// now, not when the event was first decided: a desk sets its copy to it
+// (its event waited in its outbox, so it held back the changes since).
+func (c *DB) duplicateAnswer(ctx context.Context, tx *etx, prev storedEvent) (protocol.Result, error) {
+	var r protocol.Result
+	json.Unmarshal([]byte(prev.detail), &r)
+	r.Duplicate, r.Write = true, prev.write
+	if cc, err := c.readCode(ctx, tx, prev.ev.Code); err == nil {
+		r.Status = cc.status
+	} else if !errors.Is(err, sql.ErrNoRows) {
+		return protocol.Result{}, err
+	}
+	return r, nil
 }
 
 // decide applies a new event and records it (replace: over the row of the

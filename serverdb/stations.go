@@ -136,10 +136,14 @@ func (c *DB) StationByToken(ctx context.Context, tokenHash string) (central.Stat
 
 // renewedToken is StationByToken's answer for a token no station holds:
 // ErrTokenRenewed (with the station's name) when it is one a station had
-// before 'station renew', else ErrUnauthorized.
+// before 'station renew', else ErrUnauthorized. The station is the whole
+// row but for its token (the old one, which no write takes: Apply answers
+// it only what it decided before, answerDecided).
 func (c *DB) renewedToken(ctx context.Context, tokenHash string) (central.Station, error) {
 	s := central.Station{TokenHash: tokenHash}
-	err := c.e.queryRow(ctx, `SELECT t.id, t.name FROM renewed_tokens r JOIN stations t ON t.id = r.station WHERE r.token_hash = ?`, tokenHash).Scan(&s.ID, &s.Name)
+	err := c.e.queryRow(ctx, `SELECT t.id, t.name, t.letter, t.created_at, t.revoked_at, t.writes, t.site, t.site_from, s.name
+		FROM renewed_tokens r JOIN stations t ON t.id = r.station JOIN sites s ON s.id = t.site WHERE r.token_hash = ?`, tokenHash).
+		Scan(&s.ID, &s.Name, &s.Letter, &s.CreatedAt, &s.RevokedAt, &s.Writes, &s.SiteID, &s.SiteFrom, &s.Site)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return s, central.ErrUnauthorized

@@ -432,6 +432,17 @@ func (c *checker) undoWindow() {
 
 // notLost: every redemption the server held before a restore is there
 // after convergence, redeemed or a conflict.
+//
+// It counts every redemption the server held, not only those a desk was
+// told were redeemed. The server answers a request it decided with that
+// decision whenever it comes again (also after a revocation), and a desk
+// that got no answer decides alone under the same event id: a redemption
+// the server holds is meant to be one its desk holds too, and sends again
+// after the restore. One the server holds that its desk was told was
+// refused is a handover that never happened kept as one (another desk's
+// customer is refused "already used"): a fault of its own, which only a
+// restore's loss of it brings to light here; counting acknowledged ones
+// only would hide it.
 func (c *checker) notLost() {
 	seen := map[string]bool{}
 	for _, rs := range c.r.restores {
