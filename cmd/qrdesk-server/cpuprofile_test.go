@@ -5,12 +5,10 @@ import (
 	"compress/gzip"
 	"context"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestServeWritesTheCPUProfileAsked: 'serve --cpuprofile FILE' leaves a
@@ -26,15 +24,7 @@ func TestServeWritesTheCPUProfileAsked(t *testing.T) {
 		var out bytes.Buffer
 		done <- run(ctx, []string{"serve", "--db", db, "--listen", addr, "--cpuprofile", prof}, &out, &serveErr, now)
 	}()
-	up := false
-	for i := 0; i < 250 && !up; i++ {
-		if resp, err := http.Get("http://" + addr + "/v1/health"); err == nil {
-			resp.Body.Close()
-			up = true
-		} else {
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
+	up := answersHealth(addr)
 	cancel()
 	if code := <-done; !up || code != 0 {
 		t.Fatalf("serve --cpuprofile: up %v, exit %d: %s", up, code, serveErr.String())

@@ -54,15 +54,7 @@ func TestRestoreRefusedWhileServing(t *testing.T) {
 			var out bytes.Buffer
 			done <- run(ctx, []string{"--db", db, "--listen", addr}, &out, &serveErr, now)
 		}()
-		up := false
-		for i := 0; i < 250 && !up; i++ {
-			if resp, err := http.Get("http://" + addr + "/v1/health"); err == nil {
-				resp.Body.Close()
-				up = true
-			} else {
-				time.Sleep(20 * time.Millisecond)
-			}
-		}
+		up := answersHealth(addr)
 		if !up {
 			cancel()
 			t.Fatalf("the server did not start: %s", serveErr.String())
@@ -226,4 +218,17 @@ func TestServeRefusesADatabaseThatIsNoFile(t *testing.T) {
 	if entries, _ := os.ReadDir("."); len(entries) != 0 {
 		t.Errorf("the working folder got %d entries, the first %q", len(entries), entries[0].Name())
 	}
+}
+
+// answersHealth waits up to 5 s for a server at addr to answer its health
+// check, and says whether it did.
+func answersHealth(addr string) bool {
+	for range 250 {
+		if resp, err := http.Get("http://" + addr + "/v1/health"); err == nil {
+			resp.Body.Close()
+			return true
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
 }
