@@ -27,6 +27,13 @@ type Restored struct {
 	// replaced database's head, so a pull script's cursor is never passed
 	// by positions given again.
 	FeedHead int64
+	// NoFeedReplaced: there was no database at db, or it had given no feed
+	// position (a lost disk, an empty PostgreSQL database), and no
+	// feedAbove was given: a pull script's cursor from the lost server may
+	// lie above FeedHead, and once the feed grows past it the script skips
+	// what came between. The operator gives the script's cursor as
+	// feedAbove ('restore --feed-above N').
+	NoFeedReplaced bool
 }
 
 // Restore puts the backup file in place of the database at db (a SQLite
@@ -37,6 +44,13 @@ type Restored struct {
 // that was there is kept beside it (Restored.Aside), never deleted. now
 // names that file.
 func Restore(ctx context.Context, backup, db string, now time.Time) (Restored, error) {
+	return RestoreAbove(ctx, backup, db, now, 0)
+}
+
+// RestoreAbove is Restore whose feed goes on above feedAbove too: the
+// highest cursor a pull script or webhook receiver may hold, when the
+// database being replaced is lost and cannot say where its feed ended.
+func RestoreAbove(ctx context.Context, backup, db string, now time.Time, feedAbove int64) (Restored, error) {
 	var r Restored
 	if _, err := os.Stat(backup); err != nil {
 		if isNotExist(err) {
@@ -50,6 +64,8 @@ func Restore(ctx context.Context, backup, db string, now time.Time) (Restored, e
 	}
 	defer release()
 	given := givenFeedHead(ctx, db) // before the backup replaces it
+	r.NoFeedReplaced = given <= 0 && feedAbove <= 0
+	given = max(given, feedAbove)
 	if IsPostgres(db) {
 		if err := pgRestore(ctx, backup, db); err != nil {
 			return r, err

@@ -125,3 +125,65 @@ func waitFor(t *testing.T, cond func() bool, what string) {
 		}
 	}
 }
+
+// TestPullAfterARestoreOntoALostDatabase: the server's disk is lost, so the
+// backup is restored onto nothing (a new SQLite file, an empty PostgreSQL
+// database) and cannot learn where the lost feed ended. The script's
+// cursor is above the backup's head; the desks resend and decide again
+// before the script pulls, so the feed regrows past that cursor and the
+// export answers from there: a redemption decided after the restore at a
+// position at or below the cursor was skipped for good. Restored says so
+// (NoFeedReplaced: the command warns), and 'restore --feed-above CURSOR'
+// numbers the restored feed above the script's cursor.
+func TestPullAfterARestoreOntoALostDatabase(t *testing.T) {
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		ctx := context.Background()
+		g := newRestorable(t, dbPath)
+		a, b := g.deskAt(t, "Desk A", "A"), g.deskAt(t, "Desk B", "B")
+		codes := a.Issue(t, 6)
+		a.Sync(t)
+		b.Sync(t)
+		backup := filepath.Join(t.TempDir(), "qrdesk-server.backup")
+		if err := g.DB.Backup(ctx, backup); err != nil {
+			t.Fatal(err)
+		}
+		a.Redeem(t, codes[0], "li")
+		a.Redeem(t, codes[1], "li")
+		_, cursor, err := g.DB.Handovers(ctx, 0, 1000) // the script's pull: it keeps cursor
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.DB.Close()
+		lost := dbPath(t) // the disk is gone: nothing there (PostgreSQL: an empty database)
+		r, err := serverdb.Restore(ctx, backup, lost, g.Now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.NoFeedReplaced || r.FeedHead >= cursor {
+			t.Errorf("restored onto nothing: NoFeedReplaced %v, feed head %d (the script's cursor %d), want the warning", r.NoFeedReplaced, r.FeedHead, cursor)
+		}
+		again := dbPath(t)
+		if r, err = serverdb.RestoreAbove(ctx, backup, again, g.Now, cursor); err != nil {
+			t.Fatal(err)
+		}
+		if r.NoFeedReplaced || r.FeedHead < cursor {
+			t.Errorf("restore --feed-above %d: NoFeedReplaced %v, feed head %d, want the feed above the cursor", cursor, r.NoFeedReplaced, r.FeedHead)
+		}
+		g.open(again)
+		b.Redeem(t, codes[4], "wang") // decided after the restore, before the desks resend
+		a.Sync(t)
+		b.Sync(t)
+		evs, _, err := g.DB.Handovers(ctx, cursor, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, ev := range evs {
+			found = found || (ev.Label == codes[4] && ev.Type == "redeem")
+		}
+		if !found {
+			t.Errorf("the pull after cursor %d lacks the redemption of %s decided after the restore (%d events)", cursor, codes[4], len(evs))
+		}
+	})
+}
