@@ -135,7 +135,10 @@ type importRecord struct {
 // file; each order it issues takes its labels' indexes.
 func (r *run) importOrders(ctx context.Context, g, i int, d *desk, s Step) (string, error) {
 	f := orderFiles[s.File]
-	path := filepath.Join(r.cfg.Dir, fmt.Sprintf("orders-%d.csv", s.File+1))
+	// A file of the desk's own: two desks of one group import at the same
+	// time, and one's write of a shared path emptied it under the other's
+	// read (the harness failed "the order file is empty").
+	path := filepath.Join(r.cfg.Dir, fmt.Sprintf("orders-%d-desk-%s.csv", s.File+1, deskName(d.idx)))
 	if err := os.WriteFile(path, f.csv(), 0o600); err != nil {
 		return "", err
 	}
