@@ -263,8 +263,14 @@ func (c *central) setToken(ctx context.Context, name, letter, site, token string
 	if errors.Is(err, qcentral.ErrNoStation) {
 		// Enrolled after the backup: the administrator enrols it again
 		// under the same name and letter (docs/deploy.md).
+		identity := site
 		if site, err = c.siteNow(ctx, site); err != nil {
-			return err
+			// Its site too was added after the backup: the administrator
+			// adds the site again first.
+			if err = c.admin.AddSite(ctx, identity, time.Now().Unix()); err != nil {
+				return fmt.Errorf("add site %s again after the restore: %w", identity, err)
+			}
+			site = identity
 		}
 		err = c.admin.AddStation(ctx, qcentral.Station{Name: name, Letter: letter, Site: site, CreatedAt: time.Now().Unix()}, server.HashToken(token))
 	}
