@@ -23,27 +23,26 @@ import (
 // read (then there is nothing to stay above).
 func givenFeedHead(ctx context.Context, dsn string) int64 {
 	var (
-		db    *sql.DB
-		err   error
-		query string
+		db  *sql.DB
+		err error
 	)
 	if IsPostgres(dsn) {
 		db, err = sql.Open("pgx", dsn)
-		query = `SELECT ` + pgHeadExpr
 	} else {
 		if _, statErr := os.Stat(dsn); statErr != nil {
 			return 0
 		}
 		db, err = sql.Open("sqlite", sqlstore.ReadOnlyDSN(dsn))
-		query = `SELECT max(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'changes'), 0),
-			COALESCE((SELECT CAST(value AS INTEGER) FROM deployment WHERE key = 'feed_floor'), 0))`
 	}
 	if err != nil {
 		return 0
 	}
 	defer db.Close()
-	var head int64
-	if err := db.QueryRowContext(ctx, query).Scan(&head); err != nil {
+	// Read as the server reads its own head (FeedBounds), without opening
+	// it as one: no migrations on the database being replaced.
+	old := &DB{e: &engine{db: db, postgres: IsPostgres(dsn)}}
+	_, head, err := old.FeedBounds(ctx)
+	if err != nil {
 		return 0 // an empty PostgreSQL database, or not a server's: nothing given
 	}
 	return head
