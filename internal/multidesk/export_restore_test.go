@@ -27,10 +27,7 @@ func TestPullAfterARestoreWhoseFeedGrewPastTheCursor(t *testing.T) {
 		a.Sync(t)
 		b.Sync(t)
 		a.Redeem(t, codes[0], "li")
-		backup := filepath.Join(t.TempDir(), "qrdesk-server.backup")
-		if err := g.DB.Backup(ctx, backup); err != nil {
-			t.Fatal(err)
-		}
+		backup := g.serverBackup(t)
 		b.Redeem(t, codes[1], "wang")
 		b.Redeem(t, codes[2], "wang")
 		_, cursor, err := g.DB.Handovers(ctx, 0, 1000) // the script's pull: it keeps cursor
@@ -83,10 +80,7 @@ func TestDeskPastTheBackupStartsOverAfterTheRestoresGap(t *testing.T) {
 		codes := a.Issue(t, 3)
 		a.Sync(t)
 		b.Sync(t)
-		backup := filepath.Join(t.TempDir(), "qrdesk-server.backup")
-		if err := g.DB.Backup(ctx, backup); err != nil {
-			t.Fatal(err)
-		}
+		backup := g.serverBackup(t)
 		status := func() string {
 			var st string
 			b.DB.SQL().QueryRow(`SELECT status FROM codes WHERE code = ?`, codes[0]).Scan(&st)
@@ -144,10 +138,7 @@ func TestPullAfterARestoreOntoALostDatabase(t *testing.T) {
 		codes := a.Issue(t, 6)
 		a.Sync(t)
 		b.Sync(t)
-		backup := filepath.Join(t.TempDir(), "qrdesk-server.backup")
-		if err := g.DB.Backup(ctx, backup); err != nil {
-			t.Fatal(err)
-		}
+		backup := g.serverBackup(t)
 		a.Redeem(t, codes[0], "li")
 		a.Redeem(t, codes[1], "li")
 		_, cursor, err := g.DB.Handovers(ctx, 0, 1000) // the script's pull: it keeps cursor
@@ -186,4 +177,15 @@ func TestPullAfterARestoreOntoALostDatabase(t *testing.T) {
 			t.Errorf("the pull after cursor %d lacks the redemption of %s decided after the restore (%d events)", cursor, codes[4], len(evs))
 		}
 	})
+}
+
+// serverBackup takes a backup of the served database into a file, as
+// 'qrdesk-server backup' does, and returns its path.
+func (g *restorable) serverBackup(t *testing.T) string {
+	t.Helper()
+	backup := filepath.Join(t.TempDir(), "qrdesk-server.backup")
+	if err := g.DB.Backup(context.Background(), backup); err != nil {
+		t.Fatal(err)
+	}
+	return backup
 }

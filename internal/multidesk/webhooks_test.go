@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -135,10 +134,7 @@ func TestWebhooksAfterServerRestore(t *testing.T) {
 			a.Redeem(t, c, "li")
 		}
 		waitDelivered(t, w, g.DB, "before the backup")
-		backup := filepath.Join(t.TempDir(), "qrdesk-server.backup")
-		if err := g.DB.Backup(ctx, backup); err != nil {
-			t.Fatal(err)
-		}
+		backup := g.serverBackup(t)
 		for _, c := range codes[3:6] {
 			b.Redeem(t, c, "wang")
 		}
