@@ -285,7 +285,10 @@ func (c *DB) decide(ctx context.Context, tx *etx, st central.Station, ev protoco
 	}
 	_, err = tx.exec(ctx, `INSERT INTO events (event_id, station, kind, code, operator, at, received_at, offline, outcome, detail, reason, flag, flags, decided_at, undoes, write_no)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, ev.EventID, st.Name, ev.Kind, ev.Code, ev.Operator, ev.At, now, ev.Offline, r.Outcome, string(detail), ev.Reason, note.Text, note.Flags, decidedAt, ev.Undoes, r.Write)
-	return r, err
+	if err != nil || tx.fed || ev.Code == "" {
+		return r, err
+	}
+	return r, c.refreshHolderSite(ctx, tx, st, ev.Code)
 }
 
 // nextWrite gives the station's next write number, in the transaction of

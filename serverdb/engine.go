@@ -106,6 +106,9 @@ type etx struct {
 	// transaction (decide sets it): the feed's changes carry it as their
 	// decided_at, which the webhooks deliver.
 	now int64
+	// fed is set once the transaction writes a change to the feed
+	// (addChanges).
+	fed bool
 }
 
 func (t *etx) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {

@@ -32,6 +32,7 @@ func (c *DB) addChanges(ctx context.Context, tx *etx, changes ...change) error {
 	if len(changes) == 0 {
 		return nil
 	}
+	tx.fed = true
 	// No lock here: on PostgreSQL the feed position is given after commit
 	// (placeChanges); on SQLite writers are one at a time, so seq order is
 	// commit order.

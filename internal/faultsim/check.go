@@ -622,6 +622,9 @@ func (c *checker) labelFacts(b *strings.Builder, l int) {
 	}
 	fmt.Fprintf(b, "  desks: %s\n", strings.Join(states, ", "))
 	for d, st := range c.desks {
+		for _, row := range st.History[lab.Code] {
+			fmt.Fprintf(b, "  desk %s %s\n", deskName(d), row)
+		}
 		for _, e := range st.Outbox {
 			if e.Code == lab.Code {
 				fmt.Fprintf(b, "  desk %s outbox %s: %s at %s, %s, answer %s\n", deskName(d), e.EventID, e.Kind, clock(e.At), e.State, orNone(e.Result))

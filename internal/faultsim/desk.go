@@ -183,12 +183,15 @@ type (
 		Codes     map[string]deskCode
 		Outbox    []outboxEvent
 		Conflicts map[string]serverConflict // by second event
+		// History is the desk's redemption and undo rows of each label,
+		// as text: the facts of an I10 failure.
+		History map[string][]string
 	}
 )
 
 func (d *desk) read(ctx context.Context) (deskState, error) {
 	db := d.db.SQL()
-	st := deskState{Codes: map[string]deskCode{}, Conflicts: map[string]serverConflict{}}
+	st := deskState{Codes: map[string]deskCode{}, Conflicts: map[string]serverConflict{}, History: map[string][]string{}}
 	err := eachRow(ctx, db, `SELECT code, status, expire_at FROM codes`, func(rows *sql.Rows) error {
 		var code string
 		var c deskCode
@@ -216,6 +219,18 @@ func (d *desk) read(ctx context.Context) (deskState, error) {
 	})
 	if err != nil {
 		return st, fmt.Errorf("desk %s conflicts: %w", deskName(d.idx), err)
+	}
+	err = eachRow(ctx, db, `SELECT c.code, 'redemption ' || r.trace_id || ' by ' || r.station || ' at ' || r.redeemed_at || ', undone at ' || r.undone_at || ', own ' || r.own
+			FROM redemptions r JOIN codes c ON c.id = r.code_id
+		UNION ALL SELECT c.code, 'undo ' || u.event_id || ' of ' || u.undoes || ' by ' || u.station || ' at ' || u.at || CASE WHEN u.refused <> '' THEN ', refused' ELSE '' END
+			FROM undos u JOIN codes c ON c.id = u.code_id`, func(rows *sql.Rows) error {
+		var code, row string
+		err := rows.Scan(&code, &row)
+		st.History[code] = append(st.History[code], row)
+		return err
+	})
+	if err != nil {
+		return st, fmt.Errorf("desk %s history: %w", deskName(d.idx), err)
 	}
 	return st, nil
 }

@@ -457,3 +457,50 @@ func TestOfflineCrossSiteDoubleUseAfterAnOlderChange(t *testing.T) {
 		}
 	})
 }
+
+// TestCrossSiteAnswerAfterAnOlderHolderChange: North 1 redeems a label of
+// main online, its supervisor undoes it, and North 1 is moved to South:
+// North's feed keeps the undo (North held a copy then), and Main 1's
+// redemption after it goes to main and South alone. North 2, which has not
+// synced since before the undo, scans the label: the server answers
+// "already used" and North 2's copy is used. Its next sync reads the older
+// undo from North's feed: a change of the label's status now, written to
+// North after the answer, sets the copy back to used.
+// The property test's seed 292199509 found it (I10).
+func TestCrossSiteAnswerAfterAnOlderHolderChange(t *testing.T) {
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		ctx := context.Background()
+		h := centraltest.New(t, dbPath, 0)
+		m1 := h.Desk(t, "Main 1", "A", h.Station(t, "Main 1", "A"))
+		n1 := siteDesk(t, h, "North", "North 1", "N")
+		n2 := siteDesk(t, h, "North", "North 2", "P")
+		siteDesk(t, h, "South", "South 1", "S")
+		code := m1.Issue(t, 1)[0]
+		m1.Sync(t)
+		n2.Sync(t)
+		if v := n1.Redeem(t, code, "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("North 1 online: %+v", v)
+		}
+		h.Now = h.Now.Add(time.Minute)
+		n1.Undo(t, code, "wrong parcel")
+		n1.Sync(t)
+		if err := h.DB.SetStationSite(ctx, "North 1", "South"); err != nil {
+			t.Fatal(err)
+		}
+		h.Now = h.Now.Add(time.Minute)
+		if v := m1.Redeem(t, code, "wang"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("Main 1 online: %+v", v)
+		}
+		if v := n2.Redeem(t, code, "zhao"); v.Outcome != app.OutcomeAlreadyUsed {
+			t.Fatalf("North 2 online: %+v", v)
+		}
+		n2.Sync(t)
+		if got := serverStatus(t, h, code); got != "used" {
+			t.Fatalf("the server holds %s %s, want used: the test's premise changed", code, got)
+		}
+		if got := n2.Status(t, code); got != app.StatusUsed {
+			t.Errorf("after its sync, North 2's copy of %s is %s, the server's used (the older undo from North's feed won)", code, got)
+		}
+	})
+}
