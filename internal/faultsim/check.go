@@ -612,21 +612,27 @@ func (c *checker) labelFacts(b *strings.Builder, l int) {
 	if len(c.conflicts[lab.Code]) == 0 {
 		fmt.Fprintln(b, "  server conflicts: none")
 	}
+	c.deskFacts(b, lab.Code)
+}
+
+// deskFacts are each desk's copy of a label: its status, its redemption
+// and undo rows, and its outbox events on it.
+func (c *checker) deskFacts(b *strings.Builder, code string) {
 	var states []string
 	for d, st := range c.desks {
 		s := "unknown"
-		if dc, ok := st.Codes[lab.Code]; ok {
+		if dc, ok := st.Codes[code]; ok {
 			s = dc.Status
 		}
 		states = append(states, fmt.Sprintf("%s %s", deskName(d), s))
 	}
 	fmt.Fprintf(b, "  desks: %s\n", strings.Join(states, ", "))
 	for d, st := range c.desks {
-		for _, row := range st.History[lab.Code] {
+		for _, row := range st.History[code] {
 			fmt.Fprintf(b, "  desk %s %s\n", deskName(d), row)
 		}
 		for _, e := range st.Outbox {
-			if e.Code == lab.Code {
+			if e.Code == code {
 				fmt.Fprintf(b, "  desk %s outbox %s: %s at %s, %s, answer %s\n", deskName(d), e.EventID, e.Kind, clock(e.At), e.State, orNone(e.Result))
 			}
 		}
