@@ -476,11 +476,17 @@ func (c *central) readServer(ctx context.Context) (serverState, error) {
 	if err != nil {
 		return st, fmt.Errorf("read the server's conflicts: %w", err)
 	}
-	err = queryEach(ctx, db, `SELECT seq, kind, code, station, data FROM changes ORDER BY seq`, func(rows *sql.Rows) error {
-		var seq int64
+	// A change's position is its seq on SQLite; on PostgreSQL the one
+	// given after its commit (0: not given yet).
+	pos := "seq"
+	if IsPostgres(c.dsn) {
+		pos = "COALESCE(pos, 0)"
+	}
+	err = queryEach(ctx, db, `SELECT seq, `+pos+`, site, kind, code, station, data FROM changes ORDER BY seq`, func(rows *sql.Rows) error {
+		var seq, at, site int64
 		var kind, code, station, data string
-		err := rows.Scan(&seq, &kind, &code, &station, &data)
-		st.Feed[code] = append(st.Feed[code], fmt.Sprintf("%d %s by %s %s", seq, kind, station, data))
+		err := rows.Scan(&seq, &at, &site, &kind, &code, &station, &data)
+		st.Feed[code] = append(st.Feed[code], fmt.Sprintf("%d (position %d, site %d) %s by %s %s", seq, at, site, kind, station, data))
 		return err
 	})
 	if err != nil {
