@@ -38,6 +38,22 @@ func (c *DB) refreshHolderSite(ctx context.Context, tx *etx, st central.Station,
 		return err
 	}
 	ch := statusChange(code, cc)
+	// Written once per status: when the site's last copy of the label is
+	// this very change, a desk reads it after any older change already,
+	// and a clerk scanning a used slip again and again (each scan a new
+	// event) would otherwise add a change for every desk of the site to
+	// download for each scan. Every change of another site's label in a
+	// site's feed is a holder copy; seq is the order they were written in
+	// (under the label's lock).
+	var last change
+	err = tx.queryRow(ctx, `SELECT kind, station, data FROM changes WHERE code = ? AND site = ? AND holder_copy = 1 ORDER BY seq DESC LIMIT 1`,
+		code, st.SiteID).Scan(&last.kind, &last.station, &last.data)
+	switch {
+	case err == nil && last.kind == ch.kind && last.station == ch.station && last.data == ch.data:
+		return nil
+	case err != nil && !errors.Is(err, sql.ErrNoRows):
+		return err
+	}
 	_, err = tx.exec(ctx, `INSERT INTO changes (kind, code, station, data, tag, site, holder_copy, decided_at) VALUES (?, ?, ?, ?, ?, ?, 1, ?)`,
 		ch.kind, ch.code, ch.station, ch.data, changeTag(), st.SiteID, tx.now)
 	return err
