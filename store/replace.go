@@ -220,6 +220,19 @@ func applyReplaceChange(ctx context.Context, tx *sql.Tx, ch protocol.Change) err
 	if data.NewCode == "" || data.Entitlement == "" {
 		return nil
 	}
+	// A desk holding neither label takes no copy of the new one: it reads
+	// this change only because another desk of its site held the old label
+	// (a holder copy), and when that desk moves away the label's later
+	// changes no longer come here; its copy would stay unused while the
+	// server has it used (design.md, "sites × replace × moves").
+	_, oldHeld, err := deskLabel(ctx, tx, ch.Code)
+	if err != nil {
+		return err
+	}
+	_, newHeld, err := deskLabel(ctx, tx, data.NewCode)
+	if err != nil || (!oldHeld && !newHeld) {
+		return err
+	}
 	code, _ := json.Marshal(map[string]any{"expire_at": data.NewExpireAt, "created_at": data.NewCreatedAt})
 	if err := applyChange(ctx, tx, protocol.Change{Kind: protocol.KindCode, Code: data.NewCode, Station: ch.Station, Data: string(code)}); err != nil {
 		return err

@@ -7,6 +7,7 @@ package multidesk_test
 // t.Skip("open: ...") (docs/review/s46-hostile.md).
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -68,6 +69,60 @@ func TestRepeatedCrossSiteScansDoNotGrowTheFeed(t *testing.T) {
 			if got := d.Status(t, code); got != app.StatusUsed {
 				t.Errorf("%s's copy of %s is %s, the server's used", name, code, got)
 			}
+		}
+	})
+}
+
+// TestSiteCopyOfAReplacementFollowsWhenItsHolderMovesAway: North 1
+// redeems main's label M online and undoes it (North holds M), then
+// replaces it online by Y (main's, as M's entitlement). North 2 reads the
+// replace change from North's feed and so holds Y, unused. North 1 is
+// moved to South; Main 1 hands Y over online, and the server sends that
+// change where the desks holding Y are now: main and South. North 2, which
+// did nothing with either label, must not keep a copy of Y that says
+// unused: it holds Y as the server has it, or not at all, and offline,
+// under `site offline refuse`, it does not hand Y over.
+func TestSiteCopyOfAReplacementFollowsWhenItsHolderMovesAway(t *testing.T) {
+	t.Parallel()
+	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
+		ctx := context.Background()
+		h := centraltest.New(t, dbPath, 0)
+		m1 := h.Desk(t, "Main 1", "A", h.Station(t, "Main 1", "A"))
+		n1 := siteDesk(t, h, "North", "North 1", "N")
+		n2 := siteDesk(t, h, "North", "North 2", "P")
+		siteDesk(t, h, "South", "South 1", "S")
+		if err := h.DB.SetCrossSiteOffline(ctx, protocol.CrossSiteRefuse); err != nil {
+			t.Fatal(err)
+		}
+		m := m1.Issue(t, 1)[0]
+		m1.Sync(t)
+		n1.Sync(t)
+		n2.Sync(t)
+		if v := n1.Redeem(t, m, "li"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("North 1 online: %+v", v)
+		}
+		h.Now = h.Now.Add(time.Minute)
+		n1.Undo(t, m, "wrong parcel")
+		h.Now = h.Now.Add(time.Minute)
+		y := n1.Replace(t, m, "boss")
+		n1.Sync(t)
+		n2.Sync(t)
+		if err := h.DB.SetStationSite(ctx, "North 1", "South"); err != nil {
+			t.Fatal(err)
+		}
+		n1.Sync(t)
+		m1.Sync(t)
+		h.Now = h.Now.Add(time.Minute)
+		if v := m1.Redeem(t, y, "wang"); v.Outcome != app.OutcomeRedeemed {
+			t.Fatalf("Main 1 online Y: %+v", v)
+		}
+		n2.Sync(t)
+		usedOrGone(t, n2, y, "North 2", "Main 1")
+		back := offline(n2, "North 2")
+		v := n2.Redeem(t, y, "zhao")
+		back()
+		if v.Outcome == app.OutcomeRedeemed {
+			t.Errorf("offline under refuse, North 2 handed over main's label %s, used at Main 1: %+v", y, v)
 		}
 	})
 }
