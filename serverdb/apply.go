@@ -227,6 +227,10 @@ func (c *DB) decide(ctx context.Context, tx *etx, st central.Station, ev protoco
 	decidedAt := now
 	var err error
 	tx.now = now
+	// Whether this decision writes a change: a transaction decides a
+	// request's events together on SQLite (the group committer), and a
+	// change of an earlier one must not stand in for this one's refresh.
+	tx.fed = false
 	switch ev.Kind {
 	case protocol.KindRedeem:
 		r, note, decidedAt, err = c.redeem(ctx, tx, st, ev, now)

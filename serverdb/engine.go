@@ -106,8 +106,9 @@ type etx struct {
 	// transaction (decide sets it): the feed's changes carry it as their
 	// decided_at, which the webhooks deliver.
 	now int64
-	// fed is set once the transaction writes a change to the feed
-	// (addChanges).
+	// fed is set once the decision under way writes a change to the feed
+	// (addChanges); decide clears it first (a transaction of the group
+	// committer decides several events).
 	fed bool
 }
 
