@@ -235,7 +235,6 @@ func lastSiteChange(t *testing.T, h *centraltest.Harness, site, code string, sta
 func TestAnswerInAGroupWithAChangeRefreshesTheSite(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
-		ctx := context.Background()
 		h := centraltest.New(t, dbPath, 0)
 		m1 := h.Desk(t, "Main 1", "A", h.Station(t, "Main 1", "A"))
 		n1 := siteDesk(t, h, "North", "North 1", "N")
@@ -245,19 +244,7 @@ func TestAnswerInAGroupWithAChangeRefreshesTheSite(t *testing.T) {
 		m1.Sync(t)
 		own := n2.Issue(t, 1)[0]
 		n2.Sync(t)
-		if v := n1.Redeem(t, code, "li"); v.Outcome != app.OutcomeRedeemed {
-			t.Fatalf("North 1 online: %+v", v)
-		}
-		h.Now = h.Now.Add(time.Minute)
-		n1.Undo(t, code, "wrong parcel")
-		n1.Sync(t)
-		if err := h.DB.SetStationSite(ctx, "North 1", "South"); err != nil {
-			t.Fatal(err)
-		}
-		h.Now = h.Now.Add(time.Minute)
-		if v := m1.Redeem(t, code, "wang"); v.Outcome != app.OutcomeRedeemed {
-			t.Fatalf("Main 1 online: %+v", v)
-		}
+		undoneInNorthThenUsedAtMain(t, h, m1, n1, code)
 		if !lastSiteChange(t, h, "North", code, app.StatusUnused) {
 			t.Fatalf("North's last change of %s is not the older undo's unused: the test's premise changed", code)
 		}

@@ -470,7 +470,6 @@ func TestOfflineCrossSiteDoubleUseAfterAnOlderChange(t *testing.T) {
 func TestCrossSiteAnswerAfterAnOlderHolderChange(t *testing.T) {
 	t.Parallel()
 	testpg.Engines(t, func(t *testing.T, dbPath func(t testing.TB) string) {
-		ctx := context.Background()
 		h := centraltest.New(t, dbPath, 0)
 		m1 := h.Desk(t, "Main 1", "A", h.Station(t, "Main 1", "A"))
 		n1 := siteDesk(t, h, "North", "North 1", "N")
@@ -479,19 +478,7 @@ func TestCrossSiteAnswerAfterAnOlderHolderChange(t *testing.T) {
 		code := m1.Issue(t, 1)[0]
 		m1.Sync(t)
 		n2.Sync(t)
-		if v := n1.Redeem(t, code, "li"); v.Outcome != app.OutcomeRedeemed {
-			t.Fatalf("North 1 online: %+v", v)
-		}
-		h.Now = h.Now.Add(time.Minute)
-		n1.Undo(t, code, "wrong parcel")
-		n1.Sync(t)
-		if err := h.DB.SetStationSite(ctx, "North 1", "South"); err != nil {
-			t.Fatal(err)
-		}
-		h.Now = h.Now.Add(time.Minute)
-		if v := m1.Redeem(t, code, "wang"); v.Outcome != app.OutcomeRedeemed {
-			t.Fatalf("Main 1 online: %+v", v)
-		}
+		undoneInNorthThenUsedAtMain(t, h, m1, n1, code)
 		if v := n2.Redeem(t, code, "zhao"); v.Outcome != app.OutcomeAlreadyUsed {
 			t.Fatalf("North 2 online: %+v", v)
 		}
@@ -503,4 +490,25 @@ func TestCrossSiteAnswerAfterAnOlderHolderChange(t *testing.T) {
 			t.Errorf("after its sync, North 2's copy of %s is %s, the server's used (the older undo from North's feed won)", code, got)
 		}
 	})
+}
+
+// undoneInNorthThenUsedAtMain: North 1 redeems a main label online, its
+// supervisor undoes it, and North 1 is moved to South; Main 1 then redeems
+// the label online. North's feed keeps the undo (North held a copy then);
+// the redemption goes to main and South alone.
+func undoneInNorthThenUsedAtMain(t *testing.T, h *centraltest.Harness, m1, n1 *centraltest.Desk, code string) {
+	t.Helper()
+	if v := n1.Redeem(t, code, "li"); v.Outcome != app.OutcomeRedeemed {
+		t.Fatalf("North 1 online: %+v", v)
+	}
+	h.Now = h.Now.Add(time.Minute)
+	n1.Undo(t, code, "wrong parcel")
+	n1.Sync(t)
+	if err := h.DB.SetStationSite(context.Background(), "North 1", "South"); err != nil {
+		t.Fatal(err)
+	}
+	h.Now = h.Now.Add(time.Minute)
+	if v := m1.Redeem(t, code, "wang"); v.Outcome != app.OutcomeRedeemed {
+		t.Fatalf("Main 1 online: %+v", v)
+	}
 }
