@@ -25,15 +25,10 @@ import (
 // refresh, placed after the undo, carries the label as the server holds it
 // now (as a snapshot's page does). A copy: the webhooks never deliver it.
 func (c *DB) refreshHolderSite(ctx context.Context, tx *etx, st central.Station, code string) error {
-	var site int64
-	err := tx.queryRow(ctx, `SELECT site FROM codes WHERE code = ?`, code).Scan(&site)
-	if errors.Is(err, sql.ErrNoRows) || (err == nil && site == st.SiteID) {
+	cc, err := c.readCode(ctx, tx, code)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && cc.site == st.SiteID) {
 		return nil // not a label the server holds, or the station's site's own
 	}
-	if err != nil {
-		return err
-	}
-	cc, err := c.readCode(ctx, tx, code)
 	if err != nil {
 		return err
 	}

@@ -11,10 +11,11 @@ type centralCode struct {
 	status, usedStation, usedOperator, usedEvent, reason string
 	usedAt, expireAt, createdAt                          int64
 	entitlement                                          string // its root label's code; "" never replaced
+	site                                                 int64  // the site it belongs to
 }
 
 // selectCode reads one label's row, for scanCode.
-const selectCode = `SELECT status, used_at, used_station, used_operator, used_event, disabled_reason, expire_at, created_at, entitlement FROM codes WHERE code = ?`
+const selectCode = `SELECT status, used_at, used_station, used_operator, used_event, disabled_reason, expire_at, created_at, entitlement, site FROM codes WHERE code = ?`
 
 // readCode reads the label code as the statement finds it; a decision
 // about it reads it under its lock instead (lockLabel).
@@ -24,6 +25,6 @@ func (c *DB) readCode(ctx context.Context, tx *etx, code string) (centralCode, e
 
 func scanCode(row writeRow) (centralCode, error) {
 	var cc centralCode
-	err := row.Scan(&cc.status, &cc.usedAt, &cc.usedStation, &cc.usedOperator, &cc.usedEvent, &cc.reason, &cc.expireAt, &cc.createdAt, &cc.entitlement)
+	err := row.Scan(&cc.status, &cc.usedAt, &cc.usedStation, &cc.usedOperator, &cc.usedEvent, &cc.reason, &cc.expireAt, &cc.createdAt, &cc.entitlement, &cc.site)
 	return cc, err
 }

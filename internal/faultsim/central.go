@@ -478,15 +478,15 @@ func (c *central) readServer(ctx context.Context) (serverState, error) {
 	}
 	// A change's position is its seq on SQLite; on PostgreSQL the one
 	// given after its commit (0: not given yet).
-	pos := "seq"
+	posColumn := "seq"
 	if IsPostgres(c.dsn) {
-		pos = "COALESCE(pos, 0)"
+		posColumn = "COALESCE(pos, 0)"
 	}
-	err = queryEach(ctx, db, `SELECT seq, `+pos+`, site, kind, code, station, data FROM changes ORDER BY seq`, func(rows *sql.Rows) error {
-		var seq, at, site int64
+	err = queryEach(ctx, db, `SELECT seq, `+posColumn+`, site, kind, code, station, data FROM changes ORDER BY seq`, func(rows *sql.Rows) error {
+		var seq, pos, site int64
 		var kind, code, station, data string
-		err := rows.Scan(&seq, &at, &site, &kind, &code, &station, &data)
-		st.Feed[code] = append(st.Feed[code], fmt.Sprintf("%d (position %d, site %d) %s by %s %s", seq, at, site, kind, station, data))
+		err := rows.Scan(&seq, &pos, &site, &kind, &code, &station, &data)
+		st.Feed[code] = append(st.Feed[code], fmt.Sprintf("%d (position %d, site %d) %s by %s %s", seq, pos, site, kind, station, data))
 		return err
 	})
 	if err != nil {
