@@ -23,7 +23,7 @@ import (
 // siteChanges counts the changes of code in the feed of site.
 func siteChanges(t *testing.T, h *centraltest.Harness, site, code string) int {
 	t.Helper()
-	return centraltest.Count(t, h.DB, `SELECT count(*) FROM changes WHERE code = ? AND site = (SELECT id FROM sites WHERE name = ?)`, code, site)
+	return h.Server(t).Count(`SELECT count(*) FROM changes WHERE code = ? AND site = (SELECT id FROM sites WHERE name = ?)`, code, site)
 }
 
 // TestRepeatedCrossSiteScansDoNotGrowTheFeed: a North clerk scans a used
